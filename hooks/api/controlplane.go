@@ -1,0 +1,73 @@
+package api
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ControlPlane is the whole OpenStack control plane; this service reconciles
+// only its services.glance part.
+type ControlPlane struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ControlPlaneSpec   `json:"spec"`
+	Status ControlPlaneStatus `json:"status,omitzero"`
+}
+
+// ControlPlaneSpec holds the release and the services.
+type ControlPlaneSpec struct {
+	// OpenStackRelease of every service; default "2025.2".
+	OpenStackRelease string   `json:"openStackRelease,omitempty"`
+	Services         Services `json:"services,omitempty"`
+}
+
+// Services lists the OpenStack services the ControlPlane runs.
+type Services struct {
+	Glance *GlanceService `json:"glance,omitempty"`
+}
+
+// GlanceService is the Glance part of a ControlPlane. Everything but backends
+// has a conventional default, so the guide's short ControlPlane is complete.
+type GlanceService struct {
+	Backends []BackendEntry `json:"backends"`
+	// Image overrides ghcr.io/c5c3/glance:<openStackRelease>.
+	Image    *ImageSpec    `json:"image,omitempty"`
+	Replicas *int32        `json:"replicas,omitempty"`
+	Database *DatabaseSpec `json:"database,omitempty"`
+	Cache    *CacheSpec    `json:"cache,omitempty"`
+	// KeystoneEndpoint defaults to http://keystone.<namespace>.svc.cluster.local:5000/v3.
+	KeystoneEndpoint       string                       `json:"keystoneEndpoint,omitempty"`
+	KeystonePublicEndpoint string                       `json:"keystonePublicEndpoint,omitempty"`
+	ServiceUser            *ServiceUserSpec             `json:"serviceUser,omitempty"`
+	Resources              *corev1.ResourceRequirements `json:"resources,omitempty"`
+}
+
+// BackendEntry is one store in services.glance.backends[].
+type BackendEntry struct {
+	// Name is the store id and the suffix of the projected GlanceBackend.
+	Name      string        `json:"name"`
+	Type      string        `json:"type"`
+	IsDefault bool          `json:"isDefault,omitempty"`
+	S3        *S3EntryStore `json:"s3,omitempty"`
+	// ExtraOptions are passed to the projected GlanceBackend.
+	ExtraOptions map[string]string `json:"extraOptions,omitempty"`
+}
+
+// S3EntryStore is an entry's S3 settings; endpoint becomes the child's s3.host.
+type S3EntryStore struct {
+	Endpoint             string               `json:"endpoint"`
+	Bucket               string               `json:"bucket"`
+	Region               string               `json:"region,omitempty"`
+	BucketURLFormat      string               `json:"bucketURLFormat,omitempty"`
+	CredentialsSecretRef LocalObjectReference `json:"credentialsSecretRef"`
+	CreateBucketOnPut    *bool                `json:"createBucketOnPut,omitempty"`
+	LargeObjectSize      *int64               `json:"largeObjectSize,omitempty"`
+	LargeObjectChunkSize *int64               `json:"largeObjectChunkSize,omitempty"`
+}
+
+// ControlPlaneStatus is written by the ControlPlane sync hook.
+type ControlPlaneStatus struct {
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+}

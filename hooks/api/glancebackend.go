@@ -1,0 +1,82 @@
+package api
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// BackendTypeS3 is the only store type so far.
+const BackendTypeS3 = "S3"
+
+// Credential data keys every credentials Secret carries.
+const (
+	AccessKeyIDKey     = "access-key-id"
+	SecretAccessKeyKey = "secret-access-key"
+)
+
+// GlanceBackend is one image store attached to a Glance.
+type GlanceBackend struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   GlanceBackendSpec   `json:"spec"`
+	Status GlanceBackendStatus `json:"status,omitzero"`
+}
+
+// GlanceBackendSpec describes the store.
+type GlanceBackendSpec struct {
+	// GlanceRef names the Glance (same namespace) this store is attached to.
+	GlanceRef LocalObjectReference `json:"glanceRef"`
+	// Type of the store; only S3.
+	Type string `json:"type"`
+	// IsDefault marks the store images land in when a client names none.
+	IsDefault bool `json:"isDefault"`
+	// StoreID is the id glance-api knows the store by (its config section and
+	// its id in /v2/info/stores). Defaults to metadata.name. A ControlPlane sets
+	// it to the backends[] entry name.
+	StoreID string `json:"storeId,omitempty"`
+	// S3 settings; required when type is S3.
+	S3 *S3Store `json:"s3,omitempty"`
+	// ExtraOptions are added to the store's config section. They may not
+	// override an option the service renders itself.
+	ExtraOptions map[string]string `json:"extraOptions,omitempty"`
+}
+
+// S3Store is the S3 part of a GlanceBackend.
+type S3Store struct {
+	// Host is the S3 endpoint URL (http or https).
+	Host string `json:"host"`
+	// Bucket holds the image data.
+	Bucket string `json:"bucket"`
+	// Region is the SigV4 region; omitted from the config when empty.
+	Region string `json:"region,omitempty"`
+	// BucketURLFormat is path or virtual; default path.
+	BucketURLFormat string `json:"bucketURLFormat,omitempty"`
+	// CredentialsSecretRef names a Secret in the same namespace with the keys
+	// access-key-id and secret-access-key.
+	CredentialsSecretRef LocalObjectReference `json:"credentialsSecretRef"`
+	// CreateBucketOnPut lets glance-api create the bucket on first upload.
+	CreateBucketOnPut *bool `json:"createBucketOnPut,omitempty"`
+	// LargeObjectSize (MiB) above which uploads are multipart.
+	LargeObjectSize *int64 `json:"largeObjectSize,omitempty"`
+	// LargeObjectChunkSize (MiB) of each multipart chunk.
+	LargeObjectChunkSize *int64 `json:"largeObjectChunkSize,omitempty"`
+}
+
+// LocalObjectReference names an object in the same namespace.
+type LocalObjectReference struct {
+	Name string `json:"name"`
+}
+
+// GlanceBackendStatus is written by the GlanceBackend sync hook.
+type GlanceBackendStatus struct {
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+	// StoreID is the resolved store id, for printer columns and debugging.
+	StoreID string `json:"storeId,omitempty"`
+}
+
+// EffectiveStoreID is spec.storeId, or the object's name when unset.
+func (b *GlanceBackend) EffectiveStoreID() string {
+	if b.Spec.StoreID != "" {
+		return b.Spec.StoreID
+	}
+	return b.Name
+}

@@ -1,0 +1,42 @@
+// Package contenthash names content-addressed objects. The hash is SHA-256
+// over the data's keys in byte order, each key and value prefixed by its
+// length (so no two different maps can frame to the same bytes), cut to its
+// first 10 hex digits: 40 bits, plenty to tell a Glance's few live revisions
+// apart, short enough to keep object names readable.
+package contenthash
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"sort"
+)
+
+// Length is the number of hex digits in a hash.
+const Length = 10
+
+// Of hashes string data (ConfigMap data, or Secret data before base64).
+func Of(data map[string]string) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	var n [8]byte
+	for _, k := range keys {
+		binary.BigEndian.PutUint64(n[:], uint64(len(k)))
+		h.Write(n[:])
+		h.Write([]byte(k))
+		v := data[k]
+		binary.BigEndian.PutUint64(n[:], uint64(len(v)))
+		h.Write(n[:])
+		h.Write([]byte(v))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:Length]
+}
+
+// Name is "<prefix>-<hash of data>".
+func Name(prefix string, data map[string]string) string {
+	return prefix + "-" + Of(data)
+}

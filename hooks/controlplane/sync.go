@@ -1,0 +1,190 @@
+// Package controlplane projects ControlPlane.spec.services.glance into a
+// Glance and one GlanceBackend per backends[] entry.
+package controlplane
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/hook"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+)
+
+// Object map keys of the two child types.
+var (
+	GlanceKey        = metacontroller.Key(api.KindGlance, api.GlanceAPIVersion)
+	GlanceBackendKey = metacontroller.Key(api.KindGlanceBackend, api.GlanceAPIVersion)
+)
+
+// Labels on projected children, so people (and the prune rule of the guide)
+// can tell projected objects from hand-made ones.
+const (
+	LabelControlPlane = "c5c3.io/controlplane"
+	LabelManagedBy    = "app.kubernetes.io/managed-by"
+	ManagedBy         = "glance-hooks"
+)
+
+// Condition types and reasons of the ControlPlane status.
+const (
+	CondGlanceProjected = "GlanceProjected"
+	CondGlanceReady     = "GlanceReady"
+	CondReady           = "Ready"
+
+	ReasonProjected        = "Projected"
+	ReasonInvalidBackends  = "InvalidBackends"
+	ReasonGlanceNotEnabled = "GlanceNotEnabled"
+	ReasonWaitingForGlance = "WaitingForGlance"
+	ReasonGlanceReady      = "GlanceReady"
+	ReasonGlanceNotReady   = "GlanceNotReady"
+	ReasonAllReady         = "AllReady"
+	ReasonNotAllReady      = "NotAllReady"
+)
+
+// GlanceName is the projected Glance's name.
+func GlanceName(cp string) string { return cp + "-glance" }
+
+// BackendName is the projected GlanceBackend's name for an entry.
+func BackendName(cp, entry string) string { return GlanceName(cp) + "-" + entry }
+
+// Sync answers /sync/controlplane. Children are returned whole every time, so
+// Metacontroller reverts hand edits and deletes the child of a removed entry.
+func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
+	var cp api.ControlPlane
+	if err := hook.DecodeParent(req.Parent, api.ControlPlaneAPIVersion, api.KindControlPlane, &cp); err != nil {
+		return nil, err
+	}
+	observedGlance, glanceFound, err := metacontroller.DecodeOne[api.Glance](req.Children, GlanceKey, GlanceName(cp.Name))
+	if err != nil {
+		return nil, hook.Invalid("observed child: %v", err)
+	}
+
+	svc := cp.Spec.Services.Glance
+	if svc == nil {
+		return &metacontroller.SyncResponse{
+			Status: api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now,
+				hook.Condition{Type: CondReady, Status: true, Reason: ReasonGlanceNotEnabled,
+					Message: "spec.services.glance is not set; no Glance is projected"})},
+			Children: []any{},
+		}, nil
+	}
+
+	var children []any
+	projected := hook.Condition{Type: CondGlanceProjected, Status: true, Reason: ReasonProjected}
+	if problems := ValidateBackends(svc.Backends); len(problems) > 0 {
+		// Not projected half-way: keep what was projected before, as it was.
+		kept, err := keepObserved(req.Children)
+		if err != nil {
+			return nil, err
+		}
+		children = kept
+		projected.Status = false
+		projected.Reason = ReasonInvalidBackends
+		projected.Message = "spec.services.glance.backends is invalid, keeping the previously projected children: " +
+			strings.Join(problems, "; ")
+	} else {
+		children = project(&cp)
+		projected.Message = fmt.Sprintf("projected Glance %q with %d GlanceBackends", GlanceName(cp.Name), len(svc.Backends))
+	}
+
+	ready := glanceReady(cp.Name, observedGlance, glanceFound)
+	all := hook.Condition{Type: CondReady, Status: projected.Status && ready.Status, Reason: ReasonAllReady,
+		Message: "the Glance is projected and ready"}
+	if !all.Status {
+		all.Reason = ReasonNotAllReady
+		var waiting []string
+		for _, c := range []hook.Condition{projected, ready} {
+			if !c.Status {
+				waiting = append(waiting, c.Type+" ("+c.Reason+")")
+			}
+		}
+		all.Message = "waiting for " + strings.Join(waiting, ", ")
+	}
+	return &metacontroller.SyncResponse{
+		Status:   api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, all)},
+		Children: children,
+	}, nil
+}
+
+// project builds the desired children from a valid spec.
+func project(cp *api.ControlPlane) []any {
+	svc := cp.Spec.Services.Glance
+	glanceName := GlanceName(cp.Name)
+	labels := map[string]string{LabelControlPlane: cp.Name, LabelManagedBy: ManagedBy}
+	children := []any{&api.Glance{
+		TypeMeta:   metav1.TypeMeta{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance},
+		ObjectMeta: metav1.ObjectMeta{Name: glanceName, Namespace: cp.Namespace, Labels: labels},
+		Spec:       glanceSpec(cp),
+	}}
+	for _, e := range svc.Backends {
+		s3 := e.S3
+		children = append(children, &api.GlanceBackend{
+			TypeMeta:   metav1.TypeMeta{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlanceBackend},
+			ObjectMeta: metav1.ObjectMeta{Name: BackendName(cp.Name, e.Name), Namespace: cp.Namespace, Labels: labels},
+			Spec: api.GlanceBackendSpec{
+				GlanceRef: api.LocalObjectReference{Name: glanceName},
+				Type:      e.Type,
+				IsDefault: e.IsDefault,
+				StoreID:   e.Name,
+				S3: &api.S3Store{
+					Host:                 s3.Endpoint,
+					Bucket:               s3.Bucket,
+					Region:               s3.Region,
+					BucketURLFormat:      s3.BucketURLFormat,
+					CredentialsSecretRef: s3.CredentialsSecretRef,
+					CreateBucketOnPut:    s3.CreateBucketOnPut,
+					LargeObjectSize:      s3.LargeObjectSize,
+					LargeObjectChunkSize: s3.LargeObjectChunkSize,
+				},
+				ExtraOptions: e.ExtraOptions,
+			},
+		})
+	}
+	return children
+}
+
+// keepObserved returns every observed child as Metacontroller last applied
+// it, so an invalid spec changes nothing.
+func keepObserved(children metacontroller.ObjectMap) ([]any, error) {
+	var out []any
+	for _, key := range []string{GlanceKey, GlanceBackendKey} {
+		for _, name := range children.Names(key) {
+			raw, _ := children.Get(key, name)
+			kept, err := metacontroller.AsLastApplied(raw)
+			if err != nil {
+				return nil, hook.Invalid("observed %s %q: %v", key, name, err)
+			}
+			out = append(out, json.RawMessage(kept))
+		}
+	}
+	return out, nil
+}
+
+// glanceReady mirrors the projected Glance's Ready condition.
+func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
+	name := GlanceName(cp)
+	c := hook.Condition{Type: CondGlanceReady, Reason: ReasonWaitingForGlance}
+	if !found {
+		c.Message = fmt.Sprintf("Glance %q has not been created yet", name)
+		return c
+	}
+	if g.Status.ObservedGeneration < g.Generation {
+		c.Message = fmt.Sprintf("Glance %q has not reported status for generation %d yet", name, g.Generation)
+		return c
+	}
+	r, ok := hook.FindCondition(g.Status.Conditions, CondReady)
+	switch {
+	case !ok:
+		c.Message = fmt.Sprintf("Glance %q has no Ready condition yet", name)
+	case r.Status == metav1.ConditionTrue:
+		c.Status, c.Reason, c.Message = true, ReasonGlanceReady, fmt.Sprintf("Glance %q is ready", name)
+	default:
+		c.Reason = ReasonGlanceNotReady
+		c.Message = fmt.Sprintf("Glance %q is not ready: %s: %s", name, r.Reason, r.Message)
+	}
+	return c
+}

@@ -1,0 +1,77 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// DecodeParent decodes a hook's parent into T and checks it is the kind the
+// hook serves and has a name and namespace. Every failure is an InputError
+// whose message names the problem but not the body.
+func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Object) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return Invalid("request has no parent: expected a %s %s", apiVersion, kind)
+	}
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return Invalid("parent is not a Kubernetes object: %s", describeJSONError(err))
+	}
+	if tm.APIVersion != apiVersion || tm.Kind != kind {
+		return Invalid("parent is %s, this hook serves %s", describeGVK(tm), apiVersion+" "+kind)
+	}
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return Invalid("parent %s does not match its schema: %s", kind, describeJSONError(err))
+	}
+	if obj.GetName() == "" {
+		return Invalid("parent %s has no metadata.name", kind)
+	}
+	if errs := validation.IsDNS1123Subdomain(obj.GetName()); len(errs) > 0 {
+		return Invalid("parent %s metadata.name is not a valid object name: %s", kind, errs[0])
+	}
+	if obj.GetNamespace() == "" {
+		return Invalid("parent %s %q has no metadata.namespace", kind, obj.GetName())
+	}
+	if errs := validation.IsDNS1123Label(obj.GetNamespace()); len(errs) > 0 {
+		return Invalid("parent %s %q metadata.namespace is not a valid namespace: %s", kind, obj.GetName(), errs[0])
+	}
+	return nil
+}
+
+func describeGVK(tm metav1.TypeMeta) string {
+	if tm.APIVersion == "" && tm.Kind == "" {
+		return "an object without apiVersion and kind"
+	}
+	return strings.TrimSpace(tm.APIVersion + " " + tm.Kind)
+}
+
+// describeJSONError says where JSON decoding failed without quoting the input
+// (the input may hold credentials).
+func describeJSONError(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "truncated JSON"
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("malformed JSON at byte %d", syn.Offset)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		field := typ.Field
+		if field == "" {
+			field = "(top level)"
+		}
+		return fmt.Sprintf("field %s must be %s, got JSON %s", field, typ.Type, typ.Value)
+	}
+	return "invalid JSON"
+}
+
+// DescribeJSONError is describeJSONError for the transport's body decoding.
+func DescribeJSONError(err error) string { return describeJSONError(err) }

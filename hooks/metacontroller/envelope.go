@@ -1,0 +1,112 @@
+// Package metacontroller holds the request and response envelopes of
+// Metacontroller's CompositeController hooks (hook version v1), exactly as a
+// real Metacontroller sends and reads them.
+package metacontroller
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SyncRequest is the body Metacontroller posts to a sync hook.
+type SyncRequest struct {
+	// Controller is the whole CompositeController object; hooks do not need it
+	// and keep it raw.
+	Controller json.RawMessage `json:"controller,omitempty"`
+	Parent     json.RawMessage `json:"parent"`
+	// Children and Related are keyed "<Kind>.<apiVersion>", then by name.
+	Children   ObjectMap `json:"children"`
+	Related    ObjectMap `json:"related"`
+	Finalizing bool      `json:"finalizing"`
+}
+
+// SyncResponse is what a sync hook answers. Status replaces the parent's
+// status whole; children not listed are deleted.
+type SyncResponse struct {
+	Status             any   `json:"status"`
+	Children           []any `json:"children"`
+	ResyncAfterSeconds int   `json:"resyncAfterSeconds,omitempty"`
+	Finalized          bool  `json:"finalized,omitempty"`
+}
+
+// CustomizeRequest is the body Metacontroller posts to a customize hook.
+type CustomizeRequest struct {
+	Controller json.RawMessage `json:"controller,omitempty"`
+	Parent     json.RawMessage `json:"parent"`
+}
+
+// CustomizeResponse names the related objects the sync hook will receive.
+// Metacontroller caches it per parent UID and generation, so it may depend on
+// the parent's spec only.
+type CustomizeResponse struct {
+	RelatedResources []RelatedResource `json:"relatedResources"`
+}
+
+// RelatedResource selects related objects by names or by label selector.
+type RelatedResource struct {
+	APIVersion    string                `json:"apiVersion"`
+	Resource      string                `json:"resource"`
+	Namespace     string                `json:"namespace,omitempty"`
+	Names         []string              `json:"names,omitempty"`
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+// ObjectMap is Metacontroller's children/related map: "<Kind>.<apiVersion>"
+// -> object name -> object. Objects stay raw so an object returned as
+// observed keeps every field byte for byte.
+type ObjectMap map[string]map[string]json.RawMessage
+
+// Key is the ObjectMap key of a kind and apiVersion, e.g. "Secret.v1".
+func Key(kind, apiVersion string) string { return kind + "." + apiVersion }
+
+// Names returns the names of the objects of one type, sorted, so callers
+// iterate in a deterministic order whatever the JSON map order was.
+func (m ObjectMap) Names(key string) []string {
+	objs := m[key]
+	names := make([]string, 0, len(objs))
+	for name := range objs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the raw object of a type and name, if present.
+func (m ObjectMap) Get(key, name string) (json.RawMessage, bool) {
+	raw, ok := m[key][name]
+	return raw, ok && len(raw) > 0 && string(raw) != "null"
+}
+
+// Decode unmarshals every object of one type into T, in name order. An object
+// that does not decode is an error naming it.
+func Decode[T any](m ObjectMap, key string) ([]T, error) {
+	names := m.Names(key)
+	out := make([]T, 0, len(names))
+	for _, name := range names {
+		raw, ok := m.Get(key, name)
+		if !ok {
+			continue
+		}
+		var obj T
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("%s %q: %w", key, name, err)
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// DecodeOne unmarshals one named object of a type; found is false when it is absent.
+func DecodeOne[T any](m ObjectMap, key, name string) (obj T, found bool, err error) {
+	raw, ok := m.Get(key, name)
+	if !ok {
+		return obj, false, nil
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return obj, true, fmt.Errorf("%s %q: %w", key, name, err)
+	}
+	return obj, true, nil
+}

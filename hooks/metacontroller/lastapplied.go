@@ -1,0 +1,47 @@
+package metacontroller
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// LastAppliedAnnotation is where Metacontroller records what a hook last
+// returned for a child.
+const LastAppliedAnnotation = "metacontroller.k8s.io/last-applied-configuration"
+
+// serverFields are metadata fields the API server sets; they never belong in
+// a desired object.
+var serverFields = []string{"uid", "resourceVersion", "generation", "creationTimestamp",
+	"managedFields", "selfLink", "ownerReferences", "deletionTimestamp", "deletionGracePeriodSeconds"}
+
+// AsLastApplied returns an observed child as the hook last desired it: the
+// last-applied configuration Metacontroller recorded on it. Returning that
+// makes Metacontroller's three-way merge a no-op, so the child stays exactly as
+// observed; returning the whole observed object instead would put server-set
+// fields into the desired state and into the next last-applied record. A child
+// without the record (not made by Metacontroller) is returned without its
+// server-set fields and status.
+func AsLastApplied(raw json.RawMessage) (json.RawMessage, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if ann, ok := meta["annotations"].(map[string]any); ok {
+		if s, ok := ann[LastAppliedAnnotation].(string); ok && s != "" {
+			var last map[string]any
+			if err := json.Unmarshal([]byte(s), &last); err != nil {
+				return nil, fmt.Errorf("its %s annotation is not JSON", LastAppliedAnnotation)
+			}
+			return json.Marshal(last)
+		}
+	}
+	for _, f := range serverFields {
+		delete(meta, f)
+	}
+	if ann, ok := meta["annotations"].(map[string]any); ok {
+		delete(ann, LastAppliedAnnotation)
+	}
+	delete(obj, "status")
+	return json.Marshal(obj)
+}

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// errorBody is every error answer: one line of JSON naming the problem.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// httpError is an error with the status code it answers with.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func newHTTPError(code int, format string, args ...any) error {
+	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// errorHandler writes every error as {"error": "..."}; echo's own errors
+// (404, 405) included.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		code, msg := http.StatusInternalServerError, "internal error"
+		var he *httpError
+		var ee *echo.HTTPError
+		switch {
+		case errors.As(err, &he):
+			code, msg = he.code, he.msg
+		case errors.As(err, &ee):
+			code, msg = ee.Code, strings.ToLower(http.StatusText(ee.Code))
+		}
+		c.Set(logErrorKey, msg)
+		_ = c.JSON(code, errorBody{Error: oneLine(msg)})
+	}
+}
+
+// recoverPanics turns a panic into a 500; the server keeps serving and the
+// stack goes to the log (it holds code locations, not request data).
+func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("panic in hook", "path", c.Path(), "stack", string(debug.Stack()))
+					err = newHTTPError(http.StatusInternalServerError, "internal error: the hook failed; see the service log")
+				}
+			}()
+			return next(c)
+		}
+	}
+}
+
+// oneLine keeps an error message on one line whatever it quotes.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
+	"github.com/c5c3/glance-hooks/hooks/hook"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+)
+
+// SyncFunc is a pure sync hook.
+type SyncFunc func(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error)
+
+// CustomizeFunc is a pure customize hook.
+type CustomizeFunc func(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error)
+
+// BodyFunc handles a raw body that is not a Metacontroller envelope
+// (AdmissionReview for /validate).
+type BodyFunc func(c echo.Context, body []byte) (any, error)
+
+// Route binds one POST path to exactly one of the hook kinds.
+type Route struct {
+	Path      string
+	Sync      SyncFunc
+	Customize CustomizeFunc
+	Body      BodyFunc
+}
+
+// DefaultRoutes are the hooks this service serves.
+func DefaultRoutes() []Route {
+	return []Route{
+		{Path: "/sync/controlplane", Sync: controlplane.Sync},
+	}
+}
+
+func (r Route) handler(cfg Config) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		body, err := readBody(c, cfg.MaxBodyBytes)
+		if err != nil {
+			return err
+		}
+		var out any
+		switch {
+		case r.Sync != nil:
+			var req metacontroller.SyncRequest
+			if err := decodeEnvelope(body, &req, "sync"); err != nil {
+				return err
+			}
+			c.Set(logParentKey, describeParent(req.Parent))
+			out, err = r.Sync(&req, cfg.Now())
+		case r.Customize != nil:
+			var req metacontroller.CustomizeRequest
+			if err := decodeEnvelope(body, &req, "customize"); err != nil {
+				return err
+			}
+			c.Set(logParentKey, describeParent(req.Parent))
+			out, err = r.Customize(&req)
+		default:
+			out, err = r.Body(c, body)
+		}
+		if err != nil {
+			if hook.IsInputError(err) {
+				return newHTTPError(http.StatusUnprocessableEntity, "%s", err.Error())
+			}
+			return err
+		}
+		return c.JSON(http.StatusOK, out)
+	}
+}
+
+// readBody reads at most limit bytes; a larger body is a 413.
+func readBody(c echo.Context, limit int64) ([]byte, error) {
+	if c.Request().ContentLength > limit {
+		return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
+		}
+		return nil, newHTTPError(http.StatusBadRequest, "reading the request body failed")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, newHTTPError(http.StatusBadRequest, "request body is empty")
+	}
+	return body, nil
+}
+
+// decodeEnvelope decodes one JSON object and nothing after it.
+func decodeEnvelope(body []byte, into any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(into); err != nil {
+		return newHTTPError(http.StatusBadRequest, "body is not a Metacontroller %s request: %s", what, hook.DescribeJSONError(err))
+	}
+	if dec.More() {
+		return newHTTPError(http.StatusBadRequest, "body is not a Metacontroller %s request: unexpected data after the JSON object", what)
+	}
+	return nil
+}
+
+// describeParent is "Kind namespace/name" for the log, read from the parent's
+// type and metadata only.
+func describeParent(raw json.RawMessage) string {
+	var p struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return ""
+	}
+	return p.Kind + " " + p.Metadata.Namespace + "/" + p.Metadata.Name
+}

@@ -1,0 +1,122 @@
+package storeconf
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// optionKeyPattern is what an oslo.config option name looks like.
+var optionKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// ValidateKey refuses option names that could be anything but one option.
+func ValidateKey(key string) error {
+	if !optionKeyPattern.MatchString(key) || len(key) > 128 {
+		return fmt.Errorf("option name %q is not valid: use lowercase letters, digits and '_', starting with a letter", key)
+	}
+	return nil
+}
+
+// ValueProblem says why a value cannot be written safely, or "" when it can.
+// It never repeats the value (it may be a credential). oslo.config's parser
+// ends a value at a newline, treats an indented next line as a continuation,
+// strips surrounding whitespace and one pair of matching quotes; all of that
+// would change the value or open a new option or section, so such values are
+// refused rather than silently altered. '$' is not refused: Escape doubles it.
+func ValueProblem(v string) string {
+	for i, r := range v {
+		switch {
+		case r == '\n':
+			return fmt.Sprintf("contains a newline at offset %d", i)
+		case r == '\r':
+			return fmt.Sprintf("contains a carriage return at offset %d", i)
+		case r == 0:
+			return fmt.Sprintf("contains a NUL byte at offset %d", i)
+		case r < 0x20 && r != '\t', r == 0x7f:
+			return fmt.Sprintf("contains the control character U+%04X at offset %d", r, i)
+		case r == '\t':
+			return fmt.Sprintf("contains a tab at offset %d", i)
+		case r == 0xFFFD:
+			return fmt.Sprintf("is not valid UTF-8 at offset %d", i)
+		}
+	}
+	if strings.TrimSpace(v) != v {
+		return "has leading or trailing whitespace"
+	}
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return "is wrapped in quotes, which the config parser would strip"
+	}
+	return ""
+}
+
+// Escape makes a value literal for oslo.config: '$' starts an interpolation
+// of another option there, and "$$" is its escape for a plain '$'.
+func Escape(v string) string { return strings.ReplaceAll(v, "$", "$$") }
+
+// Option is one key = value line.
+type Option struct {
+	Key   string
+	Value string
+}
+
+// Section is one [name] block. Options keep the order given.
+type Section struct {
+	Name    string
+	Options []Option
+}
+
+// Write renders sections in the order given, each value escaped. Callers
+// validate keys and values first; Write refuses (rather than emits) anything
+// that would still break the file, so a bug upstream cannot become an
+// injected section.
+func Write(sections ...Section) (string, error) {
+	var b strings.Builder
+	for i, s := range sections {
+		if strings.ContainsAny(s.Name, "[]\r\n") || s.Name == "" {
+			return "", fmt.Errorf("section name %q is not valid", s.Name)
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[" + s.Name + "]\n")
+		for _, o := range s.Options {
+			if err := ValidateKey(o.Key); err != nil {
+				return "", fmt.Errorf("[%s]: %w", s.Name, err)
+			}
+			if p := ValueProblem(o.Value); p != "" {
+				return "", fmt.Errorf("[%s] %s: value %s", s.Name, o.Key, p)
+			}
+			b.WriteString(o.Key)
+			b.WriteString(" = ")
+			b.WriteString(Escape(o.Value))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), nil
+}
+
+// SortedOptions turns a map into options in key order.
+func SortedOptions(m map[string]string) []Option {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]Option, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, Option{Key: k, Value: m[k]})
+	}
+	return out
+}
+
+// HasSectionHeader reports whether an INI text has "[name]" on a line of its own.
+func HasSectionHeader(text, name string) bool {
+	header := "[" + name + "]"
+	for _, line := range strings.Split(text, "\n") {
+		if strings.TrimRight(line, "\r") == header {
+			return true
+		}
+	}
+	return false
+}

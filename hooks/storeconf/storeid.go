@@ -1,0 +1,55 @@
+// Package storeconf knows how a store becomes glance-api configuration: which
+// store ids are allowed, how an INI section is written so that no value can
+// break out of it, and the contract of the store Secret a GlanceBackend
+// renders for its Glance.
+package storeconf
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MaxStoreIDLength bounds a store id; it is a config section name and part of
+// enabled_backends.
+const MaxStoreIDLength = 63
+
+var storeIDPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
+
+// reservedPrefixes are store ids glance-api keeps for its own stores
+// (os_glance_staging_store, os_glance_tasks_store, ...); glance-api refuses to
+// start when one appears in enabled_backends.
+var reservedPrefixes = []string{"os_glance_", "os-glance-"}
+
+// reservedSections are config sections glance-api (or a library it loads)
+// reads for its own options, or that this service renders itself. A store
+// with one of these ids would mix its options into that section.
+var reservedSections = map[string]bool{
+	"DEFAULT": true, "glance_store": true, "database": true, "keystone_authtoken": true,
+	"paste_deploy": true, "oslo_policy": true, "oslo_concurrency": true, "oslo_middleware": true,
+	"oslo_messaging_notifications": true, "oslo_messaging_rabbit": true, "oslo_messaging_kafka": true,
+	"oslo_messaging_amqp": true, "oslo_limit": true, "oslo_reports": true, "cors": true,
+	"healthcheck": true, "image_format": true, "task": true, "taskflow_executor": true,
+	"profiler": true, "cache": true, "key_manager": true, "barbican": true,
+	"barbican_service_user": true, "vault": true, "wsgi": true, "store_type_location_strategy": true,
+	"os_brick": true, "image_import_opts": true, "import_filtering_opts": true,
+	"inject_metadata_properties": true, "glance_download_properties": true, "image_conversion": true,
+	"copy_image": true, "service_user": true, "privsep": true,
+}
+
+// ValidateStoreID returns nil for a usable store id, or an error saying why
+// the id is refused. The messages are the guide's: they name the id and the rule.
+func ValidateStoreID(id string) error {
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(strings.ToLower(id), p) {
+			return fmt.Errorf("store id %q uses the reserved %s prefix: glance-api keeps os_glance_* stores for itself", id, p)
+		}
+	}
+	if reservedSections[id] {
+		return fmt.Errorf("store id %q collides with a reserved store section: [%s] holds options glance-api reads for itself", id, id)
+	}
+	if len(id) == 0 || len(id) > MaxStoreIDLength || !storeIDPattern.MatchString(id) {
+		return fmt.Errorf("store id %q is not valid: use 1 to %d lowercase letters, digits, '.', '_' or '-', starting and ending with a letter or digit", id, MaxStoreIDLength)
+	}
+	return nil
+}

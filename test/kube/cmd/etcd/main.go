@@ -1,0 +1,13 @@
+// Command etcd is etcd's own server entry point, built from the pinned module so
+// tests need no prebuilt binary.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() {
+	etcdmain.Main(os.Args)
+}
