@@ -88,7 +88,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 			strings.Join(problems, "; ")
 	} else {
 		children = project(&cp)
-		projected.Message = fmt.Sprintf("projected Glance %q with %d GlanceBackends", GlanceName(cp.Name), len(svc.Backends))
+		projected.Message = fmt.Sprintf("projected Glance %q and %s", GlanceName(cp.Name), countBackends(len(svc.Backends)))
 	}
 
 	ready := glanceReady(cp.Name, observedGlance, glanceFound)
@@ -187,4 +187,11 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 		c.Message = fmt.Sprintf("Glance %q is not ready: %s: %s", name, r.Reason, r.Message)
 	}
 	return c
+}
+
+func countBackends(n int) string {
+	if n == 1 {
+		return "1 GlanceBackend"
+	}
+	return fmt.Sprintf("%d GlanceBackends", n)
 }
