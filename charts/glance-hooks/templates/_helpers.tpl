@@ -1,0 +1,155 @@
+{{/* Chart name, for the app.kubernetes.io/name label. */}}
+{{- define "glance-hooks.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Full name of the release's objects: the release name when it already contains
+the chart name (so `helm install glance-hooks ...` gives "glance-hooks"),
+otherwise "<release>-<chart>".
+*/}}
+{{- define "glance-hooks.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "glance-hooks.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels that select the hook pods; never change them on upgrade. */}}
+{{- define "glance-hooks.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "glance-hooks.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* Labels on every object the chart renders. */}}
+{{- define "glance-hooks.labels" -}}
+{{ include "glance-hooks.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: glance-hooks
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ include "glance-hooks.chart" . }}
+{{- end }}
+
+{{/*
+Labels on the CompositeControllers. They are also published as plain YAML in
+metacontroller/, so they carry nothing that changes with the chart version or
+names the tool that applied them.
+*/}}
+{{- define "glance-hooks.metacontrollerLabels" -}}
+{{ include "glance-hooks.selectorLabels" . }}
+app.kubernetes.io/part-of: glance-hooks
+app.kubernetes.io/component: metacontroller
+{{- end }}
+
+{{- define "glance-hooks.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "glance-hooks.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "glance-hooks.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* Name of the Secret holding the webhook's serving certificate. */}}
+{{- define "glance-hooks.tlsSecretName" -}}
+{{- printf "%s-tls" (include "glance-hooks.fullname" .) }}
+{{- end }}
+
+{{/* DNS names the API server may use to reach the Service. */}}
+{{- define "glance-hooks.serviceDNSNames" -}}
+{{- $svc := include "glance-hooks.fullname" . }}
+{{- $ns := .Release.Namespace }}
+{{- list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) | toJson }}
+{{- end }}
+
+{{/*
+The webhook's CA and serving certificate when the chart makes them (no
+cert-manager): reused from the existing Secret when there is one (lookup), so
+upgrades keep the CA the ValidatingWebhookConfiguration trusts; generated
+otherwise. Returns JSON {"ca.crt", "tls.crt", "tls.key"} (PEM). Include it
+once per render: every call without an existing Secret makes a new CA.
+*/}}
+{{- define "glance-hooks.selfSignedTLS" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.tlsSecretName" .) }}
+{{- $data := dict }}
+{{- if and $existing $existing.data (index $existing.data "ca.crt") (index $existing.data "tls.crt") (index $existing.data "tls.key") }}
+{{- $_ := set $data "ca.crt" (index $existing.data "ca.crt" | b64dec) }}
+{{- $_ := set $data "tls.crt" (index $existing.data "tls.crt" | b64dec) }}
+{{- $_ := set $data "tls.key" (index $existing.data "tls.key" | b64dec) }}
+{{- else }}
+{{- $days := int .Values.webhook.selfSigned.validityDays }}
+{{- $ca := genCA (printf "%s-webhook-ca" (include "glance-hooks.fullname" .)) $days }}
+{{- $names := include "glance-hooks.serviceDNSNames" . | fromJsonArray }}
+{{- $cert := genSignedCert (index $names 2) nil $names $days $ca }}
+{{- $_ := set $data "ca.crt" $ca.Cert }}
+{{- $_ := set $data "tls.crt" $cert.Cert }}
+{{- $_ := set $data "tls.key" $cert.Key }}
+{{- end }}
+{{- toJson $data }}
+{{- end }}
+
+{{/*
+One Metacontroller hook target: the chart's Service (plain HTTP) and a path,
+or hookBaseURL + path.
+*/}}
+{{- define "glance-hooks.hook" -}}
+{{- $root := index . 0 }}
+{{- $path := index . 1 }}
+{{- with $root.Values.metacontroller }}
+webhook:
+  {{- if .hookBaseURL }}
+  url: {{ printf "%s%s" (trimSuffix "/" .hookBaseURL) $path | quote }}
+  {{- else }}
+  service:
+    name: {{ include "glance-hooks.fullname" $root }}
+    namespace: {{ $root.Release.Namespace }}
+    port: {{ $root.Values.service.httpPort }}
+    protocol: http
+  path: {{ $path }}
+  {{- end }}
+  timeout: {{ .hookTimeout }}
+{{- end }}
+{{- end }}
+
+{{/* Rejects value combinations that cannot work, with a message saying why. */}}
+{{- define "glance-hooks.validateValues" -}}
+{{- if lt (int .Values.replicaCount) 1 }}
+{{- fail "replicaCount must be at least 1: Metacontroller and the API server call the hooks synchronously" }}
+{{- end }}
+{{- if or (lt (int .Values.webhook.timeoutSeconds) 1) (gt (int .Values.webhook.timeoutSeconds) 30) }}
+{{- fail "webhook.timeoutSeconds must be between 1 and 30 (the API server's limits)" }}
+{{- end }}
+{{- if and .Values.webhook.enabled (not .Values.webhook.certManager.enabled) (lt (int .Values.webhook.selfSigned.validityDays) 1) }}
+{{- fail "webhook.selfSigned.validityDays must be at least 1" }}
+{{- end }}
+{{- with .Values.webhook.certManager.issuerRef }}
+{{- if not .name }}
+{{- fail "webhook.certManager.issuerRef needs a name (or leave it empty for a chart-made self-signed Issuer)" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* PodDisruptionBudget sanity: a budget that can never be met blocks drains. */}}
+{{- define "glance-hooks.validatePDB" -}}
+{{- $min := .Values.podDisruptionBudget.minAvailable }}
+{{- if and .Values.podDisruptionBudget.enabled (not (kindIs "string" $min)) (ge (int $min) (int .Values.replicaCount)) (ge (int .Values.replicaCount) 2) }}
+{{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below replicaCount (%d), or no node could ever be drained" (int $min) (int .Values.replicaCount)) }}
+{{- end }}
+{{- end }}
