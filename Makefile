@@ -3,19 +3,26 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/glance-hooks
+CACHE_BIN := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/glance-hooks/bin
+HELM_VERSION := v3.19.0
+HELM := $(CACHE_BIN)/helm-$(HELM_VERSION)
+CHART := charts/glance-hooks
+IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
+IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
-.PHONY: all build test unit fixtures fixtures-check vet fmt-check run
+.PHONY: all build test unit fixtures fixtures-check vet fmt-check run \
+	helm chart-crds metacontroller chart-lint image
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/glance-hooks
 
-# The whole test suite, as CI runs it.
+# The whole test suite, as CI runs it. The chart tests need helm.
 test: vet fmt-check unit fixtures-check
 
-unit:
-	$(GO) test -count=1 ./...
+unit: helm
+	HELM=$(HELM) $(GO) test -count=1 ./...
 
 vet:
 	$(GO) vet ./...
@@ -37,3 +44,38 @@ fixtures-check:
 # Start the service on :8080 (the README's main job).
 run: build
 	$(BIN) serve --listen 127.0.0.1:8080
+
+# helm, built from the Go module proxy into the cache dir when missing.
+helm: $(HELM)
+$(HELM):
+	HELM_VERSION=$(HELM_VERSION) HELM_BIN_DIR=$(CACHE_BIN) bash hack/install-helm.sh >/dev/null
+
+# The chart ships the CRDs of schemas/ unchanged; a test fails when the copy is stale.
+chart-crds:
+	@test -d schemas || { echo "schemas/ does not exist: nothing to copy"; exit 1; }
+	rm -f $(CHART)/crds/*.yaml
+	cp schemas/*.yaml $(CHART)/crds/
+
+# metacontroller/ is the chart's CompositeControllers rendered with the
+# defaults; a test fails when it differs from the templates.
+metacontroller: helm
+	bash hack/render-metacontroller.sh $(HELM) metacontroller
+
+chart-lint: helm
+	$(HELM) lint --strict $(CHART)
+
+# Builds the image with the first container engine that works here.
+image:
+	@epoch=$$(git log -1 --format=%ct 2>/dev/null || echo 0); \
+	for engine in docker podman; do \
+	  if command -v $$engine >/dev/null 2>&1 && $$engine info >/dev/null 2>&1; then \
+	    echo "building $(IMAGE_REPOSITORY):$(IMAGE_TAG) with $$engine"; \
+	    exec $$engine build --build-arg SOURCE_DATE_EPOCH=$$epoch -t $(IMAGE_REPOSITORY):$(IMAGE_TAG) .; \
+	  fi; \
+	done; \
+	if command -v buildah >/dev/null 2>&1 && buildah info >/dev/null 2>&1; then \
+	  echo "building $(IMAGE_REPOSITORY):$(IMAGE_TAG) with buildah"; \
+	  exec buildah build --build-arg SOURCE_DATE_EPOCH=$$epoch --timestamp $$epoch -t $(IMAGE_REPOSITORY):$(IMAGE_TAG) .; \
+	fi; \
+	echo "make image: no working container engine (docker or podman with a reachable daemon, or buildah) on this machine; no image was built." >&2; \
+	exit 1
