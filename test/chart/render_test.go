@@ -1,0 +1,666 @@
+package chart
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// hookRoutes are the Metacontroller hooks each CompositeController must call
+// (DESIGN.md section 1): controller name -> hook -> path the service serves.
+var hookRoutes = map[string]map[string]string{
+	"controlplane-glance": {"sync": "/sync/controlplane"},
+	"glancebackend":       {"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"},
+	"glance":              {"customize": "/customize/glance", "sync": "/sync/glance"},
+}
+
+// controllerResources: controller name -> parent and children ("<apiVersion> <resource>").
+var controllerResources = map[string]struct {
+	parent   string
+	children []string
+}{
+	"controlplane-glance": {"c5c3.io/v1alpha1 controlplanes", []string{
+		"glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances"}},
+	"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"}},
+	"glance": {"glance.openstack.c5c3.io/v1alpha1 glances", []string{
+		"apps/v1 deployments", "v1 configmaps", "v1 secrets", "v1 services"}},
+}
+
+// combo is one values combination that matters, with what it should render.
+type combo struct {
+	name, release, namespace string
+	set                      []string
+	fullname                 string // expected Service/Deployment name
+	replicas                 int32
+	webhook, certManager     bool
+	metacontroller           bool
+	hookBaseURL              string
+	httpPort, httpsPort      int32
+	serviceAccount           string
+	image                    string
+	clusterDomain            string
+}
+
+func combos() []combo {
+	base := combo{
+		release: "glance-hooks", namespace: "glance-hooks", fullname: "glance-hooks", replicas: 2,
+		webhook: true, metacontroller: true, httpPort: 80, httpsPort: 443,
+		serviceAccount: "glance-hooks", image: "ghcr.io/c5c3/glance-hooks:" + chartAppVersion(),
+		clusterDomain: "cluster.local",
+	}
+	with := func(name string, f func(c *combo)) combo {
+		c := base
+		c.name = name
+		f(&c)
+		return c
+	}
+	return []combo{
+		with("default self-signed", func(c *combo) {}),
+		with("cert-manager with chart Issuer", func(c *combo) {
+			c.set = []string{"webhook.certManager.enabled=true"}
+			c.certManager = true
+		}),
+		with("cert-manager with own ClusterIssuer", func(c *combo) {
+			c.set = []string{"webhook.certManager.enabled=true",
+				"webhook.certManager.issuerRef.name=platform-ca", "webhook.certManager.issuerRef.kind=ClusterIssuer"}
+			c.certManager = true
+		}),
+		with("custom names and namespace", func(c *combo) {
+			c.release, c.namespace = "image-stores", "openstack-infra"
+			c.fullname = "image-stores-glance-hooks"
+			c.serviceAccount = "hooks-reader"
+			c.httpPort, c.httpsPort = 8080, 9443
+			c.clusterDomain = "k8s.example.internal"
+			c.image = "registry.example/mirror/glance-hooks:1.2.3"
+			c.set = []string{"serviceAccount.name=hooks-reader", "service.httpPort=8080", "service.httpsPort=9443",
+				"clusterDomain=k8s.example.internal", "image.repository=registry.example/mirror/glance-hooks",
+				"image.tag=1.2.3"}
+		}),
+		with("fullnameOverride", func(c *combo) {
+			c.set = []string{"fullnameOverride=hooks"}
+			c.fullname, c.serviceAccount = "hooks", "hooks"
+		}),
+		with("one replica without PDB", func(c *combo) {
+			c.set = []string{"replicaCount=1"}
+			c.replicas = 1
+		}),
+		with("three replicas", func(c *combo) {
+			c.set = []string{"replicaCount=3", "podDisruptionBudget.minAvailable=2"}
+			c.replicas = 3
+		}),
+		with("hooks at a URL", func(c *combo) {
+			c.set = []string{"metacontroller.hookBaseURL=http://10.0.0.5:8080/"}
+			c.hookBaseURL = "http://10.0.0.5:8080"
+		}),
+		with("image digest", func(c *combo) {
+			digest := "sha256:" + strings.Repeat("ab", 32)
+			c.set = []string{"image.digest=" + digest}
+			c.image = "ghcr.io/c5c3/glance-hooks@" + digest
+		}),
+		with("webhook disabled", func(c *combo) {
+			c.set = []string{"webhook.enabled=false"}
+			c.webhook = false
+		}),
+		with("metacontroller disabled", func(c *combo) {
+			c.set = []string{"metacontroller.enabled=false"}
+			c.metacontroller = false
+		}),
+	}
+}
+
+func chartAppVersion() string {
+	raw := mustRead(nil, "charts/glance-hooks/Chart.yaml")
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "appVersion:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	panic("Chart.yaml has no appVersion")
+}
+
+func TestHelmLint(t *testing.T) {
+	out, err := runHelm(t, "lint", "--strict", chartDir(t))
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "0 chart(s) failed")
+	assert.NotContains(t, out, "[WARNING]")
+	assert.NotContains(t, out, "[ERROR]")
+}
+
+func TestRenderCombinations(t *testing.T) {
+	for _, c := range combos() {
+		t.Run(c.name, func(t *testing.T) {
+			r := render(t, c.release, c.namespace, c.set...)
+			checkScopes(t, r)
+			dep := checkDeployment(t, r, c)
+			checkService(t, r, c, dep)
+			checkPDB(t, r, c, dep)
+			checkRBAC(t, r, c, dep)
+			checkCompositeControllers(t, r, c)
+			checkWebhook(t, r, c, dep)
+		})
+	}
+}
+
+// Value combinations that cannot work are refused with a message saying why.
+func TestRenderRefusesBadValues(t *testing.T) {
+	cases := []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"replicaCount=0"}, "replicaCount"},
+		{[]string{"replicaCount=2", "podDisruptionBudget.minAvailable=2"}, "must be below replicaCount"},
+		{[]string{"webhook.timeoutSeconds=31"}, "timeoutSeconds"},
+		{[]string{"webhook.certManager.enabled=true", "webhook.certManager.issuerRef.kind=ClusterIssuer"}, "issuerRef needs a name"},
+		{[]string{"metacontroller.hookTimeout=ten"}, "hookTimeout"},
+		{[]string{"metacontroller.hookBaseURL=ftp://x"}, "hookBaseURL"},
+		{[]string{"image.digest=latest"}, "digest"},
+		{[]string{"replicas=2"}, "additional properties 'replicas' not allowed"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.set, ","), func(t *testing.T) {
+			_, err := renderRaw(t, "glance-hooks", "glance-hooks", tc.set...)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+var clusterScoped = map[string]bool{
+	"ClusterRole": true, "ClusterRoleBinding": true, "CompositeController": true,
+	"ValidatingWebhookConfiguration": true, "CustomResourceDefinition": true,
+}
+
+// Namespaced objects name the release namespace explicitly (so `helm
+// template | kubectl apply` lands them right); cluster-scoped ones have none.
+func checkScopes(t *testing.T, r *release) {
+	for _, o := range r.Objects {
+		if clusterScoped[o.kind()] {
+			assert.Empty(t, o.namespace(), o.id())
+		} else {
+			assert.Equal(t, r.Namespace, o.namespace(), o.id())
+		}
+	}
+}
+
+func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
+	var dep appsv1.Deployment
+	r.one(t, "Deployment").into(t, &dep)
+	assert.Equal(t, c.fullname, dep.Name)
+	require.NotNil(t, dep.Spec.Replicas)
+	assert.Equal(t, c.replicas, *dep.Spec.Replicas)
+	podLabels := labels.Set(dep.Spec.Template.Labels)
+	sel := labels.SelectorFromSet(dep.Spec.Selector.MatchLabels)
+	assert.True(t, sel.Matches(podLabels), "the Deployment selects its own pods")
+
+	pod := dep.Spec.Template.Spec
+	assert.Equal(t, c.serviceAccount, pod.ServiceAccountName)
+	require.NotNil(t, pod.AutomountServiceAccountToken)
+	assert.False(t, *pod.AutomountServiceAccountToken, "no API token unless a container asks for it")
+	psc := pod.SecurityContext
+	require.NotNil(t, psc)
+	assert.Equal(t, ptrTrue, psc.RunAsNonRoot)
+	require.NotNil(t, psc.RunAsUser)
+	assert.NotZero(t, *psc.RunAsUser)
+	require.NotNil(t, psc.SeccompProfile)
+	assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, psc.SeccompProfile.Type)
+
+	// Spread across nodes, selecting exactly these pods.
+	require.NotEmpty(t, pod.TopologySpreadConstraints)
+	keys := []string{}
+	for _, tsc := range pod.TopologySpreadConstraints {
+		keys = append(keys, tsc.TopologyKey)
+		require.NotNil(t, tsc.LabelSelector)
+		assert.True(t, labels.SelectorFromSet(tsc.LabelSelector.MatchLabels).Matches(podLabels), tsc.TopologyKey)
+		assert.Equal(t, corev1.ScheduleAnyway, tsc.WhenUnsatisfiable, "a spread constraint must not keep the hooks from scheduling")
+	}
+	assert.Contains(t, keys, "kubernetes.io/hostname")
+
+	want := []string{"hooks"}
+	if c.webhook {
+		want = append(want, "validate")
+	}
+	var names []string
+	for _, ctr := range pod.Containers {
+		names = append(names, ctr.Name)
+		checkContainer(t, ctr, c)
+	}
+	assert.Equal(t, want, names)
+
+	hooks := container(t, &dep, "hooks")
+	assert.Equal(t, []string{"serve", "--listen=:8080"}, hooks.Args)
+	assert.Empty(t, hooks.VolumeMounts, "the Metacontroller hooks need no files and no API token")
+	if c.webhook {
+		v := container(t, &dep, "validate")
+		assert.Equal(t, []string{"serve", "--listen=:8443",
+			"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key"}, v.Args)
+		mounts := map[string]string{}
+		for _, m := range v.VolumeMounts {
+			assert.True(t, m.ReadOnly, m.Name)
+			mounts[m.Name] = m.MountPath
+		}
+		assert.Equal(t, map[string]string{
+			"tls":             "/etc/glance-hooks/tls",
+			"kube-api-access": "/var/run/secrets/kubernetes.io/serviceaccount",
+		}, mounts)
+		tls := volume(t, &dep, "tls")
+		require.NotNil(t, tls.Secret)
+		assert.Equal(t, c.fullname+"-tls", tls.Secret.SecretName)
+		token := volume(t, &dep, "kube-api-access")
+		require.NotNil(t, token.Projected)
+		require.NotNil(t, token.Projected.Sources[0].ServiceAccountToken)
+	} else {
+		assert.Empty(t, pod.Volumes)
+	}
+	return &dep
+}
+
+var ptrTrue = func() *bool { b := true; return &b }()
+
+func checkContainer(t *testing.T, ctr corev1.Container, c combo) {
+	t.Helper()
+	assert.Equal(t, c.image, ctr.Image, ctr.Name)
+	sc := ctr.SecurityContext
+	require.NotNil(t, sc, ctr.Name)
+	assert.Equal(t, ptrTrue, sc.RunAsNonRoot, ctr.Name)
+	assert.Equal(t, ptrTrue, sc.ReadOnlyRootFilesystem, ctr.Name)
+	require.NotNil(t, sc.AllowPrivilegeEscalation, ctr.Name)
+	assert.False(t, *sc.AllowPrivilegeEscalation, ctr.Name)
+	require.NotNil(t, sc.Capabilities, ctr.Name)
+	assert.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop, ctr.Name)
+	assert.Empty(t, sc.Capabilities.Add, ctr.Name)
+	assert.NotNil(t, ctr.Resources.Requests.Cpu(), ctr.Name)
+	assert.False(t, ctr.Resources.Requests.Memory().IsZero(), ctr.Name)
+	assert.False(t, ctr.Resources.Limits.Memory().IsZero(), ctr.Name)
+
+	require.Len(t, ctr.Ports, 1, ctr.Name)
+	port := ctr.Ports[0]
+	wantScheme := corev1.URISchemeHTTP
+	if ctr.Name == "validate" {
+		wantScheme = corev1.URISchemeHTTPS
+	}
+	for what, probe := range map[string]*corev1.Probe{"/healthz": ctr.LivenessProbe, "/readyz": ctr.ReadinessProbe} {
+		require.NotNil(t, probe, "%s: probe on %s", ctr.Name, what)
+		require.NotNil(t, probe.HTTPGet, ctr.Name)
+		assert.Equal(t, what, probe.HTTPGet.Path, ctr.Name)
+		assert.Equal(t, port.Name, probe.HTTPGet.Port.String(), "%s probes its own port", ctr.Name)
+		assert.Equal(t, wantScheme, probe.HTTPGet.Scheme, ctr.Name)
+	}
+}
+
+func container(t *testing.T, dep *appsv1.Deployment, name string) corev1.Container {
+	t.Helper()
+	for _, c := range dep.Spec.Template.Spec.Containers {
+		if c.Name == name {
+			return c
+		}
+	}
+	require.Failf(t, "no container", "no container %q", name)
+	return corev1.Container{}
+}
+
+func volume(t *testing.T, dep *appsv1.Deployment, name string) corev1.Volume {
+	t.Helper()
+	for _, v := range dep.Spec.Template.Spec.Volumes {
+		if v.Name == name {
+			return v
+		}
+	}
+	require.Failf(t, "no volume", "no volume %q", name)
+	return corev1.Volume{}
+}
+
+func checkService(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	var svc corev1.Service
+	r.one(t, "Service").into(t, &svc)
+	assert.Equal(t, c.fullname, svc.Name)
+	assert.True(t, labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(dep.Spec.Template.Labels)),
+		"the Service selects the hook pods")
+	ports := map[string]corev1.ServicePort{}
+	for _, p := range svc.Spec.Ports {
+		ports[p.Name] = p
+	}
+	want := map[string]int32{"http": c.httpPort}
+	if c.webhook {
+		want["https"] = c.httpsPort
+	}
+	got := map[string]int32{}
+	for name, p := range ports {
+		got[name] = p.Port
+		// The target is a named port of a container.
+		found := false
+		for _, ctr := range dep.Spec.Template.Spec.Containers {
+			for _, cp := range ctr.Ports {
+				found = found || cp.Name == p.TargetPort.String()
+			}
+		}
+		assert.True(t, found, "Service port %s targets container port %q, which no container has", name, p.TargetPort.String())
+	}
+	assert.Equal(t, want, got)
+}
+
+func checkPDB(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	pdbs := r.find("PodDisruptionBudget")
+	if c.replicas < 2 {
+		assert.Empty(t, pdbs, "with one replica a PDB would block every node drain")
+		return
+	}
+	require.Len(t, pdbs, 1)
+	var pdb policyv1.PodDisruptionBudget
+	pdbs[0].into(t, &pdb)
+	assert.True(t, labels.SelectorFromSet(pdb.Spec.Selector.MatchLabels).Matches(labels.Set(dep.Spec.Template.Labels)))
+	require.NotNil(t, pdb.Spec.MinAvailable)
+	assert.Less(t, pdb.Spec.MinAvailable.IntValue(), int(c.replicas), "the budget must leave room for a drain")
+	assert.GreaterOrEqual(t, pdb.Spec.MinAvailable.IntValue(), 1)
+}
+
+func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	roles := map[string]rbacv1.ClusterRole{}
+	for _, o := range r.find("ClusterRole") {
+		var cr rbacv1.ClusterRole
+		o.into(t, &cr)
+		roles[cr.Name] = cr
+		for _, rule := range cr.Rules {
+			for _, field := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs} {
+				assert.NotContains(t, field, "*", "%s: no wildcards", cr.Name)
+			}
+			assert.NotContains(t, rule.Resources, "clusterroles", cr.Name)
+			assert.Empty(t, rule.NonResourceURLs, cr.Name)
+		}
+	}
+	assert.Empty(t, r.find("Role"), "everything the hooks read is cluster-wide")
+	validateRole := c.fullname + "-validate"
+	mcRole := c.fullname + "-metacontroller"
+	var want []string
+	if c.webhook {
+		want = append(want, validateRole)
+		// Least privilege: get and list GlanceBackends, nothing more.
+		assert.Equal(t, []rbacv1.PolicyRule{{
+			APIGroups: []string{"glance.openstack.c5c3.io"},
+			Resources: []string{"glancebackends"},
+			Verbs:     []string{"get", "list"},
+		}}, roles[validateRole].Rules)
+	}
+	if c.metacontroller {
+		want = append(want, mcRole)
+		checkMetacontrollerRole(t, roles[mcRole])
+	}
+	got := make([]string, 0, len(roles))
+	for name := range roles {
+		got = append(got, name)
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	assert.Equal(t, want, got)
+
+	bindings := map[string]rbacv1.ClusterRoleBinding{}
+	for _, o := range r.find("ClusterRoleBinding") {
+		var b rbacv1.ClusterRoleBinding
+		o.into(t, &b)
+		bindings[b.RoleRef.Name] = b
+		_, ok := roles[b.RoleRef.Name]
+		assert.True(t, ok, "binding %s refers to a role the chart renders", b.Name)
+	}
+	assert.Len(t, bindings, len(roles))
+	if c.webhook {
+		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: dep.Spec.Template.Spec.ServiceAccountName,
+			Namespace: c.namespace}}, bindings[validateRole].Subjects, "bound to the hook pods' ServiceAccount")
+		sas := r.find("ServiceAccount")
+		require.Len(t, sas, 1)
+		assert.Equal(t, c.serviceAccount, sas[0].name())
+		assert.Equal(t, false, sas[0]["automountServiceAccountToken"])
+	}
+	if c.metacontroller {
+		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "metacontroller", Namespace: "metacontroller"}},
+			bindings[mcRole].Subjects)
+	}
+}
+
+// Metacontroller must be able to watch every parent, write its status, and
+// manage every child type the CompositeControllers declare.
+func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole) {
+	allows := func(group, resource, verb string) bool {
+		for _, r := range role.Rules {
+			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+				return true
+			}
+		}
+		return false
+	}
+	for name, cc := range controllerResources {
+		group, resource := splitGVR(cc.parent)
+		for _, verb := range []string{"get", "list", "watch"} {
+			assert.True(t, allows(group, resource, verb), "%s: %s %s", name, verb, resource)
+		}
+		assert.True(t, allows(group, resource+"/status", "update"), "%s: update %s/status", name, resource)
+		for _, child := range cc.children {
+			group, resource := splitGVR(child)
+			for _, verb := range []string{"get", "list", "watch", "create", "update", "patch", "delete"} {
+				assert.True(t, allows(group, resource, verb), "%s: %s %s", name, verb, resource)
+			}
+		}
+	}
+}
+
+// splitGVR turns "apps/v1 deployments" into ("apps", "deployments").
+func splitGVR(s string) (group, resource string) {
+	gv, resource, _ := strings.Cut(s, " ")
+	if g, _, ok := strings.Cut(gv, "/"); ok {
+		return g, resource
+	}
+	return "", resource
+}
+
+// compositeController is the part of Metacontroller's CompositeController
+// (metacontroller.k8s.io/v1alpha1) the chart sets. Decoding is strict, so a
+// field the chart writes that is not here fails the test.
+type compositeController struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec struct {
+		GenerateSelector    *bool          `json:"generateSelector"`
+		ResyncPeriodSeconds *int32         `json:"resyncPeriodSeconds"`
+		ParentResource      resourceRule   `json:"parentResource"`
+		ChildResources      []resourceRule `json:"childResources"`
+		Hooks               map[string]struct {
+			Webhook struct {
+				URL     string `json:"url"`
+				Path    string `json:"path"`
+				Timeout string `json:"timeout"`
+				Service *struct {
+					Name      string `json:"name"`
+					Namespace string `json:"namespace"`
+					Port      int32  `json:"port"`
+					Protocol  string `json:"protocol"`
+				} `json:"service"`
+			} `json:"webhook"`
+		} `json:"hooks"`
+	} `json:"spec"`
+}
+
+type resourceRule struct {
+	APIVersion     string `json:"apiVersion"`
+	Resource       string `json:"resource"`
+	UpdateStrategy *struct {
+		Method string `json:"method"`
+	} `json:"updateStrategy"`
+}
+
+func (cc compositeController) hookURL(hook string) string {
+	w := cc.Spec.Hooks[hook].Webhook
+	if w.URL != "" {
+		return w.URL
+	}
+	if w.Service == nil {
+		return ""
+	}
+	// Metacontroller's rule: <protocol>://<name>.<namespace>:<port><path>.
+	return fmt.Sprintf("%s://%s.%s:%d%s", w.Service.Protocol, w.Service.Name, w.Service.Namespace, w.Service.Port, w.Path)
+}
+
+func compositeControllers(t *testing.T, r *release) map[string]compositeController {
+	out := map[string]compositeController{}
+	for _, o := range r.find("CompositeController") {
+		var cc compositeController
+		o.into(t, &cc)
+		assert.Equal(t, "metacontroller.k8s.io/v1alpha1", cc.APIVersion)
+		out[cc.Metadata.Name] = cc
+	}
+	return out
+}
+
+func checkCompositeControllers(t *testing.T, r *release, c combo) {
+	ccs := compositeControllers(t, r)
+	if !c.metacontroller {
+		assert.Empty(t, ccs)
+		return
+	}
+	require.Len(t, ccs, len(hookRoutes))
+	for name, hooks := range hookRoutes {
+		cc, ok := ccs[name]
+		require.True(t, ok, "CompositeController %s", name)
+		require.NotNil(t, cc.Spec.GenerateSelector, name)
+		assert.True(t, *cc.Spec.GenerateSelector, "%s: generateSelector", name)
+
+		want := controllerResources[name]
+		assert.Equal(t, want.parent, cc.Spec.ParentResource.APIVersion+" "+cc.Spec.ParentResource.Resource, name)
+		var children []string
+		for _, ch := range cc.Spec.ChildResources {
+			children = append(children, ch.APIVersion+" "+ch.Resource)
+			require.NotNil(t, ch.UpdateStrategy, "%s %s", name, ch.Resource)
+			assert.Equal(t, "InPlace", ch.UpdateStrategy.Method,
+				"%s: children of %s must follow the hook (the default OnDelete never updates them)", name, ch.Resource)
+		}
+		sort.Strings(children)
+		assert.Equal(t, want.children, children, name)
+
+		gotHooks := map[string]string{}
+		for hook, h := range cc.Spec.Hooks {
+			d, err := time.ParseDuration(h.Webhook.Timeout)
+			require.NoError(t, err, "%s %s timeout", name, hook)
+			assert.True(t, d > 0 && d <= 30*time.Second, "%s %s timeout %s", name, hook, d)
+			if c.hookBaseURL != "" {
+				assert.Nil(t, h.Webhook.Service, "%s %s", name, hook)
+				gotHooks[hook] = strings.TrimPrefix(h.Webhook.URL, c.hookBaseURL)
+				continue
+			}
+			assert.Empty(t, h.Webhook.URL, "%s %s", name, hook)
+			require.NotNil(t, h.Webhook.Service, "%s %s", name, hook)
+			gotHooks[hook] = h.Webhook.Path
+			assert.Equal(t, fmt.Sprintf("http://%s.%s:%d%s", c.fullname, c.namespace, c.httpPort, h.Webhook.Path),
+				cc.hookURL(hook), "%s %s: calls the chart's Service over plain HTTP", name, hook)
+		}
+		assert.Equal(t, hooks, gotHooks, "%s: hook paths", name)
+	}
+}
+
+func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	vwcs := r.find("ValidatingWebhookConfiguration")
+	if !c.webhook {
+		assert.Empty(t, vwcs)
+		assert.Empty(t, r.find("Secret"))
+		assert.Empty(t, r.find("Certificate"))
+		return
+	}
+	require.Len(t, vwcs, 1)
+	var vwc admissionv1.ValidatingWebhookConfiguration
+	vwcs[0].into(t, &vwc)
+	require.Len(t, vwc.Webhooks, 1)
+	wh := vwc.Webhooks[0]
+	require.NotNil(t, wh.FailurePolicy)
+	assert.Equal(t, admissionv1.Fail, *wh.FailurePolicy, "the webhook fails closed")
+	require.NotNil(t, wh.SideEffects)
+	assert.Equal(t, admissionv1.SideEffectClassNone, *wh.SideEffects)
+	assert.Equal(t, []string{"v1"}, wh.AdmissionReviewVersions)
+	require.NotNil(t, wh.TimeoutSeconds)
+	assert.True(t, *wh.TimeoutSeconds >= 1 && *wh.TimeoutSeconds <= 30)
+	require.NotNil(t, wh.ClientConfig.Service)
+	assert.Nil(t, wh.ClientConfig.URL)
+	svc := wh.ClientConfig.Service
+	assert.Equal(t, c.fullname, svc.Name)
+	assert.Equal(t, c.namespace, svc.Namespace)
+	require.NotNil(t, svc.Port)
+	assert.Equal(t, c.httpsPort, *svc.Port)
+	require.NotNil(t, svc.Path)
+	assert.Equal(t, "/validate", *svc.Path)
+
+	// CREATE and UPDATE of each of the three kinds, nothing else.
+	covered := map[string][]string{}
+	for _, rule := range wh.Rules {
+		for _, g := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				for _, op := range rule.Operations {
+					covered[g+"/"+res] = append(covered[g+"/"+res], string(op))
+				}
+			}
+		}
+		assert.Equal(t, []string{"v1alpha1"}, rule.APIVersions)
+	}
+	assert.Equal(t, map[string][]string{
+		"c5c3.io/controlplanes":                   {"CREATE", "UPDATE"},
+		"glance.openstack.c5c3.io/glances":        {"CREATE", "UPDATE"},
+		"glance.openstack.c5c3.io/glancebackends": {"CREATE", "UPDATE"},
+	}, covered)
+
+	dnsName := fmt.Sprintf("%s.%s.svc", c.fullname, c.namespace)
+	tlsSecret := volume(t, dep, "tls").Secret.SecretName
+	if c.certManager {
+		assert.Empty(t, wh.ClientConfig.CABundle, "cert-manager's injector fills it in")
+		assert.Empty(t, r.find("Secret"), "cert-manager writes the Secret")
+		cert := r.one(t, "Certificate")
+		assert.Equal(t, c.namespace+"/"+cert.name(), vwc.Annotations["cert-manager.io/inject-ca-from"])
+		assert.Equal(t, tlsSecret, str(cert, "spec", "secretName"), "the pods mount the Secret cert-manager writes")
+		assert.Contains(t, get(cert, "spec", "dnsNames"), dnsName)
+		assert.Contains(t, get(cert, "spec", "dnsNames"), dnsName+"."+c.clusterDomain)
+		issuer := str(cert, "spec", "issuerRef", "name")
+		if kind := str(cert, "spec", "issuerRef", "kind"); kind == "Issuer" && issuer == c.fullname+"-selfsigned" {
+			assert.Equal(t, issuer, r.one(t, "Issuer").name())
+		} else {
+			assert.Empty(t, r.find("Issuer"), "an own issuer is used as is")
+		}
+		return
+	}
+	assert.Empty(t, r.find("Certificate"))
+	assert.NotContains(t, vwc.Annotations, "cert-manager.io/inject-ca-from")
+	var secret corev1.Secret
+	r.named(t, "Secret", tlsSecret).into(t, &secret)
+	assert.Equal(t, corev1.SecretTypeTLS, secret.Type)
+	assert.Equal(t, secret.Data["ca.crt"], wh.ClientConfig.CABundle, "the webhook trusts the CA in the Secret")
+	verifyServingCert(t, wh.ClientConfig.CABundle, secret.Data["tls.crt"], dnsName)
+	verifyServingCert(t, wh.ClientConfig.CABundle, secret.Data["tls.crt"], dnsName+"."+c.clusterDomain)
+}
+
+// verifyServingCert checks that certPEM chains to caPEM and is valid for a
+// TLS server at dnsName, as the API server checks it.
+func verifyServingCert(t *testing.T, caPEM, certPEM []byte, dnsName string) {
+	t.Helper()
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(caPEM), "caBundle is PEM")
+	block, _ := pem.Decode(certPEM)
+	require.NotNil(t, block, "tls.crt is PEM")
+	cert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	_, err = cert.Verify(x509.VerifyOptions{
+		DNSName:   dnsName,
+		Roots:     pool,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+	assert.NoError(t, err, "serving certificate for %s", dnsName)
+}
