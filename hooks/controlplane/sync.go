@@ -195,3 +195,21 @@ func countBackends(n int) string {
 	}
 	return fmt.Sprintf("%d GlanceBackends", n)
 }
+
+// glanceSpec is the projected Glance's spec: every field explicit, so the
+// child says exactly what it runs and a default changed later in this service
+// shows up as a diff on the child.
+func glanceSpec(cp *api.ControlPlane) api.GlanceSpec {
+	svc := cp.Spec.Services.Glance
+	return api.GlanceSpec{
+		OpenStackRelease:       cp.Spec.OpenStackRelease,
+		Image:                  svc.Image,
+		Replicas:               svc.Replicas,
+		Database:               svc.Database,
+		Cache:                  svc.Cache,
+		KeystoneEndpoint:       svc.KeystoneEndpoint,
+		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
+		ServiceUser:            svc.ServiceUser,
+		Resources:              svc.Resources,
+	}.WithDefaults(cp.Namespace)
+}
