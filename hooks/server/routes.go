@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
+	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
 	"github.com/c5c3/glance-hooks/hooks/hook"
 	"github.com/c5c3/glance-hooks/hooks/metacontroller"
@@ -40,6 +41,8 @@ func DefaultRoutes() []Route {
 		{Path: "/sync/controlplane", Sync: controlplane.Sync},
 		{Path: "/customize/glancebackend", Customize: glancebackend.Customize},
 		{Path: "/sync/glancebackend", Sync: glancebackend.Sync},
+		{Path: "/customize/glance", Customize: glance.Customize},
+		{Path: "/sync/glance", Sync: glance.Sync},
 	}
 }
 
