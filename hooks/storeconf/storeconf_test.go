@@ -48,7 +48,7 @@ func TestValueProblem(t *testing.T) {
 	bad := map[string]string{
 		"a\nb": "newline", "a\rb": "carriage return", "a\x00b": "NUL", "a\tb": "tab",
 		"a\x1bb": "control character", "a\u2028b": "control character", " xyz": "whitespace",
-		"xyz ": "whitespace",`"quoted"`: "quotes", "'q'": "quotes", "bad\xffutf8": "UTF-8",
+		"xyz ": "whitespace", `"quoted"`: "quotes", "'q'": "quotes", "bad\xffutf8": "UTF-8",
 	}
 	for v, want := range bad {
 		p := ValueProblem(v)
