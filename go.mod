@@ -5,8 +5,10 @@ go 1.26.0
 require (
 	github.com/labstack/echo/v4 v4.16.4
 	github.com/stretchr/testify v1.12.1
+	gopkg.in/ini.v1 v1.68.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

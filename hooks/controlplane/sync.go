@@ -3,7 +3,6 @@
 package controlplane
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -77,9 +76,9 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	projected := hook.Condition{Type: CondGlanceProjected, Status: true, Reason: ReasonProjected}
 	if problems := ValidateBackends(svc.Backends); len(problems) > 0 {
 		// Not projected half-way: keep what was projected before, as it was.
-		kept, err := keepObserved(req.Children)
+		kept, err := req.Children.KeepAsLastApplied(GlanceKey, GlanceBackendKey)
 		if err != nil {
-			return nil, err
+			return nil, hook.Invalid("%v", err)
 		}
 		children = kept
 		projected.Status = false
@@ -147,23 +146,6 @@ func project(cp *api.ControlPlane) []any {
 	return children
 }
 
-// keepObserved returns every observed child as Metacontroller last applied
-// it, so an invalid spec changes nothing.
-func keepObserved(children metacontroller.ObjectMap) ([]any, error) {
-	var out []any
-	for _, key := range []string{GlanceKey, GlanceBackendKey} {
-		for _, name := range children.Names(key) {
-			raw, _ := children.Get(key, name)
-			kept, err := metacontroller.AsLastApplied(raw)
-			if err != nil {
-				return nil, hook.Invalid("observed %s %q: %v", key, name, err)
-			}
-			out = append(out, json.RawMessage(kept))
-		}
-	}
-	return out, nil
-}
-
 // glanceReady mirrors the projected Glance's Ready condition.
 func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 	name := GlanceName(cp)
@@ -194,4 +176,22 @@ func countBackends(n int) string {
 		return "1 GlanceBackend"
 	}
 	return fmt.Sprintf("%d GlanceBackends", n)
+}
+
+// glanceSpec is the projected Glance's spec: every field explicit, so the
+// child says exactly what it runs and a default changed later in this service
+// shows up as a diff on the child.
+func glanceSpec(cp *api.ControlPlane) api.GlanceSpec {
+	svc := cp.Spec.Services.Glance
+	return api.GlanceSpec{
+		OpenStackRelease:       cp.Spec.OpenStackRelease,
+		Image:                  svc.Image,
+		Replicas:               svc.Replicas,
+		Database:               svc.Database,
+		Cache:                  svc.Cache,
+		KeystoneEndpoint:       svc.KeystoneEndpoint,
+		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
+		ServiceUser:            svc.ServiceUser,
+		Resources:              svc.Resources,
+	}.WithDefaults(cp.Namespace)
 }
