@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -18,26 +19,80 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/hooks/server"
 )
 
-// hookRoutes are the Metacontroller hooks each CompositeController must call
-// (DESIGN.md section 1): controller name -> hook -> path the service serves.
-var hookRoutes = map[string]map[string]string{
-	"controlplane-glance": {"sync": "/sync/controlplane"},
-	"glancebackend":       {"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"},
-	"glance":              {"customize": "/customize/glance", "sync": "/sync/glance"},
+// expectedController is what the chart must register for one of the
+// service's CompositeControllers.
+type expectedController struct {
+	parent   string            // "<apiVersion> <resource>"
+	children []string          // sorted "<apiVersion> <resource>"
+	hooks    map[string]string // hook -> path
 }
 
-// controllerResources: controller name -> parent and children ("<apiVersion> <resource>").
-var controllerResources = map[string]struct {
-	parent   string
-	children []string
-}{
-	"controlplane-glance": {"c5c3.io/v1alpha1 controlplanes", []string{
-		"glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances"}},
-	"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"}},
-	"glance": {"glance.openstack.c5c3.io/v1alpha1 glances", []string{
-		"apps/v1 deployments", "v1 configmaps", "v1 secrets", "v1 services"}},
+// resourceOf maps the kinds the controllers use to their REST resources.
+var resourceOf = map[string]string{
+	"ControlPlane": "controlplanes", "Glance": "glances", "GlanceBackend": "glancebackends",
+	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services",
+}
+
+// expectedControllers derives what the chart must register from the code:
+// the service's controller table (hooks/chain, which the scenario tests run)
+// and its route table (hooks/server). A hook's path is the route serving the
+// very function the controller uses, so the chart can only call the hook the
+// tests exercise.
+func expectedControllers(t *testing.T) map[string]expectedController {
+	t.Helper()
+	fn := func(f any) uintptr { return reflect.ValueOf(f).Pointer() }
+	routeOf := map[uintptr]string{}
+	for _, r := range server.DefaultRoutes() {
+		switch {
+		case r.Sync != nil:
+			routeOf[fn(r.Sync)] = r.Path
+		case r.Customize != nil:
+			routeOf[fn(r.Customize)] = r.Path
+		}
+	}
+	gvr := func(ty chain.Type) string {
+		res, ok := resourceOf[ty.Kind]
+		require.True(t, ok, "no resource known for kind %s", ty.Kind)
+		return ty.APIVersion + " " + res
+	}
+	out := map[string]expectedController{}
+	for _, c := range chain.Controllers() {
+		e := expectedController{parent: gvr(c.Parent), hooks: map[string]string{}}
+		for _, ch := range c.Children {
+			e.children = append(e.children, gvr(ch))
+		}
+		sort.Strings(e.children)
+		require.NotNil(t, c.Sync, c.Name)
+		e.hooks["sync"] = routeOf[fn(c.Sync)]
+		if c.Customize != nil {
+			e.hooks["customize"] = routeOf[fn(c.Customize)]
+		}
+		for hook, path := range e.hooks {
+			require.NotEmpty(t, path, "%s: no route serves its %s hook", c.Name, hook)
+		}
+		out[c.Name] = e
+	}
+	return out
+}
+
+// The derivation above agrees with DESIGN.md section 1.
+func TestExpectedControllersMatchDesign(t *testing.T) {
+	want := map[string]expectedController{
+		"controlplane-glance": {"c5c3.io/v1alpha1 controlplanes",
+			[]string{"glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances"},
+			map[string]string{"sync": "/sync/controlplane"}},
+		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"},
+			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}},
+		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
+			[]string{"apps/v1 deployments", "v1 configmaps", "v1 secrets", "v1 services"},
+			map[string]string{"customize": "/customize/glance", "sync": "/sync/glance"}},
+	}
+	assert.Equal(t, want, expectedControllers(t))
 }
 
 // combo is one values combination that matters, with what it should render.
@@ -396,7 +451,7 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	}
 	if c.metacontroller {
 		want = append(want, mcRole)
-		checkMetacontrollerRole(t, roles[mcRole])
+		checkMetacontrollerRole(t, roles[mcRole], expectedControllers(t))
 	}
 	got := make([]string, 0, len(roles))
 	for name := range roles {
@@ -431,7 +486,7 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 
 // Metacontroller must be able to watch every parent, write its status, and
 // manage every child type the CompositeControllers declare.
-func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole) {
+func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole, controllers map[string]expectedController) {
 	allows := func(group, resource, verb string) bool {
 		for _, r := range role.Rules {
 			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
@@ -440,7 +495,7 @@ func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole) {
 		}
 		return false
 	}
-	for name, cc := range controllerResources {
+	for name, cc := range controllers {
 		group, resource := splitGVR(cc.parent)
 		for _, verb := range []string{"get", "list", "watch"} {
 			assert.True(t, allows(group, resource, verb), "%s: %s %s", name, verb, resource)
@@ -532,14 +587,14 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 		assert.Empty(t, ccs)
 		return
 	}
-	require.Len(t, ccs, len(hookRoutes))
-	for name, hooks := range hookRoutes {
+	expected := expectedControllers(t)
+	require.Len(t, ccs, len(expected))
+	for name, want := range expected {
 		cc, ok := ccs[name]
 		require.True(t, ok, "CompositeController %s", name)
 		require.NotNil(t, cc.Spec.GenerateSelector, name)
 		assert.True(t, *cc.Spec.GenerateSelector, "%s: generateSelector", name)
 
-		want := controllerResources[name]
 		assert.Equal(t, want.parent, cc.Spec.ParentResource.APIVersion+" "+cc.Spec.ParentResource.Resource, name)
 		var children []string
 		for _, ch := range cc.Spec.ChildResources {
@@ -567,7 +622,7 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 			assert.Equal(t, fmt.Sprintf("http://%s.%s:%d%s", c.fullname, c.namespace, c.httpPort, h.Webhook.Path),
 				cc.hookURL(hook), "%s %s: calls the chart's Service over plain HTTP", name, hook)
 		}
-		assert.Equal(t, hooks, gotHooks, "%s: hook paths", name)
+		assert.Equal(t, want.hooks, gotHooks, "%s: hook paths", name)
 	}
 }
 
