@@ -30,6 +30,13 @@ func mustRead(t testing.TB, rel string) []byte {
 	return raw
 }
 
+func mustReadAbs(t testing.TB, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return raw
+}
+
 func yamlFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}

@@ -2,8 +2,10 @@ package chart
 
 import (
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -21,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/server"
 )
 
@@ -508,6 +511,47 @@ func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole, controllers 
 			}
 		}
 	}
+	// Metacontroller watches what the customize hooks ask for: answer every
+	// customize fixture and check the role covers each related resource.
+	related := relatedResources(t)
+	require.NotEmpty(t, related)
+	for _, rr := range related {
+		group, resource := splitGVR(rr)
+		for _, verb := range []string{"get", "list", "watch"} {
+			assert.True(t, allows(group, resource, verb), "related %s: %s", rr, verb)
+		}
+	}
+}
+
+// relatedResources answers every customize fixture request with the
+// controller's own Customize and returns the related resources asked for,
+// as "<apiVersion> <resource>".
+func relatedResources(t *testing.T) []string {
+	t.Helper()
+	byPath := map[string]func(*metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error){}
+	for _, r := range server.DefaultRoutes() {
+		if r.Customize != nil {
+			byPath[r.Path] = r.Customize
+		}
+	}
+	requests, err := filepath.Glob(filepath.Join(repoRoot(t), "test", "fixtures", "customize-*", "*", "request.json"))
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, p := range requests {
+		hookDir := filepath.Base(filepath.Dir(filepath.Dir(p))) // customize-glance
+		customize := byPath["/"+strings.Replace(hookDir, "-", "/", 1)]
+		require.NotNil(t, customize, "no route for fixture %s", p)
+		var req metacontroller.CustomizeRequest
+		require.NoError(t, json.Unmarshal(mustReadAbs(t, p), &req), p)
+		resp, err := customize(&req)
+		if err != nil {
+			continue // a fixture of a refused request
+		}
+		for _, rr := range resp.RelatedResources {
+			seen[rr.APIVersion+" "+rr.Resource] = true
+		}
+	}
+	return keys(seen)
 }
 
 // splitGVR turns "apps/v1 deployments" into ("apps", "deployments").
