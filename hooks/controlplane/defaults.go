@@ -30,6 +30,10 @@ func DefaultKeystoneEndpoint(namespace string) string {
 	return fmt.Sprintf("http://keystone.%s.svc.cluster.local:5000/v3", namespace)
 }
 
+// GlanceSpec is the spec of the Glance projected for cp; admission checks it
+// the way it checks a hand-written Glance.
+func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec { return glanceSpec(cp) }
+
 // glanceSpec fills the projected Glance's spec: every field explicit, so the
 // child says exactly what it runs and a default changed later in this service
 // shows up as a diff on the child.

@@ -1,0 +1,91 @@
+package admission
+
+import (
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+)
+
+func reviewGlance(req *admissionv1.AdmissionRequest) decision {
+	var g api.Glance
+	if err := decodeObject(req.Object.Raw, &g); err != nil {
+		return undecodable(api.KindGlance, "object", err)
+	}
+	if g.DeletionTimestamp != nil {
+		return decision{}
+	}
+	name := nameOf(req, &g.ObjectMeta)
+	var out []string
+	add := func(p string) {
+		if p != "" {
+			out = append(out, fmt.Sprintf("Glance %q: %s", name, p))
+		}
+	}
+	if name == "" {
+		add("metadata.name is required: it is also the name of the glance-api Service, so it cannot be generated")
+	} else if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+		add(fmt.Sprintf("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", errs[0]))
+	}
+	for _, p := range glanceSpecProblems(&g.Spec) {
+		add(p)
+	}
+	if len(out) > 0 {
+		return invalid(out)
+	}
+	return decision{}
+}
+
+// glanceSpecProblems checks what glance-api cannot run without, and every
+// value that is rendered into glance-api.conf.
+func glanceSpecProblems(s *api.GlanceSpec) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	required := func(field, v string) {
+		if v == "" {
+			add(field + " is required")
+		} else {
+			add(checkValue(field, v))
+		}
+	}
+
+	required("spec.openStackRelease", s.OpenStackRelease)
+	if s.KeystoneEndpoint == "" {
+		add("spec.keystoneEndpoint is required")
+	} else {
+		add(checkURL("spec.keystoneEndpoint", s.KeystoneEndpoint))
+	}
+	if s.KeystonePublicEndpoint != "" {
+		add(checkURL("spec.keystonePublicEndpoint", s.KeystonePublicEndpoint))
+	}
+	if s.Replicas != nil && *s.Replicas < 0 {
+		add("spec.replicas must not be negative")
+	}
+	if s.Database == nil {
+		add("spec.database is required")
+	} else {
+		required("spec.database.clusterRef.name", s.Database.ClusterRef.Name)
+		required("spec.database.database", s.Database.Database)
+		required("spec.database.secretRef.name", s.Database.SecretRef.Name)
+	}
+	if s.Cache != nil {
+		required("spec.cache.clusterRef.name", s.Cache.ClusterRef.Name)
+	}
+	if s.ServiceUser == nil {
+		add("spec.serviceUser is required")
+	} else {
+		u := s.ServiceUser
+		required("spec.serviceUser.username", u.Username)
+		required("spec.serviceUser.projectName", u.ProjectName)
+		required("spec.serviceUser.userDomainName", u.UserDomainName)
+		required("spec.serviceUser.projectDomainName", u.ProjectDomainName)
+		required("spec.serviceUser.secretRef.name", u.SecretRef.Name)
+	}
+	return out
+}
