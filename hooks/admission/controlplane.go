@@ -9,6 +9,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/api"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
 )
 
 const backendsPath = "spec.services.glance."
@@ -24,12 +25,12 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	name := nameOf(req, &cp.ObjectMeta)
 	cp.Name, cp.Namespace = name, namespaceOf(req, &cp.ObjectMeta)
 	var out []string
-	add := func(p string) { out = append(out, fmt.Sprintf("ControlPlane %q: %s", name, p)) }
+	add := func(p string) { out = append(out, p) }
 
 	if name == "" {
 		add("metadata.name is required: it names the projected Glance, so it cannot be generated")
 	} else if errs := validation.IsDNS1035Label(controlplane.GlanceName(name)); len(errs) > 0 {
-		add(fmt.Sprintf("the projected Glance %q is not a valid Service name: %s", controlplane.GlanceName(name), errs[0]))
+		add(fmt.Sprintf("the projected Glance %q is not a valid Service name: %s", controlplane.GlanceName(name), shortValidation(errs[0])))
 	}
 
 	// The Glance child must pass the Glance rules, or Metacontroller could not create it.
@@ -49,10 +50,11 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	// What only admission checks: the projected names and rendered values.
 	for i, e := range backends {
 		at := fmt.Sprintf("%sbackends[%d]", backendsPath, i)
-		if e.Name != "" && name != "" {
+		// A name that is no store id is reported by ValidateBackends already.
+		if e.Name != "" && name != "" && storeconf.ValidateStoreID(e.Name) == nil {
 			child := controlplane.BackendName(name, e.Name)
 			if errs := validation.IsDNS1123Subdomain(child); len(errs) > 0 {
-				add(fmt.Sprintf("%s: the entry name makes the GlanceBackend name %q, which is not a valid object name: %s", at, child, errs[0]))
+				add(fmt.Sprintf("%s: the entry name makes the GlanceBackend name %q, which is not a valid object name: %s", at, child, shortValidation(errs[0])))
 			}
 		}
 		if e.S3 != nil {
@@ -66,7 +68,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 		}
 	}
 	if len(out) > 0 {
-		return invalid(out)
+		return invalid(api.KindControlPlane, name, out)
 	}
 	return decision{}
 }

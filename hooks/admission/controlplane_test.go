@@ -76,8 +76,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"reserved name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "os_glance_staging_store"; return b }),
 			[]string{`spec.services.glance.backends[1]: store id "os_glance_staging_store" uses the reserved os_glance_ prefix`}},
 		{"reserved section", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "glance_store"; return b }),
-			[]string{`store id "glance_store" collides with a reserved store section`,
-				`the entry name makes the GlanceBackend name "controlplane-glance-glance_store", which is not a valid object name`}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section`}},
 		{"name that makes a bad child name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "my_store"; return b }),
 			[]string{`spec.services.glance.backends[1]: the entry name makes the GlanceBackend name "controlplane-glance-my_store", which is not a valid object name`}},
 		{"endpoint not a URL", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].S3.Endpoint = "garage:3900"; return b }),
@@ -102,6 +101,14 @@ func TestControlPlaneRules(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the object is named once and a reserved name is not reported twice", func(t *testing.T) {
+		req := create(t, guideControlPlane(func(cp *api.ControlPlane) {
+			cp.Spec.Services.Glance.Backends[1].Name = "glance_store"
+			cp.Spec.Services.Glance.Backends[1].IsDefault = true
+		}))
+		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
+		assert.Equal(t, `ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section: [glance_store] holds options glance-api reads for itself; exactly one backends entry must set isDefault (found 2)`, msg)
+	})
 	t.Run("a 56-character name still fits", func(t *testing.T) {
 		req := create(t, guideControlPlane(func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 56) }))
 		allowed(t, req, Review(context.Background(), req, &fakeLister{}))

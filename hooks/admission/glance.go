@@ -19,21 +19,15 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	}
 	name := nameOf(req, &g.ObjectMeta)
 	var out []string
-	add := func(p string) {
-		if p != "" {
-			out = append(out, fmt.Sprintf("Glance %q: %s", name, p))
-		}
-	}
+	add := func(p string) { out = append(out, p) }
 	if name == "" {
 		add("metadata.name is required: it is also the name of the glance-api Service, so it cannot be generated")
 	} else if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-		add(fmt.Sprintf("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", errs[0]))
+		add(fmt.Sprintf("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", shortValidation(errs[0])))
 	}
-	for _, p := range glanceSpecProblems(&g.Spec) {
-		add(p)
-	}
+	out = append(out, glanceSpecProblems(&g.Spec)...)
 	if len(out) > 0 {
-		return invalid(out)
+		return invalid(api.KindGlance, name, out)
 	}
 	return decision{}
 }

@@ -41,8 +41,8 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 		return decision{}
 	}
 	name := nameOf(req, &b.ObjectMeta)
-	if problems := backendProblems(name, &b, old); len(problems) > 0 {
-		return invalid(problems)
+	if problems := backendProblems(&b, old); len(problems) > 0 {
+		return invalid(api.KindGlanceBackend, name, problems)
 	}
 
 	glance := b.Spec.GlanceRef.Name
@@ -98,10 +98,9 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 }
 
 // backendProblems are the rules a GlanceBackend must meet on its own.
-func backendProblems(name string, b, old *api.GlanceBackend) []string {
+func backendProblems(b, old *api.GlanceBackend) []string {
 	var out []string
-	prefix := func(p string) string { return fmt.Sprintf("GlanceBackend %q: %s", name, p) }
-	add := func(p string) { out = append(out, prefix(p)) }
+	add := func(p string) { out = append(out, p) }
 
 	switch {
 	case b.Spec.StoreID != "":
@@ -120,7 +119,7 @@ func backendProblems(name string, b, old *api.GlanceBackend) []string {
 	if glance == "" {
 		add("spec.glanceRef.name is required")
 	} else if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
-		add(fmt.Sprintf("spec.glanceRef.name %q cannot name a Glance: %s", glance, errs[0]))
+		add(fmt.Sprintf("spec.glanceRef.name %q cannot name a Glance: %s", glance, shortValidation(errs[0])))
 	}
 
 	switch {

@@ -181,10 +181,20 @@ func (d decision) response(uid types.UID) *admissionv1.AdmissionResponse {
 	}
 }
 
-// invalid refuses an object whose own content breaks a rule (422).
-func invalid(problems []string) decision {
+// invalid refuses an object whose own content breaks a rule (422). The
+// message names the object once, then every problem.
+func invalid(kind, name string, problems []string) decision {
 	return decision{denied: true, code: http.StatusUnprocessableEntity, reason: metav1.StatusReasonInvalid,
-		message: strings.Join(problems, "; ")}
+		message: fmt.Sprintf("%s %q: %s", kind, name, strings.Join(problems, "; "))}
+}
+
+// shortValidation drops the example and regex from an apimachinery
+// validation message; what the rule is stays.
+func shortValidation(msg string) string {
+	if i := strings.Index(msg, " (e.g. "); i > 0 {
+		return msg[:i]
+	}
+	return msg
 }
 
 // conflict refuses an object that clashes with another object (403). Not 409:
