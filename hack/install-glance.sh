@@ -38,8 +38,8 @@ cleanup() { if [ -n "$made_policy" ]; then $sudo rm -f "$policy"; fi; }
 trap cleanup EXIT
 
 export DEBIAN_FRONTEND=noninteractive
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
   -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
   glance-api python3-boto3 >&2
 

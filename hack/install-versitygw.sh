@@ -17,7 +17,8 @@ if [ ! -x "$bin" ]; then
   trap 'rm -rf "$tmp"' EXIT
   # Run outside any module so the project's go.mod plays no part.
   (cd "$tmp" && GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -trimpath" \
-    go install -ldflags "-s -w" "github.com/versity/versitygw/cmd/versitygw@$version")
+    go install -ldflags "-s -w -X main.Version=$version" \
+      "github.com/versity/versitygw/cmd/versitygw@$version")
   mv "$tmp/versitygw" "$bin"
 fi
 # A stable name too, for callers that don't care about the version.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/api"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
 )
 
 const backendsPath = "spec.services.glance."
@@ -24,51 +23,64 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	}
 	name := nameOf(req, &cp.ObjectMeta)
 	cp.Name, cp.Namespace = name, namespaceOf(req, &cp.ObjectMeta)
-	var out []string
-	add := func(p string) { out = append(out, p) }
-
 	if name == "" {
-		add("metadata.name is required: it names the projected Glance, so it cannot be generated")
-	} else if errs := validation.IsDNS1035Label(controlplane.GlanceName(name)); len(errs) > 0 {
-		add(fmt.Sprintf("the projected Glance %q is not a valid Service name: %s", controlplane.GlanceName(name), shortValidation(errs[0])))
+		return invalid(api.KindControlPlane, name, []string{"metadata.name is required: it names the projected Glance, so it cannot be generated"})
 	}
-
-	// The Glance child must pass the Glance rules, or Metacontroller could not create it.
-	spec := controlplane.GlanceSpec(&cp)
-	for _, p := range glanceSpecProblems(&spec) {
-		add("the projected Glance's " + p)
+	var out []string
+	if errs := validation.IsDNS1035Label(controlplane.GlanceName(name)); len(errs) > 0 {
+		out = append(out, fmt.Sprintf("the projected Glance %q is not a valid Service name: %s", controlplane.GlanceName(name), shortValidation(errs[0])))
 	}
-
-	// The rules the sync hook also applies, with the guide's messages.
-	backends := cp.Spec.Services.Glance.Backends
-	for _, p := range controlplane.ValidateBackends(backends) {
+	// The rules the sync hook applies too, with the guide's messages.
+	for _, p := range controlplane.ValidateBackends(cp.Spec.Services.Glance.Backends) {
 		if strings.HasPrefix(p, "backends[") {
 			p = backendsPath + p
 		}
-		add(p)
+		out = append(out, p)
 	}
-	// What only admission checks: the projected names and rendered values.
-	for i, e := range backends {
-		at := fmt.Sprintf("%sbackends[%d]", backendsPath, i)
-		// A name that is no store id is reported by ValidateBackends already.
-		if e.Name != "" && name != "" && storeconf.ValidateStoreID(e.Name) == nil {
-			child := controlplane.BackendName(name, e.Name)
-			if errs := validation.IsDNS1123Subdomain(child); len(errs) > 0 {
-				add(fmt.Sprintf("%s: the entry name makes the GlanceBackend name %q, which is not a valid object name: %s", at, child, shortValidation(errs[0])))
+	if len(out) > 0 {
+		return invalid(api.KindControlPlane, name, out)
+	}
+	// The children Metacontroller would create must pass the rules a
+	// hand-made Glance and GlanceBackend pass, or every sync would fail.
+	entry := 0
+	for _, child := range controlplane.Project(&cp) {
+		switch c := child.(type) {
+		case *api.Glance:
+			for _, p := range glanceProblems(c.Name, c.Namespace, c.Spec) {
+				out = append(out, asControlPlaneField(p))
 			}
-		}
-		if e.S3 != nil {
-			for _, p := range checkS3Values(at+".s3", s3Fields{hostField: "endpoint", host: e.S3.Endpoint, bucket: e.S3.Bucket,
-				region: e.S3.Region, format: e.S3.BucketURLFormat, largeSize: e.S3.LargeObjectSize, largeChunk: e.S3.LargeObjectChunkSize}) {
-				add(p)
+		case *api.GlanceBackend:
+			at := fmt.Sprintf("%sbackends[%d]", backendsPath, entry)
+			entry++
+			for _, p := range backendProblems(c, nil) {
+				out = append(out, at+": "+asEntryField(p, c.Name))
 			}
-		}
-		for _, p := range checkExtraOptions(at+".extraOptions", e.ExtraOptions) {
-			add(p)
 		}
 	}
 	if len(out) > 0 {
 		return invalid(api.KindControlPlane, name, out)
 	}
 	return decision{}
+}
+
+// asControlPlaneField names the ControlPlane field a projected Glance's
+// field comes from: spec.openStackRelease stays, spec.X is
+// spec.services.glance.X.
+func asControlPlaneField(p string) string {
+	if strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "spec.openStackRelease") {
+		return backendsPath + strings.TrimPrefix(p, "spec.")
+	}
+	return p
+}
+
+// entryFields maps a projected GlanceBackend's fields to its entry's.
+var entryFields = strings.NewReplacer("spec.s3.host", "s3.endpoint", "spec.s3", "s3", "spec.extraOptions", "extraOptions", "spec.type", "type")
+
+// asEntryField says a projected GlanceBackend's problem in the words of its
+// backends[] entry.
+func asEntryField(p, child string) string {
+	if rest, ok := strings.CutPrefix(p, "the name is not"); ok {
+		return fmt.Sprintf("the entry name makes the GlanceBackend name %q, which is not%s", child, rest)
+	}
+	return entryFields.Replace(p)
 }

@@ -80,17 +80,30 @@ func TestControlPlaneRules(t *testing.T) {
 		{"name that makes a bad child name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "my_store"; return b }),
 			[]string{`spec.services.glance.backends[1]: the entry name makes the GlanceBackend name "controlplane-glance-my_store", which is not a valid object name`}},
 		{"endpoint not a URL", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].S3.Endpoint = "garage:3900"; return b }),
-			[]string{"spec.services.glance.backends[1].s3.endpoint must be an http:// or https:// URL with a host"}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.backends[1]: s3.endpoint must be an http:// or https:// URL`}},
 		{"missing bucket", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].S3.Bucket = ""; return b }),
 			[]string{"spec.services.glance.backends[1]: s3.bucket required"}},
 		{"option injection", backends(func(b []api.BackendEntry) []api.BackendEntry {
 			b[0].ExtraOptions = map[string]string{"s3_store_thread_pools": "1\n[DEFAULT]"}
 			return b
-		}), []string{"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools]: the value contains a newline"}},
+		}), []string{"spec.services.glance.backends[0]: extraOptions[s3_store_thread_pools] contains a newline"}},
 		{"projected Glance name too long", func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 57) },
 			[]string{`the projected Glance "` + strings.Repeat("c", 57) + `-glance" is not a valid Service name: must be no more than 63 characters`}},
+		{"owned option", backends(func(b []api.BackendEntry) []api.BackendEntry {
+			b[1].ExtraOptions = map[string]string{"s3_store_secret_key": "AKIA-not-echoed"}
+			return b
+		}), []string{"spec.services.glance.backends[1]: extraOptions may not set s3_store_secret_key: the service renders it"}},
+		{"endpoint with credentials", backends(func(b []api.BackendEntry) []api.BackendEntry {
+			b[0].S3.Endpoint = "http://k:AKIA-not-echoed@garage:3900"
+			return b
+		}),
+			[]string{"spec.services.glance.backends[0]: s3.endpoint must not carry credentials"}},
+		{"projected Glance release", func(cp *api.ControlPlane) { cp.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" },
+			[]string{`ControlPlane "controlplane": spec.openStackRelease contains a newline`}},
+		{"projected Glance database", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.Database = &api.DatabaseSpec{Database: "glance"} },
+			[]string{"spec.services.glance.database.clusterRef.name is required; spec.services.glance.database.secretRef.name is required"}},
 		{"projected Glance keystone", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.KeystoneEndpoint = "keystone" },
-			[]string{"the projected Glance's spec.keystoneEndpoint must be an http:// or https:// URL with a host"}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint must be an http:// or https:// URL with a host`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,6 +112,7 @@ func TestControlPlaneRules(t *testing.T) {
 			for _, w := range tc.want {
 				assert.Contains(t, msg, w)
 			}
+			assert.NotContains(t, msg, "AKIA")
 		})
 	}
 	t.Run("the object is named once and a reserved name is not reported twice", func(t *testing.T) {

@@ -18,29 +18,30 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 		return decision{}
 	}
 	name := nameOf(req, &g.ObjectMeta)
-	var out []string
-	add := func(p string) { out = append(out, p) }
-	if name == "" {
-		add("metadata.name is required: it is also the name of the glance-api Service, so it cannot be generated")
-	} else if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-		add(fmt.Sprintf("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", shortValidation(errs[0])))
-	}
-	out = append(out, glanceSpecProblems(&g.Spec)...)
-	if len(out) > 0 {
+	if out := glanceProblems(name, namespaceOf(req, &g.ObjectMeta), g.Spec); len(out) > 0 {
 		return invalid(api.KindGlance, name, out)
 	}
 	return decision{}
 }
 
-// glanceSpecProblems checks what glance-api cannot run without, and every
-// value that is rendered into glance-api.conf.
-func glanceSpecProblems(s *api.GlanceSpec) []string {
+// glanceProblems checks a Glance the way its sync hook will use it: the name
+// is also its Service's, and the spec with the conventional defaults filled in
+// must hold what glance-api needs, in values that can be written into
+// glance-api.conf.
+func glanceProblems(name, namespace string, spec api.GlanceSpec) []string {
 	var out []string
 	add := func(p string) {
 		if p != "" {
 			out = append(out, p)
 		}
 	}
+	if name == "" {
+		add("metadata.name is required: it is also the name of the glance-api Service, so it cannot be generated")
+	} else if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+		add(fmt.Sprintf("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", shortValidation(errs[0])))
+	}
+
+	s := spec.WithDefaults(namespace)
 	required := func(field, v string) {
 		if v == "" {
 			add(field + " is required")
@@ -48,38 +49,25 @@ func glanceSpecProblems(s *api.GlanceSpec) []string {
 			add(checkValue(field, v))
 		}
 	}
-
 	required("spec.openStackRelease", s.OpenStackRelease)
-	if s.KeystoneEndpoint == "" {
-		add("spec.keystoneEndpoint is required")
-	} else {
-		add(checkURL("spec.keystoneEndpoint", s.KeystoneEndpoint))
-	}
+	add(checkURL("spec.keystoneEndpoint", s.KeystoneEndpoint))
 	if s.KeystonePublicEndpoint != "" {
 		add(checkURL("spec.keystonePublicEndpoint", s.KeystonePublicEndpoint))
 	}
-	if s.Replicas != nil && *s.Replicas < 0 {
+	if *s.Replicas < 0 {
 		add("spec.replicas must not be negative")
 	}
-	if s.Database == nil {
-		add("spec.database is required")
-	} else {
-		required("spec.database.clusterRef.name", s.Database.ClusterRef.Name)
-		required("spec.database.database", s.Database.Database)
-		required("spec.database.secretRef.name", s.Database.SecretRef.Name)
-	}
-	if s.Cache != nil {
-		required("spec.cache.clusterRef.name", s.Cache.ClusterRef.Name)
-	}
-	if s.ServiceUser == nil {
-		add("spec.serviceUser is required")
-	} else {
-		u := s.ServiceUser
-		required("spec.serviceUser.username", u.Username)
-		required("spec.serviceUser.projectName", u.ProjectName)
-		required("spec.serviceUser.userDomainName", u.UserDomainName)
-		required("spec.serviceUser.projectDomainName", u.ProjectDomainName)
-		required("spec.serviceUser.secretRef.name", u.SecretRef.Name)
-	}
+	required("spec.image.repository", s.Image.Repository)
+	required("spec.image.tag", s.Image.Tag)
+	required("spec.database.clusterRef.name", s.Database.ClusterRef.Name)
+	required("spec.database.database", s.Database.Database)
+	required("spec.database.secretRef.name", s.Database.SecretRef.Name)
+	required("spec.cache.clusterRef.name", s.Cache.ClusterRef.Name)
+	u := s.ServiceUser
+	required("spec.serviceUser.username", u.Username)
+	required("spec.serviceUser.projectName", u.ProjectName)
+	required("spec.serviceUser.userDomainName", u.UserDomainName)
+	required("spec.serviceUser.projectDomainName", u.ProjectDomainName)
+	required("spec.serviceUser.secretRef.name", u.SecretRef.Name)
 	return out
 }

@@ -44,8 +44,9 @@ func TestGlanceGuideCRIsAllowed(t *testing.T) {
 	allowed(t, req, Review(context.Background(), req, l))
 	assert.Zero(t, l.calls, "Glance rules need no API read")
 
-	// Without the optional cache, public endpoint, image and replicas too.
-	req = create(t, guideGlance(func(g *api.Glance) { g.Spec.Cache, g.Spec.Image = nil, nil }))
+	// Every field the service has a conventional default for may be left
+	// out: the same defaults a projected Glance gets.
+	req = create(t, guideGlance(func(g *api.Glance) { g.Spec = api.GlanceSpec{} }))
 	allowed(t, req, Review(context.Background(), req, l))
 }
 
@@ -61,14 +62,12 @@ func TestGlanceRules(t *testing.T) {
 			"the name is also the name of its glance-api Service, which must be a DNS-1035 label"},
 		{"generated name", func(g *api.Glance) { g.Name = ""; g.GenerateName = "glance-" },
 			"metadata.name is required: it is also the name of the glance-api Service"},
-		{"no release", func(g *api.Glance) { g.Spec.OpenStackRelease = "" }, "spec.openStackRelease is required"},
-		{"no keystone", func(g *api.Glance) { g.Spec.KeystoneEndpoint = "" }, "spec.keystoneEndpoint is required"},
 		{"keystone not a URL", func(g *api.Glance) { g.Spec.KeystoneEndpoint = "keystone:5000" }, "spec.keystoneEndpoint must be an http:// or https:// URL"},
 		{"public keystone with password", func(g *api.Glance) { g.Spec.KeystonePublicEndpoint = "https://admin:hunter2@keystone" },
 			"spec.keystonePublicEndpoint must not carry credentials"},
-		{"no database", func(g *api.Glance) { g.Spec.Database = nil }, "spec.database is required"},
-		{"no database secret", func(g *api.Glance) { g.Spec.Database.SecretRef.Name = "" }, "spec.database.secretRef.name is required"},
-		{"no service user", func(g *api.Glance) { g.Spec.ServiceUser = nil }, "spec.serviceUser is required"},
+		{"database without its cluster and secret", func(g *api.Glance) { g.Spec.Database = &api.DatabaseSpec{Database: "glance"} },
+			"spec.database.clusterRef.name is required; spec.database.secretRef.name is required"},
+		{"release injection", func(g *api.Glance) { g.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" }, "spec.openStackRelease contains a newline"},
 		{"username injection", func(g *api.Glance) { g.Spec.ServiceUser.Username = "glance\n[DEFAULT]" }, "spec.serviceUser.username contains a newline"},
 		{"negative replicas", func(g *api.Glance) { g.Spec.Replicas = ptr(int32(-1)) }, "spec.replicas must not be negative"},
 		{"empty cache ref", func(g *api.Glance) { g.Spec.Cache.ClusterRef.Name = "" }, "spec.cache.clusterRef.name is required"},
@@ -85,8 +84,8 @@ func TestGlanceRules(t *testing.T) {
 	}
 	t.Run("UPDATE is checked too", func(t *testing.T) {
 		old := guideGlance()
-		nw := guideGlance(func(g *api.Glance) { g.Spec.OpenStackRelease = "" })
+		nw := guideGlance(func(g *api.Glance) { g.Spec.ServiceUser.Username = "" })
 		req := update(t, nw, old)
-		assert.Contains(t, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422), `Glance "glance": spec.openStackRelease is required`)
+		assert.Equal(t, `Glance "glance": spec.serviceUser.username is required`, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422))
 	})
 }

@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -97,21 +98,31 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 	return decision{}
 }
 
-// backendProblems are the rules a GlanceBackend must meet on its own.
+// backendProblems are the rules a GlanceBackend must meet on its own: the
+// store id, the spec the renderer accepts (storeconf.SpecProblems, the same
+// check its sync hook makes), and what admission adds.
 func backendProblems(b, old *api.GlanceBackend) []string {
 	var out []string
 	add := func(p string) { out = append(out, p) }
 
+	if b.Name != "" {
+		if errs := validation.IsDNS1123Subdomain(b.Name); len(errs) > 0 {
+			add(fmt.Sprintf("the name is not a valid object name: %s", shortValidation(errs[0])))
+		}
+	}
+	id := b.EffectiveStoreID()
+	var idErr error
 	switch {
 	case b.Spec.StoreID != "":
-		if err := storeconf.ValidateStoreID(b.Spec.StoreID); err != nil {
-			add("spec.storeId: " + err.Error())
+		if idErr = storeconf.ValidateStoreID(id); idErr != nil {
+			add("spec.storeId: " + idErr.Error())
 		}
 	case b.Name == "":
+		idErr = storeconf.ValidateStoreID(id)
 		add("metadata.name is the store id when spec.storeId is unset, so a generated name cannot be used; set spec.storeId or a fixed name")
 	default:
-		if err := storeconf.ValidateStoreID(b.Name); err != nil {
-			add("its name is its store id (spec.storeId is unset), and " + err.Error())
+		if idErr = storeconf.ValidateStoreID(id); idErr != nil {
+			add("its name is its store id (spec.storeId is unset), and " + idErr.Error())
 		}
 	}
 
@@ -122,29 +133,16 @@ func backendProblems(b, old *api.GlanceBackend) []string {
 		add(fmt.Sprintf("spec.glanceRef.name %q cannot name a Glance: %s", glance, shortValidation(errs[0])))
 	}
 
-	switch {
-	case b.Spec.Type != api.BackendTypeS3:
-		add("spec.type must be S3")
-	case b.Spec.S3 == nil:
-		add("spec.s3 is required when spec.type is S3")
-	default:
-		s := b.Spec.S3
-		if s.Host == "" {
-			add("spec.s3.host is required")
+	for _, p := range storeconf.SpecProblems(b.Spec, id) {
+		if idErr != nil && p == idErr.Error() {
+			continue // said above, with where the id comes from
 		}
-		if s.Bucket == "" {
-			add("spec.s3.bucket is required")
-		}
-		if s.CredentialsSecretRef.Name == "" {
-			add("spec.s3.credentialsSecretRef.name is required")
-		}
-		for _, p := range checkS3Values("spec.s3", s3Fields{hostField: "host", host: s.Host, bucket: s.Bucket,
-			region: s.Region, format: s.BucketURLFormat, largeSize: s.LargeObjectSize, largeChunk: s.LargeObjectChunkSize}) {
-			add(p)
-		}
-	}
-	for _, p := range checkExtraOptions("spec.extraOptions", b.Spec.ExtraOptions) {
 		add(p)
+	}
+	if s3 := b.Spec.S3; s3 != nil && s3.Host != "" {
+		if u, err := url.Parse(s3.Host); err == nil && u.User != nil {
+			add("spec.s3.host must not carry credentials (user:password@); they come from s3.credentialsSecretRef")
+		}
 	}
 
 	if old != nil {

@@ -244,23 +244,23 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"no glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "" }, "spec.glanceRef.name is required"},
 		{"bad glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "Glance_1" }, `spec.glanceRef.name "Glance_1" cannot name a Glance`},
 		{"type", func(b *api.GlanceBackend) { b.Spec.Type = "Swift" }, "spec.type must be S3"},
-		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3 is required when spec.type is S3"},
+		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3 is required when type is S3"},
 		{"no host", func(b *api.GlanceBackend) { b.Spec.S3.Host = "" }, "spec.s3.host is required"},
-		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host must be an http:// or https:// URL with a host"},
+		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host must be an http:// or https:// URL"},
 		{"host with credentials", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:3900" }, "spec.s3.host must not carry credentials"},
 		{"host with newline", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://garage\n[DEFAULT]" }, "spec.s3.host contains a newline"},
 		{"no bucket", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = "" }, "spec.s3.bucket is required"},
 		{"bucket injection", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = "b\r\nx=1" }, "spec.s3.bucket contains a carriage return"},
 		{"no secret", func(b *api.GlanceBackend) { b.Spec.S3.CredentialsSecretRef.Name = "" }, "spec.s3.credentialsSecretRef.name is required"},
 		{"url format", func(b *api.GlanceBackend) { b.Spec.S3.BucketURLFormat = "auto" }, "spec.s3.bucketURLFormat must be path or virtual"},
-		{"chunk size", func(b *api.GlanceBackend) { b.Spec.S3.LargeObjectChunkSize = ptr(int64(0)) }, "spec.s3.largeObjectChunkSize must be a positive number of MiB"},
+		{"chunk size", func(b *api.GlanceBackend) { b.Spec.S3.LargeObjectChunkSize = ptr(int64(0)) }, "spec.s3.largeObjectChunkSize must be at least 1"},
 		{"extra option key", func(b *api.GlanceBackend) { b.Spec.ExtraOptions = map[string]string{"a]\n[b": "1"} }, "spec.extraOptions: option name"},
 		{"extra option value", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_thread_pools": secretish + "\n[x]"}
-		}, "spec.extraOptions[s3_store_thread_pools]: the value contains a newline"},
+		}, "spec.extraOptions[s3_store_thread_pools] contains a newline"},
 		{"extra option credential", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_secret_key": secretish}
-		}, "spec.extraOptions[s3_store_secret_key]: the S3 keys come from s3.credentialsSecretRef only"},
+		}, "spec.extraOptions may not set s3_store_secret_key: the service renders it"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -278,6 +278,11 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		assert.Contains(t, msg, "reserved os_glance_ prefix")
 		assert.Contains(t, msg, "; ")
 		assert.Contains(t, msg, "spec.s3.bucket is required")
+	})
+	t.Run("a name that is no object name", func(t *testing.T) {
+		b := backend("Secondary_1", "glance", false, storeID("secondary"))
+		req := create(t, &b)
+		assert.Contains(t, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422), `GlanceBackend "Secondary_1": the name is not a valid object name`)
 	})
 	t.Run("glanceRef and type are immutable", func(t *testing.T) {
 		old := backend("secondary", "glance", false)

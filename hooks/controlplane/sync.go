@@ -110,6 +110,11 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}, nil
 }
 
+// Project is what a ControlPlane projects: its Glance and one GlanceBackend
+// per entry. It needs a spec ValidateBackends has nothing to say about;
+// admission uses it to check the children the way it checks hand-made ones.
+func Project(cp *api.ControlPlane) []any { return project(cp) }
+
 // project builds the desired children from a valid spec.
 func project(cp *api.ControlPlane) []any {
 	svc := cp.Spec.Services.Glance
@@ -194,4 +199,22 @@ func countBackends(n int) string {
 		return "1 GlanceBackend"
 	}
 	return fmt.Sprintf("%d GlanceBackends", n)
+}
+
+// glanceSpec is the projected Glance's spec: every field explicit, so the
+// child says exactly what it runs and a default changed later in this service
+// shows up as a diff on the child.
+func glanceSpec(cp *api.ControlPlane) api.GlanceSpec {
+	svc := cp.Spec.Services.Glance
+	return api.GlanceSpec{
+		OpenStackRelease:       cp.Spec.OpenStackRelease,
+		Image:                  svc.Image,
+		Replicas:               svc.Replicas,
+		Database:               svc.Database,
+		Cache:                  svc.Cache,
+		KeystoneEndpoint:       svc.KeystoneEndpoint,
+		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
+		ServiceUser:            svc.ServiceUser,
+		Resources:              svc.Resources,
+	}.WithDefaults(cp.Namespace)
 }

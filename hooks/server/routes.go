@@ -11,6 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
+	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/hooks/glancebackend"
 	"github.com/c5c3/glance-hooks/hooks/hook"
 	"github.com/c5c3/glance-hooks/hooks/metacontroller"
 )
@@ -38,6 +40,10 @@ type Route struct {
 func DefaultRoutes() []Route {
 	return []Route{
 		{Path: "/sync/controlplane", Sync: controlplane.Sync},
+		{Path: "/customize/glancebackend", Customize: glancebackend.Customize},
+		{Path: "/sync/glancebackend", Sync: glancebackend.Sync},
+		{Path: "/customize/glance", Customize: glance.Customize},
+		{Path: "/sync/glance", Sync: glance.Sync},
 		{Path: "/validate", Body: Validate},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // optionKeyPattern is what an oslo.config option name looks like.
@@ -19,26 +20,28 @@ func ValidateKey(key string) error {
 }
 
 // ValueProblem says why a value cannot be written safely, or "" when it can.
-// It never repeats the value (it may be a credential). oslo.config's parser
+// It never repeats the value or says where in it the problem is (it may be
+// a credential). oslo.config's parser
 // ends a value at a newline, treats an indented next line as a continuation,
 // strips surrounding whitespace and one pair of matching quotes; all of that
 // would change the value or open a new option or section, so such values are
 // refused rather than silently altered. '$' is not refused: Escape doubles it.
 func ValueProblem(v string) string {
-	for i, r := range v {
+	if !utf8.ValidString(v) {
+		return "is not valid UTF-8"
+	}
+	for _, r := range v {
 		switch {
 		case r == '\n':
-			return fmt.Sprintf("contains a newline at offset %d", i)
+			return "contains a newline"
 		case r == '\r':
-			return fmt.Sprintf("contains a carriage return at offset %d", i)
+			return "contains a carriage return"
 		case r == 0:
-			return fmt.Sprintf("contains a NUL byte at offset %d", i)
-		case r < 0x20 && r != '\t', r == 0x7f:
-			return fmt.Sprintf("contains the control character U+%04X at offset %d", r, i)
+			return "contains a NUL byte"
 		case r == '\t':
-			return fmt.Sprintf("contains a tab at offset %d", i)
-		case r == 0xFFFD:
-			return fmt.Sprintf("is not valid UTF-8 at offset %d", i)
+			return "contains a tab"
+		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
+			return fmt.Sprintf("contains the control character U+%04X", r)
 		}
 	}
 	if strings.TrimSpace(v) != v {

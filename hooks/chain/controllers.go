@@ -1,0 +1,37 @@
+package chain
+
+import (
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
+	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/hooks/glancebackend"
+)
+
+// Controllers are this service's three CompositeControllers, in the order a
+// change flows down: ControlPlane, then GlanceBackends, then Glances.
+func Controllers() []Controller {
+	glanceType := Type{api.GlanceAPIVersion, api.KindGlance}
+	backendType := Type{api.GlanceAPIVersion, api.KindGlanceBackend}
+	return []Controller{
+		{
+			Name:     "controlplane-glance",
+			Parent:   Type{api.ControlPlaneAPIVersion, api.KindControlPlane},
+			Children: []Type{glanceType, backendType},
+			Sync:     controlplane.Sync,
+		},
+		{
+			Name:      "glancebackend",
+			Parent:    backendType,
+			Children:  []Type{{"v1", "Secret"}},
+			Customize: glancebackend.Customize,
+			Sync:      glancebackend.Sync,
+		},
+		{
+			Name:      "glance",
+			Parent:    glanceType,
+			Children:  []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}},
+			Customize: glance.Customize,
+			Sync:      glance.Sync,
+		},
+	}
+}

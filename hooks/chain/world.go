@@ -1,0 +1,343 @@
+// Package chain runs the hooks in-process the way Metacontroller chains
+// them: customize -> related objects, sync -> children and status, and the
+// result becomes the observed state of the next round. It is an in-memory
+// stand-in for the API server and Metacontroller, used by the offline
+// renderer and by scenario tests; it follows the recorded Metacontroller
+// contract (children keyed "<Kind>.<apiVersion>", apply of whole children,
+// deletion of children a sync stops returning) and the API server rules the
+// hooks rely on (immutable ConfigMaps and Secrets, generation bumps on spec
+// changes, stringData folded into data).
+package chain
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Object is one API object as JSON-shaped maps.
+type Object = map[string]any
+
+// Ref identifies an object.
+type Ref struct {
+	APIVersion, Kind, Namespace, Name string
+}
+
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// RefOf reads an object's identity.
+func RefOf(o Object) Ref {
+	meta, _ := o["metadata"].(map[string]any)
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	return Ref{APIVersion: str(o, "apiVersion"), Kind: str(o, "kind"), Namespace: str(meta, "namespace"), Name: str(meta, "name")}
+}
+
+// World is the in-memory cluster.
+type World struct {
+	objects map[Ref]Object
+	// Now is the clock; each round advances it by a second so creation
+	// times order the objects made in different rounds.
+	Now time.Time
+	// Rollouts makes every Deployment report a finished rollout at the end
+	// of each round, as the Deployment controller would once pods are up.
+	Rollouts bool
+	// AfterSync, when set, is called after every sync is applied, so tests
+	// can check invariants on every intermediate state.
+	AfterSync func(w *World, synced Ref) error
+	version   int
+}
+
+// NewWorld starts an empty cluster at a clock.
+func NewWorld(now time.Time) *World {
+	return &World{objects: map[Ref]Object{}, Now: now, Rollouts: true}
+}
+
+// Get returns a copy of an object.
+func (w *World) Get(r Ref) (Object, bool) {
+	o, ok := w.objects[r]
+	if !ok {
+		return nil, false
+	}
+	return deepCopy(o), true
+}
+
+// Objects returns copies of every object, sorted by kind, namespace, name.
+func (w *World) Objects() []Object {
+	refs := make([]Ref, 0, len(w.objects))
+	for r := range w.objects {
+		refs = append(refs, r)
+	}
+	sortRefs(refs)
+	out := make([]Object, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, deepCopy(w.objects[r]))
+	}
+	return out
+}
+
+func sortRefs(refs []Ref) {
+	sort.Slice(refs, func(i, j int) bool {
+		a, b := refs[i], refs[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+// Apply writes an object as a user would with kubectl apply: metadata and
+// spec (or data) replaced, status kept, generation bumped when the spec
+// changed. It answers the API server's errors for immutable objects.
+func (w *World) Apply(o Object) error {
+	o = deepCopy(o)
+	r := RefOf(o)
+	if r.APIVersion == "" || r.Kind == "" || r.Name == "" {
+		return fmt.Errorf("object without apiVersion, kind or metadata.name")
+	}
+	foldStringData(o)
+	old, exists := w.objects[r]
+	meta := metadataOf(o)
+	if !exists {
+		w.version++
+		meta["uid"] = uidFor(r)
+		meta["creationTimestamp"] = w.Now.UTC().Format(time.RFC3339)
+		meta["resourceVersion"] = strconv.Itoa(w.version)
+		if hasGeneration(r.Kind) {
+			meta["generation"] = int64(1)
+		}
+		w.objects[r] = o
+		return nil
+	}
+	if immutable(old) && !reflect.DeepEqual(payload(old), payload(o)) {
+		return fmt.Errorf("%s is immutable: its data cannot change", r)
+	}
+	oldMeta := metadataOf(old)
+	for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion", "deletionTimestamp"} {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = v
+		}
+	}
+	if st, ok := old["status"]; ok {
+		o["status"] = st
+	} else {
+		delete(o, "status")
+	}
+	if reflect.DeepEqual(normalize(old), normalize(o)) {
+		return nil
+	}
+	if hasGeneration(r.Kind) && !reflect.DeepEqual(payload(old), payload(o)) {
+		meta["generation"] = toInt(oldMeta["generation"]) + 1
+	}
+	w.version++
+	meta["resourceVersion"] = strconv.Itoa(w.version)
+	w.objects[r] = o
+	return nil
+}
+
+// SetStatus replaces an object's status, as the status subresource does.
+func (w *World) SetStatus(r Ref, status any) bool {
+	o, ok := w.objects[r]
+	if !ok {
+		return false
+	}
+	st := toJSONShape(status)
+	if reflect.DeepEqual(o["status"], st) {
+		return false
+	}
+	o["status"] = st
+	w.version++
+	metadataOf(o)["resourceVersion"] = strconv.Itoa(w.version)
+	return true
+}
+
+// Delete removes an object and, as the garbage collector would, everything
+// it controls.
+func (w *World) Delete(r Ref) bool {
+	o, ok := w.objects[r]
+	if !ok {
+		return false
+	}
+	delete(w.objects, r)
+	uid, _ := metadataOf(o)["uid"].(string)
+	for cr, child := range w.objects {
+		if controllerUID(child) == uid {
+			w.Delete(cr)
+		}
+	}
+	return true
+}
+
+// finishRollouts reports every Deployment as rolled out.
+func (w *World) finishRollouts() bool {
+	changed := false
+	refs := w.refsOfKind("Deployment")
+	for _, r := range refs {
+		o := w.objects[r]
+		spec, _ := o["spec"].(map[string]any)
+		replicas := int64(1)
+		if v, ok := spec["replicas"]; ok {
+			replicas = toInt(v)
+		}
+		gen := toInt(metadataOf(o)["generation"])
+		status := map[string]any{"observedGeneration": gen, "replicas": replicas, "updatedReplicas": replicas,
+			"readyReplicas": replicas, "availableReplicas": replicas}
+		if w.SetStatus(r, status) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+func (w *World) refsOfKind(kind string) []Ref {
+	var refs []Ref
+	for r := range w.objects {
+		if r.Kind == kind {
+			refs = append(refs, r)
+		}
+	}
+	sortRefs(refs)
+	return refs
+}
+
+// uidFor is deterministic, so renders and tests are repeatable.
+func uidFor(r Ref) string {
+	h := sha256.Sum256([]byte(r.String()))
+	x := hex.EncodeToString(h[:16])
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}
+
+func hasGeneration(kind string) bool {
+	return kind != "ConfigMap" && kind != "Secret" && kind != "Service"
+}
+
+func immutable(o Object) bool { b, _ := o["immutable"].(bool); return b }
+
+// payload is what an object holds besides metadata and status.
+func payload(o Object) Object {
+	p := Object{}
+	for k, v := range o {
+		if k != "metadata" && k != "status" && k != "apiVersion" && k != "kind" {
+			p[k] = v
+		}
+	}
+	return p
+}
+
+// normalize drops the server-managed metadata for comparisons.
+func normalize(o Object) Object {
+	c := deepCopy(o)
+	meta := metadataOf(c)
+	delete(meta, "resourceVersion")
+	delete(meta, "generation")
+	return c
+}
+
+func metadataOf(o Object) map[string]any {
+	meta, ok := o["metadata"].(map[string]any)
+	if !ok {
+		meta = map[string]any{}
+		o["metadata"] = meta
+	}
+	return meta
+}
+
+func controllerUID(o Object) string {
+	refs, _ := metadataOf(o)["ownerReferences"].([]any)
+	for _, r := range refs {
+		m, _ := r.(map[string]any)
+		if c, _ := m["controller"].(bool); c {
+			s, _ := m["uid"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// foldStringData turns a Secret's stringData into data, as the API server does.
+func foldStringData(o Object) {
+	if o["kind"] != "Secret" {
+		return
+	}
+	sd, ok := o["stringData"].(map[string]any)
+	if !ok {
+		return
+	}
+	data, _ := o["data"].(map[string]any)
+	if data == nil {
+		data = map[string]any{}
+	}
+	for k, v := range sd {
+		s, _ := v.(string)
+		data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	o["data"] = data
+	delete(o, "stringData")
+}
+
+func toInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
+}
+
+// toJSONShape turns any value into maps, slices and JSON scalars.
+func toJSONShape(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	_ = json.Unmarshal(raw, &out)
+	return normalizeNumbers(out)
+}
+
+// normalizeNumbers makes whole float64 numbers int64 so comparisons and
+// generation arithmetic do not depend on how a value was decoded.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			t[k] = normalizeNumbers(c)
+		}
+	case []any:
+		for i, c := range t {
+			t[i] = normalizeNumbers(c)
+		}
+	case float64:
+		if t == float64(int64(t)) {
+			return int64(t)
+		}
+	}
+	return v
+}
+
+func deepCopy(o Object) Object {
+	if o == nil {
+		return nil
+	}
+	s, _ := toJSONShape(o).(map[string]any)
+	return s
+}

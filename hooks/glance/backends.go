@@ -1,0 +1,227 @@
+package glance
+
+import (
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/hook"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
+)
+
+// ReasonBackendSkipped marks an attached backend left out of the config; the
+// guide calls the event of the same name GlanceBackendSkipped.
+const ReasonBackendSkipped = "GlanceBackendSkipped"
+
+// storeSecret is a store Secret as observed, data still base64.
+type storeSecret struct {
+	metav1.ObjectMeta `json:"metadata"`
+	Data              map[string]string `json:"data"`
+}
+
+// store is one attached backend and what the Glance made of it.
+type store struct {
+	backend  api.GlanceBackend
+	id       string
+	section  string // the rendered section, when usable
+	skipped  string // why it is left out, when it is
+	rendered bool
+	// stale is set when the store Secret was rendered from an older spec;
+	// held is set when the running config's section is used meanwhile.
+	stale, held bool
+}
+
+// attachedStores returns the backends attached to this Glance (not being
+// deleted), sorted by store id, each with its section when its store Secret
+// exists, belongs to it, and was rendered from its current spec.
+func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, error) {
+	backends, err := metacontroller.Decode[api.GlanceBackend](related, backendKey)
+	if err != nil {
+		return nil, hook.Invalid("related %v", err)
+	}
+	var stores []*store
+	byID := map[string][]*store{}
+	for _, b := range backends {
+		if b.Spec.GlanceRef.Name != g.Name || b.DeletionTimestamp != nil || b.Namespace != g.Namespace {
+			continue
+		}
+		s := &store{backend: b, id: b.EffectiveStoreID()}
+		stores = append(stores, s)
+		byID[s.id] = append(byID[s.id], s)
+	}
+	sort.Slice(stores, func(i, j int) bool {
+		if stores[i].id != stores[j].id {
+			return stores[i].id < stores[j].id
+		}
+		return stores[i].backend.Name < stores[j].backend.Name
+	})
+	for _, s := range stores {
+		if others := byID[s.id]; len(others) > 1 {
+			var names []string
+			for _, o := range others {
+				names = append(names, o.backend.Name)
+			}
+			s.skipped = fmt.Sprintf("store id %q is used by several backends (%s)", s.id, strings.Join(names, ", "))
+			continue
+		}
+		if err := evaluate(s, g, related); err != nil {
+			return nil, err
+		}
+	}
+	return stores, nil
+}
+
+// evaluate decides whether one store can be rendered, and why not.
+func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
+	b := &s.backend
+	if problems := storeconf.SpecProblems(b.Spec, s.id); len(problems) > 0 {
+		s.skipped = "its spec cannot be rendered: " + strings.Join(problems, "; ")
+		return nil
+	}
+	if c, ok := hook.FindCondition(b.Status.Conditions, "CredentialsReady"); !ok || c.Status != metav1.ConditionTrue {
+		s.skipped = "its credentials are not ready"
+		if ok && c.Message != "" {
+			s.skipped += ": " + c.Message
+		}
+		return nil
+	}
+	name := storeconf.StoreSecretName(b.Name)
+	sec, found, err := metacontroller.DecodeOne[storeSecret](related, secretKey, name)
+	if err != nil {
+		return hook.Invalid("related %v", err)
+	}
+	switch {
+	case !found:
+		s.skipped = fmt.Sprintf("its store Secret %q does not exist yet", name)
+		return nil
+	case sec.Labels[storeconf.LabelGlance] != g.Name || !ownedBy(sec.OwnerReferences, b):
+		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
+		return nil
+	case sec.Annotations[storeconf.AnnotationStoreID] != s.id ||
+		sec.Annotations[storeconf.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
+		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
+		s.stale = true
+		return nil
+	}
+	section, err := base64.StdEncoding.DecodeString(sec.Data[storeconf.StoreSecretKey])
+	if err != nil || !isSingleSection(string(section), s.id) {
+		s.skipped = fmt.Sprintf("its store Secret %q does not hold a single [%s] section", name, s.id)
+		return nil
+	}
+	s.section = string(section)
+	s.rendered = true
+	return nil
+}
+
+// ownedBy checks the Secret's controller is this backend. A backend without
+// a uid (a hand-written request) accepts a controller of the same name.
+func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller && r.Kind == api.KindGlanceBackend && r.Name == b.Name {
+			return b.UID == "" || r.UID == b.UID
+		}
+	}
+	return false
+}
+
+// isSingleSection checks a store section before it is concatenated into
+// backends.conf: it must open with its own header and open no other section,
+// so a store Secret can never add options to another store or to glance-api.
+func isSingleSection(text, id string) bool {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "["+id+"]" {
+		return false
+	}
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(strings.TrimSpace(l), "[") || strings.ContainsRune(l, '\r') {
+			return false
+		}
+	}
+	return true
+}
+
+// chooseDefault returns the one rendered store marked isDefault, or a message
+// naming the candidates when there are zero or several.
+func chooseDefault(stores []*store) (*store, string) {
+	var rendered, candidates []*store
+	for _, s := range stores {
+		if s.backend.Spec.IsDefault {
+			candidates = append(candidates, s)
+			if s.rendered {
+				rendered = append(rendered, s)
+			}
+		}
+	}
+	if len(rendered) == 1 {
+		return rendered[0], ""
+	}
+	if len(stores) == 0 {
+		return nil, "no GlanceBackend is attached to this Glance"
+	}
+	if len(rendered) > 1 {
+		var names []string
+		for _, s := range rendered {
+			names = append(names, fmt.Sprintf("%q (store %s)", s.backend.Name, s.id))
+		}
+		return nil, fmt.Sprintf("%d credential-ready backends are marked isDefault: %s; exactly one must be",
+			len(rendered), strings.Join(names, ", "))
+	}
+	if len(candidates) == 0 {
+		return nil, "no attached backend is marked isDefault"
+	}
+	var why []string
+	for _, s := range candidates {
+		why = append(why, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
+	}
+	return nil, "no credential-ready, rendered backend is marked isDefault; candidates: " + strings.Join(why, "; ")
+}
+
+func decodeBase64(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	return string(b), err
+}
+
+// ReasonStoreOutdated marks a store whose running section is kept while its
+// store Secret catches up with a spec change.
+const ReasonStoreOutdated = "StoreSecretOutdated"
+
+// holdOutdated keeps the running section of stores whose store Secret lags
+// behind a spec change: dropping them would take the store (and every image
+// in it) out of glance-api for the moment it takes the backend's own hook to
+// re-render, and roll the pods twice.
+func holdOutdated(stores []*store, running string) {
+	for _, s := range stores {
+		if !s.stale {
+			continue
+		}
+		if section, ok := sectionOf(running, s.id); ok {
+			s.section, s.rendered, s.held = section, true, true
+			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
+		}
+	}
+}
+
+// sectionOf cuts one [id] section out of a backends.conf.
+func sectionOf(text, id string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "[") {
+			if start >= 0 {
+				return strings.TrimRight(strings.Join(lines[start:i], "\n"), "\n") + "\n", true
+			}
+			if l == "["+id+"]" {
+				start = i
+			}
+		}
+	}
+	if start < 0 {
+		return "", false
+	}
+	return strings.TrimRight(strings.Join(lines[start:], "\n"), "\n") + "\n", true
+}

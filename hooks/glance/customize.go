@@ -1,0 +1,34 @@
+// Package glance implements the Glance hooks: aggregate the store sections of
+// the attached GlanceBackends into a content-hashed backends Secret, render
+// glance-api.conf into a content-hashed ConfigMap, and run glance-api as a
+// Deployment and Service that mount both.
+package glance
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/hook"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
+)
+
+// Customize answers /customize/glance: every GlanceBackend in the namespace
+// (a Glance cannot know its backends' names; sync keeps those whose glanceRef
+// names it) and the store Secrets labelled for this Glance.
+func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
+	var g api.Glance
+	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
+		return nil, err
+	}
+	return &metacontroller.CustomizeResponse{RelatedResources: []metacontroller.RelatedResource{
+		{
+			APIVersion: api.GlanceAPIVersion, Resource: "glancebackends", Namespace: g.Namespace,
+			LabelSelector: &metav1.LabelSelector{},
+		},
+		{
+			APIVersion: "v1", Resource: "secrets", Namespace: g.Namespace,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{storeconf.LabelGlance: g.Name}},
+		},
+	}}, nil
+}

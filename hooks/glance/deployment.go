@@ -1,0 +1,176 @@
+package glance
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+)
+
+// Volume names; the guide reads the mounted names back through them.
+const (
+	VolumeConfig   = "config"
+	VolumeBackends = "backends"
+	ContainerName  = "glance-api"
+	PortName       = "api"
+	// GlanceUID is the uid glance-api runs as (the kolla convention for
+	// glance images); the pod refuses to run as root.
+	GlanceUID = int64(42415)
+)
+
+// Labels on everything the Glance hook renders.
+const (
+	LabelName      = "app.kubernetes.io/name"
+	LabelInstance  = "app.kubernetes.io/instance"
+	LabelComponent = "app.kubernetes.io/component"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedBy      = "glance-hooks"
+)
+
+func selectorLabels(g *api.Glance) map[string]string {
+	return map[string]string{LabelName: "glance", LabelInstance: g.Name, LabelComponent: "api"}
+}
+
+func objectLabels(g *api.Glance) map[string]string {
+	l := selectorLabels(g)
+	l[LabelManagedBy] = ManagedBy
+	return l
+}
+
+// deploymentChild and serviceChild are what the hook returns: the API types
+// without status, which belongs to the Deployment and Service controllers.
+type deploymentChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              appsv1.DeploymentSpec `json:"spec"`
+}
+
+type serviceChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              corev1.ServiceSpec `json:"spec"`
+}
+
+// deployment runs glance-api with the two hashed objects mounted; their
+// names are in the pod template, so a change of either rolls the pods.
+func deployment(g *api.Glance, spec api.GlanceSpec, configMap, backendsSecret string) *deploymentChild {
+	yes, no := true, false
+	uid := GlanceUID
+	readOnly := int32(0o440)
+	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
+	empty := func(name string) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	}
+	secretEnv := func(name string, ref api.SecretKeyRef) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key}}}
+	}
+	root := &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString(PortName)}
+	container := corev1.Container{
+		Name:    ContainerName,
+		Image:   spec.Image.Repository + ":" + spec.Image.Tag,
+		Command: []string{"glance-api"},
+		Args: []string{
+			"--config-file=" + ConfigDir + "/" + ConfigFile,
+			"--config-file=" + BackendsDir + "/" + BackendsFile,
+		},
+		Env: []corev1.EnvVar{
+			secretEnv("OS_DATABASE__CONNECTION", spec.Database.SecretRef),
+			secretEnv("OS_KEYSTONE_AUTHTOKEN__PASSWORD", spec.ServiceUser.SecretRef),
+		},
+		Ports: []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}},
+		// GET / is glance-api's version document: no token needed.
+		StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: root},
+			PeriodSeconds: 5, FailureThreshold: 60, TimeoutSeconds: 5},
+		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: root},
+			PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5},
+		LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(PortName)}},
+			PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 5},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
+			{Name: VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
+			{Name: "staging", MountPath: StagingDir},
+			{Name: "tasks", MountPath: TasksDir},
+			{Name: "lock", MountPath: LockDir},
+			{Name: "tmp", MountPath: "/tmp"},
+		},
+		SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: &no,
+			ReadOnlyRootFilesystem:   &yes,
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		},
+	}
+	if spec.Resources != nil {
+		container.Resources = *spec.Resources
+	}
+	return &deploymentChild{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: spec.Replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+			Strategy: appsv1.DeploymentStrategy{
+				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				// Keep every serving pod until its replacement is ready.
+				RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &maxUnavailable, MaxSurge: &maxSurge},
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g)},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: &no,
+					EnableServiceLinks:           &no,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   &yes,
+						RunAsUser:      &uid,
+						RunAsGroup:     &uid,
+						FSGroup:        &uid,
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{container},
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+						WhenUnsatisfiable: corev1.ScheduleAnyway,
+						LabelSelector:     &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+					}},
+					Volumes: []corev1.Volume{
+						{Name: VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: configMap}}}},
+						{Name: VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+							SecretName: backendsSecret, DefaultMode: &readOnly}}},
+						empty("staging"), empty("tasks"), empty("lock"), empty("tmp"),
+					},
+				},
+			},
+		},
+	}
+}
+
+// service exposes the API on 9292 inside the cluster.
+func service(g *api.Glance) *serviceChild {
+	return &serviceChild{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: selectorLabels(g),
+			Ports: []corev1.ServicePort{{Name: PortName, Port: APIPort, TargetPort: intstr.FromString(PortName),
+				Protocol: corev1.ProtocolTCP}},
+		},
+	}
+}
+
+// mountedNames reads which ConfigMap and backends Secret a Deployment's pod
+// template mounts.
+func mountedNames(d *appsv1.Deployment) (configMap, backendsSecret string) {
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		switch {
+		case v.Name == VolumeConfig && v.ConfigMap != nil:
+			configMap = v.ConfigMap.Name
+		case v.Name == VolumeBackends && v.Secret != nil:
+			backendsSecret = v.Secret.SecretName
+		}
+	}
+	return configMap, backendsSecret
+}

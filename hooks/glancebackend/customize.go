@@ -1,0 +1,51 @@
+// Package glancebackend implements the GlanceBackend hooks: check the
+// backend's credentials, render its store section into a Secret its Glance
+// aggregates, and report whether the Glance's running config holds it.
+package glancebackend
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/hook"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
+)
+
+// Customize answers /customize/glancebackend. Metacontroller caches the
+// answer per parent UID and generation, so it is built from the backend's
+// spec only: its credentials Secret and its Glance by name, the Glance's
+// Deployment by name (it is named after the Glance), and the Glance's hashed
+// backends Secrets by label (their names carry a content hash).
+func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
+	var b api.GlanceBackend
+	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlanceBackend, &b); err != nil {
+		return nil, err
+	}
+	if b.Spec.GlanceRef.Name == "" {
+		return nil, hook.Invalid("GlanceBackend %q has no spec.glanceRef.name", b.Name)
+	}
+	glance := b.Spec.GlanceRef.Name
+	var related []metacontroller.RelatedResource
+	if b.Spec.S3 != nil && b.Spec.S3.CredentialsSecretRef.Name != "" {
+		related = append(related, metacontroller.RelatedResource{
+			APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace,
+			Names: []string{b.Spec.S3.CredentialsSecretRef.Name},
+		})
+	}
+	related = append(related,
+		metacontroller.RelatedResource{
+			APIVersion: api.GlanceAPIVersion, Resource: "glances", Namespace: b.Namespace,
+			Names: []string{glance},
+		},
+		metacontroller.RelatedResource{
+			APIVersion: "apps/v1", Resource: "deployments", Namespace: b.Namespace,
+			Names: []string{glance},
+		},
+		metacontroller.RelatedResource{
+			APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{storeconf.LabelBackendsOf: glance}},
+		},
+	)
+	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
+}

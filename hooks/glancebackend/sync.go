@@ -1,0 +1,135 @@
+package glancebackend
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/hook"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
+)
+
+// Object map keys this hook reads.
+var (
+	SecretKey     = metacontroller.Key("Secret", "v1")
+	GlanceKey     = metacontroller.Key(api.KindGlance, api.GlanceAPIVersion)
+	DeploymentKey = metacontroller.Key("Deployment", "apps/v1")
+)
+
+// Condition types of a GlanceBackend.
+const (
+	CondCredentialsReady = "CredentialsReady"
+	CondStoreRendered    = "StoreRendered"
+	CondConfigProjected  = "ConfigProjected"
+	CondReady            = "Ready"
+
+	ReasonRendered     = "Rendered"
+	ReasonInvalidSpec  = "InvalidSpec"
+	ReasonAllReady     = "AllReady"
+	ReasonNotAllReady  = "NotAllReady"
+	LabelManagedBy     = "app.kubernetes.io/managed-by"
+	ManagedBy          = "glance-hooks"
+	storeSecretTypeKey = corev1.SecretTypeOpaque
+)
+
+// Sync answers /sync/glancebackend: status, and the store Secret when the
+// credentials are usable and the spec renders.
+func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
+	var b api.GlanceBackend
+	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlanceBackend, &b); err != nil {
+		return nil, err
+	}
+	if b.Spec.GlanceRef.Name == "" {
+		return nil, hook.Invalid("GlanceBackend %q has no spec.glanceRef.name", b.Name)
+	}
+	storeID := b.EffectiveStoreID()
+	glance := b.Spec.GlanceRef.Name
+
+	credName := ""
+	if b.Spec.S3 != nil {
+		credName = b.Spec.S3.CredentialsSecretRef.Name
+	}
+	secret, found, err := metacontroller.DecodeOne[rawSecret](req.Related, SecretKey, credName)
+	if err != nil {
+		return nil, hook.Invalid("related %v", err)
+	}
+	creds, credCond := checkCredentials(secret, found && credName != "", credName)
+
+	rendered := hook.Condition{Type: CondStoreRendered, Reason: ReasonInvalidSpec}
+	var children []any
+	if problems := storeconf.SpecProblems(b.Spec, storeID); len(problems) > 0 {
+		rendered.Message = "the store section cannot be rendered: " + strings.Join(problems, "; ")
+	} else if !credCond.Status {
+		rendered.Reason = credCond.Reason
+		rendered.Message = "waiting for usable credentials"
+	} else {
+		section, err := storeconf.RenderSection(b.Spec, storeID, creds)
+		if err != nil { // SpecProblems and the credential checks make this unreachable
+			return nil, fmt.Errorf("rendering store %q: %w", storeID, err)
+		}
+		children = append(children, storeSecret(&b, storeID, section))
+		rendered.Status, rendered.Reason = true, ReasonRendered
+		rendered.Message = fmt.Sprintf("store section [%s] rendered into Secret %q", storeID, storeconf.StoreSecretName(b.Name))
+	}
+
+	_, glanceFound := req.Related.Get(GlanceKey, glance)
+	projected, err := checkProjected(req.Related, glance, glanceFound, storeID)
+	if err != nil {
+		return nil, err
+	}
+
+	conds := []hook.Condition{credCond, rendered, projected}
+	ready := hook.Condition{Type: CondReady, Status: true, Reason: ReasonAllReady,
+		Message: fmt.Sprintf("store %q is rendered and in the running config of Glance %q", storeID, glance)}
+	var waiting []string
+	for _, c := range conds {
+		if !c.Status {
+			waiting = append(waiting, fmt.Sprintf("%s (%s)", c.Type, c.Reason))
+		}
+	}
+	if len(waiting) > 0 {
+		ready.Status, ready.Reason = false, ReasonNotAllReady
+		ready.Message = "waiting for " + strings.Join(waiting, ", ")
+	}
+	return &metacontroller.SyncResponse{
+		Status: api.GlanceBackendStatus{
+			StoreID:    storeID,
+			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, append(conds, ready)...),
+		},
+		Children: nonNil(children),
+	}, nil
+}
+
+// storeSecret is the child Secret holding the rendered section, labelled for
+// its Glance and annotated with what it was rendered from.
+func storeSecret(b *api.GlanceBackend, storeID, section string) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      storeconf.StoreSecretName(b.Name),
+			Namespace: b.Namespace,
+			Labels: map[string]string{
+				storeconf.LabelGlance: b.Spec.GlanceRef.Name,
+				LabelManagedBy:        ManagedBy,
+			},
+			Annotations: map[string]string{
+				storeconf.AnnotationStoreID:  storeID,
+				storeconf.AnnotationSpecHash: storeconf.SpecHash(b.Spec, storeID),
+			},
+		},
+		Type: storeSecretTypeKey,
+		Data: map[string][]byte{storeconf.StoreSecretKey: []byte(section)},
+	}
+}
+
+func nonNil(children []any) []any {
+	if children == nil {
+		return []any{}
+	}
+	return children
+}

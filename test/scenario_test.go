@@ -1,0 +1,319 @@
+package test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/hooks/glance"
+)
+
+const credentials = `
+apiVersion: v1
+kind: Secret
+metadata: {name: garage-s3-credentials, namespace: openstack}
+stringData: {access-key-id: GKexample0001, secret-access-key: secretexample0001}
+`
+
+// controlPlane is the guide's Step 2 ControlPlane with the given entries.
+func controlPlane(entries string) string {
+	return `
+apiVersion: c5c3.io/v1alpha1
+kind: ControlPlane
+metadata: {name: controlplane, namespace: openstack}
+spec:
+  services:
+    glance:
+      backends:` + entries
+}
+
+func entry(name, bucket string, isDefault bool) string {
+	d := "false"
+	if isDefault {
+		d = "true"
+	}
+	return `
+        - name: ` + name + `
+          type: S3
+          isDefault: ` + d + `
+          s3:
+            endpoint: http://garage.shared-services.svc.cluster.local:3900
+            bucket: ` + bucket + `
+            region: garage
+            credentialsSecretRef: {name: garage-s3-credentials}`
+}
+
+// TestGuideControlPlaneWalkthrough follows the guide: the devstack's single
+// default store, Step 2 (attach a second store) and Step 3 (switch the
+// default in one edit).
+func TestGuideControlPlaneWalkthrough(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials)
+	s.apply(controlPlane(entry("default", "glance-images", true)))
+	s.converge()
+	assert.Equal(t, "True/AllBackendsProjected", s.condition("Glance", "controlplane-glance", "BackendsReady"))
+	assert.Equal(t, "True/GlanceReady", s.condition("ControlPlane", "controlplane", "GlanceReady"))
+
+	// Step 2: attach the second store.
+	s.apply(controlPlane(entry("default", "glance-images", true) + entry("secondary", "glance-images-2", false)))
+	s.converge()
+	for _, b := range []string{"controlplane-glance-default", "controlplane-glance-secondary"} {
+		assert.Equal(t, "True/AllReady", s.condition("GlanceBackend", b, "Ready"), b)
+	}
+	assert.Equal(t, "True/AllBackendsProjected", s.condition("Glance", "controlplane-glance", "BackendsReady"))
+	assert.Equal(t, "True/AllReady", s.condition("Glance", "controlplane-glance", "Ready"))
+	cfg1, backends1 := mounts(s.get("Deployment", "controlplane-glance"))
+	assert.True(t, strings.HasPrefix(cfg1, "controlplane-glance-config-"), cfg1)
+	assert.True(t, strings.HasPrefix(backends1, "controlplane-glance-backends-"), backends1)
+	conf := configText(t, s.get("ConfigMap", cfg1))
+	assert.Contains(t, conf, "enabled_backends = default:s3,secondary:s3\n")
+	assert.Contains(t, conf, "[glance_store]\ndefault_backend = default\n")
+	backendsConf := secretText(t, s.get("Secret", backends1), "backends.conf")
+	assert.Contains(t, backendsConf, "[default]\n")
+	assert.Contains(t, backendsConf, "[secondary]\n")
+	assert.Contains(t, backendsConf, "s3_store_bucket = glance-images-2\n")
+	assert.NotContains(t, conf, "secretexample0001", "credentials must stay out of the ConfigMap")
+
+	// Step 3: move isDefault in one edit.
+	s.apply(controlPlane(entry("default", "glance-images", false) + entry("secondary", "glance-images-2", true)))
+	s.converge()
+	cfg2, backends2 := mounts(s.get("Deployment", "controlplane-glance"))
+	assert.NotEqual(t, cfg1, cfg2, "switching the default renders a new config")
+	assert.Equal(t, backends1, backends2, "switching the default keeps the backends Secret")
+	assert.Contains(t, configText(t, s.get("ConfigMap", cfg2)), "default_backend = secondary\n")
+	assert.Equal(t, "True/AllReady", s.condition("Glance", "controlplane-glance", "Ready"))
+	assert.False(t, s.exists("ConfigMap", cfg1), "the old config is pruned once the rollout finished")
+}
+
+const standaloneGlance = `
+apiVersion: glance.openstack.c5c3.io/v1alpha1
+kind: Glance
+metadata: {name: glance, namespace: openstack}
+spec:
+  openStackRelease: "2025.2"
+  image: {repository: ghcr.io/c5c3/glance, tag: "2025.2"}
+  database:
+    clusterRef: {name: openstack-db}
+    database: glance
+    secretRef: {name: glance-db}
+  cache:
+    clusterRef: {name: openstack-memcached}
+  keystoneEndpoint: http://keystone.openstack.svc.cluster.local:5000/v3
+  serviceUser:
+    username: glance
+    projectName: service
+    userDomainName: Default
+    projectDomainName: Default
+    secretRef: {name: glance-service-user, key: password}
+`
+
+func standaloneBackend(name, bucket, secret string, isDefault bool) string {
+	d := "false"
+	if isDefault {
+		d = "true"
+	}
+	return `
+apiVersion: glance.openstack.c5c3.io/v1alpha1
+kind: GlanceBackend
+metadata: {name: ` + name + `, namespace: openstack}
+spec:
+  glanceRef: {name: glance}
+  type: S3
+  isDefault: ` + d + `
+  s3:
+    host: http://garage.shared-services.svc.cluster.local:3900
+    bucket: ` + bucket + `
+    region: garage
+    credentialsSecretRef: {name: ` + secret + `}
+`
+}
+
+// childrenOf returns the Glance's Deployment, ConfigMaps and Secrets as they
+// are stored, for byte-for-byte comparisons.
+func childrenOf(s *scenario) []chain.Object {
+	var out []chain.Object
+	for _, o := range s.w.Objects() {
+		switch chain.RefOf(o).Kind {
+		case "Deployment", "ConfigMap", "Service":
+			out = append(out, o)
+		case "Secret":
+			if !strings.HasSuffix(chain.RefOf(o).Name, "-store") && chain.RefOf(o).Name != "garage-s3-credentials" {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// TestStandaloneTwoPatchSwitch is the guide's standalone default switch:
+// release (last-good kept byte for byte), then promote (re-render and roll).
+func TestStandaloneTwoPatchSwitch(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true) + "\n---\n" +
+		standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", false))
+	s.converge()
+	require.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+	before := childrenOf(s)
+	cfg1, backends1 := mounts(s.get("Deployment", "glance"))
+
+	// 1. release the current default.
+	s.apply(standaloneBackend("primary", "glance-images", "garage-s3-credentials", false))
+	s.converge()
+	assert.Equal(t, "False/NoDefaultBackend", s.condition("Glance", "glance", "BackendsReady"))
+	assert.Equal(t, "False/LastGoodKept", s.condition("Glance", "glance", "ConfigRendered"))
+	assert.Equal(t, before, childrenOf(s), "the last-good Deployment, ConfigMap and Secret are kept exactly")
+	assert.Contains(t, conditionMessage(s.get("Glance", "glance"), "BackendsReady"), "no attached backend is marked isDefault")
+
+	// 2. promote the new default.
+	s.apply(standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", true))
+	s.converge()
+	cfg2, backends2 := mounts(s.get("Deployment", "glance"))
+	assert.NotEqual(t, cfg1, cfg2)
+	assert.Equal(t, backends1, backends2)
+	assert.Contains(t, configText(t, s.get("ConfigMap", cfg2)), "default_backend = secondary\n")
+	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+}
+
+// TestFaultedNonDefaultBackendIsSkipped: a backend whose credentials Secret
+// is missing is skipped and reported while its sibling keeps projecting.
+func TestFaultedNonDefaultBackendIsSkipped(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true) + "\n---\n" +
+		standaloneBackend("archive", "glance-archive", "archive-credentials", false))
+	s.converge()
+	assert.Equal(t, "False/WaitingForCredentials", s.condition("GlanceBackend", "archive", "CredentialsReady"))
+	assert.Equal(t, "False/WaitingForBackends", s.condition("Glance", "glance", "BackendsReady"))
+	msg := conditionMessage(s.get("Glance", "glance"), "BackendsReady")
+	assert.Contains(t, msg, `"archive"`)
+	assert.Contains(t, msg, "credentials")
+	cfg, backends := mounts(s.get("Deployment", "glance"))
+	assert.Contains(t, configText(t, s.get("ConfigMap", cfg)), "enabled_backends = primary:s3\n")
+	assert.NotContains(t, secretText(t, s.get("Secret", backends), "backends.conf"), "[archive]")
+	st := s.get("Glance", "glance")["status"].(map[string]any)["backends"].([]any)
+	require.Len(t, st, 2)
+	assert.Equal(t, "GlanceBackendSkipped", st[0].(map[string]any)["reason"], "archive sorts first")
+
+	// The Secret appears: the store is projected on the next syncs.
+	s.apply(strings.ReplaceAll(credentials, "garage-s3-credentials", "archive-credentials"))
+	s.converge()
+	assert.Equal(t, "True/AllBackendsProjected", s.condition("Glance", "glance", "BackendsReady"))
+	assert.Equal(t, "True/AllReady", s.condition("GlanceBackend", "archive", "Ready"))
+}
+
+// TestFaultedDefaultBackend: a default whose credentials are missing never
+// yields a default_backend missing from enabled_backends. On first install
+// nothing is created; later, the last-good config is kept.
+func TestFaultedDefaultBackend(t *testing.T) {
+	s := newScenario(t)
+	s.apply(standaloneGlance + "\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+	s.converge()
+	assert.False(t, s.exists("Deployment", "glance"), "no Deployment without a valid default")
+	assert.Equal(t, "False/NoDefaultBackend", s.condition("Glance", "glance", "BackendsReady"))
+	assert.Equal(t, "False/NotRendered", s.condition("Glance", "glance", "ConfigRendered"))
+	assert.Contains(t, conditionMessage(s.get("Glance", "glance"), "BackendsReady"), "credentials")
+
+	s.apply(credentials)
+	s.converge()
+	require.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+	before := childrenOf(s)
+
+	// The credentials Secret loses a key: the store is no longer rendered,
+	// and the running config stays.
+	s.apply(`
+apiVersion: v1
+kind: Secret
+metadata: {name: garage-s3-credentials, namespace: openstack}
+stringData: {access-key-id: GKexample0001}
+`)
+	s.converge()
+	assert.Equal(t, "False/WaitingForCredentials", s.condition("GlanceBackend", "primary", "CredentialsReady"))
+	assert.Equal(t, "False/NoDefaultBackend", s.condition("Glance", "glance", "BackendsReady"))
+	assert.Equal(t, before, childrenOf(s))
+}
+
+// TestRolloutHistoryRetention: while the Deployment has not rolled out, the
+// configs its pods may still mount stay; once it has, they go.
+func TestRolloutHistoryRetention(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
+		standaloneBackend("a", "bucket-a", "garage-s3-credentials", true) + "\n---\n" +
+		standaloneBackend("b", "bucket-b", "garage-s3-credentials", false))
+	s.converge()
+	first, _ := mounts(s.get("Deployment", "glance"))
+
+	s.w.Rollouts = false // pods never finish rolling
+	flip := func(aDefault bool) {
+		s.apply(standaloneBackend("a", "bucket-a", "garage-s3-credentials", false) + "\n---\n" +
+			standaloneBackend("b", "bucket-b", "garage-s3-credentials", false))
+		s.converge()
+		s.apply(standaloneBackend("a", "bucket-a", "garage-s3-credentials", aDefault) + "\n---\n" +
+			standaloneBackend("b", "bucket-b", "garage-s3-credentials", !aDefault))
+		s.converge()
+	}
+	flip(false)
+	assert.True(t, s.exists("ConfigMap", first), "the previous config stays while the rollout is in progress")
+	assert.Equal(t, "False/RollingOut", s.condition("Glance", "glance", "DeploymentReady"))
+	var stores []string
+	for i := 0; i < 2*glance.HistoryLimit+2; i++ {
+		s.apply(standaloneBackend("a", "bucket-a", "garage-s3-credentials", true) + "\n---\n" +
+			standaloneBackend("b", "bucket-b-"+string(rune('a'+i)), "garage-s3-credentials", false))
+		s.converge()
+		stores = append(stores, s.names("ConfigMap")...)
+	}
+	assert.LessOrEqual(t, len(s.names("ConfigMap")), glance.HistoryLimit+2, "history is bounded: %v", s.names("ConfigMap"))
+
+	s.w.Rollouts = true
+	s.converge()
+	assert.Len(t, s.names("ConfigMap"), 1, "only the current config remains after the rollout")
+	assert.Equal(t, "True/DeploymentAvailable", s.condition("Glance", "glance", "DeploymentReady"))
+}
+
+// TestCredentialRotationRollsPods: new Secret data gives a new backends
+// Secret name, so the pods roll onto the new keys.
+func TestCredentialRotationRollsPods(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+	s.converge()
+	cfg1, backends1 := mounts(s.get("Deployment", "glance"))
+	s.apply(strings.ReplaceAll(credentials, "secretexample0001", "rotatedsecret0002"))
+	s.converge()
+	cfg2, backends2 := mounts(s.get("Deployment", "glance"))
+	assert.Equal(t, cfg1, cfg2)
+	assert.NotEqual(t, backends1, backends2)
+	assert.Contains(t, secretText(t, s.get("Secret", backends2), "backends.conf"), "rotatedsecret0002")
+}
+
+// TestHandMadeBackendOnProjectedGlance: a non-default backend attached by
+// hand to the projected Glance is projected and never touched by the
+// ControlPlane; a hand edit of a projected child is reverted.
+func TestHandMadeBackendOnProjectedGlance(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials)
+	s.apply(controlPlane(entry("default", "glance-images", true)))
+	s.converge()
+	hand := strings.ReplaceAll(standaloneBackend("archive", "glance-archive", "garage-s3-credentials", false),
+		"glanceRef: {name: glance}", "glanceRef: {name: controlplane-glance}")
+	s.apply(hand)
+	s.converge()
+	assert.Equal(t, "True/AllReady", s.condition("GlanceBackend", "archive", "Ready"))
+	cfg, _ := mounts(s.get("Deployment", "controlplane-glance"))
+	assert.Contains(t, configText(t, s.get("ConfigMap", cfg)), "enabled_backends = archive:s3,default:s3\n")
+
+	edited := s.get("GlanceBackend", "controlplane-glance-default")
+	edited["spec"].(map[string]any)["s3"].(map[string]any)["bucket"] = "hand-edited"
+	require.NoError(t, s.w.Apply(edited))
+	s.converge()
+	assert.Equal(t, "glance-images", s.get("GlanceBackend", "controlplane-glance-default")["spec"].(map[string]any)["s3"].(map[string]any)["bucket"])
+	assert.True(t, s.exists("GlanceBackend", "archive"), "the hand-made backend is left alone")
+
+	s.apply(controlPlane(entry("default", "glance-images", true) + entry("secondary", "glance-images-2", false)))
+	s.converge()
+	assert.ElementsMatch(t, []string{"archive", "controlplane-glance-default", "controlplane-glance-secondary"}, s.names("GlanceBackend"))
+}
