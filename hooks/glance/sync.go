@@ -1,7 +1,6 @@
 package glance
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -164,17 +163,11 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 // as last applied, so running pods keep their last-good config. On first
 // install there is nothing to keep and no Deployment is created.
 func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment, reason, why string) (*outcome, error) {
-	out := &outcome{children: []any{}, inConfig: map[string]bool{}}
-	for _, key := range []string{configMapKey, secretKey, deploymentKey, serviceKey} {
-		for _, name := range observed.Names(key) {
-			raw, _ := observed.Get(key, name)
-			applied, err := metacontroller.AsLastApplied(raw)
-			if err != nil {
-				return nil, hook.Invalid("observed %s %q: %v", key, name, err)
-			}
-			out.children = append(out.children, json.RawMessage(applied))
-		}
+	kept, err := observed.KeepAsLastApplied(configMapKey, secretKey, deploymentKey, serviceKey)
+	if err != nil {
+		return nil, hook.Invalid("%v", err)
 	}
+	out := &outcome{children: kept, inConfig: map[string]bool{}}
 	// An invalid spec is its own reason; otherwise the reason says whether
 	// there is a last-good config to keep.
 	out.rendered = hook.Condition{Type: CondConfigRendered, Reason: reason}
