@@ -172,8 +172,11 @@ func compare(t reflect.Type, s node, path string, problems *[]string) {
 	}
 	switch {
 	case t == objectMeta:
-		if len(s) != 1 || s["type"] != "object" {
-			bad("metadata must be a bare {type: object}, got %v", s)
+		// Only metadata.name is declared, so CEL rules on the name can
+		// report it as their fieldPath.
+		want := node{"type": "object", "properties": node{"name": node{"type": "string"}}}
+		if !reflect.DeepEqual(s, want) {
+			bad("metadata must be %v, got %v", want, s)
 		}
 		return
 	case t == timeType:
