@@ -222,7 +222,7 @@ func binDir() (string, error) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	d := strings.TrimSpace(lines[len(lines)-1])
 	if !has(d) {
-		return "", fmt.Errorf("%w: hack/build-kube.sh printed %q, which lacks kube-apiserver or etcd", ErrAbsent, d)
+		return "", fmt.Errorf("%w: hack/build-kube.sh printed %q, which lacks kube-apiserver or etcd: %s", ErrAbsent, d, lastLines(stderr.String(), 5))
 	}
 	return d, nil
 }
