@@ -354,3 +354,42 @@ func TestReservedIDsMatchStoreconf(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecIsBounded requires a bound on every string, list and map under
+// spec: users write spec, and the CEL cost estimate depends on the bounds.
+func TestSpecIsBounded(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.kind, func(t *testing.T) {
+			spec := get(version(t, loadCRD(t, k.file)), "schema", "openAPIV3Schema", "properties", "spec").(node)
+			var problems []string
+			var walk func(s node, path string)
+			walk = func(s node, path string) {
+				switch s["type"] {
+				case "string":
+					if s["maxLength"] == nil && s["enum"] == nil {
+						problems = append(problems, path+": string without maxLength or enum")
+					}
+				case "array":
+					if s["maxItems"] == nil {
+						problems = append(problems, path+": array without maxItems")
+					}
+					walk(s["items"].(node), path+"[]")
+				case "object":
+					if ap, ok := s["additionalProperties"].(node); ok {
+						if s["maxProperties"] == nil {
+							problems = append(problems, path+": map without maxProperties")
+						}
+						walk(ap, path+"{}")
+					}
+					props, _ := s["properties"].(node)
+					for name, p := range props {
+						walk(p.(node), path+"."+name)
+					}
+				}
+			}
+			walk(spec, "spec")
+			sort.Strings(problems)
+			assert.Empty(t, problems)
+		})
+	}
+}
