@@ -134,6 +134,17 @@ func start() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Ports are chosen free but bound only later by etcd and kube-apiserver,
+	// so another process can take one in between: try again then.
+	for attempt := 1; ; attempt++ {
+		env, err := startIn(bins)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return env, err
+		}
+	}
+}
+
+func startIn(bins string) (*Env, error) {
 	dir, err := os.MkdirTemp("", "kubetest-")
 	if err != nil {
 		return nil, err
