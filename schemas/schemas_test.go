@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -391,5 +392,26 @@ func TestSpecIsBounded(t *testing.T) {
 			sort.Strings(problems)
 			assert.Empty(t, problems)
 		})
+	}
+}
+
+// TestOwnedOptionsMatchStoreconf keeps the CEL list of options extraOptions
+// may not set equal to the list the renderer refuses.
+func TestOwnedOptionsMatchStoreconf(t *testing.T) {
+	var want []string
+	for k := range storeconf.OwnedOptions {
+		want = append(want, k)
+	}
+	sort.Strings(want)
+	quoted := regexp.MustCompile(`'(s3_store_[a-z_]+)'`)
+	for _, file := range []string{"controlplanes.c5c3.io.yaml", "glancebackends.glance.openstack.c5c3.io.yaml"} {
+		raw, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var got []string
+		for _, m := range quoted.FindAllStringSubmatch(string(raw), -1) {
+			got = append(got, m[1])
+		}
+		sort.Strings(got)
+		assert.Equal(t, want, got, file)
 	}
 }
