@@ -16,11 +16,12 @@ ldflags="-s -w -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=1 -X $pkg.gitMin
 cd "$here/test/kube"
 if [ ! -x "$out/etcd" ]; then
   echo "building etcd $etcd_version into $out" >&2
-  go build -trimpath -ldflags "-s -w" -o "$out/etcd.tmp" ./cmd/etcd && mv "$out/etcd.tmp" "$out/etcd"
+  go build -trimpath -ldflags "-s -w" -o "$out/etcd.tmp" ./cmd/etcd
+  mv "$out/etcd.tmp" "$out/etcd"
 fi
 if [ ! -x "$out/kube-apiserver" ]; then
   echo "building kube-apiserver $k8s_version into $out (a cold build takes minutes)" >&2
-  go build -trimpath -ldflags "$ldflags" -o "$out/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver \
-    && mv "$out/kube-apiserver.tmp" "$out/kube-apiserver"
+  go build -trimpath -ldflags "$ldflags" -o "$out/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  mv "$out/kube-apiserver.tmp" "$out/kube-apiserver"
 fi
 echo "$out"

@@ -19,7 +19,7 @@ func FuzzHooks(f *testing.F) {
 	}
 	f.Add("/sync/glance", []byte(`{"parent":{"apiVersion":"glance.openstack.c5c3.io/v1alpha1","kind":"Glance","metadata":{"name":"g","namespace":"n"}},"related":{"GlanceBackend.glance.openstack.c5c3.io/v1alpha1":{"b":{"spec":{"glanceRef":{"name":"g"}}}}}}`))
 	h := newTestServer(f, nil)
-	paths := []string{"/sync/controlplane", "/customize/glancebackend", "/sync/glancebackend", "/customize/glance", "/sync/glance"}
+	paths := []string{"/sync/controlplane", "/customize/glancebackend", "/sync/glancebackend", "/customize/glance", "/sync/glance", "/validate"}
 	f.Fuzz(func(t *testing.T, path string, body []byte) {
 		for _, p := range paths {
 			if p != path && path != "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/api"
 	"github.com/c5c3/glance-hooks/hooks/hook"
@@ -74,7 +75,15 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 
 	var children []any
 	projected := hook.Condition{Type: CondGlanceProjected, Status: true, Reason: ReasonProjected}
-	if problems := ValidateBackends(svc.Backends); len(problems) > 0 {
+	problems := ValidateBackends(svc.Backends)
+	for _, e := range svc.Backends {
+		// The entry name ends the child's object name; admission refuses
+		// what would not make one, this keeps a sync from failing on it.
+		if errs := validation.IsDNS1123Subdomain(BackendName(cp.Name, e.Name)); e.Name != "" && len(errs) > 0 {
+			problems = append(problems, fmt.Sprintf("entry %q makes the GlanceBackend name %q, which is not a valid object name", e.Name, BackendName(cp.Name, e.Name)))
+		}
+	}
+	if len(problems) > 0 {
 		// Not projected half-way: keep what was projected before, as it was.
 		kept, err := req.Children.KeepAsLastApplied(GlanceKey, GlanceBackendKey)
 		if err != nil {
@@ -108,6 +117,11 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		Children: children,
 	}, nil
 }
+
+// Project is what a ControlPlane projects: its Glance and one GlanceBackend
+// per entry. It needs a spec ValidateBackends has nothing to say about;
+// admission uses it to check the children the way it checks hand-made ones.
+func Project(cp *api.ControlPlane) []any { return project(cp) }
 
 // project builds the desired children from a valid spec.
 func project(cp *api.ControlPlane) []any {

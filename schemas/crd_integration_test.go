@@ -1,0 +1,759 @@
+//go:build integration
+
+package schemas_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/test/kubetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+
+var (
+	controlPlanes  = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
+	glances        = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glances"}
+	glanceBackends = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glancebackends"}
+)
+
+// The guide's objects, as it prints them (the ControlPlane with the metadata
+// its `kubectl edit` works on).
+const (
+	guideControlPlane = `apiVersion: c5c3.io/v1alpha1
+kind: ControlPlane
+metadata:
+  name: controlplane
+  namespace: openstack
+spec:
+  services:
+    glance:
+      backends:
+        - name: default
+          type: S3
+          isDefault: true
+          s3:
+            endpoint: http://garage.shared-services.svc.cluster.local:3900
+            bucket: glance-images
+            region: garage
+            credentialsSecretRef:
+              name: garage-s3-credentials
+        - name: secondary
+          type: S3
+          isDefault: false
+          s3:
+            endpoint: http://garage.shared-services.svc.cluster.local:3900
+            bucket: glance-images-2
+            region: garage
+            credentialsSecretRef:
+              name: garage-s3-credentials
+`
+	guideGlance = `apiVersion: glance.openstack.c5c3.io/v1alpha1
+kind: Glance
+metadata:
+  name: glance
+  namespace: openstack
+spec:
+  openStackRelease: "2025.2"
+  image:
+    repository: ghcr.io/c5c3/glance
+    tag: "2025.2"
+  database:
+    clusterRef:
+      name: openstack-db
+    database: glance
+    secretRef:
+      name: glance-db
+  cache:
+    clusterRef:
+      name: openstack-memcached
+  keystoneEndpoint: http://keystone.openstack.svc.cluster.local:5000/v3
+  serviceUser:
+    username: glance
+    projectName: service
+    userDomainName: Default
+    projectDomainName: Default
+    secretRef:
+      name: glance-service-user
+      key: password
+`
+	guideBackends = `apiVersion: glance.openstack.c5c3.io/v1alpha1
+kind: GlanceBackend
+metadata:
+  name: primary
+  namespace: openstack
+spec:
+  glanceRef:
+    name: glance
+  type: S3
+  isDefault: true
+  s3:
+    host: http://garage.shared-services.svc.cluster.local:3900
+    bucket: glance-images
+    region: garage
+    credentialsSecretRef:
+      name: garage-s3-credentials
+---
+apiVersion: glance.openstack.c5c3.io/v1alpha1
+kind: GlanceBackend
+metadata:
+  name: secondary
+  namespace: openstack
+spec:
+  glanceRef:
+    name: glance
+  type: S3
+  isDefault: false
+  s3:
+    host: http://garage.shared-services.svc.cluster.local:3900
+    bucket: glance-images-2
+    region: garage
+    credentialsSecretRef:
+      name: garage-s3-credentials
+`
+)
+
+// ns is where the rule tests run; the guide's own objects are created in
+// its namespace, openstack, once.
+const ns = "admission"
+
+// Messages the rules answer with. The first is the guide's text word for
+// word, the second its troubleshooting table's.
+const (
+	msgOneDefault = "exactly one backends entry must set isDefault"
+	msgReserved   = "name uses the reserved os_glance_ / os-glance- prefix, or collides with a reserved store section"
+)
+
+// objects decodes YAML documents.
+func objects(t *testing.T, y string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(y, "\n---\n") {
+		js, err := utilyaml.ToJSON([]byte(doc))
+		require.NoError(t, err)
+		u := &unstructured.Unstructured{}
+		require.NoError(t, u.UnmarshalJSON(js))
+		out = append(out, u)
+	}
+	return out
+}
+
+func object(t *testing.T, y string) *unstructured.Unstructured {
+	t.Helper()
+	objs := objects(t, y)
+	require.Len(t, objs, 1)
+	return objs[0]
+}
+
+// set changes o at path; a value of nil removes the field.
+func set(t *testing.T, o *unstructured.Unstructured, value any, path ...string) *unstructured.Unstructured {
+	t.Helper()
+	if value == nil {
+		unstructured.RemoveNestedField(o.Object, path...)
+		return o
+	}
+	require.NoError(t, unstructured.SetNestedField(o.Object, value, path...))
+	return o
+}
+
+// entries returns the ControlPlane's backends list for editing.
+func entries(t *testing.T, o *unstructured.Unstructured) []any {
+	t.Helper()
+	list, found, err := unstructured.NestedSlice(o.Object, "spec", "services", "glance", "backends")
+	require.NoError(t, err)
+	require.True(t, found)
+	return list
+}
+
+func setEntries(t *testing.T, o *unstructured.Unstructured, list []any) *unstructured.Unstructured {
+	t.Helper()
+	require.NoError(t, unstructured.SetNestedSlice(o.Object, list, "spec", "services", "glance", "backends"))
+	return o
+}
+
+func client(env *kubetest.Env, gvr schema.GroupVersionResource) dynamic.ResourceInterface {
+	return env.Dynamic.Resource(gvr).Namespace(ns)
+}
+
+// dryCreate asks the API server to admit o without storing it, and returns
+// the object it would have stored (defaults applied).
+func dryCreate(t *testing.T, env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	t.Helper()
+	env.Namespace(t, ns)
+	o.SetNamespace(ns)
+	return client(env, gvr).Create(context.Background(), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+}
+
+func accepted(t *testing.T, env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	out, err := dryCreate(t, env, gvr, o)
+	require.NoError(t, err)
+	return out
+}
+
+// refused asserts err is the API server's Invalid answer carrying msg.
+func refused(t *testing.T, err error, msg string) {
+	t.Helper()
+	require.Error(t, err, "the API server accepted it")
+	assert.True(t, apierrors.IsInvalid(err), "not an Invalid error: %v", err)
+	assert.Contains(t, err.Error(), msg)
+}
+
+func refusedCreate(t *testing.T, env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured, msg string) {
+	t.Helper()
+	_, err := dryCreate(t, env, gvr, o)
+	refused(t, err, msg)
+}
+
+// store creates o for real, under name, for tests of updates.
+func store(t *testing.T, env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured, name string) *unstructured.Unstructured {
+	t.Helper()
+	env.Namespace(t, ns)
+	o.SetNamespace(ns)
+	o.SetName(name)
+	out, err := client(env, gvr).Create(context.Background(), o, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return out
+}
+
+func dryUpdate(env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured) error {
+	_, err := client(env, gvr).Update(context.Background(), o, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	return err
+}
+
+func backend(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	o := objects(t, guideBackends)[0]
+	o.SetName(name)
+	return o
+}
+
+// --- the guide's objects --------------------------------------------------
+
+func TestGuideObjectsAreAccepted(t *testing.T) {
+	env := kubetest.Shared(t)
+	env.Namespace(t, "openstack")
+	for _, y := range []string{guideControlPlane, guideGlance, guideBackends} {
+		out, errOut, err := env.Kubectl(t, y, "apply", "-f", "-")
+		require.NoError(t, err, "kubectl apply: %s", errOut)
+		assert.Contains(t, out, "created")
+	}
+	// The defaults a user who leaves fields out gets.
+	gb, err := env.Dynamic.Resource(glanceBackends).Namespace("openstack").Get(context.Background(), "primary", metav1.GetOptions{})
+	require.NoError(t, err)
+	format, _, _ := unstructured.NestedString(gb.Object, "spec", "s3", "bucketURLFormat")
+	assert.Equal(t, "path", format)
+}
+
+// TestProjectedChildrenAreAccepted feeds the stored guide ControlPlane to the
+// ControlPlane sync hook and creates what it projects: the hook's children
+// and status must pass the CRDs they are written against.
+func TestProjectedChildrenAreAccepted(t *testing.T) {
+	env := kubetest.Shared(t)
+	cp := store(t, env, controlPlanes, object(t, guideControlPlane), "projected")
+	parent, err := cp.MarshalJSON()
+	require.NoError(t, err)
+	resp, err := controlplane.Sync(&metacontroller.SyncRequest{Parent: parent, Children: metacontroller.ObjectMap{}, Related: metacontroller.ObjectMap{}}, time.Now())
+	require.NoError(t, err)
+	require.Len(t, resp.Children, 3, "a Glance and two GlanceBackends")
+	for _, c := range resp.Children {
+		raw, err := json.Marshal(c)
+		require.NoError(t, err)
+		u := &unstructured.Unstructured{}
+		require.NoError(t, u.UnmarshalJSON(raw))
+		gvr := glances
+		if u.GetKind() == "GlanceBackend" {
+			gvr = glanceBackends
+		}
+		_, err = client(env, gvr).Create(context.Background(), u, metav1.CreateOptions{})
+		require.NoError(t, err, "projected %s %s", u.GetKind(), u.GetName())
+	}
+	status, err := json.Marshal(map[string]any{"status": resp.Status})
+	require.NoError(t, err)
+	_, err = client(env, controlPlanes).Patch(context.Background(), "projected", types.MergePatchType, status, metav1.PatchOptions{}, "status")
+	require.NoError(t, err, "the hook's ControlPlane status")
+}
+
+// TestPrinterColumnsAsInTheGuide lists projected-style backends the way the
+// guide does and reads the same columns back.
+func TestPrinterColumnsAsInTheGuide(t *testing.T) {
+	env := kubetest.Shared(t)
+	const space = "columns"
+	env.Namespace(t, space)
+	for i, name := range []string{"default", "secondary"} {
+		o := backend(t, "controlplane-glance-"+name)
+		o.SetNamespace(space)
+		set(t, o, "controlplane-glance", "spec", "glanceRef", "name")
+		set(t, o, name, "spec", "storeId")
+		set(t, o, i == 0, "spec", "isDefault")
+		_, err := env.Dynamic.Resource(glanceBackends).Namespace(space).Create(context.Background(), o, metav1.CreateOptions{})
+		require.NoError(t, err)
+		ready := "True"
+		if i == 1 {
+			ready = "False"
+		}
+		status := fmt.Sprintf(`{"status":{"storeId":%q,"conditions":[{"type":"Ready","status":%q,"reason":"Checked","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`, name, ready)
+		_, err = env.Dynamic.Resource(glanceBackends).Namespace(space).Patch(context.Background(), o.GetName(), types.MergePatchType, []byte(status), metav1.PatchOptions{}, "status")
+		require.NoError(t, err)
+	}
+	out, errOut, err := env.Kubectl(t, "", "get", "glancebackends", "-n", space)
+	require.NoError(t, err, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	assert.Equal(t, []string{"NAME", "READY", "TYPE", "DEFAULT", "GLANCE", "AGE"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"controlplane-glance-default", "True", "S3", "true", "controlplane-glance"}, strings.Fields(lines[1])[:5])
+	assert.Equal(t, []string{"controlplane-glance-secondary", "False", "S3", "false", "controlplane-glance"}, strings.Fields(lines[2])[:5])
+
+	g := object(t, guideGlance)
+	g.SetNamespace(space)
+	g.SetName("controlplane-glance")
+	_, err = env.Dynamic.Resource(glances).Namespace(space).Create(context.Background(), g, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = env.Dynamic.Resource(glances).Namespace(space).Patch(context.Background(), g.GetName(), types.MergePatchType,
+		[]byte(`{"status":{"defaultBackend":"default","conditions":[{"type":"Ready","status":"True","reason":"AllReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`),
+		metav1.PatchOptions{}, "status")
+	require.NoError(t, err)
+	out, errOut, err = env.Kubectl(t, "", "get", "glances", "-n", space)
+	require.NoError(t, err, errOut)
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, out)
+	assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "AGE"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"controlplane-glance", "True", "default"}, strings.Fields(lines[1])[:3])
+
+	cp := object(t, guideControlPlane)
+	cp.SetNamespace(space)
+	_, err = env.Dynamic.Resource(controlPlanes).Namespace(space).Create(context.Background(), cp, metav1.CreateOptions{})
+	require.NoError(t, err)
+	out, errOut, err = env.Kubectl(t, "", "get", "controlplanes", "-n", space)
+	require.NoError(t, err, errOut)
+	assert.Equal(t, []string{"NAME", "READY", "AGE"}, strings.Fields(strings.Split(out, "\n")[0]))
+}
+
+func TestExplainReadsWell(t *testing.T) {
+	env := kubetest.Shared(t)
+	out, errOut, err := env.Kubectl(t, "", "explain", "glancebackend.spec.s3")
+	require.NoError(t, err, errOut)
+	for _, want := range []string{
+		"S3 settings of the store; set exactly when type is S3.",
+		"host\t<string> -required-", "URL of the S3 endpoint",
+		"bucket\t<string> -required-", "credentialsSecretRef\t<Object> -required-",
+		"access-key-id", "secret-access-key",
+		"bucketURLFormat\t<string>", "path", "virtual",
+		"largeObjectSize\t<integer>", "largeObjectChunkSize\t<integer>",
+		"region\t<string>", "createBucketOnPut\t<boolean>",
+	} {
+		assert.Contains(t, out, want)
+	}
+	out, errOut, err = env.Kubectl(t, "", "explain", "controlplane.spec.services.glance.backends.name")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "X-Image-Meta-Store")
+}
+
+// --- ControlPlane ----------------------------------------------------------
+
+func TestControlPlaneExactlyOneDefault(t *testing.T) {
+	env := kubetest.Shared(t)
+	accepted(t, env, controlPlanes, object(t, guideControlPlane))
+
+	zero := object(t, guideControlPlane)
+	list := entries(t, zero)
+	list[0].(map[string]any)["isDefault"] = false
+	refusedCreate(t, env, controlPlanes, setEntries(t, zero, list), msgOneDefault)
+
+	two := object(t, guideControlPlane)
+	list = entries(t, two)
+	list[1].(map[string]any)["isDefault"] = true
+	refusedCreate(t, env, controlPlanes, setEntries(t, two, list), msgOneDefault)
+
+	omitted := object(t, guideControlPlane)
+	list = entries(t, omitted)
+	delete(list[0].(map[string]any), "isDefault")
+	refusedCreate(t, env, controlPlanes, setEntries(t, omitted, list), msgOneDefault)
+
+	empty := set(t, object(t, guideControlPlane), []any{}, "spec", "services", "glance", "backends")
+	refusedCreate(t, env, controlPlanes, empty, msgOneDefault)
+
+	// isDefault defaults to false: the omitted flag of a non-default entry is fine.
+	implicit := object(t, guideControlPlane)
+	list = entries(t, implicit)
+	delete(list[1].(map[string]any), "isDefault")
+	out := accepted(t, env, controlPlanes, setEntries(t, implicit, list))
+	assert.Equal(t, false, entries(t, out)[1].(map[string]any)["isDefault"])
+}
+
+// TestControlPlaneSwitchDefault is the guide's Step 3: moving the flag in one
+// edit is accepted, setting a second default first is refused.
+func TestControlPlaneSwitchDefault(t *testing.T) {
+	env := kubetest.Shared(t)
+	cp := store(t, env, controlPlanes, object(t, guideControlPlane), "switch")
+
+	both := cp.DeepCopy()
+	list := entries(t, both)
+	list[1].(map[string]any)["isDefault"] = true
+	refused(t, dryUpdate(env, controlPlanes, setEntries(t, both, list)), msgOneDefault)
+
+	moved := cp.DeepCopy()
+	list = entries(t, moved)
+	list[0].(map[string]any)["isDefault"] = false
+	list[1].(map[string]any)["isDefault"] = true
+	require.NoError(t, dryUpdate(env, controlPlanes, setEntries(t, moved, list)))
+}
+
+func TestControlPlaneUniqueEntryNames(t *testing.T) {
+	env := kubetest.Shared(t)
+	dup := object(t, guideControlPlane)
+	list := entries(t, dup)
+	list[1].(map[string]any)["name"] = "default"
+	refusedCreate(t, env, controlPlanes, setEntries(t, dup, list), "backends entry names must be unique")
+}
+
+func TestControlPlaneS3SetExactlyWhenTypeS3(t *testing.T) {
+	env := kubetest.Shared(t)
+	o := object(t, guideControlPlane)
+	list := entries(t, o)
+	delete(list[1].(map[string]any), "s3")
+	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "s3 must be set exactly when type is S3")
+
+	o = object(t, guideControlPlane)
+	list = entries(t, o)
+	list[1].(map[string]any)["type"] = "Swift"
+	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), `Unsupported value: "Swift": supported values: "S3"`)
+}
+
+func TestControlPlaneEndpointIsHTTPURL(t *testing.T) {
+	env := kubetest.Shared(t)
+	for _, bad := range []string{"garage.shared-services.svc.cluster.local:3900", "ftp://garage:3900", "http://", "http://garage:3900/a b", "http://garage:99999", "http://key:secret@garage:3900"} {
+		t.Run(bad, func(t *testing.T) {
+			o := object(t, guideControlPlane)
+			list := entries(t, o)
+			list[1].(map[string]any)["s3"].(map[string]any)["endpoint"] = bad
+			refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "endpoint must be an http:// or https:// URL")
+		})
+	}
+	o := object(t, guideControlPlane)
+	list := entries(t, o)
+	list[1].(map[string]any)["s3"].(map[string]any)["endpoint"] = "https://s3.example.com"
+	accepted(t, env, controlPlanes, setEntries(t, o, list))
+}
+
+func TestControlPlaneEntryNames(t *testing.T) {
+	env := kubetest.Shared(t)
+	withName := func(name string) *unstructured.Unstructured {
+		o := object(t, guideControlPlane)
+		list := entries(t, o)
+		list[1].(map[string]any)["name"] = name
+		return setEntries(t, o, list)
+	}
+	for _, name := range []string{"os-glance-tasks", "os_glance_staging_store", "database", "cache", "task", "wsgi"} {
+		t.Run(name, func(t *testing.T) {
+			refusedCreate(t, env, controlPlanes, withName(name), msgReserved)
+			refusedCreate(t, env, controlPlanes, withName(name), `store id "`+name+`"`)
+		})
+	}
+	// An entry name ends the projected GlanceBackend's object name: no '_', no capitals.
+	for _, name := range []string{"my_store", "Secondary", "-x", "x-", strings.Repeat("a", 64)} {
+		refusedCreate(t, env, controlPlanes, withName(name), "")
+	}
+	refusedCreate(t, env, controlPlanes, withName("my_store"), "entry name must be 1 to 63 lowercase letters, digits, '.' or '-'")
+	for _, name := range []string{"secondary", "s3.archive", "b2", strings.Repeat("a", 63)} {
+		accepted(t, env, controlPlanes, withName(name))
+	}
+}
+
+func TestControlPlaneName(t *testing.T) {
+	env := kubetest.Shared(t)
+	const msg = "a ControlPlane running Glance needs a name of at most 56 lowercase letters, digits or '-'"
+	for _, name := range []string{strings.Repeat("c", 57), "1controlplane", "control.plane"} {
+		o := object(t, guideControlPlane)
+		o.SetName(name)
+		refusedCreate(t, env, controlPlanes, o, msg)
+	}
+	o := object(t, guideControlPlane)
+	o.SetName(strings.Repeat("c", 56))
+	accepted(t, env, controlPlanes, o)
+	// Without Glance the name is only limited by Kubernetes.
+	o = object(t, guideControlPlane)
+	o.SetName("control.plane")
+	accepted(t, env, controlPlanes, set(t, o, nil, "spec", "services", "glance"))
+}
+
+func TestControlPlaneBounds(t *testing.T) {
+	env := kubetest.Shared(t)
+	o := object(t, guideControlPlane)
+	list := entries(t, o)
+	for i := len(list); i < 33; i++ {
+		e := (&unstructured.Unstructured{Object: list[1].(map[string]any)}).DeepCopy().Object
+		e["name"] = fmt.Sprintf("store-%d", i)
+		list = append(list, e)
+	}
+	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "must have at most 32 items")
+	accepted(t, env, controlPlanes, setEntries(t, object(t, guideControlPlane), list[:32]))
+}
+
+func TestControlPlaneExtraOptions(t *testing.T) {
+	env := kubetest.Shared(t)
+	withOptions := func(opts map[string]any) *unstructured.Unstructured {
+		o := object(t, guideControlPlane)
+		list := entries(t, o)
+		list[1].(map[string]any)["extraOptions"] = opts
+		return setEntries(t, o, list)
+	}
+	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_host": "http://elsewhere"}),
+		"extraOptions may not set an option the service renders itself")
+	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"Bad-Key": "1"}), "extraOptions keys must be option names")
+	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "x\n[DEFAULT]"}),
+		"extraOptions values may not contain control characters")
+	accepted(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "/etc/ssl/certs/ca.pem", "store_description": "archive"}))
+}
+
+// --- GlanceBackend ---------------------------------------------------------
+
+func TestGlanceBackendS3SetExactlyWhenTypeS3(t *testing.T) {
+	env := kubetest.Shared(t)
+	refusedCreate(t, env, glanceBackends, set(t, backend(t, "no-s3"), nil, "spec", "s3"), "s3 must be set exactly when type is S3")
+	refusedCreate(t, env, glanceBackends, set(t, backend(t, "swift"), "Swift", "spec", "type"), `Unsupported value: "Swift": supported values: "S3"`)
+	accepted(t, env, glanceBackends, backend(t, "with-s3"))
+}
+
+func TestGlanceBackendDefaults(t *testing.T) {
+	env := kubetest.Shared(t)
+	o := set(t, backend(t, "defaults"), nil, "spec", "isDefault")
+	set(t, o, nil, "spec", "s3", "bucketURLFormat")
+	out := accepted(t, env, glanceBackends, o)
+	isDefault, found, _ := unstructured.NestedBool(out.Object, "spec", "isDefault")
+	assert.True(t, found)
+	assert.False(t, isDefault)
+	format, _, _ := unstructured.NestedString(out.Object, "spec", "s3", "bucketURLFormat")
+	assert.Equal(t, "path", format)
+	refusedCreate(t, env, glanceBackends, set(t, backend(t, "dns"), "dns", "spec", "s3", "bucketURLFormat"),
+		`Unsupported value: "dns": supported values: "path", "virtual"`)
+	accepted(t, env, glanceBackends, set(t, backend(t, "virtual"), "virtual", "spec", "s3", "bucketURLFormat"))
+}
+
+func TestGlanceBackendHostIsHTTPURL(t *testing.T) {
+	env := kubetest.Shared(t)
+	for _, bad := range []string{"garage:3900", "s3://bucket", "http://", "https://a b", "http://garage:3900\n[DEFAULT]", "http://garage:65536", "https://ak@s3.example.com"} {
+		refusedCreate(t, env, glanceBackends, set(t, backend(t, "host"), bad, "spec", "s3", "host"), "host must be an http:// or https:// URL")
+	}
+	for _, good := range []string{"https://s3.example.com", "http://10.0.0.1:9000/", "http://[::1]:65535", "http://garage.shared-services.svc.cluster.local:3900"} {
+		accepted(t, env, glanceBackends, set(t, backend(t, "host"), good, "spec", "s3", "host"))
+	}
+}
+
+func TestGlanceBackendImmutableGlanceRef(t *testing.T) {
+	env := kubetest.Shared(t)
+	gb := store(t, env, glanceBackends, backend(t, "b"), "immutable-ref")
+	moved := set(t, gb.DeepCopy(), "other-glance", "spec", "glanceRef", "name")
+	refused(t, dryUpdate(env, glanceBackends, moved), "glanceRef is immutable")
+	// Other fields stay editable, e.g. releasing the default (the guide's first patch).
+	released := set(t, gb.DeepCopy(), false, "spec", "isDefault")
+	require.NoError(t, dryUpdate(env, glanceBackends, released))
+	_, err := client(env, glanceBackends).Patch(context.Background(), gb.GetName(), types.MergePatchType,
+		[]byte(`{"spec":{"glanceRef":{"name":"elsewhere"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+	refused(t, err, "glanceRef is immutable")
+}
+
+func TestGlanceBackendImmutableStoreID(t *testing.T) {
+	env := kubetest.Shared(t)
+	implicit := store(t, env, glanceBackends, backend(t, "x"), "implicit-id")
+	refused(t, dryUpdate(env, glanceBackends, set(t, implicit.DeepCopy(), "other", "spec", "storeId")), "storeId is immutable")
+
+	explicit := store(t, env, glanceBackends, set(t, backend(t, "x"), "archive", "spec", "storeId"), "explicit-id")
+	refused(t, dryUpdate(env, glanceBackends, set(t, explicit.DeepCopy(), "archive2", "spec", "storeId")), "storeId is immutable")
+	refused(t, dryUpdate(env, glanceBackends, set(t, explicit.DeepCopy(), nil, "spec", "storeId")), "storeId is immutable")
+	require.NoError(t, dryUpdate(env, glanceBackends, set(t, explicit.DeepCopy(), "glance-images-3", "spec", "s3", "bucket")))
+}
+
+// TestGlanceBackendImmutableType proves the type transition rule. S3 is the
+// only type the enum allows, so the rule is exercised on a copy of the CRD
+// (under a test group) whose enum also allows Swift.
+func TestGlanceBackendImmutableType(t *testing.T) {
+	env := kubetest.Shared(t)
+	ctx := context.Background()
+	const group = "typetest.kubetest.local"
+	crd := object(t, mustRead(t, "glancebackends.glance.openstack.c5c3.io.yaml"))
+	crd.SetName("glancebackends." + group)
+	set(t, crd, group, "spec", "group")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	v := versions[0].(map[string]any)
+	typ := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)["properties"].(map[string]any)["type"].(map[string]any)
+	require.Equal(t, []any{"S3"}, typ["enum"])
+	typ["enum"] = []any{"S3", "Swift"}
+	set(t, crd, versions, "spec", "versions")
+	crds := env.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	_, err := crds.Create(ctx, crd, metav1.CreateOptions{})
+	require.NoError(t, err)
+	gvr := schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: "glancebackends"}
+	o := backend(t, "typed")
+	o.SetNamespace(ns)
+	o.SetAPIVersion(group + "/v1alpha1")
+	env.Namespace(t, ns)
+	var stored *unstructured.Unstructured
+	kubetest.Eventually(t, 30*time.Second, func() error {
+		stored, err = env.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, o, metav1.CreateOptions{})
+		return err
+	})
+	changed := set(t, set(t, stored.DeepCopy(), "Swift", "spec", "type"), nil, "spec", "s3")
+	_, err = env.Dynamic.Resource(gvr).Namespace(ns).Update(ctx, changed, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	refused(t, err, "type is immutable")
+	// The same Swift object is fine when created as such: only the change is refused.
+	fresh := set(t, set(t, backend(t, "swift"), "Swift", "spec", "type"), nil, "spec", "s3")
+	fresh.SetNamespace(ns)
+	fresh.SetAPIVersion(group + "/v1alpha1")
+	_, err = env.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, fresh, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	require.NoError(t, err)
+}
+
+func mustRead(t *testing.T, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	require.NoError(t, err)
+	return string(raw)
+}
+
+// TestGlanceBackendReservedStoreIDs refuses every id hooks/storeconf
+// reserves, given as spec.storeId or, when that is unset, as the name.
+func TestGlanceBackendReservedStoreIDs(t *testing.T) {
+	env := kubetest.Shared(t)
+	ids := append(storeconf.ReservedSections(), "os_glance_staging_store", "os_glance_tasks_store", "os-glance-foo", "OS_GLANCE_X")
+	for _, id := range ids {
+		t.Run("storeId="+id, func(t *testing.T) {
+			o := set(t, backend(t, "reserved"), id, "spec", "storeId")
+			refusedCreate(t, env, glanceBackends, o, msgReserved)
+			refusedCreate(t, env, glanceBackends, o, `store id "`+id+`" is refused`)
+		})
+	}
+	// Names that are valid object names and reserved ids.
+	for _, name := range []string{"os-glance-staging", "database", "cache", "cors", "healthcheck", "profiler", "vault", "wsgi", "task", "privsep", "barbican"} {
+		t.Run("name="+name, func(t *testing.T) {
+			refusedCreate(t, env, glanceBackends, backend(t, name), msgReserved)
+			refusedCreate(t, env, glanceBackends, backend(t, name), `metadata.name: Invalid value: store id "`+name+`" (metadata.name, as spec.storeId is unset) is refused`)
+			// With an explicit store id the name is just a name.
+			accepted(t, env, glanceBackends, set(t, backend(t, name), "s1", "spec", "storeId"))
+		})
+	}
+	// The guide's ControlPlane store id "default" is not reserved (DEFAULT is).
+	accepted(t, env, glanceBackends, set(t, backend(t, "controlplane-glance-default"), "default", "spec", "storeId"))
+	accepted(t, env, glanceBackends, backend(t, "default"))
+}
+
+func TestGlanceBackendStoreIDPattern(t *testing.T) {
+	env := kubetest.Shared(t)
+	const msg = "storeId must be 1 to 63 lowercase letters, digits, '.', '_' or '-'"
+	for _, id := range []string{"Archive", "_x", "x-", "a b", "a/b"} {
+		refusedCreate(t, env, glanceBackends, set(t, backend(t, "pattern"), id, "spec", "storeId"), msg)
+	}
+	refusedCreate(t, env, glanceBackends, set(t, backend(t, "pattern"), "", "spec", "storeId"), "spec.storeId")
+	refusedCreate(t, env, glanceBackends, set(t, backend(t, "pattern"), strings.Repeat("a", 64), "spec", "storeId"), "may not be more than 63")
+	for _, id := range []string{"my_store", "s3.archive", "a", strings.Repeat("a", 63)} {
+		accepted(t, env, glanceBackends, set(t, backend(t, "pattern"), id, "spec", "storeId"))
+	}
+	// Without storeId the name is the store id, so it is held to 63 characters.
+	refusedCreate(t, env, glanceBackends, backend(t, strings.Repeat("n", 64)),
+		"metadata.name is the store id when spec.storeId is unset, so it may have at most 63 characters")
+	accepted(t, env, glanceBackends, set(t, backend(t, strings.Repeat("n", 64)), "n", "spec", "storeId"))
+}
+
+func TestGlanceBackendGlanceRefName(t *testing.T) {
+	env := kubetest.Shared(t)
+	for _, bad := range []string{"Glance", "1glance", "glance.x", strings.Repeat("g", 64)} {
+		refusedCreate(t, env, glanceBackends, set(t, backend(t, "ref"), bad, "spec", "glanceRef", "name"), "spec.glanceRef.name")
+	}
+}
+
+func TestGlanceBackendS3Fields(t *testing.T) {
+	env := kubetest.Shared(t)
+	for _, c := range []struct {
+		path  []string
+		value any
+	}{
+		{[]string{"spec", "s3", "bucket"}, "Glance_Images"},
+		{[]string{"spec", "s3", "bucket"}, "ab"},
+		{[]string{"spec", "s3", "region"}, "us east"},
+		{[]string{"spec", "s3", "credentialsSecretRef", "name"}, "Garage_Creds"},
+		{[]string{"spec", "s3", "largeObjectSize"}, int64(0)},
+		{[]string{"spec", "s3", "largeObjectChunkSize"}, int64(-5)},
+	} {
+		refusedCreate(t, env, glanceBackends, set(t, backend(t, "fields"), c.value, c.path...), "spec.s3."+c.path[2])
+	}
+	o := backend(t, "fields")
+	set(t, o, int64(100), "spec", "s3", "largeObjectSize")
+	set(t, o, int64(10), "spec", "s3", "largeObjectChunkSize")
+	set(t, o, true, "spec", "s3", "createBucketOnPut")
+	accepted(t, env, glanceBackends, o)
+}
+
+func TestGlanceBackendExtraOptions(t *testing.T) {
+	env := kubetest.Shared(t)
+	withOptions := func(opts map[string]any) *unstructured.Unstructured {
+		return set(t, backend(t, "extra"), opts, "spec", "extraOptions")
+	}
+	for _, owned := range []string{"s3_store_host", "s3_store_access_key", "s3_store_secret_key", "s3_store_bucket",
+		"s3_store_bucket_url_format", "s3_store_region_name", "s3_store_create_bucket_on_put",
+		"s3_store_large_object_size", "s3_store_large_object_chunk_size"} {
+		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{owned: "x"}), "extraOptions may not set an option the service renders itself")
+	}
+	for _, key := range []string{"Upper", "1st", "with-dash", "a b", strings.Repeat("k", 129)} {
+		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{key: "x"}), "extraOptions keys must be option names")
+	}
+	for _, v := range []string{"a\nb", "tab\there", " leading", "trailing ", "nul\x00"} {
+		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{"store_description": v}), "extraOptions values may not contain control characters")
+	}
+	many := map[string]any{}
+	for i := range 33 {
+		many[fmt.Sprintf("opt_%d", i)] = "x"
+	}
+	refusedCreate(t, env, glanceBackends, withOptions(many), "must have at most 32 items")
+	refusedCreate(t, env, glanceBackends, withOptions(map[string]any{"store_description": strings.Repeat("x", 1025)}), "may not be more than 1024")
+	accepted(t, env, glanceBackends, withOptions(map[string]any{"store_description": "Archive (slow)", "s3_store_cacert": "/etc/ssl/ca.pem", "k": strings.Repeat("x", 1024)}))
+}
+
+// --- Glance ----------------------------------------------------------------
+
+func TestGlanceName(t *testing.T) {
+	env := kubetest.Shared(t)
+	const msg = "a Glance's name is also the name of its Service, so it must be a DNS-1035 label"
+	for _, name := range []string{strings.Repeat("g", 64), "1glance", "glance.example"} {
+		o := object(t, guideGlance)
+		o.SetName(name)
+		refusedCreate(t, env, glances, o, "metadata.name: Invalid value: "+msg)
+	}
+	o := object(t, guideGlance)
+	o.SetName(strings.Repeat("g", 63))
+	accepted(t, env, glances, o)
+}
+
+func TestGlanceFields(t *testing.T) {
+	env := kubetest.Shared(t)
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "keystone:5000", "spec", "keystoneEndpoint"),
+		"keystoneEndpoint must be an http:// or https:// URL")
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "keystone.example.com", "spec", "keystonePublicEndpoint"),
+		"keystonePublicEndpoint must be an http:// or https:// URL")
+	accepted(t, env, glances, set(t, object(t, guideGlance), "https://keystone.example.com/v3", "spec", "keystonePublicEndpoint"))
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), nil, "spec", "openStackRelease"), "spec.openStackRelease: Required value")
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "dalmatian", "spec", "openStackRelease"), "spec.openStackRelease")
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), int64(-1), "spec", "replicas"), "spec.replicas")
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "Openstack_Memcached", "spec", "cache", "clusterRef", "name"), "spec.cache.clusterRef.name")
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), nil, "spec", "serviceUser", "username"), "spec.serviceUser.username: Required value")
+	res := map[string]any{"requests": map[string]any{"cpu": "500m", "memory": "512Mi"}, "limits": map[string]any{"memory": int64(1073741824)}}
+	accepted(t, env, glances, set(t, object(t, guideGlance), res, "spec", "resources"))
+	refusedCreate(t, env, glances, set(t, object(t, guideGlance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "resources"), "spec.resources.requests")
+}
