@@ -1,39 +1,166 @@
+//go:build integration
+
 package chart
 
 import (
+	"context"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/c5c3/glance-hooks/test/kubetest"
 )
 
-// startAPIServer starts a real kube-apiserver (with etcd) on loopback for
-// this test and returns the path of a cluster-admin kubeconfig; the server is
-// stopped when the test ends. It is set from the shared harness (package
-// test/kubetest) in harness_test.go; while that is nil the install tests skip.
-var startAPIServer func(t *testing.T) (kubeconfig string)
+func init() { runTests = kubetest.Main }
 
-// apiServerForTest starts the API server and installs what every install test
-// needs before the chart: the stand-ins for Metacontroller's and
-// cert-manager's CRDs (see testdata/) and the chart's own CRDs.
-func apiServerForTest(t *testing.T) (kubeconfig string, kube *kubeClient) {
+// cluster is the shared kube-apiserver with what the install tests need
+// besides the CRDs of schemas/ (which the harness applies): the stand-ins for
+// Metacontroller's and cert-manager's CRDs in testdata/, and the chart's own
+// CRDs applied as the chart ships them.
+type cluster struct {
+	env    *kubetest.Env
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+}
+
+var (
+	clusterOnce sync.Once
+	theCluster  *cluster
+	clusterErr  error
+)
+
+func apiServerForTest(t *testing.T) *cluster {
 	t.Helper()
-	if startAPIServer == nil {
-		t.Skip("no kube-apiserver harness on this branch yet (package test/kubetest)")
+	env := kubetest.Shared(t)
+	clusterOnce.Do(func() {
+		c := &cluster{env: env, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(env.Discovery()))}
+		var crds []obj
+		for _, f := range []string{"compositecontrollers.metacontroller.k8s.io.yaml", "cert-manager.io.yaml"} {
+			objs, err := decodeObjects(mustRead(t, "test/chart/testdata/"+f))
+			if err != nil {
+				clusterErr = err
+				return
+			}
+			crds = append(crds, objs...)
+		}
+		crds = append(crds, render(t, "glance-hooks", "glance-hooks").find("CustomResourceDefinition")...)
+		clusterErr = c.installCRDs(crds)
+		theCluster = c
+	})
+	require.NoError(t, clusterErr)
+	return theCluster
+}
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// installCRDs applies CRDs for real and waits until each is established
+// and served.
+func (c *cluster) installCRDs(crds []obj) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, crd := range crds {
+		if _, err := c.apply(ctx, crd, false); err != nil {
+			return err
+		}
 	}
-	kubeconfig = startAPIServer(t)
-	kube = newKubeClient(t, kubeconfig)
-	var crds []obj
-	for _, f := range []string{"compositecontrollers.metacontroller.k8s.io.yaml", "cert-manager.io.yaml"} {
-		objs, err := decodeObjects(mustRead(t, "test/chart/testdata/"+f))
-		require.NoError(t, err)
-		crds = append(crds, objs...)
+	for _, crd := range crds {
+		for {
+			cur, err := c.env.Dynamic.Resource(crdGVR).Get(ctx, crd.name(), metav1.GetOptions{})
+			if err == nil && established(cur) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("CRD %s is not established: %v", crd.name(), err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
 	}
-	crds = append(crds, render(t, "glance-hooks", "glance-hooks").find("CustomResourceDefinition")...)
-	kube.installCRDs(t, crds)
-	return kubeconfig, kube
+	c.mapper.Reset()
+	return nil
+}
+
+func established(crd *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, cond := range conds {
+		m, _ := cond.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// resource is the dynamic client for an object's kind (and namespace).
+func (c *cluster) resource(apiVersion, kind, namespace string) (dynamic.ResourceInterface, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	mapping, err := c.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
+	if meta.IsNoMatchError(err) {
+		c.mapper.Reset()
+		mapping, err = c.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if namespace == "" {
+			return nil, fmt.Errorf("%s is namespaced but has no namespace", kind)
+		}
+		return c.env.Dynamic.Resource(mapping.Resource).Namespace(namespace), nil
+	}
+	return c.env.Dynamic.Resource(mapping.Resource), nil
+}
+
+// apply server-side-applies an object with strict field validation: a field
+// the schema does not know is an error, not silently dropped. dryRun has the
+// API server run every validation and admission step without storing.
+func (c *cluster) apply(ctx context.Context, o obj, dryRun bool) (*unstructured.Unstructured, error) {
+	ri, err := c.resource(o.apiVersion(), o.kind(), o.namespace())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.id(), err)
+	}
+	force := true
+	opts := metav1.PatchOptions{FieldManager: "glance-hooks-chart-test", Force: &force, FieldValidation: "Strict"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	body, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := ri.Patch(ctx, o.name(), types.ApplyPatchType, body, opts)
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", o.id(), err)
+	}
+	return out, nil
+}
+
+func (c *cluster) get(t *testing.T, apiVersion, kind, namespace, name string) (obj, error) {
+	t.Helper()
+	ri, err := c.resource(apiVersion, kind, namespace)
+	require.NoError(t, err)
+	u, err := ri.Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return obj(u.Object), nil
 }
 
 // Every values combination that matters renders objects the API server
@@ -41,17 +168,17 @@ func apiServerForTest(t *testing.T) (kubeconfig string, kube *kubeClient) {
 // validation, so schema errors, unknown fields, bad enums (updateStrategy
 // method, webhook fields, ...), invalid webhooks and RBAC all fail here.
 func TestChartAcceptedByAPIServer(t *testing.T) {
-	_, kube := apiServerForTest(t)
-	for _, c := range combos() {
-		t.Run(c.name, func(t *testing.T) {
-			r := render(t, c.release, c.namespace, c.set...)
-			kube.ensureNamespace(t, c.namespace)
+	c := apiServerForTest(t)
+	for _, cb := range combos() {
+		t.Run(cb.name, func(t *testing.T) {
+			r := render(t, cb.release, cb.namespace, cb.set...)
+			c.env.Namespace(t, cb.namespace)
 			n := 0
 			for _, o := range r.Objects {
 				if o.kind() == "CustomResourceDefinition" {
-					continue // installed for real above
+					continue // applied for real in apiServerForTest
 				}
-				_, err := kube.apply(o, true)
+				_, err := c.apply(context.Background(), o, true)
 				assert.NoError(t, err, "%s", o.id())
 				n++
 			}
@@ -60,13 +187,12 @@ func TestChartAcceptedByAPIServer(t *testing.T) {
 	}
 }
 
-// The stand-in CRDs really constrain what they model: a CompositeController
+// The stand-in CRD really constrains what it models: a CompositeController
 // the chart could plausibly get wrong is refused.
 func TestMetacontrollerSchemaRefusesMistakes(t *testing.T) {
-	_, kube := apiServerForTest(t)
-	r := render(t, "glance-hooks", "glance-hooks")
-	base := r.named(t, "CompositeController", "glance")
-	_, err := kube.apply(base, true)
+	c := apiServerForTest(t)
+	base := render(t, "glance-hooks", "glance-hooks").named(t, "CompositeController", "glance")
+	_, err := c.apply(context.Background(), base, true)
 	require.NoError(t, err, "the rendered controller is accepted")
 
 	cases := map[string]struct {
@@ -78,33 +204,29 @@ func TestMetacontrollerSchemaRefusesMistakes(t *testing.T) {
 			child["updateStrategy"] = map[string]any{"method": "Inplace"}
 		}, "Unsupported value"},
 		"unknown hook field": {func(o obj) {
-			hook := get(o, "spec", "hooks", "sync", "webhook").(map[string]any)
-			hook["endpoint"] = "http://x"
+			get(o, "spec", "hooks", "sync", "webhook").(map[string]any)["endpoint"] = "http://x"
 		}, "field not declared in schema"},
 		"webhook without target": {func(o obj) {
-			hook := get(o, "spec", "hooks", "sync", "webhook").(map[string]any)
-			delete(hook, "service")
+			delete(get(o, "spec", "hooks", "sync", "webhook").(map[string]any), "service")
 		}, "a webhook needs url, or service and path"},
 		"service without namespace": {func(o obj) {
-			svc := get(o, "spec", "hooks", "sync", "webhook", "service").(map[string]any)
-			delete(svc, "namespace")
+			delete(get(o, "spec", "hooks", "sync", "webhook", "service").(map[string]any), "namespace")
 		}, "namespace: Required value"},
 		"no parent": {func(o obj) {
 			delete(o["spec"].(map[string]any), "parentResource")
 		}, "parentResource: Required value"},
 		"timeout not a duration": {func(o obj) {
-			hook := get(o, "spec", "hooks", "sync", "webhook").(map[string]any)
-			hook["timeout"] = "ten seconds"
+			get(o, "spec", "hooks", "sync", "webhook").(map[string]any)["timeout"] = "ten seconds"
 		}, "timeout"},
 		"hook version": {func(o obj) {
-			get(o, "spec", "hooks").(map[string]any)["sync"].(map[string]any)["version"] = "v3"
+			get(o, "spec", "hooks", "sync").(map[string]any)["version"] = "v3"
 		}, "Unsupported value"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := deepCopy(t, base)
 			tc.mutate(o)
-			_, err := kube.apply(o, true)
+			_, err := c.apply(context.Background(), o, true)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -112,65 +234,67 @@ func TestMetacontrollerSchemaRefusesMistakes(t *testing.T) {
 }
 
 // A real install and upgrade with helm: the chart-made webhook CA survives
-// the upgrade (lookup), so the API server keeps trusting the running pods.
+// the upgrade (lookup), so the API server keeps trusting the running pods;
+// deleting the Secret and upgrading makes a new pair (the chart README's
+// rotation recipe).
 func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
-	kubeconfig, kube := apiServerForTest(t)
-	const rel, ns = "glance-hooks", "glance-hooks"
-	helmArgs := func(verb string) []string {
-		return []string{verb, rel, chartDir(t), "--namespace", ns, "--kubeconfig", kubeconfig}
+	c := apiServerForTest(t)
+	const rel, ns = "glance-hooks", "glance-hooks-install"
+	helmArgs := func(verb string, extra ...string) []string {
+		return append([]string{verb, rel, chartDir(t), "--namespace", ns, "--kubeconfig", c.env.Kubeconfig}, extra...)
 	}
-	out, err := runHelm(t, append(helmArgs("install"), "--create-namespace")...)
+	out, err := runHelm(t, helmArgs("install", "--create-namespace")...)
 	require.NoError(t, err, out)
 	t.Cleanup(func() {
 		// The webhook fails closed and no hook pod runs here: remove it so
 		// nothing else on this API server is refused.
-		_, _ = runHelm(t, "uninstall", rel, "--namespace", ns, "--kubeconfig", kubeconfig)
+		if out, err := runHelm(t, "uninstall", rel, "--namespace", ns, "--kubeconfig", c.env.Kubeconfig); err != nil {
+			t.Errorf("helm uninstall: %v\n%s", err, out)
+		}
 	})
 
-	caOf := func() (secretCA, bundle string) {
-		secret, err := kube.get("v1", "Secret", ns, "glance-hooks-tls")
+	secretData := func() map[string]any {
+		secret, err := c.get(t, "v1", "Secret", ns, "glance-hooks-tls")
 		require.NoError(t, err)
-		vwc, err := kube.get("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "glance-hooks")
+		return secret["data"].(map[string]any)
+	}
+	caBundle := func() string {
+		vwc, err := c.get(t, "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "glance-hooks")
 		require.NoError(t, err)
 		hooks := vwc["webhooks"].([]any)
 		require.Len(t, hooks, 1)
-		return str(secret, "data", "ca.crt"), str(hooks[0].(map[string]any), "clientConfig", "caBundle")
+		return str(hooks[0].(map[string]any), "clientConfig", "caBundle")
 	}
-	ca1, bundle1 := caOf()
-	require.NotEmpty(t, ca1)
-	assert.Equal(t, ca1, bundle1, "the webhook trusts the CA in the Secret")
-	secret1, err := kube.get("v1", "Secret", ns, "glance-hooks-tls")
-	require.NoError(t, err)
+	first := secretData()
+	require.NotEmpty(t, first["ca.crt"])
+	assert.Equal(t, first["ca.crt"], caBundle(), "the webhook trusts the CA in the Secret")
 
 	// Every object the chart renders exists now.
 	for _, o := range render(t, rel, ns).Objects {
 		if o.kind() == "CustomResourceDefinition" {
 			continue
 		}
-		_, err := kube.get(o.apiVersion(), o.kind(), o.namespace(), o.name())
+		_, err := c.get(t, o.apiVersion(), o.kind(), o.namespace(), o.name())
 		assert.NoError(t, err, "%s after helm install", o.id())
 	}
 
-	out, err = runHelm(t, append(helmArgs("upgrade"), "--set", "replicaCount=3")...)
+	out, err = runHelm(t, helmArgs("upgrade", "--set", "replicaCount=3")...)
 	require.NoError(t, err, out)
-	ca2, bundle2 := caOf()
-	assert.Equal(t, ca1, ca2, "helm upgrade keeps the CA")
-	assert.Equal(t, bundle1, bundle2, "helm upgrade keeps the caBundle")
-	secret2, err := kube.get("v1", "Secret", ns, "glance-hooks-tls")
-	require.NoError(t, err)
-	assert.Equal(t, secret1["data"], secret2["data"], "and the serving certificate and key")
-	dep, err := kube.get("apps/v1", "Deployment", ns, "glance-hooks")
+	assert.Equal(t, first, secretData(), "helm upgrade keeps the CA, certificate and key")
+	assert.Equal(t, first["ca.crt"], caBundle(), "and the webhook's caBundle")
+	dep, err := c.get(t, "apps/v1", "Deployment", ns, "glance-hooks")
 	require.NoError(t, err)
 	assert.EqualValues(t, 3, get(dep, "spec", "replicas"), "the upgrade did apply")
 
-	// Deleting the Secret and upgrading rotates the pair (the README's recipe).
-	require.NoError(t, kube.delete("v1", "Secret", ns, "glance-hooks-tls"))
+	ri, err := c.resource("v1", "Secret", ns)
+	require.NoError(t, err)
+	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-tls", metav1.DeleteOptions{}))
 	out, err = runHelm(t, helmArgs("upgrade")...)
 	require.NoError(t, err, out)
-	ca3, bundle3 := caOf()
-	assert.NotEqual(t, ca1, ca3, "a deleted Secret is made anew")
-	assert.Equal(t, ca3, bundle3)
-	raw, err := base64.StdEncoding.DecodeString(ca3)
+	rotated := secretData()
+	assert.NotEqual(t, first["ca.crt"], rotated["ca.crt"], "a deleted Secret is made anew")
+	assert.Equal(t, rotated["ca.crt"], caBundle())
+	raw, err := base64.StdEncoding.DecodeString(rotated["ca.crt"].(string))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(raw), "-----BEGIN CERTIFICATE-----"))
 }
