@@ -63,7 +63,7 @@ type NotConvergedError struct {
 }
 
 func (e *NotConvergedError) Error() string {
-	return fmt.Sprintf("the hooks did not converge: objects still changed after %d rounds (raise --max-rounds, or look for two hooks undoing each other)", e.Rounds)
+	return fmt.Sprintf("the hooks did not converge: objects still changed after %s (raise --max-rounds, or look for two hooks undoing each other)", Plural(e.Rounds, "round"))
 }
 
 // HookError is a hook that answered an error.
@@ -96,4 +96,12 @@ func ExitCode(err error) int {
 		return ExitHookFailed
 	}
 	return ExitHookFailed
+}
+
+// Plural is "1 round", "2 rounds".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -80,7 +80,7 @@ func TestRenderRoundLimit(t *testing.T) {
 	require.True(t, errors.As(err, &nc))
 	assert.Equal(t, ExitNotConverged, ExitCode(err))
 	assert.True(t, IsNotConverged(err))
-	assert.Equal(t, "the hooks did not converge: objects still changed after 1 rounds (raise --max-rounds, or look for two hooks undoing each other)", err.Error())
+	assert.Equal(t, "the hooks did not converge: objects still changed after 1 round (raise --max-rounds, or look for two hooks undoing each other)", err.Error())
 	require.NotNil(t, s, "the state reached is returned")
 	assert.False(t, s.Converged)
 	assert.Equal(t, 1, s.Rounds)
