@@ -25,12 +25,13 @@ fmt-check:
 
 # Rewrite every fixture's response.json from what the service answers now.
 fixtures:
+	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestCaptureGlanceFixtures' ./test/
 	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestFixtures' ./test/
 
 # Regenerating the fixtures must change nothing.
 fixtures-check:
 	@tmp=$$(mktemp -d) && cp -r test/fixtures $$tmp/ && \
-	  UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestFixtures' ./test/ >/dev/null && \
+	  $(MAKE) --no-print-directory fixtures >/dev/null && \
 	  if ! diff -r $$tmp/fixtures test/fixtures; then cp -r $$tmp/fixtures/. test/fixtures/; rm -rf $$tmp; \
 	    echo "regenerating the fixtures changed them"; exit 1; fi; rm -rf $$tmp
 

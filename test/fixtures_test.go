@@ -2,6 +2,7 @@ package test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/c5c3/glance-hooks/hooks/admission"
+	"github.com/c5c3/glance-hooks/hooks/api"
 	"github.com/c5c3/glance-hooks/hooks/server"
 )
 
@@ -40,6 +43,10 @@ func hookPath(dir string) string {
 }
 
 func newTestServer(t testing.TB, logs io.Writer) http.Handler {
+	return newTestServerWith(t, logs, staticLister(nil))
+}
+
+func newTestServerWith(t testing.TB, logs io.Writer, l admission.Lister) http.Handler {
 	t.Helper()
 	if logs == nil {
 		logs = io.Discard
@@ -48,7 +55,35 @@ func newTestServer(t testing.TB, logs io.Writer) http.Handler {
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		Now:    func() time.Time { return FixtureNow },
 		Routes: server.DefaultRoutes(),
+		Lister: l,
 	})
+}
+
+// staticLister is the API server of a fixture: the GlanceBackends it lists.
+type staticLister []api.GlanceBackend
+
+func (s staticLister) ListGlanceBackends(_ context.Context, namespace string) ([]api.GlanceBackend, error) {
+	var out []api.GlanceBackend
+	for _, b := range s {
+		if b.Namespace == namespace {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// fixtureLister reads a case's siblings.json (the GlanceBackends the API
+// server holds for a validate case); without one the namespace is empty.
+func fixtureLister(t testing.TB, dir string) admission.Lister {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "siblings.json"))
+	if os.IsNotExist(err) {
+		return staticLister(nil)
+	}
+	require.NoError(t, err)
+	var items staticLister
+	require.NoError(t, json.Unmarshal(raw, &items), "siblings.json is a list of GlanceBackends")
+	return items
 }
 
 // post sends one body to the in-process server.
@@ -73,9 +108,9 @@ func fixtureCases(t testing.TB) []string {
 
 func TestFixtures(t *testing.T) {
 	var logs bytes.Buffer
-	h := newTestServer(t, &logs)
 	for _, dir := range fixtureCases(t) {
 		t.Run(filepath.ToSlash(strings.TrimPrefix(dir, "fixtures"+string(filepath.Separator))), func(t *testing.T) {
+			h := newTestServerWith(t, &logs, fixtureLister(t, dir))
 			body, err := os.ReadFile(filepath.Join(dir, "request.json"))
 			require.NoError(t, err)
 			rec := post(h, hookPath(filepath.Base(filepath.Dir(dir))), body)

@@ -74,16 +74,35 @@ func (w *World) syncOne(c Controller, r Ref) error {
 	if !ok {
 		return nil // deleted earlier in this round
 	}
+	req, err := w.SyncRequest(c, r)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Sync(req, w.Now)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", r, err)
+	}
+	return w.applySync(c, r, parent, req.Children, resp)
+}
+
+// SyncRequest builds the request Metacontroller would send to c's sync hook
+// for the parent r: its customize answer resolved into related objects, and
+// every object of a declared child type it controls.
+func (w *World) SyncRequest(c Controller, r Ref) (*metacontroller.SyncRequest, error) {
+	parent, ok := w.objects[r]
+	if !ok {
+		return nil, fmt.Errorf("%s not found", r)
+	}
 	parentRaw, _ := json.Marshal(parent)
 	related := metacontroller.ObjectMap{}
 	if c.Customize != nil {
 		resp, err := c.Customize(&metacontroller.CustomizeRequest{Parent: parentRaw})
 		if err != nil {
-			return fmt.Errorf("customize %s: %w", r, err)
+			return nil, fmt.Errorf("customize %s: %w", r, err)
 		}
 		for _, rr := range resp.RelatedResources {
 			if err := w.addRelated(related, rr, r.Namespace); err != nil {
-				return fmt.Errorf("customize %s: %w", r, err)
+				return nil, fmt.Errorf("customize %s: %w", r, err)
 			}
 		}
 	}
@@ -99,11 +118,7 @@ func (w *World) syncOne(c Controller, r Ref) error {
 			m[cr.Name], _ = json.Marshal(o)
 		}
 	}
-	resp, err := c.Sync(&metacontroller.SyncRequest{Parent: parentRaw, Children: children, Related: related}, w.Now)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", r, err)
-	}
-	return w.applySync(c, r, parent, children, resp)
+	return &metacontroller.SyncRequest{Parent: parentRaw, Children: children, Related: related}, nil
 }
 
 // addRelated selects objects the way Metacontroller serves a customize answer.

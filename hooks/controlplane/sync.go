@@ -3,7 +3,6 @@
 package controlplane
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -77,9 +76,9 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	projected := hook.Condition{Type: CondGlanceProjected, Status: true, Reason: ReasonProjected}
 	if problems := ValidateBackends(svc.Backends); len(problems) > 0 {
 		// Not projected half-way: keep what was projected before, as it was.
-		kept, err := keepObserved(req.Children)
+		kept, err := req.Children.KeepAsLastApplied(GlanceKey, GlanceBackendKey)
 		if err != nil {
-			return nil, err
+			return nil, hook.Invalid("%v", err)
 		}
 		children = kept
 		projected.Status = false
@@ -109,6 +108,11 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		Children: children,
 	}, nil
 }
+
+// Project is what a ControlPlane projects: its Glance and one GlanceBackend
+// per entry. It needs a spec ValidateBackends has nothing to say about;
+// admission uses it to check the children the way it checks hand-made ones.
+func Project(cp *api.ControlPlane) []any { return project(cp) }
 
 // project builds the desired children from a valid spec.
 func project(cp *api.ControlPlane) []any {
@@ -145,23 +149,6 @@ func project(cp *api.ControlPlane) []any {
 		})
 	}
 	return children
-}
-
-// keepObserved returns every observed child as Metacontroller last applied
-// it, so an invalid spec changes nothing.
-func keepObserved(children metacontroller.ObjectMap) ([]any, error) {
-	var out []any
-	for _, key := range []string{GlanceKey, GlanceBackendKey} {
-		for _, name := range children.Names(key) {
-			raw, _ := children.Get(key, name)
-			kept, err := metacontroller.AsLastApplied(raw)
-			if err != nil {
-				return nil, hook.Invalid("observed %s %q: %v", key, name, err)
-			}
-			out = append(out, json.RawMessage(kept))
-		}
-	}
-	return out, nil
 }
 
 // glanceReady mirrors the projected Glance's Ready condition.

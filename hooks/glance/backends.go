@@ -31,6 +31,9 @@ type store struct {
 	section  string // the rendered section, when usable
 	skipped  string // why it is left out, when it is
 	rendered bool
+	// stale is set when the store Secret was rendered from an older spec;
+	// held is set when the running config's section is used meanwhile.
+	stale, held bool
 }
 
 // attachedStores returns the backends attached to this Glance (not being
@@ -102,6 +105,7 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	case sec.Annotations[storeconf.AnnotationStoreID] != s.id ||
 		sec.Annotations[storeconf.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
 		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
+		s.stale = true
 		return nil
 	}
 	section, err := base64.StdEncoding.DecodeString(sec.Data[storeconf.StoreSecretKey])
@@ -180,4 +184,44 @@ func chooseDefault(stores []*store) (*store, string) {
 func decodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	return string(b), err
+}
+
+// ReasonStoreOutdated marks a store whose running section is kept while its
+// store Secret catches up with a spec change.
+const ReasonStoreOutdated = "StoreSecretOutdated"
+
+// holdOutdated keeps the running section of stores whose store Secret lags
+// behind a spec change: dropping them would take the store (and every image
+// in it) out of glance-api for the moment it takes the backend's own hook to
+// re-render, and roll the pods twice.
+func holdOutdated(stores []*store, running string) {
+	for _, s := range stores {
+		if !s.stale {
+			continue
+		}
+		if section, ok := sectionOf(running, s.id); ok {
+			s.section, s.rendered, s.held = section, true, true
+			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
+		}
+	}
+}
+
+// sectionOf cuts one [id] section out of a backends.conf.
+func sectionOf(text, id string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "[") {
+			if start >= 0 {
+				return strings.TrimRight(strings.Join(lines[start:i], "\n"), "\n") + "\n", true
+			}
+			if l == "["+id+"]" {
+				start = i
+			}
+		}
+	}
+	if start < 0 {
+		return "", false
+	}
+	return strings.TrimRight(strings.Join(lines[start:], "\n"), "\n") + "\n", true
 }

@@ -1,7 +1,6 @@
 package glance
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -78,6 +77,8 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	var current *appsv1.Deployment
 	if deployFound {
 		current = &observed
+		_, mountedBackends := mountedNames(current)
+		holdOutdated(stores, backendsText(req.Children, mountedBackends))
 	}
 
 	def, noDefault := chooseDefault(stores)
@@ -162,17 +163,11 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 // as last applied, so running pods keep their last-good config. On first
 // install there is nothing to keep and no Deployment is created.
 func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment, reason, why string) (*outcome, error) {
-	out := &outcome{children: []any{}, inConfig: map[string]bool{}}
-	for _, key := range []string{configMapKey, secretKey, deploymentKey, serviceKey} {
-		for _, name := range observed.Names(key) {
-			raw, _ := observed.Get(key, name)
-			applied, err := metacontroller.AsLastApplied(raw)
-			if err != nil {
-				return nil, hook.Invalid("observed %s %q: %v", key, name, err)
-			}
-			out.children = append(out.children, json.RawMessage(applied))
-		}
+	kept, err := observed.KeepAsLastApplied(configMapKey, secretKey, deploymentKey, serviceKey)
+	if err != nil {
+		return nil, hook.Invalid("%v", err)
 	}
+	out := &outcome{children: kept, inConfig: map[string]bool{}}
 	// An invalid spec is its own reason; otherwise the reason says whether
 	// there is a last-good config to keep.
 	out.rendered = hook.Condition{Type: CondConfigRendered, Reason: reason}
@@ -189,16 +184,25 @@ func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment,
 	out.configName, out.backendsName = mountedNames(current)
 	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
 		why, out.configName, out.backendsName)
-	if sec, found, err := metacontroller.DecodeOne[storeSecret](observed, secretKey, out.backendsName); err == nil && found {
-		if text, err := decodeBase64(sec.Data[BackendsFile]); err == nil {
-			for _, line := range strings.Split(text, "\n") {
-				if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-					out.inConfig[line[1:len(line)-1]] = true
-				}
-			}
+	for _, line := range strings.Split(backendsText(observed, out.backendsName), "\n") {
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			out.inConfig[line[1:len(line)-1]] = true
 		}
 	}
 	return out, nil
+}
+
+// backendsText is the backends.conf of an observed backends Secret, or "".
+func backendsText(observed metacontroller.ObjectMap, name string) string {
+	sec, found, err := metacontroller.DecodeOne[storeSecret](observed, secretKey, name)
+	if err != nil || !found {
+		return ""
+	}
+	text, err := decodeBase64(sec.Data[BackendsFile])
+	if err != nil {
+		return ""
+	}
+	return text
 }
 
 // buildStatus reports the stores, the config and the Deployment.
@@ -210,6 +214,9 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		switch {
 		case !s.rendered:
 			bs.Reason, bs.Message = ReasonBackendSkipped, s.skipped
+			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
+		case s.held:
+			bs.Reason, bs.Message = ReasonStoreOutdated, s.skipped
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
 		case !bs.Projected:
 			bs.Reason, bs.Message = ReasonNotInRunningConfig, "usable, but the config is not re-rendered: "+out.rendered.Message
@@ -224,7 +231,7 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		backends.Message = noDefault + "; nothing is re-rendered and the last-good config is kept"
 	case len(skipped) > 0:
 		backends.Reason = ReasonWaitingForBackends
-		backends.Message = plural(len(skipped), "backend is", "backends are") + " skipped while the others are projected: " +
+		backends.Message = plural(len(skipped), "backend is", "backends are") + " not projected as specified: " +
 			strings.Join(skipped, "; ")
 	default:
 		backends.Status, backends.Reason = true, ReasonAllBackendsProjected

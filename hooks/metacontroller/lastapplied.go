@@ -45,3 +45,21 @@ func AsLastApplied(raw json.RawMessage) (json.RawMessage, error) {
 	delete(obj, "status")
 	return json.Marshal(obj)
 }
+
+// KeepAsLastApplied returns every observed object of the given types, in
+// type order then name order, as last applied: answering with them changes
+// nothing.
+func (m ObjectMap) KeepAsLastApplied(keys ...string) ([]any, error) {
+	out := []any{}
+	for _, key := range keys {
+		for _, name := range m.Names(key) {
+			raw, _ := m.Get(key, name)
+			applied, err := AsLastApplied(raw)
+			if err != nil {
+				return nil, fmt.Errorf("observed %s %q: %w", key, name, err)
+			}
+			out = append(out, json.RawMessage(applied))
+		}
+	}
+	return out, nil
+}

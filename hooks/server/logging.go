@@ -9,8 +9,10 @@ import (
 
 // Context keys the handlers fill for the request log line.
 const (
-	logParentKey = "log.parent"
-	logErrorKey  = "log.error"
+	logParentKey  = "log.parent"
+	logErrorKey   = "log.error"
+	logAllowedKey = "log.allowed"
+	logDeniedKey  = "log.denied"
 )
 
 // logRequests writes one structured line per request: method, path, the
@@ -32,6 +34,12 @@ func logRequests(log *slog.Logger) echo.MiddlewareFunc {
 			}
 			if p, ok := c.Get(logParentKey).(string); ok && p != "" {
 				attrs = append(attrs, "parent", p)
+			}
+			if allowed, ok := c.Get(logAllowedKey).(bool); ok {
+				attrs = append(attrs, "allowed", allowed)
+			}
+			if msg, ok := c.Get(logDeniedKey).(string); ok && msg != "" {
+				attrs = append(attrs, "denied", msg)
 			}
 			level := slog.LevelInfo
 			if msg, ok := c.Get(logErrorKey).(string); ok && msg != "" {

@@ -24,8 +24,9 @@ type SyncFunc func(req *metacontroller.SyncRequest, now time.Time) (*metacontrol
 type CustomizeFunc func(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error)
 
 // BodyFunc handles a raw body that is not a Metacontroller envelope
-// (AdmissionReview for /validate).
-type BodyFunc func(c echo.Context, body []byte) (any, error)
+// (AdmissionReview for /validate). It gets the server's Config for what the
+// hook needs besides the body (the Lister).
+type BodyFunc func(c echo.Context, cfg *Config, body []byte) (any, error)
 
 // Route binds one POST path to exactly one of the hook kinds.
 type Route struct {
@@ -43,6 +44,7 @@ func DefaultRoutes() []Route {
 		{Path: "/sync/glancebackend", Sync: glancebackend.Sync},
 		{Path: "/customize/glance", Customize: glance.Customize},
 		{Path: "/sync/glance", Sync: glance.Sync},
+		{Path: "/validate", Body: Validate},
 	}
 }
 
@@ -69,7 +71,7 @@ func (r Route) handler(cfg Config) echo.HandlerFunc {
 			c.Set(logParentKey, describeParent(req.Parent))
 			out, err = r.Customize(&req)
 		default:
-			out, err = r.Body(c, body)
+			out, err = r.Body(c, &cfg, body)
 		}
 		if err != nil {
 			if hook.IsInputError(err) {

@@ -4,12 +4,16 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/c5c3/glance-hooks/hooks/admission"
 )
 
 // DefaultMaxBodyBytes bounds a request body. Metacontroller sends the parent
@@ -27,6 +31,9 @@ type Config struct {
 	Now func() time.Time
 	// Routes to serve in addition to /healthz and /readyz.
 	Routes []Route
+	// Lister reads sibling GlanceBackends for /validate. Nil means no API
+	// access: every decision that needs the siblings is a refusal.
+	Lister admission.Lister
 }
 
 // New builds the echo server with every route, the body limit, panic
@@ -56,24 +63,35 @@ func New(cfg Config) *echo.Echo {
 	return e
 }
 
-// Serve runs the server until ctx is done, then shuts down gracefully:
-// in-flight requests finish within the grace period.
-func Serve(ctx context.Context, e *echo.Echo, addr string, grace time.Duration, startTLS func(*http.Server) error) error {
+// Serve listens on addr and runs the server until ctx is done (see
+// ServeListener). With a tls.Config it serves HTTPS.
+func Serve(ctx context.Context, e *echo.Echo, addr string, grace time.Duration, tlsConfig *tls.Config) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return ServeListener(ctx, e, ln, grace, tlsConfig)
+}
+
+// ServeListener runs the server on ln until ctx is done, then shuts down
+// gracefully: in-flight requests finish within the grace period. With a
+// tls.Config it serves HTTPS (its GetCertificate or Certificates give the pair).
+func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, grace time.Duration, tlsConfig *tls.Config) error {
 	srv := &http.Server{
-		Addr:              addr,
 		Handler:           e,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		TLSConfig:         tlsConfig,
 	}
 	errc := make(chan error, 1)
 	go func() {
 		var err error
-		if startTLS != nil {
-			err = startTLS(srv)
+		if tlsConfig != nil {
+			err = srv.ServeTLS(ln, "", "")
 		} else {
-			err = srv.ListenAndServe()
+			err = srv.Serve(ln)
 		}
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil

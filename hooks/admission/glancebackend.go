@@ -1,0 +1,157 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/storeconf"
+)
+
+// SiblingDefaultMessage is the guide's refusal of a second default among the
+// backends attached to one Glance.
+func SiblingDefaultMessage(other, glance string) string {
+	return fmt.Sprintf("GlanceBackend %q attached to the same Glance %q is already marked isDefault; exactly one default store is allowed", other, glance)
+}
+
+// StoreIDCollisionMessage refuses a store id another backend of the same
+// Glance already uses; it names both backends.
+func StoreIDCollisionMessage(id, name, other, glance string) string {
+	return fmt.Sprintf("store id %q of GlanceBackend %q is already used by GlanceBackend %q attached to the same Glance %q; store ids must be unique per Glance", id, name, other, glance)
+}
+
+func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest, l Lister) decision {
+	var b api.GlanceBackend
+	if err := decodeObject(req.Object.Raw, &b); err != nil {
+		return undecodable(api.KindGlanceBackend, "object", err)
+	}
+	var old *api.GlanceBackend
+	if req.Operation == admissionv1.Update {
+		old = &api.GlanceBackend{}
+		if err := decodeObject(req.OldObject.Raw, old); err != nil {
+			return undecodable(api.KindGlanceBackend, "oldObject", err)
+		}
+	}
+	// An object on its way out only loses finalizers; never block that.
+	if b.DeletionTimestamp != nil {
+		return decision{}
+	}
+	name := nameOf(req, &b.ObjectMeta)
+	if problems := backendProblems(&b, old); len(problems) > 0 {
+		return invalid(api.KindGlanceBackend, name, problems)
+	}
+
+	glance := b.Spec.GlanceRef.Name
+	id := b.EffectiveStoreID()
+	attachedBefore := old != nil && old.Spec.GlanceRef.Name == glance
+	// Becoming the default of this Glance needs the siblings; staying the
+	// default, or releasing it, never does.
+	checkDefault := b.Spec.IsDefault && !(attachedBefore && old.Spec.IsDefault)
+	// A store id new to this Glance must not be taken.
+	checkID := !(attachedBefore && old.EffectiveStoreID() == id)
+	if !checkDefault && !checkID {
+		return decision{}
+	}
+
+	ns := namespaceOf(req, &b.ObjectMeta)
+	siblings, err := l.ListGlanceBackends(ctx, ns)
+	if err != nil {
+		return unavailable(fmt.Sprintf(
+			"GlanceBackend %q cannot be checked against the other backends of Glance %q, so it is refused: listing GlanceBackends in namespace %q failed: %v",
+			name, glance, ns, err))
+	}
+	sort.Slice(siblings, func(i, j int) bool { return siblings[i].Name < siblings[j].Name })
+
+	var problems []string
+	if checkDefault {
+		for _, s := range siblings {
+			if s.Name == name || s.Spec.GlanceRef.Name != glance || s.DeletionTimestamp != nil {
+				continue
+			}
+			if s.Spec.IsDefault {
+				problems = append(problems, SiblingDefaultMessage(s.Name, glance))
+				break
+			}
+		}
+	}
+	if checkID {
+		for _, s := range siblings {
+			if s.Name == name || s.Spec.GlanceRef.Name != glance || s.EffectiveStoreID() != id {
+				continue
+			}
+			msg := StoreIDCollisionMessage(id, name, s.Name, glance)
+			if s.DeletionTimestamp != nil {
+				msg += fmt.Sprintf(" (GlanceBackend %q is being deleted; retry once it is gone)", s.Name)
+			}
+			problems = append(problems, msg)
+			break
+		}
+	}
+	if len(problems) > 0 {
+		return conflict(problems)
+	}
+	return decision{}
+}
+
+// backendProblems are the rules a GlanceBackend must meet on its own: the
+// store id, the spec the renderer accepts (storeconf.SpecProblems, the same
+// check its sync hook makes), and what admission adds.
+func backendProblems(b, old *api.GlanceBackend) []string {
+	var out []string
+	add := func(p string) { out = append(out, p) }
+
+	if b.Name != "" {
+		if errs := validation.IsDNS1123Subdomain(b.Name); len(errs) > 0 {
+			add(fmt.Sprintf("the name is not a valid object name: %s", shortValidation(errs[0])))
+		}
+	}
+	id := b.EffectiveStoreID()
+	var idErr error
+	switch {
+	case b.Spec.StoreID != "":
+		if idErr = storeconf.ValidateStoreID(id); idErr != nil {
+			add("spec.storeId: " + idErr.Error())
+		}
+	case b.Name == "":
+		idErr = storeconf.ValidateStoreID(id)
+		add("metadata.name is the store id when spec.storeId is unset, so a generated name cannot be used; set spec.storeId or a fixed name")
+	default:
+		if idErr = storeconf.ValidateStoreID(id); idErr != nil {
+			add("its name is its store id (spec.storeId is unset), and " + idErr.Error())
+		}
+	}
+
+	glance := b.Spec.GlanceRef.Name
+	if glance == "" {
+		add("spec.glanceRef.name is required")
+	} else if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
+		add(fmt.Sprintf("spec.glanceRef.name %q cannot name a Glance: %s", glance, shortValidation(errs[0])))
+	}
+
+	for _, p := range storeconf.SpecProblems(b.Spec, id) {
+		if idErr != nil && p == idErr.Error() {
+			continue // said above, with where the id comes from
+		}
+		add(p)
+	}
+	if s3 := b.Spec.S3; s3 != nil && s3.Host != "" {
+		if u, err := url.Parse(s3.Host); err == nil && u.User != nil {
+			add("spec.s3.host must not carry credentials (user:password@); they come from s3.credentialsSecretRef")
+		}
+	}
+
+	if old != nil {
+		if old.Spec.GlanceRef.Name != glance {
+			add("spec.glanceRef.name is immutable; create a new GlanceBackend to attach a store to another Glance")
+		}
+		if old.Spec.Type != b.Spec.Type {
+			add("spec.type is immutable")
+		}
+	}
+	return out
+}

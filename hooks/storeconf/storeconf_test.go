@@ -1,0 +1,136 @@
+package storeconf
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/ini.v1"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+)
+
+func TestValidateStoreID(t *testing.T) {
+	ok := []string{"default", "secondary", "garage-a", "s3.archive", "a", "store_2"}
+	for _, id := range ok {
+		assert.NoError(t, ValidateStoreID(id), id)
+	}
+	refused := map[string]string{
+		"os_glance_staging_store": "reserved os_glance_ prefix",
+		"os-glance-x":             "reserved os-glance- prefix",
+		"OS_GLANCE_X":             "reserved os_glance_ prefix",
+		"glance_store":            "collides with a reserved store section",
+		"DEFAULT":                 "collides with a reserved store section",
+		"keystone_authtoken":      "collides with a reserved store section",
+		"paste_deploy":            "collides with a reserved store section",
+		"Upper":                   "is not valid",
+		"":                        "is not valid",
+		"-lead":                   "is not valid",
+		"a,b":                     "is not valid",
+		"a:b":                     "is not valid",
+		"a]b":                     "is not valid",
+		strings.Repeat("a", 64):   "is not valid",
+	}
+	for id, want := range refused {
+		err := ValidateStoreID(id)
+		if assert.Error(t, err, id) {
+			assert.Contains(t, err.Error(), want, id)
+			assert.Contains(t, err.Error(), `"`+id+`"`, "the message names the id")
+		}
+	}
+}
+
+func TestValueProblem(t *testing.T) {
+	for _, v := range []string{"plain", "with space inside", "$dollar", "100%", "a=b", "[not a header alone]x", "ünïcode"} {
+		assert.Empty(t, ValueProblem(v), v)
+	}
+	bad := map[string]string{
+		"a\nb": "newline", "a\rb": "carriage return", "a\x00b": "NUL", "a\tb": "tab",
+		"a\x1bb": "control character", "a\u2028b": "control character", " xyz": "whitespace",
+		"xyz ": "whitespace", `"quoted"`: "quotes", "'q'": "quotes", "bad\xffutf8": "UTF-8",
+	}
+	for v, want := range bad {
+		p := ValueProblem(v)
+		assert.Contains(t, p, want, "%q", v)
+		assert.NotContains(t, p, v, "the problem never repeats the value")
+	}
+}
+
+func TestWriteEscapesAndRefuses(t *testing.T) {
+	text, err := Write(Section{Name: "s", Options: []Option{{"k", "a$b"}, {"k2", "x"}}})
+	require.NoError(t, err)
+	assert.Equal(t, "[s]\nk = a$$b\nk2 = x\n", text)
+
+	_, err = Write(Section{Name: "s", Options: []Option{{"k", "x\n[glance_store]"}}})
+	assert.ErrorContains(t, err, "newline")
+	_, err = Write(Section{Name: "s]", Options: nil})
+	assert.Error(t, err)
+	_, err = Write(Section{Name: "s", Options: []Option{{"K-Bad", "x"}}})
+	assert.ErrorContains(t, err, "option name")
+}
+
+func spec() api.GlanceBackendSpec {
+	yes := true
+	size := int64(100)
+	return api.GlanceBackendSpec{
+		GlanceRef: api.LocalObjectReference{Name: "glance"},
+		Type:      api.BackendTypeS3,
+		S3: &api.S3Store{Host: "http://s3:9000", Bucket: "b", Region: "r",
+			CredentialsSecretRef: api.LocalObjectReference{Name: "c"}, CreateBucketOnPut: &yes, LargeObjectSize: &size},
+		ExtraOptions: map[string]string{"store_description": "Archive", "s3_store_cacert": "/ca.pem"},
+	}
+}
+
+// TestRenderSectionParsesBack renders a section and reads it back with an
+// independent INI parser: exactly one section, every value as given.
+func TestRenderSectionParsesBack(t *testing.T) {
+	text, err := RenderSection(spec(), "archive", Credentials{AccessKeyID: "AK", SecretAccessKey: "se$cr%et"})
+	require.NoError(t, err)
+	f, err := ini.Load([]byte(text))
+	require.NoError(t, err)
+	names := f.SectionStrings()
+	assert.Equal(t, []string{ini.DefaultSection, "archive"}, names)
+	sec := f.Section("archive")
+	assert.Equal(t, "http://s3:9000", sec.Key(OptHost).String())
+	assert.Equal(t, "se$$cr%et", sec.Key(OptSecretKey).String(), "'$' is doubled for oslo.config")
+	assert.Equal(t, "path", sec.Key(OptBucketURLFormat).String())
+	assert.Equal(t, "r", sec.Key(OptRegionName).String())
+	assert.Equal(t, "true", sec.Key(OptCreateBucketOnPut).String())
+	assert.Equal(t, "100", sec.Key(OptLargeObjectSize).String())
+	assert.False(t, sec.HasKey(OptLargeObjectChunkSize), "unset options are omitted")
+	assert.Equal(t, "Archive", sec.Key("store_description").String())
+	assert.True(t, strings.HasPrefix(text, "[archive]\ns3_store_host = "), "owned options come first, in a fixed order")
+}
+
+func TestSpecProblems(t *testing.T) {
+	s := spec()
+	s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak"}
+	problems := strings.Join(SpecProblems(s, "archive"), "|")
+	assert.Contains(t, problems, "may not set s3_store_bucket")
+	assert.Contains(t, problems, `option name "bad key"`)
+	assert.Contains(t, problems, "extraOptions[ok] contains a newline")
+
+	s = spec()
+	s.S3.Host = "ftp://x"
+	assert.Contains(t, strings.Join(SpecProblems(s, "a"), "|"), "http:// or https://")
+	s.S3 = nil
+	assert.Contains(t, strings.Join(SpecProblems(s, "a"), "|"), "spec.s3 is required")
+}
+
+func TestSpecHashIgnoresIsDefault(t *testing.T) {
+	a := spec()
+	b := spec()
+	b.IsDefault = true
+	assert.Equal(t, SpecHash(a, "x"), SpecHash(b, "x"))
+	b.S3.Bucket = "other"
+	assert.NotEqual(t, SpecHash(a, "x"), SpecHash(b, "x"))
+	assert.NotEqual(t, SpecHash(a, "x"), SpecHash(a, "y"))
+}
+
+func TestHasSectionHeader(t *testing.T) {
+	text := "[a]\nk = [b]\n[c]\r\n"
+	assert.True(t, HasSectionHeader(text, "a"))
+	assert.True(t, HasSectionHeader(text, "c"))
+	assert.False(t, HasSectionHeader(text, "b"), "only a header on a line of its own counts")
+}
