@@ -132,7 +132,7 @@ func TestWriteConditions(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	assert.Regexp(t, `^KIND +NAME +TYPE +STATUS +REASON +MESSAGE$`, lines[0])
 	assert.Len(t, lines, 1+4+4+4, "header, four conditions for the Glance and each backend")
-	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is skipped`, lines[1])
+	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is not projected as specified: "archive"`, lines[1])
 	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[5])
 
 	// Parents in several namespaces are told apart.

@@ -20,7 +20,7 @@ const DefaultMaxRounds = 20
 type Options struct {
 	// MaxRounds bounds the rounds of every run; 0 means DefaultMaxRounds.
 	MaxRounds int
-	// Validate admits each input object; nil means DefaultValidator.
+	// Validate admits each input object; nil means Admission, the validate hook.
 	Validate Validator
 	// Now is the starting clock; zero means Epoch.
 	Now time.Time
@@ -35,7 +35,7 @@ func (o Options) maxRounds() int {
 
 func (o Options) validator() Validator {
 	if o.Validate == nil {
-		return DefaultValidator
+		return Admission
 	}
 	return o.Validate
 }

@@ -35,8 +35,8 @@ func TestRenderRefusesTwoDefaultEntries(t *testing.T) {
 	docs := parse(t, credentials, replaceAll(controlPlane("default"), "isDefault: false", "isDefault: true"))
 	s, err := Render(docs, Options{})
 	assert.Nil(t, s, "nothing is rendered after a refusal")
-	refused(t, err, "in.yaml:7", "ControlPlane openstack/controlplane", "exactly one backends entry must set isDefault (found 2)")
-	assert.Equal(t, "in.yaml:7: ControlPlane openstack/controlplane refused by admission: exactly one backends entry must set isDefault (found 2)", err.Error())
+	refused(t, err, "in.yaml:7", "ControlPlane openstack/controlplane", `ControlPlane "controlplane": exactly one backends entry must set isDefault (found 2)`)
+	assert.Equal(t, `in.yaml:7: ControlPlane openstack/controlplane refused by admission: ControlPlane "controlplane": exactly one backends entry must set isDefault (found 2)`, err.Error())
 }
 
 func TestRenderRefusesASecondSiblingDefault(t *testing.T) {
@@ -52,7 +52,7 @@ func TestRenderRefusesReservedStoreID(t *testing.T) {
 	docs := parse(t, credentials, glance, backend("database", "glance", "garage-s3-credentials", true))
 	_, err := Render(docs, Options{})
 	refused(t, err, "in.yaml:14", "GlanceBackend openstack/database",
-		`GlanceBackend "database": store id "database" collides with a reserved store section: [database] holds options glance-api reads for itself`)
+		`GlanceBackend "database": its name is its store id (spec.storeId is unset), and store id "database" collides with a reserved store section: [database] holds options glance-api reads for itself`)
 }
 
 func TestRenderUsesTheGivenValidator(t *testing.T) {
