@@ -27,7 +27,7 @@ created, changed or deleted, and whether each Glance's pods would roll.
 Exit codes: 0 rendered (--diff: no difference), 1 --diff found differences,
 2 usage error, 3 unreadable or unacceptable input, 4 an object was refused
 by admission, 5 no convergence within --max-rounds (output still written),
-6 a hook failed.
+6 a hook failed or output could not be written.
 
 flags:
 `
@@ -52,7 +52,7 @@ func renderCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	showSecrets := fs.Bool("show-secrets", false, "print Secret data instead of <redacted: N bytes>")
 	keepServer := fs.Bool("keep-server-fields", false, "keep uids, resourceVersion, generation, creation times, owner uids and last-applied annotations")
 	diff := fs.Bool("diff", false, "compare two inputs: -f BEFORE -f AFTER")
-	quiet := fs.Bool("quiet", false, "do not print the conditions table")
+	quiet := fs.Bool("quiet", false, "do not print the conditions table and summary on stderr")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, renderUsage)
 		fs.PrintDefaults()

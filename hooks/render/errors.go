@@ -23,7 +23,8 @@ const (
 	// ExitNotConverged: the hooks still changed something after the round
 	// limit; the state reached is written anyway.
 	ExitNotConverged = 5
-	// ExitHookFailed: a hook answered an error (a failed sync in a cluster).
+	// ExitHookFailed: a hook answered an error (a failed sync in a cluster),
+	// or the output could not be written.
 	ExitHookFailed = 6
 )
 
