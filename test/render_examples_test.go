@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -82,4 +83,24 @@ func TestRenderRefusalsCarryTheAdmissionMessage(t *testing.T) {
 		renderFixture(t, "refused-sibling-default", "stderr"))
 	assert.Empty(t, renderFixture(t, "refused-sibling-default", "stdout"))
 	assert.Contains(t, renderFixture(t, "refused-two-defaults", "stderr"), "exactly one backends entry must set isDefault")
+}
+
+// TestRenderFixturesHoldNoCredential: no render output carries a credential
+// of the inputs, in the clear or base64-encoded.
+func TestRenderFixturesHoldNoCredential(t *testing.T) {
+	secrets := []string{"GKexampleaccesskey0001", "GKexampleaccesskey0002", "example-secret-access-key-0001"}
+	outputs, err := filepath.Glob(filepath.Join("fixtures", "render", "*", "std*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, outputs)
+	for _, f := range outputs {
+		if filepath.Base(f) == "stdin" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, s := range secrets {
+			assert.NotContains(t, string(b), s, f)
+			assert.NotContains(t, string(b), base64.StdEncoding.EncodeToString([]byte(s)), f)
+		}
+	}
 }

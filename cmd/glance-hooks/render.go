@@ -79,6 +79,8 @@ func renderCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		return usageErr("--max-rounds must be at least 1")
 	case *diff && len(paths) != 2:
 		return usageErr("--diff needs exactly two inputs: -f BEFORE -f AFTER")
+	case *diff && paths[0] == "-" && paths[1] == "-":
+		return usageErr("--diff can read standard input for one of BEFORE and AFTER, not both")
 	case *diff && *output != "yaml":
 		return usageErr("--diff prints a text report; -o does not apply")
 	}
@@ -138,6 +140,16 @@ func renderCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	docs, err := render.ReadPaths(paths, stdin, *namespace)
 	if err != nil {
 		return fail(err)
+	}
+	if len(docs) == 0 {
+		names := make([]string, len(paths))
+		for i, p := range paths {
+			names[i] = p
+			if p == "-" {
+				names[i] = render.StdinName
+			}
+		}
+		return fail(&render.InputError{Source: strings.Join(names, ", "), Msg: "no objects found"})
 	}
 	state, err := render.Render(docs, opts)
 	if err != nil && !render.IsNotConverged(err) {
