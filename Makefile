@@ -4,15 +4,24 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/glance-hooks
 
-.PHONY: all build test unit fixtures fixtures-check vet fmt-check run
+.PHONY: all build test unit fixtures fixtures-check vet fmt-check run datapath-deps
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/glance-hooks
 
-# The whole test suite, as CI runs it.
+# The whole test suite, as CI runs it. test/datapath runs a real glance-api
+# and versitygw when they are installed (see datapath-deps) and skips saying
+# which is missing otherwise; REQUIRE_DATAPATH=1 makes a missing one fail.
 test: vet fmt-check unit fixtures-check
+
+# What the data-path test runs: Debian's glance-api and python3-boto3 (apt,
+# needs root or sudo) and versitygw built into the user cache dir, where the
+# test finds it (or set VERSITYGW_BIN). Both steps are no-ops when done.
+datapath-deps:
+	hack/install-glance.sh
+	hack/install-versitygw.sh >/dev/null
 
 unit:
 	$(GO) test -count=1 ./...

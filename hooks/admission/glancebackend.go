@@ -73,6 +73,14 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 			if s.Name == name || s.Spec.GlanceRef.Name != glance || s.DeletionTimestamp != nil {
 				continue
 			}
+			// Children of one ControlPlane switch the default in one edit that
+			// Metacontroller applies child by child, in no fixed order. The
+			// ControlPlane's own admission already allows exactly one default in
+			// its list, so a projected sibling never blocks another projected one;
+			// a hand-made default is still refused.
+			if sameControlPlane(&b, &s) {
+				continue
+			}
 			if s.Spec.IsDefault {
 				problems = append(problems, SiblingDefaultMessage(s.Name, glance))
 				break
@@ -154,4 +162,20 @@ func backendProblems(b, old *api.GlanceBackend) []string {
 		}
 	}
 	return out
+}
+
+// sameControlPlane reports whether both backends are projected children of
+// the same ControlPlane (their controller owner reference).
+func sameControlPlane(a, b *api.GlanceBackend) bool {
+	ca, cb := controlPlaneOwner(a), controlPlaneOwner(b)
+	return ca != "" && ca == cb
+}
+
+func controlPlaneOwner(b *api.GlanceBackend) string {
+	for _, r := range b.OwnerReferences {
+		if r.Controller != nil && *r.Controller && r.Kind == api.KindControlPlane && r.APIVersion == api.ControlPlaneAPIVersion {
+			return string(r.UID)
+		}
+	}
+	return ""
 }

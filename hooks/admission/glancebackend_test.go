@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/glance-hooks/hooks/api"
 )
@@ -327,4 +329,35 @@ func TestOtherRequestsAreAllowed(t *testing.T) {
 			require.Zero(t, l.calls)
 		})
 	}
+}
+
+// projectedBy makes a backend a projected child of a ControlPlane.
+func projectedBy(uid string) func(*api.GlanceBackend) {
+	return func(b *api.GlanceBackend) {
+		yes := true
+		b.OwnerReferences = []metav1.OwnerReference{{APIVersion: api.ControlPlaneAPIVersion, Kind: api.KindControlPlane,
+			Name: "controlplane", UID: types.UID(uid), Controller: &yes}}
+	}
+}
+
+// TestProjectedSiblingsSwitchInAnyOrder: Metacontroller applies a
+// ControlPlane's one-edit switch child by child in no fixed order; the
+// promoted child must not be refused because its projected sibling has not
+// been released yet. A hand-made default stays refused.
+func TestProjectedSiblingsSwitchInAnyOrder(t *testing.T) {
+	oldDefault := backend("controlplane-glance-default", "controlplane-glance", true, projectedBy("cp-1"))
+	secondary := backend("controlplane-glance-secondary", "controlplane-glance", false, projectedBy("cp-1"))
+	l := &fakeLister{items: []api.GlanceBackend{oldDefault, secondary}}
+	promoted := backend("controlplane-glance-secondary", "controlplane-glance", true, projectedBy("cp-1"))
+	req := update(t, &promoted, &secondary)
+	allowed(t, req, Review(context.Background(), req, l))
+
+	hand := backend("archive", "controlplane-glance", true)
+	req = create(t, &hand)
+	assert.Equal(t, SiblingDefaultMessage("controlplane-glance-default", "controlplane-glance"),
+		denied(t, req, Review(context.Background(), req, l), 403))
+
+	other := backend("x", "controlplane-glance", true, projectedBy("cp-2"))
+	req = create(t, &other)
+	denied(t, req, Review(context.Background(), req, l), 403)
 }

@@ -1,0 +1,379 @@
+package datapath
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/ini.v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/glance"
+)
+
+// pod is one glance-api "pod" on this machine: the Deployment's container
+// with its ConfigMap and Secret volumes written to dir.
+type pod struct {
+	dir     string
+	command []string          // the container's command and rewritten args
+	config  []string          // the --config-file arguments among them
+	env     []string          // clean base + the container's env, resolved
+	mounted map[string]string // container file path -> file on disk
+	port    int
+	url     string
+	proc    *proc
+	started time.Duration // exec until the startup probe passed
+}
+
+// newPod reads the Deployment the hooks rendered and lays its volumes out
+// under dir: each key of the mounted ConfigMap and Secret becomes a file,
+// byte for byte, in a directory standing for the volume's mountPath. Only
+// the directory part of the --config-file arguments is rewritten to those
+// directories. One extra --config-file, last (oslo.config gives later files
+// precedence), holds what a loopback test cannot have: a loopback port,
+// one worker, its own state dirs and, when noKeystone is set, no Keystone
+// (an empty paste flavor, so every request is an admin context).
+func newPod(t *testing.T, c *cluster, dir, name string, noKeystone bool) *pod {
+	t.Helper()
+	d := c.deployment(name)
+	var ctr *corev1.Container
+	for i := range d.Spec.Template.Spec.Containers {
+		if d.Spec.Template.Spec.Containers[i].Name == glance.ContainerName {
+			ctr = &d.Spec.Template.Spec.Containers[i]
+		}
+	}
+	if ctr == nil {
+		t.Fatalf("Deployment %s has no container %s", name, glance.ContainerName)
+	}
+	volumes := map[string]corev1.Volume{}
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		volumes[v.Name] = v
+	}
+	p := &pod{dir: dir, mounted: map[string]string{}}
+	dirs := map[string]string{} // mountPath -> directory on disk
+	for _, vm := range ctr.VolumeMounts {
+		v := volumes[vm.Name]
+		var files map[string][]byte
+		mode := os.FileMode(0o644)
+		switch {
+		case v.ConfigMap != nil:
+			files = c.configMapData(v.ConfigMap.Name)
+		case v.Secret != nil:
+			files = c.secretData(v.Secret.SecretName)
+			if v.Secret.DefaultMode != nil {
+				mode = os.FileMode(*v.Secret.DefaultMode)
+			}
+		default:
+			continue // emptyDirs: the extra layer points glance-api at temp dirs
+		}
+		host := filepath.Join(dir, "volume-"+vm.Name)
+		if err := os.MkdirAll(host, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for k, b := range files {
+			if err := os.WriteFile(filepath.Join(host, k), b, mode); err != nil {
+				t.Fatal(err)
+			}
+			p.mounted[path.Join(vm.MountPath, k)] = filepath.Join(host, k)
+		}
+		dirs[vm.MountPath] = host
+	}
+	args, err := rewriteConfigFiles(ctr.Args, dirs)
+	if err != nil {
+		t.Fatalf("Deployment %s: %v", name, err)
+	}
+	p.port = freePort(t)
+	p.url = "http://127.0.0.1:" + strconv.Itoa(p.port)
+	layer := filepath.Join(dir, "loopback-test.conf")
+	state := func(s string) string {
+		d := filepath.Join(dir, s)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	text := fmt.Sprintf(`# What a loopback test cannot take from the rendered config.
+[DEFAULT]
+bind_host = 127.0.0.1
+bind_port = %d
+workers = 1
+
+[os_glance_staging_store]
+filesystem_store_datadir = %s
+
+[os_glance_tasks_store]
+filesystem_store_datadir = %s
+
+[oslo_concurrency]
+lock_path = %s
+`, p.port, state("staging"), state("tasks"), state("lock"))
+	if noKeystone {
+		text += "\n[paste_deploy]\n# No Keystone: every request is an admin context.\nflavor =\n"
+	}
+	if err := os.WriteFile(layer, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, "--config-file="+layer)
+	for i := 0; i < len(args); i++ {
+		switch {
+		case strings.HasPrefix(args[i], "--config-file="):
+			p.config = append(p.config, args[i])
+		case args[i] == "--config-file" && i+1 < len(args):
+			p.config = append(p.config, args[i], args[i+1])
+			i++
+		}
+	}
+	if len(ctr.Command) == 0 {
+		t.Fatalf("Deployment %s: container %s has no command", name, ctr.Name)
+	}
+	bin, err := exec.LookPath(ctr.Command[0])
+	if err != nil {
+		t.Fatalf("the container's command %q: %v", ctr.Command[0], err)
+	}
+	p.command = append(append([]string{bin}, ctr.Command[1:]...), args...)
+	p.env = append(baseEnv(state("home")), resolveEnv(t, c, ctr.Env)...)
+	return p
+}
+
+// rewriteConfigFiles maps each --config-file argument's directory (a volume's
+// mountPath) to the directory on disk standing for it. File names are kept.
+func rewriteConfigFiles(args []string, dirs map[string]string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	mapFile := func(p string) (string, error) {
+		host, ok := dirs[path.Dir(p)]
+		if !ok {
+			return "", fmt.Errorf("--config-file %s is not in a ConfigMap or Secret volume the container mounts", p)
+		}
+		f := filepath.Join(host, path.Base(p))
+		if _, err := os.Stat(f); err != nil {
+			return "", fmt.Errorf("--config-file %s: the mounted volume has no key %s", p, path.Base(p))
+		}
+		return f, nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "--config-file="):
+			f, err := mapFile(strings.TrimPrefix(a, "--config-file="))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "--config-file="+f)
+		case a == "--config-file" && i+1 < len(args):
+			f, err := mapFile(args[i+1])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a, f)
+			i++
+		case strings.HasPrefix(a, "--config-dir"):
+			return nil, fmt.Errorf("argument %s: --config-dir is not mapped by this test", a)
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// resolveEnv turns the container's env into NAME=value, reading secretKeyRef
+// values from the cluster's Secrets as the kubelet would.
+func resolveEnv(t *testing.T, c *cluster, vars []corev1.EnvVar) []string {
+	t.Helper()
+	var out []string
+	for _, e := range vars {
+		switch {
+		case e.ValueFrom == nil:
+			out = append(out, e.Name+"="+e.Value)
+		case e.ValueFrom.SecretKeyRef != nil:
+			ref := e.ValueFrom.SecretKeyRef
+			v, ok := c.secretData(ref.Name)[ref.Key]
+			if !ok {
+				t.Fatalf("env %s: Secret %s has no key %s", e.Name, ref.Name, ref.Key)
+			}
+			out = append(out, e.Name+"="+string(v))
+		default:
+			t.Fatalf("env %s: only secretKeyRef is resolved by this test", e.Name)
+		}
+	}
+	return out
+}
+
+// file returns the bytes of a mounted file by its path in the container.
+func (p *pod) file(t *testing.T, containerPath string) []byte {
+	t.Helper()
+	host, ok := p.mounted[containerPath]
+	if !ok {
+		t.Fatalf("nothing is mounted at %s", containerPath)
+	}
+	b, err := os.ReadFile(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dbSync runs glance-manage db_sync with the pod's config and environment
+// (the database URL reaches it as OS_DATABASE__CONNECTION, as in the pod).
+func (p *pod) dbSync(t *testing.T, tl tools) time.Duration {
+	t.Helper()
+	start := time.Now()
+	argv := append(append([]string{tl.glanceManage}, p.config...), "db_sync")
+	out, err := runOnce(t, manageTimeout, p.env, p.dir, argv...)
+	if err != nil {
+		t.Fatalf("glance-manage db_sync: %v\n%s", err, out)
+	}
+	return time.Since(start)
+}
+
+// start runs glance-api and waits for the Deployment's startup probe
+// (GET / on the API port, 200-399 as the kubelet counts it) to pass.
+func (p *pod) start(t *testing.T, redact []string) {
+	t.Helper()
+	p.proc = startProc(t, "glance-api", filepath.Join(p.dir, "glance-api.log"), p.env, redact, p.command...)
+	p.started = p.proc.waitHTTP(t, p.url+"/", func(code int) bool { return code >= 200 && code < 400 }, readyTimeout)
+}
+
+// stop ends glance-api and its workers.
+func (p *pod) stop(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := p.proc.stop(); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+var apiClient = &http.Client{Timeout: 2 * time.Minute}
+
+// call does one API request and returns the status and body.
+func (p *pod) call(t *testing.T, method, pth string, body []byte, header map[string]string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, p.url+pth, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := apiClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v; last lines of glance-api's log:\n%s", method, pth, err, p.proc.tail(40))
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// getJSON GETs a path that must answer 200 with JSON.
+func (p *pod) getJSON(t *testing.T, pth string, into any) {
+	t.Helper()
+	code, b := p.call(t, http.MethodGet, pth, nil, nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d: %s; last lines of glance-api's log:\n%s", pth, code, b, p.proc.tail(40))
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		t.Fatalf("GET %s: %v: %s", pth, err, b)
+	}
+}
+
+// storeInfo is one entry of GET /v2/info/stores. Glance 25.1 sends
+// "default": "true" (a string); later releases may send a boolean.
+type storeInfo struct {
+	ID      string `json:"id"`
+	Default any    `json:"default,omitempty"`
+}
+
+func (s storeInfo) isDefault() bool { return s.Default == true || s.Default == "true" }
+
+// stores returns store id -> flagged default.
+func (p *pod) stores(t *testing.T) map[string]bool {
+	t.Helper()
+	var body struct {
+		Stores []storeInfo `json:"stores"`
+	}
+	p.getJSON(t, "/v2/info/stores", &body)
+	out := map[string]bool{}
+	for _, s := range body.Stores {
+		out[s.ID] = s.isDefault()
+	}
+	return out
+}
+
+type image struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Stores string `json:"stores"`
+	Size   *int64 `json:"size"`
+}
+
+// createImage makes an empty image record and returns its id.
+func (p *pod) createImage(t *testing.T, name string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"name": name, "disk_format": "raw", "container_format": "bare"})
+	code, b := p.call(t, http.MethodPost, "/v2/images", body, map[string]string{"Content-Type": "application/json"})
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v2/images: HTTP %d: %s", code, b)
+	}
+	var img image
+	if err := json.Unmarshal(b, &img); err != nil || img.ID == "" {
+		t.Fatalf("POST /v2/images: %v: %s", err, b)
+	}
+	return img.ID
+}
+
+// upload PUTs image data, into store when it is not "". The interoperable
+// import flow needs a task owner, which an unauthenticated context lacks.
+func (p *pod) upload(t *testing.T, id string, data []byte, store string) (int, []byte) {
+	t.Helper()
+	h := map[string]string{"Content-Type": "application/octet-stream"}
+	if store != "" {
+		h["X-Image-Meta-Store"] = store
+	}
+	return p.call(t, http.MethodPut, "/v2/images/"+id+"/file", data, h)
+}
+
+func (p *pod) image(t *testing.T, id string) image {
+	t.Helper()
+	var img image
+	p.getJSON(t, "/v2/images/"+id, &img)
+	return img
+}
+
+func (p *pod) download(t *testing.T, id string) []byte {
+	t.Helper()
+	code, b := p.call(t, http.MethodGet, "/v2/images/"+id+"/file", nil, nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET /v2/images/%s/file: HTTP %d; last lines of glance-api's log:\n%s", id, code, p.proc.tail(40))
+	}
+	return b
+}
+
+// requirePasteReadable fails early, and clearly, when the paste file the
+// rendered config names cannot be read by this user: Debian installs
+// /etc/glance/glance-api-paste.ini as 0640 root:glance.
+func requirePasteReadable(t *testing.T, conf []byte) {
+	t.Helper()
+	f, err := ini.Load(conf)
+	if err != nil {
+		t.Fatalf("rendered glance-api.conf: %v", err)
+	}
+	paste := f.Section("paste_deploy").Key("config_file").String()
+	if paste == "" {
+		t.Fatal("rendered glance-api.conf has no [paste_deploy] config_file")
+	}
+	r, err := os.Open(paste)
+	if err != nil {
+		t.Fatalf("the rendered [paste_deploy] config_file cannot be read here (%v); run as root or as a member of group glance", err)
+	}
+	r.Close()
+}
