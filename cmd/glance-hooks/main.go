@@ -8,6 +8,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "render" {
+		os.Exit(renderCommand(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "glance-hooks:", err)
 		os.Exit(1)
@@ -18,6 +21,7 @@ const usage = `usage: glance-hooks <command> [flags]
 
 commands:
   serve    serve the hooks over HTTP for Metacontroller (see serve -h)
+  render   run the hooks offline on YAML and print what the cluster would get (see render -h)
 `
 
 func run(args []string) error {

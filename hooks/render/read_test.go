@@ -1,0 +1,160 @@
+package render
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/chain"
+)
+
+const secretDoc = `apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+stringData:
+  access-key-id: AKEXAMPLE
+  secret-access-key: supersecretvalue
+`
+
+// inputError asserts err is an *InputError with the exact text.
+func inputError(t *testing.T, err error, want string) {
+	t.Helper()
+	require.Error(t, err)
+	var ie *InputError
+	require.True(t, errors.As(err, &ie), "want an *InputError, got %T: %v", err, err)
+	assert.Equal(t, want, err.Error())
+	assert.Equal(t, ExitInput, ExitCode(err))
+}
+
+func TestParseMalformedYAMLNamesTheFileLine(t *testing.T) {
+	in := secretDoc + "---\n# a comment\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n  labels: {a: [b}\n"
+	_, err := Parse([]byte(in), "in.yaml", "default")
+	// The document starts on line 9 (its comment); go-yaml's line number,
+	// counted from the document, is moved to count from the file.
+	inputError(t, err, "in.yaml:10: malformed YAML: yaml: line 13: did not find expected ',' or ']'")
+
+	_, err = Parse([]byte(secretDoc+"---\napiVersion: v1\nkind: Secret\n  bad: indent\n"), "in.yaml", "default")
+	inputError(t, err, "in.yaml:9: malformed YAML: yaml: line 11: mapping values are not allowed in this context")
+}
+
+func TestParseMalformedJSON(t *testing.T) {
+	_, err := Parse([]byte("{\"apiVersion\": \"v1\",\n \"kind\": \"Secret\",\n \"metadata\": {\"name\": \"x\"},,\n}"), "in.json", "default")
+	inputError(t, err, "in.json:3: malformed JSON: invalid character ',' looking for beginning of object key string")
+}
+
+func TestParseRejectsOtherKinds(t *testing.T) {
+	in := secretDoc + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: glance}\n"
+	_, err := Parse([]byte(in), "in.yaml", "default")
+	inputError(t, err, "in.yaml:9: apps/v1 Deployment is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1) and Secret (v1) objects")
+}
+
+func TestParseRejectsWrongAPIVersion(t *testing.T) {
+	_, err := Parse([]byte("apiVersion: glance.openstack.c5c3.io/v1beta1\nkind: Glance\nmetadata: {name: g}\n"), "in.yaml", "default")
+	inputError(t, err, "in.yaml:1: Glance has apiVersion glance.openstack.c5c3.io/v1beta1; render reads glance.openstack.c5c3.io/v1alpha1 Glance")
+}
+
+func TestParseMissingName(t *testing.T) {
+	_, err := Parse([]byte("apiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\nmetadata: {namespace: openstack}\n"), "cp.yaml", "default")
+	inputError(t, err, "cp.yaml:1: ControlPlane has no metadata.name")
+
+	_, err = Parse([]byte("apiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\nmetadata: {generateName: cp-}\n"), "cp.yaml", "default")
+	inputError(t, err, "cp.yaml:1: ControlPlane has no metadata.name: generateName needs a server to pick the name, so give the object a name")
+
+	_, err = Parse([]byte("apiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\n"), "cp.yaml", "default")
+	inputError(t, err, "cp.yaml:1: ControlPlane has no metadata.name")
+}
+
+func TestParseMissingKind(t *testing.T) {
+	_, err := Parse([]byte("metadata: {name: x}\n"), "x.yaml", "default")
+	inputError(t, err, "x.yaml:1: the object has no apiVersion or kind")
+	_, err = Parse([]byte("- a\n- b\n"), "x.yaml", "default")
+	inputError(t, err, "x.yaml:1: the document is not an object (got a list)")
+}
+
+func TestParseInvalidNames(t *testing.T) {
+	_, err := Parse([]byte("apiVersion: v1\nkind: Secret\nmetadata: {name: Bad_Name}\n"), "x.yaml", "default")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `x.yaml:1: Secret name "Bad_Name" is not valid: `)
+	_, err = Parse([]byte("apiVersion: v1\nkind: Secret\nmetadata: {name: ok, namespace: Open.Stack}\n"), "x.yaml", "default")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `x.yaml:1: Secret ok: namespace "Open.Stack" is not valid: `)
+}
+
+func TestParseSecretDataMustBeBase64AndIsNeverQuoted(t *testing.T) {
+	_, err := Parse([]byte("apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {secret-access-key: 'not base64!supersecret'}\n"), "s.yaml", "openstack")
+	inputError(t, err, "s.yaml:1: Secret openstack/creds: data[secret-access-key] is not base64 (use stringData for plain text)")
+	assert.NotContains(t, err.Error(), "supersecret")
+
+	_, err = Parse([]byte("apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {port: 5}\n"), "s.yaml", "openstack")
+	inputError(t, err, "s.yaml:1: Secret openstack/creds: stringData[port] is not a string")
+}
+
+func TestParseDefaultsNamespaceAndDropsServerFields(t *testing.T) {
+	in := "# leading comment\n---\n" + secretDoc + "---\n# only a comment\n---\n" +
+		"apiVersion: v1\nkind: Secret\nmetadata:\n  name: other\n  namespace: openstack\n  uid: 1234\n  resourceVersion: '9'\n  managedFields: []\nstatus: {phase: x}\n"
+	docs, err := Parse([]byte(in), "in.yaml", "team-a")
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	assert.Equal(t, chain.Ref{APIVersion: "v1", Kind: "Secret", Namespace: "team-a", Name: "creds"}, docs[0].Ref())
+	assert.Equal(t, "in.yaml:3", docs[0].Source)
+	assert.Equal(t, chain.Ref{APIVersion: "v1", Kind: "Secret", Namespace: "openstack", Name: "other"}, docs[1].Ref())
+	assert.Equal(t, "in.yaml:13", docs[1].Source)
+	assert.Equal(t, map[string]any{"name": "other", "namespace": "openstack"}, docs[1].Object["metadata"])
+	assert.NotContains(t, docs[1].Object, "status")
+}
+
+func TestParseJSONStreamsArraysAndLists(t *testing.T) {
+	in := `{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}}
+[{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b"}},
+ {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c"}}]}]`
+	docs, err := Parse([]byte(in), "in.json", "default")
+	require.NoError(t, err)
+	var names, sources []string
+	for _, d := range docs {
+		names = append(names, d.Ref().Name)
+		sources = append(sources, d.Source)
+	}
+	assert.Equal(t, []string{"a", "b", "c"}, names)
+	assert.Equal(t, []string{"in.json:1", "in.json:2: item 1", "in.json:2: item 2: item 1"}, sources)
+
+	_, err = Parse([]byte(`{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}]}`), "l.json", "default")
+	inputError(t, err, "l.json:1: item 1: v1 Pod is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1) and Secret (v1) objects")
+}
+
+func TestReadPathsDirectoryStdinAndDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	write("b.yaml", strings.ReplaceAll(secretDoc, "name: creds", "name: from-b"))
+	write("a.yml", strings.ReplaceAll(secretDoc, "name: creds", "name: from-a"))
+	write("c.json", `{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "from-c"}}`)
+	write("notes.txt", "not read")
+	docs, err := ReadPaths([]string{dir, "-"}, strings.NewReader(secretDoc), "openstack")
+	require.NoError(t, err)
+	var names []string
+	for _, d := range docs {
+		names = append(names, d.Ref().Name)
+	}
+	assert.Equal(t, []string{"from-a", "from-b", "from-c", "creds"}, names, "directory files in name order, then stdin")
+	assert.Equal(t, "<stdin>:1", docs[3].Source)
+
+	_, err = ReadPaths([]string{"-", "-"}, strings.NewReader(""), "openstack")
+	inputError(t, err, "-f - given twice: standard input can be read once")
+
+	_, err = ReadPaths([]string{filepath.Join(dir, "b.yaml"), filepath.Join(dir, "b.yaml")}, nil, "openstack")
+	inputError(t, err, filepath.Join(dir, "b.yaml")+":1: Secret openstack/from-b is given twice (first at "+filepath.Join(dir, "b.yaml")+":1); render applies each object once")
+
+	_, err = ReadPaths([]string{filepath.Join(dir, "missing.yaml")}, nil, "openstack")
+	inputError(t, err, filepath.Join(dir, "missing.yaml")+": cannot read: no such file or directory")
+
+	empty := t.TempDir()
+	_, err = ReadPaths([]string{empty}, nil, "openstack")
+	inputError(t, err, empty+": the directory holds no *.yaml, *.yml or *.json file")
+}

@@ -1,0 +1,88 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/c5c3/glance-hooks/hooks/admission"
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/chain"
+)
+
+// Validator is the validate hook's decision on one object about to be
+// applied: nil admits it, an error refuses it and its text is the admission
+// message. old is the stored object it replaces (nil when it is created);
+// backends are the GlanceBackends stored in the object's namespace at that
+// moment, the siblings the webhook lists.
+type Validator func(obj, old chain.Object, backends []chain.Object) error
+
+// renderUID is the uid of every admission request render makes.
+const renderUID = "render"
+
+// Admission asks the validate hook itself (hooks/admission) the question
+// the API server would: a CREATE, or an UPDATE with the stored object as
+// oldObject, with backends as what the hook's lister reads. So render and
+// the webhook share one set of rules and messages.
+func Admission(obj, old chain.Object, backends []chain.Object) error {
+	r := chain.RefOf(obj)
+	group, version, found := strings.Cut(r.APIVersion, "/")
+	if !found {
+		group, version = "", r.APIVersion
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	req := &admissionv1.AdmissionRequest{
+		UID:       renderUID,
+		Kind:      metav1.GroupVersionKind{Group: group, Version: version, Kind: r.Kind},
+		Name:      r.Name,
+		Namespace: r.Namespace,
+		Operation: admissionv1.Create,
+		Object:    runtime.RawExtension{Raw: raw},
+	}
+	if old != nil {
+		oldRaw, err := json.Marshal(old)
+		if err != nil {
+			return err
+		}
+		req.Operation = admissionv1.Update
+		req.OldObject = runtime.RawExtension{Raw: oldRaw}
+	}
+	resp := admission.Review(context.Background(), req, lister(backends))
+	if resp.Allowed {
+		return nil
+	}
+	if resp.Result == nil || resp.Result.Message == "" {
+		return errors.New("refused without a message")
+	}
+	return errors.New(resp.Result.Message)
+}
+
+// lister serves the GlanceBackends render holds to the admission rules.
+type lister []chain.Object
+
+func (l lister) ListGlanceBackends(_ context.Context, namespace string) ([]api.GlanceBackend, error) {
+	var out []api.GlanceBackend
+	for _, o := range l {
+		if chain.RefOf(o).Namespace != namespace {
+			continue
+		}
+		raw, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		var b api.GlanceBackend
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
