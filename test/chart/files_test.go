@@ -248,3 +248,68 @@ func TestDockerfile(t *testing.T) {
 	dep := r.one(t, "Deployment")
 	assert.EqualValues(t, 65532, get(dep, "spec", "template", "spec", "securityContext", "runAsUser"))
 }
+
+// dockerignored reports whether rel (slash-separated, relative to the
+// context root) is left out of the build context by these .dockerignore
+// patterns. It covers the forms the file uses: a path or glob from the root
+// (matching the entry and everything under it) and `**/` for any depth.
+func dockerignored(patterns []string, rel string) bool {
+	parts := strings.Split(rel, "/")
+	for _, pat := range patterns {
+		if sub, ok := strings.CutPrefix(pat, "**/"); ok {
+			for _, part := range parts {
+				if m, _ := filepath.Match(sub, part); m {
+					return true
+				}
+			}
+			continue
+		}
+		for i := range parts {
+			if m, _ := filepath.Match(pat, strings.Join(parts[:i+1], "/")); m {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The image's build context (the repository minus .dockerignore) holds
+// everything the binary needs: the Dockerfile's build step succeeds on it.
+func TestDockerContextBuilds(t *testing.T) {
+	root := repoRoot(t)
+	var patterns []string
+	for _, line := range strings.Split(string(mustRead(t, ".dockerignore")), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, line)
+		}
+	}
+	require.True(t, dockerignored(patterns, "test/chart/x.go"))
+	require.True(t, dockerignored(patterns, "hooks/a/b_test.go"))
+	require.False(t, dockerignored(patterns, "hooks/a/b.go"))
+
+	ctx := t.TempDir()
+	files, err := runCmd(root, "git", "ls-files", "--cached", "--others", "--exclude-standard")
+	require.NoError(t, err)
+	n := 0
+	for _, rel := range strings.Split(strings.TrimSpace(files), "\n") {
+		if rel == "" || dockerignored(patterns, rel) {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree
+		}
+		require.NoError(t, err)
+		dst := filepath.Join(ctx, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		require.NoError(t, os.WriteFile(dst, raw, 0o644))
+		n++
+	}
+	require.Greater(t, n, 10)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", filepath.Join(t.TempDir(), "glance-hooks"), "./cmd/glance-hooks")
+	cmd.Dir = ctx
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false -mod=readonly")
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "building from the image's build context failed; is something the binary needs in .dockerignore?\n%s", out)
+}
