@@ -306,3 +306,35 @@ func deepCopy(t *testing.T, o obj) obj {
 	require.Len(t, objs, 1)
 	return objs[0]
 }
+
+// The ControlPlane the README's install section applies is one the API
+// server accepts (schemas/ with their CEL rules).
+func TestReadmeControlPlaneIsValid(t *testing.T) {
+	c := apiServerForTest(t)
+	readme := string(mustRead(t, "README.md"))
+	_, rest, ok := strings.Cut(readme, "kubectl apply -f - <<'YAML'\n")
+	require.True(t, ok, "README's install section applies a ControlPlane from a heredoc")
+	block, _, ok := strings.Cut(rest, "\n   YAML\n")
+	require.True(t, ok)
+	var lines []string
+	for _, line := range strings.Split(block, "\n") {
+		lines = append(lines, strings.TrimPrefix(line, "   "))
+	}
+	objs, err := decodeObjects([]byte(strings.Join(lines, "\n")))
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	cp := objs[0]
+	require.Equal(t, "ControlPlane", cp.kind())
+	c.env.Namespace(t, cp.namespace())
+	_, err = c.apply(context.Background(), cp, true)
+	assert.NoError(t, err)
+
+	// And a broken copy is refused, so the check means something.
+	bad := deepCopy(t, cp)
+	for _, b := range get(bad, "spec", "services", "glance", "backends").([]any) {
+		b.(map[string]any)["isDefault"] = true
+	}
+	_, err = c.apply(context.Background(), bad, true)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exactly one backends entry must set isDefault")
+}
