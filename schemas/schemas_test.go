@@ -3,8 +3,8 @@ package schemas_test
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
