@@ -1,0 +1,7 @@
+//go:build integration && !linux
+
+package webhook_test
+
+import "syscall"
+
+func sysProcAttr() *syscall.SysProcAttr { return nil }
