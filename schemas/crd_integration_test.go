@@ -24,6 +24,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/kubetest"
 )
 
@@ -33,102 +34,6 @@ var (
 	controlPlanes  = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
 	glances        = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glances"}
 	glanceBackends = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glancebackends"}
-)
-
-// The guide's objects, as it prints them (the ControlPlane with the metadata
-// its `kubectl edit` works on).
-const (
-	guideControlPlane = `apiVersion: c5c3.io/v1alpha1
-kind: ControlPlane
-metadata:
-  name: controlplane
-  namespace: openstack
-spec:
-  services:
-    glance:
-      backends:
-        - name: default
-          type: S3
-          isDefault: true
-          s3:
-            endpoint: http://garage.shared-services.svc.cluster.local:3900
-            bucket: glance-images
-            region: garage
-            credentialsSecretRef:
-              name: garage-s3-credentials
-        - name: secondary
-          type: S3
-          isDefault: false
-          s3:
-            endpoint: http://garage.shared-services.svc.cluster.local:3900
-            bucket: glance-images-2
-            region: garage
-            credentialsSecretRef:
-              name: garage-s3-credentials
-`
-	guideGlance = `apiVersion: glance.openstack.c5c3.io/v1alpha1
-kind: Glance
-metadata:
-  name: glance
-  namespace: openstack
-spec:
-  openStackRelease: "2025.2"
-  image:
-    repository: ghcr.io/c5c3/glance
-    tag: "2025.2"
-  database:
-    clusterRef:
-      name: openstack-db
-    database: glance
-    secretRef:
-      name: glance-db
-  cache:
-    clusterRef:
-      name: openstack-memcached
-  keystoneEndpoint: http://keystone.openstack.svc.cluster.local:5000/v3
-  serviceUser:
-    username: glance
-    projectName: service
-    userDomainName: Default
-    projectDomainName: Default
-    secretRef:
-      name: glance-service-user
-      key: password
-`
-	guideBackends = `apiVersion: glance.openstack.c5c3.io/v1alpha1
-kind: GlanceBackend
-metadata:
-  name: primary
-  namespace: openstack
-spec:
-  glanceRef:
-    name: glance
-  type: S3
-  isDefault: true
-  s3:
-    host: http://garage.shared-services.svc.cluster.local:3900
-    bucket: glance-images
-    region: garage
-    credentialsSecretRef:
-      name: garage-s3-credentials
----
-apiVersion: glance.openstack.c5c3.io/v1alpha1
-kind: GlanceBackend
-metadata:
-  name: secondary
-  namespace: openstack
-spec:
-  glanceRef:
-    name: glance
-  type: S3
-  isDefault: false
-  s3:
-    host: http://garage.shared-services.svc.cluster.local:3900
-    bucket: glance-images-2
-    region: garage
-    credentialsSecretRef:
-      name: garage-s3-credentials
-`
 )
 
 // ns is where the rule tests run; the guide's own objects are created in
@@ -241,7 +146,7 @@ func dryUpdate(env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructur
 
 func backend(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	o := objects(t, guideBackends)[0]
+	o := objects(t, guide.Backends)[0]
 	o.SetName(name)
 	return o
 }
@@ -251,7 +156,7 @@ func backend(t *testing.T, name string) *unstructured.Unstructured {
 func TestGuideObjectsAreAccepted(t *testing.T) {
 	env := kubetest.Shared(t)
 	env.Namespace(t, "openstack")
-	for _, y := range []string{guideControlPlane, guideGlance, guideBackends} {
+	for _, y := range []string{guide.ControlPlane, guide.Glance, guide.Backends} {
 		out, errOut, err := env.Kubectl(t, y, "apply", "-f", "-")
 		require.NoError(t, err, "kubectl apply: %s", errOut)
 		assert.Contains(t, out, "created")
@@ -268,7 +173,7 @@ func TestGuideObjectsAreAccepted(t *testing.T) {
 // and status must pass the CRDs they are written against.
 func TestProjectedChildrenAreAccepted(t *testing.T) {
 	env := kubetest.Shared(t)
-	cp := store(t, env, controlPlanes, object(t, guideControlPlane), "projected")
+	cp := store(t, env, controlPlanes, object(t, guide.ControlPlane), "projected")
 	parent, err := cp.MarshalJSON()
 	require.NoError(t, err)
 	resp, err := controlplane.Sync(&metacontroller.SyncRequest{Parent: parent, Children: metacontroller.ObjectMap{}, Related: metacontroller.ObjectMap{}}, time.Now())
@@ -322,7 +227,7 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 	assert.Equal(t, []string{"controlplane-glance-default", "True", "S3", "true", "controlplane-glance"}, strings.Fields(lines[1])[:5])
 	assert.Equal(t, []string{"controlplane-glance-secondary", "False", "S3", "false", "controlplane-glance"}, strings.Fields(lines[2])[:5])
 
-	g := object(t, guideGlance)
+	g := object(t, guide.Glance)
 	g.SetNamespace(space)
 	g.SetName("controlplane-glance")
 	_, err = env.Dynamic.Resource(glances).Namespace(space).Create(context.Background(), g, metav1.CreateOptions{})
@@ -338,7 +243,7 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 	assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "AGE"}, strings.Fields(lines[0]))
 	assert.Equal(t, []string{"controlplane-glance", "True", "default"}, strings.Fields(lines[1])[:3])
 
-	cp := object(t, guideControlPlane)
+	cp := object(t, guide.ControlPlane)
 	cp.SetNamespace(space)
 	_, err = env.Dynamic.Resource(controlPlanes).Namespace(space).Create(context.Background(), cp, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -371,28 +276,28 @@ func TestExplainReadsWell(t *testing.T) {
 
 func TestControlPlaneExactlyOneDefault(t *testing.T) {
 	env := kubetest.Shared(t)
-	accepted(t, env, controlPlanes, object(t, guideControlPlane))
+	accepted(t, env, controlPlanes, object(t, guide.ControlPlane))
 
-	zero := object(t, guideControlPlane)
+	zero := object(t, guide.ControlPlane)
 	list := entries(t, zero)
 	list[0].(map[string]any)["isDefault"] = false
 	refusedCreate(t, env, controlPlanes, setEntries(t, zero, list), msgOneDefault)
 
-	two := object(t, guideControlPlane)
+	two := object(t, guide.ControlPlane)
 	list = entries(t, two)
 	list[1].(map[string]any)["isDefault"] = true
 	refusedCreate(t, env, controlPlanes, setEntries(t, two, list), msgOneDefault)
 
-	omitted := object(t, guideControlPlane)
+	omitted := object(t, guide.ControlPlane)
 	list = entries(t, omitted)
 	delete(list[0].(map[string]any), "isDefault")
 	refusedCreate(t, env, controlPlanes, setEntries(t, omitted, list), msgOneDefault)
 
-	empty := set(t, object(t, guideControlPlane), []any{}, "spec", "services", "glance", "backends")
+	empty := set(t, object(t, guide.ControlPlane), []any{}, "spec", "services", "glance", "backends")
 	refusedCreate(t, env, controlPlanes, empty, msgOneDefault)
 
 	// isDefault defaults to false: the omitted flag of a non-default entry is fine.
-	implicit := object(t, guideControlPlane)
+	implicit := object(t, guide.ControlPlane)
 	list = entries(t, implicit)
 	delete(list[1].(map[string]any), "isDefault")
 	out := accepted(t, env, controlPlanes, setEntries(t, implicit, list))
@@ -403,7 +308,7 @@ func TestControlPlaneExactlyOneDefault(t *testing.T) {
 // edit is accepted, setting a second default first is refused.
 func TestControlPlaneSwitchDefault(t *testing.T) {
 	env := kubetest.Shared(t)
-	cp := store(t, env, controlPlanes, object(t, guideControlPlane), "switch")
+	cp := store(t, env, controlPlanes, object(t, guide.ControlPlane), "switch")
 
 	both := cp.DeepCopy()
 	list := entries(t, both)
@@ -419,7 +324,7 @@ func TestControlPlaneSwitchDefault(t *testing.T) {
 
 func TestControlPlaneUniqueEntryNames(t *testing.T) {
 	env := kubetest.Shared(t)
-	dup := object(t, guideControlPlane)
+	dup := object(t, guide.ControlPlane)
 	list := entries(t, dup)
 	list[1].(map[string]any)["name"] = "default"
 	refusedCreate(t, env, controlPlanes, setEntries(t, dup, list), "backends entry names must be unique")
@@ -427,12 +332,12 @@ func TestControlPlaneUniqueEntryNames(t *testing.T) {
 
 func TestControlPlaneS3SetExactlyWhenTypeS3(t *testing.T) {
 	env := kubetest.Shared(t)
-	o := object(t, guideControlPlane)
+	o := object(t, guide.ControlPlane)
 	list := entries(t, o)
 	delete(list[1].(map[string]any), "s3")
 	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "s3 must be set exactly when type is S3")
 
-	o = object(t, guideControlPlane)
+	o = object(t, guide.ControlPlane)
 	list = entries(t, o)
 	list[1].(map[string]any)["type"] = "Swift"
 	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), `Unsupported value: "Swift": supported values: "S3"`)
@@ -442,13 +347,13 @@ func TestControlPlaneEndpointIsHTTPURL(t *testing.T) {
 	env := kubetest.Shared(t)
 	for _, bad := range []string{"garage.shared-services.svc.cluster.local:3900", "ftp://garage:3900", "http://", "http://garage:3900/a b", "http://garage:99999", "http://key:secret@garage:3900"} {
 		t.Run(bad, func(t *testing.T) {
-			o := object(t, guideControlPlane)
+			o := object(t, guide.ControlPlane)
 			list := entries(t, o)
 			list[1].(map[string]any)["s3"].(map[string]any)["endpoint"] = bad
 			refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "endpoint must be an http:// or https:// URL")
 		})
 	}
-	o := object(t, guideControlPlane)
+	o := object(t, guide.ControlPlane)
 	list := entries(t, o)
 	list[1].(map[string]any)["s3"].(map[string]any)["endpoint"] = "https://s3.example.com"
 	accepted(t, env, controlPlanes, setEntries(t, o, list))
@@ -457,7 +362,7 @@ func TestControlPlaneEndpointIsHTTPURL(t *testing.T) {
 func TestControlPlaneEntryNames(t *testing.T) {
 	env := kubetest.Shared(t)
 	withName := func(name string) *unstructured.Unstructured {
-		o := object(t, guideControlPlane)
+		o := object(t, guide.ControlPlane)
 		list := entries(t, o)
 		list[1].(map[string]any)["name"] = name
 		return setEntries(t, o, list)
@@ -482,22 +387,22 @@ func TestControlPlaneName(t *testing.T) {
 	env := kubetest.Shared(t)
 	const msg = "a ControlPlane running Glance needs a name of at most 56 lowercase letters, digits or '-'"
 	for _, name := range []string{strings.Repeat("c", 57), "1controlplane", "control.plane"} {
-		o := object(t, guideControlPlane)
+		o := object(t, guide.ControlPlane)
 		o.SetName(name)
 		refusedCreate(t, env, controlPlanes, o, msg)
 	}
-	o := object(t, guideControlPlane)
+	o := object(t, guide.ControlPlane)
 	o.SetName(strings.Repeat("c", 56))
 	accepted(t, env, controlPlanes, o)
 	// Without Glance the name is only limited by Kubernetes.
-	o = object(t, guideControlPlane)
+	o = object(t, guide.ControlPlane)
 	o.SetName("control.plane")
 	accepted(t, env, controlPlanes, set(t, o, nil, "spec", "services", "glance"))
 }
 
 func TestControlPlaneBounds(t *testing.T) {
 	env := kubetest.Shared(t)
-	o := object(t, guideControlPlane)
+	o := object(t, guide.ControlPlane)
 	list := entries(t, o)
 	for i := len(list); i < 33; i++ {
 		e := (&unstructured.Unstructured{Object: list[1].(map[string]any)}).DeepCopy().Object
@@ -505,13 +410,13 @@ func TestControlPlaneBounds(t *testing.T) {
 		list = append(list, e)
 	}
 	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "must have at most 32 items")
-	accepted(t, env, controlPlanes, setEntries(t, object(t, guideControlPlane), list[:32]))
+	accepted(t, env, controlPlanes, setEntries(t, object(t, guide.ControlPlane), list[:32]))
 }
 
 func TestControlPlaneExtraOptions(t *testing.T) {
 	env := kubetest.Shared(t)
 	withOptions := func(opts map[string]any) *unstructured.Unstructured {
-		o := object(t, guideControlPlane)
+		o := object(t, guide.ControlPlane)
 		list := entries(t, o)
 		list[1].(map[string]any)["extraOptions"] = opts
 		return setEntries(t, o, list)
@@ -732,28 +637,28 @@ func TestGlanceName(t *testing.T) {
 	env := kubetest.Shared(t)
 	const msg = "a Glance's name is also the name of its Service, so it must be a DNS-1035 label"
 	for _, name := range []string{strings.Repeat("g", 64), "1glance", "glance.example"} {
-		o := object(t, guideGlance)
+		o := object(t, guide.Glance)
 		o.SetName(name)
 		refusedCreate(t, env, glances, o, "metadata.name: Invalid value: "+msg)
 	}
-	o := object(t, guideGlance)
+	o := object(t, guide.Glance)
 	o.SetName(strings.Repeat("g", 63))
 	accepted(t, env, glances, o)
 }
 
 func TestGlanceFields(t *testing.T) {
 	env := kubetest.Shared(t)
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "keystone:5000", "spec", "keystoneEndpoint"),
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "keystone:5000", "spec", "keystoneEndpoint"),
 		"keystoneEndpoint must be an http:// or https:// URL")
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "keystone.example.com", "spec", "keystonePublicEndpoint"),
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "keystone.example.com", "spec", "keystonePublicEndpoint"),
 		"keystonePublicEndpoint must be an http:// or https:// URL")
-	accepted(t, env, glances, set(t, object(t, guideGlance), "https://keystone.example.com/v3", "spec", "keystonePublicEndpoint"))
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), nil, "spec", "openStackRelease"), "spec.openStackRelease: Required value")
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "dalmatian", "spec", "openStackRelease"), "spec.openStackRelease")
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), int64(-1), "spec", "replicas"), "spec.replicas")
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), "Openstack_Memcached", "spec", "cache", "clusterRef", "name"), "spec.cache.clusterRef.name")
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), nil, "spec", "serviceUser", "username"), "spec.serviceUser.username: Required value")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), "https://keystone.example.com/v3", "spec", "keystonePublicEndpoint"))
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "openStackRelease"), "spec.openStackRelease: Required value")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "dalmatian", "spec", "openStackRelease"), "spec.openStackRelease")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), int64(-1), "spec", "replicas"), "spec.replicas")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "Openstack_Memcached", "spec", "cache", "clusterRef", "name"), "spec.cache.clusterRef.name")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "username"), "spec.serviceUser.username: Required value")
 	res := map[string]any{"requests": map[string]any{"cpu": "500m", "memory": "512Mi"}, "limits": map[string]any{"memory": int64(1073741824)}}
-	accepted(t, env, glances, set(t, object(t, guideGlance), res, "spec", "resources"))
-	refusedCreate(t, env, glances, set(t, object(t, guideGlance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "resources"), "spec.resources.requests")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), res, "spec", "resources"))
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "resources"), "spec.resources.requests")
 }

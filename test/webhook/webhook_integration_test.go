@@ -24,6 +24,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/kubetest"
 )
 
@@ -74,101 +75,6 @@ func storeIDCollision(id, name, other, glance string) string {
 func cannotCheck(name, glance, ns string) string {
 	return fmt.Sprintf("GlanceBackend %q cannot be checked against the other backends of Glance %q, so it is refused: listing GlanceBackends in namespace %q failed: ", name, glance, ns)
 }
-
-// The guide's objects, as it prints them.
-const (
-	guideControlPlane = `apiVersion: c5c3.io/v1alpha1
-kind: ControlPlane
-metadata:
-  name: controlplane
-  namespace: openstack
-spec:
-  services:
-    glance:
-      backends:
-        - name: default
-          type: S3
-          isDefault: true
-          s3:
-            endpoint: http://garage.shared-services.svc.cluster.local:3900
-            bucket: glance-images
-            region: garage
-            credentialsSecretRef:
-              name: garage-s3-credentials
-        - name: secondary
-          type: S3
-          isDefault: false
-          s3:
-            endpoint: http://garage.shared-services.svc.cluster.local:3900
-            bucket: glance-images-2
-            region: garage
-            credentialsSecretRef:
-              name: garage-s3-credentials
-`
-	guideGlance = `apiVersion: glance.openstack.c5c3.io/v1alpha1
-kind: Glance
-metadata:
-  name: glance
-  namespace: openstack
-spec:
-  openStackRelease: "2025.2"
-  image:
-    repository: ghcr.io/c5c3/glance
-    tag: "2025.2"
-  database:
-    clusterRef:
-      name: openstack-db
-    database: glance
-    secretRef:
-      name: glance-db
-  cache:
-    clusterRef:
-      name: openstack-memcached
-  keystoneEndpoint: http://keystone.openstack.svc.cluster.local:5000/v3
-  serviceUser:
-    username: glance
-    projectName: service
-    userDomainName: Default
-    projectDomainName: Default
-    secretRef:
-      name: glance-service-user
-      key: password
-`
-	guideBackends = `apiVersion: glance.openstack.c5c3.io/v1alpha1
-kind: GlanceBackend
-metadata:
-  name: primary
-  namespace: openstack
-spec:
-  glanceRef:
-    name: glance
-  type: S3
-  isDefault: true
-  s3:
-    host: http://garage.shared-services.svc.cluster.local:3900
-    bucket: glance-images
-    region: garage
-    credentialsSecretRef:
-      name: garage-s3-credentials
----
-apiVersion: glance.openstack.c5c3.io/v1alpha1
-kind: GlanceBackend
-metadata:
-  name: secondary
-  namespace: openstack
-spec:
-  glanceRef:
-    name: glance
-  type: S3
-  isDefault: false
-  s3:
-    host: http://garage.shared-services.svc.cluster.local:3900
-    bucket: glance-images-2
-    region: garage
-    credentialsSecretRef:
-      name: garage-s3-credentials
-`
-)
 
 // inNamespace moves the guide's objects from openstack to ns.
 func inNamespace(y, ns string) string {
@@ -389,10 +295,10 @@ func TestStandaloneGuide(t *testing.T) {
 	s.env.Namespace(t, ns)
 
 	step(t, "the guide's Glance and GlanceBackends are accepted", func(t *testing.T) {
-		out := s.accepted(t, "CREATE Glance openstack/glance", guideGlance, "apply", "-f", "-")
+		out := s.accepted(t, "CREATE Glance openstack/glance", guide.Glance, "apply", "-f", "-")
 		assert.Contains(t, out, "glance.glance.openstack.c5c3.io/glance created")
 		seen := len(s.svc.decisions("CREATE GlanceBackend openstack/secondary"))
-		out = s.accepted(t, "CREATE GlanceBackend openstack/primary", guideBackends, "apply", "-f", "-")
+		out = s.accepted(t, "CREATE GlanceBackend openstack/primary", guide.Backends, "apply", "-f", "-")
 		assert.Contains(t, out, "glancebackend.glance.openstack.c5c3.io/primary created")
 		assert.Contains(t, out, "glancebackend.glance.openstack.c5c3.io/secondary created")
 		rec := s.svc.lastDecision(t, "CREATE GlanceBackend openstack/secondary", seen)
@@ -512,7 +418,7 @@ func TestProjectedGlance(t *testing.T) {
 	var cp *unstructured.Unstructured
 
 	step(t, "the guide's ControlPlane and its projected children are accepted", func(t *testing.T) {
-		out := s.accepted(t, "CREATE ControlPlane openstack/controlplane", guideControlPlane, "apply", "-f", "-")
+		out := s.accepted(t, "CREATE ControlPlane openstack/controlplane", guide.ControlPlane, "apply", "-f", "-")
 		assert.Contains(t, out, "controlplane.c5c3.io/controlplane created")
 		cp = getControlPlane(t, s.env, ns, "controlplane")
 		children := project(t, cp)
@@ -544,7 +450,7 @@ func TestProjectedGlance(t *testing.T) {
 	})
 
 	step(t, "a child of another ControlPlane does not pass as a sibling", func(t *testing.T) {
-		other := object(t, strings.Replace(guideControlPlane, "name: controlplane\n", "name: other\n", 1))
+		other := object(t, strings.Replace(guide.ControlPlane, "name: controlplane\n", "name: other\n", 1))
 		ctx, cancel := contextTimeout()
 		defer cancel()
 		stored, err := s.env.Dynamic.Resource(controlPlanes).Namespace(ns).Create(ctx, other, metav1.CreateOptions{})
@@ -618,15 +524,15 @@ func TestControlPlaneTwoDefaults(t *testing.T) {
 	s := setup(t)
 	const ns = "controlplanes"
 	s.env.Namespace(t, ns)
-	two := strings.Replace(inNamespace(guideControlPlane, ns), "isDefault: false", "isDefault: true", 1)
-	require.NotEqual(t, inNamespace(guideControlPlane, ns), two)
+	two := strings.Replace(inNamespace(guide.ControlPlane, ns), "isDefault: false", "isDefault: true", 1)
+	require.NotEqual(t, inNamespace(guide.ControlPlane, ns), two)
 	_, errOut, err, rec := s.call(t, "CREATE ControlPlane controlplanes/controlplane", two, "apply", "-f", "-")
 	require.Error(t, err, "kubectl apply was accepted")
 	assert.Contains(t, errOut, `The ControlPlane "controlplane" is invalid`)
 	assert.Equal(t, msgOneDefault, celMessage(errOut), "kubectl's stderr: %s", errOut)
 	assert.Nil(t, rec, "the CRD refused it before the webhook was called")
 
-	out := s.accepted(t, "CREATE ControlPlane controlplanes/controlplane", inNamespace(guideControlPlane, ns), "apply", "-f", "-")
+	out := s.accepted(t, "CREATE ControlPlane controlplanes/controlplane", inNamespace(guide.ControlPlane, ns), "apply", "-f", "-")
 	assert.Contains(t, out, "controlplane.c5c3.io/controlplane created")
 }
 
@@ -639,7 +545,7 @@ func TestGlanceAndControlPlaneRefusals(t *testing.T) {
 	const ns = "values"
 	s.env.Namespace(t, ns)
 
-	glance := inNamespace(guideGlance, ns)
+	glance := inNamespace(guide.Glance, ns)
 	spaced := strings.Replace(glance, "username: glance", "username: ' glance'", 1)
 	require.NotEqual(t, glance, spaced)
 	errOut := s.refused(t, "CREATE Glance values/glance",
@@ -649,8 +555,8 @@ func TestGlanceAndControlPlaneRefusals(t *testing.T) {
 
 	serviceUser := "      serviceUser:\n        username: ' glance'\n        projectName: service\n" +
 		"        userDomainName: Default\n        projectDomainName: Default\n        secretRef:\n          name: glance-service-user\n"
-	cp := strings.Replace(inNamespace(guideControlPlane, ns), "      backends:\n", serviceUser+"      backends:\n", 1)
-	require.NotEqual(t, inNamespace(guideControlPlane, ns), cp)
+	cp := strings.Replace(inNamespace(guide.ControlPlane, ns), "      backends:\n", serviceUser+"      backends:\n", 1)
+	require.NotEqual(t, inNamespace(guide.ControlPlane, ns), cp)
 	s.refused(t, "CREATE ControlPlane values/controlplane",
 		`ControlPlane "controlplane": spec.services.glance.serviceUser.username has leading or trailing whitespace`, cp, "apply", "-f", "-")
 	s.accepted(t, "CREATE ControlPlane values/controlplane", strings.Replace(cp, "' glance'", "glance", 1), "apply", "-f", "-")
@@ -692,7 +598,7 @@ func TestReservedStoreIDs(t *testing.T) {
 		})
 	}
 	t.Run("a ControlPlane entry named database", func(t *testing.T) {
-		y := strings.Replace(inNamespace(guideControlPlane, ns), "- name: secondary", "- name: database", 1)
+		y := strings.Replace(inNamespace(guide.ControlPlane, ns), "- name: secondary", "- name: database", 1)
 		_, errOut, err := s.env.Kubectl(t, y, "apply", "-f", "-")
 		require.Error(t, err, "kubectl apply was accepted")
 		assert.Contains(t, errOut, `store id "database"`)
@@ -736,7 +642,7 @@ func TestFailClosed(t *testing.T) {
 	s := setup(t)
 	const ns = "failclosed"
 	s.env.Namespace(t, ns)
-	s.accepted(t, "CREATE GlanceBackend failclosed/primary", inNamespace(guideBackends, ns), "apply", "-f", "-")
+	s.accepted(t, "CREATE GlanceBackend failclosed/primary", inNamespace(guide.Backends, ns), "apply", "-f", "-")
 	require.True(t, isDefault(t, s.env, ns, "primary"))
 
 	kubeconfig, server, err := deadKubeconfig(t.TempDir(), s.env.CAPEM)
