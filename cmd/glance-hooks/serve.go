@@ -36,6 +36,7 @@ func runServe(ctx context.Context, args []string, logOut io.Writer) error {
 	keyFile := fs.String("tls-key-file", "", "PEM private key of --tls-cert-file; reloaded when the file changes")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	apiTimeout := fs.Duration("api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
+	floor := hiddenFloorFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,10 +64,15 @@ func runServe(ctx context.Context, args []string, logOut io.Writer) error {
 		tlsConfig = r.TLSConfig()
 	}
 
+	routes := server.DefaultRoutes()
+	if *floor {
+		routes = server.FloorRoutes()
+		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
+	}
 	e := server.New(server.Config{
 		MaxBodyBytes: *maxBody,
 		Logger:       log,
-		Routes:       server.DefaultRoutes(),
+		Routes:       routes,
 		Lister:       lister,
 	})
 	ln, err := net.Listen("tcp", *listen)
@@ -97,4 +103,18 @@ func newLister(kubeconfig string, timeout time.Duration, log *slog.Logger) (admi
 	}
 	log.Info("API access for /validate", "source", string(src), "host", cfg.Host, "api_timeout", timeout.String())
 	return l, nil
+}
+
+// hiddenFloorFlag adds --floor, left out of the help: it serves, on the same
+// paths, hook handlers that only decode and re-encode each request, the
+// floor the load test compares the hooks with in the same binary.
+func hiddenFloorFlag(fs *flag.FlagSet) *bool {
+	visible := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) { visible.Var(f.Value, f.Name, f.Usage) })
+	fs.Usage = func() {
+		visible.SetOutput(fs.Output())
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		visible.PrintDefaults()
+	}
+	return fs.Bool("floor", false, "")
 }

@@ -48,6 +48,39 @@ func DefaultRoutes() []Route {
 	}
 }
 
+// FloorRoutes serve the paths of DefaultRoutes with no hook logic: each
+// decodes the body into its Metacontroller envelope, as the hooks' handler
+// does, and answers the envelope encoded again. Serving them costs what
+// reading and writing the same JSON costs through the same transport, the
+// floor the benchmarks and the load test measure the hooks against. They
+// are served only by "serve --floor", never in production; routes that are
+// not Metacontroller hooks (/validate) stay as they are.
+func FloorRoutes() []Route {
+	routes := DefaultRoutes()
+	for i, r := range routes {
+		switch {
+		case r.Sync != nil:
+			routes[i] = Route{Path: r.Path, Body: floor("sync")}
+		case r.Customize != nil:
+			routes[i] = Route{Path: r.Path, Body: floor("customize")}
+		}
+	}
+	return routes
+}
+
+func floor(kind string) BodyFunc {
+	return func(_ echo.Context, _ *Config, body []byte) (any, error) {
+		var env any = &metacontroller.SyncRequest{}
+		if kind == "customize" {
+			env = &metacontroller.CustomizeRequest{}
+		}
+		if err := decodeEnvelope(body, env, kind); err != nil {
+			return nil, err
+		}
+		return env, nil
+	}
+}
+
 func (r Route) handler(cfg Config) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		body, err := readBody(c, cfg.MaxBodyBytes)
