@@ -1,0 +1,151 @@
+package perf
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/server"
+)
+
+// Counts are the backend counts of the generated requests.
+var Counts = []int{1, 10, 100, 1000}
+
+var (
+	loadOnce sync.Once
+	loaded   []Request
+	loadErr  error
+)
+
+// benchRequests are the recorded requests, then the generated ones.
+func benchRequests(b *testing.B) []Request {
+	loadOnce.Do(func() {
+		root, err := Root()
+		if err != nil {
+			loadErr = err
+			return
+		}
+		rec, err := Recorded(root)
+		if err != nil {
+			loadErr = err
+			return
+		}
+		gen, err := Generated(root, Counts...)
+		loaded, loadErr = append(rec, gen...), err
+	})
+	if loadErr != nil {
+		b.Fatal(loadErr)
+	}
+	return loaded
+}
+
+// newServer is the service's transport, as serve builds it, with a fixed
+// clock and the request log discarded.
+func newServer(routes []server.Route) http.Handler {
+	return server.New(server.Config{
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Now:    func() time.Time { return Now },
+		Routes: routes,
+	})
+}
+
+// sink is a ResponseWriter that keeps the status and counts the bytes, the
+// way a connection takes them, without buffering the body.
+type sink struct {
+	header http.Header
+	code   int
+	n      int
+}
+
+func (s *sink) Header() http.Header         { return s.header }
+func (s *sink) WriteHeader(code int)        { s.code = code }
+func (s *sink) Write(p []byte) (int, error) { s.n += len(p); return len(p), nil }
+
+// post serves one request through h and fails unless it answered 200.
+func post(b *testing.B, h http.Handler, r Request) {
+	req := httptest.NewRequest(http.MethodPost, r.Path, bytes.NewReader(r.Body))
+	req.Header.Set("Content-Type", "application/json")
+	w := &sink{header: http.Header{}, code: http.StatusOK}
+	h.ServeHTTP(w, req)
+	if w.code != http.StatusOK || w.n == 0 {
+		b.Fatalf("%s %s answered %d", r.Path, r.Case, w.code)
+	}
+}
+
+// codec is the floor without the transport: decode the body into its
+// envelope with encoding/json and marshal the envelope again.
+func codec(b *testing.B, r Request) {
+	var env any = &metacontroller.SyncRequest{}
+	if strings.HasPrefix(r.Path, "/customize/") {
+		env = &metacontroller.CustomizeRequest{}
+	}
+	if err := json.Unmarshal(r.Body, env); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := json.Marshal(env); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func nsPerOp(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(b.N) }
+
+// cpuTime is the CPU time the process used so far, user and system, every
+// thread (so the garbage collector's background work counts too).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// measure runs op in the benchmark loop and reports, besides wall time, the
+// CPU time per op: on a shared machine wall time grows with other load, CPU
+// time much less.
+func measure(b *testing.B, size int, op func()) float64 {
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		op()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	return nsPerOp(b)
+}
+
+// BenchmarkHooks serves every request three ways, one after the other:
+// "codec" decodes and re-encodes it with no transport and no logic, "floor"
+// serves it through the service's transport with the floor handlers
+// (server.FloorRoutes: decode the envelope, answer it re-encoded) and "hook"
+// serves it through the same transport with the real hook. The hook's
+// x-floor and x-codec metrics are its time over the floor's and the codec's,
+// measured seconds apart in the same run.
+func BenchmarkHooks(b *testing.B) {
+	hook, floor := newServer(server.DefaultRoutes()), newServer(server.FloorRoutes())
+	for _, r := range benchRequests(b) {
+		name := strings.Replace(r.Path[1:], "/", "-", 1) + "/" + r.Case
+		var codecNs, floorNs float64
+		b.Run(name+"/codec", func(b *testing.B) {
+			codecNs = measure(b, len(r.Body), func() { codec(b, r) })
+		})
+		b.Run(name+"/floor", func(b *testing.B) {
+			floorNs = measure(b, len(r.Body), func() { post(b, floor, r) })
+		})
+		b.Run(name+"/hook", func(b *testing.B) {
+			measure(b, len(r.Body), func() { post(b, hook, r) })
+			if floorNs > 0 && codecNs > 0 {
+				b.ReportMetric(nsPerOp(b)/floorNs, "x-floor")
+				b.ReportMetric(nsPerOp(b)/codecNs, "x-codec")
+			}
+		})
+	}
+}

@@ -1,0 +1,315 @@
+// Package perf generates the requests the benchmarks and the load test send:
+// the recorded Metacontroller requests kept with the fixtures, and requests
+// for Glances with any number of backends, captured from the in-process
+// Metacontroller stand-in (hooks/chain) after it converged, so every object
+// in them (store Secrets, the backends Secret, the Deployment, statuses) is
+// what the hooks themselves produced.
+package perf
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+)
+
+// Now is the clock the generated worlds run at and the hooks are called with.
+var Now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Hooks are the routes, in the order the tables list them.
+var Hooks = []string{"/sync/glance", "/customize/glance", "/sync/glancebackend", "/customize/glancebackend", "/sync/controlplane"}
+
+// Request is one body for one route.
+type Request struct {
+	Path string
+	// Case names where the body came from: "recorded" or "gen-<n>".
+	Case string
+	Body []byte
+}
+
+const namespace = "openstack"
+
+// Recorded returns the requests recorded from a real Metacontroller, as kept
+// in test/fixtures/<hook>/recorded-metacontroller/request.json.
+func Recorded(root string) ([]Request, error) {
+	var out []Request
+	for _, path := range Hooks {
+		dir := strings.Replace(path[1:], "/", "-", 1) // "/sync/glance" -> "sync-glance"
+		body, err := os.ReadFile(filepath.Join(root, "test", "fixtures", dir, "recorded-metacontroller", "request.json"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Request{Path: path, Case: "recorded", Body: body})
+	}
+	return out, nil
+}
+
+// Root finds the module root (the directory holding go.mod) from the working
+// directory upwards.
+func Root() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func controller(name string) chain.Controller {
+	for _, c := range chain.Controllers() {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("no controller " + name)
+}
+
+func credentials() chain.Object {
+	return chain.Object{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "s3-credentials", "namespace": namespace},
+		"stringData": map[string]any{"access-key-id": "GKexample0001", "secret-access-key": "secretexample0001"},
+	}
+}
+
+func glanceSpec() map[string]any {
+	return map[string]any{
+		"openStackRelease": "2025.2",
+		"image":            map[string]any{"repository": "ghcr.io/c5c3/glance", "tag": "2025.2"},
+		"database": map[string]any{
+			"clusterRef": map[string]any{"name": "openstack-db"}, "database": "glance",
+			"secretRef": map[string]any{"name": "glance-db"},
+		},
+		"cache":            map[string]any{"clusterRef": map[string]any{"name": "openstack-memcached"}},
+		"keystoneEndpoint": "http://keystone.openstack.svc.cluster.local:5000/v3",
+		"serviceUser": map[string]any{
+			"username": "glance", "projectName": "service", "userDomainName": "Default", "projectDomainName": "Default",
+			"secretRef": map[string]any{"name": "glance-service-user", "key": "password"},
+		},
+	}
+}
+
+func storeName(i int) string { return fmt.Sprintf("store-%04d", i) }
+
+func s3(i int) map[string]any {
+	return map[string]any{
+		"bucket":               fmt.Sprintf("glance-images-%04d", i),
+		"region":               "garage",
+		"credentialsSecretRef": map[string]any{"name": "s3-credentials"},
+	}
+}
+
+func converge(w *chain.World) error {
+	res, err := w.Run(chain.Controllers(), 30)
+	if err != nil {
+		return err
+	}
+	if !res.Converged {
+		return fmt.Errorf("did not converge in %d rounds", res.Rounds)
+	}
+	return nil
+}
+
+// Glance converges a standalone Glance with n GlanceBackends (the first is
+// the default) sharing one credentials Secret, and returns the requests of
+// the Glance and GlanceBackend hooks in that state: /sync/glance and
+// /customize/glance for the Glance, /sync/glancebackend and
+// /customize/glancebackend for its default backend.
+func Glance(n int) ([]Request, error) {
+	w := chain.NewWorld(Now)
+	objs := []chain.Object{credentials(), {
+		"apiVersion": api.GlanceAPIVersion, "kind": api.KindGlance,
+		"metadata": map[string]any{"name": "glance", "namespace": namespace},
+		"spec":     glanceSpec(),
+	}}
+	for i := 0; i < n; i++ {
+		s := s3(i)
+		s["host"] = "http://garage.shared-services.svc.cluster.local:3900"
+		objs = append(objs, chain.Object{
+			"apiVersion": api.GlanceAPIVersion, "kind": api.KindGlanceBackend,
+			"metadata": map[string]any{"name": storeName(i), "namespace": namespace},
+			"spec": map[string]any{
+				"glanceRef": map[string]any{"name": "glance"}, "type": "S3", "isDefault": i == 0, "s3": s,
+			},
+		})
+	}
+	for _, o := range objs {
+		if err := w.Apply(o); err != nil {
+			return nil, err
+		}
+	}
+	if err := converge(w); err != nil {
+		return nil, err
+	}
+	c := fmt.Sprintf("gen-%d", n)
+	glanceRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance, Namespace: namespace, Name: "glance"}
+	backendRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlanceBackend, Namespace: namespace, Name: storeName(0)}
+	var out []Request
+	for _, r := range []struct {
+		path, controller string
+		ref              chain.Ref
+	}{
+		{"/sync/glance", "glance", glanceRef},
+		{"/customize/glance", "glance", glanceRef},
+		{"/sync/glancebackend", "glancebackend", backendRef},
+		{"/customize/glancebackend", "glancebackend", backendRef},
+	} {
+		body, err := capture(w, r.path, controller(r.controller), r.ref)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Request{Path: r.path, Case: c, Body: body})
+	}
+	return out, nil
+}
+
+// ControlPlane converges a ControlPlane with n backends entries (the first
+// is the default) and returns its /sync/controlplane request: the parent and
+// the projected Glance and n GlanceBackends as observed children.
+func ControlPlane(n int) (Request, error) {
+	w := chain.NewWorld(Now)
+	var entries []any
+	for i := 0; i < n; i++ {
+		s := s3(i)
+		s["endpoint"] = "http://garage.shared-services.svc.cluster.local:3900"
+		entries = append(entries, map[string]any{"name": storeName(i), "type": "S3", "isDefault": i == 0, "s3": s})
+	}
+	glance := glanceSpec()
+	delete(glance, "openStackRelease")
+	glance["backends"] = entries
+	cp := chain.Object{
+		"apiVersion": api.ControlPlaneAPIVersion, "kind": api.KindControlPlane,
+		"metadata": map[string]any{"name": "controlplane", "namespace": namespace},
+		"spec":     map[string]any{"openStackRelease": "2025.2", "services": map[string]any{"glance": glance}},
+	}
+	for _, o := range []chain.Object{credentials(), cp} {
+		if err := w.Apply(o); err != nil {
+			return Request{}, err
+		}
+	}
+	if err := converge(w); err != nil {
+		return Request{}, err
+	}
+	ref := chain.Ref{APIVersion: api.ControlPlaneAPIVersion, Kind: api.KindControlPlane, Namespace: namespace, Name: "controlplane"}
+	body, err := capture(w, "/sync/controlplane", controller("controlplane-glance"), ref)
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{Path: "/sync/controlplane", Case: fmt.Sprintf("gen-%d", n), Body: body}, nil
+}
+
+// capture builds the body Metacontroller would post to path for the parent.
+func capture(w *chain.World, path string, c chain.Controller, ref chain.Ref) ([]byte, error) {
+	req, err := w.SyncRequest(c, ref)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(path, "/customize/") { // a customize request carries the parent only
+		return json.Marshal(metacontroller.CustomizeRequest{Parent: req.Parent})
+	}
+	return json.Marshal(req)
+}
+
+// Generated returns every generated request for each backend count, in the
+// order of Hooks within each count. Worlds are built concurrently.
+//
+// A world with a thousand backends takes about a minute to converge: every
+// GlanceBackend sync reads the Glance's whole backends Secret, so a round
+// costs O(backends²). So the requests are kept in root/.cache/perf, under a
+// hash of everything they depend on (the hook sources, this generator and the
+// module's dependencies); any change to those builds them again.
+func Generated(root string, counts ...int) ([]Request, error) {
+	key, err := sourceHash(root, counts)
+	if err != nil {
+		return nil, err
+	}
+	cache := filepath.Join(root, ".cache", "perf", key+".json")
+	if raw, err := os.ReadFile(cache); err == nil {
+		var out []Request
+		if json.Unmarshal(raw, &out) == nil && len(out) == len(counts)*len(Hooks) {
+			return out, nil
+		}
+	}
+	results := make([][]Request, 2*len(counts))
+	errs := make([]error, 2*len(counts))
+	var wg sync.WaitGroup
+	for i, n := range counts {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			results[2*i], errs[2*i] = Glance(n)
+			if errs[2*i] != nil {
+				errs[2*i] = fmt.Errorf("glance with %d backends: %w", n, errs[2*i])
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			cp, err := ControlPlane(n)
+			results[2*i+1], errs[2*i+1] = []Request{cp}, err
+			if err != nil {
+				errs[2*i+1] = fmt.Errorf("controlplane with %d backends: %w", n, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var out []Request
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	if raw, err := json.Marshal(out); err == nil && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+		_ = os.WriteFile(cache, raw, 0o644) // a cache that cannot be written only costs time
+	}
+	return out, nil
+}
+
+// sourceHash hashes the backend counts and every file a generated request
+// depends on.
+func sourceHash(root string, counts []int) (string, error) {
+	var files []string
+	err := filepath.WalkDir(filepath.Join(root, "hooks"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	files = append(files, filepath.Join(root, "test", "perf", "gen.go"), filepath.Join(root, "go.sum"))
+	sort.Strings(files)
+	h := sha256.New()
+	fmt.Fprintln(h, counts)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(raw))
+		h.Write(raw)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}

@@ -1,0 +1,76 @@
+package perf
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/server"
+)
+
+// TestBenchRequestsAnswer keeps the benchmarks honest and cheap to trust:
+// every request they send (the recorded ones and small generated ones) is
+// answered 200 by the hooks, and the floor answers the request itself.
+func TestBenchRequestsAnswer(t *testing.T) {
+	root, err := Root()
+	require.NoError(t, err)
+	reqs, err := Recorded(root)
+	require.NoError(t, err)
+	for _, n := range []int{1, 3} {
+		g, err := Glance(n)
+		require.NoError(t, err)
+		cp, err := ControlPlane(n)
+		require.NoError(t, err)
+		reqs = append(reqs, append(g, cp)...)
+	}
+	require.Len(t, reqs, 3*len(Hooks))
+	hook, floor := newServer(server.DefaultRoutes()), newServer(server.FloorRoutes())
+	for _, r := range reqs {
+		t.Run(r.Path+"/"+r.Case, func(t *testing.T) {
+			rec := serve(hook, r)
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			rec = serve(floor, r)
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			var in, out map[string]any
+			require.NoError(t, json.Unmarshal(r.Body, &in))
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+			delete(in, "finalizing") // the envelope always writes it
+			delete(out, "finalizing")
+			assert.Equal(t, in, out, "the floor answers the request it decoded")
+		})
+	}
+}
+
+func TestGeneratedShape(t *testing.T) {
+	g, err := Glance(3)
+	require.NoError(t, err)
+	var req struct {
+		Related map[string]map[string]json.RawMessage `json:"related"`
+		Parent  struct {
+			Status struct {
+				Backends []struct {
+					Projected bool `json:"projected"`
+				} `json:"backends"`
+			} `json:"status"`
+		} `json:"parent"`
+	}
+	require.NoError(t, json.Unmarshal(g[0].Body, &req))
+	assert.Len(t, req.Related["GlanceBackend.glance.openstack.c5c3.io/v1alpha1"], 3)
+	require.Len(t, req.Parent.Status.Backends, 3, "the converged Glance reports every backend")
+	for _, b := range req.Parent.Status.Backends {
+		assert.True(t, b.Projected)
+	}
+}
+
+func serve(h http.Handler, r Request) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, r.Path, bytes.NewReader(r.Body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
