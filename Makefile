@@ -11,7 +11,7 @@ IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
 .PHONY: all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check run datapath-deps \
-	helm chart-crds metacontroller chart-lint image
+	helm chart-crds metacontroller chart-lint image bench
 
 all: build
 
@@ -113,3 +113,17 @@ image:
 	fi; \
 	echo "make image: no working container engine (docker or podman with a reachable daemon, or buildah) on this machine; no image was built." >&2; \
 	exit 1
+
+# Benchmarks of every hook against its floor (test/perf), then the load test
+# against the service and its --floor twin (test/load), printed as one table
+# with each target; docs/performance.md explains it. Not part of test (which
+# only smoke-tests the load test): it takes about two minutes, and about one
+# more the first time, to generate and cache the 1000-backend requests in
+# .cache/perf. The raw benchmark output is kept in .cache/perf/bench.txt.
+BENCHTIME ?= 300ms
+BENCHCOUNT ?= 1
+LOADFLAGS ?=
+bench: build
+	@mkdir -p .cache/perf
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./test/perf > .cache/perf/bench.txt
+	$(GO) run ./test/load -bin $(BIN) -bench .cache/perf/bench.txt $(LOADFLAGS)

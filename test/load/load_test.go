@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSmoke keeps the load test working: it builds the service, loads both
+// routes with 50 requests at concurrency 2 against the hooks and the floor,
+// and checks every answer was a 200 and the table says so. It measures
+// nothing: no figure is compared with a target here.
+func TestSmoke(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "glance-hooks")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/glance-hooks")
+	build.Dir = "../.."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	cfg := config{
+		bin: bin, backends: 3, paths: []string{"/sync/glance", "/sync/controlplane"},
+		concurrency: []int{2}, requests: 50, duration: time.Minute, warmup: 2,
+	}
+	rep, err := run(cfg)
+	require.NoError(t, err)
+	require.Len(t, rep.cells, 4, "hook and floor for each route")
+	for _, c := range rep.cells {
+		assert.Equal(t, 50, c.done, "%s %s", c.mode, c.path)
+		assert.Zero(t, c.errors, "%s %s", c.mode, c.path)
+		assert.Positive(t, c.p99)
+	}
+	for _, key := range []string{"hook/sync/glance", "floor/sync/glance", "hook/sync/controlplane", "floor/sync/controlplane"} {
+		assert.Positive(t, rep.rss[key], key)
+	}
+	var table bytes.Buffer
+	rep.print(&table)
+	assert.Contains(t, table.String(), "/sync/glance c=2")
+	assert.Contains(t, table.String(), "peak RSS")
+}
+
+func TestParseBench(t *testing.T) {
+	out := []byte(`goos: linux
+BenchmarkHooks/sync-glance/gen-100/codec-2   	 100	   6751718 ns/op	  64.91 MB/s	 6700000 cpu-ns/op	 11741101 B/op	   10128 allocs/op
+BenchmarkHooks/sync-glance/gen-100/floor-2   	 100	   7000000 ns/op	  62.48 MB/s	 7000000 cpu-ns/op	 41609327 B/op	   10226 allocs/op
+BenchmarkHooks/sync-glance/gen-100/hook-2    	  60	   9800000 ns/op	  55.52 MB/s	 9700000 cpu-ns/op	   1.45 x-codec	   1.40 x-floor	47223926 B/op	  140163 allocs/op
+PASS
+`)
+	cases := benchCases(parseBench(out))
+	require.Len(t, cases, 1)
+	c := cases[0]
+	assert.Equal(t, "sync-glance", c.hook)
+	assert.Equal(t, "gen-100", c.kase)
+	assert.InDelta(t, 9800000, c.hookNs, 0.5)
+	assert.InDelta(t, 7000000, c.floorNs, 0.5)
+	assert.InDelta(t, 9700000, c.hookCPU, 0.5)
+	assert.InDelta(t, 140163, c.hookAllc, 0.5)
+}

@@ -1,0 +1,386 @@
+// Command load is the load test of the hook service. It starts the service
+// binary twice on free loopback ports, once serving the hooks and once with
+// --floor (handlers that only decode and re-encode each request), sends both
+// the same requests at each concurrency, bounded by a request count and a
+// time limit, and prints throughput, p50/p99 latency, errors and each
+// process's peak RSS side by side. With -bench it also reads the output of
+// the hook benchmarks (go test -bench ./test/perf) and prints everything as
+// one table, each figure next to its target.
+//
+// It talks to 127.0.0.1 only and is not part of the image.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/c5c3/glance-hooks/test/perf"
+)
+
+type config struct {
+	bin         string
+	backends    int
+	paths       []string
+	concurrency []int
+	requests    int
+	duration    time.Duration
+	warmup      int
+	benchFile   string
+}
+
+func main() {
+	var cfg config
+	var paths, conc string
+	flag.StringVar(&cfg.bin, "bin", "bin/glance-hooks", "the service binary (make build)")
+	flag.IntVar(&cfg.backends, "backends", 100, "backends of the generated Glance and ControlPlane whose requests are sent")
+	flag.StringVar(&paths, "paths", "/sync/glance,/sync/controlplane", "routes to load, comma-separated")
+	flag.StringVar(&conc, "concurrency", "1,8,64", "concurrency levels, comma-separated")
+	flag.IntVar(&cfg.requests, "requests", 2000, "at most this many measured requests per route, concurrency and server")
+	flag.DurationVar(&cfg.duration, "duration", 4*time.Second, "at most this long per route, concurrency and server")
+	flag.IntVar(&cfg.warmup, "warmup", 20, "requests sent before each measurement and not counted")
+	flag.StringVar(&cfg.benchFile, "bench", "", "output of go test -bench ./test/perf to include in the table")
+	flag.Parse()
+	cfg.paths = strings.Split(paths, ",")
+	for _, c := range strings.Split(conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "load: bad concurrency %q\n", c)
+			os.Exit(2)
+		}
+		cfg.concurrency = append(cfg.concurrency, n)
+	}
+	rep, err := run(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+	rep.print(os.Stdout)
+}
+
+// cell is one measurement: a server mode, a route and a concurrency.
+type cell struct {
+	mode     string // "hook" or "floor"
+	path     string
+	conc     int
+	done     int // requests answered, errors included
+	errors   int
+	elapsed  time.Duration
+	p50, p99 time.Duration
+}
+
+func (c cell) throughput() float64 {
+	if c.elapsed <= 0 {
+		return 0
+	}
+	return float64(c.done-c.errors) / c.elapsed.Seconds()
+}
+
+// report is everything one run measured.
+type report struct {
+	cfg     config
+	cells   []cell
+	rss     map[string]int64 // mode + path -> peak RSS in bytes
+	bench   []benchResult
+	before  string // load average when the run started
+	after   string
+	started time.Time
+}
+
+func run(cfg config) (*report, error) {
+	rep := &report{cfg: cfg, rss: map[string]int64{}, before: loadAvg(), started: time.Now()}
+	if cfg.benchFile != "" {
+		raw, err := os.ReadFile(cfg.benchFile)
+		if err != nil {
+			return nil, err
+		}
+		rep.bench = parseBench(raw)
+	}
+	bodies, err := requests(cfg.backends)
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range cfg.paths {
+		body, ok := bodies[path]
+		if !ok {
+			return nil, fmt.Errorf("no generated request for %s", path)
+		}
+		if err := loadPath(cfg, rep, path, body); err != nil {
+			return nil, err
+		}
+	}
+	rep.after = loadAvg()
+	return rep, nil
+}
+
+// requests are the generated bodies, by route.
+func requests(backends int) (map[string][]byte, error) {
+	g, err := perf.Glance(backends)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := perf.ControlPlane(backends)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, r := range append(g, cp) {
+		out[r.Path] = r.Body
+	}
+	return out, nil
+}
+
+// loadPath starts a hook server and a floor server and measures both at
+// every concurrency, alternating which goes first so a change in the
+// machine's load weighs on both alike.
+func loadPath(cfg config, rep *report, path string, body []byte) error {
+	servers := map[string]*server{}
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	for _, mode := range []string{"hook", "floor"} {
+		s, err := start(cfg.bin, mode == "floor")
+		if err != nil {
+			return err
+		}
+		servers[mode] = s
+	}
+	for i, conc := range cfg.concurrency {
+		order := []string{"hook", "floor"}
+		if i%2 == 1 {
+			order = []string{"floor", "hook"}
+		}
+		for _, mode := range order {
+			url := "http://" + servers[mode].addr + path
+			drive(url, body, conc, cfg.warmup, time.Minute)
+			c := drive(url, body, conc, cfg.requests, cfg.duration)
+			c.mode, c.path = mode, path
+			rep.cells = append(rep.cells, c)
+		}
+	}
+	for mode, s := range servers {
+		rss, err := s.peakRSS()
+		if err != nil {
+			return err
+		}
+		rep.rss[mode+path] = rss
+	}
+	return nil
+}
+
+// drive posts body to url from conc workers until n requests were sent or
+// the time is up, and measures every answer. Anything but a 200 with a JSON
+// object is an error.
+func drive(url string, body []byte, conc, n int, limit time.Duration) cell {
+	tr := &http.Transport{
+		Proxy:               nil, // loopback only, whatever the environment says
+		MaxIdleConns:        conc,
+		MaxIdleConnsPerHost: conc,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: time.Minute}
+	var next atomic.Int64
+	var errCount atomic.Int64
+	lat := make([][]time.Duration, conc)
+	start := time.Now()
+	deadline := start.Add(limit)
+	var wg sync.WaitGroup
+	for w := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) && time.Now().Before(deadline) {
+				t0 := time.Now()
+				if !post(client, url, body) {
+					errCount.Add(1)
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	c := cell{conc: conc, elapsed: time.Since(start), errors: int(errCount.Load())}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	c.done = len(all)
+	if len(all) > 0 {
+		c.p50 = all[len(all)*50/100]
+		c.p99 = all[min(len(all)-1, len(all)*99/100)]
+	}
+	return c
+}
+
+func post(client *http.Client, url string, body []byte) bool {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	first, err := r.Peek(1)
+	ok := err == nil && first[0] == '{' && resp.StatusCode == http.StatusOK
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return false
+	}
+	return ok
+}
+
+// server is one service process.
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+}
+
+// start runs "serve" on 127.0.0.1 port 0 and reads the address it got from
+// its "serving" log line, then waits until it answers /healthz. The process
+// gets no API access (the sync hooks need none); its request log is read
+// and thrown away, as a log collector would take it.
+func start(bin string, floor bool) (*server, error) {
+	args := []string{"serve", "--listen", "127.0.0.1:0"}
+	if floor {
+		args = append(args, "--floor")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG=", "KUBERNETES_SERVICE_HOST=", "KUBERNETES_SERVICE_PORT=")
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(logs)
+		for {
+			line, err := r.ReadString('\n')
+			if m := listenRE.FindStringSubmatch(line); m != nil {
+				addr <- m[1]
+				break
+			}
+			if err != nil {
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, r)
+		_ = cmd.Wait()
+		close(s.done)
+	}()
+	select {
+	case s.addr = <-addr:
+	case <-s.done:
+		return nil, fmt.Errorf("%s serve exited before serving", bin)
+	case <-time.After(10 * time.Second):
+		s.stop()
+		return nil, fmt.Errorf("%s serve did not log its address", bin)
+	}
+	if err := s.ready(10 * time.Second); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s serve on %s: %w", bin, s.addr, err)
+	}
+	return s, nil
+}
+
+var listenRE = regexp.MustCompile(`"msg":"serving","listen":"(127\.0\.0\.1:[0-9]+)"`)
+
+func (s *server) ready(limit time.Duration) error {
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: time.Second}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return errors.New("the process exited")
+		default:
+		}
+		resp, err := client.Get("http://" + s.addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("no answer on /healthz")
+}
+
+// peakRSS is the process's high-water resident set size (VmHWM).
+func (s *server) peakRSS() (int64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, fmt.Errorf("peak RSS: %w", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("peak RSS: no VmHWM line")
+}
+
+// stop ends the process: SIGTERM, then SIGKILL if it has not exited in time.
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// loadAvg is the 1, 5 and 15 minute load average, or "" where unknown.
+func loadAvg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// machine describes where the figures were measured.
+func machine() string {
+	model := "unknown CPU"
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "model name"); ok {
+				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d CPUs (%s), %s %s/%s", runtime.NumCPU(), model, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}

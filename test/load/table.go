@@ -1,0 +1,213 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Targets, as issue 8 sets them for a 2-core machine.
+const (
+	targetFloorRatio      = 2.0                   // every hook within 2x of its floor
+	target1000            = 20 * time.Millisecond // a 1000-backend Glance sync
+	targetLinear          = 12.0                  // 1000 vs 100 backends
+	targetRSS             = 64 << 20              // peak RSS of the service
+	targetThroughputRatio = 1.5                   // floor over hook at concurrency 64
+	throughputConcurrency = 64
+)
+
+// benchResult is one line of go test -bench output of BenchmarkHooks, e.g.
+// "BenchmarkHooks/sync-glance/gen-100/hook-2  120  9981455 ns/op ...".
+type benchResult struct {
+	hook, kase, kind string // "sync-glance", "gen-100", "hook" | "floor" | "codec"
+	ns, cpuNs        float64
+	bytes, allocs    float64
+}
+
+func parseBench(raw []byte) []benchResult {
+	var out []benchResult
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "BenchmarkHooks/") {
+			continue
+		}
+		name := strings.TrimPrefix(f[0], "BenchmarkHooks/")
+		if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '/') {
+			name = name[:i] // the GOMAXPROCS suffix
+		}
+		parts := strings.Split(name, "/")
+		if len(parts) != 3 {
+			continue
+		}
+		r := benchResult{hook: parts[0], kase: parts[1], kind: parts[2]}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			switch f[i+1] {
+			case "ns/op":
+				r.ns = v
+			case "cpu-ns/op":
+				r.cpuNs = v
+			case "B/op":
+				r.bytes = v
+			case "allocs/op":
+				r.allocs = v
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// benchCase is the median of every count of one hook and case.
+type benchCase struct {
+	hook, kase          string
+	hookNs, floorNs     float64
+	hookCPU, floorCPU   float64
+	hookBytes, hookAllc float64
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func benchCases(results []benchResult) []benchCase {
+	type key struct{ hook, kase string }
+	var order []key
+	vals := map[key]map[string][]float64{}
+	for _, r := range results {
+		k := key{r.hook, r.kase}
+		if vals[k] == nil {
+			vals[k] = map[string][]float64{}
+			order = append(order, k)
+		}
+		vals[k][r.kind+".ns"] = append(vals[k][r.kind+".ns"], r.ns)
+		vals[k][r.kind+".cpu"] = append(vals[k][r.kind+".cpu"], r.cpuNs)
+		vals[k][r.kind+".bytes"] = append(vals[k][r.kind+".bytes"], r.bytes)
+		vals[k][r.kind+".allocs"] = append(vals[k][r.kind+".allocs"], r.allocs)
+	}
+	var out []benchCase
+	for _, k := range order {
+		v := vals[k]
+		out = append(out, benchCase{hook: k.hook, kase: k.kase,
+			hookNs: median(v["hook.ns"]), floorNs: median(v["floor.ns"]),
+			hookCPU: median(v["hook.cpu"]), floorCPU: median(v["floor.cpu"]),
+			hookBytes: median(v["hook.bytes"]), hookAllc: median(v["hook.allocs"])})
+	}
+	return out
+}
+
+func dur(ns float64) string {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
+	}
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", a/b)
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// print writes the one table: every figure, hook next to floor, with the
+// target it is held to and whether it is met.
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "machine: %s\n", machine())
+	fmt.Fprintf(w, "load average: %s at start, %s at end\n", r.before, r.after)
+	fmt.Fprintf(w, "load: generated requests with %d backends; at most %d requests or %s per cell, after %d warm-up requests\n\n",
+		r.cfg.backends, r.cfg.requests, r.cfg.duration, r.cfg.warmup)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tcase\thook\tfloor\thook/floor\tcpu hook/floor\ttarget\t")
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	route := func(hook string) string { return "/" + strings.Replace(hook, "-", "/", 1) }
+
+	cases := benchCases(r.bench)
+	byKey := map[string]benchCase{}
+	for _, c := range cases {
+		byKey[c.hook+"/"+c.kase] = c
+		ok := c.floorNs > 0 && c.hookNs/c.floorNs <= targetFloorRatio
+		row("bench time/op", route(c.hook)+" "+c.kase, dur(c.hookNs), dur(c.floorNs),
+			ratio(c.hookNs, c.floorNs), ratio(c.hookCPU, c.floorCPU), fmt.Sprintf("<= %.0fx %s", targetFloorRatio, met(ok)))
+	}
+	if c, ok := byKey["sync-glance/gen-1000"]; ok {
+		row("1000-backend sync", "/sync/glance gen-1000", dur(c.hookNs), dur(c.floorNs), ratio(c.hookNs, c.floorNs),
+			ratio(c.hookCPU, c.floorCPU), fmt.Sprintf("< %s %s", target1000, met(time.Duration(c.hookNs) < target1000)))
+	}
+	for _, h := range []string{"sync-glance", "sync-glancebackend", "sync-controlplane", "customize-glance", "customize-glancebackend"} {
+		big, ok1 := byKey[h+"/gen-1000"]
+		small, ok2 := byKey[h+"/gen-100"]
+		if !ok1 || !ok2 || small.hookNs == 0 {
+			continue
+		}
+		l := big.hookNs / small.hookNs
+		row("1000 vs 100 backends", route(h), ratio(big.hookNs, small.hookNs), ratio(big.floorNs, small.floorNs), "-",
+			ratio(big.hookCPU, small.hookCPU)+" (hook)", fmt.Sprintf("<= %.0fx %s", targetLinear, met(l <= targetLinear)))
+	}
+
+	type key struct {
+		path string
+		conc int
+	}
+	cells := map[key]map[string]cell{}
+	var keys []key
+	for _, c := range r.cells {
+		k := key{c.path, c.conc}
+		if cells[k] == nil {
+			cells[k] = map[string]cell{}
+			keys = append(keys, k)
+		}
+		cells[k][c.mode] = c
+	}
+	for _, k := range keys {
+		h, f := cells[k]["hook"], cells[k]["floor"]
+		name := fmt.Sprintf("%s c=%d", k.path, k.conc)
+		target := "-"
+		if k.conc == throughputConcurrency {
+			ok := h.throughput() > 0 && f.throughput()/h.throughput() <= targetThroughputRatio
+			target = fmt.Sprintf("floor/hook <= %.1fx %s", targetThroughputRatio, met(ok))
+		}
+		row("load req/s", name, fmt.Sprintf("%.0f", h.throughput()), fmt.Sprintf("%.0f", f.throughput()),
+			ratio(f.throughput(), h.throughput())+" (floor/hook)", "-", target)
+		row("load p50 / p99", name, dur(float64(h.p50))+" / "+dur(float64(h.p99)), dur(float64(f.p50))+" / "+dur(float64(f.p99)),
+			ratio(float64(h.p50), float64(f.p50))+" / "+ratio(float64(h.p99), float64(f.p99)), "-", "-")
+		row("load errors", fmt.Sprintf("%s (%d / %d requests)", name, h.done, f.done), strconv.Itoa(h.errors), strconv.Itoa(f.errors), "-", "-",
+			"0 "+met(h.errors == 0 && f.errors == 0))
+	}
+	for _, p := range r.cfg.paths {
+		h, ok := r.rss["hook"+p]
+		if !ok {
+			continue
+		}
+		f := r.rss["floor"+p]
+		row("peak RSS", p+" (whole run)", mib(h), mib(f), ratio(float64(h), float64(f)), "-",
+			fmt.Sprintf("< %s %s", mib(targetRSS), met(h < targetRSS)))
+	}
+	tw.Flush()
+}
