@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -121,7 +122,17 @@ func readBody(c echo.Context, limit int64) ([]byte, error) {
 	if c.Request().ContentLength > limit {
 		return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, limit))
+	r := http.MaxBytesReader(c.Response(), c.Request().Body, limit)
+	var body []byte
+	var err error
+	if n := c.Request().ContentLength; n > 0 {
+		// The announced size, read into one buffer of that size rather than
+		// one grown by doubling: a 4 MB request left 8 MB behind.
+		body = make([]byte, n)
+		_, err = io.ReadFull(r, body)
+	} else {
+		body, err = io.ReadAll(r)
+	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -137,6 +148,17 @@ func readBody(c echo.Context, limit int64) ([]byte, error) {
 
 // decodeEnvelope decodes one JSON object and nothing after it.
 func decodeEnvelope(body []byte, into any, what string) error {
+	// A body that is one JSON value and nothing else, which is every body
+	// Metacontroller sends, decodes with json.Unmarshal: no copy of the body
+	// into a decoder's buffer, which for a large request was as big again
+	// as the body. Anything else goes through the decoder below exactly as
+	// before, so errors and what is accepted stay the same: Unmarshal only
+	// succeeds where the decoder succeeds with the same result, and when it
+	// fails on the syntax it decoded nothing (it checks the whole body first).
+	if json.Unmarshal(body, into) == nil {
+		return nil
+	}
+	reflect.ValueOf(into).Elem().SetZero()
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(into); err != nil {
 		return newHTTPError(http.StatusBadRequest, "body is not a Metacontroller %s request: %s", what, hook.DescribeJSONError(err))
