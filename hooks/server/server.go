@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -34,6 +35,12 @@ type Config struct {
 	// Lister reads sibling GlanceBackends for /validate. Nil means no API
 	// access: every decision that needs the siblings is a refusal.
 	Lister admission.Lister
+	// MaxInFlight bounds how many POST requests are read, decoded and
+	// answered at once; the others wait, their bodies unread, until one
+	// finishes. Zero means twice GOMAXPROCS. The hooks are CPU-bound, so
+	// more at once only adds memory: every request in progress holds its
+	// body and what was decoded from it.
+	MaxInFlight int
 }
 
 // New builds the echo server with every route, the body limit, panic
@@ -48,6 +55,9 @@ func New(cfg Config) *echo.Echo {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 2 * runtime.GOMAXPROCS(0)
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -57,10 +67,28 @@ func New(cfg Config) *echo.Echo {
 	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
 	e.GET("/healthz", ok)
 	e.GET("/readyz", ok)
+	limit := limitInFlight(cfg.MaxInFlight)
 	for _, r := range cfg.Routes {
-		e.POST(r.Path, r.handler(cfg))
+		e.POST(r.Path, r.handler(cfg), limit)
 	}
 	return e
+}
+
+// limitInFlight lets n requests through at once; the others wait for a
+// slot, or until their client gives up.
+func limitInFlight(n int) echo.MiddlewareFunc {
+	slots := make(chan struct{}, n)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			select {
+			case slots <- struct{}{}:
+			case <-c.Request().Context().Done():
+				return newHTTPError(http.StatusServiceUnavailable, "the request was cancelled while it waited for its turn")
+			}
+			defer func() { <-slots }()
+			return next(c)
+		}
+	}
 }
 
 // Serve listens on addr and runs the server until ctx is done (see

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,4 +72,81 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	}
 	_, err = net.DialTimeout("tcp", addr, time.Second)
 	assert.Error(t, err, "the server stopped listening")
+}
+
+// holdRoute is a sync hook that waits until release is closed; entered
+// gets a value each time a request is inside, most is the peak.
+type holdRoute struct {
+	mu           sync.Mutex
+	inside, most int
+	entered      chan struct{}
+	release      chan struct{}
+}
+
+func newHoldRoute() *holdRoute {
+	return &holdRoute{entered: make(chan struct{}, 10), release: make(chan struct{})}
+}
+
+func (h *holdRoute) route() Route {
+	return Route{Path: "/sync/hold", Sync: func(*metacontroller.SyncRequest, time.Time) (*metacontroller.SyncResponse, error) {
+		h.mu.Lock()
+		h.inside++
+		h.most = max(h.most, h.inside)
+		h.mu.Unlock()
+		h.entered <- struct{}{}
+		<-h.release
+		h.mu.Lock()
+		h.inside--
+		h.mu.Unlock()
+		return &metacontroller.SyncResponse{Status: map[string]string{}, Children: []any{}}, nil
+	}}
+}
+
+func postHold(h http.Handler, ctx context.Context) int {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/sync/hold", strings.NewReader(`{"parent":{}}`)).WithContext(ctx))
+	return rec.Code
+}
+
+// TestMaxInFlight lets only MaxInFlight requests into the hooks at once; the
+// next waits its turn and is then answered, and health checks never wait.
+func TestMaxInFlight(t *testing.T) {
+	hold := newHoldRoute()
+	h := New(Config{Logger: slog.New(slog.DiscardHandler), Routes: []Route{hold.route()}, MaxInFlight: 2})
+	codes := make(chan int, 3)
+	for range 3 {
+		go func() { codes <- postHold(h, context.Background()) }()
+	}
+	<-hold.entered
+	<-hold.entered
+	select {
+	case <-hold.entered:
+		t.Fatal("a third request got in while two were in progress")
+	case <-time.After(100 * time.Millisecond):
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	assert.Equal(t, http.StatusOK, rec.Code, "health checks do not wait for a slot")
+	close(hold.release)
+	for range 3 {
+		assert.Equal(t, http.StatusOK, <-codes)
+	}
+	<-hold.entered // the third got in once a slot was free
+	assert.Equal(t, 2, hold.most)
+}
+
+// TestMaxInFlightGivesUpWithTheClient does not run a request whose client
+// went away while it waited for a slot.
+func TestMaxInFlightGivesUpWithTheClient(t *testing.T) {
+	hold := newHoldRoute()
+	h := New(Config{Logger: slog.New(slog.DiscardHandler), Routes: []Route{hold.route()}, MaxInFlight: 1})
+	done := make(chan int, 1)
+	go func() { done <- postHold(h, context.Background()) }()
+	<-hold.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.Equal(t, http.StatusServiceUnavailable, postHold(h, ctx))
+	close(hold.release)
+	assert.Equal(t, http.StatusOK, <-done)
+	assert.Equal(t, 1, hold.most)
 }
