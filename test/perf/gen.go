@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -286,20 +288,28 @@ func Generated(root string, counts ...int) ([]Request, error) {
 }
 
 // sourceHash hashes the backend counts and every file a generated request
-// depends on.
+// depends on: the Go files of the module's packages hooks/chain is built
+// from (all of hooks/ if go list cannot say), this generator and go.sum.
 func sourceHash(root string, counts []int) (string, error) {
+	dirs := chainPackageDirs(root)
+	if dirs == nil {
+		dirs = []string{filepath.Join(root, "hooks")}
+	}
 	var files []string
-	err := filepath.WalkDir(filepath.Join(root, "hooks"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
-			files = append(files, path)
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			return "", err
 		}
-		return err
-	})
-	if err != nil {
-		return "", err
 	}
 	files = append(files, filepath.Join(root, "test", "perf", "gen.go"), filepath.Join(root, "go.sum"))
 	sort.Strings(files)
+	files = slices.Compact(files)
 	h := sha256.New()
 	fmt.Fprintln(h, counts)
 	for _, f := range files {
@@ -312,4 +322,22 @@ func sourceHash(root string, counts []int) (string, error) {
 		h.Write(raw)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// chainPackageDirs lists the directories of this module's packages that
+// hooks/chain imports, itself included, or nil when go list fails.
+func chainPackageDirs(root string) []string {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./hooks/chain")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line != "" {
+			dirs = append(dirs, line)
+		}
+	}
+	return dirs
 }
