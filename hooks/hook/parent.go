@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -20,15 +21,24 @@ func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Objec
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return Invalid("request has no parent: expected a %s %s", apiVersion, kind)
 	}
-	var tm metav1.TypeMeta
-	if err := json.Unmarshal(raw, &tm); err != nil {
-		return Invalid("parent is not a Kubernetes object: %s", describeJSONError(err))
+	// The object is decoded once, and its type read from the decoded
+	// object. Only when that decode fails (or obj does not carry its type)
+	// is the type decoded on its own, to tell a parent of the wrong kind or
+	// no Kubernetes object at all from a malformed one of the right kind:
+	// the same answers as checking the type first, one pass fewer.
+	objErr := json.Unmarshal(raw, obj)
+	tm, typed := typeOf(obj)
+	if objErr != nil || !typed {
+		tm = metav1.TypeMeta{}
+		if err := json.Unmarshal(raw, &tm); err != nil {
+			return Invalid("parent is not a Kubernetes object: %s", describeJSONError(err))
+		}
 	}
 	if tm.APIVersion != apiVersion || tm.Kind != kind {
 		return Invalid("parent is %s, this hook serves %s", describeGVK(tm), apiVersion+" "+kind)
 	}
-	if err := json.Unmarshal(raw, obj); err != nil {
-		return Invalid("parent %s does not match its schema: %s", kind, describeJSONError(err))
+	if objErr != nil {
+		return Invalid("parent %s does not match its schema: %s", kind, describeJSONError(objErr))
 	}
 	if obj.GetName() == "" {
 		return Invalid("parent %s has no metadata.name", kind)
@@ -43,6 +53,16 @@ func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Objec
 		return Invalid("parent %s %q metadata.namespace is not a valid namespace: %s", kind, obj.GetName(), errs[0])
 	}
 	return nil
+}
+
+// typeOf reads the type of a decoded object that embeds metav1.TypeMeta.
+func typeOf(obj metav1.Object) (metav1.TypeMeta, bool) {
+	if o, ok := obj.(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		if tm, ok := o.GetObjectKind().(*metav1.TypeMeta); ok && tm != nil {
+			return *tm, true
+		}
+	}
+	return metav1.TypeMeta{}, false
 }
 
 func describeGVK(tm metav1.TypeMeta) string {
