@@ -17,7 +17,7 @@ import (
 // (a Glance cannot know its backends' names; sync keeps those whose glanceRef
 // names it) and the store Secrets labelled for this Glance.
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
-	var g api.Glance
+	var g customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
 		return nil, err
 	}
@@ -31,4 +31,13 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{storeconf.LabelGlance: g.Name}},
 		},
 	}}, nil
+}
+
+// customizeParent is a Glance without its status. Customize answers from the
+// spec (Metacontroller caches the answer per generation), and the status
+// lists every attached backend: decoding it was most of this hook's work.
+type customizeParent struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              api.GlanceSpec `json:"spec"`
 }

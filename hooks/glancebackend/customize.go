@@ -18,7 +18,7 @@ import (
 // Deployment by name (it is named after the Glance), and the Glance's hashed
 // backends Secrets by label (their names carry a content hash).
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
-	var b api.GlanceBackend
+	var b customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlanceBackend, &b); err != nil {
 		return nil, err
 	}
@@ -48,4 +48,13 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 	)
 	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
+}
+
+// customizeParent is a GlanceBackend without its status: customize answers
+// from the spec (Metacontroller caches the answer per generation), so
+// decoding the status conditions was work for nothing.
+type customizeParent struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              api.GlanceBackendSpec `json:"spec"`
 }
