@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/glance-hooks/hooks/api"
 	"github.com/c5c3/glance-hooks/hooks/hook"
@@ -18,10 +19,17 @@ import (
 // guide calls the event of the same name GlanceBackendSkipped.
 const ReasonBackendSkipped = "GlanceBackendSkipped"
 
-// storeSecret is a store Secret as observed, data still base64.
+// storeSecret is a store Secret as observed, data still base64: the
+// metadata a store Secret is checked by, and nothing else. Every attached
+// backend has one, and the rest of its metadata (a last-applied record as
+// long as the data, managed fields) was decoded for nothing.
 type storeSecret struct {
-	metav1.ObjectMeta `json:"metadata"`
-	Data              map[string]string `json:"data"`
+	Metadata struct {
+		Labels          map[string]string       `json:"labels,omitempty"`
+		Annotations     map[string]string       `json:"annotations,omitempty"`
+		OwnerReferences []metav1.OwnerReference `json:"ownerReferences,omitempty"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
 }
 
 // store is one attached backend and what the Glance made of it.
@@ -36,17 +44,50 @@ type store struct {
 	stale, held bool
 }
 
+// observedBackend is a related GlanceBackend as far as the Glance reads it:
+// identity, spec, and the status and message of each condition. The related
+// backends are every one in the namespace; the rest of their metadata and
+// the times of their conditions were decoded for nothing.
+type observedBackend struct {
+	Metadata struct {
+		Name              string       `json:"name,omitempty"`
+		Namespace         string       `json:"namespace,omitempty"`
+		UID               types.UID    `json:"uid,omitempty"`
+		DeletionTimestamp *metav1.Time `json:"deletionTimestamp,omitempty"`
+	} `json:"metadata"`
+	Spec   api.GlanceBackendSpec `json:"spec"`
+	Status struct {
+		Conditions []struct {
+			Type    string                 `json:"type"`
+			Status  metav1.ConditionStatus `json:"status"`
+			Message string                 `json:"message"`
+		} `json:"conditions,omitempty"`
+	} `json:"status"`
+}
+
+// backend is the observed backend as the API type, with what was read.
+func (o *observedBackend) backend() api.GlanceBackend {
+	var b api.GlanceBackend
+	b.Name, b.Namespace, b.UID, b.DeletionTimestamp = o.Metadata.Name, o.Metadata.Namespace, o.Metadata.UID, o.Metadata.DeletionTimestamp
+	b.Spec = o.Spec
+	for _, c := range o.Status.Conditions {
+		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status, Message: c.Message})
+	}
+	return b
+}
+
 // attachedStores returns the backends attached to this Glance (not being
 // deleted), sorted by store id, each with its section when its store Secret
 // exists, belongs to it, and was rendered from its current spec.
 func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, error) {
-	backends, err := metacontroller.Decode[api.GlanceBackend](related, backendKey)
+	observed, err := metacontroller.Decode[observedBackend](related, backendKey)
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
 	var stores []*store
 	byID := map[string][]*store{}
-	for _, b := range backends {
+	for _, o := range observed {
+		b := o.backend()
 		if b.Spec.GlanceRef.Name != g.Name || b.DeletionTimestamp != nil || b.Namespace != g.Namespace {
 			continue
 		}
@@ -99,11 +140,11 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	case !found:
 		s.skipped = fmt.Sprintf("its store Secret %q does not exist yet", name)
 		return nil
-	case sec.Labels[storeconf.LabelGlance] != g.Name || !ownedBy(sec.OwnerReferences, b):
+	case sec.Metadata.Labels[storeconf.LabelGlance] != g.Name || !ownedBy(sec.Metadata.OwnerReferences, b):
 		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
 		return nil
-	case sec.Annotations[storeconf.AnnotationStoreID] != s.id ||
-		sec.Annotations[storeconf.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
+	case sec.Metadata.Annotations[storeconf.AnnotationStoreID] != s.id ||
+		sec.Metadata.Annotations[storeconf.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
 		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
 		s.stale = true
 		return nil

@@ -194,7 +194,11 @@ func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment,
 
 // backendsText is the backends.conf of an observed backends Secret, or "".
 func backendsText(observed metacontroller.ObjectMap, name string) string {
-	sec, found, err := metacontroller.DecodeOne[storeSecret](observed, secretKey, name)
+	// Only the data: the metadata of the backends Secret holds a last-applied
+	// record as long as the data, which would be unquoted for nothing.
+	sec, found, err := metacontroller.DecodeOne[struct {
+		Data map[string]string `json:"data"`
+	}](observed, secretKey, name)
 	if err != nil || !found {
 		return ""
 	}
