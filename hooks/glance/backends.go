@@ -234,13 +234,19 @@ const ReasonStoreOutdated = "StoreSecretOutdated"
 // holdOutdated keeps the running section of stores whose store Secret lags
 // behind a spec change: dropping them would take the store (and every image
 // in it) out of glance-api for the moment it takes the backend's own hook to
-// re-render, and roll the pods twice.
-func holdOutdated(stores []*store, running string) {
+// re-render, and roll the pods twice. running reads the running
+// backends.conf, which holds every store's section: it is read only when a
+// store is outdated, which is seldom.
+func holdOutdated(stores []*store, running func() string) {
+	text, read := "", false
 	for _, s := range stores {
 		if !s.stale {
 			continue
 		}
-		if section, ok := sectionOf(running, s.id); ok {
+		if !read {
+			text, read = running(), true
+		}
+		if section, ok := sectionOf(text, s.id); ok {
 			s.section, s.rendered, s.held = section, true, true
 			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
 		}

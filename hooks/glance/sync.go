@@ -78,7 +78,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if deployFound {
 		current = &observed
 		_, mountedBackends := mountedNames(current)
-		holdOutdated(stores, backendsText(req.Children, mountedBackends))
+		holdOutdated(stores, func() string { return backendsText(req.Children, mountedBackends) })
 	}
 
 	def, noDefault := chooseDefault(stores)
