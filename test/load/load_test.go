@@ -26,7 +26,7 @@ func TestSmoke(t *testing.T) {
 
 	cfg := config{
 		bin: bin, backends: 3, paths: []string{"/sync/glance", "/sync/controlplane"},
-		concurrency: []int{2}, requests: 50, duration: time.Minute, warmup: 2,
+		concurrency: []int{2}, requests: 50, duration: time.Minute, warmup: 2, slices: 2,
 	}
 	rep, err := run(cfg)
 	require.NoError(t, err)

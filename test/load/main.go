@@ -42,6 +42,7 @@ type config struct {
 	requests    int
 	duration    time.Duration
 	warmup      int
+	slices      int
 	benchFile   string
 }
 
@@ -52,9 +53,10 @@ func main() {
 	flag.IntVar(&cfg.backends, "backends", 100, "backends of the generated Glance and ControlPlane whose requests are sent")
 	flag.StringVar(&paths, "paths", "/sync/glance,/sync/controlplane", "routes to load, comma-separated")
 	flag.StringVar(&conc, "concurrency", "1,8,64", "concurrency levels, comma-separated")
-	flag.IntVar(&cfg.requests, "requests", 2000, "at most this many measured requests per route, concurrency and server")
-	flag.DurationVar(&cfg.duration, "duration", 4*time.Second, "at most this long per route, concurrency and server")
+	flag.IntVar(&cfg.requests, "requests", 3000, "at most this many measured requests per route, concurrency and server")
+	flag.DurationVar(&cfg.duration, "duration", 6*time.Second, "at most this long per route, concurrency and server")
 	flag.IntVar(&cfg.warmup, "warmup", 20, "requests sent before each measurement and not counted")
+	flag.IntVar(&cfg.slices, "slices", 4, "slices each measurement is cut into, alternating between the hook and the floor server")
 	flag.StringVar(&cfg.benchFile, "bench", "", "output of go test -bench ./test/perf to include in the table")
 	flag.Parse()
 	cfg.paths = strings.Split(paths, ",")
@@ -83,6 +85,16 @@ type cell struct {
 	errors   int
 	elapsed  time.Duration
 	p50, p99 time.Duration
+	// serverCPU is the CPU time the server process used meanwhile.
+	serverCPU time.Duration
+}
+
+// cpuPerRequest is the server's CPU time per answered request.
+func (c cell) cpuPerRequest() time.Duration {
+	if c.done == 0 {
+		return 0
+	}
+	return c.serverCPU / time.Duration(c.done)
 }
 
 func (c cell) throughput() float64 {
@@ -129,26 +141,28 @@ func run(cfg config) (*report, error) {
 	return rep, nil
 }
 
-// requests are the generated bodies, by route.
+// requests are the generated bodies, by route (cached in .cache/perf like
+// the benchmarks').
 func requests(backends int) (map[string][]byte, error) {
-	g, err := perf.Glance(backends)
+	root, err := perf.Root()
 	if err != nil {
 		return nil, err
 	}
-	cp, err := perf.ControlPlane(backends)
+	gen, err := perf.Generated(root, backends)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for _, r := range append(g, cp) {
+	for _, r := range gen {
 		out[r.Path] = r.Body
 	}
 	return out, nil
 }
 
 // loadPath starts a hook server and a floor server and measures both at
-// every concurrency, alternating which goes first so a change in the
-// machine's load weighs on both alike.
+// every concurrency. Each measurement is cut into slices that alternate
+// between the two servers, so a change in the machine's load while the
+// test runs weighs on both alike.
 func loadPath(cfg config, rep *report, path string, body []byte) error {
 	servers := map[string]*server{}
 	defer func() {
@@ -163,16 +177,28 @@ func loadPath(cfg config, rep *report, path string, body []byte) error {
 		}
 		servers[mode] = s
 	}
-	for i, conc := range cfg.concurrency {
-		order := []string{"hook", "floor"}
-		if i%2 == 1 {
-			order = []string{"floor", "hook"}
+	slicesN := max(1, min(cfg.slices, cfg.requests))
+	for _, conc := range cfg.concurrency {
+		runs := map[string]*measured{}
+		for _, mode := range []string{"hook", "floor"} {
+			drive("http://"+servers[mode].addr+path, body, conc, cfg.warmup, time.Minute)
+			runs[mode] = &measured{}
 		}
-		for _, mode := range order {
-			url := "http://" + servers[mode].addr + path
-			drive(url, body, conc, cfg.warmup, time.Minute)
-			c := drive(url, body, conc, cfg.requests, cfg.duration)
-			c.mode, c.path = mode, path
+		for i := range slicesN {
+			order := []string{"hook", "floor"}
+			if i%2 == 1 {
+				order = []string{"floor", "hook"}
+			}
+			for _, mode := range order {
+				before := servers[mode].cpuTime()
+				r := drive("http://"+servers[mode].addr+path, body, conc, cfg.requests/slicesN, cfg.duration/time.Duration(slicesN))
+				r.serverCPU = servers[mode].cpuTime() - before
+				runs[mode].add(r)
+			}
+		}
+		for _, mode := range []string{"hook", "floor"} {
+			c := runs[mode].cell()
+			c.mode, c.path, c.conc = mode, path, conc
 			rep.cells = append(rep.cells, c)
 		}
 	}
@@ -186,10 +212,36 @@ func loadPath(cfg config, rep *report, path string, body []byte) error {
 	return nil
 }
 
+// measured is what one or more drives measured.
+type measured struct {
+	latencies []time.Duration
+	errors    int
+	elapsed   time.Duration
+	serverCPU time.Duration
+}
+
+func (r *measured) add(o measured) {
+	r.latencies = append(r.latencies, o.latencies...)
+	r.errors += o.errors
+	r.elapsed += o.elapsed
+	r.serverCPU += o.serverCPU
+}
+
+func (r *measured) cell() cell {
+	all := slices.Clone(r.latencies)
+	slices.Sort(all)
+	c := cell{done: len(all), errors: r.errors, elapsed: r.elapsed, serverCPU: r.serverCPU}
+	if len(all) > 0 {
+		c.p50 = all[len(all)*50/100]
+		c.p99 = all[min(len(all)-1, len(all)*99/100)]
+	}
+	return c
+}
+
 // drive posts body to url from conc workers until n requests were sent or
 // the time is up, and measures every answer. Anything but a 200 with a JSON
 // object is an error.
-func drive(url string, body []byte, conc, n int, limit time.Duration) cell {
+func drive(url string, body []byte, conc, n int, limit time.Duration) measured {
 	tr := &http.Transport{
 		Proxy:               nil, // loopback only, whatever the environment says
 		MaxIdleConns:        conc,
@@ -218,15 +270,7 @@ func drive(url string, body []byte, conc, n int, limit time.Duration) cell {
 		}()
 	}
 	wg.Wait()
-	c := cell{conc: conc, elapsed: time.Since(start), errors: int(errCount.Load())}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	c.done = len(all)
-	if len(all) > 0 {
-		c.p50 = all[len(all)*50/100]
-		c.p99 = all[min(len(all)-1, len(all)*99/100)]
-	}
-	return c
+	return measured{latencies: slices.Concat(lat...), errors: int(errCount.Load()), elapsed: time.Since(start)}
 }
 
 func post(client *http.Client, url string, body []byte) bool {
@@ -343,6 +387,24 @@ func (s *server) peakRSS() (int64, error) {
 		}
 	}
 	return 0, errors.New("peak RSS: no VmHWM line")
+}
+
+// cpuTime is the CPU time the process used so far, user and system, every
+// thread (from /proc, in clock ticks of 10 ms: fine over thousands of
+// requests), or 0 where unknown.
+func (s *server) cpuTime() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name in parentheses may hold spaces; fields count after it.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // stop ends the process: SIGTERM, then SIGKILL if it has not exited in time.

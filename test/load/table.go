@@ -141,8 +141,8 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "machine: %s\n", machine())
 	fmt.Fprintf(w, "load average: %s at start, %s at end\n", r.before, r.after)
-	fmt.Fprintf(w, "load: generated requests with %d backends; at most %d requests or %s per cell, after %d warm-up requests\n\n",
-		r.cfg.backends, r.cfg.requests, r.cfg.duration, r.cfg.warmup)
+	fmt.Fprintf(w, "load: generated requests with %d backends; at most %d requests or %s per cell and server, in %d slices alternating between the servers, after %d warm-up requests\n\n",
+		r.cfg.backends, r.cfg.requests, r.cfg.duration, max(1, r.cfg.slices), r.cfg.warmup)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "measure\tcase\thook\tfloor\thook/floor\tcpu hook/floor\ttarget\t")
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
@@ -195,6 +195,8 @@ func (r *report) print(w io.Writer) {
 		}
 		row("load req/s", name, fmt.Sprintf("%.0f", h.throughput()), fmt.Sprintf("%.0f", f.throughput()),
 			ratio(f.throughput(), h.throughput())+" (floor/hook)", "-", target)
+		row("load server cpu/req", name, dur(float64(h.cpuPerRequest())), dur(float64(f.cpuPerRequest())),
+			ratio(float64(h.cpuPerRequest()), float64(f.cpuPerRequest())), "-", "-")
 		row("load p50 / p99", name, dur(float64(h.p50))+" / "+dur(float64(h.p99)), dur(float64(f.p50))+" / "+dur(float64(f.p99)),
 			ratio(float64(h.p50), float64(f.p50))+" / "+ratio(float64(h.p99), float64(f.p99)), "-", "-")
 		row("load errors", fmt.Sprintf("%s (%d / %d requests)", name, h.done, f.done), strconv.Itoa(h.errors), strconv.Itoa(f.errors), "-", "-",
