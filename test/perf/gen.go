@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -239,13 +240,19 @@ func capture(w *chain.World, path string, c chain.Controller, ref chain.Ref) ([]
 // GlanceBackend sync reads the Glance's whole backends Secret, so a round
 // costs O(backends²). So the requests are kept in root/.cache/perf, under a
 // hash of everything they depend on (the hook sources, this generator and the
-// module's dependencies); any change to those builds them again.
+// module's dependencies), one file per set of counts; any change to those
+// builds them again and removes the stale file.
 func Generated(root string, counts ...int) ([]Request, error) {
 	key, err := sourceHash(root, counts)
 	if err != nil {
 		return nil, err
 	}
-	cache := filepath.Join(root, ".cache", "perf", key+".json")
+	var set []string
+	for _, n := range counts {
+		set = append(set, strconv.Itoa(n))
+	}
+	prefix := "gen-" + strings.Join(set, "-") + "-"
+	cache := filepath.Join(root, ".cache", "perf", prefix+key+".json")
 	if raw, err := os.ReadFile(cache); err == nil {
 		var out []Request
 		if json.Unmarshal(raw, &out) == nil && len(out) == len(counts)*len(Hooks) {
@@ -282,7 +289,14 @@ func Generated(root string, counts ...int) ([]Request, error) {
 		out = append(out, r...)
 	}
 	if raw, err := json.Marshal(out); err == nil && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
-		_ = os.WriteFile(cache, raw, 0o644) // a cache that cannot be written only costs time
+		// Requests for the same counts from older sources are dead weight
+		// (the 1000-backend set is 12 MB). A cache that cannot be written
+		// or pruned only costs time.
+		old, _ := filepath.Glob(filepath.Join(filepath.Dir(cache), prefix+strings.Repeat("?", len(key))+".json"))
+		for _, f := range old {
+			_ = os.Remove(f)
+		}
+		_ = os.WriteFile(cache, raw, 0o644)
 	}
 	return out, nil
 }
