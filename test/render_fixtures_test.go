@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/internal/testbin"
 )
 
 // TestFixturesRender runs `glance-hooks render` (the real binary, built from
@@ -31,11 +33,8 @@ func TestFixturesRender(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, cases, "no render fixtures found")
 
-	bin := filepath.Join(t.TempDir(), "glance-hooks")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/glance-hooks")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "building glance-hooks: %s", out)
+	bin, err := testbin.Path()
+	require.NoError(t, err)
 
 	for _, argsFile := range cases {
 		dir := filepath.Dir(argsFile)

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,34 +21,17 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/internal/testbin"
 )
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// serviceBinary builds cmd/glance-hooks once per test run, with the flags of
-// the Dockerfile.
+// serviceBinary is cmd/glance-hooks built once per test run, with the flags
+// of the Dockerfile.
 func serviceBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "glance-hooks-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "glance-hooks")
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", builtBin, "./cmd/glance-hooks")
-		cmd.Dir = repoRoot(t)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return builtBin
+	bin, err := testbin.Path()
+	require.NoError(t, err)
+	return bin
 }
 
 // runTests runs the package's tests; the integration build wraps it so the
@@ -58,9 +40,7 @@ var runTests = func(m *testing.M) int { return m.Run() }
 
 func TestMain(m *testing.M) {
 	code := runTests(m)
-	if builtBin != "" {
-		_ = os.RemoveAll(filepath.Dir(builtBin))
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }
 

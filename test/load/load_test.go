@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/internal/testbin"
 )
 
 // TestSmoke keeps the load test working: it builds the service, loads both
@@ -17,12 +16,9 @@ import (
 // and checks every answer was a 200 and the table says so. It measures
 // nothing: no figure is compared with a target here.
 func TestSmoke(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "glance-hooks")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/glance-hooks")
-	build.Dir = "../.."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin, err := testbin.Path()
+	require.NoError(t, err)
+	defer testbin.Cleanup()
 
 	cfg := config{
 		bin: bin, backends: 3, paths: []string{"/sync/glance", "/sync/controlplane"},

@@ -21,46 +21,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c5c3/glance-hooks/internal/testbin"
 	"github.com/c5c3/glance-hooks/test/kubetest"
 )
 
-// The glance-hooks binary, built once per test binary from this checkout
-// with `go build`, so the tests run the flags an operator gives it.
+// The glance-hooks binary, built once per test binary from this checkout,
+// so the tests run the flags an operator gives it.
 var binary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
 	took time.Duration
 }
 
+// buildBinary builds the service once for the package and says how long
+// that took.
 func buildBinary() (string, error) {
-	binary.once.Do(func() {
-		begin := time.Now()
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			binary.err = fmt.Errorf("building glance-hooks needs go on PATH: %w", err)
-			return
-		}
-		if binary.dir, binary.err = os.MkdirTemp("", "glance-hooks-bin-"); binary.err != nil {
-			return
-		}
-		binary.path = filepath.Join(binary.dir, "glance-hooks")
-		cmd := exec.Command(goBin, "build", "-trimpath", "-o", binary.path, "github.com/c5c3/glance-hooks/cmd/glance-hooks")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build ./cmd/glance-hooks: %v: %s", err, out)
-			return
-		}
+	begin := time.Now()
+	path, err := testbin.Path()
+	if binary.took == 0 {
 		binary.took = time.Since(begin)
-	})
-	return binary.path, binary.err
-}
-
-func removeBinary() {
-	if binary.dir != "" {
-		_ = os.RemoveAll(binary.dir)
 	}
+	return path, err
 }
 
 // hookService is one running `glance-hooks serve` with TLS on a free

@@ -24,6 +24,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/internal/testbin"
 	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/kubetest"
 )
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 		}
 		service.svc.stop()
 	}
-	removeBinary()
+	testbin.Cleanup()
 	os.Exit(code)
 }
 
