@@ -175,14 +175,6 @@ ConfigRendered=False/InvalidSpec and the last-good children are kept.`,
 		}},
 }
 
-// standalone converges the guide's standalone Glance with two backends.
-func standalone(s *scenario) {
-	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
-		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true) + "\n---\n" +
-		standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", false))
-	s.converge()
-}
-
 // standaloneBackendFor writes a backend as the ControlPlane projects it.
 func standaloneBackendFor(glanceName, name, storeID, bucket string, isDefault bool) string {
 	doc := standaloneBackend(name, bucket, "garage-s3-credentials", isDefault)

@@ -131,6 +131,14 @@ spec:
 `
 }
 
+// standalone converges the guide's standalone Glance with two backends.
+func standalone(s *scenario) {
+	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true) + "\n---\n" +
+		standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", false))
+	s.converge()
+}
+
 // childrenOf returns the Glance's Deployment, ConfigMaps and Secrets as they
 // are stored, for byte-for-byte comparisons.
 func childrenOf(s *scenario) []chain.Object {
@@ -152,10 +160,7 @@ func childrenOf(s *scenario) []chain.Object {
 // release (last-good kept byte for byte), then promote (re-render and roll).
 func TestStandaloneTwoPatchSwitch(t *testing.T) {
 	s := newScenario(t)
-	s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
-		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true) + "\n---\n" +
-		standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", false))
-	s.converge()
+	standalone(s)
 	require.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
 	before := childrenOf(s)
 	cfg1, backends1 := mounts(s.get("Deployment", "glance"))
