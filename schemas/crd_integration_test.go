@@ -21,9 +21,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
 	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/kubetest"
 )
@@ -534,7 +534,7 @@ func mustRead(t *testing.T, name string) string {
 	return string(raw)
 }
 
-// TestGlanceBackendReservedStoreIDs refuses every id hooks/storeconf
+// TestGlanceBackendReservedStoreIDs refuses every id hooks/contract/storeconf
 // reserves, given as spec.storeId or, when that is unset, as the name.
 func TestGlanceBackendReservedStoreIDs(t *testing.T) {
 	env := kubetest.Shared(t)

@@ -1,7 +1,7 @@
 // Package schemas holds the CustomResourceDefinitions of the three kinds this
 // service reconciles, as the YAML files in this directory. They are the API's
 // single source of truth: schemas_test.go keeps them and the Go types in
-// hooks/api in step, and the integration tests apply them to a real
+// hooks/contract/api in step, and the integration tests apply them to a real
 // kube-apiserver and exercise every CEL rule.
 package schemas
 

@@ -17,8 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/schemas"
 )
 
@@ -325,7 +325,7 @@ func reservedRules(s any, out *[]string) {
 }
 
 // TestReservedIDsMatchStoreconf keeps the CEL rules' reserved ids equal to
-// the ones hooks/storeconf refuses: the webhook and the sync hooks use those.
+// the ones hooks/contract/storeconf refuses: the webhook and the sync hooks use those.
 func TestReservedIDsMatchStoreconf(t *testing.T) {
 	quoted := regexp.MustCompile(`'([^']*)'`)
 	for _, k := range kinds {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
 // glanceController is the glance CompositeController of chain.Controllers.

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/server"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
 // update rewrites every response.json from what the service answers now:

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/server"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
 func recordedBody(t *testing.T, name string) []byte {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/c5c3/glance-hooks/hooks/chain"
-	"github.com/c5c3/glance-hooks/hooks/render"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/internal/simulate/render"
 )
 
 const renderUsage = `usage: glance-hooks render -f PATH [-f PATH ...] [flags]

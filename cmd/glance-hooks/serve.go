@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
-	"github.com/c5c3/glance-hooks/hooks/kube"
-	"github.com/c5c3/glance-hooks/hooks/server"
+	"github.com/c5c3/glance-hooks/internal/transport/kube"
+	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
 func serve(args []string) error {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Messages here name fields and say what is wrong; they never repeat a value

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
 
 const exactSiblingDefault = `GlanceBackend "primary" attached to the same Glance "glance" is already marked isDefault; exactly one default store is allowed`

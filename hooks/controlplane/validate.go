@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // MessageExactlyOneDefault is the guide's text for zero or several defaults.

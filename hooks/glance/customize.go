@@ -7,10 +7,10 @@ package glance
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/hook"
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Customize answers /customize/glance: every GlanceBackend in the namespace

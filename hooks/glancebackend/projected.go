@@ -6,9 +6,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/c5c3/glance-hooks/hooks/hook"
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Reasons of ConfigProjected.

@@ -1,5 +1,5 @@
 // Package datapath proves the rendered configuration on a real glance-api:
-// the hooks run in-process through hooks/chain as Metacontroller would chain
+// the hooks run in-process through internal/simulate/chain as Metacontroller would chain
 // them, the ConfigMap and backends Secret the Deployment mounts are written
 // to disk unchanged, and glance-api (Debian's package) starts with the
 // Deployment's own command, arguments and environment against versitygw, a

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/server"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
 // Counts are the backend counts of the generated requests.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/hooks/server"
+	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
 // TestBenchRequestsAnswer keeps the benchmarks honest and cheap to trust:

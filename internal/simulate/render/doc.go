@@ -1,7 +1,7 @@
 // Package render answers "what would the cluster get?" without a cluster. It
 // reads ControlPlanes, Glances, GlanceBackends and Secrets from YAML or JSON,
 // admits each object with the validate hook's rules, runs the hooks in-process
-// through hooks/chain (customize -> related, sync -> children and status,
+// through internal/simulate/chain (customize -> related, sync -> children and status,
 // round after round, until nothing changes), and writes every resulting
 // object with Secret values redacted, the parents' conditions, or the
 // difference between two inputs.

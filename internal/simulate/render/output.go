@@ -11,9 +11,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/chain"
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
 // OutputOptions say how objects are printed.

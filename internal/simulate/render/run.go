@@ -4,8 +4,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
 // Epoch is the clock every render starts at, so condition times and

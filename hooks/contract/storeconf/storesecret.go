@@ -3,8 +3,8 @@ package storeconf
 import (
 	"encoding/json"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/contenthash"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
 )
 
 // The store Secret is how a GlanceBackend hands its rendered section to its

@@ -10,8 +10,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
-	"github.com/c5c3/glance-hooks/hooks/chain"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
 // Actions of a Change.

@@ -11,11 +11,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
-	"github.com/c5c3/glance-hooks/hooks/hook"
-	"github.com/c5c3/glance-hooks/hooks/metacontroller"
 )
 
 // SyncFunc is a pure sync hook.

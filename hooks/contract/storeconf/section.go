@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/c5c3/glance-hooks/hooks/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
 
 // S3 options the service renders; extraOptions may not set any of them.
