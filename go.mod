@@ -3,6 +3,7 @@ module github.com/c5c3/glance-hooks
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/labstack/echo/v4 v4.16.4
 	github.com/stretchr/testify v1.12.1
 	gopkg.in/ini.v1 v1.68.0

@@ -28,6 +28,22 @@ const (
 	ExitHookFailed = 6
 )
 
+// UsageError is a command that cannot run as asked: flags that do not go
+// together, no input.
+type UsageError struct {
+	Msg string
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usageErr(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrDifferent is a --diff whose inputs render differently. It is the
+// answer asked for rather than a failure, so it is not printed.
+var ErrDifferent = errors.New("the inputs render differently")
+
 // InputError is an input render cannot take. Source says where it is
 // ("file.yaml:12"), Msg what is wrong.
 type InputError struct {
@@ -79,6 +95,7 @@ func (e *HookError) Unwrap() error { return e.Err }
 // ExitCode maps an error from this package to the command's exit code.
 func ExitCode(err error) int {
 	var (
+		use *UsageError
 		in  *InputError
 		ref *RefusedError
 		nc  *NotConvergedError
@@ -87,6 +104,10 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.Is(err, ErrDifferent):
+		return ExitDifferent
+	case errors.As(err, &use):
+		return ExitUsage
 	case errors.As(err, &in):
 		return ExitInput
 	case errors.As(err, &ref):
