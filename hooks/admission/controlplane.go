@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 )
 
@@ -27,8 +28,8 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 		return invalid(api.KindControlPlane, name, []string{"metadata.name is required: it names the projected Glance, so it cannot be generated"})
 	}
 	var out []string
-	if errs := validation.IsDNS1035Label(controlplane.GlanceName(name)); len(errs) > 0 {
-		out = append(out, fmt.Sprintf("the projected Glance %q is not a valid Service name: %s", controlplane.GlanceName(name), shortValidation(errs[0])))
+	if errs := validation.IsDNS1035Label(names.GlanceName(name)); len(errs) > 0 {
+		out = append(out, fmt.Sprintf("the projected Glance %q is not a valid Service name: %s", names.GlanceName(name), shortValidation(errs[0])))
 	}
 	// The rules the sync hook applies too, with the guide's messages.
 	for _, p := range controlplane.ValidateBackends(cp.Spec.Services.Glance.Backends) {

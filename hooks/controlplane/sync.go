@@ -13,27 +13,13 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-)
-
-// Object map keys of the two child types.
-var (
-	GlanceKey        = metacontroller.Key(api.KindGlance, api.GlanceAPIVersion)
-	GlanceBackendKey = metacontroller.Key(api.KindGlanceBackend, api.GlanceAPIVersion)
-)
-
-// Labels on projected children, so people (and the prune rule of the guide)
-// can tell projected objects from hand-made ones.
-const (
-	LabelControlPlane = "c5c3.io/controlplane"
-	LabelManagedBy    = "app.kubernetes.io/managed-by"
-	ManagedBy         = "glance-hooks"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // Condition types and reasons of the ControlPlane status.
 const (
 	CondGlanceProjected = "GlanceProjected"
 	CondGlanceReady     = "GlanceReady"
-	CondReady           = "Ready"
 
 	ReasonProjected        = "Projected"
 	ReasonInvalidBackends  = "InvalidBackends"
@@ -41,15 +27,7 @@ const (
 	ReasonWaitingForGlance = "WaitingForGlance"
 	ReasonGlanceReady      = "GlanceReady"
 	ReasonGlanceNotReady   = "GlanceNotReady"
-	ReasonAllReady         = "AllReady"
-	ReasonNotAllReady      = "NotAllReady"
 )
-
-// GlanceName is the projected Glance's name.
-func GlanceName(cp string) string { return cp + "-glance" }
-
-// BackendName is the projected GlanceBackend's name for an entry.
-func BackendName(cp, entry string) string { return GlanceName(cp) + "-" + entry }
 
 // Sync answers /sync/controlplane. Children are returned whole every time, so
 // Metacontroller reverts hand edits and deletes the child of a removed entry.
@@ -58,7 +36,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err := hook.DecodeParent(req.Parent, api.ControlPlaneAPIVersion, api.KindControlPlane, &cp); err != nil {
 		return nil, err
 	}
-	observedGlance, glanceFound, err := metacontroller.DecodeOne[api.Glance](req.Children, GlanceKey, GlanceName(cp.Name))
+	observedGlance, glanceFound, err := metacontroller.DecodeOne[api.Glance](req.Children, names.GlancesKey, names.GlanceName(cp.Name))
 	if err != nil {
 		return nil, hook.Invalid("observed child: %v", err)
 	}
@@ -67,7 +45,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if svc == nil {
 		return &metacontroller.SyncResponse{
 			Status: api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now,
-				hook.Condition{Type: CondReady, Status: true, Reason: ReasonGlanceNotEnabled,
+				hook.Condition{Type: hook.ConditionReady, Status: true, Reason: ReasonGlanceNotEnabled,
 					Message: "spec.services.glance is not set; no Glance is projected"})},
 			Children: []any{},
 		}, nil
@@ -79,13 +57,13 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	for _, e := range svc.Backends {
 		// The entry name ends the child's object name; admission refuses
 		// what would not make one, this keeps a sync from failing on it.
-		if errs := validation.IsDNS1123Subdomain(BackendName(cp.Name, e.Name)); e.Name != "" && len(errs) > 0 {
-			problems = append(problems, fmt.Sprintf("entry %q makes the GlanceBackend name %q, which is not a valid object name", e.Name, BackendName(cp.Name, e.Name)))
+		if errs := validation.IsDNS1123Subdomain(names.BackendName(cp.Name, e.Name)); e.Name != "" && len(errs) > 0 {
+			problems = append(problems, fmt.Sprintf("entry %q makes the GlanceBackend name %q, which is not a valid object name", e.Name, names.BackendName(cp.Name, e.Name)))
 		}
 	}
 	if len(problems) > 0 {
 		// Not projected half-way: keep what was projected before, as it was.
-		kept, err := req.Children.KeepAsLastApplied(GlanceKey, GlanceBackendKey)
+		kept, err := req.Children.KeepAsLastApplied(names.GlancesKey, names.GlanceBackendsKey)
 		if err != nil {
 			return nil, hook.Invalid("%v", err)
 		}
@@ -96,22 +74,11 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 			strings.Join(problems, "; ")
 	} else {
 		children = project(&cp)
-		projected.Message = fmt.Sprintf("projected Glance %q and %s", GlanceName(cp.Name), countBackends(len(svc.Backends)))
+		projected.Message = fmt.Sprintf("projected Glance %q and %s", names.GlanceName(cp.Name), hook.Plural(len(svc.Backends), "GlanceBackend", "GlanceBackends"))
 	}
 
 	ready := glanceReady(cp.Name, observedGlance, glanceFound)
-	all := hook.Condition{Type: CondReady, Status: projected.Status && ready.Status, Reason: ReasonAllReady,
-		Message: "the Glance is projected and ready"}
-	if !all.Status {
-		all.Reason = ReasonNotAllReady
-		var waiting []string
-		for _, c := range []hook.Condition{projected, ready} {
-			if !c.Status {
-				waiting = append(waiting, c.Type+" ("+c.Reason+")")
-			}
-		}
-		all.Message = "waiting for " + strings.Join(waiting, ", ")
-	}
+	all := hook.Ready("the Glance is projected and ready", projected, ready)
 	return &metacontroller.SyncResponse{
 		Status:   api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, all)},
 		Children: children,
@@ -126,8 +93,8 @@ func Project(cp *api.ControlPlane) []any { return project(cp) }
 // project builds the desired children from a valid spec.
 func project(cp *api.ControlPlane) []any {
 	svc := cp.Spec.Services.Glance
-	glanceName := GlanceName(cp.Name)
-	labels := map[string]string{LabelControlPlane: cp.Name, LabelManagedBy: ManagedBy}
+	glanceName := names.GlanceName(cp.Name)
+	labels := map[string]string{names.LabelControlPlane: cp.Name, names.LabelManagedBy: names.ManagedBy}
 	children := []any{&api.Glance{
 		TypeMeta:   metav1.TypeMeta{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance},
 		ObjectMeta: metav1.ObjectMeta{Name: glanceName, Namespace: cp.Namespace, Labels: labels},
@@ -137,7 +104,7 @@ func project(cp *api.ControlPlane) []any {
 		s3 := e.S3
 		children = append(children, &api.GlanceBackend{
 			TypeMeta:   metav1.TypeMeta{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlanceBackend},
-			ObjectMeta: metav1.ObjectMeta{Name: BackendName(cp.Name, e.Name), Namespace: cp.Namespace, Labels: labels},
+			ObjectMeta: metav1.ObjectMeta{Name: names.BackendName(cp.Name, e.Name), Namespace: cp.Namespace, Labels: labels},
 			Spec: api.GlanceBackendSpec{
 				GlanceRef: api.LocalObjectReference{Name: glanceName},
 				Type:      e.Type,
@@ -162,7 +129,7 @@ func project(cp *api.ControlPlane) []any {
 
 // glanceReady mirrors the projected Glance's Ready condition.
 func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
-	name := GlanceName(cp)
+	name := names.GlanceName(cp)
 	c := hook.Condition{Type: CondGlanceReady, Reason: ReasonWaitingForGlance}
 	if !found {
 		c.Message = fmt.Sprintf("Glance %q has not been created yet", name)
@@ -172,7 +139,7 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 		c.Message = fmt.Sprintf("Glance %q has not reported status for generation %d yet", name, g.Generation)
 		return c
 	}
-	r, ok := hook.FindCondition(g.Status.Conditions, CondReady)
+	r, ok := hook.FindCondition(g.Status.Conditions, hook.ConditionReady)
 	switch {
 	case !ok:
 		c.Message = fmt.Sprintf("Glance %q has no Ready condition yet", name)
@@ -183,13 +150,6 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 		c.Message = fmt.Sprintf("Glance %q is not ready: %s: %s", name, r.Reason, r.Message)
 	}
 	return c
-}
-
-func countBackends(n int) string {
-	if n == 1 {
-		return "1 GlanceBackend"
-	}
-	return fmt.Sprintf("%d GlanceBackends", n)
 }
 
 // glanceSpec is the projected Glance's spec: every field explicit, so the

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -80,7 +81,7 @@ func (o *observedBackend) backend() api.GlanceBackend {
 // deleted), sorted by store id, each with its section when its store Secret
 // exists, belongs to it, and was rendered from its current spec.
 func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, error) {
-	observed, err := metacontroller.Decode[observedBackend](related, backendKey)
+	observed, err := metacontroller.Decode[observedBackend](related, names.GlanceBackendsKey)
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
@@ -124,15 +125,15 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		s.skipped = "its spec cannot be rendered: " + strings.Join(problems, "; ")
 		return nil
 	}
-	if c, ok := hook.FindCondition(b.Status.Conditions, "CredentialsReady"); !ok || c.Status != metav1.ConditionTrue {
+	if c, ok := hook.FindCondition(b.Status.Conditions, names.ConditionCredentialsReady); !ok || c.Status != metav1.ConditionTrue {
 		s.skipped = "its credentials are not ready"
 		if ok && c.Message != "" {
 			s.skipped += ": " + c.Message
 		}
 		return nil
 	}
-	name := storeconf.StoreSecretName(b.Name)
-	sec, found, err := metacontroller.DecodeOne[storeSecret](related, secretKey, name)
+	name := names.StoreSecretName(b.Name)
+	sec, found, err := metacontroller.DecodeOne[storeSecret](related, names.SecretsKey, name)
 	if err != nil {
 		return hook.Invalid("related %v", err)
 	}
@@ -140,16 +141,16 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	case !found:
 		s.skipped = fmt.Sprintf("its store Secret %q does not exist yet", name)
 		return nil
-	case sec.Metadata.Labels[storeconf.LabelGlance] != g.Name || !ownedBy(sec.Metadata.OwnerReferences, b):
+	case sec.Metadata.Labels[names.LabelGlance] != g.Name || !ownedBy(sec.Metadata.OwnerReferences, b):
 		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
 		return nil
-	case sec.Metadata.Annotations[storeconf.AnnotationStoreID] != s.id ||
-		sec.Metadata.Annotations[storeconf.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
+	case sec.Metadata.Annotations[names.AnnotationStoreID] != s.id ||
+		sec.Metadata.Annotations[names.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
 		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
 		s.stale = true
 		return nil
 	}
-	section, err := base64.StdEncoding.DecodeString(sec.Data[storeconf.StoreSecretKey])
+	section, err := base64.StdEncoding.DecodeString(sec.Data[names.StoreSecretKey])
 	if err != nil || !isSingleSection(string(section), s.id) {
 		s.skipped = fmt.Sprintf("its store Secret %q does not hold a single [%s] section", name, s.id)
 		return nil

@@ -13,9 +13,7 @@ import (
 // --config-file arguments; glance-api merges them.
 const (
 	ConfigDir      = "/etc/glance/config"
-	ConfigFile     = "glance-api.conf"
 	BackendsDir    = "/etc/glance/backends"
-	BackendsFile   = "backends.conf"
 	StateDir       = "/var/lib/glance"
 	StagingDir     = StateDir + "/staging"
 	TasksDir       = StateDir + "/tasks"

@@ -10,7 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // Customize answers /customize/glance: every GlanceBackend in the namespace
@@ -28,7 +28,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 		{
 			APIVersion: "v1", Resource: "secrets", Namespace: g.Namespace,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{storeconf.LabelGlance: g.Name}},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{names.LabelGlance: g.Name}},
 		},
 	}}, nil
 }

@@ -7,35 +7,26 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// Volume names; the guide reads the mounted names back through them.
 const (
-	VolumeConfig   = "config"
-	VolumeBackends = "backends"
-	ContainerName  = "glance-api"
-	PortName       = "api"
+	ContainerName = "glance-api"
+	PortName      = "api"
 	// GlanceUID is the uid glance-api runs as (the kolla convention for
 	// glance images); the pod refuses to run as root.
 	GlanceUID = int64(42415)
 )
 
-// Labels on everything the Glance hook renders.
-const (
-	LabelName      = "app.kubernetes.io/name"
-	LabelInstance  = "app.kubernetes.io/instance"
-	LabelComponent = "app.kubernetes.io/component"
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-	ManagedBy      = "glance-hooks"
-)
-
+// selectorLabels select a Glance's pods.
 func selectorLabels(g *api.Glance) map[string]string {
-	return map[string]string{LabelName: "glance", LabelInstance: g.Name, LabelComponent: "api"}
+	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: "api"}
 }
 
+// objectLabels are on everything the Glance hook renders.
 func objectLabels(g *api.Glance) map[string]string {
 	l := selectorLabels(g)
-	l[LabelManagedBy] = ManagedBy
+	l[names.LabelManagedBy] = names.ManagedBy
 	return l
 }
 
@@ -73,8 +64,8 @@ func deployment(g *api.Glance, spec api.GlanceSpec, configMap, backendsSecret st
 		Image:   spec.Image.Repository + ":" + spec.Image.Tag,
 		Command: []string{"glance-api"},
 		Args: []string{
-			"--config-file=" + ConfigDir + "/" + ConfigFile,
-			"--config-file=" + BackendsDir + "/" + BackendsFile,
+			"--config-file=" + ConfigDir + "/" + names.ConfigFile,
+			"--config-file=" + BackendsDir + "/" + names.BackendsFile,
 		},
 		Env: []corev1.EnvVar{
 			secretEnv("OS_DATABASE__CONNECTION", spec.Database.SecretRef),
@@ -89,8 +80,8 @@ func deployment(g *api.Glance, spec api.GlanceSpec, configMap, backendsSecret st
 		LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(PortName)}},
 			PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 5},
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
-			{Name: VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
+			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
+			{Name: names.VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
 			{Name: "staging", MountPath: StagingDir},
 			{Name: "tasks", MountPath: TasksDir},
 			{Name: "lock", MountPath: LockDir},
@@ -135,9 +126,9 @@ func deployment(g *api.Glance, spec api.GlanceSpec, configMap, backendsSecret st
 						LabelSelector:     &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
 					}},
 					Volumes: []corev1.Volume{
-						{Name: VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+						{Name: names.VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 							LocalObjectReference: corev1.LocalObjectReference{Name: configMap}}}},
-						{Name: VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+						{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 							SecretName: backendsSecret, DefaultMode: &readOnly}}},
 						empty("staging"), empty("tasks"), empty("lock"), empty("tmp"),
 					},
@@ -166,9 +157,9 @@ func service(g *api.Glance) *serviceChild {
 func mountedNames(d *appsv1.Deployment) (configMap, backendsSecret string) {
 	for _, v := range d.Spec.Template.Spec.Volumes {
 		switch {
-		case v.Name == VolumeConfig && v.ConfigMap != nil:
+		case v.Name == names.VolumeConfig && v.ConfigMap != nil:
 			configMap = v.ConfigMap.Name
-		case v.Name == VolumeBackends && v.Secret != nil:
+		case v.Name == names.VolumeBackends && v.Secret != nil:
 			backendsSecret = v.Secret.SecretName
 		}
 	}

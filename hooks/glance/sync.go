@@ -13,16 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
-)
-
-// Object map keys of the children and related objects.
-var (
-	backendKey    = metacontroller.Key(api.KindGlanceBackend, api.GlanceAPIVersion)
-	secretKey     = metacontroller.Key("Secret", "v1")
-	configMapKey  = metacontroller.Key("ConfigMap", "v1")
-	deploymentKey = metacontroller.Key("Deployment", "apps/v1")
-	serviceKey    = metacontroller.Key("Service", "v1")
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // Conditions of a Glance.
@@ -30,7 +21,6 @@ const (
 	CondBackendsReady   = "BackendsReady"
 	CondConfigRendered  = "ConfigRendered"
 	CondDeploymentReady = "DeploymentReady"
-	CondReady           = "Ready"
 
 	ReasonAllBackendsProjected = "AllBackendsProjected"
 	ReasonWaitingForBackends   = "WaitingForBackends"
@@ -42,8 +32,6 @@ const (
 	ReasonDeploymentAvailable  = "DeploymentAvailable"
 	ReasonDeploymentMissing    = "DeploymentMissing"
 	ReasonRollingOut           = "RollingOut"
-	ReasonAllReady             = "AllReady"
-	ReasonNotAllReady          = "NotAllReady"
 	// ReasonNotInRunningConfig marks a usable store left out because the
 	// config is not re-rendered while there is no valid default.
 	ReasonNotInRunningConfig = "NotInRunningConfig"
@@ -70,7 +58,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, err
 	}
-	observed, deployFound, err := metacontroller.DecodeOne[appsv1.Deployment](req.Children, deploymentKey, g.Name)
+	observed, deployFound, err := metacontroller.DecodeOne[appsv1.Deployment](req.Children, names.DeploymentsKey, g.Name)
 	if err != nil {
 		return nil, hook.Invalid("observed %v", err)
 	}
@@ -109,8 +97,8 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 	if err != nil {
 		return nil, err
 	}
-	configData := map[string]string{ConfigFile: conf}
-	backendsData := map[string]string{BackendsFile: renderBackends(stores)}
+	configData := map[string]string{names.ConfigFile: conf}
+	backendsData := map[string]string{names.BackendsFile: renderBackends(stores)}
 	out := &outcome{
 		configName:   contenthash.Name(g.Name+"-config", configData),
 		backendsName: contenthash.Name(g.Name+"-backends", backendsData),
@@ -121,7 +109,7 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 	}
 	immutable := true
 	backendsLabels := objectLabels(g)
-	backendsLabels[storeconf.LabelBackendsOf] = g.Name
+	backendsLabels[names.LabelBackendsOf] = g.Name
 	out.children = []any{
 		&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
@@ -134,7 +122,7 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 			ObjectMeta: metav1.ObjectMeta{Name: out.backendsName, Namespace: g.Namespace, Labels: backendsLabels},
 			Immutable:  &immutable,
 			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{BackendsFile: []byte(backendsData[BackendsFile])},
+			Data:       map[string][]byte{names.BackendsFile: []byte(backendsData[names.BackendsFile])},
 		},
 		deployment(g, spec, out.configName, out.backendsName),
 		service(g),
@@ -145,8 +133,8 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 		rolling = !rolledOut(current)
 	}
 	for _, h := range []struct{ key, desired, mounted string }{
-		{configMapKey, out.configName, mountedConfig},
-		{secretKey, out.backendsName, mountedBackends},
+		{names.ConfigMapsKey, out.configName, mountedConfig},
+		{names.SecretsKey, out.backendsName, mountedBackends},
 	} {
 		kept, err := retained(observed, h.key, h.desired, h.mounted, rolling)
 		if err != nil {
@@ -163,7 +151,7 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 // as last applied, so running pods keep their last-good config. On first
 // install there is nothing to keep and no Deployment is created.
 func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment, reason, why string) (*outcome, error) {
-	kept, err := observed.KeepAsLastApplied(configMapKey, secretKey, deploymentKey, serviceKey)
+	kept, err := observed.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey)
 	if err != nil {
 		return nil, hook.Invalid("%v", err)
 	}
@@ -198,11 +186,11 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 	// record as long as the data, which would be unquoted for nothing.
 	sec, found, err := metacontroller.DecodeOne[struct {
 		Data map[string]string `json:"data"`
-	}](observed, secretKey, name)
+	}](observed, names.SecretsKey, name)
 	if err != nil || !found {
 		return ""
 	}
-	text, err := decodeBase64(sec.Data[BackendsFile])
+	text, err := decodeBase64(sec.Data[names.BackendsFile])
 	if err != nil {
 		return ""
 	}
@@ -235,29 +223,18 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		backends.Message = noDefault + "; nothing is re-rendered and the last-good config is kept"
 	case len(skipped) > 0:
 		backends.Reason = ReasonWaitingForBackends
-		backends.Message = plural(len(skipped), "backend is", "backends are") + " not projected as specified: " +
+		backends.Message = hook.Plural(len(skipped), "backend is", "backends are") + " not projected as specified: " +
 			strings.Join(skipped, "; ")
 	default:
 		backends.Status, backends.Reason = true, ReasonAllBackendsProjected
-		backends.Message = fmt.Sprintf("%s projected, default store %q", plural(len(stores), "store", "stores"), def.id)
+		backends.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(stores), "store", "stores"), def.id)
 	}
 	if out.rendered.Status {
 		status.DefaultBackend = def.id
 	}
 
 	deploy := deploymentReady(current, out.configName, out.backendsName)
-	ready := hook.Condition{Type: CondReady, Status: true, Reason: ReasonAllReady,
-		Message: "every store is projected and glance-api runs the current config"}
-	var waiting []string
-	for _, c := range []hook.Condition{backends, out.rendered, deploy} {
-		if !c.Status {
-			waiting = append(waiting, fmt.Sprintf("%s (%s)", c.Type, c.Reason))
-		}
-	}
-	if len(waiting) > 0 {
-		ready.Status, ready.Reason = false, ReasonNotAllReady
-		ready.Message = "waiting for " + strings.Join(waiting, ", ")
-	}
+	ready := hook.Ready("every store is projected and glance-api runs the current config", backends, out.rendered, deploy)
 	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, backends, out.rendered, deploy, ready)
 	return status
 }
@@ -287,11 +264,4 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName string) hook
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)
 	}
 	return c
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // Customize answers /customize/glancebackend. Metacontroller caches the
@@ -44,7 +44,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 		metacontroller.RelatedResource{
 			APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{storeconf.LabelBackendsOf: glance}},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{names.LabelBackendsOf: glance}},
 		},
 	)
 	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -16,13 +17,6 @@ const (
 	ReasonProjected        = "Projected"
 	ReasonNotProjected     = "NotProjected"
 	ReasonWaitingForParent = "WaitingForParent"
-)
-
-// BackendsVolume and BackendsFile are where the Glance's Deployment mounts
-// its backends Secret; the Glance hook renders them.
-const (
-	BackendsVolume = "backends"
-	BackendsFile   = "backends.conf"
 )
 
 // checkProjected decides ConfigProjected: true only when the Glance's
@@ -35,7 +29,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("Glance %q does not exist yet", glance)
 		return c, nil
 	}
-	deploy, found, err := metacontroller.DecodeOne[appsv1.Deployment](related, DeploymentKey, glance)
+	deploy, found, err := metacontroller.DecodeOne[appsv1.Deployment](related, names.DeploymentsKey, glance)
 	if err != nil {
 		return c, hook.Invalid("related %v", err)
 	}
@@ -45,15 +39,15 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 	}
 	secretName := ""
 	for _, v := range deploy.Spec.Template.Spec.Volumes {
-		if v.Name == BackendsVolume && v.Secret != nil {
+		if v.Name == names.VolumeBackends && v.Secret != nil {
 			secretName = v.Secret.SecretName
 		}
 	}
 	if secretName == "" {
-		c.Message = fmt.Sprintf("Deployment %q mounts no %s Secret", glance, BackendsVolume)
+		c.Message = fmt.Sprintf("Deployment %q mounts no %s Secret", glance, names.VolumeBackends)
 		return c, nil
 	}
-	secret, found, err := metacontroller.DecodeOne[rawSecret](related, SecretKey, secretName)
+	secret, found, err := metacontroller.DecodeOne[rawSecret](related, names.SecretsKey, secretName)
 	if err != nil {
 		return c, hook.Invalid("related %v", err)
 	}
@@ -61,7 +55,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q is not observed yet", secretName, glance)
 		return c, nil
 	}
-	conf, err := base64.StdEncoding.DecodeString(secret.Data[BackendsFile])
+	conf, err := base64.StdEncoding.DecodeString(secret.Data[names.BackendsFile])
 	if err != nil || !storeconf.HasSectionHeader(string(conf), storeID) {
 		c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q has no [%s] section yet", secretName, glance, storeID)
 		return c, nil

@@ -11,30 +11,18 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
-)
-
-// Object map keys this hook reads.
-var (
-	SecretKey     = metacontroller.Key("Secret", "v1")
-	GlanceKey     = metacontroller.Key(api.KindGlance, api.GlanceAPIVersion)
-	DeploymentKey = metacontroller.Key("Deployment", "apps/v1")
 )
 
 // Condition types of a GlanceBackend.
 const (
-	CondCredentialsReady = "CredentialsReady"
+	CondCredentialsReady = names.ConditionCredentialsReady
 	CondStoreRendered    = "StoreRendered"
 	CondConfigProjected  = "ConfigProjected"
-	CondReady            = "Ready"
 
-	ReasonRendered     = "Rendered"
-	ReasonInvalidSpec  = "InvalidSpec"
-	ReasonAllReady     = "AllReady"
-	ReasonNotAllReady  = "NotAllReady"
-	LabelManagedBy     = "app.kubernetes.io/managed-by"
-	ManagedBy          = "glance-hooks"
-	storeSecretTypeKey = corev1.SecretTypeOpaque
+	ReasonRendered    = "Rendered"
+	ReasonInvalidSpec = "InvalidSpec"
 )
 
 // Sync answers /sync/glancebackend: status, and the store Secret when the
@@ -54,7 +42,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if b.Spec.S3 != nil {
 		credName = b.Spec.S3.CredentialsSecretRef.Name
 	}
-	secret, found, err := metacontroller.DecodeOne[rawSecret](req.Related, SecretKey, credName)
+	secret, found, err := metacontroller.DecodeOne[rawSecret](req.Related, names.SecretsKey, credName)
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
@@ -74,32 +62,21 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		}
 		children = append(children, storeSecret(&b, storeID, section))
 		rendered.Status, rendered.Reason = true, ReasonRendered
-		rendered.Message = fmt.Sprintf("store section [%s] rendered into Secret %q", storeID, storeconf.StoreSecretName(b.Name))
+		rendered.Message = fmt.Sprintf("store section [%s] rendered into Secret %q", storeID, names.StoreSecretName(b.Name))
 	}
 
-	_, glanceFound := req.Related.Get(GlanceKey, glance)
+	_, glanceFound := req.Related.Get(names.GlancesKey, glance)
 	projected, err := checkProjected(req.Related, glance, glanceFound, storeID)
 	if err != nil {
 		return nil, err
 	}
 
-	conds := []hook.Condition{credCond, rendered, projected}
-	ready := hook.Condition{Type: CondReady, Status: true, Reason: ReasonAllReady,
-		Message: fmt.Sprintf("store %q is rendered and in the running config of Glance %q", storeID, glance)}
-	var waiting []string
-	for _, c := range conds {
-		if !c.Status {
-			waiting = append(waiting, fmt.Sprintf("%s (%s)", c.Type, c.Reason))
-		}
-	}
-	if len(waiting) > 0 {
-		ready.Status, ready.Reason = false, ReasonNotAllReady
-		ready.Message = "waiting for " + strings.Join(waiting, ", ")
-	}
+	ready := hook.Ready(fmt.Sprintf("store %q is rendered and in the running config of Glance %q", storeID, glance),
+		credCond, rendered, projected)
 	return &metacontroller.SyncResponse{
 		Status: api.GlanceBackendStatus{
 			StoreID:    storeID,
-			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, append(conds, ready)...),
+			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, credCond, rendered, projected, ready),
 		},
 		Children: nonNil(children),
 	}, nil
@@ -111,19 +88,19 @@ func storeSecret(b *api.GlanceBackend, storeID, section string) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      storeconf.StoreSecretName(b.Name),
+			Name:      names.StoreSecretName(b.Name),
 			Namespace: b.Namespace,
 			Labels: map[string]string{
-				storeconf.LabelGlance: b.Spec.GlanceRef.Name,
-				LabelManagedBy:        ManagedBy,
+				names.LabelGlance:    b.Spec.GlanceRef.Name,
+				names.LabelManagedBy: names.ManagedBy,
 			},
 			Annotations: map[string]string{
-				storeconf.AnnotationStoreID:  storeID,
-				storeconf.AnnotationSpecHash: storeconf.SpecHash(b.Spec, storeID),
+				names.AnnotationStoreID:  storeID,
+				names.AnnotationSpecHash: storeconf.SpecHash(b.Spec, storeID),
 			},
 		},
-		Type: storeSecretTypeKey,
-		Data: map[string][]byte{storeconf.StoreSecretKey: []byte(section)},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{names.StoreSecretKey: []byte(section)},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 )
 
@@ -35,8 +36,8 @@ const (
 )
 
 var (
-	configPath   = glance.ConfigDir + "/" + glance.ConfigFile
-	backendsPath = glance.BackendsDir + "/" + glance.BackendsFile
+	configPath   = glance.ConfigDir + "/" + names.ConfigFile
+	backendsPath = glance.BackendsDir + "/" + names.BackendsFile
 )
 
 // TestDataPath proves the guide's "Confirm it from the data path" on a real
@@ -225,9 +226,9 @@ func objectOf(b []byte) s3Object {
 func mounts(c *cluster, name string) (config, backends string) {
 	for _, v := range c.deployment(name).Spec.Template.Spec.Volumes {
 		switch {
-		case v.Name == glance.VolumeConfig && v.ConfigMap != nil:
+		case v.Name == names.VolumeConfig && v.ConfigMap != nil:
 			config = v.ConfigMap.Name
-		case v.Name == glance.VolumeBackends && v.Secret != nil:
+		case v.Name == names.VolumeBackends && v.Secret != nil:
 			backends = v.Secret.SecretName
 		}
 	}

@@ -1,7 +1,7 @@
 // Package storeconf knows how a store becomes glance-api configuration: which
 // store ids are allowed, how an INI section is written so that no value can
-// break out of it, and the contract of the store Secret a GlanceBackend
-// renders for its Glance.
+// break out of it, and the hash that tells a Glance which spec a store
+// section was rendered from.
 package storeconf
 
 import (

@@ -111,7 +111,7 @@ func (w *World) SyncRequest(c Controller, r Ref) (*metacontroller.SyncRequest, e
 	for _, t := range c.Children {
 		children[metacontroller.Key(t.Kind, t.APIVersion)] = map[string]json.RawMessage{}
 	}
-	for _, cr := range w.sortedRefs() {
+	for _, cr := range SortedRefs(w.objects) {
 		o := w.objects[cr]
 		key := metacontroller.Key(cr.Kind, cr.APIVersion)
 		if m, declared := children[key]; declared && controllerUID(o) == uid {
@@ -147,7 +147,7 @@ func (w *World) addRelated(into metacontroller.ObjectMap, rr metacontroller.Rela
 	if into[key] == nil {
 		into[key] = map[string]json.RawMessage{}
 	}
-	for _, r := range w.sortedRefs() {
+	for _, r := range SortedRefs(w.objects) {
 		if r.Kind != kind || r.APIVersion != rr.APIVersion || r.Namespace != ns {
 			continue
 		}
@@ -199,12 +199,7 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			}
 		}
 	}
-	refs := make([]Ref, 0, len(desired))
-	for cr := range desired {
-		refs = append(refs, cr)
-	}
-	sortRefs(refs)
-	for _, cr := range refs {
+	for _, cr := range SortedRefs(desired) {
 		o := desired[cr]
 		meta := metadataOf(o)
 		l, _ := meta["labels"].(map[string]any)
@@ -237,15 +232,6 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 	}
 	w.SetStatus(r, status)
 	return nil
-}
-
-func (w *World) sortedRefs() []Ref {
-	refs := make([]Ref, 0, len(w.objects))
-	for r := range w.objects {
-		refs = append(refs, r)
-	}
-	sortRefs(refs)
-	return refs
 }
 
 func labelsOf(o Object) map[string]string {

@@ -10,14 +10,16 @@
 package chain
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -74,11 +76,7 @@ func (w *World) Get(r Ref) (Object, bool) {
 
 // Objects returns copies of every object, sorted by kind, namespace, name.
 func (w *World) Objects() []Object {
-	refs := make([]Ref, 0, len(w.objects))
-	for r := range w.objects {
-		refs = append(refs, r)
-	}
-	sortRefs(refs)
+	refs := SortedRefs(w.objects)
 	out := make([]Object, 0, len(refs))
 	for _, r := range refs {
 		out = append(out, deepCopy(w.objects[r]))
@@ -86,17 +84,24 @@ func (w *World) Objects() []Object {
 	return out
 }
 
-func sortRefs(refs []Ref) {
-	sort.Slice(refs, func(i, j int) bool {
-		a, b := refs[i], refs[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
+// SortRefs sorts refs the way objects are listed everywhere: by kind,
+// namespace and name, then apiVersion.
+func SortRefs(refs []Ref) {
+	slices.SortFunc(refs, func(a, b Ref) int {
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Namespace, b.Namespace),
+			strings.Compare(a.Name, b.Name), strings.Compare(a.APIVersion, b.APIVersion))
 	})
+}
+
+// SortedRefs returns the keys of m in SortRefs order, so a walk over a set
+// of objects is the same on every run.
+func SortedRefs[V any](m map[Ref]V) []Ref {
+	refs := make([]Ref, 0, len(m))
+	for r := range m {
+		refs = append(refs, r)
+	}
+	SortRefs(refs)
+	return refs
 }
 
 // Apply writes an object as a user would with kubectl apply: metadata and
@@ -209,7 +214,7 @@ func (w *World) refsOfKind(kind string) []Ref {
 			refs = append(refs, r)
 		}
 	}
-	sortRefs(refs)
+	SortRefs(refs)
 	return refs
 }
 

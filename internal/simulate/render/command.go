@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
@@ -85,7 +86,7 @@ func (c Command) render(stdin io.Reader, stdout, stderr io.Writer) error {
 	if werr := write(stdout, objs, c.Print); werr != nil {
 		return werr
 	}
-	c.summarize(stderr, objs, fmt.Sprintf("%s; %s", Plural(len(objs), "object"), rounds("render", state.Rounds, state.Converged)))
+	c.summarize(stderr, objs, fmt.Sprintf("%s; %s", hook.Plural(len(objs), "object", "objects"), rounds("render", state.Rounds, state.Converged)))
 	// A run that hit the round limit still shows the state it reached.
 	return err
 }
@@ -117,7 +118,7 @@ func (c Command) diff(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := WriteDiff(stdout, d); err != nil {
 		return err
 	}
-	c.summarize(stderr, afterObjs, fmt.Sprintf("%s before, %d after; %s", Plural(len(beforeObjs), "object"), len(afterObjs),
+	c.summarize(stderr, afterObjs, fmt.Sprintf("%s before, %d after; %s", hook.Plural(len(beforeObjs), "object", "objects"), len(afterObjs),
 		rounds("BEFORE", beforeRounds, notConverged == nil || state.Converged)+", "+rounds("AFTER", state.Rounds, state.Converged)))
 	if notConverged != nil {
 		return notConverged
@@ -142,7 +143,7 @@ func rounds(what string, n int, converged bool) string {
 	if !converged {
 		return fmt.Sprintf("%s stopped at the round limit (%d)", what, n)
 	}
-	return fmt.Sprintf("%s converged after %s", what, Plural(n, "round"))
+	return fmt.Sprintf("%s converged after %s", what, hook.Plural(n, "round", "rounds"))
 }
 
 // sourceNames names the inputs in a message, standard input as StdinName.

@@ -83,7 +83,7 @@ func Compare(before, after []chain.Object, opts OutputOptions) *Difference {
 		refs[r] = true
 	}
 	d := &Difference{}
-	for _, r := range sortedRefs(refs) {
+	for _, r := range chain.SortedRefs(refs) {
 		ob, inB := b[r]
 		oa, inA := a[r]
 		c := Change{Ref: r}
@@ -246,7 +246,7 @@ func rollouts(b, a map[chain.Ref]chain.Object) []Rollout {
 		}
 	}
 	var out []Rollout
-	for _, g := range sortedRefs(glances) {
+	for _, g := range chain.SortedRefs(glances) {
 		db, dbOK := deploymentOf(b, g)
 		da, daOK := deploymentOf(a, g)
 		ro := Rollout{Glance: g}
@@ -276,20 +276,12 @@ func rollouts(b, a map[chain.Ref]chain.Object) []Rollout {
 
 // deploymentOf is the Deployment a Glance controls.
 func deploymentOf(m map[chain.Ref]chain.Object, g chain.Ref) (chain.Object, bool) {
-	for _, r := range sortedRefs(keysOf(m)) {
+	for _, r := range chain.SortedRefs(m) {
 		if r.Kind == "Deployment" && r.Namespace == g.Namespace && controllerName(m[r]) == api.KindGlance+"/"+g.Name {
 			return m[r], true
 		}
 	}
 	return nil, false
-}
-
-func keysOf(m map[chain.Ref]chain.Object) map[chain.Ref]bool {
-	out := map[chain.Ref]bool{}
-	for r := range m {
-		out[r] = true
-	}
-	return out
 }
 
 func template(d chain.Object) any {

@@ -3,6 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
 
 // Exit codes of `glance-hooks render`. They are part of the command's
@@ -80,7 +82,7 @@ type NotConvergedError struct {
 }
 
 func (e *NotConvergedError) Error() string {
-	return fmt.Sprintf("the hooks did not converge: objects still changed after %s (raise --max-rounds, or look for two hooks undoing each other)", Plural(e.Rounds, "round"))
+	return fmt.Sprintf("the hooks did not converge: objects still changed after %s (raise --max-rounds, or look for two hooks undoing each other)", hook.Plural(e.Rounds, "round", "rounds"))
 }
 
 // HookError is a hook that answered an error.
@@ -118,12 +120,4 @@ func ExitCode(err error) int {
 		return ExitHookFailed
 	}
 	return ExitHookFailed
-}
-
-// Plural is "1 round", "2 rounds".
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -229,20 +228,4 @@ func WriteConditions(w io.Writer, objs []chain.Object) error {
 // oneLine keeps a table row on one line whatever a message holds.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-func sortRefList(refs []chain.Ref) {
-	sort.Slice(refs, func(i, j int) bool {
-		a, b := refs[i], refs[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.APIVersion < b.APIVersion
-	})
 }

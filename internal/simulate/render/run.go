@@ -78,7 +78,7 @@ func (s *State) Update(docs []Doc, opts Options) error {
 	for _, d := range docs {
 		keep[d.Ref()] = true
 	}
-	for _, r := range sortedRefs(s.inputs) {
+	for _, r := range chain.SortedRefs(s.inputs) {
 		if !keep[r] {
 			s.world.Delete(r)
 			delete(s.inputs, r)
@@ -135,13 +135,4 @@ func (s *State) backendsIn(ns string) []chain.Object {
 func IsNotConverged(err error) bool {
 	var nc *NotConvergedError
 	return errors.As(err, &nc)
-}
-
-func sortedRefs(m map[chain.Ref]bool) []chain.Ref {
-	refs := make([]chain.Ref, 0, len(m))
-	for r := range m {
-		refs = append(refs, r)
-	}
-	sortRefList(refs)
-	return refs
 }

@@ -1,0 +1,88 @@
+// Package names holds every name two parts of this service (or the service
+// and the people reading its objects) must agree on: the names of projected
+// and rendered objects, labels and annotations, the volumes and files of the
+// glance-api Deployment, condition types read across kinds, and the keys of
+// Metacontroller's object maps. A name defined twice can drift apart with no
+// build or test noticing; defined here, a rename reaches every reader.
+package names
+
+import (
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+)
+
+// Labels on every object the hooks create. The app.kubernetes.io ones are
+// Kubernetes' recommended labels; the Glance hook also selects its pods by
+// name, instance and component.
+const (
+	LabelName      = "app.kubernetes.io/name"
+	LabelInstance  = "app.kubernetes.io/instance"
+	LabelComponent = "app.kubernetes.io/component"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// ManagedBy is the value of LabelManagedBy.
+	ManagedBy = "glance-hooks"
+)
+
+// LabelControlPlane on a projected Glance or GlanceBackend names its
+// ControlPlane, so people can tell projected objects from hand-made ones.
+const LabelControlPlane = "c5c3.io/controlplane"
+
+// GlanceName is the Glance a ControlPlane projects.
+func GlanceName(controlPlane string) string { return controlPlane + "-glance" }
+
+// BackendName is the GlanceBackend a ControlPlane projects for one
+// services.glance.backends[] entry.
+func BackendName(controlPlane, entry string) string { return GlanceName(controlPlane) + "-" + entry }
+
+// The store Secret is how a GlanceBackend hands its rendered section to its
+// Glance. A Glance's customize hook may depend on its own spec only, and it
+// cannot name the credentials Secrets of backends it has not seen; so each
+// backend renders its own [<storeId>] section (credentials included) into a
+// Secret it owns, labelled with its Glance's name, and the Glance selects
+// those by label.
+const (
+	// LabelGlance on a store Secret names the Glance it is for.
+	LabelGlance = api.GlanceGroup + "/glance"
+	// LabelBackendsOf on a Glance's hashed backends Secret names that Glance.
+	// It is distinct from LabelGlance so the two sets never overlap.
+	LabelBackendsOf = api.GlanceGroup + "/backends-of"
+	// AnnotationStoreID records the store id the section was rendered for.
+	AnnotationStoreID = api.GlanceGroup + "/store-id"
+	// AnnotationSpecHash records the hash of the backend spec the section was
+	// rendered from; the Glance renders the section only when it matches the
+	// spec it sees.
+	AnnotationSpecHash = api.GlanceGroup + "/spec-hash"
+	// StoreSecretKey is the data key holding the section.
+	StoreSecretKey = "store.conf"
+)
+
+// StoreSecretName is the store Secret of a backend.
+func StoreSecretName(backend string) string { return backend + "-store" }
+
+// The glance-api Deployment mounts the hashed ConfigMap and backends Secret
+// as two volumes, one file each. The Glance hook writes them; a GlanceBackend
+// reads the backends volume back to tell whether its section is in the
+// running config, and the guide reads both volume names with kubectl.
+const (
+	VolumeConfig   = "config"
+	VolumeBackends = "backends"
+	// ConfigFile is the ConfigMap's data key, glance-api.conf.
+	ConfigFile = "glance-api.conf"
+	// BackendsFile is the backends Secret's data key, every store section.
+	BackendsFile = "backends.conf"
+)
+
+// ConditionCredentialsReady is the GlanceBackend condition its Glance reads
+// to tell whether the backend's store can be rendered.
+const ConditionCredentialsReady = "CredentialsReady"
+
+// Keys of Metacontroller's children and related object maps, one per type
+// the hooks read or write.
+var (
+	GlancesKey        = metacontroller.Key(api.KindGlance, api.GlanceAPIVersion)
+	GlanceBackendsKey = metacontroller.Key(api.KindGlanceBackend, api.GlanceAPIVersion)
+	SecretsKey        = metacontroller.Key("Secret", "v1")
+	ConfigMapsKey     = metacontroller.Key("ConfigMap", "v1")
+	ServicesKey       = metacontroller.Key("Service", "v1")
+	DeploymentsKey    = metacontroller.Key("Deployment", "apps/v1")
+)
