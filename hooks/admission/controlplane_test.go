@@ -15,8 +15,9 @@ func entry(name string, isDefault bool, bucket string) api.BackendEntry {
 	return api.BackendEntry{
 		Name: name, Type: api.BackendTypeS3, IsDefault: isDefault,
 		S3: &api.S3EntryStore{
-			Endpoint: "http://garage.shared-services.svc.cluster.local:3900", Bucket: bucket, Region: "garage",
-			CredentialsSecretRef: api.LocalObjectReference{Name: "garage-s3-credentials"},
+			Endpoint: "http://garage.shared-services.svc.cluster.local:3900",
+			S3Options: api.S3Options{Bucket: bucket, Region: "garage",
+				CredentialsSecretRef: api.LocalObjectReference{Name: "garage-s3-credentials"}},
 		},
 	}
 }

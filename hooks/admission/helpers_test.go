@@ -48,10 +48,12 @@ func backend(name, glance string, isDefault bool, mods ...func(*api.GlanceBacken
 			Type:      api.BackendTypeS3,
 			IsDefault: isDefault,
 			S3: &api.S3Store{
-				Host:                 "http://garage.shared-services.svc.cluster.local:3900",
-				Bucket:               "glance-images",
-				Region:               "garage",
-				CredentialsSecretRef: api.LocalObjectReference{Name: "garage-s3-credentials"},
+				Host: "http://garage.shared-services.svc.cluster.local:3900",
+				S3Options: api.S3Options{
+					Bucket:               "glance-images",
+					Region:               "garage",
+					CredentialsSecretRef: api.LocalObjectReference{Name: "garage-s3-credentials"},
+				},
 			},
 		},
 	}

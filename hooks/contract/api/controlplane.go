@@ -56,14 +56,8 @@ type BackendEntry struct {
 
 // S3EntryStore is an entry's S3 settings; endpoint becomes the child's s3.host.
 type S3EntryStore struct {
-	Endpoint             string               `json:"endpoint"`
-	Bucket               string               `json:"bucket"`
-	Region               string               `json:"region,omitempty"`
-	BucketURLFormat      string               `json:"bucketURLFormat,omitempty"`
-	CredentialsSecretRef LocalObjectReference `json:"credentialsSecretRef"`
-	CreateBucketOnPut    *bool                `json:"createBucketOnPut,omitempty"`
-	LargeObjectSize      *int64               `json:"largeObjectSize,omitempty"`
-	LargeObjectChunkSize *int64               `json:"largeObjectChunkSize,omitempty"`
+	Endpoint  string `json:"endpoint"`
+	S3Options `json:",inline"`
 }
 
 // ControlPlaneStatus is written by the ControlPlane sync hook.

@@ -42,7 +42,16 @@ type GlanceBackendSpec struct {
 // S3Store is the S3 part of a GlanceBackend.
 type S3Store struct {
 	// Host is the S3 endpoint URL (http or https).
-	Host string `json:"host"`
+	Host      string `json:"host"`
+	S3Options `json:",inline"`
+}
+
+// S3Options are the S3 settings a GlanceBackend and a ControlPlane's
+// backends[] entry share; the two differ only in the name of the endpoint
+// field (host, endpoint). A ControlPlane projects them into its
+// GlanceBackend unchanged, so a field added here reaches both kinds and the
+// projection at once.
+type S3Options struct {
 	// Bucket holds the image data.
 	Bucket string `json:"bucket"`
 	// Region is the SigV4 region; omitted from the config when empty.

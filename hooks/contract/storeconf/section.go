@@ -1,6 +1,7 @@
 package storeconf
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,24 +10,35 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
 
-// S3 options the service renders; extraOptions may not set any of them.
-const (
-	OptHost                 = "s3_store_host"
-	OptAccessKey            = "s3_store_access_key"
-	OptSecretKey            = "s3_store_secret_key"
-	OptBucket               = "s3_store_bucket"
-	OptBucketURLFormat      = "s3_store_bucket_url_format"
-	OptRegionName           = "s3_store_region_name"
-	OptCreateBucketOnPut    = "s3_store_create_bucket_on_put"
-	OptLargeObjectSize      = "s3_store_large_object_size"
-	OptLargeObjectChunkSize = "s3_store_large_object_chunk_size"
-)
-
-// OwnedOptions are the store options only the service sets.
-var OwnedOptions = map[string]bool{
-	OptHost: true, OptAccessKey: true, OptSecretKey: true, OptBucket: true, OptBucketURLFormat: true,
-	OptRegionName: true, OptCreateBucketOnPut: true, OptLargeObjectSize: true, OptLargeObjectChunkSize: true,
+// storeOptions are the options the service renders into a store's section,
+// in the order they are written; an empty value is left out. A new S3
+// setting is one field in api.S3Options and one line here.
+var storeOptions = []struct {
+	key   string
+	value func(s3 *api.S3Store, creds Credentials) string
+}{
+	{"s3_store_host", func(s3 *api.S3Store, _ Credentials) string { return s3.Host }},
+	{"s3_store_access_key", func(_ *api.S3Store, c Credentials) string { return c.AccessKeyID }},
+	{"s3_store_secret_key", func(_ *api.S3Store, c Credentials) string { return c.SecretAccessKey }},
+	{"s3_store_bucket", func(s3 *api.S3Store, _ Credentials) string { return s3.Bucket }},
+	{"s3_store_bucket_url_format", func(s3 *api.S3Store, _ Credentials) string {
+		return cmp.Or(s3.BucketURLFormat, DefaultBucketURLFormat)
+	}},
+	{"s3_store_region_name", func(s3 *api.S3Store, _ Credentials) string { return s3.Region }},
+	{"s3_store_create_bucket_on_put", func(s3 *api.S3Store, _ Credentials) string { return formatBool(s3.CreateBucketOnPut) }},
+	{"s3_store_large_object_size", func(s3 *api.S3Store, _ Credentials) string { return formatInt(s3.LargeObjectSize) }},
+	{"s3_store_large_object_chunk_size", func(s3 *api.S3Store, _ Credentials) string { return formatInt(s3.LargeObjectChunkSize) }},
 }
+
+// OwnedOptions are the store options only the service sets; extraOptions
+// may not set any of them.
+var OwnedOptions = func() map[string]bool {
+	owned := make(map[string]bool, len(storeOptions))
+	for _, o := range storeOptions {
+		owned[o.key] = true
+	}
+	return owned
+}()
 
 // DefaultBucketURLFormat is used when the spec leaves it unset.
 const DefaultBucketURLFormat = "path"
@@ -108,30 +120,26 @@ func RenderSection(spec api.GlanceBackendSpec, storeID string, creds Credentials
 	if problems := SpecProblems(spec, storeID); len(problems) > 0 {
 		return "", fmt.Errorf("%s", strings.Join(problems, "; "))
 	}
-	s3 := spec.S3
-	format := s3.BucketURLFormat
-	if format == "" {
-		format = DefaultBucketURLFormat
-	}
-	opts := []Option{
-		{OptHost, s3.Host},
-		{OptAccessKey, creds.AccessKeyID},
-		{OptSecretKey, creds.SecretAccessKey},
-		{OptBucket, s3.Bucket},
-		{OptBucketURLFormat, format},
-	}
-	if s3.Region != "" {
-		opts = append(opts, Option{OptRegionName, s3.Region})
-	}
-	if s3.CreateBucketOnPut != nil {
-		opts = append(opts, Option{OptCreateBucketOnPut, strconv.FormatBool(*s3.CreateBucketOnPut)})
-	}
-	if s3.LargeObjectSize != nil {
-		opts = append(opts, Option{OptLargeObjectSize, strconv.FormatInt(*s3.LargeObjectSize, 10)})
-	}
-	if s3.LargeObjectChunkSize != nil {
-		opts = append(opts, Option{OptLargeObjectChunkSize, strconv.FormatInt(*s3.LargeObjectChunkSize, 10)})
+	opts := make([]Option, 0, len(storeOptions)+len(spec.ExtraOptions))
+	for _, o := range storeOptions {
+		if v := o.value(spec.S3, creds); v != "" {
+			opts = append(opts, Option{o.key, v})
+		}
 	}
 	opts = append(opts, SortedOptions(spec.ExtraOptions)...)
 	return Write(Section{Name: storeID, Options: opts})
+}
+
+func formatBool(b *bool) string {
+	if b == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b)
+}
+
+func formatInt(n *int64) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.FormatInt(*n, 10)
 }

@@ -76,8 +76,8 @@ func spec() api.GlanceBackendSpec {
 	return api.GlanceBackendSpec{
 		GlanceRef: api.LocalObjectReference{Name: "glance"},
 		Type:      api.BackendTypeS3,
-		S3: &api.S3Store{Host: "http://s3:9000", Bucket: "b", Region: "r",
-			CredentialsSecretRef: api.LocalObjectReference{Name: "c"}, CreateBucketOnPut: &yes, LargeObjectSize: &size},
+		S3: &api.S3Store{Host: "http://s3:9000", S3Options: api.S3Options{Bucket: "b", Region: "r",
+			CredentialsSecretRef: api.LocalObjectReference{Name: "c"}, CreateBucketOnPut: &yes, LargeObjectSize: &size}},
 		ExtraOptions: map[string]string{"store_description": "Archive", "s3_store_cacert": "/ca.pem"},
 	}
 }
@@ -92,13 +92,13 @@ func TestRenderSectionParsesBack(t *testing.T) {
 	names := f.SectionStrings()
 	assert.Equal(t, []string{ini.DefaultSection, "archive"}, names)
 	sec := f.Section("archive")
-	assert.Equal(t, "http://s3:9000", sec.Key(OptHost).String())
-	assert.Equal(t, "se$$cr%et", sec.Key(OptSecretKey).String(), "'$' is doubled for oslo.config")
-	assert.Equal(t, "path", sec.Key(OptBucketURLFormat).String())
-	assert.Equal(t, "r", sec.Key(OptRegionName).String())
-	assert.Equal(t, "true", sec.Key(OptCreateBucketOnPut).String())
-	assert.Equal(t, "100", sec.Key(OptLargeObjectSize).String())
-	assert.False(t, sec.HasKey(OptLargeObjectChunkSize), "unset options are omitted")
+	assert.Equal(t, "http://s3:9000", sec.Key("s3_store_host").String())
+	assert.Equal(t, "se$$cr%et", sec.Key("s3_store_secret_key").String(), "'$' is doubled for oslo.config")
+	assert.Equal(t, "path", sec.Key("s3_store_bucket_url_format").String())
+	assert.Equal(t, "r", sec.Key("s3_store_region_name").String())
+	assert.Equal(t, "true", sec.Key("s3_store_create_bucket_on_put").String())
+	assert.Equal(t, "100", sec.Key("s3_store_large_object_size").String())
+	assert.False(t, sec.HasKey("s3_store_large_object_chunk_size"), "unset options are omitted")
 	assert.Equal(t, "Archive", sec.Key("store_description").String())
 	assert.True(t, strings.HasPrefix(text, "[archive]\ns3_store_host = "), "owned options come first, in a fixed order")
 }
