@@ -104,3 +104,15 @@ func TestRenderFixturesHoldNoCredential(t *testing.T) {
 		}
 	}
 }
+
+// The README offers directories: examples/ renders as one input, the Secret
+// given in several of its files read once.
+func TestRenderExamplesDirectory(t *testing.T) {
+	out, errs := renderFixture(t, "examples-dir", "stdout"), renderFixture(t, "examples-dir", "stderr")
+	assert.Equal(t, "0\n", renderFixture(t, "examples-dir", "exit-code"), errs)
+	assert.Equal(t, 1, strings.Count(out, "  name: garage-s3-credentials\n  namespace: openstack\n"), "the shared credentials Secret is one object")
+	for _, parent := range []string{"openstack/controlplane", "openstack/glance", "faulted/glance"} {
+		assert.Regexp(t, `(?m)^(ControlPlane|Glance) +`+regexp.QuoteMeta(parent)+` +Ready `, errs)
+	}
+	assert.Equal(t, "7\n", renderFixture(t, "check-not-ready", "exit-code"), "--check fails on the faulted example")
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -57,9 +58,9 @@ func TestServeTLSWithoutAPIAccess(t *testing.T) {
 
 	var logs syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done := make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, []string{"--listen", "127.0.0.1:0", "--tls-cert-file", certFile, "--tls-key-file", keyFile, "--api-timeout", "2s"}, &logs)
+		done <- execute(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--tls-cert-file", certFile, "--tls-key-file", keyFile, "--api-timeout", "2s"}, nil, io.Discard, &logs)
 	}()
 	var addr string
 	require.Eventually(t, func() bool {
@@ -104,8 +105,8 @@ func TestServeTLSWithoutAPIAccess(t *testing.T) {
 
 	cancel()
 	select {
-	case err := <-done:
-		require.NoError(t, err)
+	case code := <-done:
+		require.Equal(t, 0, code, logs.String())
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
@@ -118,23 +119,26 @@ func TestServeFlagErrors(t *testing.T) {
 	require.NoError(t, err)
 	certFile, keyFile, err := pair.Write(dir)
 	require.NoError(t, err)
-	cases := []struct {
-		name string
+	cases := map[string]struct {
 		args []string
+		code int
 		want string
 	}{
-		{"cert without key", []string{"--tls-cert-file", certFile}, "--tls-cert-file and --tls-key-file go together"},
-		{"key without cert", []string{"--tls-key-file", keyFile}, "--tls-cert-file and --tls-key-file go together"},
-		{"unloadable pair", []string{"--tls-cert-file", keyFile, "--tls-key-file", certFile}, "loading the TLS key pair"},
-		{"missing kubeconfig", []string{"--kubeconfig", filepath.Join(dir, "nope")}, "loading --kubeconfig"},
-		{"bad timeout", []string{"--api-timeout", "0s"}, "--api-timeout must be positive"},
-		{"stray argument", []string{"extra"}, "serve takes no arguments"},
+		"cert without key":   {[]string{"--tls-cert-file", certFile}, exitUsage, "--tls-cert-file and --tls-key-file go together"},
+		"key without cert":   {[]string{"--tls-key-file", keyFile}, exitUsage, "--tls-cert-file and --tls-key-file go together"},
+		"bad timeout":        {[]string{"--api-timeout", "0s"}, exitUsage, "--api-timeout must be positive"},
+		"stray argument":     {[]string{"extra"}, exitUsage, "serve takes no arguments"},
+		"unknown flag":       {[]string{"--listne", ":1"}, exitUsage, "unknown flag: --listne"},
+		"unloadable pair":    {[]string{"--tls-cert-file", keyFile, "--tls-key-file", certFile}, exitFailure, "loading the TLS key pair"},
+		"missing kubeconfig": {[]string{"--kubeconfig", filepath.Join(dir, "nope")}, exitFailure, "loading --kubeconfig"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := runServe(context.Background(), append([]string{"--listen", "127.0.0.1:0"}, tc.args...), &syncBuffer{})
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := execute(context.Background(), append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...), nil, &stdout, &stderr)
+			assert.Equal(t, tc.code, code, "exit code; stderr: %s", stderr.String())
+			assert.Contains(t, stderr.String(), tc.want)
+			assert.Empty(t, stdout.String(), "errors go to stderr")
 		})
 	}
 }

@@ -28,6 +28,9 @@ type Command struct {
 	Diff bool
 	// Quiet leaves out the conditions table and the summary.
 	Quiet bool
+	// RequireReady (--check) makes a parent whose Ready condition is not
+	// True an error, a *NotReadyError; with Diff, after AFTER.
+	RequireReady bool
 	// Options of the hook runs; Print of the objects written.
 	Options Options
 	Print   OutputOptions
@@ -88,7 +91,10 @@ func (c Command) render(stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	c.summarize(stderr, objs, fmt.Sprintf("%s; %s", hook.Plural(len(objs), "object", "objects"), rounds("render", state.Rounds, state.Converged)))
 	// A run that hit the round limit still shows the state it reached.
-	return err
+	if err != nil {
+		return err
+	}
+	return c.requireReady(objs)
 }
 
 // diff renders BEFORE, applies AFTER on top of it and reports what changed.
@@ -123,10 +129,45 @@ func (c Command) diff(stdin io.Reader, stdout, stderr io.Writer) error {
 	if notConverged != nil {
 		return notConverged
 	}
+	if err := c.requireReady(afterObjs); err != nil {
+		return err
+	}
 	if d.Different() {
 		return ErrDifferent
 	}
 	return nil
+}
+
+// requireReady is RequireReady's verdict on the rendered objects.
+func (c Command) requireReady(objs []chain.Object) error {
+	if !c.RequireReady {
+		return nil
+	}
+	if notReady := NotReady(objs); len(notReady) > 0 {
+		return &NotReadyError{Parents: notReady}
+	}
+	return nil
+}
+
+// NotReady names every parent ("Kind namespace/name") whose Ready
+// condition is not True, in output order.
+func NotReady(objs []chain.Object) []string {
+	var out []string
+	for _, o := range objs {
+		if !isParent(o) {
+			continue
+		}
+		ready := false
+		for _, c := range ConditionsOf(o) {
+			if c.Type == hook.ConditionReady {
+				ready = c.Status == "True"
+			}
+		}
+		if !ready {
+			out = append(out, refString(chain.RefOf(o)))
+		}
+	}
+	return out
 }
 
 // summarize ends every run that got as far as rendering: the parents'

@@ -143,3 +143,65 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	return lines[len(lines)-1]
 }
+
+func TestCommandRequireReady(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, docs ...string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(stream(docs...)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	healthy := write("healthy.yaml", credentials, glance, backend("primary", "glance", "garage-s3-credentials", true))
+	faulted := write("faulted.yaml", credentials, glance, backend("primary", "glance", "garage-s3-credentials", true),
+		backend("archive", "glance", "missing-credentials", false))
+	type want struct {
+		code int
+		msg  string
+	}
+	cases := map[string]struct {
+		reason string
+		cmd    Command
+		want   want
+	}{
+		"Ready": {
+			reason: "every parent Ready passes --check",
+			cmd:    Command{Paths: []string{healthy}, RequireReady: true},
+			want:   want{code: ExitOK},
+		},
+		"NotReadyUnchecked": {
+			reason: "without --check a faulted store is reported in the conditions, and the render succeeds",
+			cmd:    Command{Paths: []string{faulted}},
+			want:   want{code: ExitOK},
+		},
+		"NotReady": {
+			reason: "--check fails naming each parent that is not Ready, in output order",
+			cmd:    Command{Paths: []string{faulted}, RequireReady: true},
+			want:   want{code: ExitNotReady, msg: "--check: 2 parents not Ready: Glance openstack/glance, GlanceBackend openstack/archive"},
+		},
+		"DiffNotReady": {
+			reason: "with --diff the state after AFTER is checked, before the difference is reported",
+			cmd:    Command{Paths: []string{healthy, faulted}, Diff: true, RequireReady: true},
+			want:   want{code: ExitNotReady, msg: "--check: 2 parents not Ready: Glance openstack/glance, GlanceBackend openstack/archive"},
+		},
+		"DiffReady": {
+			reason: "a difference that leaves every parent Ready is still a difference",
+			cmd:    Command{Paths: []string{faulted, healthy}, Diff: true, RequireReady: true},
+			want:   want{code: ExitDifferent, msg: ErrDifferent.Error()},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.cmd.Namespace, tc.cmd.Format, tc.cmd.Options.MaxRounds = "openstack", FormatYAML, DefaultMaxRounds
+			err := tc.cmd.Run(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+			got := want{code: ExitCode(err)}
+			if err != nil {
+				got.msg = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nRun(): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

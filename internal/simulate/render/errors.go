@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
@@ -28,6 +29,8 @@ const (
 	// ExitHookFailed: a hook answered an error (a failed sync in a cluster),
 	// or the output could not be written.
 	ExitHookFailed = 6
+	// ExitNotReady: --check only, a parent's Ready condition is not True.
+	ExitNotReady = 7
 )
 
 // UsageError is a command that cannot run as asked: flags that do not go
@@ -94,6 +97,16 @@ func (e *HookError) Error() string { return "a hook failed: " + e.Err.Error() }
 
 func (e *HookError) Unwrap() error { return e.Err }
 
+// NotReadyError ends a --check with parents that are not Ready.
+type NotReadyError struct {
+	// Parents are "Kind namespace/name", in output order.
+	Parents []string
+}
+
+func (e *NotReadyError) Error() string {
+	return fmt.Sprintf("--check: %s not Ready: %s", hook.Plural(len(e.Parents), "parent", "parents"), strings.Join(e.Parents, ", "))
+}
+
 // ExitCode maps an error from this package to the command's exit code.
 func ExitCode(err error) int {
 	var (
@@ -102,6 +115,7 @@ func ExitCode(err error) int {
 		ref *RefusedError
 		nc  *NotConvergedError
 		he  *HookError
+		nr  *NotReadyError
 	)
 	switch {
 	case err == nil:
@@ -110,6 +124,8 @@ func ExitCode(err error) int {
 		return ExitDifferent
 	case errors.As(err, &use):
 		return ExitUsage
+	case errors.As(err, &nr):
+		return ExitNotReady
 	case errors.As(err, &in):
 		return ExitInput
 	case errors.As(err, &ref):

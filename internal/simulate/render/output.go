@@ -12,6 +12,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	glancehook "github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
@@ -193,7 +194,9 @@ func ConditionsOf(o chain.Object) []Condition {
 
 // WriteConditions writes each parent's conditions as a table: KIND NAME
 // TYPE STATUS REASON MESSAGE. NAME is the object's name, or namespace/name
-// when the parents span namespaces.
+// when the parents span namespaces. A condition that only reports what the
+// simulated Deployment controller made up is marked, and a note under the
+// table says what that means.
 func WriteConditions(w io.Writer, objs []chain.Object) error {
 	var parents []chain.Object
 	namespaces := map[string]bool{}
@@ -208,6 +211,7 @@ func WriteConditions(w io.Writer, objs []chain.Object) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tTYPE\tSTATUS\tREASON\tMESSAGE")
+	simulated := false
 	for _, o := range parents {
 		r := chain.RefOf(o)
 		name := r.Name
@@ -219,10 +223,35 @@ func WriteConditions(w io.Writer, objs []chain.Object) error {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\tno conditions\n", r.Kind, name)
 		}
 		for _, c := range conds {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Kind, name, c.Type, c.Status, c.Reason, oneLine(c.Message))
+			msg := oneLine(c.Message)
+			if fromSimulatedRollout(r, c) {
+				msg, simulated = SimulatedMark+" "+msg, true
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Kind, name, c.Type, c.Status, c.Reason, msg)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if simulated {
+		_, err := fmt.Fprintln(w, SimulatedNote)
+		return err
+	}
+	return nil
+}
+
+// SimulatedMark starts the message of a condition read from a Deployment
+// status that render made up.
+const SimulatedMark = "(simulated)"
+
+// SimulatedNote explains SimulatedMark under the conditions table.
+const SimulatedNote = SimulatedMark + " render runs no pods: it reports every Deployment rolled out with all replicas available, " +
+	"so DeploymentReady, and each Ready that waits for it, say what a cluster reports once the pods start."
+
+// fromSimulatedRollout reports whether a condition only restates a
+// Deployment status, which render's stand-in Deployment controller sets.
+func fromSimulatedRollout(r chain.Ref, c Condition) bool {
+	return r.Kind == api.KindGlance && c.Type == glancehook.CondDeploymentReady
 }
 
 // oneLine keeps a table row on one line whatever a message holds.

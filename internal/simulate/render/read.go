@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -49,7 +51,8 @@ var inputExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": true
 // ReadPaths reads every path in order: a file, a directory (its *.yaml,
 // *.yml and *.json files in name order, not recursing), or "-" for stdin.
 // Objects without a namespace get defaultNamespace. An object that appears
-// twice is an error.
+// twice is read once when both copies are the same, and is an error when
+// they differ.
 func ReadPaths(paths []string, stdin io.Reader, defaultNamespace string) ([]Doc, error) {
 	if len(paths) == 0 {
 		return nil, inputErr("", "no input: give -f FILE, -f DIR or -f -")
@@ -89,10 +92,7 @@ func ReadPaths(paths []string, stdin io.Reader, defaultNamespace string) ([]Doc,
 			docs = append(docs, d...)
 		}
 	}
-	if err := checkDuplicates(docs); err != nil {
-		return nil, err
-	}
-	return docs, nil
+	return dedupe(docs)
 }
 
 // expand turns a path into the files to read.
@@ -162,6 +162,48 @@ func Parse(data []byte, name, defaultNamespace string) ([]Doc, error) {
 type rawDoc struct {
 	value  any
 	source string
+	// file names the input, for a source at another line.
+	file string
+	// text is the document as written, its first line being line
+	// firstLine of the file; prefix is the path of value inside text
+	// (an item of a JSON array or of a List). They place unknown fields.
+	text      []byte
+	firstLine int
+	prefix    fieldPath
+}
+
+// lineOf is the file line of the field at path, or 0 when it cannot be
+// found.
+func (r rawDoc) lineOf(path fieldPath) int {
+	var root yamlv3.Node
+	if yamlv3.Unmarshal(r.text, &root) != nil || len(root.Content) == 0 {
+		return 0
+	}
+	n := root.Content[0]
+	line := n.Line
+	for _, seg := range append(append(fieldPath{}, r.prefix...), path...) {
+		var next *yamlv3.Node
+		switch seg := seg.(type) {
+		case string:
+			if n.Kind == yamlv3.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == seg {
+						line, next = n.Content[i].Line, n.Content[i+1]
+					}
+				}
+			}
+		case int:
+			if n.Kind == yamlv3.SequenceNode && seg < len(n.Content) {
+				next = n.Content[seg]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			return 0
+		}
+		n = next
+	}
+	return r.firstLine + line - 1
 }
 
 var docSeparator = regexp.MustCompile(`^---(\s|$)`)
@@ -199,7 +241,7 @@ func splitYAML(data []byte, name string) ([]rawDoc, error) {
 		if v == nil {
 			return nil
 		}
-		out = append(out, rawDoc{value: v, source: source})
+		out = append(out, rawDoc{value: v, source: source, file: name, text: []byte(text), firstLine: start})
 		return nil
 	}
 	for i, l := range lines {
@@ -253,13 +295,14 @@ func splitJSON(data []byte, name string) ([]rawDoc, error) {
 			return nil, inputErr(fmt.Sprintf("%s:%d", name, lineAt(data, at)), "malformed JSON: %v", err)
 		}
 		source := fmt.Sprintf("%s:%d", name, lineAt(data, skipSpace(data, offset)))
+		text, firstLine := data[offset:dec.InputOffset()], lineAt(data, offset)
 		if arr, ok := v.([]any); ok {
 			for i, item := range arr {
-				out = append(out, rawDoc{value: item, source: fmt.Sprintf("%s: item %d", source, i+1)})
+				out = append(out, rawDoc{value: item, source: fmt.Sprintf("%s: item %d", source, i+1), file: name, text: text, firstLine: firstLine, prefix: fieldPath{i}})
 			}
 			continue
 		}
-		out = append(out, rawDoc{value: v, source: source})
+		out = append(out, rawDoc{value: v, source: source, file: name, text: text, firstLine: firstLine})
 	}
 }
 
@@ -290,7 +333,8 @@ func toDocs(r rawDoc, defaultNamespace string) ([]Doc, error) {
 		items, _ := o["items"].([]any)
 		var out []Doc
 		for i, item := range items {
-			d, err := toDocs(rawDoc{value: item, source: fmt.Sprintf("%s: item %d", r.source, i+1)}, defaultNamespace)
+			d, err := toDocs(rawDoc{value: item, source: fmt.Sprintf("%s: item %d", r.source, i+1),
+				file: r.file, text: r.text, firstLine: r.firstLine, prefix: r.prefix.child("items").child(i)}, defaultNamespace)
 			if err != nil {
 				return nil, err
 			}
@@ -298,7 +342,7 @@ func toDocs(r rawDoc, defaultNamespace string) ([]Doc, error) {
 		}
 		return out, nil
 	}
-	obj, err := checkObject(o, r.source, defaultNamespace)
+	obj, err := checkObject(o, r, defaultNamespace)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +371,8 @@ var serverSet = []string{"uid", "resourceVersion", "generation", "creationTimest
 
 // checkObject checks what the API server would check before admission, and
 // returns the object as render applies it.
-func checkObject(o map[string]any, source, defaultNamespace string) (chain.Object, error) {
+func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Object, error) {
+	source := r.source
 	kind, _ := o["kind"].(string)
 	apiVersion, _ := o["apiVersion"].(string)
 	if kind == "" || apiVersion == "" {
@@ -372,6 +417,20 @@ func checkObject(o map[string]any, source, defaultNamespace string) (chain.Objec
 		delete(meta, f)
 	}
 	delete(o, "status")
+	unknown, err := strictFields(o)
+	if err != nil {
+		return nil, err
+	}
+	if len(unknown) > 0 {
+		for i := range unknown {
+			unknown[i].line = r.lineOf(unknown[i].path)
+		}
+		sortByLine(unknown)
+		if l := unknown[0].line; l > 0 {
+			source = fmt.Sprintf("%s:%d", r.file, l)
+		}
+		return nil, inputErr(source, "%s: %s", what, describeUnknown(kind, unknown))
+	}
 	if kind == "Secret" {
 		if err := checkSecret(o, source, what); err != nil {
 			return nil, err
@@ -407,16 +466,28 @@ func checkSecret(o map[string]any, source, what string) error {
 	return nil
 }
 
-func checkDuplicates(docs []Doc) error {
-	seen := map[chain.Ref]string{}
+// dedupe keeps the first of objects given more than once with the same
+// content (the same Secret in several files of a directory), and refuses
+// one given again with different content: applying both, as kubectl apply
+// -f DIR would, makes the result depend on file names, which is seldom what
+// was meant. --diff is the way to see what changing an object does.
+func dedupe(docs []Doc) ([]Doc, error) {
+	first := map[chain.Ref]Doc{}
+	out := docs[:0:0]
 	for _, d := range docs {
 		r := d.Ref()
-		if first, dup := seen[r]; dup {
-			return inputErr(d.Source, "%s is given twice (first at %s); render applies each object once", refString(r), first)
+		f, dup := first[r]
+		if !dup {
+			first[r] = d
+			out = append(out, d)
+			continue
 		}
-		seen[r] = d.Source
+		if !reflect.DeepEqual(f.Object, d.Object) {
+			return nil, inputErr(d.Source, "%s is given twice with different content (first at %s); render applies each object once: "+
+				"keep one, or see what the change does with --diff -f BEFORE -f AFTER", refString(r), f.Source)
+		}
 	}
-	return nil
+	return out, nil
 }
 
 func refString(r chain.Ref) string { return r.Kind + " " + r.Namespace + "/" + r.Name }

@@ -148,8 +148,19 @@ func TestReadPathsDirectoryStdinAndDuplicates(t *testing.T) {
 	_, err = ReadPaths([]string{"-", "-"}, strings.NewReader(""), "openstack")
 	inputError(t, err, "-f - given twice: standard input can be read once")
 
-	_, err = ReadPaths([]string{filepath.Join(dir, "b.yaml"), filepath.Join(dir, "b.yaml")}, nil, "openstack")
-	inputError(t, err, filepath.Join(dir, "b.yaml")+":1: Secret openstack/from-b is given twice (first at "+filepath.Join(dir, "b.yaml")+":1); render applies each object once")
+	// The same object twice with the same content is read once.
+	b := filepath.Join(dir, "b.yaml")
+	docs, err = ReadPaths([]string{b, dir}, nil, "openstack")
+	require.NoError(t, err)
+	require.Len(t, docs, 3)
+	assert.Equal(t, "from-b", docs[0].Ref().Name)
+	assert.Equal(t, b+":1", docs[0].Source, "the first place it is given")
+
+	// With different content it is refused, naming both places.
+	write("d.yaml", strings.ReplaceAll(strings.ReplaceAll(secretDoc, "name: creds", "name: from-b"), "access-key-id: ", "access-key-id: x"))
+	_, err = ReadPaths([]string{b, filepath.Join(dir, "d.yaml")}, nil, "openstack")
+	inputError(t, err, filepath.Join(dir, "d.yaml")+":1: Secret openstack/from-b is given twice with different content (first at "+b+":1); render applies each object once: "+
+		"keep one, or see what the change does with --diff -f BEFORE -f AFTER")
 
 	_, err = ReadPaths([]string{filepath.Join(dir, "missing.yaml")}, nil, "openstack")
 	inputError(t, err, filepath.Join(dir, "missing.yaml")+": cannot read: no such file or directory")

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/c5c3/glance-hooks/internal/buildinfo"
+)
+
+// Every command behaves alike: help on stdout with exit 0, usage errors on
+// stderr with exit 2, flags written --flag.
+func TestCommandLine(t *testing.T) {
+	cases := map[string]struct {
+		args     []string
+		code     int
+		stdout   []string // each must appear in stdout
+		stderr   []string // each must appear in stderr
+		emptyOut bool
+		emptyErr bool
+		notInOut []string
+	}{
+		"help":                 {args: []string{"help"}, stdout: []string{"Available Commands:", "serve", "render", "version"}, emptyErr: true},
+		"--help":               {args: []string{"--help"}, stdout: []string{"Available Commands:"}, emptyErr: true},
+		"help serve":           {args: []string{"help", "serve"}, stdout: []string{"glance-hooks serve [flags]", "--listen string", "--tls-cert-file"}, emptyErr: true},
+		"serve --help":         {args: []string{"serve", "--help"}, stdout: []string{"glance-hooks serve [flags]", "--listen string"}, notInOut: []string{"--floor"}, emptyErr: true},
+		"serve -h":             {args: []string{"serve", "-h"}, stdout: []string{"--listen string"}, emptyErr: true},
+		"help render":          {args: []string{"help", "render"}, stdout: []string{"-f, --filename", "--check", "Exit codes:"}, emptyErr: true},
+		"render --help":        {args: []string{"render", "--help"}, stdout: []string{"-n, --namespace", "-o, --output"}, emptyErr: true},
+		"help version":         {args: []string{"help", "version"}, stdout: []string{"glance-hooks version"}, emptyErr: true},
+		"version":              {args: []string{"version"}, stdout: []string{buildinfo.Get().String()}, emptyErr: true},
+		"--version":            {args: []string{"--version"}, stdout: []string{buildinfo.Get().String()}, emptyErr: true},
+		"version -o json":      {args: []string{"version", "-o", "json"}, stdout: []string{`"version":"` + buildinfo.Get().Version + `"`}, emptyErr: true},
+		"no command":           {args: nil, code: exitUsage, stderr: []string{"Available Commands:"}, emptyOut: true},
+		"unknown command":      {args: []string{"serv"}, code: exitUsage, stderr: []string{`unknown command "serv"`, "serve", "Run 'glance-hooks --help' for usage."}, emptyOut: true},
+		"help unknown command": {args: []string{"help", "nope"}, code: exitUsage, stderr: []string{`no help for "nope"`}, emptyOut: true},
+		"unknown root flag":    {args: []string{"--nope"}, code: exitUsage, stderr: []string{"unknown flag: --nope"}, emptyOut: true},
+		"unknown serve flag":   {args: []string{"serve", "-listen", ":1"}, code: exitUsage, stderr: []string{"glance-hooks serve:", "Run 'glance-hooks serve --help' for usage."}, emptyOut: true},
+		"bad flag value":       {args: []string{"serve", "--api-timeout", "soon"}, code: exitUsage, stderr: []string{`invalid argument "soon"`}, emptyOut: true},
+		"render without input": {args: []string{"render"}, code: exitUsage, stderr: []string{"no input: give -f FILE", "Run 'glance-hooks render --help' for usage."}, emptyOut: true},
+		"render bad output":    {args: []string{"render", "-f", "x", "-o", "xml"}, code: exitUsage, stderr: []string{"-o must be yaml or json"}, emptyOut: true},
+		"render stray arg":     {args: []string{"render", "x.yaml"}, code: exitUsage, stderr: []string{`unexpected argument "x.yaml": give inputs with -f`}, emptyOut: true},
+		"version stray arg":    {args: []string{"version", "x"}, code: exitUsage, stderr: []string{"version takes no arguments"}, emptyOut: true},
+		"version bad output":   {args: []string{"version", "-o", "yaml"}, code: exitUsage, stderr: []string{"-o must be json"}, emptyOut: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := execute(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, tc.code, code, "exit code of %q; stderr: %s", tc.args, stderr.String())
+			for _, want := range tc.stdout {
+				assert.Contains(t, stdout.String(), want)
+			}
+			for _, want := range tc.stderr {
+				assert.Contains(t, stderr.String(), want)
+			}
+			for _, not := range tc.notInOut {
+				assert.NotContains(t, stdout.String(), not)
+			}
+			if tc.emptyOut {
+				assert.Empty(t, stdout.String(), "nothing on stdout")
+			}
+			if tc.emptyErr {
+				assert.Empty(t, stderr.String(), "nothing on stderr")
+			}
+		})
+	}
+}
+
+// Help writes every flag as --flag (or -f, --flag), never Go's -flag.
+func TestHelpWritesLongFlagsWithTwoDashes(t *testing.T) {
+	for _, cmd := range []string{"serve", "render", "version"} {
+		var stdout bytes.Buffer
+		assert.Equal(t, 0, execute(context.Background(), []string{cmd, "--help"}, nil, &stdout, &bytes.Buffer{}))
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 || !strings.HasPrefix(f[0], "-") {
+				continue
+			}
+			flag := strings.TrimSuffix(f[0], ",")
+			if len(flag) > 2 {
+				assert.True(t, strings.HasPrefix(flag, "--"), "%s --help shows %q", cmd, flag)
+			}
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package image_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/internal/image"
+	"github.com/c5c3/glance-hooks/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// archive is a `docker save` tarball as this test reads it, by hand, with no
+// help from the library that wrote it.
+type archive struct {
+	files    map[string][]byte
+	manifest struct {
+		Config   string
+		RepoTags []string
+		Layers   []string
+	}
+	config struct {
+		Architecture string
+		OS           string
+		Created      time.Time
+		Config       struct {
+			User       string
+			Entrypoint []string
+			Cmd        []string
+			Labels     map[string]string
+		}
+		RootFS struct {
+			DiffIDs []string `json:"diff_ids"`
+		}
+	}
+}
+
+func readArchive(t *testing.T, path string) *archive {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	a := &archive{files: map[string][]byte{}}
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		b, err := io.ReadAll(tr)
+		require.NoError(t, err)
+		a.files[h.Name] = b
+	}
+	var manifests []json.RawMessage
+	require.NoError(t, json.Unmarshal(a.files["manifest.json"], &manifests))
+	require.Len(t, manifests, 1)
+	require.NoError(t, json.Unmarshal(manifests[0], &a.manifest))
+	require.NoError(t, json.Unmarshal(a.files[a.manifest.Config], &a.config))
+	return a
+}
+
+// entry is one file of a layer.
+type entry struct {
+	header *tar.Header
+	data   []byte
+}
+
+// layers returns every layer's entries, checking each against its diff id.
+func (a *archive) layers(t *testing.T) [][]entry {
+	t.Helper()
+	require.Len(t, a.config.RootFS.DiffIDs, len(a.manifest.Layers))
+	var out [][]entry
+	for i, name := range a.manifest.Layers {
+		zr, err := gzip.NewReader(bytes.NewReader(a.files[name]))
+		require.NoError(t, err)
+		raw, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		assert.Equal(t, a.config.RootFS.DiffIDs[i], "sha256:"+sha256Hex(raw), "layer %d matches its diff id", i)
+		var entries []entry
+		tr := tar.NewReader(bytes.NewReader(raw))
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			b, err := io.ReadAll(tr)
+			require.NoError(t, err)
+			entries = append(entries, entry{h, b})
+		}
+		out = append(out, entries)
+	}
+	return out
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func build(t *testing.T, dir string) (string, *archive) {
+	t.Helper()
+	bin, err := testbin.Path()
+	require.NoError(t, err)
+	img, err := image.Build(image.Options{Binary: bin, Arch: runtime.GOARCH, Version: testbin.Version, Commit: testbin.Commit,
+		Created: time.Unix(1767225600, 0)})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "image.tar")
+	require.NoError(t, image.WriteTarball(path, "example.test/glance-hooks:v0.0.0-test", img))
+	return path, readArchive(t, path)
+}
+
+// The image runs the service as a non-root user, and its entrypoint is the
+// binary: entrypoint + "version" prints the stamped version.
+func TestImage(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the image holds a linux binary; this test runs it, so it needs linux")
+	}
+	path, a := build(t, t.TempDir())
+
+	assert.Equal(t, []string{"example.test/glance-hooks:v0.0.0-test"}, a.manifest.RepoTags)
+	cfg := a.config.Config
+	assert.Equal(t, "linux", a.config.OS)
+	assert.Equal(t, runtime.GOARCH, a.config.Architecture)
+	assert.Equal(t, []string{"/glance-hooks"}, cfg.Entrypoint)
+	assert.Equal(t, []string{"serve", "--listen=:8080"}, cfg.Cmd)
+	assert.Equal(t, testbin.Version, cfg.Labels["org.opencontainers.image.version"])
+	assert.Equal(t, testbin.Commit, cfg.Labels["org.opencontainers.image.revision"])
+
+	// A numeric, non-root user and group, so runAsNonRoot can check them.
+	uidText, gidText, ok := strings.Cut(cfg.User, ":")
+	require.True(t, ok, "User %q names a group too", cfg.User)
+	uid, err := strconv.Atoi(uidText)
+	require.NoError(t, err, "User is numeric")
+	gid, err := strconv.Atoi(gidText)
+	require.NoError(t, err, "group is numeric")
+	assert.NotZero(t, uid, "the image does not run as root")
+	assert.NotZero(t, gid)
+
+	// Unpack the layers in order, as a container runtime would.
+	root := filepath.Join(t.TempDir(), "rootfs")
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	for _, l := range a.layers(t) {
+		for _, e := range l {
+			h := e.header
+			assert.Zero(t, h.Mode&(04000|02000), "%s has no setuid or setgid bit", h.Name)
+			assert.False(t, filepath.IsAbs(h.Name) || strings.Contains(h.Name, ".."), "%s stays inside the root", h.Name)
+			target := filepath.Join(root, h.Name)
+			switch h.Typeflag {
+			case tar.TypeDir:
+				require.NoError(t, os.MkdirAll(target, 0o755))
+				require.NoError(t, os.Chmod(target, os.FileMode(h.Mode).Perm()|os.FileMode(h.Mode)&os.ModeSticky))
+			case tar.TypeReg:
+				require.NoError(t, os.WriteFile(target, e.data, os.FileMode(h.Mode).Perm()))
+				assert.Zero(t, h.Uid, "%s is owned by root: the service cannot change its own files", h.Name)
+				assert.Zero(t, h.Mode&0o022, "%s is writable by its owner only", h.Name)
+			default:
+				t.Fatalf("%s: unexpected entry type %c", h.Name, h.Typeflag)
+			}
+		}
+	}
+	passwd, err := os.ReadFile(filepath.Join(root, "etc", "passwd"))
+	require.NoError(t, err)
+	assert.Contains(t, string(passwd), ":x:"+uidText+":"+gidText+":", "/etc/passwd names the image's user")
+
+	// Entrypoint + version, as `docker run <image> version` runs it: in a
+	// chroot of the unpacked layers as the image's user when this test may
+	// (it runs as root), otherwise straight from the unpacked directory.
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		cmd := exec.Command(filepath.Join(root, cfg.Entrypoint[0]), args...)
+		if os.Geteuid() == 0 {
+			cmd = exec.Command(cfg.Entrypoint[0], args...)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+			cmd.Dir = "/"
+		} else {
+			t.Log("not root: running the entrypoint outside a chroot, as the test's user")
+		}
+		cmd.Env = []string{}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s %s: %s", cfg.Entrypoint[0], args, out)
+		assert.Equal(t, "glance-hooks "+testbin.Version+" (commit "+testbin.Commit+", "+runtime.Version()+", linux/"+runtime.GOARCH+")\n", string(out))
+	}
+
+	// The same inputs give the same bytes.
+	again, _ := build(t, t.TempDir())
+	first, err := os.ReadFile(path)
+	require.NoError(t, err)
+	second, err := os.ReadFile(again)
+	require.NoError(t, err)
+	assert.Equal(t, sha256Hex(first), sha256Hex(second), "the image archive is reproducible")
+}
