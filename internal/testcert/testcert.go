@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -25,6 +26,16 @@ type Pair struct {
 // New makes a self-signed serving certificate valid for the hosts (DNS names
 // or IP addresses) for a day.
 func New(commonName string, hosts ...string) (Pair, error) {
+	return newPair(commonName, x509.ExtKeyUsageServerAuth, hosts)
+}
+
+// NewClient makes a self-signed client certificate valid for a day; a
+// server that trusts it as a CA accepts it.
+func NewClient(commonName string) (Pair, error) {
+	return newPair(commonName, x509.ExtKeyUsageClientAuth, nil)
+}
+
+func newPair(commonName string, usage x509.ExtKeyUsage, hosts []string) (Pair, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return Pair{}, err
@@ -39,7 +50,7 @@ func New(commonName string, hosts ...string) (Pair, error) {
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(24 * time.Hour),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:           []x509.ExtKeyUsage{usage},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
@@ -91,6 +102,11 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// TLSCertificate is the pair as a certificate a tls.Config presents.
+func (p Pair) TLSCertificate() (tls.Certificate, error) {
+	return tls.X509KeyPair(p.CertPEM, p.KeyPEM)
 }
 
 // Pool is a cert pool holding the pair's certificate, for clients.

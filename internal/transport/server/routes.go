@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"time"
 
@@ -29,9 +30,22 @@ type CustomizeFunc func(req *metacontroller.CustomizeRequest) (*metacontroller.C
 // hook needs besides the body (the Lister).
 type BodyFunc func(c echo.Context, cfg *Config, body []byte) (any, error)
 
+// Caller is who calls a route; it decides how the caller is authenticated.
+type Caller int
+
+const (
+	// Metacontroller calls the sync and customize hooks; with a token
+	// configured (Config.HookToken) it must send it as a Bearer token.
+	Metacontroller Caller = iota
+	// APIServer calls the admission webhook; it is authenticated by the
+	// listener's client certificates when those are required.
+	APIServer
+)
+
 // Route binds one POST path to exactly one of the hook kinds.
 type Route struct {
 	Path      string
+	Caller    Caller
 	Sync      SyncFunc
 	Customize CustomizeFunc
 	Body      BodyFunc
@@ -45,8 +59,21 @@ func DefaultRoutes() []Route {
 		{Path: "/sync/glancebackend", Sync: glancebackend.Sync},
 		{Path: "/customize/glance", Customize: glance.Customize},
 		{Path: "/sync/glance", Sync: glance.Sync},
-		{Path: "/validate", Body: Validate},
+		{Path: "/validate", Caller: APIServer, Body: Validate},
 	}
+}
+
+// RoutesOf keeps the routes the caller calls: a listener serves one caller's
+// routes only, so each can be reached, authenticated and given privileges
+// for that caller alone.
+func RoutesOf(routes []Route, caller Caller) []Route {
+	var out []Route
+	for _, r := range routes {
+		if r.Caller == caller {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // FloorRoutes serve the paths of DefaultRoutes with no hook logic: each
@@ -61,9 +88,9 @@ func FloorRoutes() []Route {
 	for i, r := range routes {
 		switch {
 		case r.Sync != nil:
-			routes[i] = Route{Path: r.Path, Body: floor("sync")}
+			routes[i] = Route{Path: r.Path, Caller: r.Caller, Body: floor("sync")}
 		case r.Customize != nil:
-			routes[i] = Route{Path: r.Path, Body: floor("customize")}
+			routes[i] = Route{Path: r.Path, Caller: r.Caller, Body: floor("customize")}
 		}
 	}
 	return routes
@@ -82,12 +109,20 @@ func floor(kind string) BodyFunc {
 	}
 }
 
-func (r Route) handler(cfg Config) echo.HandlerFunc {
+// handler reads the whole body first and only then waits for one of the
+// in-flight slots: a client that sends its body slowly holds a goroutine
+// and what it sent so far, never a slot a complete request could use.
+func (r Route) handler(cfg Config, slots inFlight) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		body, err := readBody(c, cfg.MaxBodyBytes)
+		body, err := readBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout)
 		if err != nil {
 			return err
 		}
+		release, err := slots.acquire(c.Request().Context())
+		if err != nil {
+			return err
+		}
+		defer release()
 		var out any
 		switch {
 		case r.Sync != nil:
@@ -117,28 +152,59 @@ func (r Route) handler(cfg Config) echo.HandlerFunc {
 	}
 }
 
-// readBody reads at most limit bytes; a larger body is a 413.
-func readBody(c echo.Context, limit int64) ([]byte, error) {
+// bodyFirstChunk is what is allocated for a body before any of it arrived.
+const bodyFirstChunk = 256 << 10
+
+// readBody reads at most limit bytes within timeout; a larger body is a 413,
+// a slower one a 408.
+func readBody(c echo.Context, limit int64, timeout time.Duration) ([]byte, error) {
 	if c.Request().ContentLength > limit {
 		return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
+	}
+	var rc *http.ResponseController
+	if timeout > 0 {
+		// The server's own read timeout covers headers and body together and
+		// must stay long; this one is for the body of this request alone. A
+		// recorder in tests has no deadline to set.
+		rc = http.NewResponseController(c.Response())
+		if rc.SetReadDeadline(time.Now().Add(timeout)) != nil {
+			rc = nil
+		}
 	}
 	r := http.MaxBytesReader(c.Response(), c.Request().Body, limit)
 	var body []byte
 	var err error
 	if n := c.Request().ContentLength; n > 0 {
 		// The announced size, read into one buffer of that size rather than
-		// one grown by doubling: a 4 MB request left 8 MB behind.
-		body = make([]byte, n)
+		// one grown by doubling (a 4 MB request left 8 MB behind). But only
+		// once the first chunk has arrived: a client announcing 8 MB and
+		// sending nothing holds no more than that chunk.
+		body = make([]byte, min(n, bodyFirstChunk))
 		_, err = io.ReadFull(r, body)
+		if err == nil && n > int64(len(body)) {
+			full := make([]byte, n)
+			copy(full, body)
+			_, err = io.ReadFull(r, full[len(body):])
+			body = full
+		}
 	} else {
 		body, err = io.ReadAll(r)
 	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			// The deadline stays passed and the connection is closed after the
+			// answer: net/http would otherwise wait for the rest of the body.
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+			return nil, newHTTPError(http.StatusRequestTimeout, "the request body did not arrive within %s", timeout)
 		}
 		return nil, newHTTPError(http.StatusBadRequest, "reading the request body failed")
+	}
+	if rc != nil {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newHTTPError(http.StatusBadRequest, "request body is empty")

@@ -35,13 +35,30 @@ type Config struct {
 	// Lister reads sibling GlanceBackends for /validate. Nil means no API
 	// access: every decision that needs the siblings is a refusal.
 	Lister admission.Lister
-	// MaxInFlight bounds how many POST requests are read, decoded and
-	// answered at once; the others wait, their bodies unread, until one
-	// finishes. Zero means twice GOMAXPROCS. The hooks are CPU-bound, so
-	// more at once only adds memory: every request in progress holds its
-	// body and what was decoded from it.
+	// MaxInFlight bounds how many POST requests are decoded and answered at
+	// once; the others wait, their bodies read, until one finishes. Zero
+	// means twice GOMAXPROCS. The hooks are CPU-bound, so more at once only
+	// adds memory: every request in progress holds its body and what was
+	// decoded from it.
 	MaxInFlight int
+	// BodyReadTimeout bounds how long a request's body may take to arrive
+	// once its headers are in; a slower one gets 408. Zero means
+	// DefaultBodyReadTimeout.
+	BodyReadTimeout time.Duration
+	// HookToken, when set, is the Bearer token every Metacontroller route
+	// requires; a request without it is a 401 whose body is not read.
+	HookToken *TokenFile
+	// RequireClientCert refuses every POST route to a client that did not
+	// present a certificate the listener verified (see ClientCertTLSConfig);
+	// the probes' GET routes stay open, as the kubelet sends no certificate.
+	RequireClientCert bool
 }
+
+// DefaultBodyReadTimeout leaves half of Metacontroller's default hook timeout
+// (10s) for the answer: a body of the largest size crosses a cluster network
+// in well under a second, and a client that needs longer is refused before
+// Metacontroller has given up on it.
+const DefaultBodyReadTimeout = 5 * time.Second
 
 // New builds the echo server with every route, the body limit, panic
 // recovery and request logging.
@@ -58,36 +75,47 @@ func New(cfg Config) *echo.Echo {
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 2 * runtime.GOMAXPROCS(0)
 	}
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
+	// ServeListener gives this to http.Server, whose own errors (TLS
+	// handshakes, malformed requests) then become JSON log lines too.
+	e.StdLogger = serverErrorLog(cfg.Logger)
 	e.Use(logRequests(cfg.Logger), recoverPanics(cfg.Logger))
 
 	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
 	e.GET("/healthz", ok)
 	e.GET("/readyz", ok)
-	limit := limitInFlight(cfg.MaxInFlight)
+	slots := newInFlight(cfg.MaxInFlight)
 	for _, r := range cfg.Routes {
-		e.POST(r.Path, r.handler(cfg), limit)
+		var mw []echo.MiddlewareFunc
+		if cfg.RequireClientCert {
+			mw = append(mw, requireClientCert)
+		}
+		if r.Caller == Metacontroller && cfg.HookToken != nil {
+			mw = append(mw, requireBearer(cfg.HookToken))
+		}
+		e.POST(r.Path, r.handler(cfg, slots), mw...)
 	}
 	return e
 }
 
-// limitInFlight lets n requests through at once; the others wait for a
-// slot, or until their client gives up.
-func limitInFlight(n int) echo.MiddlewareFunc {
-	slots := make(chan struct{}, n)
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			select {
-			case slots <- struct{}{}:
-			case <-c.Request().Context().Done():
-				return newHTTPError(http.StatusServiceUnavailable, "the request was cancelled while it waited for its turn")
-			}
-			defer func() { <-slots }()
-			return next(c)
-		}
+// inFlight lets n requests be worked on at once; the others wait for a slot,
+// or until their client gives up.
+type inFlight chan struct{}
+
+func newInFlight(n int) inFlight { return make(inFlight, n) }
+
+func (s inFlight) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }, nil
+	case <-ctx.Done():
+		return nil, newHTTPError(http.StatusServiceUnavailable, "the request was cancelled while it waited for its turn")
 	}
 }
 
@@ -107,6 +135,7 @@ func Serve(ctx context.Context, e *echo.Echo, addr string, grace time.Duration, 
 func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, grace time.Duration, tlsConfig *tls.Config) error {
 	srv := &http.Server{
 		Handler:           e,
+		ErrorLog:          e.StdLogger,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -2,6 +2,8 @@ package server
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -53,9 +55,47 @@ func (r *CertReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 	return r.cert, nil
 }
 
-// TLSConfig is a server tls.Config that serves the reloaded pair.
+// TLSConfig is a server tls.Config that serves the reloaded pair; see
+// ServerTLSConfig.
 func (r *CertReloader) TLSConfig() *tls.Config {
-	return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.GetCertificate}
+	return ServerTLSConfig(r.GetCertificate)
+}
+
+// ModernCipherSuites are the TLS 1.2 suites the service accepts: forward
+// secrecy (ECDHE) and an AEAD cipher only, no CBC, no RSA key exchange.
+// TLS 1.3 suites are all of that kind and not configurable in Go. The API
+// server's and Metacontroller's Go clients offer these first.
+var ModernCipherSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
+// RequestClientCerts has cfg verify a client certificate against the PEM CA
+// bundle caPEM whenever the client presents one. It is not demanded in the
+// handshake, because the kubelet's HTTPS probes present none; the POST
+// routes demand it (Config.RequireClientCert).
+func RequestClientCerts(cfg *tls.Config, caPEM []byte) error {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return errors.New("the client CA file holds no PEM certificate")
+	}
+	cfg.ClientCAs = pool
+	cfg.ClientAuth = tls.VerifyClientCertIfGiven
+	return nil
+}
+
+// ServerTLSConfig is how every listener of the service speaks TLS: 1.2 or
+// later, ModernCipherSuites for 1.2, the certificate from getCert.
+func ServerTLSConfig(getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) *tls.Config {
+	return &tls.Config{
+		MinVersion:     tls.VersionTLS12,
+		CipherSuites:   ModernCipherSuites,
+		GetCertificate: getCert,
+	}
 }
 
 func (r *CertReloader) reload() error {
