@@ -81,9 +81,9 @@ fixtures-check:
 render: build
 	$(BIN) render -f examples/controlplane.yaml
 
-# Start the service on :8080 for Metacontroller.
+# Start the service on 127.0.0.1:8080, plain HTTP, to try the hooks with curl.
 run: build
-	$(BIN) serve --listen 127.0.0.1:8080
+	$(BIN) serve --listen 127.0.0.1:8080 --insecure-plain-http
 
 # helm, built from the Go module proxy into the cache dir when missing.
 helm: $(HELM)

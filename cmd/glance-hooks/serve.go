@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -20,24 +23,30 @@ import (
 
 // serveOptions are the serve command's flags.
 type serveOptions struct {
-	listen     string
-	maxBody    int64
-	grace      time.Duration
-	certFile   string
-	keyFile    string
-	kubeconfig string
-	apiTimeout time.Duration
-	floor      bool
+	listen       string
+	routes       string
+	maxBody      int64
+	bodyTimeout  time.Duration
+	grace        time.Duration
+	certFile     string
+	keyFile      string
+	plain        bool
+	tokenFile    string
+	clientCAFile string
+	kubeconfig   string
+	apiTimeout   time.Duration
+	floor        bool
 }
 
 func newServeCommand() *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
-		Short: "Serve the hooks over HTTP(S) for Metacontroller and the API server",
+		Short: "Serve the hooks over HTTPS for Metacontroller and the API server",
 		Long: `Serve the Metacontroller hooks (POST /sync/..., /customize/...), the
 validating admission webhook (POST /validate), /healthz and /readyz until
-SIGTERM or SIGINT. Logs are JSON lines on stderr.`,
+SIGTERM or SIGINT, over TLS (plain HTTP only with --insecure-plain-http).
+Logs are JSON lines on stderr.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -49,11 +58,16 @@ SIGTERM or SIGINT. Logs are JSON lines on stderr.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.listen, "listen", ":8080", "address to listen on")
+	f.StringVar(&o.listen, "listen", ":8443", "address to listen on")
+	f.StringVar(&o.routes, "routes", "all", "which routes to serve: hooks (Metacontroller's sync and customize hooks), validate (the API server's /validate) or all")
 	f.Int64Var(&o.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "largest request body accepted; larger ones get 413")
+	f.DurationVar(&o.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "how long a request body may take to arrive (408 after); keep it well below the callers' timeouts")
 	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "how long in-flight requests may take to finish on SIGTERM")
-	f.StringVar(&o.certFile, "tls-cert-file", "", "PEM certificate (chain) to serve HTTPS with; reloaded when the file changes. The API server calls /validate over HTTPS only")
+	f.StringVar(&o.certFile, "tls-cert-file", "", "PEM certificate (chain) to serve HTTPS with; reloaded when the file changes. Required unless --insecure-plain-http")
 	f.StringVar(&o.keyFile, "tls-key-file", "", "PEM private key of --tls-cert-file; reloaded when the file changes")
+	f.BoolVar(&o.plain, "insecure-plain-http", false, "serve plain HTTP instead of TLS: for trying the service on your own machine only, never where requests cross a network (they carry S3 credentials)")
+	f.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the token Metacontroller must send to the hooks as \"Authorization: Bearer <token>\"; reloaded when it changes")
+	f.StringVar(&o.clientCAFile, "client-ca-file", "", "PEM CA bundle: every POST route then wants a client certificate it signed")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
 	// --floor serves, on the same paths, hook handlers that only decode and
@@ -69,19 +83,64 @@ func (o *serveOptions) validate() error {
 	if (o.certFile == "") != (o.keyFile == "") {
 		return usageErrorf("--tls-cert-file and --tls-key-file go together: give both or neither")
 	}
+	if o.plain == (o.certFile != "") {
+		return usageErrorf("serve needs --tls-cert-file and --tls-key-file, or --insecure-plain-http (plain HTTP, for your own machine only), and not both")
+	}
+	if o.clientCAFile != "" && o.plain {
+		return usageErrorf("--client-ca-file needs TLS: it cannot go with --insecure-plain-http")
+	}
 	if o.apiTimeout <= 0 {
 		return usageErrorf("--api-timeout must be positive")
 	}
+	if o.bodyTimeout <= 0 {
+		return usageErrorf("--body-read-timeout must be positive")
+	}
+	routes, err := o.selectedRoutes()
+	if err != nil {
+		return err
+	}
+	if o.tokenFile != "" && len(server.RoutesOf(routes, server.Metacontroller)) == 0 {
+		return usageErrorf("--auth-token-file authenticates Metacontroller's hooks, which --routes=%s does not serve", o.routes)
+	}
 	return nil
+}
+
+// selectedRoutes is --routes (and --floor): each container of the chart
+// serves one caller's routes only.
+func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
+	all := server.DefaultRoutes()
+	if o.floor {
+		all = server.FloorRoutes()
+	}
+	switch o.routes {
+	case "all":
+		return all, nil
+	case "hooks":
+		return server.RoutesOf(all, server.Metacontroller), nil
+	case "validate":
+		return server.RoutesOf(all, server.APIServer), nil
+	}
+	return nil, usageErrorf("--routes must be hooks, validate or all, not %q", o.routes)
 }
 
 // run serves until ctx is done. Logs go to logOut as JSON lines.
 func (o *serveOptions) run(ctx context.Context, logOut io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
-
-	lister, err := newLister(o.kubeconfig, o.apiTimeout, log)
+	if limit, ok := server.GoMemoryLimit(os.Getenv("MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT")); ok {
+		debug.SetMemoryLimit(limit)
+		log.Info("Go memory limit set below the container's", "container_limit_bytes", os.Getenv("MEMORY_LIMIT"), "gomemlimit_bytes", limit)
+	}
+	routes, err := o.selectedRoutes()
 	if err != nil {
 		return err
+	}
+	servesHooks := len(server.RoutesOf(routes, server.Metacontroller)) > 0
+
+	var lister admission.Lister = admission.Unavailable{Reason: "this instance does not serve /validate"}
+	if len(server.RoutesOf(routes, server.APIServer)) > 0 {
+		if lister, err = newLister(o.kubeconfig, o.apiTimeout, log); err != nil {
+			return err
+		}
 	}
 	var tlsConfig *tls.Config
 	if o.certFile != "" {
@@ -90,25 +149,46 @@ func (o *serveOptions) run(ctx context.Context, logOut io.Writer) error {
 			return err
 		}
 		tlsConfig = r.TLSConfig()
+		if o.clientCAFile != "" {
+			caPEM, err := os.ReadFile(o.clientCAFile)
+			if err != nil {
+				return fmt.Errorf("reading --client-ca-file: %w", err)
+			}
+			if err := server.RequestClientCerts(tlsConfig, caPEM); err != nil {
+				return fmt.Errorf("--client-ca-file: %w", err)
+			}
+		}
 	}
-
-	routes := server.DefaultRoutes()
+	var token *server.TokenFile
+	if o.tokenFile != "" {
+		if token, err = server.NewTokenFile(o.tokenFile, log); err != nil {
+			return err
+		}
+	}
+	if o.plain {
+		log.Warn("serving plain HTTP (--insecure-plain-http): requests and answers carry S3 credentials in clear; use it only on your own machine")
+	}
+	if servesHooks && token == nil && o.clientCAFile == "" {
+		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
+	}
 	if o.floor {
-		routes = server.FloorRoutes()
 		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
 	}
 	e := server.New(server.Config{
-		MaxBodyBytes: o.maxBody,
-		Logger:       log,
-		Routes:       routes,
-		Lister:       lister,
+		MaxBodyBytes:      o.maxBody,
+		BodyReadTimeout:   o.bodyTimeout,
+		Logger:            log,
+		Routes:            routes,
+		Lister:            lister,
+		HookToken:         token,
+		RequireClientCert: o.clientCAFile != "",
 	})
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
 	info := buildinfo.Get()
-	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "version", info.Version, "commit", info.Commit)
+	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.routes, "version", info.Version, "commit", info.Commit)
 	err = server.ServeListener(ctx, e, ln, o.grace, tlsConfig)
 	log.Info("stopped")
 	return err
