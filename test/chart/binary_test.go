@@ -121,45 +121,90 @@ func probe(t *testing.T, client *http.Client, base string, p *corev1.Probe) int 
 	return resp.StatusCode
 }
 
-// served tells whether the service routes POST path (anything but 404/405;
-// an empty body is a 4xx on a route that exists).
-func served(t *testing.T, client *http.Client, base, path string) bool {
+// writeSecretMounts writes, under dir, the rendered Secret behind each of the
+// container's Secret volume mounts at /etc/glance-hooks/..., the way the
+// kubelet would (runContainer maps /etc/glance-hooks/ to dir).
+func writeSecretMounts(t *testing.T, r *release, dep *appsv1.Deployment, ctr corev1.Container, dir string) {
 	t.Helper()
-	resp, err := client.Post(base+path, "application/json", strings.NewReader(`{}`))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed
+	for _, m := range ctr.VolumeMounts {
+		v := volume(t, dep, m.Name)
+		if v.Secret == nil {
+			continue
+		}
+		rel, ok := strings.CutPrefix(m.MountPath, "/etc/glance-hooks/")
+		require.True(t, ok, "Secret mounts are under /etc/glance-hooks: %s", m.MountPath)
+		var secret corev1.Secret
+		r.named(t, "Secret", v.Secret.SecretName).into(t, &secret)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, rel), 0o700))
+		for k, val := range secret.Data {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, rel, k), val, 0o600))
+		}
+	}
 }
 
-func checkServed(t *testing.T, client *http.Client, base, path string) {
+// chartClient trusts the chart-made CA and connects to name (a name the
+// callers use) at whatever address it dials.
+func chartClient(t *testing.T, r *release, name string) *http.Client {
 	t.Helper()
-	assert.True(t, served(t, client, base, path), "the chart registers %s, which the service does not serve", path)
+	var secret corev1.Secret
+	r.named(t, "Secret", "glance-hooks-tls").into(t, &secret)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(secret.Data["ca.crt"]))
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: name, MinVersion: tls.VersionTLS12},
+	}}
 }
 
-// The hooks container, run with exactly the chart's args, answers its
-// probes and serves every path the CompositeControllers call.
+// The hooks container, run with exactly the chart's args and files, answers
+// its probes over TLS and, to a client that calls it the way the
+// CompositeControllers tell Metacontroller to (their CA, their host name,
+// their token), serves every path they call; without the token it refuses,
+// and /validate is not its route.
 func TestHooksContainerServesChartRoutes(t *testing.T) {
 	r := render(t, "glance-hooks", "glance-hooks")
 	var dep appsv1.Deployment
 	r.one(t, "Deployment").into(t, &dep)
 	ctr := container(t, &dep, "hooks")
-	base := "http://" + runContainer(t, ctr, t.TempDir())
-	client := &http.Client{Timeout: 5 * time.Second}
-	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.LivenessProbe), "liveness")
-	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.ReadinessProbe), "readiness")
+	dir := t.TempDir()
+	writeSecretMounts(t, r, &dep, ctr, dir)
+	base := "https://" + runContainer(t, ctr, dir)
 
 	ccs := compositeControllers(t, r)
 	require.Len(t, ccs, 3)
+	var token corev1.Secret
+	r.named(t, "Secret", ccs["glance"].Spec.Hooks["sync"].Webhook.Authorization.SecretRef.Name).into(t, &token)
+	host := strings.Split(strings.TrimPrefix(ccs["glance"].hookURL("sync"), "https://"), ":")[0]
+	client := chartClient(t, r, host)
+	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.LivenessProbe), "liveness")
+	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.ReadinessProbe), "readiness")
+
+	auth := "Bearer " + string(token.Data["token"])
 	for name, cc := range ccs {
 		for hook := range cc.Spec.Hooks {
 			path := cc.Spec.Hooks[hook].Webhook.Path
-			t.Run(name+" "+hook, func(t *testing.T) { checkServed(t, client, base, path) })
+			t.Run(name+" "+hook, func(t *testing.T) {
+				assert.Equal(t, http.StatusUnprocessableEntity, postStatus(t, client, base+path, auth), "served, and {} has no parent")
+				assert.Equal(t, http.StatusUnauthorized, postStatus(t, client, base+path, ""), "refused without the token")
+			})
 		}
 	}
-	// Prove the check can tell.
-	assert.True(t, served(t, client, base, "/sync/controlplane"))
-	assert.False(t, served(t, client, base, "/sync/nothing"))
+	assert.Equal(t, http.StatusNotFound, postStatus(t, client, base+"/validate", auth), "the hooks container does not serve /validate")
+}
+
+// postStatus posts {} with an Authorization header (if any) and returns the
+// status.
+func postStatus(t *testing.T, client *http.Client, url, auth string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{}`))
+	require.NoError(t, err)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
 }
 
 // The validate container, run with exactly the chart's args and the
@@ -170,33 +215,16 @@ func TestValidateContainerServesChartTLS(t *testing.T) {
 	var dep appsv1.Deployment
 	r.one(t, "Deployment").into(t, &dep)
 	ctr := container(t, &dep, "validate")
-	var secret corev1.Secret
-	r.named(t, "Secret", volume(t, &dep, "tls").Secret.SecretName).into(t, &secret)
-
 	dir := t.TempDir()
-	var mountPath string
-	for _, m := range ctr.VolumeMounts {
-		if m.Name == "tls" {
-			mountPath = m.MountPath
-		}
-	}
-	rel, ok := strings.CutPrefix(mountPath, "/etc/glance-hooks/")
-	require.True(t, ok, "the TLS mount is under /etc/glance-hooks: %s", mountPath)
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, rel), 0o700))
-	for _, k := range []string{"tls.crt", "tls.key", "ca.crt"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, rel, k), secret.Data[k], 0o600))
-	}
+	writeSecretMounts(t, r, &dep, ctr, dir)
 	addr := runContainer(t, ctr, dir)
 
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(secret.Data["ca.crt"]))
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "glance-hooks.glance-hooks.svc", MinVersion: tls.VersionTLS12},
-	}}
+	client := chartClient(t, r, "glance-hooks.glance-hooks.svc")
 	base := "https://" + addr
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.LivenessProbe), "liveness over TLS")
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.ReadinessProbe), "readiness over TLS")
-	checkServed(t, client, base, "/validate")
+	assert.Equal(t, http.StatusBadRequest, postStatus(t, client, base+"/validate", ""), "served, and {} is no AdmissionReview")
+	assert.Equal(t, http.StatusNotFound, postStatus(t, client, base+"/sync/glance", ""), "the validate container serves no hook")
 
 	// And it decides: a fixture the webhook refuses is refused through the
 	// chart's TLS setup too, with the fixture's answer.

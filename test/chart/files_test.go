@@ -182,6 +182,7 @@ func TestValuesDocumented(t *testing.T) {
 	whole := map[string]bool{
 		"resources": true, "podSecurityContext": true, "securityContext": true,
 		"probes.liveness": true, "probes.readiness": true,
+		"networkPolicy.metacontroller.namespaceSelector": true, "networkPolicy.metacontroller.podSelector": true,
 	}
 	var paths []string
 	var walk func(prefix string, v any)

@@ -221,6 +221,22 @@ func TestMetacontrollerSchemaRefusesMistakes(t *testing.T) {
 		"hook version": {func(o obj) {
 			get(o, "spec", "hooks", "sync").(map[string]any)["version"] = "v3"
 		}, "Unsupported value"},
+		"two CA sources": {func(o obj) {
+			get(o, "spec", "hooks", "sync", "webhook", "caBundle").(map[string]any)["inline"] = "PEM"
+		}, "exactly one of inline, secretRef, or configMapRef"},
+		"token without key": {func(o obj) {
+			delete(get(o, "spec", "hooks", "sync", "webhook", "authorization", "secretRef").(map[string]any), "key")
+		}, "key: Required value"},
+		"basic as authorization": {func(o obj) {
+			get(o, "spec", "hooks", "sync", "webhook", "authorization").(map[string]any)["type"] = "Basic"
+		}, "use the basicAuth field instead"},
+		"token and basic auth": {func(o obj) {
+			get(o, "spec", "hooks", "sync", "webhook").(map[string]any)["basicAuth"] = map[string]any{
+				"secretRef": map[string]any{"name": "x", "namespace": "y"}}
+		}, "authorization and basicAuth are mutually exclusive"},
+		"misspelt caBundle field": {func(o obj) {
+			get(o, "spec", "hooks", "sync", "webhook", "caBundle").(map[string]any)["secret"] = map[string]any{"name": "x"}
+		}, "field not declared in schema"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -233,10 +249,12 @@ func TestMetacontrollerSchemaRefusesMistakes(t *testing.T) {
 	}
 }
 
-// A real install and upgrade with helm: the chart-made webhook CA survives
-// the upgrade (lookup), so the API server keeps trusting the running pods;
-// deleting the Secret and upgrading makes a new pair (the chart README's
-// rotation recipe).
+// A real install and upgrade with helm: the chart-made CA and the hook
+// token survive an upgrade (lookup), so the API server and Metacontroller
+// keep trusting and reaching the running pods; deleting a Secret and
+// upgrading makes a new one (the chart README's rotation recipe), and the
+// CompositeControllers' credentials revision changes with it, so
+// Metacontroller reads the new one.
 func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 	c := apiServerForTest(t)
 	const rel, ns = "glance-hooks", "glance-hooks-install"
@@ -253,8 +271,8 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 		}
 	})
 
-	secretData := func() map[string]any {
-		secret, err := c.get(t, "v1", "Secret", ns, "glance-hooks-tls")
+	secretData := func(name string) map[string]any {
+		secret, err := c.get(t, "v1", "Secret", ns, name)
 		require.NoError(t, err)
 		return secret["data"].(map[string]any)
 	}
@@ -265,9 +283,23 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 		require.Len(t, hooks, 1)
 		return str(hooks[0].(map[string]any), "clientConfig", "caBundle")
 	}
-	first := secretData()
+	revisions := func() map[string]string {
+		out := map[string]string{}
+		for _, name := range []string{"controlplane-glance", "glancebackend", "glance"} {
+			cc, err := c.get(t, "metacontroller.k8s.io/v1alpha1", "CompositeController", "", name)
+			require.NoError(t, err)
+			out[name] = str(cc, "metadata", "annotations", "glance-hooks.c5c3.io/credentials-revision")
+		}
+		return out
+	}
+	first := secretData("glance-hooks-tls")
+	firstToken := secretData("glance-hooks-hook-token")
 	require.NotEmpty(t, first["ca.crt"])
+	require.NotEmpty(t, firstToken["token"])
 	assert.Equal(t, first["ca.crt"], caBundle(), "the webhook trusts the CA in the Secret")
+	for name, rev := range revisions() {
+		assert.Empty(t, rev, "%s: on first install nothing was there to read", name)
+	}
 
 	// Every object the chart renders exists now.
 	for _, o := range render(t, rel, ns).Objects {
@@ -280,20 +312,32 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 
 	out, err = runHelm(t, helmArgs("upgrade", "--set", "replicaCount=3")...)
 	require.NoError(t, err, out)
-	assert.Equal(t, first, secretData(), "helm upgrade keeps the CA, certificate and key")
+	assert.Equal(t, first, secretData("glance-hooks-tls"), "helm upgrade keeps the CA, certificate and key")
+	assert.Equal(t, firstToken, secretData("glance-hooks-hook-token"), "and the hook token")
 	assert.Equal(t, first["ca.crt"], caBundle(), "and the webhook's caBundle")
 	dep, err := c.get(t, "apps/v1", "Deployment", ns, "glance-hooks")
 	require.NoError(t, err)
 	assert.EqualValues(t, 3, get(dep, "spec", "replicas"), "the upgrade did apply")
+	settled := revisions()
+	for name, rev := range settled {
+		assert.Len(t, rev, 16, "%s: the credentials revision of what is in the cluster", name)
+		assert.Equal(t, settled["glance"], rev, "one revision for all controllers")
+	}
+	out, err = runHelm(t, helmArgs("upgrade", "--set", "replicaCount=3")...)
+	require.NoError(t, err, out)
+	assert.Equal(t, settled, revisions(), "an upgrade that changes no credential leaves the controllers alone")
 
 	ri, err := c.resource("v1", "Secret", ns)
 	require.NoError(t, err)
 	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-tls", metav1.DeleteOptions{}))
+	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-hook-token", metav1.DeleteOptions{}))
 	out, err = runHelm(t, helmArgs("upgrade")...)
 	require.NoError(t, err, out)
-	rotated := secretData()
+	rotated := secretData("glance-hooks-tls")
 	assert.NotEqual(t, first["ca.crt"], rotated["ca.crt"], "a deleted Secret is made anew")
+	assert.NotEqual(t, firstToken["token"], secretData("glance-hooks-hook-token")["token"], "a deleted token is made anew")
 	assert.Equal(t, rotated["ca.crt"], caBundle())
+	assert.NotEqual(t, settled, revisions(), "the controllers change, so Metacontroller reads the new CA and token")
 	raw, err := base64.StdEncoding.DecodeString(rotated["ca.crt"].(string))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(raw), "-----BEGIN CERTIFICATE-----"))

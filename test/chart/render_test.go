@@ -18,8 +18,10 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
@@ -107,7 +109,9 @@ type combo struct {
 	webhook, certManager     bool
 	metacontroller           bool
 	hookBaseURL              string
-	httpPort, httpsPort      int32
+	hooksPort, validatePort  int32
+	apiServerCIDRs           []string
+	noNetworkPolicy          bool
 	serviceAccount           string
 	image                    string
 	clusterDomain            string
@@ -116,7 +120,7 @@ type combo struct {
 func combos() []combo {
 	base := combo{
 		release: "glance-hooks", namespace: "glance-hooks", fullname: "glance-hooks", replicas: 2,
-		webhook: true, metacontroller: true, httpPort: 80, httpsPort: 443,
+		webhook: true, metacontroller: true, hooksPort: 8443, validatePort: 443,
 		serviceAccount: "glance-hooks", image: "ghcr.io/c5c3/glance-hooks:" + chartAppVersion(),
 		clusterDomain: "cluster.local",
 	}
@@ -129,22 +133,22 @@ func combos() []combo {
 	return []combo{
 		with("default self-signed", func(c *combo) {}),
 		with("cert-manager with chart Issuer", func(c *combo) {
-			c.set = []string{"webhook.certManager.enabled=true"}
+			c.set = []string{"tls.certManager.enabled=true"}
 			c.certManager = true
 		}),
 		with("cert-manager with own ClusterIssuer", func(c *combo) {
-			c.set = []string{"webhook.certManager.enabled=true",
-				"webhook.certManager.issuerRef.name=platform-ca", "webhook.certManager.issuerRef.kind=ClusterIssuer"}
+			c.set = []string{"tls.certManager.enabled=true",
+				"tls.certManager.issuerRef.name=platform-ca", "tls.certManager.issuerRef.kind=ClusterIssuer"}
 			c.certManager = true
 		}),
 		with("custom names and namespace", func(c *combo) {
 			c.release, c.namespace = "image-stores", "openstack-infra"
 			c.fullname = "image-stores-glance-hooks"
 			c.serviceAccount = "hooks-reader"
-			c.httpPort, c.httpsPort = 8080, 9443
+			c.hooksPort, c.validatePort = 9000, 9443
 			c.clusterDomain = "k8s.example.internal"
 			c.image = "registry.example/mirror/glance-hooks:1.2.3"
-			c.set = []string{"serviceAccount.name=hooks-reader", "service.httpPort=8080", "service.httpsPort=9443",
+			c.set = []string{"serviceAccount.name=hooks-reader", "service.hooksPort=9000", "service.validatePort=9443",
 				"clusterDomain=k8s.example.internal", "image.repository=registry.example/mirror/glance-hooks",
 				"image.tag=1.2.3"}
 		}),
@@ -177,6 +181,14 @@ func combos() []combo {
 			c.set = []string{"metacontroller.enabled=false"}
 			c.metacontroller = false
 		}),
+		with("no NetworkPolicy", func(c *combo) {
+			c.set = []string{"networkPolicy.enabled=false"}
+			c.noNetworkPolicy = true
+		}),
+		with("API server CIDRs", func(c *combo) {
+			c.set = []string{"networkPolicy.apiServer.cidrs={10.0.0.0/24,fd00::/64}"}
+			c.apiServerCIDRs = []string{"10.0.0.0/24", "fd00::/64"}
+		}),
 	}
 }
 
@@ -208,7 +220,9 @@ func TestRenderCombinations(t *testing.T) {
 			checkPDB(t, r, c, dep)
 			checkRBAC(t, r, c, dep)
 			checkCompositeControllers(t, r, c)
+			checkServingTLS(t, r, c, dep)
 			checkWebhook(t, r, c, dep)
+			checkNetworkPolicy(t, r, c, dep)
 		})
 	}
 }
@@ -222,7 +236,10 @@ func TestRenderRefusesBadValues(t *testing.T) {
 		{[]string{"replicaCount=0"}, "replicaCount"},
 		{[]string{"replicaCount=2", "podDisruptionBudget.minAvailable=2"}, "must be below replicaCount"},
 		{[]string{"webhook.timeoutSeconds=31"}, "timeoutSeconds"},
-		{[]string{"webhook.certManager.enabled=true", "webhook.certManager.issuerRef.kind=ClusterIssuer"}, "issuerRef needs a name"},
+		{[]string{"tls.certManager.enabled=true", "tls.certManager.issuerRef.kind=ClusterIssuer"}, "issuerRef needs a name"},
+		{[]string{"webhook.certManager.enabled=true"}, "additional properties 'certManager' not allowed"},
+		{[]string{"networkPolicy.apiServer.cidrs={10.0.0.1}"}, "cidrs"},
+		{[]string{"service.httpPort=80"}, "additional properties 'httpPort' not allowed"},
 		{[]string{"metacontroller.hookTimeout=ten"}, "hookTimeout"},
 		{[]string{"metacontroller.hookBaseURL=ftp://x"}, "hookBaseURL"},
 		{[]string{"image.digest=latest"}, "digest"},
@@ -298,32 +315,50 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 	}
 	assert.Equal(t, want, names)
 
+	// Each container serves its caller's routes only, over TLS; the hooks
+	// want Metacontroller's token, and only validate holds an API token.
 	hooks := container(t, &dep, "hooks")
-	assert.Equal(t, []string{"serve", "--listen=:8080"}, hooks.Args)
-	assert.Empty(t, hooks.VolumeMounts, "the Metacontroller hooks need no files and no API token")
+	assert.Equal(t, []string{"serve", "--routes=hooks", "--listen=:8443",
+		"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key",
+		"--auth-token-file=/etc/glance-hooks/hook-token/token"}, hooks.Args)
+	assert.Equal(t, map[string]string{
+		"tls":        "/etc/glance-hooks/tls",
+		"hook-token": "/etc/glance-hooks/hook-token",
+	}, mounts(t, hooks))
+	tls := volume(t, &dep, "tls")
+	require.NotNil(t, tls.Secret)
+	assert.Equal(t, c.fullname+"-tls", tls.Secret.SecretName)
+	hookToken := volume(t, &dep, "hook-token")
+	require.NotNil(t, hookToken.Secret)
+	assert.Equal(t, c.fullname+"-hook-token", hookToken.Secret.SecretName)
 	if c.webhook {
 		v := container(t, &dep, "validate")
-		assert.Equal(t, []string{"serve", "--listen=:8443",
+		assert.Equal(t, []string{"serve", "--routes=validate", "--listen=:9443",
 			"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key"}, v.Args)
-		mounts := map[string]string{}
-		for _, m := range v.VolumeMounts {
-			assert.True(t, m.ReadOnly, m.Name)
-			mounts[m.Name] = m.MountPath
-		}
 		assert.Equal(t, map[string]string{
 			"tls":             "/etc/glance-hooks/tls",
 			"kube-api-access": "/var/run/secrets/kubernetes.io/serviceaccount",
-		}, mounts)
-		tls := volume(t, &dep, "tls")
-		require.NotNil(t, tls.Secret)
-		assert.Equal(t, c.fullname+"-tls", tls.Secret.SecretName)
+		}, mounts(t, v))
 		token := volume(t, &dep, "kube-api-access")
 		require.NotNil(t, token.Projected)
 		require.NotNil(t, token.Projected.Sources[0].ServiceAccountToken)
 	} else {
-		assert.Empty(t, pod.Volumes)
+		for _, v := range pod.Volumes {
+			assert.Nil(t, v.Projected, "without the validate container no API token is mounted: %s", v.Name)
+		}
 	}
 	return &dep
+}
+
+// mounts maps a container's volume mounts (all read-only) to their paths.
+func mounts(t *testing.T, ctr corev1.Container) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, m := range ctr.VolumeMounts {
+		assert.True(t, m.ReadOnly, "%s: %s", ctr.Name, m.Name)
+		out[m.Name] = m.MountPath
+	}
+	return out
 }
 
 var ptrTrue = func() *bool { b := true; return &b }()
@@ -346,10 +381,8 @@ func checkContainer(t *testing.T, ctr corev1.Container, c combo) {
 
 	require.Len(t, ctr.Ports, 1, ctr.Name)
 	port := ctr.Ports[0]
-	wantScheme := corev1.URISchemeHTTP
-	if ctr.Name == "validate" {
-		wantScheme = corev1.URISchemeHTTPS
-	}
+	assert.Equal(t, ctr.Name, port.Name, "each container's port is named after it")
+	wantScheme := corev1.URISchemeHTTPS
 	for what, probe := range map[string]*corev1.Probe{"/healthz": ctr.LivenessProbe, "/readyz": ctr.ReadinessProbe} {
 		require.NotNil(t, probe, "%s: probe on %s", ctr.Name, what)
 		require.NotNil(t, probe.HTTPGet, ctr.Name)
@@ -391,9 +424,9 @@ func checkService(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	for _, p := range svc.Spec.Ports {
 		ports[p.Name] = p
 	}
-	want := map[string]int32{"http": c.httpPort}
+	want := map[string]int32{"hooks": c.hooksPort}
 	if c.webhook {
-		want["https"] = c.httpsPort
+		want["validate"] = c.validatePort
 	}
 	got := map[string]int32{}
 	for name, p := range ports {
@@ -570,8 +603,9 @@ type compositeController struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
-		Name   string            `json:"name"`
-		Labels map[string]string `json:"labels"`
+		Name        string            `json:"name"`
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
 		GenerateSelector    *bool          `json:"generateSelector"`
@@ -589,9 +623,23 @@ type compositeController struct {
 					Port      int32  `json:"port"`
 					Protocol  string `json:"protocol"`
 				} `json:"service"`
+				CABundle *struct {
+					SecretRef *secretKeyRef `json:"secretRef"`
+				} `json:"caBundle"`
+				Authorization *struct {
+					Type      string        `json:"type"`
+					SecretRef *secretKeyRef `json:"secretRef"`
+				} `json:"authorization"`
 			} `json:"webhook"`
 		} `json:"hooks"`
 	} `json:"spec"`
+}
+
+// secretKeyRef is Metacontroller's reference to a key of a Secret.
+type secretKeyRef struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	Key       string `json:"key"`
 }
 
 type resourceRule struct {
@@ -657,16 +705,75 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 			assert.True(t, d > 0 && d <= 30*time.Second, "%s %s timeout %s", name, hook, d)
 			if c.hookBaseURL != "" {
 				assert.Nil(t, h.Webhook.Service, "%s %s", name, hook)
+				assert.Nil(t, h.Webhook.CABundle, "%s %s: a URL of your own carries no CA", name, hook)
+				assert.Nil(t, h.Webhook.Authorization, "%s %s: the token goes to the chart's Service only", name, hook)
 				gotHooks[hook] = strings.TrimPrefix(h.Webhook.URL, c.hookBaseURL)
 				continue
 			}
 			assert.Empty(t, h.Webhook.URL, "%s %s", name, hook)
 			require.NotNil(t, h.Webhook.Service, "%s %s", name, hook)
 			gotHooks[hook] = h.Webhook.Path
-			assert.Equal(t, fmt.Sprintf("http://%s.%s:%d%s", c.fullname, c.namespace, c.httpPort, h.Webhook.Path),
-				cc.hookURL(hook), "%s %s: calls the chart's Service over plain HTTP", name, hook)
+			assert.Equal(t, fmt.Sprintf("https://%s.%s:%d%s", c.fullname, c.namespace, c.hooksPort, h.Webhook.Path),
+				cc.hookURL(hook), "%s %s: calls the chart's Service over TLS", name, hook)
+			require.NotNil(t, h.Webhook.CABundle, "%s %s", name, hook)
+			assert.Equal(t, &secretKeyRef{Name: c.fullname + "-tls", Namespace: c.namespace, Key: "ca.crt"},
+				h.Webhook.CABundle.SecretRef, "%s %s: trusts the CA of the serving certificate", name, hook)
+			require.NotNil(t, h.Webhook.Authorization, "%s %s", name, hook)
+			assert.Equal(t, "Bearer", h.Webhook.Authorization.Type)
+			assert.Equal(t, &secretKeyRef{Name: c.fullname + "-hook-token", Namespace: c.namespace, Key: "token"},
+				h.Webhook.Authorization.SecretRef, "%s %s: sends the token the hooks container reads", name, hook)
 		}
+		// helm template reads nothing from a cluster: no credentials revision.
+		assert.NotContains(t, cc.Metadata.Annotations, "glance-hooks.c5c3.io/credentials-revision", name)
 		assert.Equal(t, want.hooks, gotHooks, "%s: hook paths", name)
+	}
+}
+
+// checkServingTLS: both containers serve the certificate in <fullname>-tls,
+// made by the chart (its CA inside) or by cert-manager; the hooks container
+// reads the token Metacontroller sends from <fullname>-hook-token.
+func checkServingTLS(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	tlsSecret := volume(t, dep, "tls").Secret.SecretName
+	var token corev1.Secret
+	r.named(t, "Secret", c.fullname+"-hook-token").into(t, &token)
+	assert.Len(t, token.Data["token"], 43, "about 256 random bits")
+	assert.Regexp(t, `^[A-Za-z0-9]+$`, string(token.Data["token"]))
+	assert.Equal(t, r.Namespace, token.Namespace)
+
+	// Metacontroller calls https://<name>.<namespace>:<port>, the API server
+	// <name>.<namespace>.svc.
+	names := []string{c.fullname + "." + c.namespace, c.fullname + "." + c.namespace + ".svc",
+		c.fullname + "." + c.namespace + ".svc." + c.clusterDomain}
+	if c.certManager {
+		assert.Len(t, r.find("Secret"), 1, "cert-manager writes the TLS Secret; the chart only the token")
+		cert := r.named(t, "Certificate", c.fullname)
+		assert.Equal(t, tlsSecret, str(cert, "spec", "secretName"), "the pods mount the Secret cert-manager writes")
+		for _, n := range names {
+			assert.Contains(t, get(cert, "spec", "dnsNames"), n)
+		}
+		if str(cert, "spec", "issuerRef", "name") == c.fullname+"-ca" {
+			// The chart's own CA: a self-signed Issuer issues a CA certificate,
+			// whose Issuer issues the serving certificate, so ca.crt stays the
+			// same across the serving certificate's renewals.
+			ca := r.named(t, "Certificate", c.fullname+"-ca")
+			assert.Equal(t, true, get(ca, "spec", "isCA"))
+			assert.Equal(t, c.fullname+"-selfsigned", str(ca, "spec", "issuerRef", "name"))
+			caIssuer := r.named(t, "Issuer", c.fullname+"-ca")
+			assert.Equal(t, str(ca, "spec", "secretName"), str(caIssuer, "spec", "ca", "secretName"))
+			assert.NotNil(t, get(r.named(t, "Issuer", c.fullname+"-selfsigned"), "spec", "selfSigned"))
+			assert.Len(t, r.find("Issuer"), 2)
+		} else {
+			assert.Empty(t, r.find("Issuer"), "an own issuer is used as is")
+			assert.Len(t, r.find("Certificate"), 1)
+		}
+		return
+	}
+	assert.Empty(t, r.find("Certificate"))
+	var secret corev1.Secret
+	r.named(t, "Secret", tlsSecret).into(t, &secret)
+	assert.Equal(t, corev1.SecretTypeTLS, secret.Type)
+	for _, n := range names {
+		verifyServingCert(t, secret.Data["ca.crt"], secret.Data["tls.crt"], n)
 	}
 }
 
@@ -674,8 +781,6 @@ func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	vwcs := r.find("ValidatingWebhookConfiguration")
 	if !c.webhook {
 		assert.Empty(t, vwcs)
-		assert.Empty(t, r.find("Secret"))
-		assert.Empty(t, r.find("Certificate"))
 		return
 	}
 	require.Len(t, vwcs, 1)
@@ -696,7 +801,7 @@ func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	assert.Equal(t, c.fullname, svc.Name)
 	assert.Equal(t, c.namespace, svc.Namespace)
 	require.NotNil(t, svc.Port)
-	assert.Equal(t, c.httpsPort, *svc.Port)
+	assert.Equal(t, c.validatePort, *svc.Port)
 	require.NotNil(t, svc.Path)
 	assert.Equal(t, "/validate", *svc.Path)
 
@@ -718,32 +823,70 @@ func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 		"glance.openstack.c5c3.io/glancebackends": {"CREATE", "UPDATE"},
 	}, covered)
 
-	dnsName := fmt.Sprintf("%s.%s.svc", c.fullname, c.namespace)
-	tlsSecret := volume(t, dep, "tls").Secret.SecretName
 	if c.certManager {
 		assert.Empty(t, wh.ClientConfig.CABundle, "cert-manager's injector fills it in")
-		assert.Empty(t, r.find("Secret"), "cert-manager writes the Secret")
-		cert := r.one(t, "Certificate")
-		assert.Equal(t, c.namespace+"/"+cert.name(), vwc.Annotations["cert-manager.io/inject-ca-from"])
-		assert.Equal(t, tlsSecret, str(cert, "spec", "secretName"), "the pods mount the Secret cert-manager writes")
-		assert.Contains(t, get(cert, "spec", "dnsNames"), dnsName)
-		assert.Contains(t, get(cert, "spec", "dnsNames"), dnsName+"."+c.clusterDomain)
-		issuer := str(cert, "spec", "issuerRef", "name")
-		if kind := str(cert, "spec", "issuerRef", "kind"); kind == "Issuer" && issuer == c.fullname+"-selfsigned" {
-			assert.Equal(t, issuer, r.one(t, "Issuer").name())
-		} else {
-			assert.Empty(t, r.find("Issuer"), "an own issuer is used as is")
-		}
+		assert.Equal(t, c.namespace+"/"+c.fullname, vwc.Annotations["cert-manager.io/inject-ca-from"],
+			"from the serving Certificate, whose Secret the pods mount")
 		return
 	}
-	assert.Empty(t, r.find("Certificate"))
 	assert.NotContains(t, vwc.Annotations, "cert-manager.io/inject-ca-from")
 	var secret corev1.Secret
-	r.named(t, "Secret", tlsSecret).into(t, &secret)
-	assert.Equal(t, corev1.SecretTypeTLS, secret.Type)
+	r.named(t, "Secret", volume(t, dep, "tls").Secret.SecretName).into(t, &secret)
 	assert.Equal(t, secret.Data["ca.crt"], wh.ClientConfig.CABundle, "the webhook trusts the CA in the Secret")
-	verifyServingCert(t, wh.ClientConfig.CABundle, secret.Data["tls.crt"], dnsName)
-	verifyServingCert(t, wh.ClientConfig.CABundle, secret.Data["tls.crt"], dnsName+"."+c.clusterDomain)
+}
+
+// checkNetworkPolicy: only Metacontroller reaches the hooks port, only the
+// API server the validate port (where anything says where it calls from),
+// and nothing else reaches the pods.
+func checkNetworkPolicy(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	nps := r.find("NetworkPolicy")
+	if c.noNetworkPolicy {
+		assert.Empty(t, nps)
+		return
+	}
+	require.Len(t, nps, 1)
+	var np networkingv1.NetworkPolicy
+	nps[0].into(t, &np)
+	sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+	require.NoError(t, err)
+	assert.True(t, sel.Matches(labels.Set(dep.Spec.Template.Labels)), "the policy selects the hook pods")
+	assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, np.Spec.PolicyTypes)
+
+	byPort := map[string]networkingv1.NetworkPolicyIngressRule{}
+	for _, rule := range np.Spec.Ingress {
+		require.Len(t, rule.Ports, 1)
+		byPort[rule.Ports[0].Port.String()] = rule
+	}
+	want := []string{"hooks"}
+	if c.webhook {
+		want = append(want, "validate")
+	}
+	assert.ElementsMatch(t, want, keys(byPort), "a rule per container port, nothing else open")
+	for name := range byPort {
+		found := false
+		for _, ctr := range dep.Spec.Template.Spec.Containers {
+			found = found || ctr.Ports[0].Name == name
+		}
+		assert.True(t, found, "the policy names port %q, which no container has", name)
+	}
+
+	hooks := byPort["hooks"]
+	require.Len(t, hooks.From, 1)
+	assert.Equal(t, &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "metacontroller"}},
+		hooks.From[0].NamespaceSelector)
+	assert.Equal(t, &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "metacontroller"}},
+		hooks.From[0].PodSelector, "Metacontroller's pods, not its whole namespace")
+	if !c.webhook {
+		return
+	}
+	var cidrs []string
+	for _, peer := range byPort["validate"].From {
+		require.NotNil(t, peer.IPBlock)
+		cidrs = append(cidrs, peer.IPBlock.CIDR)
+	}
+	// helm template cannot read the API servers' addresses: only the CIDRs
+	// given, or (none given) the port stays open, which NOTES.txt warns of.
+	assert.Equal(t, c.apiServerCIDRs, cidrs)
 }
 
 // verifyServingCert checks that certPEM chains to caPEM and is valid for a

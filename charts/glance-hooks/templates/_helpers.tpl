@@ -67,7 +67,19 @@ app.kubernetes.io/component: metacontroller
 {{- end }}
 {{- end }}
 
-{{/* Name of the Secret holding the webhook's serving certificate. */}}
+{{/*
+The container's memory limit, for the service to set its Go memory limit
+below it (see serve's GOMEMLIMIT handling). Argument: the container's name.
+*/}}
+{{- define "glance-hooks.memoryLimitEnv" -}}
+- name: MEMORY_LIMIT
+  valueFrom:
+    resourceFieldRef:
+      containerName: {{ . }}
+      resource: limits.memory
+{{- end }}
+
+{{/* Name of the Secret holding the serving certificate of both containers. */}}
 {{- define "glance-hooks.tlsSecretName" -}}
 {{- printf "%s-tls" (include "glance-hooks.fullname" .) }}
 {{- end }}
@@ -94,7 +106,7 @@ once per render: every call without an existing Secret makes a new CA.
 {{- $_ := set $data "tls.crt" (index $existing.data "tls.crt" | b64dec) }}
 {{- $_ := set $data "tls.key" (index $existing.data "tls.key" | b64dec) }}
 {{- else }}
-{{- $days := int .Values.webhook.selfSigned.validityDays }}
+{{- $days := int .Values.tls.selfSigned.validityDays }}
 {{- $ca := genCA (printf "%s-webhook-ca" (include "glance-hooks.fullname" .)) $days }}
 {{- $names := include "glance-hooks.serviceDNSNames" . | fromJsonArray }}
 {{- $cert := genSignedCert (index $names 2) nil $names $days $ca }}
@@ -105,9 +117,49 @@ once per render: every call without an existing Secret makes a new CA.
 {{- toJson $data }}
 {{- end }}
 
+{{/* Name of the Secret holding the token Metacontroller sends to the hooks. */}}
+{{- define "glance-hooks.hookTokenSecretName" -}}
+{{- printf "%s-hook-token" (include "glance-hooks.fullname" .) }}
+{{- end }}
+
 {{/*
-One Metacontroller hook target: the chart's Service (plain HTTP) and a path,
-or hookBaseURL + path.
+The token Metacontroller sends to the hooks as a Bearer token: reused from
+the existing Secret (lookup) so upgrades keep it, generated otherwise (43
+random alphanumerics, about 256 bits).
+*/}}
+{{- define "glance-hooks.hookToken" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.hookTokenSecretName" .) }}
+{{- if and $existing $existing.data (index $existing.data "token") }}
+{{- index $existing.data "token" | b64dec }}
+{{- else }}
+{{- randAlphaNum 43 }}
+{{- end }}
+{{- end }}
+
+{{/*
+Metacontroller reads a hook's caBundle and authorization Secrets only when it
+creates or updates the CompositeController. This revision changes whenever
+the CA or the token in the cluster changes (read with lookup; empty on first
+install and in `helm template`), so an upgrade after a rotation updates the
+controllers and Metacontroller reads the new ones. It is a hash: neither
+value appears.
+*/}}
+{{- define "glance-hooks.credentialsRevision" -}}
+{{- $tls := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.tlsSecretName" .) }}
+{{- $tok := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.hookTokenSecretName" .) }}
+{{- $ca := "" }}
+{{- if and $tls $tls.data }}{{ $ca = index $tls.data "ca.crt" | default "" }}{{ end }}
+{{- $token := "" }}
+{{- if and $tok $tok.data }}{{ $token = index $tok.data "token" | default "" }}{{ end }}
+{{- if or $ca $token }}
+{{- printf "%s\n%s" $ca $token | sha256sum | trunc 16 }}
+{{- end }}
+{{- end }}
+
+{{/*
+One Metacontroller hook target: the chart's Service over TLS, trusting the
+CA in the TLS Secret and sending the hook token; or hookBaseURL + path, with
+nothing else (a hook service you run yourself while debugging).
 */}}
 {{- define "glance-hooks.hook" -}}
 {{- $root := index . 0 }}
@@ -120,12 +172,65 @@ webhook:
   service:
     name: {{ include "glance-hooks.fullname" $root }}
     namespace: {{ $root.Release.Namespace }}
-    port: {{ $root.Values.service.httpPort }}
-    protocol: http
+    port: {{ $root.Values.service.hooksPort }}
+    protocol: https
   path: {{ $path }}
+  caBundle:
+    secretRef:
+      name: {{ include "glance-hooks.tlsSecretName" $root }}
+      namespace: {{ $root.Release.Namespace }}
+      key: ca.crt
+  authorization:
+    type: Bearer
+    secretRef:
+      name: {{ include "glance-hooks.hookTokenSecretName" $root }}
+      namespace: {{ $root.Release.Namespace }}
+      key: token
   {{- end }}
   timeout: {{ .hookTimeout }}
 {{- end }}
+{{- end }}
+
+{{/* Metadata every CompositeController carries. */}}
+{{- define "glance-hooks.compositeControllerMetadata" -}}
+labels:
+  {{- include "glance-hooks.metacontrollerLabels" . | nindent 2 }}
+{{- if not .Values.metacontroller.hookBaseURL }}
+{{- with include "glance-hooks.credentialsRevision" . }}
+annotations:
+  glance-hooks.c5c3.io/credentials-revision: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Where the API server's calls to /validate come from, as NetworkPolicy peers
+(JSON list): networkPolicy.apiServer.cidrs, then .peers, then, with
+.fromKubernetesEndpoints, each address of the default/kubernetes Service's
+EndpointSlice (the API servers' own addresses, read with lookup; nothing in
+`helm template`).
+*/}}
+{{- define "glance-hooks.apiServerPeers" -}}
+{{- $peers := list }}
+{{- with .Values.networkPolicy.apiServer }}
+{{- range .cidrs }}
+{{- $peers = append $peers (dict "ipBlock" (dict "cidr" .)) }}
+{{- end }}
+{{- range .peers }}
+{{- $peers = append $peers . }}
+{{- end }}
+{{- if .fromKubernetesEndpoints }}
+{{- $slice := lookup "discovery.k8s.io/v1" "EndpointSlice" "default" "kubernetes" }}
+{{- if $slice }}
+{{- range $slice.endpoints }}
+{{- range .addresses }}
+{{- $peers = append $peers (dict "ipBlock" (dict "cidr" (ternary (printf "%s/128" .) (printf "%s/32" .) (contains ":" .)))) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- toJson $peers }}
 {{- end }}
 
 {{/* Rejects value combinations that cannot work, with a message saying why. */}}
@@ -136,12 +241,12 @@ webhook:
 {{- if or (lt (int .Values.webhook.timeoutSeconds) 1) (gt (int .Values.webhook.timeoutSeconds) 30) }}
 {{- fail "webhook.timeoutSeconds must be between 1 and 30 (the API server's limits)" }}
 {{- end }}
-{{- if and .Values.webhook.enabled (not .Values.webhook.certManager.enabled) (lt (int .Values.webhook.selfSigned.validityDays) 1) }}
-{{- fail "webhook.selfSigned.validityDays must be at least 1" }}
+{{- if and (not .Values.tls.certManager.enabled) (lt (int .Values.tls.selfSigned.validityDays) 1) }}
+{{- fail "tls.selfSigned.validityDays must be at least 1" }}
 {{- end }}
-{{- with .Values.webhook.certManager.issuerRef }}
+{{- with .Values.tls.certManager.issuerRef }}
 {{- if not .name }}
-{{- fail "webhook.certManager.issuerRef needs a name (or leave it empty for a chart-made self-signed Issuer)" }}
+{{- fail "tls.certManager.issuerRef needs a name (or leave it empty for a chart-made CA Issuer)" }}
 {{- end }}
 {{- end }}
 {{- end }}
