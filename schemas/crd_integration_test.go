@@ -250,6 +250,23 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 	out, errOut, err = env.Kubectl(t, "", "get", "controlplanes", "-n", space)
 	require.NoError(t, err, errOut)
 	assert.Equal(t, []string{"NAME", "READY", "AGE"}, strings.Fields(strings.Split(out, "\n")[0]))
+
+	// The short names and the category list the same objects, and the
+	// category does not shadow the guide's `kubectl get glance <name>`.
+	want := []string{
+		"controlplane.c5c3.io/controlplane",
+		"glance.glance.openstack.c5c3.io/controlplane-glance",
+		"glancebackend.glance.openstack.c5c3.io/controlplane-glance-default",
+		"glancebackend.glance.openstack.c5c3.io/controlplane-glance-secondary",
+	}
+	for _, what := range []string{"cp,gl,gb", "openstack", "c5c3"} {
+		out, errOut, err = env.Kubectl(t, "", "get", what, "-n", space, "-o", "name")
+		require.NoError(t, err, errOut)
+		assert.ElementsMatch(t, want, strings.Fields(out), "kubectl get %s", what)
+	}
+	out, errOut, err = env.Kubectl(t, "", "get", "glance", "controlplane-glance", "-n", space, "-o", "name")
+	require.NoError(t, err, errOut)
+	assert.Equal(t, "glance.glance.openstack.c5c3.io/controlplane-glance\n", out)
 }
 
 func TestExplainReadsWell(t *testing.T) {

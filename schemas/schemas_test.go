@@ -415,3 +415,37 @@ func TestOwnedOptionsMatchStoreconf(t *testing.T) {
 		assert.Equal(t, want, got, file)
 	}
 }
+
+// Every kind has a short name and is in the openstack and c5c3 categories
+// (`kubectl get openstack` lists them all). kubectl expands a category
+// before it looks for a resource of that name, so no category may be a name
+// a reader types for one of the kinds (the guide's `kubectl get glance`).
+func TestShortNamesAndCategories(t *testing.T) {
+	names := map[string]bool{}
+	var categories []string
+	for _, k := range kinds {
+		crd := loadCRD(t, k.file)
+		n, _ := get(crd, "spec", "names").(node)
+		short, _ := n["shortNames"].([]any)
+		assert.NotEmpty(t, short, "%s has a short name", k.kind)
+		own := map[string]bool{}
+		for _, v := range append([]any{n["plural"], n["singular"], strings.ToLower(k.kind)}, short...) {
+			s, _ := v.(string)
+			own[s] = true
+		}
+		for s := range own {
+			assert.False(t, names[s], "%q names two kinds", s)
+			names[s] = true
+		}
+		cats, _ := n["categories"].([]any)
+		var got []string
+		for _, c := range cats {
+			got = append(got, c.(string))
+		}
+		assert.Equal(t, []string{"openstack", "c5c3"}, got, "%s categories", k.kind)
+		categories = append(categories, got...)
+	}
+	for _, c := range categories {
+		assert.False(t, names[c], "category %q shadows a resource name in kubectl", c)
+	}
+}
