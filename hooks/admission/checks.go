@@ -1,35 +1,45 @@
 package admission
 
 import (
-	"fmt"
 	"net/url"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Messages here name fields and say what is wrong; they never repeat a value
+// Problems here name fields and say what is wrong; they never repeat a value
 // that could be a credential (URLs, option values).
 
-// checkURL says what is wrong with an http(s) URL field, or "" when it is fine.
-// A URL carrying user:password@ is refused: credentials live in Secrets.
-func checkURL(field, v string) string {
-	if p := storeconf.ValueProblem(v); p != "" {
-		return fmt.Sprintf("%s %s", field, p)
+// urlProblems checks an http(s) URL at a field. A URL carrying
+// user:password@ is refused: credentials live in Secrets.
+func urlProblems(at *field.Path, v string) problem.List {
+	if l := valueProblems(at, v); l != nil {
+		return l
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Sprintf("%s must be an http:// or https:// URL with a host", field)
+		return problem.List{problem.Invalid(at, "must be an http:// or https:// URL with a host")}
 	}
 	if u.User != nil {
-		return fmt.Sprintf("%s must not carry credentials (user:password@); they belong in a Secret", field)
+		return problem.List{problem.Invalid(at, "must not carry credentials (user:password@); they belong in a Secret")}
 	}
-	return ""
+	return nil
 }
 
-// checkValue says what is wrong with a value that is rendered into the config.
-func checkValue(field, v string) string {
+// valueProblems checks a value written into the config.
+func valueProblems(at *field.Path, v string) problem.List {
 	if p := storeconf.ValueProblem(v); p != "" {
-		return fmt.Sprintf("%s %s", field, p)
+		return problem.List{problem.Invalid(at, "%s", p)}
 	}
-	return ""
+	return nil
+}
+
+// requiredValue checks a value that must be set and is written into the config.
+func requiredValue(at *field.Path, v string) problem.List {
+	if v == "" {
+		return problem.List{problem.Required(at)}
+	}
+	return valueProblems(at, v)
 }

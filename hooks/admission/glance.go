@@ -1,12 +1,19 @@
 package admission
 
 import (
-	"fmt"
-
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+var (
+	specPath     = field.NewPath("spec")
+	metadataName = field.NewPath("metadata", "name")
+	// releasePath is where a Glance and a ControlPlane both hold the release.
+	releasePath = specPath.Child("openStackRelease")
 )
 
 func reviewGlance(req *admissionv1.AdmissionRequest) decision {
@@ -18,56 +25,56 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 		return decision{}
 	}
 	name := nameOf(req, &g.ObjectMeta)
-	if out := glanceProblems(name, namespaceOf(req, &g.ObjectMeta), g.Spec); len(out) > 0 {
-		return invalid(api.KindGlance, name, out)
+	spec := g.Spec.WithDefaults(namespaceOf(req, &g.ObjectMeta))
+	l := glanceNameProblems(name)
+	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
+	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
+	if len(l) > 0 {
+		return invalid(api.KindGlance, name, l)
 	}
 	return decision{}
 }
 
-// glanceProblems checks a Glance the way its sync hook will use it: the name
-// is also its Service's, and the spec with the conventional defaults filled in
-// must hold what glance-api needs, in values that can be written into
-// glance-api.conf.
-func glanceProblems(name, namespace string, spec api.GlanceSpec) []string {
-	var out []string
-	add := func(p string) {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
+// glanceNameProblems checks a Glance's name, which is also its Service's.
+func glanceNameProblems(name string) problem.List {
 	if name == "" {
-		add("metadata.name is required: it is also the name of the glance-api Service, so it cannot be generated")
-	} else if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-		add(fmt.Sprintf("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", shortValidation(errs[0])))
+		return problem.List{problem.Invalid(metadataName, "is required: it is also the name of the glance-api Service, so it cannot be generated")}
 	}
+	if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+		return problem.List{problem.New("the name is also the name of its glance-api Service, which must be a DNS-1035 label: %s", shortValidation(errs[0]))}
+	}
+	return nil
+}
 
-	s := spec.WithDefaults(namespace)
-	required := func(field, v string) {
-		if v == "" {
-			add(field + " is required")
-		} else {
-			add(checkValue(field, v))
-		}
-	}
-	required("spec.openStackRelease", s.OpenStackRelease)
-	add(checkURL("spec.keystoneEndpoint", s.KeystoneEndpoint))
+// glanceServiceProblems checks a Glance spec, with the conventional defaults
+// filled in, the way its sync hook will use it: what glance-api needs must
+// be there, in values that can be written into glance-api.conf. Paths are
+// relative to where the settings are (a Glance's spec, a ControlPlane's
+// spec.services.glance); the release, which a ControlPlane holds on its
+// spec, is checked at releasePath.
+func glanceServiceProblems(s api.GlanceSpec) problem.List {
+	var l problem.List
+	required := func(at *field.Path, v string) { l = append(l, requiredValue(at, v)...) }
+	l = append(l, urlProblems(field.NewPath("keystoneEndpoint"), s.KeystoneEndpoint)...)
 	if s.KeystonePublicEndpoint != "" {
-		add(checkURL("spec.keystonePublicEndpoint", s.KeystonePublicEndpoint))
+		l = append(l, urlProblems(field.NewPath("keystonePublicEndpoint"), s.KeystonePublicEndpoint)...)
 	}
 	if *s.Replicas < 0 {
-		add("spec.replicas must not be negative")
+		l = append(l, problem.Invalid(field.NewPath("replicas"), "must not be negative"))
 	}
-	required("spec.image.repository", s.Image.Repository)
-	required("spec.image.tag", s.Image.Tag)
-	required("spec.database.clusterRef.name", s.Database.ClusterRef.Name)
-	required("spec.database.database", s.Database.Database)
-	required("spec.database.secretRef.name", s.Database.SecretRef.Name)
-	required("spec.cache.clusterRef.name", s.Cache.ClusterRef.Name)
-	u := s.ServiceUser
-	required("spec.serviceUser.username", u.Username)
-	required("spec.serviceUser.projectName", u.ProjectName)
-	required("spec.serviceUser.userDomainName", u.UserDomainName)
-	required("spec.serviceUser.projectDomainName", u.ProjectDomainName)
-	required("spec.serviceUser.secretRef.name", u.SecretRef.Name)
-	return out
+	image := field.NewPath("image")
+	required(image.Child("repository"), s.Image.Repository)
+	required(image.Child("tag"), s.Image.Tag)
+	db := field.NewPath("database")
+	required(db.Child("clusterRef", "name"), s.Database.ClusterRef.Name)
+	required(db.Child("database"), s.Database.Database)
+	required(db.Child("secretRef", "name"), s.Database.SecretRef.Name)
+	required(field.NewPath("cache", "clusterRef", "name"), s.Cache.ClusterRef.Name)
+	user := field.NewPath("serviceUser")
+	required(user.Child("username"), s.ServiceUser.Username)
+	required(user.Child("projectName"), s.ServiceUser.ProjectName)
+	required(user.Child("userDomainName"), s.ServiceUser.UserDomainName)
+	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
+	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
+	return l
 }

@@ -3,13 +3,13 @@ package admission
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"sort"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -106,62 +106,48 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 	return decision{}
 }
 
-// backendProblems are the rules a GlanceBackend must meet on its own: the
-// store id, the spec the renderer accepts (storeconf.SpecProblems, the same
-// check its sync hook makes), and what admission adds.
-func backendProblems(b, old *api.GlanceBackend) []string {
-	var out []string
-	add := func(p string) { out = append(out, p) }
-
+// backendProblems are the rules a GlanceBackend must meet on its own: its
+// name and store id, the spec the renderer accepts (storeconf.SpecProblems,
+// the same check its sync hook makes), and that an UPDATE keeps what may not
+// change.
+func backendProblems(b, old *api.GlanceBackend) problem.List {
+	var l problem.List
 	if b.Name != "" {
 		if errs := validation.IsDNS1123Subdomain(b.Name); len(errs) > 0 {
-			add(fmt.Sprintf("the name is not a valid object name: %s", shortValidation(errs[0])))
+			l = append(l, problem.New("the name is not a valid object name: %s", shortValidation(errs[0])))
 		}
 	}
-	id := b.EffectiveStoreID()
-	var idErr error
-	switch {
+	switch id := b.EffectiveStoreID(); {
 	case b.Spec.StoreID != "":
-		if idErr = storeconf.ValidateStoreID(id); idErr != nil {
-			add("spec.storeId: " + idErr.Error())
+		if err := storeconf.ValidateStoreID(id); err != nil {
+			l = append(l, problem.At(specPath.Child("storeId"), "%v", err))
 		}
 	case b.Name == "":
-		idErr = storeconf.ValidateStoreID(id)
-		add("metadata.name is the store id when spec.storeId is unset, so a generated name cannot be used; set spec.storeId or a fixed name")
+		l = append(l, problem.Invalid(metadataName, "is the store id when spec.storeId is unset, so a generated name cannot be used; set spec.storeId or a fixed name"))
 	default:
-		if idErr = storeconf.ValidateStoreID(id); idErr != nil {
-			add("its name is its store id (spec.storeId is unset), and " + idErr.Error())
+		if err := storeconf.ValidateStoreID(id); err != nil {
+			l = append(l, problem.New("its name is its store id (spec.storeId is unset), and %v", err))
 		}
 	}
 
-	glance := b.Spec.GlanceRef.Name
+	glance, glanceRef := b.Spec.GlanceRef.Name, specPath.Child("glanceRef", "name")
 	if glance == "" {
-		add("spec.glanceRef.name is required")
+		l = append(l, problem.Required(glanceRef))
 	} else if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
-		add(fmt.Sprintf("spec.glanceRef.name %q cannot name a Glance: %s", glance, shortValidation(errs[0])))
+		l = append(l, problem.Invalid(glanceRef, "%q cannot name a Glance: %s", glance, shortValidation(errs[0])))
 	}
 
-	for _, p := range storeconf.SpecProblems(b.Spec, id) {
-		if idErr != nil && p == idErr.Error() {
-			continue // said above, with where the id comes from
-		}
-		add(p)
-	}
-	if s3 := b.Spec.S3; s3 != nil && s3.Host != "" {
-		if u, err := url.Parse(s3.Host); err == nil && u.User != nil {
-			add("spec.s3.host must not carry credentials (user:password@); they come from s3.credentialsSecretRef")
-		}
-	}
+	l = append(l, problem.Wrap(specPath, storeconf.SpecProblems(b.Spec, storeconf.HostField))...)
 
 	if old != nil {
 		if old.Spec.GlanceRef.Name != glance {
-			add("spec.glanceRef.name is immutable; create a new GlanceBackend to attach a store to another Glance")
+			l = append(l, problem.Invalid(glanceRef, "is immutable; create a new GlanceBackend to attach a store to another Glance"))
 		}
 		if old.Spec.Type != b.Spec.Type {
-			add("spec.type is immutable")
+			l = append(l, problem.Invalid(specPath.Child("type"), "is immutable"))
 		}
 	}
-	return out
+	return l
 }
 
 // sameControlPlane reports whether both backends are projected children of

@@ -20,6 +20,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
 // AdmissionReview's apiVersion and kind, the only ones this hook answers.
@@ -183,9 +184,9 @@ func (d decision) response(uid types.UID) *admissionv1.AdmissionResponse {
 
 // invalid refuses an object whose own content breaks a rule (422). The
 // message names the object once, then every problem.
-func invalid(kind, name string, problems []string) decision {
+func invalid(kind, name string, problems problem.List) decision {
 	return decision{denied: true, code: http.StatusUnprocessableEntity, reason: metav1.StatusReasonInvalid,
-		message: fmt.Sprintf("%s %q: %s", kind, name, strings.Join(problems, "; "))}
+		message: fmt.Sprintf("%s %q: %s", kind, name, problems.String())}
 }
 
 // shortValidation drops the example and regex from an apimachinery

@@ -31,13 +31,13 @@ func TestProjectionCarriesEveryEntryField(t *testing.T) {
 		Backends: []api.BackendEntry{entry},
 	}}}}
 	cp.Name, cp.Namespace = "cp", "ns"
-	children := Project(cp)
+	children := project(cp)
 	if len(children) != 2 {
-		t.Fatalf("Project(...): want the Glance and one GlanceBackend, got %d children", len(children))
+		t.Fatalf("project(...): want the Glance and one GlanceBackend, got %d children", len(children))
 	}
 	child, ok := children[1].(*api.GlanceBackend)
 	if !ok {
-		t.Fatalf("Project(...): second child is %T, want *api.GlanceBackend", children[1])
+		t.Fatalf("project(...): second child is %T, want *api.GlanceBackend", children[1])
 	}
 	want, got := leaves(t, entry), leaves(t, child.Spec)
 	paths := make([]string, 0, len(want))

@@ -4,11 +4,9 @@ package controlplane
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
@@ -53,14 +51,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 
 	var children []any
 	projected := hook.Condition{Type: CondGlanceProjected, Status: true, Reason: ReasonProjected}
-	problems := ValidateBackends(svc.Backends)
-	for _, e := range svc.Backends {
-		// The entry name ends the child's object name; admission refuses
-		// what would not make one, this keeps a sync from failing on it.
-		if errs := validation.IsDNS1123Subdomain(names.BackendName(cp.Name, e.Name)); e.Name != "" && len(errs) > 0 {
-			problems = append(problems, fmt.Sprintf("entry %q makes the GlanceBackend name %q, which is not a valid object name", e.Name, names.BackendName(cp.Name, e.Name)))
-		}
-	}
+	problems := ValidateBackends(cp.Name, svc.Backends)
 	if len(problems) > 0 {
 		// Not projected half-way: keep what was projected before, as it was.
 		kept, err := req.Children.KeepAsLastApplied(names.GlancesKey, names.GlanceBackendsKey)
@@ -71,7 +62,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		projected.Status = false
 		projected.Reason = ReasonInvalidBackends
 		projected.Message = "spec.services.glance.backends is invalid, keeping the previously projected children: " +
-			strings.Join(problems, "; ")
+			problems.String()
 	} else {
 		children = project(&cp)
 		projected.Message = fmt.Sprintf("projected Glance %q and %s", names.GlanceName(cp.Name), hook.Plural(len(svc.Backends), "GlanceBackend", "GlanceBackends"))
@@ -85,12 +76,8 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}, nil
 }
 
-// Project is what a ControlPlane projects: its Glance and one GlanceBackend
-// per entry. It needs a spec ValidateBackends has nothing to say about;
-// admission uses it to check the children the way it checks hand-made ones.
-func Project(cp *api.ControlPlane) []any { return project(cp) }
-
-// project builds the desired children from a valid spec.
+// project builds the desired children from a spec ValidateBackends has
+// nothing to say about.
 func project(cp *api.ControlPlane) []any {
 	svc := cp.Spec.Services.Glance
 	glanceName := names.GlanceName(cp.Name)
@@ -98,24 +85,32 @@ func project(cp *api.ControlPlane) []any {
 	children := []any{&api.Glance{
 		TypeMeta:   metav1.TypeMeta{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance},
 		ObjectMeta: metav1.ObjectMeta{Name: glanceName, Namespace: cp.Namespace, Labels: labels},
-		Spec:       glanceSpec(cp),
+		Spec:       GlanceSpec(cp),
 	}}
 	for _, e := range svc.Backends {
-		s3 := e.S3
 		children = append(children, &api.GlanceBackend{
 			TypeMeta:   metav1.TypeMeta{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlanceBackend},
 			ObjectMeta: metav1.ObjectMeta{Name: names.BackendName(cp.Name, e.Name), Namespace: cp.Namespace, Labels: labels},
-			Spec: api.GlanceBackendSpec{
-				GlanceRef:    api.LocalObjectReference{Name: glanceName},
-				Type:         e.Type,
-				IsDefault:    e.IsDefault,
-				StoreID:      e.Name,
-				S3:           &api.S3Store{Host: s3.Endpoint, S3Options: s3.S3Options},
-				ExtraOptions: e.ExtraOptions,
-			},
+			Spec:       backendSpec(glanceName, e),
 		})
 	}
 	return children
+}
+
+// backendSpec is the spec of the GlanceBackend projected from one entry:
+// the entry name is its store id, and the entry's s3.endpoint its s3.host.
+func backendSpec(glance string, e api.BackendEntry) api.GlanceBackendSpec {
+	spec := api.GlanceBackendSpec{
+		GlanceRef:    api.LocalObjectReference{Name: glance},
+		Type:         e.Type,
+		IsDefault:    e.IsDefault,
+		StoreID:      e.Name,
+		ExtraOptions: e.ExtraOptions,
+	}
+	if e.S3 != nil {
+		spec.S3 = &api.S3Store{Host: e.S3.Endpoint, S3Options: e.S3.S3Options}
+	}
+	return spec
 }
 
 // glanceReady mirrors the projected Glance's Ready condition.
@@ -143,10 +138,11 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 	return c
 }
 
-// glanceSpec is the projected Glance's spec: every field explicit, so the
+// GlanceSpec is the projected Glance's spec: every field explicit, so the
 // child says exactly what it runs and a default changed later in this service
-// shows up as a diff on the child.
-func glanceSpec(cp *api.ControlPlane) api.GlanceSpec {
+// shows up as a diff on the child. Admission checks it the way it checks a
+// hand-made Glance's.
+func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	svc := cp.Spec.Services.Glance
 	return api.GlanceSpec{
 		OpenStackRelease:       cp.Spec.OpenStackRelease,

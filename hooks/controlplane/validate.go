@@ -1,63 +1,51 @@
 package controlplane
 
 import (
-	"fmt"
-	"strings"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // MessageExactlyOneDefault is the guide's text for zero or several defaults.
 const MessageExactlyOneDefault = "exactly one backends entry must set isDefault"
 
-// ValidateBackends checks services.glance.backends[] the way admission does,
-// so the sync hook never projects a list the API server should have refused.
-// It returns every problem, in entry order.
-func ValidateBackends(backends []api.BackendEntry) []string {
-	var problems []string
+// ValidateBackends checks the services.glance.backends[] of ControlPlane cp
+// the way admission does, so the sync hook never projects a list the API
+// server should have refused. Each entry must make a usable store id and
+// GlanceBackend name, and the GlanceBackend it projects must pass the checks
+// a hand-made one passes. Every problem is listed, entry by entry, then the
+// count of defaults; paths are relative to spec.services.glance.
+func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
+	var l problem.List
 	defaults := 0
 	seen := map[string]bool{}
 	for i, e := range backends {
-		at := fmt.Sprintf("backends[%d]", i)
+		at := field.NewPath("backends").Index(i)
 		if e.Name == "" {
-			problems = append(problems, at+": name is required")
+			l = append(l, problem.Required(at.Child("name")))
 		} else {
 			if err := storeconf.ValidateStoreID(e.Name); err != nil {
-				problems = append(problems, at+": "+err.Error())
+				l = append(l, problem.At(at, "%v", err))
 			}
 			if seen[e.Name] {
-				problems = append(problems, fmt.Sprintf("%s: duplicate entry name %q", at, e.Name))
+				l = append(l, problem.At(at, "duplicate entry name %q", e.Name))
 			}
 			seen[e.Name] = true
+			if child := names.BackendName(cp, e.Name); len(validation.IsDNS1123Subdomain(child)) > 0 {
+				l = append(l, problem.New("entry %q makes the GlanceBackend name %q, which is not a valid object name", e.Name, child))
+			}
 		}
 		if e.IsDefault {
 			defaults++
 		}
-		if e.Type != api.BackendTypeS3 {
-			problems = append(problems, fmt.Sprintf("%s: type must be S3", at))
-			continue
-		}
-		if e.S3 == nil {
-			problems = append(problems, at+": s3 is required when type is S3")
-			continue
-		}
-		var missing []string
-		if e.S3.Endpoint == "" {
-			missing = append(missing, "s3.endpoint")
-		}
-		if e.S3.Bucket == "" {
-			missing = append(missing, "s3.bucket")
-		}
-		if e.S3.CredentialsSecretRef.Name == "" {
-			missing = append(missing, "s3.credentialsSecretRef.name")
-		}
-		if len(missing) > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %s required", at, strings.Join(missing, ", ")))
-		}
+		l = append(l, problem.Wrap(at, storeconf.SpecProblems(backendSpec(names.GlanceName(cp), e), storeconf.EndpointField))...)
 	}
 	if defaults != 1 {
-		problems = append(problems, fmt.Sprintf("%s (found %d)", MessageExactlyOneDefault, defaults))
+		l = append(l, problem.New("%s (found %d)", MessageExactlyOneDefault, defaults))
 	}
-	return problems
+	return l
 }

@@ -121,8 +121,8 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 // evaluate decides whether one store can be rendered, and why not.
 func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	b := &s.backend
-	if problems := storeconf.SpecProblems(b.Spec, s.id); len(problems) > 0 {
-		s.skipped = "its spec cannot be rendered: " + strings.Join(problems, "; ")
+	if problems := storeconf.BackendProblems(b.Spec, s.id); len(problems) > 0 {
+		s.skipped = "its spec cannot be rendered: " + problems.String()
 		return nil
 	}
 	if c, ok := hook.FindCondition(b.Status.Conditions, names.ConditionCredentialsReady); !ok || c.Status != metav1.ConditionTrue {

@@ -2,7 +2,6 @@ package glancebackend
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,14 +49,14 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 
 	rendered := hook.Condition{Type: CondStoreRendered, Reason: ReasonInvalidSpec}
 	var children []any
-	if problems := storeconf.SpecProblems(b.Spec, storeID); len(problems) > 0 {
-		rendered.Message = "the store section cannot be rendered: " + strings.Join(problems, "; ")
+	if problems := storeconf.BackendProblems(b.Spec, storeID); len(problems) > 0 {
+		rendered.Message = "the store section cannot be rendered: " + problems.String()
 	} else if !credCond.Status {
 		rendered.Reason = credCond.Reason
 		rendered.Message = "waiting for usable credentials"
 	} else {
 		section, err := storeconf.RenderSection(b.Spec, storeID, creds)
-		if err != nil { // SpecProblems and the credential checks make this unreachable
+		if err != nil { // BackendProblems and the credential checks make this unreachable
 			return nil, fmt.Errorf("rendering store %q: %w", storeID, err)
 		}
 		children = append(children, storeSecret(&b, storeID, section))

@@ -103,21 +103,6 @@ func TestRenderSectionParsesBack(t *testing.T) {
 	assert.True(t, strings.HasPrefix(text, "[archive]\ns3_store_host = "), "owned options come first, in a fixed order")
 }
 
-func TestSpecProblems(t *testing.T) {
-	s := spec()
-	s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak"}
-	problems := strings.Join(SpecProblems(s, "archive"), "|")
-	assert.Contains(t, problems, "may not set s3_store_bucket")
-	assert.Contains(t, problems, `option name "bad key"`)
-	assert.Contains(t, problems, "extraOptions[ok] contains a newline")
-
-	s = spec()
-	s.S3.Host = "ftp://x"
-	assert.Contains(t, strings.Join(SpecProblems(s, "a"), "|"), "http:// or https://")
-	s.S3 = nil
-	assert.Contains(t, strings.Join(SpecProblems(s, "a"), "|"), "spec.s3 is required")
-}
-
 func TestSpecHashIgnoresIsDefault(t *testing.T) {
 	a := spec()
 	b := spec()

@@ -1,0 +1,106 @@
+package storeconf
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// The name of the S3 URL field where a store is declared: a GlanceBackend's
+// s3.host, a ControlPlane entry's s3.endpoint (projected into s3.host).
+const (
+	HostField     = "host"
+	EndpointField = "endpoint"
+)
+
+var specPath = field.NewPath("spec")
+
+// BackendProblems lists what keeps a GlanceBackend's section from being
+// rendered: its store id, then its spec (paths from the object:
+// "spec.s3.host"). Empty means the section can be rendered.
+func BackendProblems(spec api.GlanceBackendSpec, storeID string) problem.List {
+	var l problem.List
+	if err := ValidateStoreID(storeID); err != nil {
+		l = append(l, problem.New("%v", err))
+	}
+	return append(l, problem.Wrap(specPath, SpecProblems(spec, HostField))...)
+}
+
+// SpecProblems lists what in a store's declaration cannot be rendered
+// safely: its type, its S3 settings and its extraOptions. It checks a
+// GlanceBackend's spec, and a ControlPlane's backends[] entry in the spec it
+// projects; urlField names the S3 URL field where the store is declared
+// (HostField, EndpointField). Paths are relative to the object that holds
+// type, s3 and extraOptions. No message repeats a value.
+func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
+	if spec.Type != api.BackendTypeS3 {
+		return problem.List{problem.Invalid(field.NewPath("type"), "must be %s", api.BackendTypeS3)}
+	}
+	if spec.S3 == nil {
+		return problem.List{problem.Invalid(field.NewPath("s3"), "is required when type is S3")}
+	}
+	l := s3Problems(field.NewPath("s3"), spec.S3, urlField)
+	return append(l, extraOptionsProblems(field.NewPath("extraOptions"), spec.ExtraOptions)...)
+}
+
+// s3Problems checks the S3 settings at s3.
+func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
+	var l problem.List
+	value := func(at *field.Path, v string, required bool) {
+		switch p := ValueProblem(v); {
+		case v == "" && required:
+			l = append(l, problem.Required(at))
+		case v != "" && p != "":
+			l = append(l, problem.Invalid(at, "%s", p))
+		}
+	}
+	endpoint := s3.Child(urlField)
+	value(endpoint, o.Host, true)
+	if o.Host != "" && !strings.HasPrefix(o.Host, "http://") && !strings.HasPrefix(o.Host, "https://") {
+		l = append(l, problem.Invalid(endpoint, "must be an http:// or https:// URL"))
+	}
+	if u, err := url.Parse(o.Host); o.Host != "" && err == nil && u.User != nil {
+		l = append(l, problem.Invalid(endpoint, "must not carry credentials (user:password@); they come from s3.credentialsSecretRef"))
+	}
+	value(s3.Child("bucket"), o.Bucket, true)
+	value(s3.Child("region"), o.Region, false)
+	if f := o.BucketURLFormat; f != "" && f != "path" && f != "virtual" {
+		l = append(l, problem.Invalid(s3.Child("bucketURLFormat"), "must be path or virtual"))
+	}
+	value(s3.Child("credentialsSecretRef", "name"), o.CredentialsSecretRef.Name, true)
+	for _, size := range []struct {
+		name string
+		v    *int64
+	}{{"largeObjectSize", o.LargeObjectSize}, {"largeObjectChunkSize", o.LargeObjectChunkSize}} {
+		if size.v != nil && *size.v < 1 {
+			l = append(l, problem.Invalid(s3.Child(size.name), "must be at least 1"))
+		}
+	}
+	return l
+}
+
+// extraOptionsProblems checks the options at extra, in key order: none may
+// set an option the service renders, and each must be one safe line.
+func extraOptionsProblems(extra *field.Path, opts map[string]string) problem.List {
+	var l problem.List
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		if OwnedOptions[k] {
+			l = append(l, problem.Invalid(extra, "may not set %s: the service renders it", k))
+			continue
+		}
+		if err := ValidateKey(k); err != nil {
+			l = append(l, problem.At(extra, "%v", err))
+			continue
+		}
+		if p := ValueProblem(opts[k]); p != "" {
+			l = append(l, problem.Invalid(extra.Key(k), "%s", p))
+		}
+	}
+	return l
+}

@@ -1,0 +1,100 @@
+package storeconf
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+)
+
+func TestBackendProblems(t *testing.T) {
+	type args struct {
+		spec    func(*api.GlanceBackendSpec)
+		storeID string
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   []string
+	}{
+		"Renderable": {
+			reason: "a complete S3 spec with a usable store id has nothing to say",
+			args:   args{storeID: "archive"},
+		},
+		"ReservedStoreID": {
+			reason: "the store id is the section name; its problem names the id, not a field",
+			args:   args{storeID: "os_glance_staging_store"},
+			want:   []string{`store id "os_glance_staging_store" uses the reserved os_glance_ prefix: glance-api keeps os_glance_* stores for itself`},
+		},
+		"WrongType": {
+			reason: "only S3 stores can be rendered; nothing else is checked then",
+			args:   args{storeID: "a", spec: func(s *api.GlanceBackendSpec) { s.Type, s.S3.Bucket = "Swift", "" }},
+			want:   []string{"spec.type must be S3"},
+		},
+		"NoS3": {
+			reason: "an S3 store needs its S3 settings",
+			args:   args{storeID: "a", spec: func(s *api.GlanceBackendSpec) { s.S3 = nil }},
+			want:   []string{"spec.s3 is required when type is S3"},
+		},
+		"S3Fields": {
+			reason: "every S3 field says what is wrong with it, in field order, without its value",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				size := int64(0)
+				s.S3.Host, s.S3.Bucket, s.S3.Region = "ftp://k:SECRET@x", "", "r\n"
+				s.S3.BucketURLFormat, s.S3.CredentialsSecretRef.Name, s.S3.LargeObjectChunkSize = "dns", "", &size
+			}},
+			want: []string{
+				"spec.s3.host must be an http:// or https:// URL",
+				"spec.s3.host must not carry credentials (user:password@); they come from s3.credentialsSecretRef",
+				"spec.s3.bucket is required",
+				"spec.s3.region contains a newline",
+				"spec.s3.bucketURLFormat must be path or virtual",
+				"spec.s3.credentialsSecretRef.name is required",
+				"spec.s3.largeObjectChunkSize must be at least 1",
+			},
+		},
+		"ExtraOptions": {
+			reason: "extraOptions may neither set an option the service renders nor break the file; keys in order",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak"}
+			}},
+			want: []string{
+				`spec.extraOptions: option name "bad key" is not valid: use lowercase letters, digits and '_', starting with a letter`,
+				"spec.extraOptions[ok] contains a newline",
+				"spec.extraOptions may not set s3_store_bucket: the service renders it",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := spec()
+			if tc.args.spec != nil {
+				tc.args.spec(&s)
+			}
+			var got []string
+			for _, p := range BackendProblems(s, tc.args.storeID) {
+				got = append(got, p.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nBackendProblems(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// The S3 URL field is named where the store is declared; the checks are the
+// same.
+func TestSpecProblemsNamesTheURLField(t *testing.T) {
+	s := spec()
+	s.S3.Host = "garage:3900"
+	for field, want := range map[string]string{
+		HostField:     "s3.host must be an http:// or https:// URL",
+		EndpointField: "s3.endpoint must be an http:// or https:// URL",
+	} {
+		got := SpecProblems(s, field).String()
+		if got != want {
+			t.Errorf("SpecProblems(..., %q) = %q, want %q", field, got, want)
+		}
+	}
+}
