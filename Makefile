@@ -10,7 +10,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
-.PHONY: all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check run datapath-deps \
+.PHONY: all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check run datapath-deps services-deps \
 	helm chart-crds metacontroller chart-lint image bench
 
 all: build
@@ -25,11 +25,12 @@ build:
 	VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh $(BIN)
 
 # The whole test suite, as CI runs it, on a fresh machine too: it installs
-# the real components first (glance-api from Debian's packages needs root or
-# sudo; kube-apiserver, etcd, versitygw and helm are built into the cache dir),
-# so the data-path test must run rather than skip.
-test: datapath-deps kube-bins helm
-	REQUIRE_DATAPATH=1 $(MAKE) --no-print-directory vet fmt-check unit fixtures-check integration
+# the real components first (glance-api, MariaDB, memcached, Keystone and
+# uWSGI from Debian's packages need root or sudo; kube-apiserver, etcd,
+# versitygw and helm are built into the cache dir), so the tests that run
+# them must run rather than skip.
+test: datapath-deps services-deps kube-bins helm
+	REQUIRE_DATAPATH=1 REQUIRE_SERVICES=1 $(MAKE) --no-print-directory vet fmt-check unit fixtures-check integration
 
 # The quick loop while developing: Go tests only; the data-path and chart
 # tests skip (saying why) when their components are missing.
@@ -41,6 +42,13 @@ quick: vet fmt-check
 # test finds it (or set VERSITYGW_BIN). Both steps are no-ops when done.
 datapath-deps:
 	hack/install-glance.sh
+	hack/install-versitygw.sh >/dev/null
+
+# What test/services starts: MariaDB, memcached, Keystone and uWSGI with its
+# Python 3 plugin, the openstack and glance CLIs (apt, needs root or sudo),
+# and versitygw. No-ops when done.
+services-deps:
+	hack/install-services.sh
 	hack/install-versitygw.sh >/dev/null
 
 unit: helm
