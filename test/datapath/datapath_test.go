@@ -1,8 +1,6 @@
 package datapath
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/test/proc"
+	"github.com/c5c3/glance-hooks/test/services"
 )
 
 const (
@@ -50,7 +50,8 @@ func TestDataPath(t *testing.T) {
 	tl := findTools(t)
 	began := time.Now()
 	dir := t.TempDir()
-	redact := []string{secretKey}
+	redact := &proc.Redactor{}
+	redact.Add(secretKey)
 
 	glanceVersion, storeVersion := versions(t, tl)
 	// glance_store before 4.2 has no s3_store_region_name: it ignores the
@@ -62,11 +63,11 @@ func TestDataPath(t *testing.T) {
 	if !atLeast(storeVersion, 4, 2) {
 		serverRegion = "us-east-1"
 	}
-	s3 := startS3(t, tl, filepath.Join(dir, "s3"), serverRegion, accessKey, secretKey)
-	s3.makeBuckets(t, bucket1, bucket2)
-	require.Equal(t, http.StatusForbidden, s3.unsignedStatus(t, bucket1), "versitygw must refuse unsigned requests")
+	s3 := services.StartS3(t, services.S3Options{Region: serverRegion, AccessKey: accessKey, SecretKey: secretKey,
+		Buckets: []string{bucket1, bucket2}, Python: tl.python})
+	require.Equal(t, http.StatusForbidden, s3.UnsignedStatus(t, bucket1), "versitygw must refuse unsigned requests")
 	t.Logf("glance-api %s, glance_store %s, %s; S3 %s in region %s (rendered region %q)",
-		glanceVersion, storeVersion, versitygwVersion(t, tl), s3.endpoint, serverRegion, region)
+		glanceVersion, storeVersion, s3.Version(t), s3.Endpoint, serverRegion, region)
 
 	// The guide's ControlPlane with two stores, driven through the hooks.
 	c := newCluster(t)
@@ -77,7 +78,7 @@ func TestDataPath(t *testing.T) {
 	c.apply(opaqueSecret("glance-service-user", "password", "unused-without-keystone"))
 	defaultEntry := entry{name: "default", bucket: bucket1, credentials: "garage-s3-credentials", isDefault: true}
 	secondary := entry{name: "secondary", bucket: bucket2, credentials: "garage-s3-credentials"}
-	c.apply(controlPlane(s3.endpoint, region, defaultEntry, secondary))
+	c.apply(controlPlane(s3.Endpoint, region, defaultEntry, secondary))
 	c.converge()
 	require.Equal(t, "True/AllBackendsProjected", c.condition(glanceAPIVer, "Glance", glanceName, "BackendsReady"))
 
@@ -117,9 +118,9 @@ func TestDataPath(t *testing.T) {
 
 		id2 = uploadActive(t, p, "to-secondary", img2, "secondary", "secondary")
 		id1 = uploadActive(t, p, "no-header", img1, "", "default")
-		objs := s3.objects(t, bucket1, bucket2)
-		assert.Equal(t, map[string]s3Object{id1: objectOf(img1)}, objs[bucket1], "bucket %s holds the default store's image", bucket1)
-		assert.Equal(t, map[string]s3Object{id2: objectOf(img2)}, objs[bucket2], "bucket %s holds the secondary store's image", bucket2)
+		objs := s3.Objects(t, bucket1, bucket2)
+		assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, objs[bucket1], "bucket %s holds the default store's image", bucket1)
+		assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2)}, objs[bucket2], "bucket %s holds the secondary store's image", bucket2)
 		// Reads parse the location glance_store recorded, credentials
 		// included: the key survives that round trip too.
 		assert.Equal(t, img1, p.download(t, id1), "download of %s", id1)
@@ -131,7 +132,7 @@ func TestDataPath(t *testing.T) {
 
 	if !t.Run("switch the default with one ControlPlane edit", func(t *testing.T) {
 		defaultEntry.isDefault, secondary.isDefault = false, true
-		c.apply(controlPlane(s3.endpoint, region, defaultEntry, secondary))
+		c.apply(controlPlane(s3.Endpoint, region, defaultEntry, secondary))
 		c.converge()
 		configName2, backendsName2 := mounts(c, glanceName)
 		require.NotEqual(t, configName1, configName2, "a new config ConfigMap is rendered")
@@ -147,9 +148,9 @@ func TestDataPath(t *testing.T) {
 			"GET /v2/info/stores: secondary now flagged default")
 		img3 := data(3, 512<<10+7)
 		id3 := uploadActive(t, p, "no-header-after-switch", img3, "", "secondary")
-		objs := s3.objects(t, bucket1, bucket2)
-		assert.Equal(t, map[string]s3Object{id1: objectOf(img1)}, objs[bucket1])
-		assert.Equal(t, map[string]s3Object{id2: objectOf(img2), id3: objectOf(img3)}, objs[bucket2])
+		objs := s3.Objects(t, bucket1, bucket2)
+		assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, objs[bucket1])
+		assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2), id3: services.ObjectOf(img3)}, objs[bucket2])
 		assert.Equal(t, img1, p.download(t, id1), "an image of the former default still downloads")
 		t.Logf("glance-api stopped in %s", p.stop(t).Round(time.Millisecond))
 	}) {
@@ -159,7 +160,7 @@ func TestDataPath(t *testing.T) {
 	t.Run("a store with a wrong key is rendered and fails uploads with 500", func(t *testing.T) {
 		c.apply(credentialsSecret("broken-s3-credentials", accessKey, wrongSecret))
 		broken := entry{name: "broken", bucket: bucket1, credentials: "broken-s3-credentials"}
-		c.apply(controlPlane(s3.endpoint, region, defaultEntry, secondary, broken))
+		c.apply(controlPlane(s3.Endpoint, region, defaultEntry, secondary, broken))
 		c.converge()
 		// The hooks check that the key pair is there, not that S3 accepts it.
 		assert.Equal(t, "True/CredentialsAvailable", c.condition(glanceAPIVer, "GlanceBackend", glanceName+"-broken", "CredentialsReady"))
@@ -177,13 +178,13 @@ func TestDataPath(t *testing.T) {
 		img := p.image(t, id)
 		assert.Equal(t, "queued", img.Status, "the image goes back to queued")
 		assert.Empty(t, img.Stores)
-		assert.Contains(t, p.proc.logText(), "(403)", "glance-api logs S3's 403 (HeadBucket Forbidden)")
+		assert.Contains(t, p.proc.Log(), "(403)", "glance-api logs S3's 403 (HeadBucket Forbidden)")
 
 		// Its siblings keep working in the same process.
 		img5 := data(5, 300<<10)
 		id5 := uploadActive(t, p, "to-default-beside-broken", img5, "default", "default")
-		objs := s3.objects(t, bucket1)
-		assert.Equal(t, map[string]s3Object{id1: objectOf(img1), id5: objectOf(img5)}, objs[bucket1],
+		objs := s3.Objects(t, bucket1)
+		assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1), id5: services.ObjectOf(img5)}, objs[bucket1],
 			"nothing of the failed upload reached the bucket")
 		t.Logf("glance-api stopped in %s", p.stop(t).Round(time.Millisecond))
 	})
@@ -207,18 +208,13 @@ func uploadActive(t *testing.T, p *pod, name string, data []byte, store, want st
 	t.Helper()
 	id := p.createImage(t, name)
 	code, body := p.upload(t, id, data, store)
-	require.Equal(t, http.StatusNoContent, code, "PUT /v2/images/%s/file (store %q): %s\nlast lines of glance-api's log:\n%s", id, store, body, p.proc.tail(40))
+	require.Equal(t, http.StatusNoContent, code, "PUT /v2/images/%s/file (store %q): %s\nlast lines of glance-api's log:\n%s", id, store, body, p.proc.Tail(40))
 	img := p.image(t, id)
 	require.Equal(t, "active", img.Status, "image %s", name)
 	require.Equal(t, want, img.Stores, "image %s stores", name)
 	require.NotNil(t, img.Size)
 	require.Equal(t, int64(len(data)), *img.Size)
 	return id
-}
-
-func objectOf(b []byte) s3Object {
-	sum := sha256.Sum256(b)
-	return s3Object{Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
 }
 
 // mounts reads the ConfigMap and Secret names the Deployment mounts, as the
@@ -239,24 +235,13 @@ func mounts(c *cluster, name string) (config, backends string) {
 // interpreter sees them.
 func versions(t *testing.T, tl tools) (glanceVersion, storeVersion string) {
 	t.Helper()
-	out, err := runOnce(t, time.Minute, baseEnv(t.TempDir()), "", tl.python, "-c",
-		"from importlib.metadata import version as v; print(v('glance'), v('glance_store'))")
+	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv(t.TempDir()), Argv: []string{tl.python, "-c",
+		"from importlib.metadata import version as v; print(v('glance'), v('glance_store'))"}})
 	f := strings.Fields(out)
 	if err != nil || len(f) != 2 {
 		t.Fatalf("reading glance and glance_store versions: %v: %s", err, out)
 	}
 	return f[0], f[1]
-}
-
-func versitygwVersion(t *testing.T, tl tools) string {
-	t.Helper()
-	out, _ := runOnce(t, time.Minute, baseEnv(t.TempDir()), "", tl.versitygw, "--version")
-	for _, line := range strings.Split(out, "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "Version" {
-			return "versitygw " + strings.TrimSpace(v)
-		}
-	}
-	return "versitygw (version unknown)"
 }
 
 // atLeast compares a dotted version with major.minor.

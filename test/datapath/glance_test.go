@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/test/proc"
 )
 
 // pod is one glance-api "pod" on this machine: the Deployment's container
@@ -31,7 +32,7 @@ type pod struct {
 	mounted map[string]string // container file path -> file on disk
 	port    int
 	url     string
-	proc    *proc
+	proc    *proc.Process
 	started time.Duration // exec until the startup probe passed
 }
 
@@ -92,7 +93,7 @@ func newPod(t *testing.T, c *cluster, dir, name string, noKeystone bool) *pod {
 	if err != nil {
 		t.Fatalf("Deployment %s: %v", name, err)
 	}
-	p.port = freePort(t)
+	p.port = proc.FreePort(t)
 	p.url = "http://127.0.0.1:" + strconv.Itoa(p.port)
 	layer := filepath.Join(dir, "loopback-test.conf")
 	state := func(s string) string {
@@ -141,7 +142,7 @@ lock_path = %s
 		t.Fatalf("the container's command %q: %v", ctr.Command[0], err)
 	}
 	p.command = append(append([]string{bin}, ctr.Command[1:]...), args...)
-	p.env = append(baseEnv(state("home")), resolveEnv(t, c, ctr.Env)...)
+	p.env = append(proc.CleanEnv(state("home")), resolveEnv(t, c, ctr.Env)...)
 	return p
 }
 
@@ -228,7 +229,7 @@ func (p *pod) dbSync(t *testing.T, tl tools) time.Duration {
 	t.Helper()
 	start := time.Now()
 	argv := append(append([]string{tl.glanceManage}, p.config...), "db_sync")
-	out, err := runOnce(t, manageTimeout, p.env, p.dir, argv...)
+	out, err := proc.Run(manageTimeout, proc.Options{Argv: argv, Env: p.env, Dir: p.dir})
 	if err != nil {
 		t.Fatalf("glance-manage db_sync: %v\n%s", err, out)
 	}
@@ -237,17 +238,23 @@ func (p *pod) dbSync(t *testing.T, tl tools) time.Duration {
 
 // start runs glance-api and waits for the Deployment's startup probe
 // (GET / on the API port, 200-399 as the kubelet counts it) to pass.
-func (p *pod) start(t *testing.T, redact []string) {
+func (p *pod) start(t *testing.T, redact *proc.Redactor) {
 	t.Helper()
-	p.proc = startProc(t, "glance-api", filepath.Join(p.dir, "glance-api.log"), p.env, redact, p.command...)
-	p.started = p.proc.waitHTTP(t, p.url+"/", func(code int) bool { return code >= 200 && code < 400 }, readyTimeout)
+	p.proc = proc.Start(t, proc.Options{Name: "glance-api", Argv: p.command, Env: p.env, Dir: p.dir,
+		Log: filepath.Join(p.dir, "glance-api.log"), Redactor: redact})
+	var err error
+	p.started, err = p.proc.WaitFor(readyTimeout, "startup probe passing (GET / 200-399)",
+		proc.HTTPStatus(p.url+"/", func(code int) bool { return code >= 200 && code < 400 }))
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // stop ends glance-api and its workers.
 func (p *pod) stop(t *testing.T) time.Duration {
 	t.Helper()
 	start := time.Now()
-	if err := p.proc.stop(); err != nil {
+	if err := p.proc.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	return time.Since(start)
@@ -267,7 +274,7 @@ func (p *pod) call(t *testing.T, method, pth string, body []byte, header map[str
 	}
 	resp, err := apiClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v; last lines of glance-api's log:\n%s", method, pth, err, p.proc.tail(40))
+		t.Fatalf("%s %s: %v; last lines of glance-api's log:\n%s", method, pth, err, p.proc.Tail(40))
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -279,7 +286,7 @@ func (p *pod) getJSON(t *testing.T, pth string, into any) {
 	t.Helper()
 	code, b := p.call(t, http.MethodGet, pth, nil, nil)
 	if code != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d: %s; last lines of glance-api's log:\n%s", pth, code, b, p.proc.tail(40))
+		t.Fatalf("GET %s: HTTP %d: %s; last lines of glance-api's log:\n%s", pth, code, b, p.proc.Tail(40))
 	}
 	if err := json.Unmarshal(b, into); err != nil {
 		t.Fatalf("GET %s: %v: %s", pth, err, b)
@@ -353,7 +360,7 @@ func (p *pod) download(t *testing.T, id string) []byte {
 	t.Helper()
 	code, b := p.call(t, http.MethodGet, "/v2/images/"+id+"/file", nil, nil)
 	if code != http.StatusOK {
-		t.Fatalf("GET /v2/images/%s/file: HTTP %d; last lines of glance-api's log:\n%s", id, code, p.proc.tail(40))
+		t.Fatalf("GET /v2/images/%s/file: HTTP %d; last lines of glance-api's log:\n%s", id, code, p.proc.Tail(40))
 	}
 	return b
 }
