@@ -1,0 +1,173 @@
+package glance
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// mounting is a rolled-out Deployment mounting the given config.
+func mounting(configMap, secret string) *appsv1.Deployment {
+	one := int32(1)
+	d := &appsv1.Deployment{}
+	d.Spec.Replicas = &one
+	d.Status.UpdatedReplicas, d.Status.Replicas, d.Status.AvailableReplicas = 1, 1, 1
+	d.Spec.Template.Spec.Volumes = []corev1.Volume{
+		{Name: names.VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: configMap}}}},
+		{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret}}},
+	}
+	return d
+}
+
+func TestBuildStatus(t *testing.T) {
+	rendered := func(stores ...*store) *outcome {
+		out := &outcome{configName: "g-config-1", backendsName: "g-backends-1", inConfig: map[string]bool{},
+			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"}}
+		for _, s := range stores {
+			out.inConfig[s.id] = s.rendered
+		}
+		return out
+	}
+	kept := &outcome{configName: "g-config-0", backendsName: "g-backends-0", inConfig: map[string]bool{"a": true},
+		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonLastGoodKept, Message: "kept"}}
+	held := attached("b", false, "")
+	held.held, held.skipped = true, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
+
+	type args struct {
+		stores    []*store
+		def       string
+		noDefault string
+		out       *outcome
+		current   *appsv1.Deployment
+	}
+	type want struct {
+		conditions     []string
+		backends       []api.BackendStatus
+		defaultBackend string
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"AllProjected": {
+			reason: "every store rendered and the Deployment on the current config: everything is ready",
+			args: args{stores: []*store{attached("a", true, ""), attached("b", false, "")}, def: "a",
+				current: mounting("g-config-1", "g-backends-1")},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 2 stores projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"Ready True AllReady: every store is projected and glance-api runs the current config",
+				},
+				backends: []api.BackendStatus{
+					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
+					{Name: "b", StoreID: "b", Projected: true},
+				},
+				defaultBackend: "a",
+			},
+		},
+		"SkippedStore": {
+			reason: "a faulted store is named with why; its siblings stay projected",
+			args: args{stores: []*store{attached("a", true, ""), attached("b", false, "its credentials are not ready")}, def: "a",
+				current: mounting("g-config-1", "g-backends-1")},
+			want: want{
+				conditions: []string{
+					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): its credentials are not ready`,
+					"ConfigRendered True Rendered: rendered",
+					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
+				},
+				backends: []api.BackendStatus{
+					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
+					{Name: "b", StoreID: "b", Reason: ReasonBackendSkipped, Message: "its credentials are not ready"},
+				},
+				defaultBackend: "a",
+			},
+		},
+		"HeldStore": {
+			reason: "a store kept on its running section is projected, and says it is outdated",
+			args: args{stores: []*store{attached("a", true, ""), held}, def: "a",
+				current: mounting("g-config-1", "g-backends-1")},
+			want: want{
+				conditions: []string{
+					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.skipped,
+					"ConfigRendered True Rendered: rendered",
+					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
+				},
+				backends: []api.BackendStatus{
+					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
+					{Name: "b", StoreID: "b", Projected: true, Reason: ReasonStoreOutdated, Message: held.skipped},
+				},
+				defaultBackend: "a",
+			},
+		},
+		"NoDefault": {
+			reason: "without a default the last-good config is kept: no default is reported, usable stores not in it say why",
+			args: args{stores: []*store{attached("a", false, ""), attached("c", false, "")},
+				noDefault: "no attached backend is marked isDefault", out: kept,
+				current: mounting("g-config-0", "g-backends-0")},
+			want: want{
+				conditions: []string{
+					"BackendsReady False NoDefaultBackend: no attached backend is marked isDefault; nothing is re-rendered and the last-good config is kept",
+					"ConfigRendered False LastGoodKept: kept",
+					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"Ready False NotAllReady: waiting for BackendsReady (NoDefaultBackend), ConfigRendered (LastGoodKept)",
+				},
+				backends: []api.BackendStatus{
+					{Name: "a", StoreID: "a", Projected: true},
+					{Name: "c", StoreID: "c", Reason: ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: kept"},
+				},
+			},
+		},
+		"RollingOut": {
+			reason: "a Deployment still on the previous config is rolling out",
+			args: args{stores: []*store{attached("a", true, "")}, def: "a",
+				current: mounting("g-config-0", "g-backends-0")},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					`DeploymentReady False RollingOut: the Deployment is being updated to ConfigMap "g-config-1" and Secret "g-backends-1"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+				},
+				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
+				defaultBackend: "a",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := tc.args.out
+			if out == nil {
+				out = rendered(tc.args.stores...)
+			}
+			var def *store
+			for _, s := range tc.args.stores {
+				if s.id == tc.args.def {
+					def = s
+				}
+			}
+			g := &api.Glance{}
+			status := buildStatus(g, time.Unix(0, 0), tc.args.stores, def, tc.args.noDefault, out, tc.args.current)
+			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
+			for _, c := range status.Conditions {
+				got.conditions = append(got.conditions, fmt.Sprintf("%s %s %s: %s", c.Type, c.Status, c.Reason, c.Message))
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nbuildStatus(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
