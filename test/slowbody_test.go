@@ -42,7 +42,7 @@ func slowServer(t *testing.T, cfg server.Config) (addr string, entered *atomic.I
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- server.ServeListener(ctx, e, ln, time.Second, nil) }()
+	go func() { done <- server.ServeListener(ctx, e, ln, server.Stop{Grace: time.Second}, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done

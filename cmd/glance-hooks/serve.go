@@ -27,7 +27,9 @@ type serveOptions struct {
 	routes       string
 	maxBody      int64
 	bodyTimeout  time.Duration
+	drain        time.Duration
 	grace        time.Duration
+	metrics      string
 	certFile     string
 	keyFile      string
 	plain        bool
@@ -62,7 +64,9 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.routes, "routes", "all", "which routes to serve: hooks (Metacontroller's sync and customize hooks), validate (the API server's /validate) or all")
 	f.Int64Var(&o.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "largest request body accepted; larger ones get 413")
 	f.DurationVar(&o.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "how long a request body may take to arrive (408 after); keep it well below the callers' timeouts")
-	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "how long in-flight requests may take to finish on SIGTERM")
+	f.DurationVar(&o.drain, "shutdown-drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while every request is still served, so callers stop picking this instance before its listener closes")
+	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "after the drain, how long in-flight requests may take to finish")
+	f.StringVar(&o.metrics, "metrics-listen", "", "address to serve GET /metrics (Prometheus) on, over TLS when the service serves TLS; empty: no metrics listener")
 	f.StringVar(&o.certFile, "tls-cert-file", "", "PEM certificate (chain) to serve HTTPS with; reloaded when the file changes. Required unless --insecure-plain-http")
 	f.StringVar(&o.keyFile, "tls-key-file", "", "PEM private key of --tls-cert-file; reloaded when the file changes")
 	f.BoolVar(&o.plain, "insecure-plain-http", false, "serve plain HTTP instead of TLS: for trying the service on your own machine only, never where requests cross a network (they carry S3 credentials)")
@@ -94,6 +98,9 @@ func (o *serveOptions) validate() error {
 	}
 	if o.bodyTimeout <= 0 {
 		return usageErrorf("--body-read-timeout must be positive")
+	}
+	if o.drain < 0 || o.grace < 0 {
+		return usageErrorf("--shutdown-drain and --shutdown-grace cannot be negative")
 	}
 	routes, err := o.selectedRoutes()
 	if err != nil {
@@ -174,6 +181,8 @@ func (o *serveOptions) run(ctx context.Context, logOut io.Writer) error {
 	if o.floor {
 		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
 	}
+	metrics := server.NewMetrics(buildinfo.Get())
+	readiness := server.NewReadiness()
 	e := server.New(server.Config{
 		MaxBodyBytes:      o.maxBody,
 		BodyReadTimeout:   o.bodyTimeout,
@@ -182,16 +191,58 @@ func (o *serveOptions) run(ctx context.Context, logOut io.Writer) error {
 		Lister:            lister,
 		HookToken:         token,
 		RequireClientCert: o.clientCAFile != "",
+		Metrics:           metrics,
+		Readiness:         readiness,
 	})
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
+	stopMetrics, metricsDone, err := o.serveMetrics(metrics, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	info := buildinfo.Get()
-	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.routes, "version", info.Version, "commit", info.Commit)
-	err = server.ServeListener(ctx, e, ln, o.grace, tlsConfig)
+	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.routes, "metrics", o.metrics,
+		"version", info.Version, "commit", info.Commit)
+	err = server.ServeListener(ctx, e, ln, server.Stop{Drain: o.drain, Grace: o.grace, Readiness: readiness}, tlsConfig)
+	// Metrics are served through the drain, then stop.
+	stopMetrics()
+	if merr := <-metricsDone; err == nil {
+		err = merr
+	}
 	log.Info("stopped")
 	return err
+}
+
+// serveMetrics starts the --metrics-listen server, over TLS with the same
+// certificate when the service serves TLS (no client certificate asked).
+// stop ends it; done reports how it ended.
+func (o *serveOptions) serveMetrics(m *server.Metrics, log *slog.Logger) (stop func(), done <-chan error, err error) {
+	errc := make(chan error, 1)
+	if o.metrics == "" {
+		errc <- nil
+		return func() {}, errc, nil
+	}
+	var tlsConfig *tls.Config
+	if o.certFile != "" {
+		r, err := server.NewCertReloader(o.certFile, o.keyFile, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		tlsConfig = r.TLSConfig()
+	}
+	ln, err := net.Listen("tcp", o.metrics)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--metrics-listen: %w", err)
+	}
+	log.Info("serving metrics", "listen", ln.Addr().String(), "tls", tlsConfig != nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		errc <- server.ServeListener(ctx, server.MetricsServer(m, log), ln, server.Stop{Grace: time.Second}, tlsConfig)
+	}()
+	return cancel, errc, nil
 }
 
 // newLister gives /validate its API access. A kubeconfig the operator named

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,6 +53,11 @@ type Config struct {
 	// present a certificate the listener verified (see ClientCertTLSConfig);
 	// the probes' GET routes stay open, as the kubelet sends no certificate.
 	RequireClientCert bool
+	// Metrics, when set, counts every request and admission decision.
+	Metrics *Metrics
+	// Readiness is what /readyz answers; nil means always ready. Give the
+	// same one to ServeListener, which drains it on shutdown.
+	Readiness *Readiness
 }
 
 // DefaultBodyReadTimeout leaves half of Metacontroller's default hook timeout
@@ -85,11 +91,18 @@ func New(cfg Config) *echo.Echo {
 	// ServeListener gives this to http.Server, whose own errors (TLS
 	// handshakes, malformed requests) then become JSON log lines too.
 	e.StdLogger = serverErrorLog(cfg.Logger)
+	if cfg.Metrics != nil {
+		routes := map[string]bool{"/healthz": true, "/readyz": true}
+		for _, r := range cfg.Routes {
+			routes[r.Path] = true
+		}
+		e.Use(cfg.Metrics.instrument(routes))
+	}
 	e.Use(logRequests(cfg.Logger), recoverPanics(cfg.Logger))
 
 	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
 	e.GET("/healthz", ok)
-	e.GET("/readyz", ok)
+	e.GET("/readyz", cfg.Readiness.handler)
 	slots := newInFlight(cfg.MaxInFlight)
 	for _, r := range cfg.Routes {
 		var mw []echo.MiddlewareFunc
@@ -119,20 +132,36 @@ func (s inFlight) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
+// Stop says how a server stops once its context is done.
+type Stop struct {
+	// Drain is how long the server keeps serving every request after the
+	// context is done while /readyz answers 503, so that the kubelet takes
+	// the pod out of its Service's endpoints and callers (Metacontroller,
+	// the API server) stop picking it before the listener closes. Only
+	// with a Readiness.
+	Drain time.Duration
+	// Grace bounds how long requests in flight may then take to finish.
+	Grace time.Duration
+	// Readiness is the one New's /readyz reads.
+	Readiness *Readiness
+}
+
 // Serve listens on addr and runs the server until ctx is done (see
 // ServeListener). With a tls.Config it serves HTTPS.
-func Serve(ctx context.Context, e *echo.Echo, addr string, grace time.Duration, tlsConfig *tls.Config) error {
+func Serve(ctx context.Context, e *echo.Echo, addr string, stop Stop, tlsConfig *tls.Config) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	return ServeListener(ctx, e, ln, grace, tlsConfig)
+	return ServeListener(ctx, e, ln, stop, tlsConfig)
 }
 
-// ServeListener runs the server on ln until ctx is done, then shuts down
-// gracefully: in-flight requests finish within the grace period. With a
-// tls.Config it serves HTTPS (its GetCertificate or Certificates give the pair).
-func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, grace time.Duration, tlsConfig *tls.Config) error {
+// ServeListener runs the server on ln until ctx is done, then stops in
+// order: readiness fails, requests keep being served for stop.Drain, the
+// listener closes, and in-flight requests finish within stop.Grace. With a
+// tls.Config it serves HTTPS (its GetCertificate or Certificates give the
+// pair).
+func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, stop Stop, tlsConfig *tls.Config) error {
 	srv := &http.Server{
 		Handler:           e,
 		ErrorLog:          e.StdLogger,
@@ -160,10 +189,39 @@ func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, grace tim
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	if stop.Readiness != nil && stop.Drain > 0 {
+		stop.Readiness.drain()
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(stop.Drain):
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), stop.Grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return err
 	}
 	return <-errc
+}
+
+// Readiness is whether the server wants new requests: yes until it drains.
+type Readiness struct {
+	draining atomic.Bool
+}
+
+// NewReadiness is a Readiness that is ready.
+func NewReadiness() *Readiness { return &Readiness{} }
+
+func (r *Readiness) drain() { r.draining.Store(true) }
+
+// Draining reports whether the server is stopping.
+func (r *Readiness) Draining() bool { return r != nil && r.draining.Load() }
+
+// handler is /readyz: 200 while ready, 503 once draining.
+func (r *Readiness) handler(c echo.Context) error {
+	if r.Draining() {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }

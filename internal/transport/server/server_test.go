@@ -35,7 +35,7 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, e, addr, 5*time.Second, nil) }()
+	go func() { served <- Serve(ctx, e, addr, Stop{Grace: 5 * time.Second}, nil) }()
 	require.Eventually(t, func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {

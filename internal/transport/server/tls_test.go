@@ -60,7 +60,7 @@ func TestServeTLSReloadsRotatedPair(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- ServeListener(ctx, New(Config{Logger: log, Routes: DefaultRoutes()}), ln, time.Second, r.TLSConfig())
+		done <- ServeListener(ctx, New(Config{Logger: log, Routes: DefaultRoutes()}), ln, Stop{Grace: time.Second}, r.TLSConfig())
 	}()
 	addr := ln.Addr().String()
 
@@ -128,7 +128,7 @@ func startTLS(t *testing.T, cfg Config, pair testcert.Pair, adjust func(*tls.Con
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeListener(ctx, New(cfg), ln, time.Second, tlsConfig) }()
+	go func() { done <- ServeListener(ctx, New(cfg), ln, Stop{Grace: time.Second}, tlsConfig) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)

@@ -29,9 +29,12 @@ func Validate(c echo.Context, cfg *Config, body []byte) (any, error) {
 	}
 	resp := admission.Review(ctx, req, cfg.Lister)
 	c.Set(logAllowedKey, resp.Allowed)
+	var reason string
 	if !resp.Allowed && resp.Result != nil {
 		c.Set(logDeniedKey, resp.Result.Message)
+		reason = string(resp.Result.Reason)
 	}
+	cfg.Metrics.admissionDecision(req.Kind.Kind, string(req.Operation), resp.Allowed, reason)
 	return admission.Answer(resp), nil
 }
 
