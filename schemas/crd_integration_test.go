@@ -679,3 +679,28 @@ func TestGlanceFields(t *testing.T) {
 	accepted(t, env, glances, set(t, object(t, guide.Glance), res, "spec", "resources"))
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "resources"), "spec.resources.requests")
 }
+
+func TestGlanceReleaseAndImageTag(t *testing.T) {
+	env := kubetest.Shared(t)
+	const msg = "image.tag names another release than openStackRelease"
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "2025.3", "spec", "openStackRelease"), "spec.openStackRelease")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "2026.1", "spec", "image", "tag"), "spec.image.tag: Invalid value: "+msg)
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "2025.1-p2", "spec", "image", "tag"), msg)
+	// The default tag follows the release; a patch build of it, and a tag
+	// naming no release, are taken.
+	accepted(t, env, glances, set(t, set(t, object(t, guide.Glance), "2026.1", "spec", "openStackRelease"), nil, "spec", "image", "tag"))
+	accepted(t, env, glances, set(t, object(t, guide.Glance), "2025.2-p1", "spec", "image", "tag"))
+	accepted(t, env, glances, set(t, object(t, guide.Glance), "dev", "spec", "image", "tag"))
+
+	cp := set(t, object(t, guide.ControlPlane), map[string]any{"tag": "2026.1"}, "spec", "services", "glance", "image")
+	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.image.tag: Invalid value: services.glance.image.tag names another release")
+	accepted(t, env, controlPlanes, set(t, cp, "2026.1", "spec", "openStackRelease"))
+	accepted(t, env, controlPlanes, set(t, object(t, guide.ControlPlane), map[string]any{"tag": "2025.2-p1"}, "spec", "services", "glance", "image"))
+}
+
+func TestGlanceAPISize(t *testing.T) {
+	env := kubetest.Shared(t)
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"processes": int64(0)}, "spec", "api"), "spec.api.processes")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"threads": int64(65)}, "spec", "api"), "spec.api.threads")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"processes": int64(4), "threads": int64(8)}, "spec", "api"))
+}

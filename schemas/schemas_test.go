@@ -449,3 +449,23 @@ func TestShortNamesAndCategories(t *testing.T) {
 		assert.False(t, names[c], "category %q shadows a resource name in kubectl", c)
 	}
 }
+
+// TestControlPlaneDefaultRelease keeps the release the ControlPlane's image
+// tag rule falls back to, and the one its description names, in step with
+// the default the hooks fill in.
+func TestControlPlaneDefaultRelease(t *testing.T) {
+	schema, _ := get(version(t, loadCRD(t, schemas.ControlPlaneFile)), "schema", "openAPIV3Schema").(node)
+	spec, _ := get(schema, "properties", "spec").(node)
+	rules, _ := spec["x-kubernetes-validations"].([]any)
+	var found bool
+	for _, r := range rules {
+		rule, _ := r.(node)["rule"].(string)
+		if strings.Contains(rule, "self.services.glance.image.tag") {
+			found = true
+			assert.Contains(t, rule, "'"+api.DefaultOpenStackRelease+"'", "the tag rule's default release")
+		}
+	}
+	assert.True(t, found, "ControlPlane spec has the image tag rule")
+	desc, _ := get(spec, "properties", "openStackRelease", "description").(string)
+	assert.Contains(t, desc, "default "+api.DefaultOpenStackRelease)
+}

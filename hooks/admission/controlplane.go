@@ -42,6 +42,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	// hand-made Glance passes, or every sync would fail.
 	spec := controlplane.GlanceSpec(&cp)
 	l = append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(spec))...)
+	l = append(l, releaseProblems(spec, glanceServicePath.Child("image", "tag"))...)
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}

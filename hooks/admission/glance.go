@@ -7,6 +7,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
 var (
@@ -28,6 +29,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	spec := g.Spec.WithDefaults(namespaceOf(req, &g.ObjectMeta))
 	l := glanceNameProblems(name)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
+	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
 	if len(l) > 0 {
 		return invalid(api.KindGlance, name, l)
@@ -46,6 +48,27 @@ func glanceNameProblems(name string) problem.List {
 	return nil
 }
 
+// releaseProblems checks the release, at releasePath, and that the image
+// tag, at tagPath, names no other release: the schema Jobs prepare the
+// database for the release, and the release picks the launch mode.
+func releaseProblems(s api.GlanceSpec, tagPath *field.Path) problem.List {
+	if s.OpenStackRelease == "" {
+		return nil // requiredValue says so
+	}
+	rel, err := release.Parse(s.OpenStackRelease)
+	if err != nil {
+		return problem.List{problem.Invalid(releasePath, "must be an OpenStack release, YYYY.1 or YYYY.2")}
+	}
+	if p := release.TagProblem(s.Image.Tag, rel); p != "" {
+		return problem.List{problem.Invalid(tagPath, "%s (%s): the schema Jobs prepare the database for %s, so the image must be of that release",
+			p, releasePath, releasePath)}
+	}
+	return nil
+}
+
+// maxAPIConcurrency bounds spec.api.processes and threads, as the CRD does.
+const maxAPIConcurrency = 64
+
 // glanceServiceProblems checks a Glance spec, with the conventional defaults
 // filled in, the way its sync hook will use it: what glance-api needs must
 // be there, in values that can be written into glance-api.conf. Paths are
@@ -61,6 +84,14 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	}
 	if *s.Replicas < 0 {
 		l = append(l, problem.Invalid(field.NewPath("replicas"), "must not be negative"))
+	}
+	for _, f := range []struct {
+		at *field.Path
+		n  int32
+	}{{field.NewPath("api", "processes"), *s.API.Processes}, {field.NewPath("api", "threads"), *s.API.Threads}} {
+		if f.n < 1 || f.n > maxAPIConcurrency {
+			l = append(l, problem.Invalid(f.at, "must be between 1 and %d", maxAPIConcurrency))
+		}
 	}
 	image := field.NewPath("image")
 	required(image.Child("repository"), s.Image.Repository)

@@ -71,6 +71,16 @@ func TestGlanceRules(t *testing.T) {
 		{"username injection", func(g *api.Glance) { g.Spec.ServiceUser.Username = "glance\n[DEFAULT]" }, "spec.serviceUser.username contains a newline"},
 		{"negative replicas", func(g *api.Glance) { g.Spec.Replicas = ptr(int32(-1)) }, "spec.replicas must not be negative"},
 		{"empty cache ref", func(g *api.Glance) { g.Spec.Cache.ClusterRef.Name = "" }, "spec.cache.clusterRef.name is required"},
+		{"no such release", func(g *api.Glance) { g.Spec.OpenStackRelease = "2025.3" },
+			"spec.openStackRelease must be an OpenStack release, YYYY.1 or YYYY.2"},
+		{"image of another release", func(g *api.Glance) { g.Spec.Image.Tag = "2026.1" },
+			"spec.image.tag names release 2026.1, not 2025.2 (spec.openStackRelease): the schema Jobs prepare the database for spec.openStackRelease"},
+		{"default tag of another release", func(g *api.Glance) { g.Spec.OpenStackRelease = "2026.1" },
+			"spec.image.tag names release 2025.2, not 2026.1"},
+		{"no processes", func(g *api.Glance) { g.Spec.API = &api.APISpec{Processes: ptr(int32(0))} },
+			"spec.api.processes must be between 1 and 64"},
+		{"too many threads", func(g *api.Glance) { g.Spec.API = &api.APISpec{Threads: ptr(int32(65))} },
+			"spec.api.threads must be between 1 and 64"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

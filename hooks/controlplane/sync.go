@@ -153,6 +153,7 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		KeystoneEndpoint:       svc.KeystoneEndpoint,
 		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
 		ServiceUser:            svc.ServiceUser,
+		API:                    svc.API,
 		Resources:              svc.Resources,
 	}.WithDefaults(cp.Namespace)
 }

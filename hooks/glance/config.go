@@ -5,29 +5,54 @@ import (
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Paths inside the glance-api container. The ConfigMap and the backends
-// Secret are mounted as separate directories and passed as two
-// --config-file arguments; glance-api merges them.
+// Paths inside the glance-api container. The image has nothing under
+// /etc/glance, and the two launch modes find their config differently: the
+// eventlet server and glance-manage take --config-file and --config-dir
+// arguments, while Glance's WSGI application (uWSGI) takes none and reads
+// the fixed names glance-api-paste.ini and glance-api.conf from
+// $OS_GLANCE_CONFIG_DIR, plus every *.conf in oslo.config's default config
+// directory of project glance, /etc/glance/glance.conf.d. So the config
+// ConfigMap (volume "config": glance-api.conf, the paste pipeline and the
+// uWSGI ini) is mounted whole at ConfigDir, named by OS_GLANCE_CONFIG_DIR,
+// and the backends Secret (volume "backends": backends.conf) whole at
+// BackendsDir, the default config directory, which the eventlet server and
+// glance-manage are also given as --config-dir. Two sibling directory mounts
+// of the guide's two volumes: no subPath (which Kubernetes never refreshes
+// and a local runner must emulate), no projected volume (which would hide
+// the names the guide reads with kubectl), and no mount inside another
+// volume's mount.
 const (
-	ConfigDir      = "/etc/glance/config"
-	BackendsDir    = "/etc/glance/backends"
-	StateDir       = "/var/lib/glance"
-	StagingDir     = StateDir + "/staging"
-	TasksDir       = StateDir + "/tasks"
-	LockDir        = StateDir + "/lock"
-	PasteConfig    = "/etc/glance/glance-api-paste.ini"
-	APIPort        = 9292
-	MemcachedPort  = 11211
-	DefaultWorkers = "2"
+	ConfigDir     = "/etc/glance/config"
+	PasteFile     = "glance-api-paste.ini"
+	UWSGIFile     = "glance-api-uwsgi.ini"
+	BackendsDir   = "/etc/glance/glance.conf.d"
+	StateDir      = "/var/lib/glance"
+	StagingDir    = StateDir + "/staging"
+	TasksDir      = StateDir + "/tasks"
+	LockDir       = StateDir + "/lock"
+	PasteConfig   = ConfigDir + "/" + PasteFile
+	APIPort       = 9292
+	MemcachedPort = 11211
 )
+
+// configData is the config ConfigMap's data for a launch mode: everything
+// glance-api reads besides the store sections.
+func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]string {
+	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
+	if mode == UWSGI {
+		data[UWSGIFile] = renderUWSGI(spec)
+	}
+	return data
+}
 
 // renderConfig renders glance-api.conf. Secrets never appear in it: the
 // database URL and the service user's password reach glance-api as
 // environment variables (oslo.config reads OS_<GROUP>__<OPTION>).
-func renderConfig(g *api.Glance, spec api.GlanceSpec, stores []*store, def *store) (string, error) {
+func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []*store, def *store) (string, error) {
 	var enabled []string
 	for _, s := range stores {
 		if s.rendered {
@@ -39,17 +64,21 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, stores []*store, def *stor
 		public = spec.KeystoneEndpoint
 	}
 	user := spec.ServiceUser
+	// bind_host comes from OS_DEFAULT__BIND_HOST (the pod's IP).
+	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
+	if mode == Eventlet {
+		// uWSGI has its own processes; from 2026.2 Glance has no workers option.
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*spec.API.Processes)})
+	}
+	defaults = append(defaults,
+		storeconf.Option{Key: "enabled_backends", Value: strings.Join(enabled, ",")},
+		// glance_store writes S3 locations as s3://KEY:SECRET@host/...:
+		// exposing locations would hand the S3 keys to API clients.
+		storeconf.Option{Key: "show_image_direct_url", Value: "false"},
+		storeconf.Option{Key: "show_multiple_locations", Value: "false"},
+	)
 	return storeconf.Write(
-		storeconf.Section{Name: "DEFAULT", Options: []storeconf.Option{
-			{Key: "bind_host", Value: "0.0.0.0"},
-			{Key: "bind_port", Value: fmt.Sprint(APIPort)},
-			{Key: "workers", Value: DefaultWorkers},
-			{Key: "enabled_backends", Value: strings.Join(enabled, ",")},
-			// glance_store writes S3 locations as s3://KEY:SECRET@host/...:
-			// exposing locations would hand the S3 keys to API clients.
-			{Key: "show_image_direct_url", Value: "false"},
-			{Key: "show_multiple_locations", Value: "false"},
-		}},
+		storeconf.Section{Name: "DEFAULT", Options: defaults},
 		storeconf.Section{Name: "glance_store", Options: []storeconf.Option{
 			{Key: "default_backend", Value: def.id},
 		}},
@@ -83,9 +112,9 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, stores []*store, def *stor
 			{Key: "driver", Value: "noop"},
 		}},
 		storeconf.Section{Name: "paste_deploy", Options: []storeconf.Option{
-			{Key: "flavor", Value: "keystone"},
-			// The config files live in their own directories, where
-			// glance-api does not look for its paste pipeline.
+			{Key: "flavor", Value: PasteFlavor},
+			// Named, not searched for: glance looks for it next to the last
+			// config file it read, which differs by release and launch mode.
 			{Key: "config_file", Value: PasteConfig},
 		}},
 	)

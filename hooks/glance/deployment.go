@@ -13,6 +13,8 @@ import (
 const (
 	ContainerName = "glance-api"
 	PortName      = "api"
+	// HealthPath is what the probes ask: the paste pipeline's healthcheck.
+	HealthPath = "/healthcheck"
 	// GlanceUID is the uid glance-api runs as (the kolla convention for
 	// glance images); the pod refuses to run as root.
 	GlanceUID = int64(42415)
@@ -46,7 +48,7 @@ type serviceChild struct {
 
 // deployment runs glance-api with the two hashed objects mounted; their
 // names are in the pod template, so a change of either rolls the pods.
-func deployment(g *api.Glance, spec api.GlanceSpec, configMap, backendsSecret string) *deploymentChild {
+func deployment(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, configMap, backendsSecret string) *deploymentChild {
 	yes, no := true, false
 	uid := GlanceUID
 	readOnly := int32(0o440)
@@ -54,31 +56,27 @@ func deployment(g *api.Glance, spec api.GlanceSpec, configMap, backendsSecret st
 	empty := func(name string) corev1.Volume {
 		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 	}
-	secretEnv := func(name string, ref api.SecretKeyRef) corev1.EnvVar {
-		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key}}}
-	}
-	root := &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString(PortName)}
+	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
+	// authtoken: it answers without a token, a database or Keystone, in
+	// both launch modes.
+	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
+	cmd, args := command(mode)
 	container := corev1.Container{
 		Name:    ContainerName,
 		Image:   spec.Image.Repository + ":" + spec.Image.Tag,
-		Command: []string{"glance-api"},
-		Args: []string{
-			"--config-file=" + ConfigDir + "/" + names.ConfigFile,
-			"--config-file=" + BackendsDir + "/" + names.BackendsFile,
-		},
-		Env: []corev1.EnvVar{
-			secretEnv("OS_DATABASE__CONNECTION", spec.Database.SecretRef),
-			secretEnv("OS_KEYSTONE_AUTHTOKEN__PASSWORD", spec.ServiceUser.SecretRef),
-		},
-		Ports: []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}},
-		// GET / is glance-api's version document: no token needed.
-		StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: root},
+		Command: cmd,
+		Args:    args,
+		Env:     launchEnv(spec),
+		Ports:   []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}},
+		// Every worker imports glance before the first answer; on a busy
+		// node that has taken over a minute.
+		StartupProbe: &corev1.Probe{ProbeHandler: health,
 			PeriodSeconds: 5, FailureThreshold: 60, TimeoutSeconds: 5},
-		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: root},
+		ReadinessProbe: &corev1.Probe{ProbeHandler: health,
 			PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5},
-		LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(PortName)}},
-			PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 5},
+		// A generous timeout: a worker busy with an upload answers late.
+		LivenessProbe: &corev1.Probe{ProbeHandler: health,
+			PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10},
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
 			{Name: names.VolumeBackends, MountPath: BackendsDir, ReadOnly: true},

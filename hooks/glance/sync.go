@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
 // Conditions of a Glance.
@@ -93,14 +94,19 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 // mounts them and the Service, and keeps what running pods may still mount.
 func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store, def *store, current *appsv1.Deployment) (*outcome, error) {
 	spec := g.Spec.WithDefaults(g.Namespace)
-	conf, err := renderConfig(g, spec, stores, def)
+	rel, err := release.Parse(spec.OpenStackRelease)
+	if err != nil {
+		return nil, fmt.Errorf("spec.openStackRelease: %w", err)
+	}
+	mode := LaunchModeOf(rel)
+	conf, err := renderConfig(g, spec, mode, stores, def)
 	if err != nil {
 		return nil, err
 	}
-	configData := map[string]string{names.ConfigFile: conf}
+	cfgData := configData(conf, spec, mode)
 	backendsData := map[string]string{names.BackendsFile: renderBackends(stores)}
 	out := &outcome{
-		configName:   contenthash.Name(g.Name+"-config", configData),
+		configName:   contenthash.Name(g.Name+"-config", cfgData),
 		backendsName: contenthash.Name(g.Name+"-backends", backendsData),
 		inConfig:     map[string]bool{},
 	}
@@ -115,7 +121,7 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: out.configName, Namespace: g.Namespace, Labels: objectLabels(g)},
 			Immutable:  &immutable,
-			Data:       configData,
+			Data:       cfgData,
 		},
 		&corev1.Secret{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
@@ -124,7 +130,7 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{names.BackendsFile: []byte(backendsData[names.BackendsFile])},
 		},
-		deployment(g, spec, out.configName, out.backendsName),
+		deployment(g, spec, mode, out.configName, out.backendsName),
 		service(g),
 	}
 	mountedConfig, mountedBackends, rolling := "", "", false

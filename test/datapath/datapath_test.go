@@ -102,7 +102,7 @@ func TestDataPath(t *testing.T) {
 		require.Contains(t, conf, "enabled_backends = default:s3,secondary:s3\n")
 		require.Contains(t, conf, "default_backend = default\n")
 		require.NotContains(t, conf, secretKey, "credentials stay out of the ConfigMap")
-		requirePasteReadable(t, []byte(conf))
+		require.Contains(t, string(p.file(t, glance.PasteConfig)), "[pipeline:glance-api-keystone]\n", "the paste pipeline is in the ConfigMap")
 		b := string(backends1)
 		require.Contains(t, b, "s3_store_secret_key = "+strings.ReplaceAll(secretKey, "$", "$$")+"\n",
 			"the renderer must escape '$' as '$$'")
@@ -189,13 +189,16 @@ func TestDataPath(t *testing.T) {
 		t.Logf("glance-api stopped in %s", p.stop(t).Round(time.Millisecond))
 	})
 	t.Run("the Deployment's probe passes with the rendered keystone flavor", func(t *testing.T) {
-		// No override of [paste_deploy] here: the rendered pipeline
-		// (flavor keystone, the rendered [keystone_authtoken]) loads, the
-		// startup/readiness probe (GET /) passes without a token, and the
-		// API refuses requests without one. No Keystone is contacted.
+		// No override of the flavor here: the rendered pipeline (flavor
+		// keystone, the rendered [keystone_authtoken]) loads, the probes'
+		// GET /healthcheck passes without a token, and the API refuses
+		// requests without one. No Keystone is contacted.
 		p := newPod(t, c, filepath.Join(dir, "pod-4"), glanceName, false)
+		require.Equal(t, glance.HealthPath, p.probe)
 		p.start(t, redact)
-		code, body := p.call(t, http.MethodGet, "/v2/info/stores", nil, nil)
+		code, body := p.call(t, http.MethodGet, glance.HealthPath, nil, nil)
+		assert.Equal(t, http.StatusOK, code, "GET %s without a token: %s", glance.HealthPath, body)
+		code, body = p.call(t, http.MethodGet, "/v2/info/stores", nil, nil)
 		assert.Equal(t, http.StatusUnauthorized, code, "GET /v2/info/stores without a token: %s", body)
 		t.Logf("glance-api (keystone flavor) up in %s, stopped in %s", p.started.Round(time.Millisecond), p.stop(t).Round(time.Millisecond))
 	})

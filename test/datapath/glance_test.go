@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/ini.v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/glance"
@@ -27,7 +26,8 @@ import (
 type pod struct {
 	dir     string
 	command []string          // the container's command and rewritten args
-	config  []string          // the --config-file arguments among them
+	config  []string          // the --config-file and --config-dir arguments among them
+	probe   string            // the path of the startup probe
 	env     []string          // clean base + the container's env, resolved
 	mounted map[string]string // container file path -> file on disk
 	port    int
@@ -39,11 +39,13 @@ type pod struct {
 // newPod reads the Deployment the hooks rendered and lays its volumes out
 // under dir: each key of the mounted ConfigMap and Secret becomes a file,
 // byte for byte, in a directory standing for the volume's mountPath. Only
-// the directory part of the --config-file arguments is rewritten to those
-// directories. One extra --config-file, last (oslo.config gives later files
-// precedence), holds what a loopback test cannot have: a loopback port,
-// one worker, its own state dirs and, when noKeystone is set, no Keystone
-// (an empty paste flavor, so every request is an admin context).
+// the directory part of the --config-file and --config-dir arguments is
+// rewritten to those directories. One extra --config-file, last (oslo.config
+// gives later files precedence), holds what a loopback test without a mount
+// namespace cannot have: a loopback port, one worker, its own state dirs,
+// the paste file where it is on disk and, when noKeystone is set, no
+// Keystone (an empty paste flavor and an unauthenticated pipeline beside the
+// rendered one, so every request is an admin context).
 func newPod(t *testing.T, c *cluster, dir, name string, noKeystone bool) *pod {
 	t.Helper()
 	d := c.deployment(name)
@@ -94,7 +96,35 @@ func newPod(t *testing.T, c *cluster, dir, name string, noKeystone bool) *pod {
 		t.Fatalf("Deployment %s: %v", name, err)
 	}
 	p.port = proc.FreePort(t)
-	p.url = "http://127.0.0.1:" + strconv.Itoa(p.port)
+	p.url = "http://" + podIP + ":" + strconv.Itoa(p.port)
+	if sp := ctr.StartupProbe; sp != nil && sp.HTTPGet != nil {
+		p.probe = sp.HTTPGet.Path
+	} else {
+		t.Fatalf("Deployment %s: container %s has no HTTP startup probe", name, ctr.Name)
+	}
+	paste, ok := p.mounted[glance.PasteConfig]
+	if !ok {
+		t.Fatalf("Deployment %s: nothing is mounted at %s, the paste file the config names", name, glance.PasteConfig)
+	}
+	if noKeystone {
+		// The rendered pipeline is the keystone flavour only; without
+		// Keystone the test adds Glance's unauthenticated one beside it.
+		rendered, err := os.ReadFile(paste)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paste = filepath.Join(dir, "loopback-paste.ini")
+		noAuth := `
+[pipeline:glance-api]
+pipeline = cors healthcheck http_proxy_to_wsgi versionnegotiation osprofiler unauthenticated-context rootapp
+
+[filter:unauthenticated-context]
+paste.filter_factory = glance.api.middleware.context:UnauthenticatedContextMiddleware.factory
+`
+		if err := os.WriteFile(paste, append(rendered, noAuth...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	layer := filepath.Join(dir, "loopback-test.conf")
 	state := func(s string) string {
 		d := filepath.Join(dir, s)
@@ -105,7 +135,6 @@ func newPod(t *testing.T, c *cluster, dir, name string, noKeystone bool) *pod {
 	}
 	text := fmt.Sprintf(`# What a loopback test cannot take from the rendered config.
 [DEFAULT]
-bind_host = 127.0.0.1
 bind_port = %d
 workers = 1
 
@@ -117,9 +146,12 @@ filesystem_store_datadir = %s
 
 [oslo_concurrency]
 lock_path = %s
-`, p.port, state("staging"), state("tasks"), state("lock"))
+
+[paste_deploy]
+config_file = %s
+`, p.port, state("staging"), state("tasks"), state("lock"), paste)
 	if noKeystone {
-		text += "\n[paste_deploy]\n# No Keystone: every request is an admin context.\nflavor =\n"
+		text += "# No Keystone: every request is an admin context.\nflavor =\n"
 	}
 	if err := os.WriteFile(layer, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -127,9 +159,9 @@ lock_path = %s
 	args = append(args, "--config-file="+layer)
 	for i := 0; i < len(args); i++ {
 		switch {
-		case strings.HasPrefix(args[i], "--config-file="):
+		case strings.HasPrefix(args[i], "--config-file="), strings.HasPrefix(args[i], "--config-dir="):
 			p.config = append(p.config, args[i])
-		case args[i] == "--config-file" && i+1 < len(args):
+		case (args[i] == "--config-file" || args[i] == "--config-dir") && i+1 < len(args):
 			p.config = append(p.config, args[i], args[i+1])
 			i++
 		}
@@ -146,8 +178,9 @@ lock_path = %s
 	return p
 }
 
-// rewriteConfigFiles maps each --config-file argument's directory (a volume's
-// mountPath) to the directory on disk standing for it. File names are kept.
+// rewriteConfigFiles maps each --config-file argument's directory, and each
+// --config-dir, (a volume's mountPath) to the directory on disk standing for
+// it. File names are kept.
 func rewriteConfigFiles(args []string, dirs map[string]string) ([]string, error) {
 	out := make([]string, 0, len(args))
 	mapFile := func(p string) (string, error) {
@@ -161,52 +194,99 @@ func rewriteConfigFiles(args []string, dirs map[string]string) ([]string, error)
 		}
 		return f, nil
 	}
+	mapDir := func(p string) (string, error) {
+		host, ok := dirs[p]
+		if !ok {
+			return "", fmt.Errorf("--config-dir %s is not a ConfigMap or Secret volume the container mounts", p)
+		}
+		return host, nil
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		flag, value, inline := strings.Cut(a, "=")
+		mapper := map[string]func(string) (string, error){"--config-file": mapFile, "--config-dir": mapDir}[flag]
 		switch {
-		case strings.HasPrefix(a, "--config-file="):
-			f, err := mapFile(strings.TrimPrefix(a, "--config-file="))
+		case mapper == nil:
+			out = append(out, a)
+		case inline:
+			f, err := mapper(value)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, "--config-file="+f)
-		case a == "--config-file" && i+1 < len(args):
-			f, err := mapFile(args[i+1])
+			out = append(out, flag+"="+f)
+		case i+1 < len(args):
+			f, err := mapper(args[i+1])
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, a, f)
 			i++
-		case strings.HasPrefix(a, "--config-dir"):
-			return nil, fmt.Errorf("argument %s: --config-dir is not mapped by this test", a)
 		default:
-			out = append(out, a)
+			return nil, fmt.Errorf("argument %s has no value", a)
 		}
 	}
 	return out, nil
 }
 
-// resolveEnv turns the container's env into NAME=value, reading secretKeyRef
-// values from the cluster's Secrets as the kubelet would.
+// podIP is the address the test's pods have (the downward API's status.podIP).
+const podIP = "127.0.0.1"
+
+// resolveEnv turns the container's env into NAME=value as the kubelet would:
+// secretKeyRef values from the cluster's Secrets, status.podIP from the
+// downward API, and $(VAR) references to variables defined before.
 func resolveEnv(t *testing.T, c *cluster, vars []corev1.EnvVar) []string {
 	t.Helper()
 	var out []string
+	defined := map[string]string{}
 	for _, e := range vars {
+		var v string
 		switch {
 		case e.ValueFrom == nil:
-			out = append(out, e.Name+"="+e.Value)
+			v = expandVars(e.Value, defined)
 		case e.ValueFrom.SecretKeyRef != nil:
 			ref := e.ValueFrom.SecretKeyRef
-			v, ok := c.secretData(ref.Name)[ref.Key]
+			b, ok := c.secretData(ref.Name)[ref.Key]
 			if !ok {
 				t.Fatalf("env %s: Secret %s has no key %s", e.Name, ref.Name, ref.Key)
 			}
-			out = append(out, e.Name+"="+string(v))
+			v = string(b)
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP":
+			v = podIP
 		default:
-			t.Fatalf("env %s: only secretKeyRef is resolved by this test", e.Name)
+			t.Fatalf("env %s: only secretKeyRef and status.podIP are resolved by this test", e.Name)
 		}
+		defined[e.Name] = v
+		out = append(out, e.Name+"="+v)
 	}
 	return out
+}
+
+// expandVars expands $(NAME) references to defined variables as the kubelet
+// does: $$ is a literal $, and a reference to an undefined name stays as it is.
+func expandVars(s string, defined map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "$$"):
+			b.WriteByte('$')
+			i++
+		case strings.HasPrefix(s[i:], "$("):
+			end := strings.IndexByte(s[i:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			if v, ok := defined[s[i+2:i+end]]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString(s[i : i+end+1])
+			}
+			i += end
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // file returns the bytes of a mounted file by its path in the container.
@@ -236,15 +316,15 @@ func (p *pod) dbSync(t *testing.T, tl tools) time.Duration {
 	return time.Since(start)
 }
 
-// start runs glance-api and waits for the Deployment's startup probe
-// (GET / on the API port, 200-399 as the kubelet counts it) to pass.
+// start runs glance-api and waits for the Deployment's startup probe (GET
+// of its path on the API port, 200-399 as the kubelet counts it) to pass.
 func (p *pod) start(t *testing.T, redact *proc.Redactor) {
 	t.Helper()
 	p.proc = proc.Start(t, proc.Options{Name: "glance-api", Argv: p.command, Env: p.env, Dir: p.dir,
 		Log: filepath.Join(p.dir, "glance-api.log"), Redactor: redact})
 	var err error
-	p.started, err = p.proc.WaitFor(readyTimeout, "startup probe passing (GET / 200-399)",
-		proc.HTTPStatus(p.url+"/", func(code int) bool { return code >= 200 && code < 400 }))
+	p.started, err = p.proc.WaitFor(readyTimeout, "startup probe passing (GET "+p.probe+" 200-399)",
+		proc.HTTPStatus(p.url+p.probe, func(code int) bool { return code >= 200 && code < 400 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,24 +443,4 @@ func (p *pod) download(t *testing.T, id string) []byte {
 		t.Fatalf("GET /v2/images/%s/file: HTTP %d; last lines of glance-api's log:\n%s", id, code, p.proc.Tail(40))
 	}
 	return b
-}
-
-// requirePasteReadable fails early, and clearly, when the paste file the
-// rendered config names cannot be read by this user: Debian installs
-// /etc/glance/glance-api-paste.ini as 0640 root:glance.
-func requirePasteReadable(t *testing.T, conf []byte) {
-	t.Helper()
-	f, err := ini.Load(conf)
-	if err != nil {
-		t.Fatalf("rendered glance-api.conf: %v", err)
-	}
-	paste := f.Section("paste_deploy").Key("config_file").String()
-	if paste == "" {
-		t.Fatal("rendered glance-api.conf has no [paste_deploy] config_file")
-	}
-	r, err := os.Open(paste)
-	if err != nil {
-		t.Fatalf("the rendered [paste_deploy] config_file cannot be read here (%v); run as root or as a member of group glance", err)
-	}
-	r.Close()
 }

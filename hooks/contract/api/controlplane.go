@@ -40,6 +40,7 @@ type GlanceService struct {
 	KeystoneEndpoint       string                       `json:"keystoneEndpoint,omitempty"`
 	KeystonePublicEndpoint string                       `json:"keystonePublicEndpoint,omitempty"`
 	ServiceUser            *ServiceUserSpec             `json:"serviceUser,omitempty"`
+	API                    *APISpec                     `json:"api,omitempty"`
 	Resources              *corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 

@@ -19,6 +19,8 @@ const (
 	DefaultServiceDomain      = "Default"
 	DefaultServiceUserSecret  = "glance-service-user"
 	DefaultServiceUserPassKey = "password"
+	DefaultAPIProcesses       = int32(2)
+	DefaultAPIThreads         = int32(4)
 )
 
 // DefaultKeystoneEndpoint is the in-cluster Keystone of a namespace.
@@ -78,5 +80,18 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		user.SecretRef.Key = DefaultServiceUserPassKey
 	}
 	s.ServiceUser = &user
+	apiSpec := APISpec{}
+	if s.API != nil {
+		apiSpec = *s.API
+	}
+	if apiSpec.Processes == nil {
+		p := DefaultAPIProcesses
+		apiSpec.Processes = &p
+	}
+	if apiSpec.Threads == nil {
+		t := DefaultAPIThreads
+		apiSpec.Threads = &t
+	}
+	s.API = &apiSpec
 	return s
 }

@@ -34,8 +34,20 @@ type GlanceSpec struct {
 	KeystonePublicEndpoint string `json:"keystonePublicEndpoint,omitempty"`
 	// ServiceUser is the Keystone user glance-api authenticates as.
 	ServiceUser *ServiceUserSpec `json:"serviceUser,omitempty"`
+	// API is how many processes and threads serve the API.
+	API *APISpec `json:"api,omitempty"`
 	// Resources of the glance-api container.
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+}
+
+// APISpec sizes the glance-api server. Below 2026.1 glance-api is the
+// eventlet server and Processes is its workers option; from 2026.1 it runs
+// under uWSGI with Processes processes of Threads threads each.
+type APISpec struct {
+	// Processes serving requests; default 2.
+	Processes *int32 `json:"processes,omitempty"`
+	// Threads per uWSGI process; default 4. The eventlet server ignores it.
+	Threads *int32 `json:"threads,omitempty"`
 }
 
 // ImageSpec is a container image split into repository and tag.

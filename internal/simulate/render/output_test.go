@@ -104,7 +104,7 @@ func TestOutputYAMLAndJSONStreams(t *testing.T) {
 	objs := mustRender(t, credentials, controlPlane("default")).Objects()
 	y := yamlOf(t, objs, OutputOptions{})
 	assert.Equal(t, len(objs), strings.Count(y, "---\n"))
-	assert.True(t, strings.HasPrefix(y, "---\napiVersion: v1\ndata:\n  glance-api.conf: |\n"), "ConfigMaps sort first, config as a block:\n%s", y[:200])
+	assert.True(t, strings.HasPrefix(y, "---\napiVersion: v1\ndata:\n  glance-api-paste.ini: |\n"), "ConfigMaps sort first, config as a block:\n%s", y[:200])
 	docs, err := Parse([]byte(y), "out.yaml", "default")
 	require.Error(t, err, "redacted Secret data is not base64, so the output is not meant to be applied")
 	_ = docs

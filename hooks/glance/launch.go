@@ -1,0 +1,129 @@
+package glance
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+)
+
+// UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
+// removed the eventlet glance-api console script after 2025.2.
+var UWSGIFrom = release.Release{Year: 2026, Minor: 1}
+
+// LaunchMode is how the glance-api container serves.
+type LaunchMode string
+
+const (
+	// Eventlet is the glance-api console script, releases before 2026.1.
+	Eventlet LaunchMode = "eventlet"
+	// UWSGI is uWSGI serving Glance's WSGI application, from 2026.1.
+	UWSGI LaunchMode = "uwsgi"
+)
+
+// LaunchModeOf is the launch mode of a release.
+func LaunchModeOf(r release.Release) LaunchMode {
+	if r.AtLeast(UWSGIFrom) {
+		return UWSGI
+	}
+	return Eventlet
+}
+
+// Environment variables of the glance-api container.
+const (
+	// EnvPodIP holds the pod's IP from the downward API. glance-api listens
+	// on it rather than on every address, so each pod has an address of its
+	// own to be reached and named by, and two pods of one Deployment can
+	// share a host and port in a test that runs them as local processes.
+	EnvPodIP = "POD_IP"
+	// EnvBindHost is oslo.config's environment override of [DEFAULT]
+	// bind_host, the eventlet server's listen address.
+	EnvBindHost = "OS_DEFAULT__BIND_HOST"
+	// EnvConfigDir is where Glance's WSGI application (the uWSGI mode) reads
+	// glance-api.conf and glance-api-paste.ini; it takes no arguments.
+	EnvConfigDir = "OS_GLANCE_CONFIG_DIR"
+	// EnvDatabaseConnection and EnvServicePassword are oslo.config's
+	// environment overrides of [database] connection and
+	// [keystone_authtoken] password: secrets reach glance-api through them,
+	// never through a file.
+	EnvDatabaseConnection = "OS_DATABASE__CONNECTION"
+	EnvServicePassword    = "OS_KEYSTONE_AUTHTOKEN__PASSWORD"
+)
+
+// command is the glance-api container's command and arguments. Both modes
+// read the same files: glance-api.conf from ConfigDir and every *.conf in
+// BackendsDir. The eventlet server is told so; the WSGI application takes no
+// arguments, and finds glance-api.conf through OS_GLANCE_CONFIG_DIR and
+// BackendsDir as oslo.config's default config directory of project glance
+// (/etc/glance/glance.conf.d).
+func command(mode LaunchMode) (cmd, args []string) {
+	if mode == UWSGI {
+		return []string{"uwsgi"}, []string{"--ini", ConfigDir + "/" + UWSGIFile}
+	}
+	return []string{"glance-api"}, configArgs()
+}
+
+// configArgs are the oslo.config arguments of every glance program the hooks
+// run (glance-api in the eventlet mode, glance-manage in the schema Jobs).
+func configArgs() []string {
+	return []string{"--config-file=" + ConfigDir + "/" + names.ConfigFile, "--config-dir=" + BackendsDir}
+}
+
+// launchEnv is the environment every glance container gets, in order: a
+// $(VAR) reference needs the variable defined before it.
+func launchEnv(spec api.GlanceSpec) []corev1.EnvVar {
+	return []corev1.EnvVar{
+		{Name: EnvPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
+		{Name: EnvBindHost, Value: "$(" + EnvPodIP + ")"},
+		{Name: EnvConfigDir, Value: ConfigDir},
+		secretEnv(EnvDatabaseConnection, spec.Database.SecretRef),
+		secretEnv(EnvServicePassword, spec.ServiceUser.SecretRef),
+	}
+}
+
+func secretEnv(name string, ref api.SecretKeyRef) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key}}}
+}
+
+// chunkedInputLimit is the largest request chunk uWSGI accepts, in bytes:
+// its 1 MB default is smaller than the 1 MiB chunks glanceclient uploads in.
+const chunkedInputLimit = 16 << 20
+
+// renderUWSGI renders the uWSGI ini of the uWSGI launch mode. uWSGI expands
+// $(POD_IP) from its environment when it reads the file.
+func renderUWSGI(spec api.GlanceSpec) string {
+	lines := []string{
+		"[uwsgi]",
+		"# Debian's uWSGI loads Python as a plugin; a uWSGI built with Python",
+		"# (pip) logs that it has no such plugin file and carries on.",
+		"plugins = python3",
+		"# HTTP straight from the workers, on the pod's own address.",
+		fmt.Sprintf("http-socket = $(%s):%d", EnvPodIP, APIPort),
+		"# The application factory of every release from Zed on (glance.wsgi.api",
+		"# of newer releases calls the same). It reads its config from",
+		"# OS_GLANCE_CONFIG_DIR and oslo.config's default config directory.",
+		"eval = import glance.common.wsgi_app; application = glance.common.wsgi_app.init_app()",
+		"need-app = true",
+		"master = true",
+		fmt.Sprintf("processes = %d", *spec.API.Processes),
+		fmt.Sprintf("threads = %d", *spec.API.Threads),
+		"enable-threads = true",
+		"# Every worker loads the application itself, after the fork.",
+		"lazy-apps = true",
+		"single-interpreter = true",
+		"thunder-lock = true",
+		"buffer-size = 65535",
+		"# Chunked uploads (glanceclient sends 1 MiB chunks).",
+		"wsgi-manage-chunked-input = true",
+		fmt.Sprintf("chunked-input-limit = %d", chunkedInputLimit),
+		"# SIGTERM ends the workers once their requests are answered.",
+		"die-on-term = true",
+		"hook-master-start = unix_signal:15 gracefully_kill_them_all",
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -1,0 +1,134 @@
+package glance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/ini.v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+)
+
+func TestLaunchModeOf(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     release.Release
+		want   LaunchMode
+	}{
+		"2025.1": {"eventlet before 2026.1", release.Release{Year: 2025, Minor: 1}, Eventlet},
+		"2025.2": {"the last eventlet release", release.Release{Year: 2025, Minor: 2}, Eventlet},
+		"2026.1": {"the console script is gone from 2026.1", release.Release{Year: 2026, Minor: 1}, UWSGI},
+		"2027.2": {"and stays gone", release.Release{Year: 2027, Minor: 2}, UWSGI},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, LaunchModeOf(tc.in), tc.reason)
+		})
+	}
+}
+
+func TestCommand(t *testing.T) {
+	type want struct{ cmd, args []string }
+	cases := map[string]struct {
+		reason string
+		mode   LaunchMode
+		want   want
+	}{
+		"eventlet": {"the console script reads glance-api.conf and the backends directory",
+			Eventlet, want{[]string{"glance-api"}, []string{"--config-file=/etc/glance/config/glance-api.conf", "--config-dir=/etc/glance/glance.conf.d"}}},
+		"uwsgi": {"uWSGI reads its ini; the application finds the rest without arguments",
+			UWSGI, want{[]string{"uwsgi"}, []string{"--ini", "/etc/glance/config/glance-api-uwsgi.ini"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cmd, args := command(tc.mode)
+			assert.Equal(t, tc.want, want{cmd, args}, tc.reason)
+		})
+	}
+}
+
+// testSpec is a Glance spec with every default filled in.
+func testSpec(mods ...func(*api.GlanceSpec)) api.GlanceSpec {
+	s := api.GlanceSpec{OpenStackRelease: "2025.2"}
+	for _, m := range mods {
+		m(&s)
+	}
+	return s.WithDefaults("openstack")
+}
+
+func TestConfigData(t *testing.T) {
+	three, eight := int32(3), int32(8)
+	sized := testSpec(func(s *api.GlanceSpec) { s.API = &api.APISpec{Processes: &three, Threads: &eight} })
+	def := &store{id: "default", rendered: true, section: "[default]\n"}
+	type want struct {
+		files        []string
+		workers      string // [DEFAULT] workers, "" when absent
+		uwsgiSizing  []string
+		uwsgiListens string
+	}
+	cases := map[string]struct {
+		reason string
+		mode   LaunchMode
+		want   want
+	}{
+		"eventlet": {"the eventlet server takes its workers from glance-api.conf and needs no uWSGI ini",
+			Eventlet, want{files: []string{names.ConfigFile, PasteFile}, workers: "3"}},
+		"uwsgi": {"uWSGI sizes itself from its ini; glance-api.conf has no workers (2026.2 dropped the option)",
+			UWSGI, want{files: []string{names.ConfigFile, PasteFile, UWSGIFile}, uwsgiSizing: []string{"3", "8"}, uwsgiListens: "$(POD_IP):9292"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			conf, err := renderConfig(&api.Glance{}, sized, tc.mode, []*store{def}, def)
+			require.NoError(t, err)
+			data := configData(conf, sized, tc.mode)
+			var got want
+			for k := range data {
+				got.files = append(got.files, k)
+			}
+			f, err := ini.Load([]byte(data[names.ConfigFile]))
+			require.NoError(t, err)
+			got.workers = f.Section("DEFAULT").Key("workers").String()
+			if u, ok := data[UWSGIFile]; ok {
+				uf, err := ini.Load([]byte(u))
+				require.NoError(t, err)
+				s := uf.Section("uwsgi")
+				got.uwsgiSizing = []string{s.Key("processes").String(), s.Key("threads").String()}
+				got.uwsgiListens = s.Key("http-socket").String()
+			}
+			assert.ElementsMatch(t, tc.want.files, got.files, tc.reason)
+			tc.want.files, got.files = nil, nil
+			assert.Equal(t, tc.want, got, tc.reason)
+			assert.Equal(t, PasteConfig, f.Section("paste_deploy").Key("config_file").String(), "the paste file is named, in both modes")
+			assert.False(t, f.Section("DEFAULT").HasKey("bind_host"), "bind_host comes from the environment (the pod's IP)")
+		})
+	}
+}
+
+// TestPasteIni reads the pipeline back with an independent parser: the
+// flavour the config names exists, every filter in it is defined, and the
+// healthcheck comes before authtoken, so the probes need no token.
+func TestPasteIni(t *testing.T) {
+	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(PasteIni))
+	require.NoError(t, err)
+	pipe, err := f.GetSection("pipeline:glance-api-" + PasteFlavor)
+	require.NoError(t, err, "the flavour [paste_deploy] names")
+	stages := strings.Fields(pipe.Key("pipeline").String())
+	require.NotEmpty(t, stages)
+	app := stages[len(stages)-1]
+	assert.True(t, f.HasSection("composite:"+app) || f.HasSection("app:"+app), "the pipeline ends in an app: %s", app)
+	pos := map[string]int{}
+	for i, filter := range stages[:len(stages)-1] {
+		pos[filter] = i
+		assert.True(t, f.HasSection("filter:"+filter), "filter %s is defined", filter)
+	}
+	require.Contains(t, pos, "healthcheck")
+	require.Contains(t, pos, "authtoken")
+	assert.Less(t, pos["healthcheck"], pos["authtoken"], "/healthcheck answers before authentication")
+	assert.Equal(t, "oslo_middleware:Healthcheck.factory", f.Section("filter:healthcheck").Key("paste.filter_factory").String())
+	assert.False(t, f.Section("filter:healthcheck").HasKey("backends"),
+		"no disable_by_file: the liveness probe asks the same path, so disabling would restart the pod")
+}
