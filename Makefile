@@ -6,12 +6,16 @@ BIN := bin/glance-hooks
 CACHE_BIN := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/glance-hooks/bin
 HELM_VERSION := v3.19.0
 HELM := $(CACHE_BIN)/helm-$(HELM_VERSION)
+# staticcheck reads the code with the go/types of the Go it was built with,
+# so each toolchain gets its own build (hack/install-staticcheck.sh).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(CACHE_BIN)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)
 CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
-.PHONY: all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check run datapath-deps services-deps \
-	helm chart-crds metacontroller chart-lint image bench
+.PHONY: all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
+	datapath-deps services-deps helm chart-crds metacontroller chart-lint image bench
 
 all: build
 
@@ -29,12 +33,12 @@ build:
 # uWSGI from Debian's packages need root or sudo; kube-apiserver, etcd,
 # versitygw and helm are built into the cache dir), so the tests that run
 # them must run rather than skip.
-test: datapath-deps services-deps kube-bins helm
-	REQUIRE_DATAPATH=1 REQUIRE_SERVICES=1 $(MAKE) --no-print-directory vet fmt-check unit fixtures-check integration
+test: datapath-deps services-deps kube-bins helm staticcheck
+	REQUIRE_DATAPATH=1 REQUIRE_SERVICES=1 $(MAKE) --no-print-directory vet fmt-check lint unit fixtures-check integration
 
 # The quick loop while developing: Go tests only; the data-path and chart
 # tests skip (saying why) when their components are missing.
-quick: vet fmt-check
+quick: vet fmt-check lint
 	$(GO) test -count=1 ./...
 
 # What the data-path test runs: Debian's glance-api and python3-boto3 (apt,
@@ -92,6 +96,17 @@ render: build
 # Start the service on 127.0.0.1:8080, plain HTTP, to try the hooks with curl.
 run: build
 	$(BIN) serve --listen 127.0.0.1:8080 --insecure-plain-http
+
+# staticcheck with its default checks, on the code as built with and without
+# the integration tag; it must find nothing.
+lint: staticcheck
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags integration ./...
+
+# staticcheck, built from the Go module proxy into the cache dir when missing.
+staticcheck: $(STATICCHECK)
+$(STATICCHECK):
+	STATICCHECK_VERSION=$(STATICCHECK_VERSION) STATICCHECK_BIN_DIR=$(CACHE_BIN) bash hack/install-staticcheck.sh >/dev/null
 
 # helm, built from the Go module proxy into the cache dir when missing.
 helm: $(HELM)

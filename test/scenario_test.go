@@ -264,18 +264,35 @@ func TestRolloutHistoryRetention(t *testing.T) {
 	flip(false)
 	assert.True(t, s.exists("ConfigMap", first), "the previous config stays while the rollout is in progress")
 	assert.Equal(t, "False/RollingOut", s.condition("Glance", "glance", "DeploymentReady"))
-	var stores []string
+	// Each edit of a store makes a new backends Secret while the pods still
+	// run older ones. Once a step has converged the template mounts the
+	// newest, and the hook keeps it and the HistoryLimit newest others: the
+	// history fills up to that bound and never passes it.
+	backendsSecrets := func() []string {
+		var out []string
+		for _, n := range s.names("Secret") {
+			if strings.HasPrefix(n, "glance-backends-") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	most := 0
 	for i := 0; i < 2*glance.HistoryLimit+2; i++ {
 		s.apply(standaloneBackend("a", "bucket-a", "garage-s3-credentials", true) + "\n---\n" +
 			standaloneBackend("b", "bucket-b-"+string(rune('a'+i)), "garage-s3-credentials", false))
 		s.converge()
-		stores = append(stores, s.names("ConfigMap")...)
+		kept := backendsSecrets()
+		assert.LessOrEqual(t, len(kept), glance.HistoryLimit+1, "step %d: history is bounded: %v", i, kept)
+		most = max(most, len(kept))
 	}
+	assert.Equal(t, glance.HistoryLimit+1, most, "older backends Secrets are kept up to the bound while the rollout is unfinished")
 	assert.LessOrEqual(t, len(s.names("ConfigMap")), glance.HistoryLimit+2, "history is bounded: %v", s.names("ConfigMap"))
 
 	s.w.Rollouts = true
 	s.converge()
 	assert.Len(t, s.names("ConfigMap"), 1, "only the current config remains after the rollout")
+	assert.Len(t, backendsSecrets(), 1, "only the current backends Secret remains after the rollout")
 	assert.Equal(t, "True/DeploymentAvailable", s.condition("Glance", "glance", "DeploymentReady"))
 }
 

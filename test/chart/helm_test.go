@@ -55,13 +55,6 @@ func helmBin(t testing.TB) string {
 	return ""
 }
 
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	require.NoError(t, err)
-	return raw
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -116,11 +109,10 @@ func renderRaw(t testing.TB, name, namespace string, set ...string) (string, err
 // obj is one rendered Kubernetes object as generic JSON.
 type obj map[string]any
 
-func (o obj) kind() string       { s, _ := o["kind"].(string); return s }
-func (o obj) apiVersion() string { s, _ := o["apiVersion"].(string); return s }
-func (o obj) name() string       { return str(o, "metadata", "name") }
-func (o obj) namespace() string  { return str(o, "metadata", "namespace") }
-func (o obj) id() string         { return o.kind() + " " + o.namespace() + "/" + o.name() }
+func (o obj) kind() string      { s, _ := o["kind"].(string); return s }
+func (o obj) name() string      { return str(o, "metadata", "name") }
+func (o obj) namespace() string { return str(o, "metadata", "namespace") }
+func (o obj) id() string        { return o.kind() + " " + o.namespace() + "/" + o.name() }
 
 // into converts the object into a typed struct (k8s.io/api types).
 func (o obj) into(t testing.TB, v any) {

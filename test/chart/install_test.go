@@ -382,3 +382,12 @@ func TestReadmeControlPlaneIsValid(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exactly one backends entry must set isDefault")
 }
+
+func (o obj) apiVersion() string { s, _ := o["apiVersion"].(string); return s }
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	return raw
+}

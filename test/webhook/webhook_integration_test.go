@@ -216,7 +216,7 @@ func register(env *kubetest.Env, svc *hookService) error {
 
 // call runs kubectl and returns what the service logged about parent for
 // that call (nil when the service was not called, e.g. CEL refused first).
-func (s *suite) call(t *testing.T, parent, stdin string, args ...string) (stdout, stderr string, err error, rec *logRecord) {
+func (s *suite) call(t *testing.T, parent, stdin string, args ...string) (stdout, stderr string, rec *logRecord, err error) {
 	t.Helper()
 	seen := len(s.svc.decisions(parent))
 	stdout, stderr, err = s.env.Kubectl(t, stdin, args...)
@@ -227,14 +227,14 @@ func (s *suite) call(t *testing.T, parent, stdin string, args ...string) (stdout
 		r := s.svc.lastDecision(t, parent, seen)
 		rec = &r
 	}
-	return stdout, stderr, err, rec
+	return stdout, stderr, rec, err
 }
 
 // accepted runs kubectl, which must succeed, and checks the service was
 // asked and allowed it.
 func (s *suite) accepted(t *testing.T, parent, stdin string, args ...string) string {
 	t.Helper()
-	out, errOut, err, rec := s.call(t, parent, stdin, args...)
+	out, errOut, rec, err := s.call(t, parent, stdin, args...)
 	require.NoError(t, err, "kubectl %s: %s", strings.Join(args, " "), errOut)
 	require.NotNil(t, rec, "the webhook was not called for %s", parent)
 	require.NotNil(t, rec.Allowed)
@@ -246,7 +246,7 @@ func (s *suite) accepted(t *testing.T, parent, stdin string, args ...string) str
 // want, and checks the service logged that refusal.
 func (s *suite) refused(t *testing.T, parent, want, stdin string, args ...string) string {
 	t.Helper()
-	_, errOut, err, rec := s.call(t, parent, stdin, args...)
+	_, errOut, rec, err := s.call(t, parent, stdin, args...)
 	require.Error(t, err, "kubectl %s was accepted", strings.Join(args, " "))
 	assert.Equal(t, want, denial(errOut), "kubectl's stderr: %s", errOut)
 	if assert.NotNil(t, rec, "the webhook was not called for %s", parent) {
@@ -527,7 +527,7 @@ func TestControlPlaneTwoDefaults(t *testing.T) {
 	s.env.Namespace(t, ns)
 	two := strings.Replace(inNamespace(guide.ControlPlane, ns), "isDefault: false", "isDefault: true", 1)
 	require.NotEqual(t, inNamespace(guide.ControlPlane, ns), two)
-	_, errOut, err, rec := s.call(t, "CREATE ControlPlane controlplanes/controlplane", two, "apply", "-f", "-")
+	_, errOut, rec, err := s.call(t, "CREATE ControlPlane controlplanes/controlplane", two, "apply", "-f", "-")
 	require.Error(t, err, "kubectl apply was accepted")
 	assert.Contains(t, errOut, `The ControlPlane "controlplane" is invalid`)
 	assert.Equal(t, msgOneDefault, celMessage(errOut), "kubectl's stderr: %s", errOut)
@@ -584,7 +584,7 @@ func TestReservedStoreIDs(t *testing.T) {
 		{name: "database", id: "database", why: []string{"reserved store section"}},
 	} {
 		t.Run(c.id, func(t *testing.T) {
-			_, errOut, err, rec := s.call(t, "CREATE GlanceBackend reserved/"+c.name,
+			_, errOut, rec, err := s.call(t, "CREATE GlanceBackend reserved/"+c.name,
 				backendYAML(ns, c.name, "glance", false, c.storeID), "apply", "-f", "-")
 			require.Error(t, err, "kubectl apply was accepted")
 			assert.Contains(t, errOut, fmt.Sprintf("store id %q", c.id))
