@@ -23,7 +23,8 @@ const ReasonBackendSkipped = "GlanceBackendSkipped"
 // storeSecret is a store Secret as observed, data still base64: the
 // metadata a store Secret is checked by, and nothing else. Every attached
 // backend has one, and the rest of its metadata (a last-applied record as
-// long as the data, managed fields) was decoded for nothing.
+// long as the data, managed fields) would cost as much to decode as the data
+// and is never read.
 type storeSecret struct {
 	Metadata struct {
 		Labels          map[string]string       `json:"labels,omitempty"`
@@ -47,8 +48,8 @@ type store struct {
 
 // observedBackend is a related GlanceBackend as far as the Glance reads it:
 // identity, spec, and the status and message of each condition. The related
-// backends are every one in the namespace; the rest of their metadata and
-// the times of their conditions were decoded for nothing.
+// backends are every one in the namespace, so the rest of their metadata and
+// the times of their conditions, never read, are not decoded.
 type observedBackend struct {
 	Metadata struct {
 		Name              string       `json:"name,omitempty"`

@@ -35,7 +35,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 
 // customizeParent is a Glance without its status. Customize answers from the
 // spec (Metacontroller caches the answer per generation), and the status
-// lists every attached backend: decoding it was most of this hook's work.
+// lists every attached backend: decoding it would be most of this hook's work.
 type customizeParent struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

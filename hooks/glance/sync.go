@@ -189,7 +189,7 @@ func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment,
 // backendsText is the backends.conf of an observed backends Secret, or "".
 func backendsText(observed metacontroller.ObjectMap, name string) string {
 	// Only the data: the metadata of the backends Secret holds a last-applied
-	// record as long as the data, which would be unquoted for nothing.
+	// record as long as the data, and nothing in it is read.
 	sec, found, err := metacontroller.DecodeOne[struct {
 		Data map[string]string `json:"data"`
 	}](observed, names.SecretsKey, name)

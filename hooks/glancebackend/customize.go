@@ -51,8 +51,8 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 }
 
 // customizeParent is a GlanceBackend without its status: customize answers
-// from the spec (Metacontroller caches the answer per generation), so
-// decoding the status conditions was work for nothing.
+// from the spec (Metacontroller caches the answer per generation), so the
+// status conditions are not decoded.
 type customizeParent struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

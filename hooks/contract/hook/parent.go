@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// DecodeParent decodes a hook's parent into T and checks it is the kind the
-// hook serves and has a name and namespace. Every failure is an InputError
+// DecodeParent decodes a hook's parent into obj and checks it is the kind
+// the hook serves and has a name and namespace. Every failure is an InputError
 // whose message names the problem but not the body.
 func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Object) error {
 	raw = bytes.TrimSpace(raw)
@@ -22,10 +22,11 @@ func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Objec
 		return Invalid("request has no parent: expected a %s %s", apiVersion, kind)
 	}
 	// The object is decoded once, and its type read from the decoded
-	// object. Only when that decode fails (or obj does not carry its type)
-	// is the type decoded on its own, to tell a parent of the wrong kind or
-	// no Kubernetes object at all from a malformed one of the right kind:
-	// the same answers as checking the type first, one pass fewer.
+	// object: a parent is decoded on every call, and a second pass over it
+	// only for its type would cost as much again. Only when that decode
+	// fails (or obj does not carry its type) is the type decoded on its own,
+	// to tell a parent of the wrong kind or no Kubernetes object at all from
+	// a malformed one of the right kind.
 	objErr := json.Unmarshal(raw, obj)
 	tm, typed := typeOf(obj)
 	if objErr != nil || !typed {

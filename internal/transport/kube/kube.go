@@ -107,14 +107,6 @@ func NewLister(cfg *rest.Config, timeout time.Duration) (*Lister, error) {
 	return &Lister{client: client, timeout: timeout}, nil
 }
 
-// NewListerFromClient wraps an existing dynamic client (tests).
-func NewListerFromClient(client dynamic.Interface, timeout time.Duration) *Lister {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	return &Lister{client: client, timeout: timeout}
-}
-
 // ListGlanceBackends returns every GlanceBackend in the namespace, reading
 // all pages within the timeout. Any failure is an error: the caller refuses.
 func (l *Lister) ListGlanceBackends(ctx context.Context, namespace string) ([]api.GlanceBackend, error) {

@@ -175,10 +175,10 @@ func readBody(c echo.Context, limit int64, timeout time.Duration) ([]byte, error
 	var body []byte
 	var err error
 	if n := c.Request().ContentLength; n > 0 {
-		// The announced size, read into one buffer of that size rather than
-		// one grown by doubling (a 4 MB request left 8 MB behind). But only
-		// once the first chunk has arrived: a client announcing 8 MB and
-		// sending nothing holds no more than that chunk.
+		// The announced size, read into one buffer of that size: a buffer
+		// grown by doubling would leave up to twice the body allocated. But
+		// only once the first chunk has arrived: a client announcing 8 MB
+		// and sending nothing holds no more than that chunk.
 		body = make([]byte, min(n, bodyFirstChunk))
 		_, err = io.ReadFull(r, body)
 		if err == nil && n > int64(len(body)) {
@@ -215,12 +215,12 @@ func readBody(c echo.Context, limit int64, timeout time.Duration) ([]byte, error
 // decodeEnvelope decodes one JSON object and nothing after it.
 func decodeEnvelope(body []byte, into any, what string) error {
 	// A body that is one JSON value and nothing else, which is every body
-	// Metacontroller sends, decodes with json.Unmarshal: no copy of the body
-	// into a decoder's buffer, which for a large request was as big again
-	// as the body. Anything else goes through the decoder below exactly as
-	// before, so errors and what is accepted stay the same: Unmarshal only
-	// succeeds where the decoder succeeds with the same result, and when it
-	// fails on the syntax it decoded nothing (it checks the whole body first).
+	// Metacontroller sends, decodes with json.Unmarshal: a decoder would
+	// copy the body into a buffer as big again. Anything else goes through
+	// the decoder below, which says what is wrong; the two accept the same
+	// bodies: Unmarshal only succeeds where the decoder succeeds with the
+	// same result, and when it fails on the syntax it decoded nothing (it
+	// checks the whole body first).
 	if json.Unmarshal(body, into) == nil {
 		return nil
 	}
