@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Targets, as issue 8 sets them for a 2-core machine.
+// Targets for a 2-core machine; docs/performance.md says where each comes from.
 const (
 	targetFloorRatio      = 2.0                   // every hook within 2x of its floor
 	target1000            = 20 * time.Millisecond // a 1000-backend Glance sync
