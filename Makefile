@@ -116,8 +116,8 @@ $(HELM):
 # The chart ships the CRDs of schemas/ unchanged; a test fails when the copy is stale.
 chart-crds:
 	@test -d schemas || { echo "schemas/ does not exist: nothing to copy"; exit 1; }
-	rm -f $(CHART)/crds/*.yaml
-	cp schemas/*.yaml $(CHART)/crds/
+	rm -f $(CHART)/files/crds/*.yaml
+	cp schemas/*.yaml $(CHART)/files/crds/
 
 # metacontroller/ is the chart's CompositeControllers rendered with the
 # defaults; a test fails when it differs from the templates.

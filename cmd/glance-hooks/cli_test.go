@@ -44,6 +44,10 @@ func TestCommandLine(t *testing.T) {
 		"render bad output":    {args: []string{"render", "-f", "x", "-o", "xml"}, code: exitUsage, stderr: []string{"-o must be yaml or json"}, emptyOut: true},
 		"render stray arg":     {args: []string{"render", "x.yaml"}, code: exitUsage, stderr: []string{`unexpected argument "x.yaml": give inputs with -f`}, emptyOut: true},
 		"version stray arg":    {args: []string{"version", "x"}, code: exitUsage, stderr: []string{"version takes no arguments"}, emptyOut: true},
+		"help probe":           {args: []string{"help", "probe"}, stdout: []string{"--ca-file", "--get", "--validate"}, emptyErr: true},
+		"probe without checks": {args: []string{"probe", "--ca-file", "ca.crt"}, code: exitUsage, stderr: []string{"nothing to check"}, emptyOut: true},
+		"probe without CA":     {args: []string{"probe", "--get", "https://x/readyz"}, code: exitUsage, stderr: []string{"--ca-file is required"}, emptyOut: true},
+		"probe unreadable CA":  {args: []string{"probe", "--get", "https://x/readyz", "--ca-file", "/nonexistent/ca.crt"}, code: exitFailure, stderr: []string{"reading the CA"}, emptyOut: true},
 		"version bad output":   {args: []string{"version", "-o", "yaml"}, code: exitUsage, stderr: []string{"-o must be json"}, emptyOut: true},
 	}
 	for name, tc := range cases {
@@ -72,7 +76,7 @@ func TestCommandLine(t *testing.T) {
 
 // Help writes every flag as --flag (or -f, --flag), never Go's -flag.
 func TestHelpWritesLongFlagsWithTwoDashes(t *testing.T) {
-	for _, cmd := range []string{"serve", "render", "version"} {
+	for _, cmd := range []string{"serve", "render", "probe", "version"} {
 		var stdout bytes.Buffer
 		assert.Equal(t, 0, execute(context.Background(), []string{cmd, "--help"}, nil, &stdout, &bytes.Buffer{}))
 		for _, line := range strings.Split(stdout.String(), "\n") {

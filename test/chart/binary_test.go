@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,9 @@ var runTests = func(m *testing.M) int { return m.Run() }
 func TestMain(m *testing.M) {
 	code := runTests(m)
 	testbin.Cleanup()
+	if testCADir != "" {
+		_ = os.RemoveAll(testCADir)
+	}
 	os.Exit(code)
 }
 
@@ -52,27 +56,43 @@ func TestBinaryIsTrimmed(t *testing.T) {
 	assert.False(t, bytes.Contains(raw, []byte(repoRoot(t))), "the binary contains the source directory's path")
 }
 
-// runContainer starts the service with a container's args from the chart,
-// rewriting only the listen address (to a free loopback port) and file paths
-// under /etc/glance-hooks (to dir). It returns the address it listens on.
-func runContainer(t *testing.T, ctr corev1.Container, dir string) string {
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
 	t.Helper()
-	require.NotEmpty(t, ctr.Args)
-	require.Equal(t, "serve", ctr.Args[0], "the image's ENTRYPOINT is the binary; args start with the command")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
+	return addr
+}
 
+// runContainer starts the service with a container's args from the chart,
+// rewriting only the listen addresses (to free loopback ports) and file
+// paths under /etc/glance-hooks (to dir). It returns the addresses it
+// listens on, by the name of the container port.
+func runContainer(t *testing.T, ctr corev1.Container, dir string) map[string]string {
+	t.Helper()
+	require.NotEmpty(t, ctr.Args)
+	require.Equal(t, "serve", ctr.Args[0], "the image's ENTRYPOINT is the binary; args start with the command")
+	declared := map[string]string{} // port number -> name
+	for _, p := range ctr.Ports {
+		declared[fmt.Sprint(p.ContainerPort)] = p.Name
+	}
+	addrs := map[string]string{}
 	args := make([]string, 0, len(ctr.Args))
 	for _, a := range ctr.Args {
-		if strings.HasPrefix(a, "--listen=") {
-			port := strings.TrimPrefix(a, "--listen=:")
-			require.Equal(t, fmt.Sprint(ctr.Ports[0].ContainerPort), port, "%s listens on its declared port", ctr.Name)
-			a = "--listen=" + addr
+		for _, flag := range []string{"--listen=", "--metrics-listen="} {
+			if port, ok := strings.CutPrefix(a, flag+":"); ok {
+				name, ok := declared[port]
+				require.True(t, ok, "%s: %s%s is a port the container declares", ctr.Name, flag, port)
+				addrs[name] = freeAddr(t)
+				a = flag + addrs[name]
+			}
 		}
 		args = append(args, strings.ReplaceAll(a, "/etc/glance-hooks/", dir+"/"))
 	}
+	addr := addrs[ctr.Name]
+	require.NotEmpty(t, addr, "%s listens on the port named after it", ctr.Name)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, serviceBinary(t), args...)
 	// Only what the chart passes: no kubeconfig from the test's environment.
@@ -104,7 +124,7 @@ func runContainer(t *testing.T, ctr corev1.Container, dir string) string {
 		}
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			_ = c.Close()
-			return addr
+			return addrs
 		}
 		require.True(t, time.Now().Before(deadline), "%s did not listen on %s:\n%s", ctr.Name, addr, logs.String())
 		time.Sleep(50 * time.Millisecond)
@@ -167,7 +187,7 @@ func TestHooksContainerServesChartRoutes(t *testing.T) {
 	ctr := container(t, &dep, "hooks")
 	dir := t.TempDir()
 	writeSecretMounts(t, r, &dep, ctr, dir)
-	base := "https://" + runContainer(t, ctr, dir)
+	base := "https://" + runContainer(t, ctr, dir)["hooks"]
 
 	ccs := compositeControllers(t, r)
 	require.Len(t, ccs, 3)
@@ -217,7 +237,7 @@ func TestValidateContainerServesChartTLS(t *testing.T) {
 	ctr := container(t, &dep, "validate")
 	dir := t.TempDir()
 	writeSecretMounts(t, r, &dep, ctr, dir)
-	addr := runContainer(t, ctr, dir)
+	addr := runContainer(t, ctr, dir)["validate"]
 
 	client := chartClient(t, r, "glance-hooks.glance-hooks.svc")
 	base := "https://" + addr
@@ -242,4 +262,78 @@ func TestValidateContainerServesChartTLS(t *testing.T) {
 	require.NoError(t, json.Unmarshal(mustReadAbs(t, filepath.Join(fixture, "response.json")), &want))
 	assert.Equal(t, want.Code, resp.StatusCode)
 	assert.JSONEq(t, string(want.Body), string(got))
+}
+
+// `helm test`: the chart's test pod, run with exactly its args against the
+// two containers run with exactly theirs (the Service's names mapped to the
+// loopback addresses they listen on), passes; and it fails against a
+// container that does not answer what it checks.
+func TestHelmTestPodPassesAgainstTheChartContainers(t *testing.T) {
+	r := render(t, "glance-hooks", "glance-hooks")
+	var dep appsv1.Deployment
+	r.one(t, "Deployment").into(t, &dep)
+	var svc corev1.Service
+	r.one(t, "Service").into(t, &svc)
+	dir := t.TempDir()
+	listening := map[string]string{} // container port name -> address
+	for _, name := range []string{"hooks", "validate"} {
+		ctr := container(t, &dep, name)
+		writeSecretMounts(t, r, &dep, ctr, dir)
+		for port, addr := range runContainer(t, ctr, dir) {
+			listening[port] = addr
+		}
+	}
+	byServicePort := map[string]string{} // Service port number -> address
+	for _, p := range svc.Spec.Ports {
+		byServicePort[fmt.Sprint(p.Port)] = listening[p.TargetPort.String()]
+	}
+
+	var pod corev1.Pod
+	r.named(t, "Pod", "glance-hooks-test").into(t, &pod)
+	assert.Equal(t, "test", pod.Annotations["helm.sh/hook"])
+	require.Len(t, pod.Spec.Containers, 1)
+	ctr := pod.Spec.Containers[0]
+	assert.Equal(t, container(t, &dep, "hooks").Image, ctr.Image, "the test runs the release's image")
+	require.Len(t, ctr.VolumeMounts, 1)
+	v := pod.Spec.Volumes[0]
+	require.NotNil(t, v.Secret)
+	assert.Equal(t, []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}, v.Secret.Items, "the CA only, never the key")
+	var secret corev1.Secret
+	r.named(t, "Secret", v.Secret.SecretName).into(t, &secret)
+	caDir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(caDir, "ca.crt"), secret.Data["ca.crt"], 0o600))
+
+	const host = "glance-hooks.glance-hooks.svc"
+	hostPort := regexp.MustCompile(`https://` + regexp.QuoteMeta(host) + `:(\d+)`)
+	var args []string
+	urls := 0
+	for _, a := range ctr.Args {
+		a = strings.ReplaceAll(a, ctr.VolumeMounts[0].MountPath, caDir)
+		a = hostPort.ReplaceAllStringFunc(a, func(m string) string {
+			urls++
+			addr := byServicePort[hostPort.FindStringSubmatch(m)[1]]
+			require.NotEmpty(t, addr, "%s is a port of the Service", m)
+			return "https://" + addr
+		})
+		args = append(args, a)
+	}
+	assert.Equal(t, 5, urls, "both readiness probes, both metrics, /validate")
+	// The URLs now name addresses; the certificate is checked for the name.
+	args = append(args, "--tls-server-name="+host)
+	cmd := exec.Command(serviceBinary(t), args...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, 5, strings.Count(string(out), "ok   "), "%s", out)
+	assert.Contains(t, string(out), "exactly one backends entry must set isDefault")
+
+	// Against the hooks container where /validate should be, it fails.
+	bad := append([]string{}, args...)
+	for i, a := range bad {
+		if strings.HasPrefix(a, "--validate=") {
+			bad[i] = "--validate=https://" + listening["hooks"] + "/validate"
+		}
+	}
+	out, err = exec.Command(serviceBinary(t), bad...).CombinedOutput()
+	assert.Error(t, err, "%s", out)
+	assert.Contains(t, string(out), "FAIL POST")
 }

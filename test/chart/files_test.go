@@ -59,25 +59,52 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// The chart ships schemas/ unchanged: charts/glance-hooks/crds/ is a copy
-// that `make chart-crds` refreshes.
+// The chart ships schemas/ unchanged: charts/glance-hooks/files/crds/ is a
+// copy that `make chart-crds` refreshes, and the rendered CRDs have exactly
+// their spec. The chart has no crds/: Helm would install it once and never
+// upgrade it.
 func TestChartCRDsMatchSchemas(t *testing.T) {
 	root := repoRoot(t)
-	crds := yamlFiles(t, filepath.Join(chartDir(t), "crds"))
+	assert.NoDirExists(t, filepath.Join(chartDir(t), "crds"), "CRDs are templates, so helm upgrade updates them")
+	crds := yamlFiles(t, filepath.Join(chartDir(t), "files", "crds"))
 	schemas := yamlFiles(t, filepath.Join(root, "schemas"))
 	require.NotEmpty(t, schemas, "schemas/ holds no *.yaml")
 	require.Equal(t, keys(schemas), keys(crds),
-		"charts/glance-hooks/crds/ must hold exactly the files of schemas/: run `make chart-crds`")
+		"charts/glance-hooks/files/crds/ must hold exactly the files of schemas/: run `make chart-crds`")
 	for name, want := range schemas {
 		assert.True(t, bytes.Equal(want, crds[name]),
-			"charts/glance-hooks/crds/%s is a stale copy of schemas/%s: run `make chart-crds`", name, name)
+			"charts/glance-hooks/files/crds/%s is a stale copy of schemas/%s: run `make chart-crds`", name, name)
+	}
+
+	rendered := map[string]obj{}
+	for _, o := range render(t, "glance-hooks", "glance-hooks").find("CustomResourceDefinition") {
+		rendered[o.name()] = o
+	}
+	require.Len(t, rendered, len(schemas))
+	for name, raw := range schemas {
+		objs, err := decodeObjects(raw)
+		require.NoError(t, err)
+		require.Len(t, objs, 1, name)
+		got, ok := rendered[objs[0].name()]
+		require.True(t, ok, "the chart renders %s", objs[0].name())
+		assert.Equal(t, objs[0]["spec"], got["spec"], "%s: the rendered CRD is schemas/%s", objs[0].name(), name)
+		assert.Equal(t, "keep", str(got, "metadata", "annotations", "helm.sh/resource-policy"), "uninstall keeps %s", objs[0].name())
+	}
+}
+
+// crds.install=false leaves the CRDs out; crds.keep=false drops the keep
+// annotation.
+func TestChartCRDToggles(t *testing.T) {
+	assert.Empty(t, render(t, "glance-hooks", "glance-hooks", "crds.install=false").find("CustomResourceDefinition"))
+	for _, o := range render(t, "glance-hooks", "glance-hooks", "crds.keep=false").find("CustomResourceDefinition") {
+		assert.Nil(t, get(o, "metadata", "annotations"), o.name())
 	}
 }
 
 // The CRDs the chart ships define every resource the CompositeControllers,
 // the webhook and the RBAC name, with the same group, version and scope.
 func TestChartCRDsServeWhatTheChartUses(t *testing.T) {
-	crdFiles := yamlFiles(t, filepath.Join(chartDir(t), "crds"))
+	crdFiles := yamlFiles(t, filepath.Join(chartDir(t), "files", "crds"))
 	if len(crdFiles) == 0 {
 		t.Skip("the chart has no CRDs yet (schemas/ has not landed; see TestChartCRDsMatchSchemas)")
 	}
@@ -176,7 +203,7 @@ func TestValuesDocumented(t *testing.T) {
 	readme := string(mustRead(t, "charts/glance-hooks/README.md"))
 	// Maps documented as a whole rather than key by key.
 	whole := map[string]bool{
-		"resources": true, "podSecurityContext": true, "securityContext": true,
+		"hooks.resources": true, "validate.resources": true, "podSecurityContext": true, "securityContext": true,
 		"probes.liveness": true, "probes.readiness": true,
 		"networkPolicy.metacontroller.namespaceSelector": true, "networkPolicy.metacontroller.podSelector": true,
 	}

@@ -14,10 +14,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/c5c3/glance-hooks/internal/testcert"
 )
 
 // repoRoot is the repository's top directory (this package is test/chart).
@@ -101,10 +104,36 @@ func render(t testing.TB, name, namespace string, set ...string) *release {
 func renderRaw(t testing.TB, name, namespace string, set ...string) (string, error) {
 	args := []string{"template", name, chartDir(t), "--namespace", namespace, "--include-crds"}
 	for _, s := range set {
+		if strings.HasPrefix(s, "--") {
+			// A helm flag of its own, e.g. --set-file=key=path.
+			args = append(args, s)
+			continue
+		}
 		args = append(args, "--set", s)
 	}
 	return runHelm(t, args...)
 }
+
+// testCA is a CA certificate (PEM) for values that take one, and a file
+// holding it for --set-file; the file is removed when the tests end.
+var testCA = sync.OnceValues(func() (pem, path string) {
+	pair, err := testcert.New("platform-ca")
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "glance-hooks-chart-ca-")
+	if err != nil {
+		panic(err)
+	}
+	testCADir = dir
+	path = filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(path, pair.CertPEM, 0o600); err != nil {
+		panic(err)
+	}
+	return string(pair.CertPEM), path
+})
+
+var testCADir string
 
 // obj is one rendered Kubernetes object as generic JSON.
 type obj map[string]any

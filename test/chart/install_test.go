@@ -174,6 +174,12 @@ func TestChartAcceptedByAPIServer(t *testing.T) {
 			r := render(t, cb.release, cb.namespace, cb.set...)
 			c.env.Namespace(t, cb.namespace)
 			n := 0
+			// Stored for real: a pod (the helm test pod) is only admitted
+			// with its ServiceAccount in place.
+			for _, o := range r.find("ServiceAccount") {
+				_, err := c.apply(context.Background(), o, false)
+				require.NoError(t, err, "%s", o.id())
+			}
 			for _, o := range r.Objects {
 				if o.kind() == "CustomResourceDefinition" {
 					continue // applied for real in apiServerForTest
@@ -261,7 +267,9 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 	helmArgs := func(verb string, extra ...string) []string {
 		return append([]string{verb, rel, chartDir(t), "--namespace", ns, "--kubeconfig", c.env.Kubeconfig}, extra...)
 	}
-	out, err := runHelm(t, helmArgs("install", "--create-namespace")...)
+	// The harness owns the CRDs here (it applied schemas/); the chart's CRD
+	// handling has a test of its own below.
+	out, err := runHelm(t, helmArgs("install", "--create-namespace", "--set", "crds.install=false")...)
 	require.NoError(t, err, out)
 	t.Cleanup(func() {
 		// The webhook fails closed and no hook pod runs here: remove it so
@@ -302,15 +310,15 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 	}
 
 	// Every object the chart renders exists now.
-	for _, o := range render(t, rel, ns).Objects {
-		if o.kind() == "CustomResourceDefinition" {
-			continue
+	for _, o := range render(t, rel, ns, "crds.install=false").Objects {
+		if str(o, "metadata", "annotations", "helm.sh/hook") != "" {
+			continue // `helm test`'s pod exists only while helm test runs
 		}
 		_, err := c.get(t, o.apiVersion(), o.kind(), o.namespace(), o.name())
 		assert.NoError(t, err, "%s after helm install", o.id())
 	}
 
-	out, err = runHelm(t, helmArgs("upgrade", "--set", "replicaCount=3")...)
+	out, err = runHelm(t, helmArgs("upgrade", "--set", "crds.install=false", "--set", "replicaCount=3")...)
 	require.NoError(t, err, out)
 	assert.Equal(t, first, secretData("glance-hooks-tls"), "helm upgrade keeps the CA, certificate and key")
 	assert.Equal(t, firstToken, secretData("glance-hooks-hook-token"), "and the hook token")
@@ -323,7 +331,7 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 		assert.Len(t, rev, 16, "%s: the credentials revision of what is in the cluster", name)
 		assert.Equal(t, settled["glance"], rev, "one revision for all controllers")
 	}
-	out, err = runHelm(t, helmArgs("upgrade", "--set", "replicaCount=3")...)
+	out, err = runHelm(t, helmArgs("upgrade", "--set", "crds.install=false", "--set", "replicaCount=3")...)
 	require.NoError(t, err, out)
 	assert.Equal(t, settled, revisions(), "an upgrade that changes no credential leaves the controllers alone")
 
@@ -331,7 +339,7 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-tls", metav1.DeleteOptions{}))
 	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-hook-token", metav1.DeleteOptions{}))
-	out, err = runHelm(t, helmArgs("upgrade")...)
+	out, err = runHelm(t, helmArgs("upgrade", "--set", "crds.install=false")...)
 	require.NoError(t, err, out)
 	rotated := secretData("glance-hooks-tls")
 	assert.NotEqual(t, first["ca.crt"], rotated["ca.crt"], "a deleted Secret is made anew")
@@ -341,6 +349,80 @@ func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
 	raw, err := base64.StdEncoding.DecodeString(rotated["ca.crt"].(string))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(raw), "-----BEGIN CERTIFICATE-----"))
+}
+
+// The CRDs as chart templates, on a real API server with helm: CRDs that
+// exist but Helm does not own are handed over with the chart README's
+// recipe; then `helm upgrade` puts back a CRD that drifted (what crds/ would
+// never do), and `helm uninstall` keeps the CRDs and the objects of their
+// kinds (helm.sh/resource-policy: keep).
+func TestHelmOwnsUpgradesAndKeepsCRDs(t *testing.T) {
+	c := apiServerForTest(t)
+	const rel, ns = "crd-owner", "glance-hooks-crds"
+	helmArgs := func(verb string, extra ...string) []string {
+		return append([]string{verb, rel, chartDir(t), "--namespace", ns, "--kubeconfig", c.env.Kubeconfig,
+			// Nothing here would answer the fail-closed webhook.
+			"--set", "webhook.enabled=false"}, extra...)
+	}
+	crds := map[string]bool{}
+	for _, o := range render(t, rel, ns).find("CustomResourceDefinition") {
+		crds[o.name()] = true
+	}
+	require.Len(t, crds, 3)
+
+	// The harness applied schemas/ as plain objects: Helm refuses to take
+	// them over until they are labelled and annotated for the release.
+	out, err := runHelm(t, helmArgs("install", "--create-namespace")...)
+	require.Error(t, err, "helm must not silently adopt CRDs it does not own")
+	assert.Contains(t, out+err.Error(), "invalid ownership metadata")
+	for name := range crds {
+		patch := fmt.Sprintf(`{"metadata":{"labels":{"app.kubernetes.io/managed-by":"Helm"},`+
+			`"annotations":{"meta.helm.sh/release-name":%q,"meta.helm.sh/release-namespace":%q}}}`, rel, ns)
+		_, err := c.env.Dynamic.Resource(crdGVR).Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		require.NoError(t, err)
+	}
+	out, err = runHelm(t, helmArgs("install", "--create-namespace")...)
+	require.NoError(t, err, out)
+	uninstalled := false
+	t.Cleanup(func() {
+		if !uninstalled {
+			_, _ = runHelm(t, "uninstall", rel, "--namespace", ns, "--kubeconfig", c.env.Kubeconfig)
+		}
+	})
+	crd := func(name string) obj {
+		o, err := c.get(t, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", name)
+		require.NoError(t, err)
+		return o
+	}
+	const glances = "glances.glance.openstack.c5c3.io"
+	assert.Equal(t, "keep", str(crd(glances), "metadata", "annotations", "helm.sh/resource-policy"))
+	assert.Equal(t, rel, str(crd(glances), "metadata", "labels", "app.kubernetes.io/instance"))
+
+	// A CRD that drifted (here: its short name removed) is put back by an
+	// upgrade.
+	_, err = c.env.Dynamic.Resource(crdGVR).Patch(context.Background(), glances, types.JSONPatchType,
+		[]byte(`[{"op":"remove","path":"/spec/names/shortNames"}]`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	require.Nil(t, get(crd(glances), "spec", "names", "shortNames"))
+	out, err = runHelm(t, helmArgs("upgrade")...)
+	require.NoError(t, err, out)
+	assert.Equal(t, []any{"gl"}, get(crd(glances), "spec", "names", "shortNames"), "helm upgrade updates the CRDs")
+
+	// Uninstall keeps the CRDs and what lives in them.
+	c.env.Namespace(t, "kept")
+	g := deepCopy(t, obj{"apiVersion": "glance.openstack.c5c3.io/v1alpha1", "kind": "Glance",
+		"metadata": map[string]any{"name": "kept", "namespace": "kept"},
+		"spec":     map[string]any{"openStackRelease": "2025.2"}})
+	_, err = c.apply(context.Background(), g, false)
+	require.NoError(t, err)
+	out, err = runHelm(t, "uninstall", rel, "--namespace", ns, "--kubeconfig", c.env.Kubeconfig)
+	require.NoError(t, err, out)
+	uninstalled = true
+	for name := range crds {
+		assert.NotNil(t, crd(name), "%s is kept", name)
+	}
+	_, err = c.get(t, "glance.openstack.c5c3.io/v1alpha1", "Glance", "kept", "kept")
+	assert.NoError(t, err, "and so is every object of the kept kinds")
 }
 
 func deepCopy(t *testing.T, o obj) obj {

@@ -1,12 +1,14 @@
 package chart
 
 import (
+	"cmp"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -114,6 +116,9 @@ type combo struct {
 	hooksPort, validatePort  int32
 	apiServerCIDRs           []string
 	noNetworkPolicy          bool
+	noMetrics                bool
+	existingSecret           string
+	hooksArgs, validateArgs  []string // extra args
 	serviceAccount           string
 	image                    string
 	clusterDomain            string
@@ -191,6 +196,20 @@ func combos() []combo {
 			c.set = []string{"networkPolicy.apiServer.cidrs={10.0.0.0/24,fd00::/64}"}
 			c.apiServerCIDRs = []string{"10.0.0.0/24", "fd00::/64"}
 		}),
+		with("no metrics", func(c *combo) {
+			c.set = []string{"metrics.enabled=false"}
+			c.noMetrics = true
+		}),
+		with("own TLS Secret", func(c *combo) {
+			_, caFile := testCA()
+			c.set = []string{"tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile}
+			c.existingSecret = "platform-serving"
+		}),
+		with("per-container args and resources", func(c *combo) {
+			c.set = []string{"hooks.extraArgs={--max-body-bytes=16777216}", "validate.extraArgs={--api-timeout=3s}",
+				"hooks.resources.limits.memory=512Mi", "validate.resources.limits.memory=128Mi"}
+			c.hooksArgs, c.validateArgs = []string{"--max-body-bytes=16777216"}, []string{"--api-timeout=3s"}
+		}),
 	}
 }
 
@@ -246,6 +265,15 @@ func TestRenderRefusesBadValues(t *testing.T) {
 		{[]string{"metacontroller.hookBaseURL=ftp://x"}, "hookBaseURL"},
 		{[]string{"image.digest=latest"}, "digest"},
 		{[]string{"replicas=2"}, "additional properties 'replicas' not allowed"},
+		{[]string{"extraArgs={--x}"}, "additional properties 'extraArgs' not allowed"},
+		{[]string{"hooks.extraArgs={x}"}, "extraArgs"},
+		{[]string{"terminationGracePeriodSeconds=25"}, "must be more than shutdown.drainSeconds + shutdown.graceSeconds (25)"},
+		{[]string{"tls.existingSecret=mine"}, "tls.existingSecret needs tls.caBundle"},
+		{[]string{"tls.existingSecret=mine", "tls.certManager.enabled=true"}, "exclude each other"},
+		{[]string{"tls.caBundle=-----BEGIN CERTIFICATE-----"}, "tls.caBundle is the CA of tls.existingSecret"},
+		{[]string{"tls.existingSecret=mine", "tls.caBundle=not a pem"}, "caBundle"},
+		{[]string{"--set-json=metrics.prometheusRule.errorRatio=2"}, "errorRatio"},
+		{[]string{"crds.upgrade=true"}, "additional properties 'upgrade' not allowed"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.set, ","), func(t *testing.T) {
@@ -320,23 +348,32 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 	// Each container serves its caller's routes only, over TLS; the hooks
 	// want Metacontroller's token, and only validate holds an API token.
 	hooks := container(t, &dep, "hooks")
-	assert.Equal(t, []string{"serve", "--routes=hooks", "--listen=:8443",
+	common := func(metricsPort string, extra []string) []string {
+		var out []string
+		if !c.noMetrics {
+			out = append(out, "--metrics-listen=:"+metricsPort)
+		}
+		return append(append(out, "--shutdown-drain=5s", "--shutdown-grace=20s"), extra...)
+	}
+	assert.Equal(t, append([]string{"serve", "--routes=hooks", "--listen=:8443",
 		"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key",
-		"--auth-token-file=/etc/glance-hooks/hook-token/token"}, hooks.Args)
+		"--auth-token-file=/etc/glance-hooks/hook-token/token"}, common("9090", c.hooksArgs)...), hooks.Args)
+	require.NotNil(t, pod.TerminationGracePeriodSeconds)
+	assert.Greater(t, *pod.TerminationGracePeriodSeconds, int64(5+20), "the kubelet waits for the drain and the grace")
 	assert.Equal(t, map[string]string{
 		"tls":        "/etc/glance-hooks/tls",
 		"hook-token": "/etc/glance-hooks/hook-token",
 	}, mounts(t, hooks))
 	tls := volume(t, &dep, "tls")
 	require.NotNil(t, tls.Secret)
-	assert.Equal(t, c.fullname+"-tls", tls.Secret.SecretName)
+	assert.Equal(t, cmp.Or(c.existingSecret, c.fullname+"-tls"), tls.Secret.SecretName)
 	hookToken := volume(t, &dep, "hook-token")
 	require.NotNil(t, hookToken.Secret)
 	assert.Equal(t, c.fullname+"-hook-token", hookToken.Secret.SecretName)
 	if c.webhook {
 		v := container(t, &dep, "validate")
-		assert.Equal(t, []string{"serve", "--routes=validate", "--listen=:9443",
-			"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key"}, v.Args)
+		assert.Equal(t, append([]string{"serve", "--routes=validate", "--listen=:9443",
+			"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key"}, common("9091", c.validateArgs)...), v.Args)
 		assert.Equal(t, map[string]string{
 			"tls":             "/etc/glance-hooks/tls",
 			"kube-api-access": "/var/run/secrets/kubernetes.io/serviceaccount",
@@ -381,9 +418,14 @@ func checkContainer(t *testing.T, ctr corev1.Container, c combo) {
 	assert.False(t, ctr.Resources.Requests.Memory().IsZero(), ctr.Name)
 	assert.False(t, ctr.Resources.Limits.Memory().IsZero(), ctr.Name)
 
-	require.Len(t, ctr.Ports, 1, ctr.Name)
 	port := ctr.Ports[0]
-	assert.Equal(t, ctr.Name, port.Name, "each container's port is named after it")
+	assert.Equal(t, ctr.Name, port.Name, "each container's first port is named after it")
+	if c.noMetrics {
+		assert.Len(t, ctr.Ports, 1, ctr.Name)
+	} else {
+		require.Len(t, ctr.Ports, 2, ctr.Name)
+		assert.Equal(t, map[string]string{"hooks": "metrics-hooks", "validate": "metrics-webhook"}[ctr.Name], ctr.Ports[1].Name)
+	}
 	wantScheme := corev1.URISchemeHTTPS
 	for what, probe := range map[string]*corev1.Probe{"/healthz": ctr.LivenessProbe, "/readyz": ctr.ReadinessProbe} {
 		require.NotNil(t, probe, "%s: probe on %s", ctr.Name, what)
@@ -429,6 +471,12 @@ func checkService(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	want := map[string]int32{"hooks": c.hooksPort}
 	if c.webhook {
 		want["validate"] = c.validatePort
+	}
+	if !c.noMetrics {
+		want["metrics-hooks"] = 9090
+		if c.webhook {
+			want["metrics-webhook"] = 9091
+		}
 	}
 	got := map[string]int32{}
 	for name, p := range ports {
@@ -718,7 +766,7 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 			assert.Equal(t, fmt.Sprintf("https://%s.%s:%d%s", c.fullname, c.namespace, c.hooksPort, h.Webhook.Path),
 				cc.hookURL(hook), "%s %s: calls the chart's Service over TLS", name, hook)
 			require.NotNil(t, h.Webhook.CABundle, "%s %s", name, hook)
-			assert.Equal(t, &secretKeyRef{Name: c.fullname + "-tls", Namespace: c.namespace, Key: "ca.crt"},
+			assert.Equal(t, &secretKeyRef{Name: cmp.Or(c.existingSecret, c.fullname+"-tls"), Namespace: c.namespace, Key: "ca.crt"},
 				h.Webhook.CABundle.SecretRef, "%s %s: trusts the CA of the serving certificate", name, hook)
 			require.NotNil(t, h.Webhook.Authorization, "%s %s", name, hook)
 			assert.Equal(t, "Bearer", h.Webhook.Authorization.Type)
@@ -746,6 +794,11 @@ func checkServingTLS(t *testing.T, r *release, c combo, dep *appsv1.Deployment) 
 	// <name>.<namespace>.svc.
 	names := []string{c.fullname + "." + c.namespace, c.fullname + "." + c.namespace + ".svc",
 		c.fullname + "." + c.namespace + ".svc." + c.clusterDomain}
+	if c.existingSecret != "" {
+		assert.Len(t, r.find("Secret"), 1, "the Secret is yours; the chart renders only the token")
+		assert.Empty(t, r.find("Certificate"))
+		return
+	}
 	if c.certManager {
 		assert.Len(t, r.find("Secret"), 1, "cert-manager writes the TLS Secret; the chart only the token")
 		cert := r.named(t, "Certificate", c.fullname)
@@ -832,6 +885,11 @@ func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 		return
 	}
 	assert.NotContains(t, vwc.Annotations, "cert-manager.io/inject-ca-from")
+	if c.existingSecret != "" {
+		ca, _ := testCA()
+		assert.Equal(t, ca, string(wh.ClientConfig.CABundle), "the webhook trusts tls.caBundle")
+		return
+	}
 	var secret corev1.Secret
 	r.named(t, "Secret", volume(t, dep, "tls").Secret.SecretName).into(t, &secret)
 	assert.Equal(t, secret.Data["ca.crt"], wh.ClientConfig.CABundle, "the webhook trusts the CA in the Secret")
@@ -854,23 +912,49 @@ func checkNetworkPolicy(t *testing.T, r *release, c combo, dep *appsv1.Deploymen
 	assert.True(t, sel.Matches(labels.Set(dep.Spec.Template.Labels)), "the policy selects the hook pods")
 	assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, np.Spec.PolicyTypes)
 
+	// The helm test pod's rule lets this release's test pod alone in.
+	var testRule *networkingv1.NetworkPolicyIngressRule
 	byPort := map[string]networkingv1.NetworkPolicyIngressRule{}
-	for _, rule := range np.Spec.Ingress {
-		require.Len(t, rule.Ports, 1)
-		byPort[rule.Ports[0].Port.String()] = rule
+	for i, rule := range np.Spec.Ingress {
+		if len(rule.From) == 1 && rule.From[0].PodSelector != nil && rule.From[0].PodSelector.MatchLabels["app.kubernetes.io/component"] == "helm-test" {
+			testRule = &np.Spec.Ingress[i]
+			continue
+		}
+		for _, p := range rule.Ports {
+			byPort[p.Port.String()] = rule
+		}
 	}
 	want := []string{"hooks"}
 	if c.webhook {
 		want = append(want, "validate")
 	}
-	assert.ElementsMatch(t, want, keys(byPort), "a rule per container port, nothing else open")
-	for name := range byPort {
-		found := false
-		for _, ctr := range dep.Spec.Template.Spec.Containers {
-			found = found || ctr.Ports[0].Name == name
+	if !c.noMetrics {
+		want = append(want, "metrics-hooks")
+		if c.webhook {
+			want = append(want, "metrics-webhook")
 		}
-		assert.True(t, found, "the policy names port %q, which no container has", name)
+		assert.Empty(t, byPort["metrics-hooks"].From, "without networkPolicy.metricsPeers any scraper may come")
 	}
+	assert.ElementsMatch(t, want, keys(byPort), "a rule per container port, nothing else open")
+	containerPorts := map[string]bool{}
+	for _, ctr := range dep.Spec.Template.Spec.Containers {
+		for _, p := range ctr.Ports {
+			containerPorts[p.Name] = true
+		}
+	}
+	for name := range byPort {
+		assert.True(t, containerPorts[name], "the policy names port %q, which no container has", name)
+	}
+	require.NotNil(t, testRule, "networkPolicy.allowHelmTest is on by default")
+	var testPorts []string
+	for _, p := range testRule.Ports {
+		testPorts = append(testPorts, p.Port.String())
+	}
+	assert.ElementsMatch(t, want, testPorts, "the test pod reaches what it checks")
+	var testPod corev1.Pod
+	r.named(t, "Pod", c.fullname+"-test").into(t, &testPod)
+	assert.True(t, labels.SelectorFromSet(testRule.From[0].PodSelector.MatchLabels).Matches(labels.Set(testPod.Labels)), "the rule lets the test pod in")
+	assert.False(t, sel.Matches(labels.Set(testPod.Labels)), "the test pod is not one of the hook pods (Service, PDB)")
 
 	hooks := byPort["hooks"]
 	require.Len(t, hooks.From, 1)
@@ -907,4 +991,93 @@ func verifyServingCert(t *testing.T, caPEM, certPEM []byte, dnsName string) {
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
 	assert.NoError(t, err, "serving certificate for %s", dnsName)
+}
+
+// helm template is deterministic wherever the chart makes no key material:
+// with a certificate of your own or cert-manager's, two runs print the same
+// bytes (the hook token aside, which only a cluster lookup can keep). The
+// chart-made CA cannot be: Helm's generator takes no seed.
+func TestHelmTemplateIsDeterministicWithoutChartMadeKeys(t *testing.T) {
+	_, caFile := testCA()
+	token := regexp.MustCompile(`(?m)^  token: .*$`)
+	for name, set := range map[string][]string{
+		"own Secret":   {"tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile},
+		"cert-manager": {"tls.certManager.enabled=true"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			first, err := renderRaw(t, "glance-hooks", "glance-hooks", set...)
+			require.NoError(t, err)
+			second, err := renderRaw(t, "glance-hooks", "glance-hooks", set...)
+			require.NoError(t, err)
+			assert.Equal(t, token.ReplaceAllString(first, "  token: <random>"), token.ReplaceAllString(second, "  token: <random>"))
+			assert.NotContains(t, first, "PRIVATE KEY", "no key material in the manifests")
+		})
+	}
+	first, err := renderRaw(t, "glance-hooks", "glance-hooks")
+	require.NoError(t, err)
+	second, err := renderRaw(t, "glance-hooks", "glance-hooks")
+	require.NoError(t, err)
+	assert.NotEqual(t, first, second, "the chart-made CA is new on every helm template: the README says to use one of the above")
+}
+
+// The ServiceMonitor scrapes both metrics ports of the Service over TLS,
+// trusting the serving certificate's CA for the Service's name.
+func TestServiceMonitor(t *testing.T) {
+	r := render(t, "glance-hooks", "glance-hooks", "metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.labels.release=kube-prometheus")
+	sm := r.named(t, "ServiceMonitor", "glance-hooks")
+	assert.Equal(t, "kube-prometheus", str(sm, "metadata", "labels", "release"))
+	var svc corev1.Service
+	r.one(t, "Service").into(t, &svc)
+	sel, _ := get(sm, "spec", "selector", "matchLabels").(map[string]any)
+	for k, v := range sel {
+		assert.Equal(t, v, svc.Labels[k], "the ServiceMonitor selects the Service by %s", k)
+	}
+	var ports []string
+	for _, e := range get(sm, "spec", "endpoints").([]any) {
+		ep := e.(map[string]any)
+		ports = append(ports, str(ep, "port"))
+		assert.Equal(t, "https", str(ep, "scheme"))
+		assert.Equal(t, "/metrics", str(ep, "path"))
+		assert.Equal(t, "glance-hooks-tls", str(ep, "tlsConfig", "ca", "secret", "name"))
+		assert.Equal(t, "ca.crt", str(ep, "tlsConfig", "ca", "secret", "key"))
+		assert.Equal(t, "glance-hooks.glance-hooks.svc", str(ep, "tlsConfig", "serverName"))
+	}
+	assert.Equal(t, []string{"metrics-hooks", "metrics-webhook"}, ports)
+	for _, p := range ports {
+		found := false
+		for _, sp := range svc.Spec.Ports {
+			found = found || sp.Name == p
+		}
+		assert.True(t, found, "the Service has port %s", p)
+	}
+	assert.Empty(t, render(t, "glance-hooks", "glance-hooks").find("ServiceMonitor"), "off by default: it needs the Prometheus operator's CRD")
+}
+
+// The PrometheusRule holds exactly the alert expressions the README
+// documents (test/promql_test.go checks those against the metrics the
+// service exports), with the thresholds of its values.
+func TestPrometheusRuleMatchesREADME(t *testing.T) {
+	r := render(t, "glance-hooks", "glance-hooks", "metrics.prometheusRule.enabled=true")
+	rule := r.named(t, "PrometheusRule", "glance-hooks")
+	groups := get(rule, "spec", "groups").([]any)
+	require.Len(t, groups, 1)
+	var exprs []string
+	for _, rr := range groups[0].(map[string]any)["rules"].([]any) {
+		exprs = append(exprs, strings.Join(strings.Fields(str(rr.(map[string]any), "expr")), " "))
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile("(?s)```promql\n(.*?)```").FindAllStringSubmatch(string(mustRead(t, "README.md")), -1) {
+		var lines []string
+		for _, l := range strings.Split(m[1], "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		documented = append(documented, strings.Join(strings.Fields(strings.Join(lines, " ")), " "))
+	}
+	assert.Equal(t, documented, exprs)
+
+	changed := render(t, "glance-hooks", "glance-hooks", "metrics.prometheusRule.enabled=true", "--set-json=metrics.prometheusRule.latencySeconds=4.5")
+	rules := get(changed.named(t, "PrometheusRule", "glance-hooks"), "spec", "groups").([]any)[0].(map[string]any)["rules"].([]any)
+	assert.True(t, strings.HasSuffix(str(rules[1].(map[string]any), "expr"), "> 4.5"), "the latency threshold comes from the values")
 }

@@ -31,6 +31,12 @@ app.kubernetes.io/name: {{ include "glance-hooks.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
+{{/* Labels of the `helm test` pod, which the NetworkPolicy lets in. */}}
+{{- define "glance-hooks.testLabels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: helm-test
+{{- end }}
+
 {{/* Labels on every object the chart renders. */}}
 {{- define "glance-hooks.labels" -}}
 {{ include "glance-hooks.selectorLabels" . }}
@@ -79,9 +85,26 @@ below it (see serve's GOMEMLIMIT handling). Argument: the container's name.
       resource: limits.memory
 {{- end }}
 
-{{/* Name of the Secret holding the serving certificate of both containers. */}}
+{{/*
+Name of the Secret holding the serving certificate of both containers: the
+one given (tls.existingSecret), or <fullname>-tls, which the chart or
+cert-manager writes.
+*/}}
 {{- define "glance-hooks.tlsSecretName" -}}
-{{- printf "%s-tls" (include "glance-hooks.fullname" .) }}
+{{- default (printf "%s-tls" (include "glance-hooks.fullname" .)) .Values.tls.existingSecret }}
+{{- end }}
+
+{{/*
+serve flags both containers get: the metrics listener (argument: its port)
+and the shutdown timing. Arguments: the root context, the metrics port.
+*/}}
+{{- define "glance-hooks.commonArgs" -}}
+{{- $root := index . 0 }}
+{{- if $root.Values.metrics.enabled }}
+- --metrics-listen=:{{ index . 1 }}
+{{- end }}
+- --shutdown-drain={{ $root.Values.shutdown.drainSeconds }}s
+- --shutdown-grace={{ $root.Values.shutdown.graceSeconds }}s
 {{- end }}
 
 {{/* DNS names the API server may use to reach the Service. */}}
@@ -240,6 +263,18 @@ EndpointSlice (the API servers' own addresses, read with lookup; nothing in
 {{- end }}
 {{- if or (lt (int .Values.webhook.timeoutSeconds) 1) (gt (int .Values.webhook.timeoutSeconds) 30) }}
 {{- fail "webhook.timeoutSeconds must be between 1 and 30 (the API server's limits)" }}
+{{- end }}
+{{- if le (int .Values.terminationGracePeriodSeconds) (add .Values.shutdown.drainSeconds .Values.shutdown.graceSeconds | int) }}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must be more than shutdown.drainSeconds + shutdown.graceSeconds (%d): the kubelet would kill the pod before in-flight hook calls finish" (int .Values.terminationGracePeriodSeconds) (add .Values.shutdown.drainSeconds .Values.shutdown.graceSeconds | int)) }}
+{{- end }}
+{{- if and .Values.tls.existingSecret .Values.tls.certManager.enabled }}
+{{- fail "tls.existingSecret and tls.certManager.enabled exclude each other: give the certificate, or let cert-manager make it" }}
+{{- end }}
+{{- if and .Values.tls.existingSecret .Values.webhook.enabled (not .Values.tls.caBundle) }}
+{{- fail "tls.existingSecret needs tls.caBundle (the PEM CA that signed it) for the ValidatingWebhookConfiguration: the API server cannot read the CA from the Secret" }}
+{{- end }}
+{{- if and .Values.tls.caBundle (not .Values.tls.existingSecret) }}
+{{- fail "tls.caBundle is the CA of tls.existingSecret; without existingSecret the chart or cert-manager provides the CA" }}
 {{- end }}
 {{- if and (not .Values.tls.certManager.enabled) (lt (int .Values.tls.selfSigned.validityDays) 1) }}
 {{- fail "tls.selfSigned.validityDays must be at least 1" }}
