@@ -73,14 +73,7 @@ func TestCommandCheck(t *testing.T) {
 }
 
 func TestCommandRun(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, docs ...string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(stream(docs...)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := inputFiles(t)
 	before := write("before.yaml", credentials, controlPlane("default"))
 	after := write("after.yaml", credentials, controlPlane("secondary"))
 	empty := write("empty.yaml")
@@ -145,14 +138,7 @@ func lastLine(s string) string {
 }
 
 func TestCommandRequireReady(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, docs ...string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(stream(docs...)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := inputFiles(t)
 	healthy := write("healthy.yaml", credentials, glance, backend("primary", "glance", "garage-s3-credentials", true))
 	faulted := write("faulted.yaml", credentials, glance, backend("primary", "glance", "garage-s3-credentials", true),
 		backend("archive", "glance", "missing-credentials", false))
@@ -203,5 +189,18 @@ func TestCommandRequireReady(t *testing.T) {
 				t.Errorf("%s\nRun(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// inputFiles returns a function that writes documents as one YAML stream
+// into a file of a fresh directory and returns its path.
+func inputFiles(t *testing.T) func(name string, docs ...string) string {
+	dir := t.TempDir()
+	return func(name string, docs ...string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(stream(docs...)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
 }
