@@ -62,16 +62,8 @@ func readArchive(t *testing.T, path string) *archive {
 	require.NoError(t, err)
 	defer f.Close()
 	a := &archive{files: map[string][]byte{}}
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		b, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		a.files[h.Name] = b
+	for _, e := range readTar(t, f) {
+		a.files[e.header.Name] = e.data
 	}
 	var manifests []json.RawMessage
 	require.NoError(t, json.Unmarshal(a.files["manifest.json"], &manifests))
@@ -87,6 +79,23 @@ type entry struct {
 	data   []byte
 }
 
+// readTar reads every entry of a tar stream.
+func readTar(t *testing.T, r io.Reader) []entry {
+	t.Helper()
+	var entries []entry
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return entries
+		}
+		require.NoError(t, err)
+		b, err := io.ReadAll(tr)
+		require.NoError(t, err)
+		entries = append(entries, entry{h, b})
+	}
+}
+
 // layers returns every layer's entries, checking each against its diff id.
 func (a *archive) layers(t *testing.T) [][]entry {
 	t.Helper()
@@ -98,19 +107,7 @@ func (a *archive) layers(t *testing.T) [][]entry {
 		raw, err := io.ReadAll(zr)
 		require.NoError(t, err)
 		assert.Equal(t, a.config.RootFS.DiffIDs[i], "sha256:"+sha256Hex(raw), "layer %d matches its diff id", i)
-		var entries []entry
-		tr := tar.NewReader(bytes.NewReader(raw))
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			require.NoError(t, err)
-			b, err := io.ReadAll(tr)
-			require.NoError(t, err)
-			entries = append(entries, entry{h, b})
-		}
-		out = append(out, entries)
+		out = append(out, readTar(t, bytes.NewReader(raw)))
 	}
 	return out
 }
