@@ -85,7 +85,7 @@ func StartKeystone(t testing.TB, db *MariaDB) *Keystone {
 	wsgi := need(t, "keystone-wsgi-public", "keystone")
 	uwsgi := need(t, "uwsgi", "uwsgi")
 	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
-		missing(t, "uWSGI's Python 3 plugin (Debian package uwsgi-plugin-python3)", "hack/install-services.sh installs it")
+		proc.Missing(t, "uWSGI's Python 3 plugin (Debian package uwsgi-plugin-python3)", "hack/install-services.sh installs it")
 	}
 	dir := t.TempDir()
 	fernet, credential := filepath.Join(dir, "fernet-keys"), filepath.Join(dir, "credential-keys")
@@ -394,7 +394,10 @@ func (k *Keystone) Role(t testing.TB, name string) string {
 
 // User creates a user of the Default domain with a password and a default
 // project (given by name; "" for none) and returns its id. An existing user
-// gets the password.
+// gets the password, unless it has it already: Keystone revokes a user's
+// tokens when the password changes, and revocation events have a granularity
+// of one second, so a needless change would refuse the tokens issued in the
+// same second.
 func (k *Keystone) User(t testing.TB, name, password, project string) string {
 	t.Helper()
 	k.redact.Add(password)
@@ -402,11 +405,25 @@ func (k *Keystone) User(t testing.TB, name, password, project string) string {
 	if project != "" {
 		fields["default_project_id"] = k.Project(t, project)
 	}
-	if id := k.find(t, "users", url.Values{"name": {name}, "domain_id": {"default"}}); id != "" {
-		k.admin(t, http.MethodPatch, "/users/"+id, map[string]any{"user": fields}, http.StatusOK, nil)
-		return id
+	id := k.find(t, "users", url.Values{"name": {name}, "domain_id": {"default"}})
+	if id == "" {
+		return k.create(t, "users", "user", fields)
 	}
-	return k.create(t, "users", "user", fields)
+	if k.passwordWorks(name, password) {
+		delete(fields, "password")
+	}
+	k.admin(t, http.MethodPatch, "/users/"+id, map[string]any{"user": fields}, http.StatusOK, nil)
+	return id
+}
+
+// passwordWorks asks for an unscoped token.
+func (k *Keystone) passwordWorks(user, password string) bool {
+	body := map[string]any{"auth": map[string]any{"identity": map[string]any{
+		"methods":  []string{"password"},
+		"password": map[string]any{"user": map[string]any{"name": user, "password": password, "domain": map[string]string{"name": DefaultDomain}}},
+	}}}
+	code, _, _, err := k.call(http.MethodPost, "/auth/tokens", "", body)
+	return err == nil && code == http.StatusCreated
 }
 
 // Grant gives a user (by name) a role on a project (by name), creating the
