@@ -1,6 +1,9 @@
 package proc
 
-import "os"
+import (
+	"os"
+	"testing"
+)
 
 // SystemPath is where Debian installs programs. Tests use it rather than the
 // caller's PATH, where a python3 of pyenv or a virtualenv would shadow the
@@ -16,4 +19,19 @@ func CleanEnv(home string, extra ...string) []string {
 		env = append(env, "TMPDIR="+tmp)
 	}
 	return append(env, extra...)
+}
+
+// RequireEnv names the environment variable that turns a missing real
+// component into a test failure instead of a skip; `make test` sets it.
+const RequireEnv = "REQUIRE_SERVICES"
+
+// Missing skips the test because what is not there (hint says how to get
+// it), or fails it when RequireEnv is set.
+func Missing(t testing.TB, what, hint string) {
+	t.Helper()
+	msg := "not available: " + what + "; " + hint
+	if os.Getenv(RequireEnv) != "" {
+		t.Fatal(msg + " (" + RequireEnv + " is set, so this is a failure)")
+	}
+	t.Skip(msg)
 }

@@ -103,7 +103,7 @@ func StartE(o Options) (*Process, error) {
 	if env == nil {
 		env = CleanEnv(dir)
 	}
-	bin, err := lookPath(o.Argv[0], env)
+	bin, err := LookPath(o.Argv[0], env)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
@@ -119,7 +119,7 @@ func StartE(o Options) (*Process, error) {
 	cmd.ExtraFiles = o.ExtraFiles
 	// A group of its own, so workers can be killed with their parent; the
 	// kernel kills the leader should this test binary die without cleaning up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: o.Cloneflags}
+	cmd.SysProcAttr = sysProcAttr(o.Cloneflags)
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
@@ -133,9 +133,9 @@ func StartE(o Options) (*Process, error) {
 	return p, nil
 }
 
-// lookPath resolves a program name in the PATH of the environment it will
-// run with, not in the caller's.
-func lookPath(name string, env []string) (string, error) {
+// LookPath resolves a program name the way the program's own environment
+// would: a name without a slash is looked up in env's PATH, not the caller's.
+func LookPath(name string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
 		return name, nil
 	}
@@ -151,7 +151,7 @@ func lookPath(name string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not on PATH %s", name, path)
+	return "", fmt.Errorf("executable %q not found in PATH %s", name, path)
 }
 
 // Name is how messages call the program.
@@ -332,7 +332,7 @@ func Run(timeout time.Duration, o Options) (string, error) {
 	if env == nil {
 		env = CleanEnv(o.Dir)
 	}
-	bin, err := lookPath(o.Argv[0], env)
+	bin, err := LookPath(o.Argv[0], env)
 	if err != nil {
 		return "", err
 	}
@@ -341,7 +341,7 @@ func Run(timeout time.Duration, o Options) (string, error) {
 	cmd := exec.CommandContext(ctx, bin, o.Argv[1:]...)
 	cmd.Args[0] = o.Argv[0]
 	cmd.Env, cmd.Dir, cmd.Stdin = env, o.Dir, o.Stdin
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr(0)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

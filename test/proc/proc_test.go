@@ -71,5 +71,5 @@ func TestRunUsesTheEnvironmentsPathAndStdin(t *testing.T) {
 	_, err = Run(200*time.Millisecond, Options{Argv: []string{"sleep", "5"}})
 	assert.ErrorContains(t, err, "did not finish within 200ms")
 	_, err = Run(time.Second, Options{Argv: []string{"no-such-program-here"}})
-	assert.ErrorContains(t, err, "is not on PATH")
+	assert.ErrorContains(t, err, `executable "no-such-program-here" not found in PATH`)
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/c5c3/glance-hooks/test/proc"
 )
 
-// RequireEnv names the environment variable that turns a missing server
-// into a failure instead of a skip.
-const RequireEnv = "REQUIRE_SERVICES"
-
 // Python is the system interpreter the Debian packages are installed for;
 // a python3 earlier on PATH (pyenv, a virtualenv) does not see them.
 const Python = "/usr/bin/python3"
@@ -25,18 +21,8 @@ func need(t testing.TB, program, pkg string) string {
 	if p, err := lookSystem(program); err == nil {
 		return p
 	}
-	missing(t, fmt.Sprintf("%s (Debian package %s)", program, pkg), "hack/install-services.sh installs it")
+	proc.Missing(t, fmt.Sprintf("%s (Debian package %s)", program, pkg), "hack/install-services.sh installs it")
 	return ""
-}
-
-// missing skips, or fails under REQUIRE_SERVICES.
-func missing(t testing.TB, what, hint string) {
-	t.Helper()
-	msg := "not installed: " + what + "; " + hint
-	if os.Getenv(RequireEnv) != "" {
-		t.Fatal(msg + " (" + RequireEnv + " is set, so this is a failure)")
-	}
-	t.Skip(msg)
 }
 
 // lookSystem finds a program in the system directories, never in the

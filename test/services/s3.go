@@ -84,7 +84,7 @@ func StartS3(t testing.TB, o S3Options) *S3 {
 		t.Fatal(err)
 	}
 	if vgw == "" {
-		missing(t, "versitygw", "hack/install-versitygw.sh builds it (or set VERSITYGW_BIN)")
+		proc.Missing(t, "versitygw", "hack/install-versitygw.sh builds it (or set VERSITYGW_BIN)")
 	}
 	if o.Region == "" {
 		o.Region = "us-east-1"

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package proc
+
+import "syscall"
+
+// sysProcAttr: a process group of its own; namespaces and the parent-death
+// signal are Linux's alone.
+func sysProcAttr(uintptr) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
