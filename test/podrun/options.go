@@ -1,0 +1,77 @@
+package podrun
+
+import (
+	"time"
+
+	"github.com/c5c3/glance-hooks/test/proc"
+)
+
+// DebianPATH is where Debian's packages put the programs an image of the
+// project has in /var/lib/openstack/bin: the one difference between a pod
+// run here and one run from the image.
+const DebianPATH = proc.SystemPath
+
+// Options say what the harness cannot read from the pod spec: what the image
+// would have provided, and bounds of the test.
+type Options struct {
+	// PATH replaces the image's PATH (default DebianPATH). A PATH the
+	// container's env sets wins, as it would over the image's.
+	PATH string
+	// ImageEnv is the rest of the image's environment (NAME=value).
+	ImageEnv []string
+	// ImageUser is the image's USER, used when the pod and container set no
+	// runAsUser (default 0).
+	ImageUser *int64
+	// Home is HOME when the container's user has no home directory in this
+	// machine's /etc/passwd (default "/", as container runtimes do).
+	Home string
+	// WorkingDir is the image's WORKDIR, used when the container sets none
+	// (default "/").
+	WorkingDir string
+	// Entrypoint is the image's ENTRYPOINT, used when a container has no
+	// command; without it such a container is an error.
+	Entrypoint []string
+	// HiddenPaths are covered, in every container, with an empty tmpfs, so
+	// nothing of this machine's files there is read: the image has nothing
+	// in /etc/glance (default ["/etc/glance"]).
+	HiddenPaths []string
+	// Timeout bounds waiting for readiness, and for a run-to-completion pod
+	// unless its activeDeadlineSeconds is shorter (default 5 minutes).
+	Timeout time.Duration
+	// ProbeInterval is how often probes are tried (default 250ms): the
+	// rendered period's time budget is kept (initialDelaySeconds +
+	// periodSeconds × failureThreshold) but tried more often, so a test does
+	// not wait out whole periods.
+	ProbeInterval time.Duration
+	// MaxGracePeriod caps the pod's terminationGracePeriodSeconds between
+	// SIGTERM and SIGKILL (default 15s).
+	MaxGracePeriod time.Duration
+	// Redact are further secrets to mask in the logs shown (every value of
+	// a Secret the pod reads is masked already).
+	Redact []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.PATH == "" {
+		o.PATH = DebianPATH
+	}
+	if o.Home == "" {
+		o.Home = "/"
+	}
+	if o.WorkingDir == "" {
+		o.WorkingDir = "/"
+	}
+	if o.HiddenPaths == nil {
+		o.HiddenPaths = []string{"/etc/glance"}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = 250 * time.Millisecond
+	}
+	if o.MaxGracePeriod <= 0 {
+		o.MaxGracePeriod = 15 * time.Second
+	}
+	return o
+}

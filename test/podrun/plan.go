@@ -1,0 +1,215 @@
+package podrun
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// launchSpec is everything the launcher does inside the container's
+// namespaces before it executes the container's command.
+type launchSpec struct {
+	Argv     []string
+	Env      []string
+	Dir      string
+	Hostname string
+	// Hide are paths covered with an empty tmpfs.
+	Hide []string
+	// Mounts are bind mounts, parents before children.
+	Mounts []mountSpec
+	// Scratch is a directory of the test for overlay layers: a mount
+	// point missing on this machine is made in an overlay of its nearest
+	// existing parent, never on the machine's own file system.
+	Scratch      string
+	ReadOnlyRoot bool
+	UID, GID     uint32
+	Groups       []uint32
+	NoNewPrivs   bool
+	// Capabilities is the bounding set, by number.
+	Capabilities []int
+}
+
+type mountSpec struct {
+	Source, Target string
+	ReadOnly, File bool
+}
+
+// planContainer turns a container of the pod into what the launcher does:
+// the command line and environment (Options.PATH and the image's env, then
+// the container's resolved env), the user, and the mounts of its volumes.
+func planContainer(pod Pod, ctr *corev1.Container, objs *Objects, st Status, vols map[string]*volume, podFiles map[string]string, scratch string, o Options) (*launchSpec, error) {
+	for _, p := range []*corev1.Probe{ctr.StartupProbe, ctr.ReadinessProbe, ctr.LivenessProbe} {
+		if p != nil && p.HTTPGet == nil && p.TCPSocket == nil {
+			return nil, fmt.Errorf("container %s: only httpGet and tcpSocket probes can be run here", ctr.Name)
+		}
+	}
+	vars, err := ResolveEnv(pod, ctr, objs, st)
+	if err != nil {
+		return nil, err
+	}
+	id, err := containerIdentity(pod, ctr, o)
+	if err != nil {
+		return nil, err
+	}
+	caps, err := capabilities(ctr)
+	if err != nil {
+		return nil, err
+	}
+	// What the runtime starts from: HOSTNAME, HOME of the user, the image's
+	// env with PATH replaced; the container's env overrides any of them.
+	var e env
+	e.Set("PATH", o.PATH)
+	e.Set("HOSTNAME", pod.Name)
+	e.Set("HOME", id.Home)
+	for _, kv := range o.ImageEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "PATH" {
+			e.Set(k, v)
+		}
+	}
+	for _, v := range vars {
+		e.Set(v.Name, v.Value)
+	}
+	environ := make([]string, len(e.vars))
+	for i, v := range e.vars {
+		environ[i] = v.Name + "=" + v.Value
+	}
+
+	argv := ExpandCommand(ctr, vars)
+	if len(ctr.Command) == 0 {
+		if len(o.Entrypoint) == 0 {
+			return nil, fmt.Errorf("container %s has no command and the image's entrypoint is not known here (Options.Entrypoint)", ctr.Name)
+		}
+		argv = append(append([]string{}, o.Entrypoint...), argv...)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("container %s: empty command line", ctr.Name)
+	}
+
+	mounts, err := planMounts(ctr, vols, vars)
+	if err != nil {
+		return nil, err
+	}
+	// The kubelet's own files (/etc/hosts, /etc/hostname) come before the
+	// volumes, unless a volume is mounted there.
+	taken := map[string]bool{}
+	for _, m := range mounts {
+		taken[m.Target] = true
+	}
+	var files []mountSpec
+	for _, target := range sortedKeys(podFiles) {
+		if !taken[target] {
+			files = append(files, mountSpec{Source: podFiles[target], Target: target, ReadOnly: false, File: true})
+		}
+	}
+	mounts = append(files, mounts...)
+
+	dir := ctr.WorkingDir
+	if dir == "" {
+		dir = o.WorkingDir
+	}
+	sc := ctr.SecurityContext
+	spec := &launchSpec{
+		Argv: argv, Env: environ, Dir: dir, Hostname: pod.Name,
+		Hide: o.HiddenPaths, Mounts: mounts, Scratch: scratch,
+		UID: id.UID, GID: id.GID, Groups: id.Groups, Capabilities: caps,
+		ReadOnlyRoot: sc != nil && isTrue(sc.ReadOnlyRootFilesystem),
+		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
+	}
+	return spec, nil
+}
+
+// planMounts maps each volumeMount to a bind mount: the volume's directory,
+// or with subPath (subPathExpr expanded with the container's env) the path
+// inside it, created as a directory when missing, as the kubelet does.
+// Mounts are ordered parents first.
+func planMounts(ctr *corev1.Container, vols map[string]*volume, vars []EnvVar) ([]mountSpec, error) {
+	var e env
+	for _, v := range vars {
+		e.Set(v.Name, v.Value)
+	}
+	var out []mountSpec
+	seen := map[string]bool{}
+	for _, vm := range ctr.VolumeMounts {
+		vol, ok := vols[vm.Name]
+		if !ok {
+			return nil, fmt.Errorf("container %s: volumeMount %s names no volume of the pod", ctr.Name, vm.Name)
+		}
+		if !path.IsAbs(vm.MountPath) {
+			return nil, fmt.Errorf("container %s: mountPath %q is not absolute", ctr.Name, vm.MountPath)
+		}
+		target := path.Clean(vm.MountPath)
+		if seen[target] {
+			return nil, fmt.Errorf("container %s: two volumes are mounted at %s", ctr.Name, target)
+		}
+		seen[target] = true
+		sub := vm.SubPath
+		if vm.SubPathExpr != "" {
+			sub = Expand(vm.SubPathExpr, e.Get)
+			if strings.Contains(sub, "$(") {
+				return nil, fmt.Errorf("container %s: subPathExpr %q refers to a variable the container does not have", ctr.Name, vm.SubPathExpr)
+			}
+		}
+		source, isFile, err := subPathSource(vol.path, sub)
+		if err != nil {
+			return nil, fmt.Errorf("container %s: volumeMount %s: %w", ctr.Name, vm.Name, err)
+		}
+		out = append(out, mountSpec{Source: source, Target: target, ReadOnly: vm.ReadOnly || vol.apiData, File: isFile})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return depth(out[i].Target) < depth(out[j].Target) })
+	return out, nil
+}
+
+func depth(p string) int { return strings.Count(path.Clean(p), "/") }
+
+// subPathSource resolves a subPath inside a volume's directory, following
+// links (a ConfigMap key is a link into ..data) but never out of it.
+func subPathSource(root, sub string) (string, bool, error) {
+	if sub == "" {
+		return root, false, nil
+	}
+	if path.IsAbs(sub) {
+		return "", false, fmt.Errorf("subPath %q must be relative", sub)
+	}
+	for _, el := range strings.Split(sub, "/") {
+		if el == ".." {
+			return "", false, fmt.Errorf("subPath %q must not contain '..'", sub)
+		}
+	}
+	p := filepath.Join(root, filepath.FromSlash(sub))
+	if _, err := os.Lstat(p); os.IsNotExist(err) {
+		if err := os.MkdirAll(p, 0o750); err != nil {
+			return "", false, err
+		}
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false, err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", false, err
+	}
+	if resolved != realRoot && !strings.HasPrefix(resolved, realRoot+string(filepath.Separator)) {
+		return "", false, fmt.Errorf("subPath %q leads out of the volume", sub)
+	}
+	st, err := os.Stat(resolved)
+	if err != nil {
+		return "", false, err
+	}
+	return resolved, !st.IsDir(), nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
