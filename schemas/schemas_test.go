@@ -469,3 +469,13 @@ func TestControlPlaneDefaultRelease(t *testing.T) {
 	desc, _ := get(spec, "properties", "openStackRelease", "description").(string)
 	assert.Contains(t, desc, "default "+api.DefaultOpenStackRelease)
 }
+
+// The ControlPlane sync hook holds services.glance.backends[] to the CRD's
+// maxItems too: one limit, in the schema and in Go.
+func TestBackendEntriesLimitMatchesGo(t *testing.T) {
+	crd := loadCRD(t, schemas.ControlPlaneFile)
+	backends := get(version(t, crd), "schema", "openAPIV3Schema", "properties", "spec", "properties", "services",
+		"properties", "glance", "properties", "backends")
+	require.NotNil(t, backends)
+	assert.EqualValues(t, api.MaxBackendEntries, get(backends.(node), "maxItems"))
+}

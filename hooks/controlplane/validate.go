@@ -21,6 +21,10 @@ const MessageExactlyOneDefault = "exactly one backends entry must set isDefault"
 // count of defaults; paths are relative to spec.services.glance.
 func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
 	var l problem.List
+	if len(backends) > api.MaxBackendEntries {
+		l = append(l, problem.Invalid(field.NewPath("backends"), "may hold at most %d entries (found %d)", api.MaxBackendEntries, len(backends)))
+		backends = backends[:api.MaxBackendEntries]
+	}
 	defaults := 0
 	seen := map[string]bool{}
 	for i, e := range backends {

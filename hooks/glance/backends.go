@@ -82,17 +82,18 @@ func (o *observedBackend) backend() api.GlanceBackend {
 // deleted), sorted by store id, each with its section when its store Secret
 // exists, belongs to it, and was rendered from its current spec.
 func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, error) {
-	observed, err := metacontroller.Decode[observedBackend](related, names.GlanceBackendsKey)
+	// The related backends are every one in the namespace; only those
+	// attached to this Glance are kept.
+	observed, err := metacontroller.Decode(related, names.GlanceBackendsKey, func(o *observedBackend) bool {
+		return o.Spec.GlanceRef.Name == g.Name && o.Metadata.DeletionTimestamp == nil && o.Metadata.Namespace == g.Namespace
+	})
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
-	var stores []*store
+	stores := make([]*store, 0, len(observed))
 	byID := map[string][]*store{}
 	for _, o := range observed {
 		b := o.backend()
-		if b.Spec.GlanceRef.Name != g.Name || b.DeletionTimestamp != nil || b.Namespace != g.Namespace {
-			continue
-		}
 		s := &store{backend: b, id: b.EffectiveStoreID()}
 		stores = append(stores, s)
 		byID[s.id] = append(byID[s.id], s)
@@ -105,11 +106,14 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	})
 	for _, s := range stores {
 		if others := byID[s.id]; len(others) > 1 {
-			var names []string
-			for _, o := range others {
-				names = append(names, o.backend.Name)
+			// One other backend named, not all of them: with n backends
+			// sharing an id, n messages naming n backends each made the
+			// answer grow with n².
+			other := others[0]
+			if other == s {
+				other = others[1]
 			}
-			s.skipped = fmt.Sprintf("store id %q is used by several backends (%s)", s.id, strings.Join(names, ", "))
+			s.skipped = fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.id, other.backend.Name, len(others))
 			continue
 		}
 		if err := evaluate(s, g, related); err != nil {

@@ -217,7 +217,9 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 			bs.Reason, bs.Message = ReasonStoreOutdated, s.skipped
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
 		case !bs.Projected:
-			bs.Reason, bs.Message = ReasonNotInRunningConfig, "usable, but the config is not re-rendered: "+out.rendered.Message
+			// Not the ConfigRendered message itself, which names every
+			// candidate default: repeated per store it grew with n².
+			bs.Reason, bs.Message = ReasonNotInRunningConfig, "usable, but the config is not re-rendered: see condition "+CondConfigRendered
 		}
 		status.Backends = append(status.Backends, bs)
 	}

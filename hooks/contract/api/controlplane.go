@@ -66,3 +66,9 @@ type ControlPlaneStatus struct {
 	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
 	Conditions         []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// MaxBackendEntries is the most services.glance.backends[] entries a
+// ControlPlane may have (the CRD's maxItems). The sync hook holds a list
+// the API server should have refused to it too: each entry becomes a
+// GlanceBackend in its answer.
+const MaxBackendEntries = 32

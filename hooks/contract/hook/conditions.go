@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"fmt"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -14,10 +16,16 @@ type Condition struct {
 	Message string
 }
 
+// MaxConditionMessage is the longest message metav1.Condition allows
+// (its schema's maxLength): a longer one would have the API server refuse
+// the whole status Metacontroller writes.
+const MaxConditionMessage = 32768
+
 // Conditions turns desired conditions into metav1.Conditions, in the order
 // given. A condition whose status did not change keeps the observed
 // lastTransitionTime, so answering twice for the same input gives the same
-// status and does not re-trigger a sync; a changed status takes now.
+// status and does not re-trigger a sync; a changed status takes now. A
+// message is cut to MaxConditionMessage.
 func Conditions(observed []metav1.Condition, generation int64, now time.Time, desired ...Condition) []metav1.Condition {
 	out := make([]metav1.Condition, 0, len(desired))
 	for _, d := range desired {
@@ -38,7 +46,7 @@ func Conditions(observed []metav1.Condition, generation int64, now time.Time, de
 			ObservedGeneration: generation,
 			LastTransitionTime: ltt,
 			Reason:             d.Reason,
-			Message:            d.Message,
+			Message:            Truncate(d.Message, MaxConditionMessage),
 		})
 	}
 	return out
@@ -52,4 +60,18 @@ func FindCondition(conds []metav1.Condition, typ string) (metav1.Condition, bool
 		}
 	}
 	return metav1.Condition{}, false
+}
+
+// Truncate cuts s to at most max bytes, on a character boundary, ending in a
+// marker that says how long it was; s itself when it fits.
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	marker := fmt.Sprintf(" ... (cut, %d bytes in all)", len(s))
+	cut := max - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
 }

@@ -1,10 +1,14 @@
 package hook
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -28,4 +32,19 @@ func TestConditionsKeepTransitionTimeWhenStatusUnchanged(t *testing.T) {
 		assert.EqualValues(t, 3, c.ObservedGeneration)
 	}
 	assert.Equal(t, []string{"A", "B", "C"}, []string{got[0].Type, got[1].Type, got[2].Type}, "order as given")
+}
+
+func TestConditionMessagesAreCut(t *testing.T) {
+	long := strings.Repeat("é", MaxConditionMessage) // two bytes each
+	conds := Conditions(nil, 1, time.Unix(0, 0), Condition{Type: "A", Message: long}, Condition{Type: "B", Message: "short"})
+	require.Len(t, conds, 2)
+	assert.LessOrEqual(t, len(conds[0].Message), MaxConditionMessage)
+	assert.True(t, utf8.ValidString(conds[0].Message), "cut on a character boundary")
+	assert.True(t, strings.HasSuffix(conds[0].Message, fmt.Sprintf(" ... (cut, %d bytes in all)", len(long))))
+	assert.Equal(t, "short", conds[1].Message)
+
+	assert.Equal(t, "abc", Truncate("abc", 3))
+	exact := strings.Repeat("x", 64)
+	assert.Equal(t, exact, Truncate(exact, 64))
+	assert.Len(t, Truncate(exact+"y", 64), 64)
 }

@@ -80,12 +80,14 @@ func (m ObjectMap) Get(key, name string) (json.RawMessage, bool) {
 	return raw, ok && len(raw) > 0 && string(raw) != "null"
 }
 
-// Decode unmarshals every object of one type into T, in name order. An object
-// that does not decode is an error naming it.
-func Decode[T any](m ObjectMap, key string) ([]T, error) {
-	names := m.Names(key)
-	out := make([]T, 0, len(names))
-	for _, name := range names {
+// Decode unmarshals the objects of one type into T, in name order, and keeps
+// those keep accepts. Each is decoded and judged before the next, so objects
+// a hook does not want cost no memory beyond the request's own bytes: a
+// request may relate hundreds of thousands of them. An object that does not
+// decode is an error naming it.
+func Decode[T any](m ObjectMap, key string, keep func(*T) bool) ([]T, error) {
+	var out []T
+	for _, name := range m.Names(key) {
 		raw, ok := m.Get(key, name)
 		if !ok {
 			continue
@@ -94,7 +96,9 @@ func Decode[T any](m ObjectMap, key string) ([]T, error) {
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return nil, fmt.Errorf("%s %q: %w", key, name, err)
 		}
-		out = append(out, obj)
+		if keep(&obj) {
+			out = append(out, obj)
+		}
 	}
 	return out, nil
 }
