@@ -112,13 +112,17 @@ func floor(kind string) BodyFunc {
 // handler reads the whole body first and only then waits for one of the
 // in-flight slots: a client that sends its body slowly holds a goroutine
 // and what it sent so far, never a slot a complete request could use.
-func (r Route) handler(cfg Config, slots inFlight) echo.HandlerFunc {
+func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		body, err := readBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout)
 		if err != nil {
 			return err
 		}
-		release, err := slots.acquire(c.Request().Context())
+		items, err := countArrayItems(body)
+		if err != nil {
+			return err
+		}
+		release, err := slots.acquire(c.Request().Context(), requestWeight(len(body), items))
 		if err != nil {
 			return err
 		}

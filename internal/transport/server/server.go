@@ -7,9 +7,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +44,14 @@ type Config struct {
 	// adds memory: every request in progress holds its body and what was
 	// decoded from it.
 	MaxInFlight int
+	// MaxInFlightBytes bounds the sum of the bodies of the requests worked
+	// on at once, since the memory a request needs grows with its body (see
+	// MemoryPerBodyByte). Each request counts its body's size, and at least
+	// MaxInFlightBytes/MaxInFlight, so there are never more than MaxInFlight;
+	// one larger than the whole budget runs alone. Zero means: the Go memory
+	// limit over MemoryPerBodyByte when one is set, otherwise MaxInFlight
+	// bodies of the largest size (a count alone).
+	MaxInFlightBytes int64
 	// BodyReadTimeout bounds how long a request's body may take to arrive
 	// once its headers are in; a slower one gets 408. Zero means
 	// DefaultBodyReadTimeout.
@@ -84,6 +94,12 @@ func New(cfg Config) *echo.Echo {
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
 	}
+	if cfg.MaxInFlightBytes <= 0 {
+		cfg.MaxInFlightBytes = int64(cfg.MaxInFlight) * cfg.MaxBodyBytes
+		if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
+			cfg.MaxInFlightBytes = limit / MemoryPerBodyByte
+		}
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -103,7 +119,7 @@ func New(cfg Config) *echo.Echo {
 	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
 	e.GET("/healthz", ok)
 	e.GET("/readyz", cfg.Readiness.handler)
-	slots := newInFlight(cfg.MaxInFlight)
+	slots := newInFlight(cfg.MaxInFlightBytes, cfg.MaxInFlight)
 	for _, r := range cfg.Routes {
 		var mw []echo.MiddlewareFunc
 		if cfg.RequireClientCert {
@@ -115,21 +131,6 @@ func New(cfg Config) *echo.Echo {
 		e.POST(r.Path, r.handler(cfg, slots), mw...)
 	}
 	return e
-}
-
-// inFlight lets n requests be worked on at once; the others wait for a slot,
-// or until their client gives up.
-type inFlight chan struct{}
-
-func newInFlight(n int) inFlight { return make(inFlight, n) }
-
-func (s inFlight) acquire(ctx context.Context) (release func(), err error) {
-	select {
-	case s <- struct{}{}:
-		return func() { <-s }, nil
-	case <-ctx.Done():
-		return nil, newHTTPError(http.StatusServiceUnavailable, "the request was cancelled while it waited for its turn")
-	}
 }
 
 // Stop says how a server stops once its context is done.
