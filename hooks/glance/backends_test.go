@@ -1,11 +1,14 @@
 package glance
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // attached is a store as attachedStores leaves it: rendered when skipped
@@ -139,5 +142,35 @@ func TestIsSingleSection(t *testing.T) {
 				t.Errorf("%s\nisSingleSection(%q) = %t, want %t", tc.reason, tc.text, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestDuplicateStoreIDsNameOneOther(t *testing.T) {
+	g := &api.Glance{}
+	g.Name, g.Namespace = "glance", "openstack"
+	related := metacontroller.ObjectMap{names.GlanceBackendsKey: {}}
+	for _, n := range []string{"c", "a", "b"} {
+		related[names.GlanceBackendsKey][n] = json.RawMessage(`{"metadata":{"name":"` + n + `","namespace":"openstack"},` +
+			`"spec":{"glanceRef":{"name":"glance"},"storeId":"shared"}}`)
+	}
+	related[names.GlanceBackendsKey]["other-glance"] = json.RawMessage(`{"metadata":{"name":"other-glance","namespace":"openstack"},` +
+		`"spec":{"glanceRef":{"name":"another"},"storeId":"shared"}}`)
+	stores, err := attachedStores(g, related)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range stores {
+		got[s.backend.Name] = s.skipped
+	}
+	// Each names one other, never all: with n duplicates, n messages naming
+	// n backends each grew the answer with n².
+	want := map[string]string{
+		"a": `store id "shared" is also used by GlanceBackend "b" (3 backends use it)`,
+		"b": `store id "shared" is also used by GlanceBackend "a" (3 backends use it)`,
+		"c": `store id "shared" is also used by GlanceBackend "a" (3 backends use it)`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("backends of another Glance do not count; each duplicate names one other: -want, +got:\n%s", diff)
 	}
 }

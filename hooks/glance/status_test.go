@@ -127,7 +127,7 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", Projected: true},
-					{Name: "c", StoreID: "c", Reason: ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: kept"},
+					{Name: "c", StoreID: "c", Reason: ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: see condition ConfigRendered"},
 				},
 			},
 		},
