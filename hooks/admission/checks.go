@@ -1,8 +1,6 @@
 package admission
 
 import (
-	"net/url"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
@@ -18,14 +16,11 @@ func urlProblems(at *field.Path, v string) problem.List {
 	if l := valueProblems(at, v); l != nil {
 		return l
 	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return problem.List{problem.Invalid(at, "must be an http:// or https:// URL with a host")}
+	var l problem.List
+	for _, p := range storeconf.URLProblems(v, "they belong in a Secret") {
+		l = append(l, problem.Invalid(at, "%s", p))
 	}
-	if u.User != nil {
-		return problem.List{problem.Invalid(at, "must not carry credentials (user:password@); they belong in a Secret")}
-	}
-	return nil
+	return l
 }
 
 // valueProblems checks a value written into the config.

@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
@@ -30,7 +31,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	var l problem.List
 	glance := names.GlanceName(name)
 	if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
-		l = append(l, problem.New("the projected Glance %q is not a valid Service name: %s", glance, shortValidation(errs[0])))
+		l = append(l, problem.New("the projected Glance %s is not a valid Service name: %s", excerpt.Name(glance), shortValidation(errs[0])))
 	}
 	// The rules the sync hook applies too, with the guide's messages; they
 	// include the checks of a hand-made GlanceBackend on each projected one.

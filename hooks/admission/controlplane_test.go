@@ -104,7 +104,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"projected Glance database", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.Database = &api.DatabaseSpec{Database: "glance"} },
 			[]string{"spec.services.glance.database.clusterRef.name is required; spec.services.glance.database.secretRef.name is required"}},
 		{"projected Glance keystone", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.KeystoneEndpoint = "keystone" },
-			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint must be an http:// or https:// URL with a host`}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint must be an http:// or https:// URL`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
 
@@ -42,9 +42,9 @@ func Decode(body []byte) (*admissionv1.AdmissionReview, error) {
 		return nil, malformed("%s: unexpected data after the JSON object", what)
 	}
 	if rev.APIVersion != ReviewAPIVersion || rev.Kind != ReviewKind {
-		got := strings.TrimSpace(rev.APIVersion + " " + rev.Kind)
-		if got == "" {
-			got = "an object without apiVersion and kind"
+		got := "an object without apiVersion and kind"
+		if rev.APIVersion != "" || rev.Kind != "" {
+			got = excerpt.Token(rev.APIVersion, excerpt.MaxKind) + " " + excerpt.Token(rev.Kind, excerpt.MaxKind)
 		}
 		return nil, malformed("%s: got %s, this hook answers %s %s", what, got, ReviewAPIVersion, ReviewKind)
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -16,13 +17,14 @@ import (
 // SiblingDefaultMessage is the guide's refusal of a second default among the
 // backends attached to one Glance.
 func SiblingDefaultMessage(other, glance string) string {
-	return fmt.Sprintf("GlanceBackend %q attached to the same Glance %q is already marked isDefault; exactly one default store is allowed", other, glance)
+	return fmt.Sprintf("GlanceBackend %s attached to the same Glance %s is already marked isDefault; exactly one default store is allowed", excerpt.Name(other), excerpt.Name(glance))
 }
 
 // StoreIDCollisionMessage refuses a store id another backend of the same
 // Glance already uses; it names both backends.
 func StoreIDCollisionMessage(id, name, other, glance string) string {
-	return fmt.Sprintf("store id %q of GlanceBackend %q is already used by GlanceBackend %q attached to the same Glance %q; store ids must be unique per Glance", id, name, other, glance)
+	return fmt.Sprintf("store id %s of GlanceBackend %s is already used by GlanceBackend %s attached to the same Glance %s; store ids must be unique per Glance",
+		excerpt.Name(id), excerpt.Name(name), excerpt.Name(other), excerpt.Name(glance))
 }
 
 func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest, l Lister) decision {
@@ -62,8 +64,8 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 	siblings, err := l.ListGlanceBackends(ctx, ns)
 	if err != nil {
 		return unavailable(fmt.Sprintf(
-			"GlanceBackend %q cannot be checked against the other backends of Glance %q, so it is refused: listing GlanceBackends in namespace %q failed: %v",
-			name, glance, ns, err))
+			"GlanceBackend %s cannot be checked against the other backends of Glance %s, so it is refused: listing GlanceBackends in namespace %s failed: %v",
+			excerpt.Name(name), excerpt.Name(glance), excerpt.Name(ns), err))
 	}
 	sort.Slice(siblings, func(i, j int) bool { return siblings[i].Name < siblings[j].Name })
 
@@ -94,7 +96,7 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 			}
 			msg := StoreIDCollisionMessage(id, name, s.Name, glance)
 			if s.DeletionTimestamp != nil {
-				msg += fmt.Sprintf(" (GlanceBackend %q is being deleted; retry once it is gone)", s.Name)
+				msg += fmt.Sprintf(" (GlanceBackend %s is being deleted; retry once it is gone)", excerpt.Name(s.Name))
 			}
 			problems = append(problems, msg)
 			break
@@ -131,11 +133,7 @@ func backendProblems(b, old *api.GlanceBackend) problem.List {
 	}
 
 	glance, glanceRef := b.Spec.GlanceRef.Name, specPath.Child("glanceRef", "name")
-	if glance == "" {
-		l = append(l, problem.Required(glanceRef))
-	} else if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
-		l = append(l, problem.Invalid(glanceRef, "%q cannot name a Glance: %s", glance, shortValidation(errs[0])))
-	}
+	l = append(l, problem.Wrap(specPath, storeconf.GlanceRefProblems(glance))...)
 
 	l = append(l, problem.Wrap(specPath, storeconf.SpecProblems(b.Spec, storeconf.HostField))...)
 

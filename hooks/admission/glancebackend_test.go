@@ -244,13 +244,16 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		want string
 	}{
 		{"no glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "" }, "spec.glanceRef.name is required"},
-		{"bad glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "Glance_1" }, `spec.glanceRef.name "Glance_1" cannot name a Glance`},
+		{"bad glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "Glance_1" }, `spec.glanceRef.name cannot name a Glance`},
 		{"type", func(b *api.GlanceBackend) { b.Spec.Type = "Swift" }, "spec.type must be S3"},
 		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3 is required when type is S3"},
 		{"no host", func(b *api.GlanceBackend) { b.Spec.S3.Host = "" }, "spec.s3.host is required"},
 		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host must be an http:// or https:// URL"},
 		{"host with credentials", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:3900" }, "spec.s3.host must not carry credentials"},
 		{"host with newline", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://garage\n[DEFAULT]" }, "spec.s3.host contains a newline"},
+		{"host that does not parse", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "%zz@garage:3900" }, "spec.s3.host is not a valid URL"},
+		{"port that is no number", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:39x0" }, "spec.s3.host is not a valid URL"},
+		{"lone quote", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = `"` }, "spec.s3.bucket is a lone quote, which the config parser reads as an empty value"},
 		{"no bucket", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = "" }, "spec.s3.bucket is required"},
 		{"bucket injection", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = "b\r\nx=1" }, "spec.s3.bucket contains a carriage return"},
 		{"no secret", func(b *api.GlanceBackend) { b.Spec.S3.CredentialsSecretRef.Name = "" }, "spec.s3.credentialsSecretRef.name is required"},

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
@@ -58,7 +59,7 @@ func (d decision) response(uid types.UID) *admissionv1.AdmissionResponse {
 // message names the object once, then every problem.
 func invalid(kind, name string, problems problem.List) decision {
 	return decision{denied: true, code: codeInvalid, reason: metav1.StatusReasonInvalid,
-		message: fmt.Sprintf("%s %q: %s", kind, name, problems.String())}
+		message: fmt.Sprintf("%s %s: %s", kind, excerpt.Name(name), problems.String())}
 }
 
 // shortValidation drops the example and regex from an apimachinery

@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
@@ -36,11 +37,11 @@ func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
 				l = append(l, problem.At(at, "%v", err))
 			}
 			if seen[e.Name] {
-				l = append(l, problem.At(at, "duplicate entry name %q", e.Name))
+				l = append(l, problem.At(at, "duplicate entry name %s", excerpt.Name(e.Name)))
 			}
 			seen[e.Name] = true
 			if child := names.BackendName(cp, e.Name); len(validation.IsDNS1123Subdomain(child)) > 0 {
-				l = append(l, problem.New("entry %q makes the GlanceBackend name %q, which is not a valid object name", e.Name, child))
+				l = append(l, problem.New("entry %s makes the GlanceBackend name %s, which is not a valid object name", excerpt.Name(e.Name), excerpt.Name(child)))
 			}
 		}
 		if e.IsDefault {

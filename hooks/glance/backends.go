@@ -156,8 +156,11 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		return nil
 	}
 	section, err := base64.StdEncoding.DecodeString(sec.Data[names.StoreSecretKey])
-	if err != nil || !isSingleSection(string(section), s.id) {
-		s.skipped = fmt.Sprintf("its store Secret %q does not hold a single [%s] section", name, s.id)
+	if err == nil {
+		err = storeconf.CheckSection(string(section), s.id)
+	}
+	if err != nil {
+		s.skipped = fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err)
 		return nil
 	}
 	s.section = string(section)
@@ -174,22 +177,6 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 		}
 	}
 	return false
-}
-
-// isSingleSection checks a store section before it is concatenated into
-// backends.conf: it must open with its own header and open no other section,
-// so a store Secret can never add options to another store or to glance-api.
-func isSingleSection(text, id string) bool {
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if len(lines) == 0 || lines[0] != "["+id+"]" {
-		return false
-	}
-	for _, l := range lines[1:] {
-		if strings.HasPrefix(strings.TrimSpace(l), "[") || strings.ContainsRune(l, '\r') {
-			return false
-		}
-	}
-	return true
 }
 
 // chooseDefault returns the one rendered store marked isDefault, or a message
@@ -252,7 +239,9 @@ func holdOutdated(stores []*store, running func() string) {
 		if !read {
 			text, read = running(), true
 		}
-		if section, ok := sectionOf(text, s.id); ok {
+		// The running section is copied only if it still reads as the
+		// service writes it; otherwise the store waits for its Secret.
+		if section, ok := sectionOf(text, s.id); ok && storeconf.CheckSection(section, s.id) == nil {
 			s.section, s.rendered, s.held = section, true, true
 			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
 		}

@@ -1,14 +1,17 @@
 package glance
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // attached is a store as attachedStores leaves it: rendered when skipped
@@ -79,7 +82,7 @@ func TestChooseDefault(t *testing.T) {
 }
 
 func TestHoldOutdated(t *testing.T) {
-	running := "[a]\ns3_store_bucket = old\n\n[b]\ns3_store_bucket = b\n"
+	running := "[a]\ns3_store_bucket = old\n\n[b]\ns3_store_bucket = b\n\n[d]\ns3_store_bucket = d\n\x1cdebug = true\n"
 	type want struct {
 		rendered, held bool
 		section        string
@@ -97,6 +100,10 @@ func TestHoldOutdated(t *testing.T) {
 		"OutdatedNotRunning": {
 			reason: "a store the running config does not hold has nothing to keep",
 			store:  &store{id: "c", stale: true},
+		},
+		"OutdatedRunningSectionForged": {
+			reason: "a running section that no longer reads as the service writes it is not kept",
+			store:  &store{id: "d", stale: true},
 		},
 		"Current": {
 			reason: "a store rendered from its current spec is left as it is",
@@ -121,25 +128,54 @@ func TestHoldOutdated(t *testing.T) {
 	})
 }
 
-func TestIsSingleSection(t *testing.T) {
+// A store Secret is copied into backends.conf only when its section reads
+// as the service writes it (storeconf.CheckSection): one edited by hand to
+// carry a line oslo.config reads differently is skipped, saying which line.
+func TestForgedStoreSecretIsSkipped(t *testing.T) {
 	cases := map[string]struct {
-		reason string
-		text   string
-		want   bool
+		reason, section, want string
 	}{
-		"One":           {reason: "its own header, then options", text: "[a]\nk = v\n", want: true},
-		"OtherHeader":   {reason: "a section of another id is refused", text: "[b]\nk = v\n"},
-		"SecondSection": {reason: "a second section would add options elsewhere", text: "[a]\nk = v\n[glance_store]\nx = y\n"},
-		"Indented":      {reason: "an indented header still opens a section", text: "[a]\n  [DEFAULT]\n"},
-		"CarriageReturn": {
-			reason: "a CR could hide a line break from this check",
-			text:   "[a]\nk = v\r\n",
-		},
+		"AsWritten": {reason: "the section the backend's hook wrote is rendered", section: "[a]\ns3_store_bucket = b\n"},
+		"FileSeparator": {reason: "a line starting with \\x1c is a line start to oslo.config",
+			section: "[a]\ns3_store_bucket = b\n\x1cdebug = true\n",
+			want:    `its store Secret "a-store" does not hold a [a] section as the service writes it: line 3 does not start with an option name`},
+		"ByteOrderMark": {reason: "a line starting with U+FEFF",
+			section: "[a]\n\ufeffs3_store_bucket = b\n",
+			want:    `its store Secret "a-store" does not hold a [a] section as the service writes it: line 2 does not start with an option name`},
+		"NoDelimiter": {reason: "a line without \" = \"",
+			section: "[a]\ns3_store_bucket = b\nverbose\n",
+			want:    `its store Secret "a-store" does not hold a [a] section as the service writes it: line 3 is not a "key = value" option`},
+		"SecondSection": {reason: "a second header would add options elsewhere",
+			section: "[a]\ns3_store_bucket = b\n[DEFAULT]\ndebug = true\n",
+			want:    `its store Secret "a-store" does not hold a [a] section as the service writes it: line 3 is not a "key = value" option`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := isSingleSection(tc.text, "a"); got != tc.want {
-				t.Errorf("%s\nisSingleSection(%q) = %t, want %t", tc.reason, tc.text, got, tc.want)
+			g := &api.Glance{}
+			g.Name, g.Namespace = "glance", "openstack"
+			s := &store{id: "a"}
+			s.backend.Name = "a"
+			s.backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
+				S3: &api.S3Store{Host: "http://s3:3900", S3Options: api.S3Options{Bucket: "b", CredentialsSecretRef: api.LocalObjectReference{Name: "c"}}}}
+			s.backend.Status.Conditions = []metav1.Condition{{Type: names.ConditionCredentialsReady, Status: metav1.ConditionTrue}}
+			secret := map[string]any{
+				"metadata": map[string]any{
+					"labels":          map[string]string{names.LabelGlance: "glance"},
+					"annotations":     map[string]string{names.AnnotationStoreID: "a", names.AnnotationSpecHash: storeconf.SpecHash(s.backend.Spec, "a")},
+					"ownerReferences": []any{map[string]any{"kind": api.KindGlanceBackend, "name": "a", "controller": true}},
+				},
+				"data": map[string]string{names.StoreSecretKey: base64.StdEncoding.EncodeToString([]byte(tc.section))},
+			}
+			raw, err := json.Marshal(secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			related := metacontroller.ObjectMap{names.SecretsKey: {names.StoreSecretName("a"): raw}}
+			if err := evaluate(s, g, related); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.rendered != (tc.want == "") {
+				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.rendered, diff)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
@@ -48,7 +49,7 @@ func retained(children metacontroller.ObjectMap, key, desired, mounted string, r
 		}
 		applied, err := metacontroller.AsLastApplied(raw)
 		if err != nil {
-			return hook.Invalid("observed %s %q: %v", key, name, err)
+			return hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
 		}
 		out = append(out, json.RawMessage(applied))
 		return nil
@@ -68,7 +69,7 @@ func retained(children metacontroller.ObjectMap, key, desired, mounted string, r
 		}
 		raw, _ := children.Get(key, name)
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			return nil, hook.Invalid("observed %s %q: %v", key, name, err)
+			return nil, hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
 		}
 		others = append(others, observed{name, meta.Metadata.CreationTimestamp})
 	}

@@ -5,11 +5,14 @@ package glancebackend
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Customize answers /customize/glancebackend. Metacontroller caches the
@@ -22,8 +25,10 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlanceBackend, &b); err != nil {
 		return nil, err
 	}
-	if b.Spec.GlanceRef.Name == "" {
-		return nil, hook.Invalid("GlanceBackend %q has no spec.glanceRef.name", b.Name)
+	if problems := storeconf.GlanceRefProblems(b.Spec.GlanceRef.Name); len(problems) > 0 {
+		// It would become a label selector's value: Metacontroller would
+		// fail on it, and it names no Glance anyway.
+		return nil, hook.Invalid("GlanceBackend %q: %s", b.Name, problem.Wrap(field.NewPath("spec"), problems))
 	}
 	glance := b.Spec.GlanceRef.Name
 	var related []metacontroller.RelatedResource

@@ -3,14 +3,13 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // DecodeParent decodes a hook's parent into obj and checks it is the kind
@@ -32,14 +31,14 @@ func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Objec
 	if objErr != nil || !typed {
 		tm = metav1.TypeMeta{}
 		if err := json.Unmarshal(raw, &tm); err != nil {
-			return Invalid("parent is not a Kubernetes object: %s", describeJSONError(err))
+			return Invalid("parent is not a Kubernetes object: %s", DescribeJSONError(err))
 		}
 	}
 	if tm.APIVersion != apiVersion || tm.Kind != kind {
 		return Invalid("parent is %s, this hook serves %s", describeGVK(tm), apiVersion+" "+kind)
 	}
 	if objErr != nil {
-		return Invalid("parent %s does not match its schema: %s", kind, describeJSONError(objErr))
+		return Invalid("parent %s does not match its schema: %s", kind, DescribeJSONError(objErr))
 	}
 	if obj.GetName() == "" {
 		return Invalid("parent %s has no metadata.name", kind)
@@ -66,33 +65,15 @@ func typeOf(obj metav1.Object) (metav1.TypeMeta, bool) {
 	return metav1.TypeMeta{}, false
 }
 
+// describeGVK names what a parent says it is, each part a short excerpt:
+// both come from the request.
 func describeGVK(tm metav1.TypeMeta) string {
 	if tm.APIVersion == "" && tm.Kind == "" {
 		return "an object without apiVersion and kind"
 	}
-	return strings.TrimSpace(tm.APIVersion + " " + tm.Kind)
+	return strings.TrimSpace(excerpt.Token(tm.APIVersion, excerpt.MaxKind) + " " + excerpt.Token(tm.Kind, excerpt.MaxKind))
 }
 
-// describeJSONError says where JSON decoding failed without quoting the input
-// (the input may hold credentials).
-func describeJSONError(err error) string {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "truncated JSON"
-	}
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return fmt.Sprintf("malformed JSON at byte %d", syn.Offset)
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		field := typ.Field
-		if field == "" {
-			field = "(top level)"
-		}
-		return fmt.Sprintf("field %s must be %s, got JSON %s", field, typ.Type, typ.Value)
-	}
-	return "invalid JSON"
-}
-
-// DescribeJSONError is describeJSONError for the transport's body decoding.
-func DescribeJSONError(err error) string { return describeJSONError(err) }
+// DescribeJSONError says where and why JSON decoding failed without
+// quoting the input (see excerpt.JSONError).
+func DescribeJSONError(err error) string { return excerpt.JSONError(err) }

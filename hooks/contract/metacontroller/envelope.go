@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // SyncRequest is the body Metacontroller posts to a sync hook.
@@ -94,7 +96,7 @@ func Decode[T any](m ObjectMap, key string, keep func(*T) bool) ([]T, error) {
 		}
 		var obj T
 		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, fmt.Errorf("%s %q: %w", key, name, err)
+			return nil, decodeError(key, name, err)
 		}
 		if keep(&obj) {
 			out = append(out, obj)
@@ -110,7 +112,13 @@ func DecodeOne[T any](m ObjectMap, key, name string) (obj T, found bool, err err
 		return obj, false, nil
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return obj, true, fmt.Errorf("%s %q: %w", key, name, err)
+		return obj, true, decodeError(key, name, err)
 	}
 	return obj, true, nil
+}
+
+// decodeError names the object that did not decode and why, quoting no value
+// from it; the name comes from the request too, so it is an excerpt.
+func decodeError(key, name string, err error) error {
+	return fmt.Errorf("%s %s: %s", excerpt.Bare(key), excerpt.Name(name), excerpt.JSONError(err))
 }

@@ -3,6 +3,8 @@ package metacontroller
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // LastAppliedAnnotation is where Metacontroller records what a hook last
@@ -56,7 +58,7 @@ func (m ObjectMap) KeepAsLastApplied(keys ...string) ([]any, error) {
 			raw, _ := m.Get(key, name)
 			applied, err := AsLastApplied(raw)
 			if err != nil {
-				return nil, fmt.Errorf("observed %s %q: %w", key, name, err)
+				return nil, fmt.Errorf("observed %s %s: %w", excerpt.Bare(key), excerpt.Name(name), err)
 			}
 			out = append(out, json.RawMessage(applied))
 		}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // Release is one OpenStack release: YYYY.1 (spring) or YYYY.2 (autumn).
@@ -45,7 +47,7 @@ var (
 func Parse(s string) (Release, error) {
 	m := namePattern.FindStringSubmatch(s)
 	if m == nil {
-		return Release{}, fmt.Errorf("%q is not an OpenStack release (YYYY.1 or YYYY.2)", s)
+		return Release{}, fmt.Errorf("%s is not an OpenStack release (YYYY.1 or YYYY.2)", excerpt.Value(s))
 	}
 	return fromParts(s, m[1], m[2])
 }
@@ -54,7 +56,7 @@ func fromParts(s, year, minor string) (Release, error) {
 	y, _ := strconv.Atoi(year)
 	n, err := strconv.Atoi(minor)
 	if err != nil || (n != 1 && n != 2) {
-		return Release{}, fmt.Errorf("%q is not an OpenStack release: a year has releases .1 and .2 only", s)
+		return Release{}, fmt.Errorf("%s is not an OpenStack release: a year has releases .1 and .2 only", excerpt.Value(s))
 	}
 	return Release{Year: y, Minor: n}, nil
 }

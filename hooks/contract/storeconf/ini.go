@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // optionKeyPattern is what an oslo.config option name looks like.
@@ -14,7 +16,7 @@ var optionKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // ValidateKey refuses option names that could be anything but one option.
 func ValidateKey(key string) error {
 	if !optionKeyPattern.MatchString(key) || len(key) > 128 {
-		return fmt.Errorf("option name %q is not valid: use lowercase letters, digits and '_', starting with a letter", key)
+		return fmt.Errorf("option name %s is not valid: use lowercase letters, digits and '_', starting with a letter", excerpt.Value(key))
 	}
 	return nil
 }
@@ -42,10 +44,20 @@ func ValueProblem(v string) string {
 			return "contains a tab"
 		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
 			return fmt.Sprintf("contains the control character U+%04X", r)
+		case r == 0xfeff:
+			// A byte-order mark: invisible, and where a line starts some
+			// readers take it for the start of the file.
+			return "contains the invisible character U+FEFF"
 		}
 	}
 	if strings.TrimSpace(v) != v {
 		return "has leading or trailing whitespace"
+	}
+	// oslo.config strips a quote at both ends when the first and last
+	// characters are the same quote: a value that is one quote is both, and
+	// reads back empty.
+	if v == `"` || v == "'" {
+		return "is a lone quote, which the config parser reads as an empty value"
 	}
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		return "is wrapped in quotes, which the config parser would strip"

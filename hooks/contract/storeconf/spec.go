@@ -2,10 +2,10 @@ package storeconf
 
 import (
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -22,14 +22,36 @@ const (
 var specPath = field.NewPath("spec")
 
 // BackendProblems lists what keeps a GlanceBackend's section from being
-// rendered: its store id, then its spec (paths from the object:
-// "spec.s3.host"). Empty means the section can be rendered.
+// rendered: its store id, its glanceRef (the store Secret is labelled with
+// it), then its spec (paths from the object: "spec.s3.host"). Empty means
+// the section can be rendered.
 func BackendProblems(spec api.GlanceBackendSpec, storeID string) problem.List {
 	var l problem.List
 	if err := ValidateStoreID(storeID); err != nil {
 		l = append(l, problem.New("%v", err))
 	}
+	l = append(l, problem.Wrap(specPath, GlanceRefProblems(spec.GlanceRef.Name))...)
 	return append(l, problem.Wrap(specPath, SpecProblems(spec, HostField))...)
+}
+
+// GlanceRefProblems checks the Glance a backend names (at glanceRef.name):
+// a Glance's name is its Service's, a DNS-1035 label, and it becomes a label
+// value on the store Secret and in the selectors the hooks ask
+// Metacontroller for, so nothing else may be copied there. The message
+// never repeats the name.
+func GlanceRefProblems(name string) problem.List {
+	at := field.NewPath("glanceRef", "name")
+	if name == "" {
+		return problem.List{problem.Required(at)}
+	}
+	if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+		msg := errs[0]
+		if i := strings.Index(msg, " (e.g. "); i > 0 {
+			msg = msg[:i]
+		}
+		return problem.List{problem.Invalid(at, "cannot name a Glance: %s", msg)}
+	}
+	return nil
 }
 
 // SpecProblems lists what in a store's declaration cannot be rendered
@@ -62,11 +84,10 @@ func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 	}
 	endpoint := s3.Child(urlField)
 	value(endpoint, o.Host, true)
-	if o.Host != "" && !strings.HasPrefix(o.Host, "http://") && !strings.HasPrefix(o.Host, "https://") {
-		l = append(l, problem.Invalid(endpoint, "must be an http:// or https:// URL"))
-	}
-	if u, err := url.Parse(o.Host); o.Host != "" && err == nil && u.User != nil {
-		l = append(l, problem.Invalid(endpoint, "must not carry credentials (user:password@); they come from s3.credentialsSecretRef"))
+	if o.Host != "" {
+		for _, p := range URLProblems(o.Host, "they come from s3.credentialsSecretRef") {
+			l = append(l, problem.Invalid(endpoint, "%s", p))
+		}
 	}
 	value(s3.Child("bucket"), o.Bucket, true)
 	value(s3.Child("region"), o.Region, false)

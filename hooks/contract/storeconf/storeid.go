@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // MaxStoreIDLength bounds a store id; it is a config section name and part of
@@ -42,14 +44,14 @@ var reservedSections = map[string]bool{
 func ValidateStoreID(id string) error {
 	for _, p := range reservedPrefixes {
 		if strings.HasPrefix(strings.ToLower(id), p) {
-			return fmt.Errorf("store id %q uses the reserved %s prefix: glance-api keeps os_glance_* stores for itself", id, p)
+			return fmt.Errorf("store id %s uses the reserved %s prefix: glance-api keeps os_glance_* stores for itself", excerpt.Name(id), p)
 		}
 	}
 	if reservedSections[id] {
-		return fmt.Errorf("store id %q collides with a reserved store section: [%s] holds options glance-api reads for itself", id, id)
+		return fmt.Errorf("store id %s collides with a reserved store section: [%s] holds options glance-api reads for itself", excerpt.Name(id), id)
 	}
 	if len(id) == 0 || len(id) > MaxStoreIDLength || !storeIDPattern.MatchString(id) {
-		return fmt.Errorf("store id %q is not valid: use 1 to %d lowercase letters, digits, '.', '_' or '-', starting and ending with a letter or digit", id, MaxStoreIDLength)
+		return fmt.Errorf("store id %s is not valid: use 1 to %d lowercase letters, digits, '.', '_' or '-', starting and ending with a letter or digit", excerpt.Name(id), MaxStoreIDLength)
 	}
 	return nil
 }

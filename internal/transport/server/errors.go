@@ -9,7 +9,14 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
+
+// MaxErrorMessage bounds an error answer's message (and the log line's
+// copy). Messages name fields and objects and quote values only as short
+// excerpts; many problems of one object can still add up.
+const MaxErrorMessage = 4096
 
 // errorBody is every error answer: one line of JSON naming the problem.
 type errorBody struct {
@@ -44,8 +51,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		case errors.As(err, &ee):
 			code, msg = ee.Code, strings.ToLower(http.StatusText(ee.Code))
 		}
+		msg = hook.Truncate(oneLine(msg), MaxErrorMessage)
 		c.Set(logErrorKey, msg)
-		_ = c.JSON(code, errorBody{Error: oneLine(msg)})
+		_ = c.JSON(code, errorBody{Error: msg})
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
 
 // Context keys the handlers fill for the request log line.
@@ -28,7 +31,7 @@ func logRequests(log *slog.Logger) echo.MiddlewareFunc {
 			}
 			attrs := []any{
 				"method", c.Request().Method,
-				"path", c.Request().URL.Path,
+				"path", excerpt.Token(c.Request().URL.Path, excerpt.MaxKind),
 				"status", c.Response().Status,
 				"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
 			}
@@ -39,7 +42,7 @@ func logRequests(log *slog.Logger) echo.MiddlewareFunc {
 				attrs = append(attrs, "allowed", allowed)
 			}
 			if msg, ok := c.Get(logDeniedKey).(string); ok && msg != "" {
-				attrs = append(attrs, "denied", msg)
+				attrs = append(attrs, "denied", hook.Truncate(msg, MaxErrorMessage))
 			}
 			level := slog.LevelInfo
 			if msg, ok := c.Get(logErrorKey).(string); ok && msg != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
@@ -252,5 +253,11 @@ func describeParent(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &p) != nil {
 		return ""
 	}
-	return p.Kind + " " + p.Metadata.Namespace + "/" + p.Metadata.Name
+	return logObject(p.Kind, p.Metadata.Namespace, p.Metadata.Name)
+}
+
+// logObject is "Kind namespace/name" for the log, each part as sent when it
+// looks like one and a short escaped excerpt otherwise.
+func logObject(kind, namespace, name string) string {
+	return excerpt.Token(kind, excerpt.MaxKind) + " " + excerpt.Token(namespace, excerpt.MaxKind) + "/" + excerpt.Token(name, excerpt.MaxName)
 }

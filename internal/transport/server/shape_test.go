@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,4 +46,44 @@ func TestCountArrayItemsLimits(t *testing.T) {
 	_, err = countArrayItems([]byte("[" + strings.TrimSuffix(strings.Repeat(one+",", arrays), ",") + "]"))
 	require.ErrorAs(t, err, &he)
 	assert.Contains(t, he.msg, "more than 200000 array items in all")
+}
+
+// countArrayItems agrees with decoding: for any JSON it accepts, it counts
+// the items of every array, as a walk of the decoded value does.
+func FuzzCountArrayItems(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,[2,3],{"a":[]}]`, `["[,]","\\"",{"b":[{},{}]}]`, `[ 1 , 2 ]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var v any
+		if json.Unmarshal(body, &v) != nil {
+			return
+		}
+		want := walkItems(v)
+		got, err := countArrayItems(body)
+		if want > MaxArrayItemsTotal || err != nil {
+			return
+		}
+		if got != want {
+			t.Fatalf("%q: counted %d array items, decoding finds %d", body, got, want)
+		}
+	})
+}
+
+func walkItems(v any) int {
+	switch x := v.(type) {
+	case []any:
+		n := len(x)
+		for _, e := range x {
+			n += walkItems(e)
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for _, e := range x {
+			n += walkItems(e)
+		}
+		return n
+	}
+	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
 // Validate is POST /validate: one AdmissionReview v1 in, one out. A body that
@@ -19,7 +20,7 @@ func Validate(c echo.Context, cfg *Config, body []byte) (any, error) {
 		return nil, newHTTPError(http.StatusBadRequest, "%s", err.Error())
 	}
 	req := rev.Request
-	c.Set(logParentKey, string(req.Operation)+" "+req.Kind.Kind+" "+req.Namespace+"/"+req.Name)
+	c.Set(logParentKey, excerpt.Token(string(req.Operation), excerpt.MaxKind)+" "+logObject(req.Kind.Kind, req.Namespace, req.Name))
 
 	ctx := c.Request().Context()
 	if budget, ok := callBudget(c.QueryParam("timeout")); ok {

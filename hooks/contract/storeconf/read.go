@@ -1,0 +1,59 @@
+package storeconf
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CheckSection holds a store section read back from the cluster (a store
+// Secret, the running backends.conf) to the rules Write writes by, before it
+// is copied into the config glance-api reads: the [id] header, then only
+// "key = value" lines whose key is an option name and whose value, '$'
+// escaped as "$$", Write would accept. A Secret anyone edited by hand that
+// carries another line (a separator or byte-order mark oslo.config reads as
+// a line start, a line without " = ", a second section) is refused whole.
+// The error names the line, never its content.
+func CheckSection(text, id string) error {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if lines[0] != "["+id+"]" {
+		return fmt.Errorf("does not start with the [%s] header", id)
+	}
+	for i, line := range lines[1:] {
+		n := i + 2
+		key, value, ok := strings.Cut(line, " = ")
+		if !ok {
+			return fmt.Errorf("line %d is not a \"key = value\" option", n)
+		}
+		if ValidateKey(key) != nil {
+			return fmt.Errorf("line %d does not start with an option name", n)
+		}
+		plain, ok := unescape(value)
+		if !ok {
+			return fmt.Errorf("line %d holds a '$' that is not written as \"$$\"", n)
+		}
+		if p := ValueProblem(plain); p != "" {
+			return fmt.Errorf("the value on line %d %s", n, p)
+		}
+	}
+	return nil
+}
+
+// unescape undoes Escape; false when a '$' is not doubled.
+func unescape(v string) (string, bool) {
+	if !strings.Contains(v, "$") {
+		return v, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' {
+			b.WriteByte(v[i])
+			continue
+		}
+		if i+1 >= len(v) || v[i+1] != '$' {
+			return "", false
+		}
+		b.WriteByte('$')
+		i++
+	}
+	return b.String(), true
+}
