@@ -14,7 +14,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
-.PHONY: all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
+.PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
 	datapath-deps services-deps helm chart-crds metacontroller chart-lint image bench
 
 all: build
@@ -76,6 +76,15 @@ vet:
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# Explores inputs beyond the seed corpora (make test runs the seeds),
+# FUZZTIME per target: the hooks (no 5xx, no value echoed, answers within
+# their bound), the store-section reader and the array-item counter.
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzHooks$$' -fuzztime $(FUZZTIME) ./test/
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckSection$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
+	$(GO) test -run '^$$' -fuzz '^FuzzCountArrayItems$$' -fuzztime $(FUZZTIME) ./internal/transport/server/
 
 # Rewrite every fixture's response.json from what the service answers now.
 fixtures:
