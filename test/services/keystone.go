@@ -48,6 +48,10 @@ type Keystone struct {
 	mu         sync.Mutex
 	adminToken string
 	tokenAt    time.Time
+	// lastWrite is when the last call that changed Keystone returned; it
+	// has its own lock because AdminToken issues a token holding mu.
+	writeMu   sync.Mutex
+	lastWrite time.Time
 }
 
 // Credentials name a user and the project to scope a token to. Empty
@@ -232,6 +236,11 @@ func (k *Keystone) call(method, path, token string, body any) (int, http.Header,
 func (k *Keystone) admin(t testing.TB, method, path string, body any, want int, out any) {
 	t.Helper()
 	code, _, b, err := k.call(method, path, k.AdminToken(t), body)
+	if method != http.MethodGet && method != http.MethodHead {
+		k.writeMu.Lock()
+		k.lastWrite = time.Now()
+		k.writeMu.Unlock()
+	}
 	if err != nil {
 		t.Fatalf("Keystone %s %s: %v", method, path, err)
 	}
@@ -260,6 +269,7 @@ func (k *Keystone) IssueToken(c Credentials) (int, string, error) {
 			"name": c.Project, "domain": map[string]string{"name": projectDomain},
 		}},
 	}}
+	k.afterLastWrite()
 	code, h, _, err := k.call(http.MethodPost, "/auth/tokens", "", body)
 	if err != nil {
 		return 0, "", err
@@ -270,6 +280,24 @@ func (k *Keystone) IssueToken(c Credentials) (int, string, error) {
 	}
 	k.redact.Add(tok)
 	return code, tok, nil
+}
+
+// afterLastWrite waits until the second after the last change this helper
+// made. Keystone records revocation events (a user updated, a grant
+// changed) and fernet tokens' issue times in whole seconds, and treats a
+// token issued in the same second as an event as revoked: validating it
+// answers 404 "Failed to validate token". Issuing in a later second avoids
+// that race; Keystone runs on this machine, so both read the same clock.
+func (k *Keystone) afterLastWrite() {
+	k.writeMu.Lock()
+	last := k.lastWrite
+	k.writeMu.Unlock()
+	if last.IsZero() {
+		return
+	}
+	if wait := time.Until(last.Truncate(time.Second).Add(time.Second + 20*time.Millisecond)); wait > 0 {
+		time.Sleep(wait)
+	}
 }
 
 // Token issues a project-scoped token for c, failing the test otherwise.
