@@ -42,7 +42,7 @@ type expectedController struct {
 // resourceOf maps the kinds the controllers use to their REST resources.
 var resourceOf = map[string]string{
 	"ControlPlane": "controlplanes", "Glance": "glances", "GlanceBackend": "glancebackends",
-	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services",
+	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services", "Job": "jobs",
 }
 
 // expectedControllers derives what the chart must register from the code:
@@ -98,7 +98,7 @@ func TestExpectedControllersMatchTheREADME(t *testing.T) {
 		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"},
 			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}},
 		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
-			[]string{"apps/v1 deployments", "v1 configmaps", "v1 secrets", "v1 services"},
+			[]string{"apps/v1 deployments", "batch/v1 jobs", "v1 configmaps", "v1 secrets", "v1 services"},
 			map[string]string{"customize": "/customize/glance", "sync": "/sync/glance"}},
 	}
 	assert.Equal(t, want, expectedControllers(t))

@@ -29,7 +29,7 @@ func Controllers() []Controller {
 		{
 			Name:      "glance",
 			Parent:    glanceType,
-			Children:  []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}},
+			Children:  []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}, {"batch/v1", "Job"}},
 			Customize: glance.Customize,
 			Sync:      glance.Sync,
 		},

@@ -57,6 +57,9 @@ func (w *World) Run(controllers []Controller, maxRounds int) (Result, error) {
 				}
 			}
 		}
+		if err := w.finishJobs(); err != nil {
+			return Result{Rounds: round}, err
+		}
 		if w.Rollouts {
 			w.finishRollouts()
 		}

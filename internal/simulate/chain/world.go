@@ -5,8 +5,11 @@
 // renderer and by scenario tests; it follows the recorded Metacontroller
 // contract (children keyed "<Kind>.<apiVersion>", apply of whole children,
 // deletion of children a sync stops returning) and the API server rules the
-// hooks rely on (immutable ConfigMaps and Secrets, generation bumps on spec
-// changes, stringData folded into data).
+// hooks rely on (immutable ConfigMaps and Secrets, immutable Job templates,
+// generation bumps on spec changes, stringData folded into data). At the end
+// of each round a Job controller ends every running Job (successfully unless
+// JobResult says otherwise) and a Deployment controller finishes every
+// rollout, as the real ones would once the pods ran.
 package chain
 
 import (
@@ -54,6 +57,11 @@ type World struct {
 	// Rollouts makes every Deployment report a finished rollout at the end
 	// of each round, as the Deployment controller would once pods are up.
 	Rollouts bool
+	// JobResult, when set, decides how each Job that has not finished
+	// ends at the end of a round (tests make one fail, or keep it
+	// running, or run its containers for real); when nil every Job
+	// succeeds, as if its pods ran.
+	JobResult func(w *World, job Object) (JobOutcome, error)
 	// AfterSync, when set, is called after every sync is applied, so tests
 	// can check invariants on every intermediate state.
 	AfterSync func(w *World, synced Ref) error
@@ -129,6 +137,9 @@ func (w *World) Apply(o Object) error {
 	}
 	if immutable(old) && !reflect.DeepEqual(payload(old), payload(o)) {
 		return fmt.Errorf("%s is immutable: its data cannot change", r)
+	}
+	if jobTemplateChanged(old, o) {
+		return fmt.Errorf("%s: spec.template is immutable", r)
 	}
 	oldMeta := metadataOf(old)
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion", "deletionTimestamp"} {
