@@ -704,3 +704,31 @@ func TestGlanceAPISize(t *testing.T) {
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"threads": int64(65)}, "spec", "api"), "spec.api.threads")
 	accepted(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"processes": int64(4), "threads": int64(8)}, "spec", "api"))
 }
+
+func TestGlanceDatabaseAndCache(t *testing.T) {
+	env := kubetest.Shared(t)
+	secret := map[string]any{"name": "glance-db"}
+	db := func(v map[string]any) *unstructured.Unstructured {
+		v["database"], v["secretRef"] = "glance", secret
+		return set(t, object(t, guide.Glance), v, "spec", "database")
+	}
+	const oneDB = "exactly one of clusterRef (a database cluster in the namespace) and host (an external server) must be set"
+	refusedCreate(t, env, glances, db(map[string]any{}), oneDB)
+	refusedCreate(t, env, glances, db(map[string]any{"clusterRef": map[string]any{"name": "openstack-db"}, "host": "db.example.com"}), oneDB)
+	refusedCreate(t, env, glances, db(map[string]any{"host": "db/x"}), "spec.database.host")
+	refusedCreate(t, env, glances, db(map[string]any{"host": "db.example.com", "port": int64(70000)}), "spec.database.port")
+	accepted(t, env, glances, db(map[string]any{"host": "127.0.0.1", "port": int64(3307)}))
+	accepted(t, env, glances, db(map[string]any{"host": "fd00::1"}))
+
+	cache := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "cache")
+	}
+	const oneCache = "exactly one of clusterRef (a memcached cluster in the namespace) and servers must be set"
+	refusedCreate(t, env, glances, cache(map[string]any{}), oneCache)
+	refusedCreate(t, env, glances, cache(map[string]any{"clusterRef": map[string]any{"name": "memcached"}, "servers": []any{"127.0.0.1:11211"}}), oneCache)
+	refusedCreate(t, env, glances, cache(map[string]any{"servers": []any{"memcached"}}), "spec.cache.servers[0]")
+	accepted(t, env, glances, cache(map[string]any{"servers": []any{"127.0.0.1:11211", "[::1]:11211", "memcached.example.com:11211"}}))
+
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "etc/glance/metadefs", "spec", "metadefsPath"), "spec.metadefsPath")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), "/usr/share/glance-common/metadefs", "spec", "metadefsPath"))
+}

@@ -85,7 +85,7 @@ not exist, so its store section was never rendered. No ConfigMap, Secret or
 Deployment is created; BackendsReady=False/NoDefaultBackend and
 ConfigRendered=False/NotRendered say why.`,
 		func(s *scenario) string {
-			s.apply(standaloneGlance + "\n---\n" + standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.apply(glanceSecrets + "\n---\n" + standaloneGlance + "\n---\n" + standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
 			s.converge()
 			return "glance"
 		}},
@@ -171,6 +171,161 @@ ConfigRendered=False/InvalidSpec and the last-good children are kept.`,
 			g := s.get("Glance", "glance")
 			g["spec"].(map[string]any)["keystoneEndpoint"] = "http://keystone:5000/v3\n[DEFAULT]\ndebug = true"
 			require.NoError(s.t, s.w.Apply(g))
+			return "glance"
+		}},
+	{"first-install-schema-sync-running", `
+First install: the guide's standalone Glance with its stores, database and
+service-user Secrets. The db sync Job (db sync, then the metadata
+definitions) is running. Nothing else may run yet: the config ConfigMap, the
+backends Secret, the database URL's Secret and the Service exist (the Job
+mounts them), the Deployment does not; DatabaseReady=False/SchemaSyncRunning
+names the Job.`,
+		func(s *scenario) string {
+			newSchemaLog(s).hold = true
+			standalone(s)
+			return "glance"
+		}},
+	{"first-install-schema-synced", `
+First install, the moment the db sync Job has succeeded: the answer creates
+the glance-api Deployment and writes status.installedRelease 2025.2 and
+status.installedImage; DatabaseReady=True/SchemaSynced. The Job stays, for
+its logs.`,
+		func(s *scenario) string {
+			newSchemaLog(s).hold = true
+			standalone(s)
+			job := s.names("Job")[0]
+			s.w.SetStatus(chain.Ref{APIVersion: "batch/v1", Kind: "Job", Namespace: "openstack", Name: job},
+				map[string]any{"succeeded": 1, "conditions": []any{map[string]any{"type": "Complete", "status": "True"}}})
+			return "glance"
+		}},
+	{"schema-sync-failed", `
+The first db sync Job failed (its backoff is spent).
+DatabaseReady=False/SchemaSyncFailed names the Job, how to read its logs and
+that deleting it runs it again; still no Deployment.`,
+		func(s *scenario) string {
+			newSchemaLog(s).fail = "sync"
+			standalone(s)
+			return "glance"
+		}},
+	{"waiting-for-db-credentials", `
+The database Secret glance-db has a username but no password key.
+DatabaseReady=False/WaitingForDBCredentials names the Secret and the key,
+never a value; no URL can be built, so nothing is rendered, no schema Job
+starts and no Deployment is created.`,
+		func(s *scenario) string {
+			s.apply(strings.Split(credentials, "\n---\n")[0])
+			s.apply(strings.Replace(glanceSecrets, `stringData: {username: glance, password: "db-secret@:/%0001"}`, `stringData: {username: glance}`, 1))
+			s.apply(standaloneGlance + "\n---\n" + standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			return "glance"
+		}},
+	{"service-user-secret-missing", `
+After install the service user's Secret was deleted. glance-api needs its
+password to check tokens, so ServiceUserReady=False/WaitingForCredentials
+names the Secret and nothing is re-rendered: every child comes back as last
+applied and the running pods keep their config and credentials.`,
+		func(s *scenario) string {
+			newSchemaLog(s)
+			standalone(s)
+			s.w.Delete(chain.Ref{APIVersion: "v1", Kind: "Secret", Namespace: "openstack", Name: "glance-service-user"})
+			return "glance"
+		}},
+	{"credentials-rotated", `
+The database password in glance-db was changed. The database URL's Secret
+glance-db-connection gets the new URL and the pod template's
+glance.openstack.c5c3.io/credentials-digest annotation a new value (a keyed
+digest, never the password), so the pods roll and read it; no schema Job runs.`,
+		func(s *scenario) string {
+			newSchemaLog(s)
+			standalone(s)
+			s.apply(strings.Replace(glanceSecrets, `password: "db-secret@:/%0001"`, `password: "rotated-secret/0002"`, 1))
+			return "glance"
+		}},
+	{"patch-bump-sync-running", `
+spec.image.tag moved from 2025.2 to 2025.2-p1, a new image of the same
+release: a db sync Job for it runs first, and the Deployment keeps the
+installed image until it has succeeded. DatabaseReady=False/SchemaSyncRunning.`,
+		func(s *scenario) string {
+			log := newSchemaLog(s)
+			standalone(s)
+			log.hold = true
+			s.apply(strings.Replace(standaloneGlance, `tag: "2025.2"`, `tag: "2025.2-p1"`, 1))
+			s.converge()
+			return "glance"
+		}},
+	{"upgrade-expanding", `
+openStackRelease (and with it the image) moved from 2025.2 to 2026.1, the next
+release. The upgrade starts: status.upgrade is phase Expanding towards 2026.1,
+the db expand Job runs with the new image, and glance-api keeps running 2025.2
+under the eventlet server. DatabaseReady=False/SchemaUpgrading.`,
+		func(s *scenario) string {
+			upgradeTo(s, "2026.1", func(log *schemaLog) { log.hold = true })
+			return "glance"
+		}},
+	{"upgrade-rolling-update", `
+The db expand and db migrate Jobs of the upgrade to 2026.1 have succeeded:
+phase RollingUpdate. The Deployment now runs the 2026.1 image under uWSGI
+(command uwsgi, the ConfigMap holds glance-api-uwsgi.ini and no workers
+option), but the rollout has not finished, so db contract waits.`,
+		func(s *scenario) string {
+			upgradeTo(s, "2026.1", func(*schemaLog) { s.w.Rollouts = false })
+			return "glance"
+		}},
+	{"upgrade-contracting", `
+Every pod runs the 2026.1 image: phase Contracting, the db contract Job (then
+the new release's metadata definitions) runs. When it has succeeded, 2026.1 is
+the installed release.`,
+		func(s *scenario) string {
+			upgradeTo(s, "2026.1", func(log *schemaLog) { log.holdAction = "contract" })
+			return "glance"
+		}},
+	{"upgrade-failed", `
+The db migrate Job of the upgrade to 2026.1 failed.
+DatabaseReady=False/SchemaUpgradeFailed names it and how to retry; the phase
+stays Migrating and glance-api keeps the 2025.2 image: no pod runs a release
+whose schema is not migrated.`,
+		func(s *scenario) string {
+			upgradeTo(s, "2026.1", func(log *schemaLog) { log.fail = "migrate" })
+			return "glance"
+		}},
+	{"upgrade-target-changed", `
+During the upgrade to 2026.1 (phase Expanding) openStackRelease was set to
+2026.2. Nothing moves on: DatabaseReady=False/UpgradeTargetChanged says to
+set it back to 2026.1 to finish, or to 2025.2 to abandon the upgrade. (The
+webhook refuses this edit; the hook holds even if it gets through.)`,
+		func(s *scenario) string {
+			upgradeTo(s, "2026.1", func(log *schemaLog) { log.hold = true })
+			s.apply(strings.ReplaceAll(standaloneGlance, `"2025.2"`, `"2026.2"`))
+			return "glance"
+		}},
+	{"upgrade-skips-releases", `
+openStackRelease moved from the installed 2025.2 to 2026.2, past 2026.1.
+DatabaseReady=False/UpgradeSkipsReleases says which release comes first;
+nothing runs, glance-api keeps 2025.2.`,
+		func(s *scenario) string {
+			newSchemaLog(s)
+			standalone(s)
+			s.apply(strings.ReplaceAll(standaloneGlance, `"2025.2"`, `"2026.2"`))
+			return "glance"
+		}},
+	{"downgrade-refused", `
+2026.1 is installed (upgraded from 2025.2) and openStackRelease went back to
+2025.2. A contracted schema cannot go back: DatabaseReady=False/
+DowngradeNotSupported, and glance-api keeps running 2026.1.`,
+		func(s *scenario) string {
+			upgradeTo(s, "2026.1", func(*schemaLog) {})
+			s.apply(standaloneGlance)
+			return "glance"
+		}},
+	{"image-release-mismatch", `
+spec.image.tag is 2026.1 while openStackRelease stays 2025.2: the image is of
+another release than the schema is prepared for. It is never run, not even as
+a schema Job: DatabaseReady=False/ImageReleaseMismatch, glance-api keeps the
+installed image.`,
+		func(s *scenario) string {
+			newSchemaLog(s)
+			standalone(s)
+			s.apply(strings.Replace(standaloneGlance, `tag: "2025.2"`, `tag: "2026.1"`, 1))
 			return "glance"
 		}},
 }

@@ -11,11 +11,28 @@ import (
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
+// credentials are the stores' S3 key pair and glanceSecrets.
 const credentials = `
 apiVersion: v1
 kind: Secret
 metadata: {name: garage-s3-credentials, namespace: openstack}
 stringData: {access-key-id: GKexample0001, secret-access-key: secretexample0001}
+---
+` + glanceSecrets
+
+// glanceSecrets are the Secrets a Glance names, as the guide's devstack
+// writes them: the database's username and password, and the service
+// user's password. The database password holds what a URL must encode.
+const glanceSecrets = `
+apiVersion: v1
+kind: Secret
+metadata: {name: glance-db, namespace: openstack}
+stringData: {username: glance, password: "db-secret@:/%0001"}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: glance-service-user, namespace: openstack}
+stringData: {password: service-secret-0001}
 `
 
 // controlPlane is the guide's Step 2 ControlPlane with the given entries.

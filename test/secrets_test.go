@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/test/services"
 )
 
 // secretDataKeys are Secret keys whose values are credentials.
@@ -110,7 +112,9 @@ func TestNoCredentialOutsideSecrets(t *testing.T) {
 		require.NoError(t, err)
 		outputs := string(public) + "\n" + logs.String()
 		for _, v := range values {
-			for _, form := range []string{v, base64.StdEncoding.EncodeToString([]byte(v)), strings.ReplaceAll(v, "$", "$$"), jsonString(v)} {
+			// Raw, base64, config-escaped, JSON-escaped, and percent-encoded
+			// as in the database URL.
+			for _, form := range []string{v, base64.StdEncoding.EncodeToString([]byte(v)), strings.ReplaceAll(v, "$", "$$"), jsonString(v), services.PercentEncode(v)} {
 				require.NotContains(t, outputs, form, "%s: a credential reached a non-Secret output", dir)
 			}
 		}

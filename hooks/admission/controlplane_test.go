@@ -102,7 +102,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"projected Glance release", func(cp *api.ControlPlane) { cp.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" },
 			[]string{`ControlPlane "controlplane": spec.openStackRelease contains a newline`}},
 		{"projected Glance database", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.Database = &api.DatabaseSpec{Database: "glance"} },
-			[]string{"spec.services.glance.database.clusterRef.name is required; spec.services.glance.database.secretRef.name is required"}},
+			[]string{"spec.services.glance.database needs clusterRef (a database cluster in the namespace) or host (an external server); spec.services.glance.database.secretRef.name is required"}},
 		{"projected Glance keystone", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.KeystoneEndpoint = "keystone" },
 			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint must be an http:// or https:// URL`}},
 	}

@@ -1,11 +1,17 @@
 package admission
 
 import (
+	"fmt"
+	"net"
+	"path"
+	"regexp"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
@@ -31,6 +37,14 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
+	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
+	if req.Operation == admissionv1.Update {
+		var old api.Glance
+		if err := decodeObject(req.OldObject.Raw, &old); err != nil {
+			return undecodable(api.KindGlance, "oldObject", err)
+		}
+		l = append(l, releaseStepProblems(old.Status, old.Spec.WithDefaults(namespaceOf(req, &old.ObjectMeta)), spec)...)
+	}
 	if len(l) > 0 {
 		return invalid(api.KindGlance, name, l)
 	}
@@ -96,11 +110,13 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	image := field.NewPath("image")
 	required(image.Child("repository"), s.Image.Repository)
 	required(image.Child("tag"), s.Image.Tag)
-	db := field.NewPath("database")
-	required(db.Child("clusterRef", "name"), s.Database.ClusterRef.Name)
-	required(db.Child("database"), s.Database.Database)
-	required(db.Child("secretRef", "name"), s.Database.SecretRef.Name)
-	required(field.NewPath("cache", "clusterRef", "name"), s.Cache.ClusterRef.Name)
+	l = append(l, databaseProblems(field.NewPath("database"), *s.Database)...)
+	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
+	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
+		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
+	} else {
+		l = append(l, valueProblems(field.NewPath("metadefsPath"), s.MetadefsPath)...)
+	}
 	user := field.NewPath("serviceUser")
 	required(user.Child("username"), s.ServiceUser.Username)
 	required(user.Child("projectName"), s.ServiceUser.ProjectName)
@@ -108,4 +124,121 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
 	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
 	return l
+}
+
+// databaseName is what a database name may hold: it goes into the
+// connection URL as it is.
+var databaseName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
+// databaseProblems checks where the database is: a cluster in the namespace
+// or an external host, not both; a port; a database name; the Secret.
+func databaseProblems(at *field.Path, d api.DatabaseSpec) problem.List {
+	var l problem.List
+	switch {
+	case d.ClusterRef != nil && d.Host != "":
+		l = append(l, problem.Invalid(at, "sets both clusterRef and host: the database is either a cluster in the namespace or an external server"))
+	case d.ClusterRef != nil:
+		l = append(l, requiredValue(at.Child("clusterRef", "name"), d.ClusterRef.Name)...)
+	case d.Host == "":
+		l = append(l, problem.Invalid(at, "needs clusterRef (a database cluster in the namespace) or host (an external server)"))
+	default:
+		l = append(l, hostProblems(at.Child("host"), d.Host)...)
+	}
+	if d.Port != nil && (*d.Port < 1 || *d.Port > 65535) {
+		l = append(l, problem.Invalid(at.Child("port"), "must be between 1 and 65535"))
+	}
+	if d.Database == "" {
+		l = append(l, problem.Required(at.Child("database")))
+	} else if !databaseName.MatchString(d.Database) {
+		l = append(l, problem.Invalid(at.Child("database"), "must be 1 to 64 letters, digits or '_'"))
+	}
+	l = append(l, requiredValue(at.Child("secretRef", "name"), d.SecretRef.Name)...)
+	return l
+}
+
+// hostProblems checks a server's DNS name or IP address.
+func hostProblems(at *field.Path, host string) problem.List {
+	if !isHost(host) {
+		return problem.List{problem.Invalid(at, "must be a DNS name or an IP address")}
+	}
+	return nil
+}
+
+func isHost(host string) bool {
+	return net.ParseIP(host) != nil || len(validation.IsDNS1123Subdomain(host)) == 0
+}
+
+// cacheProblems checks the memcached: a cluster in the namespace or
+// explicit servers, not both.
+func cacheProblems(at *field.Path, c api.CacheSpec) problem.List {
+	var l problem.List
+	switch {
+	case c.ClusterRef != nil && len(c.Servers) > 0:
+		l = append(l, problem.Invalid(at, "sets both clusterRef and servers: the cache is either a memcached cluster in the namespace or explicit servers"))
+	case c.ClusterRef != nil:
+		l = append(l, requiredValue(at.Child("clusterRef", "name"), c.ClusterRef.Name)...)
+	case len(c.Servers) == 0:
+		l = append(l, problem.Invalid(at, "needs clusterRef (a memcached cluster in the namespace) or servers"))
+	}
+	for i, srv := range c.Servers {
+		host, port, err := net.SplitHostPort(srv)
+		if err != nil || port == "" || !isHost(host) {
+			l = append(l, problem.Invalid(at.Child("servers").Index(i), "must be host:port (an IPv6 address in brackets)"))
+		}
+	}
+	return l
+}
+
+// ownedSecretProblems refuses a Secret the spec names that the Glance hook
+// writes itself: the database URL's Secret of the Glance named glance.
+func ownedSecretProblems(glance string, s api.GlanceSpec) problem.List {
+	owned := names.DBConnectionSecretName(glance)
+	var l problem.List
+	for _, ref := range []struct {
+		at   *field.Path
+		name string
+	}{
+		{field.NewPath("database", "secretRef", "name"), s.Database.SecretRef.Name},
+		{field.NewPath("serviceUser", "secretRef", "name"), s.ServiceUser.SecretRef.Name},
+	} {
+		if glance != "" && ref.name == owned {
+			l = append(l, problem.Invalid(ref.at, "names %q, the Secret the hooks write the database URL into; name the Secret that holds the credentials", owned))
+		}
+	}
+	return l
+}
+
+// releaseStepProblems refuses a change of the release the database schema
+// cannot follow (see release.CheckStep): a downgrade or a skip from the
+// installed release, or a third release while an upgrade is under way. A
+// Glance whose schema is not installed yet may take any release. Only a
+// Glance carries its status; a ControlPlane's change reaches this check
+// when Metacontroller updates the projected Glance.
+func releaseStepProblems(old api.GlanceStatus, oldSpec, spec api.GlanceSpec) problem.List {
+	if spec.OpenStackRelease == oldSpec.OpenStackRelease || old.InstalledRelease == "" {
+		return nil
+	}
+	to, err := release.Parse(spec.OpenStackRelease)
+	if err != nil {
+		return nil // releaseProblems says so
+	}
+	from, err := release.Parse(old.InstalledRelease)
+	if err != nil {
+		return nil // not a status this service wrote; the sync hook treats it as none
+	}
+	if up := old.Upgrade; up != nil {
+		if spec.OpenStackRelease == up.TargetRelease || (to == from && up.Phase != api.PhaseContracting) {
+			return nil
+		}
+		back := fmt.Sprintf("; before its contract step it can also go back to %s", from)
+		if up.Phase == api.PhaseContracting {
+			back = ""
+		}
+		return problem.List{problem.At(releasePath, "an upgrade from %s to %s is in phase %s: finish it first%s", from, up.TargetRelease, up.Phase, back)}
+	}
+	switch step, why := release.CheckStep(from, to); step {
+	case release.Downgrade, release.Skip:
+		return problem.List{problem.At(releasePath, "%s", why)}
+	}
+	return nil
 }

@@ -20,11 +20,11 @@ func guideGlance(mods ...func(*api.Glance)) *api.Glance {
 			OpenStackRelease: "2025.2",
 			Image:            &api.ImageSpec{Repository: "ghcr.io/c5c3/glance", Tag: "2025.2"},
 			Database: &api.DatabaseSpec{
-				ClusterRef: api.LocalObjectReference{Name: "openstack-db"},
+				ClusterRef: &api.LocalObjectReference{Name: "openstack-db"},
 				Database:   "glance",
-				SecretRef:  api.SecretKeyRef{Name: "glance-db"},
+				SecretRef:  api.LocalObjectReference{Name: "glance-db"},
 			},
-			Cache:            &api.CacheSpec{ClusterRef: api.LocalObjectReference{Name: "openstack-memcached"}},
+			Cache:            &api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-memcached"}},
 			KeystoneEndpoint: "http://keystone.openstack.svc.cluster.local:5000/v3",
 			ServiceUser: &api.ServiceUserSpec{
 				Username: "glance", ProjectName: "service", UserDomainName: "Default", ProjectDomainName: "Default",
@@ -66,11 +66,27 @@ func TestGlanceRules(t *testing.T) {
 		{"public keystone with password", func(g *api.Glance) { g.Spec.KeystonePublicEndpoint = "https://admin:hunter2@keystone" },
 			"spec.keystonePublicEndpoint must not carry credentials"},
 		{"database without its cluster and secret", func(g *api.Glance) { g.Spec.Database = &api.DatabaseSpec{Database: "glance"} },
-			"spec.database.clusterRef.name is required; spec.database.secretRef.name is required"},
+			"spec.database needs clusterRef (a database cluster in the namespace) or host (an external server); spec.database.secretRef.name is required"},
 		{"release injection", func(g *api.Glance) { g.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" }, "spec.openStackRelease contains a newline"},
 		{"username injection", func(g *api.Glance) { g.Spec.ServiceUser.Username = "glance\n[DEFAULT]" }, "spec.serviceUser.username contains a newline"},
 		{"negative replicas", func(g *api.Glance) { g.Spec.Replicas = ptr(int32(-1)) }, "spec.replicas must not be negative"},
 		{"empty cache ref", func(g *api.Glance) { g.Spec.Cache.ClusterRef.Name = "" }, "spec.cache.clusterRef.name is required"},
+		{"database cluster and host", func(g *api.Glance) { g.Spec.Database.Host = "db.example.com" },
+			"spec.database sets both clusterRef and host"},
+		{"database nowhere", func(g *api.Glance) { g.Spec.Database.ClusterRef = nil },
+			"spec.database needs clusterRef (a database cluster in the namespace) or host (an external server)"},
+		{"database host not a host", func(g *api.Glance) { g.Spec.Database.ClusterRef, g.Spec.Database.Host = nil, "db/x" },
+			"spec.database.host must be a DNS name or an IP address"},
+		{"database port", func(g *api.Glance) { g.Spec.Database.Port = ptr(int32(70000)) }, "spec.database.port must be between 1 and 65535"},
+		{"database name in the URL", func(g *api.Glance) { g.Spec.Database.Database = "glance?x=1" },
+			"spec.database.database must be 1 to 64 letters, digits or '_'"},
+		{"the hook's own Secret", func(g *api.Glance) { g.Spec.Database.SecretRef.Name = "glance-db-connection" },
+			`spec.database.secretRef.name names "glance-db-connection", the Secret the hooks write the database URL into`},
+		{"cache cluster and servers", func(g *api.Glance) { g.Spec.Cache.Servers = []string{"127.0.0.1:11211"} },
+			"spec.cache sets both clusterRef and servers"},
+		{"cache server without port", func(g *api.Glance) { g.Spec.Cache = &api.CacheSpec{Servers: []string{"memcached"}} },
+			"spec.cache.servers[0] must be host:port"},
+		{"relative metadefs", func(g *api.Glance) { g.Spec.MetadefsPath = "etc/glance/metadefs" }, "spec.metadefsPath must be a clean absolute path"},
 		{"no such release", func(g *api.Glance) { g.Spec.OpenStackRelease = "2025.3" },
 			"spec.openStackRelease must be an OpenStack release, YYYY.1 or YYYY.2"},
 		{"image of another release", func(g *api.Glance) { g.Spec.Image.Tag = "2026.1" },
@@ -98,4 +114,69 @@ func TestGlanceRules(t *testing.T) {
 		req := update(t, nw, old)
 		assert.Equal(t, `Glance "glance": spec.serviceUser.username is required`, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422))
 	})
+}
+
+func TestGlanceExternalDatabaseAndCache(t *testing.T) {
+	req := create(t, guideGlance(func(g *api.Glance) {
+		g.Spec.Database.ClusterRef, g.Spec.Database.Host, g.Spec.Database.Port = nil, "127.0.0.1", ptr(int32(33060))
+		g.Spec.Cache = &api.CacheSpec{Servers: []string{"127.0.0.1:11211", "[::1]:11211", "memcached.example.com:11211"}}
+		g.Spec.MetadefsPath = "/usr/share/glance-common/metadefs"
+	}))
+	allowed(t, req, Review(context.Background(), req, &fakeLister{}))
+}
+
+// TestGlanceReleaseSteps: on UPDATE the release may move as the installed
+// schema can follow, read from the stored object's status.
+func TestGlanceReleaseSteps(t *testing.T) {
+	installed := func(rel string, up *api.UpgradeStatus) func(*api.Glance) {
+		return func(g *api.Glance) {
+			g.Spec.OpenStackRelease, g.Spec.Image.Tag = rel, rel
+			g.Status.InstalledRelease, g.Status.Upgrade = rel, up
+		}
+	}
+	to := func(rel string) func(*api.Glance) {
+		return func(g *api.Glance) { g.Spec.OpenStackRelease, g.Spec.Image.Tag = rel, rel }
+	}
+	cases := map[string]struct {
+		reason string
+		old    func(*api.Glance)
+		new    func(*api.Glance)
+		want   string // "" when allowed
+	}{
+		"next release": {"2025.2 to 2026.1 is the next release", installed("2025.2", nil), to("2026.1"), ""},
+		"slurp":        {"a SLURP release to the next one", installed("2025.1", nil), to("2026.1"), ""},
+		"not installed": {"before the first schema is synced any release goes",
+			func(g *api.Glance) {}, to("2027.2"), ""},
+		"downgrade": {"a contracted schema cannot go back", installed("2026.1", nil), to("2025.2"),
+			`Glance "glance": spec.openStackRelease: 2025.2 is older than the installed release 2026.1: downgrades are not supported, a contracted schema cannot go back`},
+		"skip": {"two releases at once", installed("2025.2", nil), to("2026.2"),
+			`Glance "glance": spec.openStackRelease: 2026.2 skips releases after the installed release 2025.2: upgrade to 2026.1 first`},
+		"third release mid-upgrade": {"an upgrade under way is finished first",
+			installed("2025.2", &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetRelease: "2026.1"}), to("2026.2"),
+			`Glance "glance": spec.openStackRelease: an upgrade from 2025.2 to 2026.1 is in phase Migrating: finish it first; before its contract step it can also go back to 2025.2`},
+		"abandon before contract": {"going back before the contract step is allowed",
+			func(g *api.Glance) {
+				installed("2025.2", &api.UpgradeStatus{Phase: api.PhaseRollingUpdate, TargetRelease: "2026.1"})(g)
+				to("2026.1")(g)
+			}, to("2025.2"), ""},
+		"no going back while contracting": {"the contract step cannot be undone",
+			func(g *api.Glance) {
+				installed("2025.2", &api.UpgradeStatus{Phase: api.PhaseContracting, TargetRelease: "2026.1"})(g)
+				to("2026.1")(g)
+			}, to("2025.2"),
+			`Glance "glance": spec.openStackRelease: an upgrade from 2025.2 to 2026.1 is in phase Contracting: finish it first`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			old := guideGlance(tc.old)
+			nw := guideGlance(tc.new)
+			req := update(t, nw, old)
+			resp := Review(context.Background(), req, &fakeLister{})
+			if tc.want == "" {
+				allowed(t, req, resp)
+				return
+			}
+			assert.Equal(t, tc.want, denied(t, req, resp, 422), tc.reason)
+		})
+	}
 }

@@ -154,6 +154,7 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
 		ServiceUser:            svc.ServiceUser,
 		API:                    svc.API,
+		MetadefsPath:           svc.MetadefsPath,
 		Resources:              svc.Resources,
 	}.WithDefaults(cp.Namespace)
 }

@@ -1,6 +1,7 @@
 package glance
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -64,6 +65,10 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 		public = spec.KeystoneEndpoint
 	}
 	user := spec.ServiceUser
+	memcached, err := memcachedServers(g, *spec.Cache)
+	if err != nil {
+		return "", err
+	}
 	// bind_host comes from OS_DEFAULT__BIND_HOST (the pod's IP).
 	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
 	if mode == Eventlet {
@@ -103,7 +108,7 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 			{Key: "project_domain_name", Value: user.ProjectDomainName},
 			{Key: "interface", Value: "internal"},
 			{Key: "service_token_roles_required", Value: "true"},
-			{Key: "memcached_servers", Value: fmt.Sprintf("%s.%s.svc.cluster.local:%d", spec.Cache.ClusterRef.Name, g.Namespace, MemcachedPort)},
+			{Key: "memcached_servers", Value: memcached},
 		}},
 		storeconf.Section{Name: "oslo_concurrency", Options: []storeconf.Option{
 			{Key: "lock_path", Value: LockDir},
@@ -118,6 +123,20 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 			{Key: "config_file", Value: PasteConfig},
 		}},
 	)
+}
+
+// memcachedServers is [keystone_authtoken] memcached_servers: the cluster's
+// Service, or the servers given.
+func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
+	switch {
+	case c.ClusterRef != nil && len(c.Servers) > 0:
+		return "", errors.New("spec.cache sets both clusterRef and servers")
+	case c.ClusterRef != nil:
+		return fmt.Sprintf("%s.%s.svc.cluster.local:%d", c.ClusterRef.Name, g.Namespace, MemcachedPort), nil
+	case len(c.Servers) > 0:
+		return strings.Join(c.Servers, ","), nil
+	}
+	return "", errors.New("spec.cache needs clusterRef or servers")
 }
 
 // renderBackends concatenates the rendered store sections, sorted by store

@@ -15,7 +15,8 @@ import (
 
 // Customize answers /customize/glance: every GlanceBackend in the namespace
 // (a Glance cannot know its backends' names; sync keeps those whose glanceRef
-// names it) and the store Secrets labelled for this Glance.
+// names it), the store Secrets labelled for this Glance, and by name the
+// database Secret and the service user's Secret its spec names.
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 	var g customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
@@ -30,6 +31,10 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 			APIVersion: "v1", Resource: "secrets", Namespace: g.Namespace,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{names.LabelGlance: g.Name}},
 		},
+		{
+			APIVersion: "v1", Resource: "secrets", Namespace: g.Namespace,
+			Names: credentialSecrets(g.Spec.WithDefaults(g.Namespace)),
+		},
 	}}, nil
 }
 
@@ -40,4 +45,17 @@ type customizeParent struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              api.GlanceSpec `json:"spec"`
+}
+
+// credentialSecrets are the Secrets a Glance spec names, once each, sorted.
+func credentialSecrets(spec api.GlanceSpec) []string {
+	db, user := spec.Database.SecretRef.Name, spec.ServiceUser.SecretRef.Name
+	switch {
+	case db == user:
+		return []string{db}
+	case db < user:
+		return []string{db, user}
+	default:
+		return []string{user, db}
+	}
 }

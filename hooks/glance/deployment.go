@@ -46,37 +46,22 @@ type serviceChild struct {
 	Spec              corev1.ServiceSpec `json:"spec"`
 }
 
-// deployment runs glance-api with the two hashed objects mounted; their
-// names are in the pod template, so a change of either rolls the pods.
-func deployment(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, configMap, backendsSecret string) *deploymentChild {
+// mounts is what every glance container of a Glance mounts.
+type mounts struct {
+	configMap, backendsSecret string
+}
+
+// glanceContainer is a container of the glance image with the config, the
+// state directories, the environment and the restrictions every glance
+// program of a Glance runs with: glance-api and the schema Jobs' glance-manage.
+func glanceContainer(g *api.Glance, spec api.GlanceSpec, name, image string, cmd, args []string) corev1.Container {
 	yes, no := true, false
-	uid := GlanceUID
-	readOnly := int32(0o440)
-	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
-	empty := func(name string) corev1.Volume {
-		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
-	}
-	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
-	// authtoken: it answers without a token, a database or Keystone, in
-	// both launch modes.
-	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
-	cmd, args := command(mode)
-	container := corev1.Container{
-		Name:    ContainerName,
-		Image:   spec.Image.Repository + ":" + spec.Image.Tag,
+	return corev1.Container{
+		Name:    name,
+		Image:   image,
 		Command: cmd,
 		Args:    args,
-		Env:     launchEnv(spec),
-		Ports:   []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}},
-		// Every worker imports glance before the first answer; on a busy
-		// node that has taken over a minute.
-		StartupProbe: &corev1.Probe{ProbeHandler: health,
-			PeriodSeconds: 5, FailureThreshold: 60, TimeoutSeconds: 5},
-		ReadinessProbe: &corev1.Probe{ProbeHandler: health,
-			PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5},
-		// A generous timeout: a worker busy with an upload answers late.
-		LivenessProbe: &corev1.Probe{ProbeHandler: health,
-			PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10},
+		Env:     launchEnv(g, spec),
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
 			{Name: names.VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
@@ -91,9 +76,65 @@ func deployment(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, configMap, 
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 		},
 	}
+}
+
+// glancePod is the pod spec around glance containers: non-root as
+// GlanceUID, no service account token, and the volumes they mount.
+func glancePod(m mounts, containers ...corev1.Container) corev1.PodSpec {
+	yes, no := true, false
+	uid := GlanceUID
+	readOnly := int32(0o440)
+	empty := func(name string) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	}
+	return corev1.PodSpec{
+		AutomountServiceAccountToken: &no,
+		EnableServiceLinks:           &no,
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   &yes,
+			RunAsUser:      &uid,
+			RunAsGroup:     &uid,
+			FSGroup:        &uid,
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		Containers: containers,
+		Volumes: []corev1.Volume{
+			{Name: names.VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: m.configMap}}}},
+			{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+				SecretName: m.backendsSecret, DefaultMode: &readOnly}}},
+			empty("staging"), empty("tasks"), empty("lock"), empty("tmp"),
+		},
+	}
+}
+
+// deployment runs glance-api with the two hashed objects mounted; their
+// names, the image and the credentials digest are in the pod template, so
+// a change of any of them rolls the pods.
+func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, digest string) *deploymentChild {
+	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
+	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
+	// authtoken: it answers without a token, a database or Keystone, in
+	// both launch modes.
+	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
+	cmd, args := command(LaunchModeOf(run.release))
+	container := glanceContainer(g, spec, ContainerName, run.image, cmd, args)
+	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}}
+	// Every worker imports glance before the first answer; on a busy node
+	// that has taken over a minute.
+	container.StartupProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 5, FailureThreshold: 60, TimeoutSeconds: 5}
+	container.ReadinessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5}
+	// A generous timeout: a worker busy with an upload answers late.
+	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
 	if spec.Resources != nil {
 		container.Resources = *spec.Resources
 	}
+	pod := glancePod(m, container)
+	pod.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+		MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+		WhenUnsatisfiable: corev1.ScheduleAnyway,
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+	}}
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
@@ -106,31 +147,9 @@ func deployment(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, configMap, 
 				RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &maxUnavailable, MaxSurge: &maxSurge},
 			},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g)},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: &no,
-					EnableServiceLinks:           &no,
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   &yes,
-						RunAsUser:      &uid,
-						RunAsGroup:     &uid,
-						FSGroup:        &uid,
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Containers: []corev1.Container{container},
-					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
-						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
-						WhenUnsatisfiable: corev1.ScheduleAnyway,
-						LabelSelector:     &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
-					}},
-					Volumes: []corev1.Volume{
-						{Name: names.VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-							LocalObjectReference: corev1.LocalObjectReference{Name: configMap}}}},
-						{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-							SecretName: backendsSecret, DefaultMode: &readOnly}}},
-						empty("staging"), empty("tasks"), empty("lock"), empty("tmp"),
-					},
-				},
+				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g),
+					Annotations: map[string]string{names.AnnotationCredentialsDigest: digest}},
+				Spec: pod,
 			},
 		},
 	}
@@ -153,7 +172,22 @@ func service(g *api.Glance) *serviceChild {
 // mountedNames reads which ConfigMap and backends Secret a Deployment's pod
 // template mounts.
 func mountedNames(d *appsv1.Deployment) (configMap, backendsSecret string) {
-	for _, v := range d.Spec.Template.Spec.Volumes {
+	return podMounts(d.Spec.Template.Spec.Volumes)
+}
+
+// runningImage is the glance-api image of a Deployment's pod template.
+func runningImage(d *appsv1.Deployment) string {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == ContainerName {
+			return c.Image
+		}
+	}
+	return ""
+}
+
+// podMounts reads which ConfigMap and backends Secret a pod spec mounts.
+func podMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
+	for _, v := range volumes {
 		switch {
 		case v.Name == names.VolumeConfig && v.ConfigMap != nil:
 			configMap = v.ConfigMap.Name

@@ -2,7 +2,9 @@ package glance
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,10 +34,12 @@ func rolledOut(d *appsv1.Deployment) bool {
 // retained returns the observed hashed objects of one type that must stay
 // besides the desired one: Metacontroller deletes what a sync stops
 // returning before it creates anything new, so everything a running pod may
-// still mount is returned as it was last applied. That is the one the
-// Deployment's template mounts and, while the rollout is in progress, the
-// HistoryLimit newest others.
-func retained(children metacontroller.ObjectMap, key, desired, mounted string, rolling bool) ([]any, error) {
+// still mount is returned as it was last applied. That is what the
+// Deployment's template and unfinished schema Jobs mount and, while the
+// rollout is in progress, the HistoryLimit newest others. Only names with
+// prefix (the hashed objects: "<glance>-config-") count; the Glance's other
+// children of the type are not history.
+func retained(children metacontroller.ObjectMap, key, prefix, desired string, mounted []string, rolling bool) ([]any, error) {
 	type observed struct {
 		name    string
 		created metav1.Time
@@ -55,10 +59,10 @@ func retained(children metacontroller.ObjectMap, key, desired, mounted string, r
 		return nil
 	}
 	for _, name := range children.Names(key) {
-		if name == desired {
+		if name == desired || !strings.HasPrefix(name, prefix) {
 			continue
 		}
-		if name == mounted {
+		if slices.Contains(mounted, name) {
 			if err := keep(name); err != nil {
 				return nil, err
 			}

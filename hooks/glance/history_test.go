@@ -40,10 +40,13 @@ func TestRetained(t *testing.T) {
 		"g-config-2b":    "2026-01-01T00:00:02Z",
 		"g-config-2a":    "2026-01-01T00:00:02Z",
 		"g-config-1":     "2026-01-01T00:00:01Z",
+		"g-job-mount":    "2026-01-01T00:00:00Z",
+		"other":          "2026-01-01T00:00:06Z",
 	}
 	type args struct {
-		desired, mounted string
-		rolling          bool
+		desired string
+		mounted []string
+		rolling bool
 	}
 	cases := map[string]struct {
 		reason string
@@ -52,17 +55,22 @@ func TestRetained(t *testing.T) {
 	}{
 		"RolledOut": {
 			reason: "once every pod runs the current template, only what it mounts stays besides the desired one",
-			args:   args{desired: "g-config-new", mounted: "g-config-mount"},
+			args:   args{desired: "g-config-new", mounted: []string{"g-config-mount"}},
 			want:   []string{"g-config-mount"},
 		},
 		"Rolling": {
-			reason: "while a rollout runs, the HistoryLimit newest others stay too, newest first, ties by name",
-			args:   args{desired: "g-config-new", mounted: "g-config-mount", rolling: true},
+			reason: "while a rollout runs, the HistoryLimit newest others stay too, newest first, ties by name; an object without the prefix is not history",
+			args:   args{desired: "g-config-new", mounted: []string{"g-config-mount"}, rolling: true},
 			want:   []string{"g-config-mount", "g-config-3", "g-config-2b", "g-config-2a"},
 		},
 		"DesiredIsMounted": {
 			reason: "the desired object is returned by the sync itself, never as history",
-			args:   args{desired: "g-config-mount", mounted: "g-config-mount"},
+			args:   args{desired: "g-config-mount", mounted: []string{"g-config-mount"}},
+		},
+		"MountedByAJob": {
+			reason: "an unfinished schema Job's pods may still start and mount its config, however old",
+			args:   args{desired: "g-config-new", mounted: []string{"g-config-mount", "g-job-mount"}},
+			want:   []string{"g-config-mount", "g-job-mount"},
 		},
 		"NothingMounted": {
 			reason: "without a Deployment nothing running can still need an older config",
@@ -71,7 +79,7 @@ func TestRetained(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			kept, err := retained(observedConfigMaps(t, observed), names.ConfigMapsKey, tc.args.desired, tc.args.mounted, tc.args.rolling)
+			kept, err := retained(observedConfigMaps(t, observed), names.ConfigMapsKey, "g-", tc.args.desired, tc.args.mounted, tc.args.rolling)
 			if err != nil {
 				t.Fatalf("%s\nretained(...): %v", tc.reason, err)
 			}

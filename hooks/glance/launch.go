@@ -75,19 +75,19 @@ func configArgs() []string {
 
 // launchEnv is the environment every glance container gets, in order: a
 // $(VAR) reference needs the variable defined before it.
-func launchEnv(spec api.GlanceSpec) []corev1.EnvVar {
+func launchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
 	return []corev1.EnvVar{
 		{Name: EnvPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 		{Name: EnvBindHost, Value: "$(" + EnvPodIP + ")"},
 		{Name: EnvConfigDir, Value: ConfigDir},
-		secretEnv(EnvDatabaseConnection, spec.Database.SecretRef),
-		secretEnv(EnvServicePassword, spec.ServiceUser.SecretRef),
+		secretEnv(EnvDatabaseConnection, names.DBConnectionSecretName(g.Name), names.DBConnectionKey),
+		secretEnv(EnvServicePassword, spec.ServiceUser.SecretRef.Name, spec.ServiceUser.SecretRef.Key),
 	}
 }
 
-func secretEnv(name string, ref api.SecretKeyRef) corev1.EnvVar {
+func secretEnv(name, secret, key string) corev1.EnvVar {
 	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key}}}
+		LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}}}
 }
 
 // chunkedInputLimit is the largest request chunk uWSGI accepts, in bytes:

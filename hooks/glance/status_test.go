@@ -29,16 +29,29 @@ func mounting(configMap, secret string) *appsv1.Deployment {
 }
 
 func TestBuildStatus(t *testing.T) {
+	synced := hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced, Message: "synced"}
+	userReady := hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable, Message: "available"}
 	rendered := func(stores ...*store) *outcome {
 		out := &outcome{configName: "g-config-1", backendsName: "g-backends-1", inConfig: map[string]bool{},
-			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"}}
+			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"},
+			database: synced, serviceUser: userReady}
 		for _, s := range stores {
 			out.inConfig[s.id] = s.rendered
 		}
 		return out
 	}
 	kept := &outcome{configName: "g-config-0", backendsName: "g-backends-0", inConfig: map[string]bool{"a": true},
-		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonLastGoodKept, Message: "kept"}}
+		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonLastGoodKept, Message: "kept"},
+		database: synced, serviceUser: userReady}
+	syncing := rendered(attached("a", true, ""))
+	syncing.database = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncRunning, Message: "Job j syncs"}
+	syncing.runImage = "glance:old"
+	newImage := rendered(attached("a", true, ""))
+	newImage.runImage = "glance:new"
+	withImage := func(d *appsv1.Deployment, image string) *appsv1.Deployment {
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName, Image: image}}
+		return d
+	}
 	held := attached("b", false, "")
 	held.held, held.skipped = true, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
 
@@ -67,8 +80,10 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 2 stores projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
 					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
-					"Ready True AllReady: every store is projected and glance-api runs the current config",
+					"Ready True AllReady: every store is projected, the schema is in place and glance-api runs the current config",
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
@@ -85,6 +100,8 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): its credentials are not ready`,
 					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
 					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
 				},
@@ -103,6 +120,8 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.skipped,
 					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
 					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
 				},
@@ -122,6 +141,8 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					"BackendsReady False NoDefaultBackend: no attached backend is marked isDefault; nothing is re-rendered and the last-good config is kept",
 					"ConfigRendered False LastGoodKept: kept",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
 					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (NoDefaultBackend), ConfigRendered (LastGoodKept)",
 				},
@@ -129,6 +150,40 @@ func TestBuildStatus(t *testing.T) {
 					{Name: "a", StoreID: "a", Projected: true},
 					{Name: "c", StoreID: "c", Reason: ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: see condition ConfigRendered"},
 				},
+			},
+		},
+		"SchemaSyncRunning": {
+			reason: "while a schema Job runs glance-api keeps its image and Ready waits for the database",
+			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: syncing,
+				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady False SchemaSyncRunning: Job j syncs",
+					"ServiceUserReady True CredentialsAvailable: available",
+					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"Ready False NotAllReady: waiting for DatabaseReady (SchemaSyncRunning)",
+				},
+				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
+				defaultBackend: "a",
+			},
+		},
+		"ImageRollingOut": {
+			reason: "a Deployment on the current config but still the old image is rolling out",
+			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage,
+				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
+					`DeploymentReady False RollingOut: the Deployment is being updated to image "glance:new"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+				},
+				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
+				defaultBackend: "a",
 			},
 		},
 		"RollingOut": {
@@ -139,6 +194,8 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
 					`DeploymentReady False RollingOut: the Deployment is being updated to ConfigMap "g-config-1" and Secret "g-backends-1"`,
 					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
 				},

@@ -1,6 +1,7 @@
 package glance
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
@@ -47,6 +49,14 @@ type outcome struct {
 	// inConfig holds the store ids in the backends Secret the returned
 	// Deployment mounts.
 	inConfig map[string]bool
+	// database and serviceUser are the credentials and schema conditions.
+	database, serviceUser hook.Condition
+	// installed is the status of the schema: what is installed and the
+	// upgrade in progress.
+	installed api.GlanceStatus
+	// runImage is the image the returned Deployment runs, "" when nothing
+	// was re-rendered.
+	runImage string
 }
 
 // Sync answers /sync/glance.
@@ -69,20 +79,43 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		_, mountedBackends := mountedNames(current)
 		holdOutdated(stores, func() string { return backendsText(req.Children, mountedBackends) })
 	}
+	spec := g.Spec.WithDefaults(g.Namespace)
+	creds, dbProblem, userCond, err := readCredentials(&g, spec, req.Related)
+	if err != nil {
+		return nil, err
+	}
+	jobs, jobMounts, err := observedJobs(req.Children)
+	if err != nil {
+		return nil, err
+	}
 
 	def, noDefault := chooseDefault(stores)
 	var out *outcome
-	if def != nil {
-		out, err = renderNew(&g, req.Children, stores, def, current)
+	switch {
+	case def == nil:
+		out, err = keepLastGood(req.Children, current, ReasonNoDefaultBackend, noDefault)
+	case creds == nil:
+		why := "the service user's password is missing"
+		if dbProblem != nil {
+			why = "the database credentials are not complete"
+		}
+		out, err = keepLastGood(req.Children, current, ReasonLastGoodKept, why)
+	default:
+		out, err = renderNew(&g, spec, req.Children, stores, def, current, creds, jobs, jobMounts)
 		if err != nil && !hook.IsInputError(err) {
 			// The spec holds a value that cannot be written safely.
 			out, err = keepLastGood(req.Children, current, ReasonInvalidSpec, "the Glance spec cannot be rendered: "+err.Error())
 		}
-	} else {
-		out, err = keepLastGood(req.Children, current, ReasonNoDefaultBackend, noDefault)
 	}
 	if err != nil {
 		return nil, err
+	}
+	out.serviceUser = userCond
+	if !out.rendered.Status {
+		// Nothing ran: the schema status stays, and so does what the
+		// database condition said, unless the credentials are the reason.
+		out.installed = api.GlanceStatus{InstalledRelease: g.Status.InstalledRelease, InstalledImage: g.Status.InstalledImage, Upgrade: g.Status.Upgrade}
+		out.database = carriedDatabase(g.Status.Conditions, dbProblem)
 	}
 	return &metacontroller.SyncResponse{
 		Status:   buildStatus(&g, now, stores, def, noDefault, out, current),
@@ -90,15 +123,48 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}, nil
 }
 
-// renderNew renders the hashed ConfigMap and Secret, the Deployment that
-// mounts them and the Service, and keeps what running pods may still mount.
-func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store, def *store, current *appsv1.Deployment) (*outcome, error) {
-	spec := g.Spec.WithDefaults(g.Namespace)
+// carriedDatabase is DatabaseReady when nothing is re-rendered: the
+// credentials problem if there is one, else what it said before.
+func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.Condition {
+	if problem != nil {
+		return *problem
+	}
+	if c, ok := hook.FindCondition(observed, CondDatabaseReady); ok {
+		return hook.Condition{Type: CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: c.Reason, Message: c.Message}
+	}
+	return hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForConfig,
+		Message: "no config is rendered yet; the schema Job mounts it, so it starts once there is one"}
+}
+
+// renderNew renders the hashed ConfigMap and Secret, the database URL's
+// Secret, the schema Jobs the schema's state calls for, the Deployment that
+// mounts the config (once glance-api may run) and the Service, and keeps
+// what running pods may still mount.
+func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, stores []*store, def *store,
+	current *appsv1.Deployment, creds *credentials, jobs []observedJob, jobMounts []mounts) (*outcome, error) {
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
 		return nil, fmt.Errorf("spec.openStackRelease: %w", err)
 	}
+	if d := spec.Database; (d.ClusterRef == nil) == (d.Host == "") {
+		return nil, errors.New("spec.database needs exactly one of clusterRef and host")
+	}
+	jobName := jobNamer(g.Name, spec.MetadefsPath)
+	in := schemaInputs{
+		release: rel, image: spec.Image.Repository + ":" + spec.Image.Tag, tag: spec.Image.Tag,
+		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
+		jobs: jobs, jobName: jobName, namespace: g.Namespace,
+	}
+	if current != nil {
+		in.deployment = &deployed{image: runningImage(current), rolledOut: rolledOut(current)}
+	}
+	plan := planSchema(in)
+	// The config is rendered for the release glance-api runs; the schema
+	// Jobs read only its [database] part.
 	mode := LaunchModeOf(rel)
+	if plan.run != nil {
+		mode = LaunchModeOf(plan.run.release)
+	}
 	conf, err := renderConfig(g, spec, mode, stores, def)
 	if err != nil {
 		return nil, err
@@ -109,10 +175,13 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 		configName:   contenthash.Name(g.Name+"-config", cfgData),
 		backendsName: contenthash.Name(g.Name+"-backends", backendsData),
 		inConfig:     map[string]bool{},
+		database:     plan.cond,
+		installed:    api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade},
 	}
 	for _, s := range stores {
 		out.inConfig[s.id] = s.rendered
 	}
+	m := mounts{out.configName, out.backendsName}
 	immutable := true
 	backendsLabels := objectLabels(g)
 	backendsLabels[names.LabelBackendsOf] = g.Name
@@ -130,19 +199,45 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{names.BackendsFile: []byte(backendsData[names.BackendsFile])},
 		},
-		deployment(g, spec, mode, out.configName, out.backendsName),
+		// Not hashed and not immutable: a hashed name in the pod template
+		// would be a plain hash of the password; the keyed digest rolls
+		// the pods instead.
+		&corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: names.DBConnectionSecretName(g.Name), Namespace: g.Namespace, Labels: objectLabels(g)},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       map[string][]byte{names.DBConnectionKey: []byte(creds.connection)},
+		},
 		service(g),
 	}
-	mountedConfig, mountedBackends, rolling := "", "", false
+	if plan.run != nil {
+		out.runImage = plan.run.image
+		out.children = append(out.children, deployment(g, spec, *plan.run, m, creds.digest))
+	}
+	jobChildren, err := schemaJobs(g, spec, observed, jobs, plan, jobName, m, creds.digest)
+	if err != nil {
+		return nil, err
+	}
+	out.children = append(out.children, jobChildren...)
+
+	var mountedConfigs, mountedSecrets []string
+	rolling := false
 	if current != nil {
-		mountedConfig, mountedBackends = mountedNames(current)
+		cm, sec := mountedNames(current)
+		mountedConfigs, mountedSecrets = append(mountedConfigs, cm), append(mountedSecrets, sec)
 		rolling = !rolledOut(current)
 	}
-	for _, h := range []struct{ key, desired, mounted string }{
-		{names.ConfigMapsKey, out.configName, mountedConfig},
-		{names.SecretsKey, out.backendsName, mountedBackends},
+	for _, jm := range jobMounts {
+		mountedConfigs, mountedSecrets = append(mountedConfigs, jm.configMap), append(mountedSecrets, jm.backendsSecret)
+	}
+	for _, h := range []struct {
+		key, prefix, desired string
+		mounted              []string
+	}{
+		{names.ConfigMapsKey, g.Name + "-config-", out.configName, mountedConfigs},
+		{names.SecretsKey, g.Name + "-backends-", out.backendsName, mountedSecrets},
 	} {
-		kept, err := retained(observed, h.key, h.desired, h.mounted, rolling)
+		kept, err := retained(observed, h.key, h.prefix, h.desired, h.mounted, rolling)
 		if err != nil {
 			return nil, err
 		}
@@ -154,10 +249,11 @@ func renderNew(g *api.Glance, observed metacontroller.ObjectMap, stores []*store
 }
 
 // keepLastGood re-renders nothing: every observed child is returned exactly
-// as last applied, so running pods keep their last-good config. On first
-// install there is nothing to keep and no Deployment is created.
+// as last applied, so running pods keep their last-good config and no
+// schema Job starts. On first install there is nothing to keep and nothing
+// is created.
 func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment, reason, why string) (*outcome, error) {
-	kept, err := observed.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey)
+	kept, err := observed.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey)
 	if err != nil {
 		return nil, hook.Invalid("%v", err)
 	}
@@ -205,7 +301,8 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 
 // buildStatus reports the stores, the config and the Deployment.
 func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment) api.GlanceStatus {
-	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName}
+	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
+		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade}
 	var skipped []string
 	for _, s := range stores {
 		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
@@ -241,15 +338,17 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		status.DefaultBackend = def.id
 	}
 
-	deploy := deploymentReady(current, out.configName, out.backendsName)
-	ready := hook.Ready("every store is projected and glance-api runs the current config", backends, out.rendered, deploy)
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, backends, out.rendered, deploy, ready)
+	deploy := deploymentReady(current, out.configName, out.backendsName, out.runImage)
+	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config",
+		backends, out.rendered, out.database, out.serviceUser, deploy)
+	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, backends, out.rendered, out.database, out.serviceUser, deploy, ready)
 	return status
 }
 
 // deploymentReady reports the observed Deployment: present, mounting the
-// config it should, and fully rolled out and available.
-func deploymentReady(d *appsv1.Deployment, configName, backendsName string) hook.Condition {
+// config and running the image it should (image "": any), and fully rolled
+// out and available.
+func deploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
 	c := hook.Condition{Type: CondDeploymentReady, Reason: ReasonDeploymentMissing}
 	if d == nil {
 		c.Message = "the glance-api Deployment does not exist yet"
@@ -264,6 +363,8 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName string) hook
 	switch {
 	case cm != configName || sec != backendsName:
 		c.Message = fmt.Sprintf("the Deployment is being updated to ConfigMap %q and Secret %q", configName, backendsName)
+	case image != "" && runningImage(d) != image:
+		c.Message = fmt.Sprintf("the Deployment is being updated to image %s", excerpt.Name(image))
 	case !rolledOut(d):
 		c.Message = fmt.Sprintf("%d of %d replicas run the current config and are available",
 			min(d.Status.UpdatedReplicas, d.Status.AvailableReplicas), want)

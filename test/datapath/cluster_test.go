@@ -121,11 +121,12 @@ func credentialsSecret(name, access, secret string) string {
 	return string(out)
 }
 
-func opaqueSecret(name, key, value string) string {
+// secret is an Opaque Secret; yaml.Marshal quotes the values.
+func secret(name string, data map[string]string) string {
 	out, _ := yaml.Marshal(map[string]any{
 		"apiVersion": "v1", "kind": "Secret",
 		"metadata":   map[string]any{"name": name, "namespace": namespace},
-		"stringData": map[string]any{key: value},
+		"stringData": data,
 	})
 	return string(out)
 }
@@ -137,9 +138,10 @@ type entry struct {
 }
 
 // controlPlane is the guide's Step 2 ControlPlane, pointed at the loopback
-// S3 server. bucketURLFormat is left out, as in the guide: path style is the
-// default the hooks must render.
-func controlPlane(endpoint, region string, entries ...entry) string {
+// S3 server, with glance holding more of services.glance (YAML at its
+// indentation). bucketURLFormat is left out, as in the guide: path style is
+// the default the hooks must render.
+func controlPlane(endpoint, region, glance string, entries ...entry) string {
 	var b strings.Builder
 	b.WriteString(`apiVersion: c5c3.io/v1alpha1
 kind: ControlPlane
@@ -147,6 +149,7 @@ metadata: {name: controlplane, namespace: openstack}
 spec:
   services:
     glance:
+      ` + glance + `
       backends:
 `)
 	for _, e := range entries {

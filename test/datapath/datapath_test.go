@@ -1,6 +1,7 @@
 package datapath
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
@@ -33,6 +34,10 @@ const (
 
 	bucket1 = "glance-images"
 	bucket2 = "glance-images-2"
+
+	// debianMetadefs is where Debian's glance-common has the metadata
+	// definitions the image keeps under /var/lib/openstack.
+	debianMetadefs = "/usr/share/glance-common/metadefs"
 )
 
 var (
@@ -69,18 +74,39 @@ func TestDataPath(t *testing.T) {
 	t.Logf("glance-api %s, glance_store %s, %s; S3 %s in region %s (rendered region %q)",
 		glanceVersion, storeVersion, s3.Version(t), s3.Endpoint, serverRegion, region)
 
-	// The guide's ControlPlane with two stores, driven through the hooks.
+	// The database as the guide's devstack makes it: a database and a user
+	// with every privilege on it, the user's password (@ : / % included)
+	// in the Secret glance-db with username and password.
+	db := services.StartMariaDB(t)
+	db.CreateDatabase(t, "glance")
+	dbPassword := services.RandomSecret()
+	db.CreateUser(t, "glance", dbPassword, "glance")
+	redact.Add(dbPassword)
+
+	// The guide's ControlPlane with two stores, driven through the hooks;
+	// its database is the one above (only its host and port point at
+	// loopback) and the metadata definitions are where Debian has them.
 	c := newCluster(t)
+	jobs := c.runJobs(t, filepath.Join(dir, "jobs"), redact)
 	c.apply(credentialsSecret("garage-s3-credentials", accessKey, secretKey))
-	// The Deployment takes the database URL and the service password from
-	// these Secrets (the ControlPlane's defaults) through its env.
-	c.apply(opaqueSecret("glance-db", "connection", "sqlite:///"+filepath.Join(dir, "glance.sqlite")))
-	c.apply(opaqueSecret("glance-service-user", "password", "unused-without-keystone"))
+	c.apply(secret("glance-db", map[string]string{"username": "glance", "password": dbPassword}))
+	c.apply(secret("glance-service-user", map[string]string{"password": "unused-without-keystone"}))
+	glanceExtra := fmt.Sprintf(`database: {host: %s, port: %d, database: glance, secretRef: {name: glance-db}}
+      metadefsPath: %s`, db.Host, db.Port, debianMetadefs)
 	defaultEntry := entry{name: "default", bucket: bucket1, credentials: "garage-s3-credentials", isDefault: true}
 	secondary := entry{name: "secondary", bucket: bucket2, credentials: "garage-s3-credentials"}
-	c.apply(controlPlane(s3.Endpoint, region, defaultEntry, secondary))
+	c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary))
 	c.converge()
 	require.Equal(t, "True/AllBackendsProjected", c.condition(glanceAPIVer, "Glance", glanceName, "BackendsReady"))
+	require.Len(t, *jobs, 1, "one schema Job ran: %s", describe(*jobs))
+	require.Empty(t, (*jobs)[0].failed, "the db sync Job: %s", (*jobs)[0].failed)
+	require.Equal(t, []string{"db-sync", "load-metadefs"}, (*jobs)[0].containers)
+	require.Equal(t, "True/SchemaSynced", c.condition(glanceAPIVer, "Glance", glanceName, "DatabaseReady"))
+	tables := db.Tables(t, "glance")
+	require.Contains(t, tables, "images", "db sync made the schema in MariaDB")
+	namespaces := db.Query(t, "SELECT COUNT(*) FROM glance.metadef_namespaces")
+	require.NotEqual(t, "0", namespaces[0][0], "the metadata definitions are loaded")
+	t.Logf("MariaDB on %s; %s: %d tables, %s metadata definition namespaces", db.Addr(), describe(*jobs), len(tables), namespaces[0][0])
 
 	data := func(seed uint64, n int) []byte {
 		r := rand.New(rand.NewPCG(seed, seed))
@@ -109,9 +135,8 @@ func TestDataPath(t *testing.T) {
 		require.Contains(t, b, "s3_store_bucket_url_format = path\n")
 		require.Contains(t, b, "s3_store_region_name = "+region+"\n")
 
-		synced := p.dbSync(t, tl)
 		p.start(t, redact)
-		t.Logf("glance-manage db_sync %s; glance-api up in %s", synced.Round(time.Millisecond), p.started.Round(time.Millisecond))
+		t.Logf("glance-api up in %s", p.started.Round(time.Millisecond))
 
 		require.Equal(t, map[string]bool{"default": true, "secondary": false}, p.stores(t),
 			"GET /v2/info/stores: both store ids, default flagged")
@@ -132,7 +157,7 @@ func TestDataPath(t *testing.T) {
 
 	if !t.Run("switch the default with one ControlPlane edit", func(t *testing.T) {
 		defaultEntry.isDefault, secondary.isDefault = false, true
-		c.apply(controlPlane(s3.Endpoint, region, defaultEntry, secondary))
+		c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary))
 		c.converge()
 		configName2, backendsName2 := mounts(c, glanceName)
 		require.NotEqual(t, configName1, configName2, "a new config ConfigMap is rendered")
@@ -160,7 +185,7 @@ func TestDataPath(t *testing.T) {
 	t.Run("a store with a wrong key is rendered and fails uploads with 500", func(t *testing.T) {
 		c.apply(credentialsSecret("broken-s3-credentials", accessKey, wrongSecret))
 		broken := entry{name: "broken", bucket: bucket1, credentials: "broken-s3-credentials"}
-		c.apply(controlPlane(s3.Endpoint, region, defaultEntry, secondary, broken))
+		c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary, broken))
 		c.converge()
 		// The hooks check that the key pair is there, not that S3 accepts it.
 		assert.Equal(t, "True/CredentialsAvailable", c.condition(glanceAPIVer, "GlanceBackend", glanceName+"-broken", "CredentialsReady"))

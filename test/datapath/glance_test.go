@@ -58,39 +58,9 @@ func newPod(t *testing.T, c *cluster, dir, name string, noKeystone bool) *pod {
 	if ctr == nil {
 		t.Fatalf("Deployment %s has no container %s", name, glance.ContainerName)
 	}
-	volumes := map[string]corev1.Volume{}
-	for _, v := range d.Spec.Template.Spec.Volumes {
-		volumes[v.Name] = v
-	}
-	p := &pod{dir: dir, mounted: map[string]string{}}
-	dirs := map[string]string{} // mountPath -> directory on disk
-	for _, vm := range ctr.VolumeMounts {
-		v := volumes[vm.Name]
-		var files map[string][]byte
-		mode := os.FileMode(0o644)
-		switch {
-		case v.ConfigMap != nil:
-			files = c.configMapData(v.ConfigMap.Name)
-		case v.Secret != nil:
-			files = c.secretData(v.Secret.SecretName)
-			if v.Secret.DefaultMode != nil {
-				mode = os.FileMode(*v.Secret.DefaultMode)
-			}
-		default:
-			continue // emptyDirs: the extra layer points glance-api at temp dirs
-		}
-		host := filepath.Join(dir, "volume-"+vm.Name)
-		if err := os.MkdirAll(host, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for k, b := range files {
-			if err := os.WriteFile(filepath.Join(host, k), b, mode); err != nil {
-				t.Fatal(err)
-			}
-			p.mounted[path.Join(vm.MountPath, k)] = filepath.Join(host, k)
-		}
-		dirs[vm.MountPath] = host
-	}
+	p := &pod{dir: dir}
+	dirs, mounted := layVolumes(t, c, dir, d.Spec.Template.Spec, *ctr)
+	p.mounted = mounted
 	args, err := rewriteConfigFiles(ctr.Args, dirs)
 	if err != nil {
 		t.Fatalf("Deployment %s: %v", name, err)
@@ -166,16 +136,65 @@ config_file = %s
 			i++
 		}
 	}
+	p.command = commandOf(t, *ctr, args)
+	p.env = append(proc.CleanEnv(state("home")), resolveEnv(t, c, ctr.Env)...)
+	return p
+}
+
+// commandOf is a container's command, found on PATH (the one difference
+// from the image: where the binaries live), and its arguments.
+func commandOf(t *testing.T, ctr corev1.Container, args []string) []string {
+	t.Helper()
 	if len(ctr.Command) == 0 {
-		t.Fatalf("Deployment %s: container %s has no command", name, ctr.Name)
+		t.Fatalf("container %s has no command", ctr.Name)
 	}
 	bin, err := exec.LookPath(ctr.Command[0])
 	if err != nil {
 		t.Fatalf("the container's command %q: %v", ctr.Command[0], err)
 	}
-	p.command = append(append([]string{bin}, ctr.Command[1:]...), args...)
-	p.env = append(proc.CleanEnv(state("home")), resolveEnv(t, c, ctr.Env)...)
-	return p
+	return append(append([]string{bin}, ctr.Command[1:]...), args...)
+}
+
+// layVolumes writes the ConfigMap and Secret volumes a container mounts
+// under dir: each key becomes a file, byte for byte (with the Secret's
+// mode), in a directory standing for the volume's mountPath. It returns
+// mountPath -> directory and container file path -> file. emptyDirs are left
+// to the caller.
+func layVolumes(t *testing.T, c *cluster, dir string, spec corev1.PodSpec, ctr corev1.Container) (dirs, mounted map[string]string) {
+	t.Helper()
+	volumes := map[string]corev1.Volume{}
+	for _, v := range spec.Volumes {
+		volumes[v.Name] = v
+	}
+	dirs, mounted = map[string]string{}, map[string]string{}
+	for _, vm := range ctr.VolumeMounts {
+		v := volumes[vm.Name]
+		var files map[string][]byte
+		mode := os.FileMode(0o644)
+		switch {
+		case v.ConfigMap != nil:
+			files = c.configMapData(v.ConfigMap.Name)
+		case v.Secret != nil:
+			files = c.secretData(v.Secret.SecretName)
+			if v.Secret.DefaultMode != nil {
+				mode = os.FileMode(*v.Secret.DefaultMode)
+			}
+		default:
+			continue
+		}
+		host := filepath.Join(dir, "volume-"+vm.Name)
+		if err := os.MkdirAll(host, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for k, b := range files {
+			if err := os.WriteFile(filepath.Join(host, k), b, mode); err != nil {
+				t.Fatal(err)
+			}
+			mounted[path.Join(vm.MountPath, k)] = filepath.Join(host, k)
+		}
+		dirs[vm.MountPath] = host
+	}
+	return dirs, mounted
 }
 
 // rewriteConfigFiles maps each --config-file argument's directory, and each
@@ -301,19 +320,6 @@ func (p *pod) file(t *testing.T, containerPath string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// dbSync runs glance-manage db_sync with the pod's config and environment
-// (the database URL reaches it as OS_DATABASE__CONNECTION, as in the pod).
-func (p *pod) dbSync(t *testing.T, tl tools) time.Duration {
-	t.Helper()
-	start := time.Now()
-	argv := append(append([]string{tl.glanceManage}, p.config...), "db_sync")
-	out, err := proc.Run(manageTimeout, proc.Options{Argv: argv, Env: p.env, Dir: p.dir})
-	if err != nil {
-		t.Fatalf("glance-manage db_sync: %v\n%s", err, out)
-	}
-	return time.Since(start)
 }
 
 // start runs glance-api and waits for the Deployment's startup probe (GET

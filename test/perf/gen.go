@@ -95,6 +95,16 @@ func credentials() chain.Object {
 	}
 }
 
+// glanceSecrets are the database and service-user Secrets the Glance names.
+func glanceSecrets() []chain.Object {
+	return []chain.Object{
+		{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "glance-db", "namespace": namespace},
+			"stringData": map[string]any{"username": "glance", "password": "db-password-0001"}},
+		{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "glance-service-user", "namespace": namespace},
+			"stringData": map[string]any{"password": "service-password-0001"}},
+	}
+}
+
 func glanceSpec() map[string]any {
 	return map[string]any{
 		"openStackRelease": "2025.2",
@@ -140,11 +150,11 @@ func converge(w *chain.World) error {
 // /customize/glancebackend for its default backend.
 func Glance(n int) ([]Request, error) {
 	w := chain.NewWorld(Now)
-	objs := []chain.Object{credentials(), {
+	objs := append(glanceSecrets(), credentials(), chain.Object{
 		"apiVersion": api.GlanceAPIVersion, "kind": api.KindGlance,
 		"metadata": map[string]any{"name": "glance", "namespace": namespace},
 		"spec":     glanceSpec(),
-	}}
+	})
 	for i := 0; i < n; i++ {
 		s := s3(i)
 		s["host"] = "http://garage.shared-services.svc.cluster.local:3900"
@@ -205,7 +215,7 @@ func ControlPlane(n int) (Request, error) {
 		"metadata": map[string]any{"name": "controlplane", "namespace": namespace},
 		"spec":     map[string]any{"openStackRelease": "2025.2", "services": map[string]any{"glance": glance}},
 	}
-	for _, o := range []chain.Object{credentials(), cp} {
+	for _, o := range append(glanceSecrets(), credentials(), cp) {
 		if err := w.Apply(o); err != nil {
 			return Request{}, err
 		}

@@ -41,6 +41,7 @@ type GlanceService struct {
 	KeystonePublicEndpoint string                       `json:"keystonePublicEndpoint,omitempty"`
 	ServiceUser            *ServiceUserSpec             `json:"serviceUser,omitempty"`
 	API                    *APISpec                     `json:"api,omitempty"`
+	MetadefsPath           string                       `json:"metadefsPath,omitempty"`
 	Resources              *corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 

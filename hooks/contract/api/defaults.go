@@ -6,13 +6,16 @@ import "fmt"
 // leaves out. They are the names the guide's standalone Glance uses, so a
 // ControlPlane and a hand-written Glance point at the same infrastructure.
 const (
-	DefaultOpenStackRelease   = "2025.2"
-	DefaultImageRepository    = "ghcr.io/c5c3/glance"
-	DefaultReplicas           = int32(1)
-	DefaultDatabaseCluster    = "openstack-db"
-	DefaultDatabaseName       = "glance"
-	DefaultDatabaseSecret     = "glance-db"
-	DefaultDatabaseSecretKey  = "connection"
+	DefaultOpenStackRelease = "2025.2"
+	DefaultImageRepository  = "ghcr.io/c5c3/glance"
+	DefaultReplicas         = int32(1)
+	DefaultDatabaseCluster  = "openstack-db"
+	DefaultDatabaseName     = "glance"
+	DefaultDatabaseSecret   = "glance-db"
+	DefaultDatabasePort     = int32(3306)
+	// DefaultMetadefsPath is where the image (glance installed with the
+	// prefix /var/lib/openstack) keeps the metadata definitions.
+	DefaultMetadefsPath       = "/var/lib/openstack/etc/glance/metadefs"
 	DefaultCacheCluster       = "openstack-memcached"
 	DefaultServiceUsername    = "glance"
 	DefaultServiceProject     = "service"
@@ -49,19 +52,20 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		s.Replicas = &r
 	}
 	db := DatabaseSpec{
-		ClusterRef: LocalObjectReference{Name: DefaultDatabaseCluster},
+		ClusterRef: &LocalObjectReference{Name: DefaultDatabaseCluster},
 		Database:   DefaultDatabaseName,
-		SecretRef:  SecretKeyRef{Name: DefaultDatabaseSecret},
+		SecretRef:  LocalObjectReference{Name: DefaultDatabaseSecret},
 	}
 	if s.Database != nil {
 		db = *s.Database
 	}
-	if db.SecretRef.Key == "" {
-		db.SecretRef.Key = DefaultDatabaseSecretKey
+	if db.Port == nil {
+		port := DefaultDatabasePort
+		db.Port = &port
 	}
 	s.Database = &db
 	if s.Cache == nil {
-		s.Cache = &CacheSpec{ClusterRef: LocalObjectReference{Name: DefaultCacheCluster}}
+		s.Cache = &CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
 	}
 	if s.KeystoneEndpoint == "" {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
@@ -93,5 +97,22 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		apiSpec.Threads = &t
 	}
 	s.API = &apiSpec
+	if s.MetadefsPath == "" {
+		s.MetadefsPath = DefaultMetadefsPath
+	}
 	return s
+}
+
+// Address is where the database server listens: the cluster's Service
+// <clusterRef>.<namespace>.svc, or the external host; the port as set.
+// Call it on a spec with defaults.
+func (d DatabaseSpec) Address(namespace string) (host string, port int32) {
+	host = d.Host
+	if d.ClusterRef != nil {
+		host = d.ClusterRef.Name + "." + namespace + ".svc"
+	}
+	if d.Port != nil {
+		port = *d.Port
+	}
+	return host, port
 }

@@ -36,6 +36,9 @@ type GlanceSpec struct {
 	ServiceUser *ServiceUserSpec `json:"serviceUser,omitempty"`
 	// API is how many processes and threads serve the API.
 	API *APISpec `json:"api,omitempty"`
+	// MetadefsPath is where the image keeps Glance's metadata definitions,
+	// which the schema Jobs load; default /var/lib/openstack/etc/glance/metadefs.
+	MetadefsPath string `json:"metadefsPath,omitempty"`
 	// Resources of the glance-api container.
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 }
@@ -56,20 +59,37 @@ type ImageSpec struct {
 	Tag        string `json:"tag,omitempty"`
 }
 
-// DatabaseSpec points at a database cluster, the schema and the Secret that
-// holds the SQLAlchemy connection URL.
+// DatabaseSpec is the MariaDB database glance-api keeps its catalogue in:
+// a database cluster in the Glance's namespace (clusterRef), or an external
+// server (host). Exactly one of the two is set.
 type DatabaseSpec struct {
-	ClusterRef LocalObjectReference `json:"clusterRef"`
-	Database   string               `json:"database"`
-	// SecretRef names a Secret whose key (default "connection") holds the
-	// full connection URL; it reaches glance-api only as an environment variable.
-	SecretRef SecretKeyRef `json:"secretRef"`
+	// ClusterRef names the database cluster, reached as <name>.<namespace>.svc.
+	ClusterRef *LocalObjectReference `json:"clusterRef,omitempty"`
+	// Host is an external server's DNS name or IP address.
+	Host string `json:"host,omitempty"`
+	// Port of the server; default 3306.
+	Port *int32 `json:"port,omitempty"`
+	// Database is the schema's name, e.g. glance.
+	Database string `json:"database"`
+	// SecretRef names the Secret with the keys username and password. The
+	// hooks build the connection URL from them into a Secret of their own;
+	// it reaches glance-api only as an environment variable.
+	SecretRef LocalObjectReference `json:"secretRef"`
 }
 
-// CacheSpec points at a memcached cluster reachable as the Service
-// <clusterRef.name>:11211 in the Glance's namespace.
+// Data keys of the database Secret, as the guide's devstack writes it.
+const (
+	DatabaseUsernameKey = "username"
+	DatabasePasswordKey = "password"
+)
+
+// CacheSpec is the memcached glance-api caches tokens in: a memcached
+// cluster reachable as the Service <clusterRef.name>:11211 in the Glance's
+// namespace, or explicit servers. Exactly one of the two is set.
 type CacheSpec struct {
-	ClusterRef LocalObjectReference `json:"clusterRef"`
+	ClusterRef *LocalObjectReference `json:"clusterRef,omitempty"`
+	// Servers are host:port addresses of memcached servers.
+	Servers []string `json:"servers,omitempty"`
 }
 
 // ServiceUserSpec is glance's Keystone service user.
@@ -98,7 +118,31 @@ type GlanceStatus struct {
 	// ConfigMapName and BackendsSecretName are what the Deployment mounts.
 	ConfigMapName      string `json:"configMapName,omitempty"`
 	BackendsSecretName string `json:"backendsSecretName,omitempty"`
+	// InstalledRelease is the release whose schema is complete in the
+	// database, and InstalledImage the image its schema Job ran; glance-api
+	// runs that image unless an upgrade has rolled it further.
+	InstalledRelease string `json:"installedRelease,omitempty"`
+	InstalledImage   string `json:"installedImage,omitempty"`
+	// Upgrade is the release upgrade in progress, if any.
+	Upgrade *UpgradeStatus `json:"upgrade,omitempty"`
 }
+
+// UpgradeStatus is a release upgrade on its way: expand, migrate, roll the
+// Deployment, contract.
+type UpgradeStatus struct {
+	// Phase is Expanding, Migrating, RollingUpdate or Contracting.
+	Phase         string `json:"phase"`
+	TargetRelease string `json:"targetRelease"`
+	TargetImage   string `json:"targetImage"`
+}
+
+// Phases of a release upgrade, in order.
+const (
+	PhaseExpanding     = "Expanding"
+	PhaseMigrating     = "Migrating"
+	PhaseRollingUpdate = "RollingUpdate"
+	PhaseContracting   = "Contracting"
+)
 
 // BackendStatus reports one attached GlanceBackend, since hooks cannot emit events.
 type BackendStatus struct {

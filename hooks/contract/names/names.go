@@ -72,6 +72,25 @@ const (
 	BackendsFile = "backends.conf"
 )
 
+// The Glance hook builds the database URL from the Secret the spec names
+// (keys username and password) into a Secret of its own, which the pods read
+// as OS_DATABASE__CONNECTION. The webhook refuses a database or service-user
+// Secret of that name: it belongs to the hook.
+const DBConnectionKey = "connection"
+
+// DBConnectionSecretName is the Secret holding a Glance's database URL.
+func DBConnectionSecretName(glance string) string { return glance + "-db-connection" }
+
+// AnnotationCredentialsDigest on the glance pod templates (the Deployment's
+// and the schema Jobs') changes when the database URL or the service user's
+// password does, so rotated credentials roll the pods; only a keyed digest
+// of them is there (see the Glance hook's credentials).
+const AnnotationCredentialsDigest = api.GlanceGroup + "/credentials-digest"
+
+// LabelSchemaAction on a schema Job says what it does: sync, expand,
+// migrate or contract.
+const LabelSchemaAction = api.GlanceGroup + "/schema-action"
+
 // ConditionCredentialsReady is the GlanceBackend condition its Glance reads
 // to tell whether the backend's store can be rendered.
 const ConditionCredentialsReady = "CredentialsReady"
@@ -85,4 +104,5 @@ var (
 	ConfigMapsKey     = metacontroller.Key("ConfigMap", "v1")
 	ServicesKey       = metacontroller.Key("Service", "v1")
 	DeploymentsKey    = metacontroller.Key("Deployment", "apps/v1")
+	JobsKey           = metacontroller.Key("Job", "batch/v1")
 )

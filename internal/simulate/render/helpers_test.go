@@ -11,10 +11,22 @@ import (
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
+// credentials are the S3 key pair of the stores and the Secrets a Glance
+// names for its database and its service user.
 const credentials = `apiVersion: v1
 kind: Secret
 metadata: {name: garage-s3-credentials, namespace: openstack}
 stringData: {access-key-id: GKexample0001, secret-access-key: plaintext-secret-0001}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: glance-db, namespace: openstack}
+stringData: {username: glance, password: plaintext-db-password-0001}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: glance-service-user, namespace: openstack}
+stringData: {password: plaintext-service-password-0001}
 `
 
 func controlPlane(defaultEntry string) string {

@@ -195,8 +195,8 @@ func ConditionsOf(o chain.Object) []Condition {
 // WriteConditions writes each parent's conditions as a table: KIND NAME
 // TYPE STATUS REASON MESSAGE. NAME is the object's name, or namespace/name
 // when the parents span namespaces. A condition that only reports what the
-// simulated Deployment controller made up is marked, and a note under the
-// table says what that means.
+// simulated Job and Deployment controllers made up is marked, and a note
+// under the table says what that means.
 func WriteConditions(w io.Writer, objs []chain.Object) error {
 	var parents []chain.Object
 	namespaces := map[string]bool{}
@@ -245,13 +245,14 @@ func WriteConditions(w io.Writer, objs []chain.Object) error {
 const SimulatedMark = "(simulated)"
 
 // SimulatedNote explains SimulatedMark under the conditions table.
-const SimulatedNote = SimulatedMark + " render runs no pods: it reports every Deployment rolled out with all replicas available, " +
-	"so DeploymentReady, and each Ready that waits for it, say what a cluster reports once the pods start."
+const SimulatedNote = SimulatedMark + " render runs no pods: it reports every schema Job succeeded and every Deployment rolled out " +
+	"with all replicas available, so DatabaseReady, DeploymentReady, and each Ready that waits for them, say what a cluster " +
+	"reports once the pods have run."
 
-// fromSimulatedRollout reports whether a condition only restates a
-// Deployment status, which render's stand-in Deployment controller sets.
+// fromSimulatedRollout reports whether a condition only restates a Job or
+// Deployment status, which render's stand-in controllers set.
 func fromSimulatedRollout(r chain.Ref, c Condition) bool {
-	return r.Kind == api.KindGlance && c.Type == glancehook.CondDeploymentReady
+	return r.Kind == api.KindGlance && (c.Type == glancehook.CondDeploymentReady || c.Type == glancehook.CondDatabaseReady)
 }
 
 // oneLine keeps a table row on one line whatever a message holds.

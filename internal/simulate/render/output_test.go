@@ -131,12 +131,14 @@ func TestWriteConditions(t *testing.T) {
 	require.NoError(t, WriteConditions(&b, objs))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	assert.Regexp(t, `^KIND +NAME +TYPE +STATUS +REASON +MESSAGE$`, lines[0])
-	assert.Len(t, lines, 1+4+4+4+1, "header, four conditions for the Glance and each backend, the note on simulated rollouts")
-	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentAvailable +\(simulated\) 1 of 1 replicas available$`, lines[3],
+	assert.Len(t, lines, 1+6+4+4+1, "header, six conditions for the Glance and four for each backend, the note on simulated rollouts")
+	assert.Regexp(t, `^Glance +glance +DatabaseReady +True +SchemaSynced +\(simulated\) `, lines[3],
+		"render made the schema Job's status up, and says so")
+	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentAvailable +\(simulated\) 1 of 1 replicas available$`, lines[5],
 		"render made the Deployment's status up, and says so")
 	assert.Equal(t, SimulatedNote, lines[len(lines)-1])
 	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is not projected as specified: "archive"`, lines[1])
-	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[5])
+	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[7])
 
 	// Parents in several namespaces are told apart.
 	b.Reset()

@@ -35,8 +35,8 @@ func TestRenderRefusesTwoDefaultEntries(t *testing.T) {
 	docs := parse(t, credentials, replaceAll(controlPlane("default"), "isDefault: false", "isDefault: true"))
 	s, err := Render(docs, Options{})
 	assert.Nil(t, s, "nothing is rendered after a refusal")
-	refused(t, err, "in.yaml:7", "ControlPlane openstack/controlplane", `ControlPlane "controlplane": exactly one backends entry must set isDefault (found 2)`)
-	assert.Equal(t, `in.yaml:7: ControlPlane openstack/controlplane refused by admission: ControlPlane "controlplane": exactly one backends entry must set isDefault (found 2)`, err.Error())
+	refused(t, err, "in.yaml:17", "ControlPlane openstack/controlplane", `ControlPlane "controlplane": exactly one backends entry must set isDefault (found 2)`)
+	assert.Equal(t, `in.yaml:17: ControlPlane openstack/controlplane refused by admission: ControlPlane "controlplane": exactly one backends entry must set isDefault (found 2)`, err.Error())
 }
 
 func TestRenderRefusesASecondSiblingDefault(t *testing.T) {
@@ -44,14 +44,14 @@ func TestRenderRefusesASecondSiblingDefault(t *testing.T) {
 		backend("primary", "glance", "garage-s3-credentials", true),
 		backend("secondary", "glance", "garage-s3-credentials", true))
 	_, err := Render(docs, Options{})
-	refused(t, err, "in.yaml:27", "GlanceBackend openstack/secondary",
+	refused(t, err, "in.yaml:37", "GlanceBackend openstack/secondary",
 		`GlanceBackend "primary" attached to the same Glance "glance" is already marked isDefault; exactly one default store is allowed`)
 }
 
 func TestRenderRefusesReservedStoreID(t *testing.T) {
 	docs := parse(t, credentials, glance, backend("database", "glance", "garage-s3-credentials", true))
 	_, err := Render(docs, Options{})
-	refused(t, err, "in.yaml:14", "GlanceBackend openstack/database",
+	refused(t, err, "in.yaml:24", "GlanceBackend openstack/database",
 		`GlanceBackend "database": its name is its store id (spec.storeId is unset), and store id "database" collides with a reserved store section: [database] holds options glance-api reads for itself`)
 }
 
@@ -106,7 +106,7 @@ func TestUpdateAppliesInOrderAsKubectlWould(t *testing.T) {
 	// guide's two-patch sequence says.
 	err := s.Update(parse(t, append(base, backend("secondary", "glance", "garage-s3-credentials", true),
 		backend("primary", "glance", "garage-s3-credentials", false))...), Options{})
-	refused(t, err, "in.yaml:14", "GlanceBackend openstack/secondary",
+	refused(t, err, "in.yaml:24", "GlanceBackend openstack/secondary",
 		`GlanceBackend "primary" attached to the same Glance "glance" is already marked isDefault; exactly one default store is allowed`)
 
 	// Release first, then promote: admitted.
@@ -132,7 +132,7 @@ func TestUpdateRefusesAHandMadeDefaultOnAControlPlane(t *testing.T) {
 	s := mustRender(t, credentials, controlPlane("default"))
 	err := s.Update(parse(t, credentials, controlPlane("default"),
 		backend("archive", "controlplane-glance", "garage-s3-credentials", true)), Options{})
-	refused(t, err, "in.yaml:31", "GlanceBackend openstack/archive",
+	refused(t, err, "in.yaml:41", "GlanceBackend openstack/archive",
 		`GlanceBackend "controlplane-glance-default" attached to the same Glance "controlplane-glance" is already marked isDefault; exactly one default store is allowed`)
 
 	// As a non-default store it attaches and stays user-owned.
@@ -145,6 +145,6 @@ func TestUpdateRefusesAHandMadeDefaultOnAControlPlane(t *testing.T) {
 func TestUpdateRefusesImmutableChanges(t *testing.T) {
 	s := mustRender(t, credentials, glance, backend("primary", "glance", "garage-s3-credentials", true))
 	err := s.Update(parse(t, credentials, glance, backend("primary", "other", "garage-s3-credentials", true)), Options{})
-	refused(t, err, "in.yaml:14", "GlanceBackend openstack/primary",
+	refused(t, err, "in.yaml:24", "GlanceBackend openstack/primary",
 		`GlanceBackend "primary": spec.glanceRef.name is immutable; create a new GlanceBackend to attach a store to another Glance`)
 }

@@ -1,0 +1,179 @@
+package glance
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// Conditions and reasons of the credentials a Glance reads.
+const (
+	CondDatabaseReady    = "DatabaseReady"
+	CondServiceUserReady = "ServiceUserReady"
+
+	ReasonWaitingForDBCredentials = "WaitingForDBCredentials"
+	ReasonCredentialsAvailable    = "CredentialsAvailable"
+	ReasonWaitingForCredentials   = "WaitingForCredentials"
+)
+
+// credentials is what the Glance's Secrets give the pods.
+type credentials struct {
+	// connection is the database URL for OS_DATABASE__CONNECTION.
+	connection string
+	// digest changes with the URL and the service user's password.
+	digest string
+}
+
+// relatedSecret is a Secret the Glance names, as far as it is read.
+type relatedSecret struct {
+	Metadata struct {
+		UID types.UID `json:"uid"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
+}
+
+// secretValue reads one key of a related Secret. problem names the Secret
+// and the key, never a value.
+func secretValue(related metacontroller.ObjectMap, name, key string) (value string, uid types.UID, problem string, err error) {
+	sec, found, err := metacontroller.DecodeOne[relatedSecret](related, names.SecretsKey, name)
+	switch {
+	case err != nil:
+		return "", "", "", hook.Invalid("related %v", err)
+	case !found:
+		return "", "", fmt.Sprintf("Secret %s does not exist", excerpt.Name(name)), nil
+	}
+	enc, ok := sec.Data[key]
+	if !ok {
+		return "", "", fmt.Sprintf("Secret %s has no key %s", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return "", "", fmt.Sprintf("Secret %s key %s is not base64", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	if len(b) == 0 {
+		return "", "", fmt.Sprintf("Secret %s key %s is empty", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	return string(b), sec.Metadata.UID, "", nil
+}
+
+// readCredentials reads the database Secret (username, password) and the
+// service user's Secret (its key) the spec names. creds is nil unless both
+// are complete; database is the DatabaseReady condition when the database
+// Secret is not, user the ServiceUserReady condition.
+func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *credentials, database *hook.Condition, user hook.Condition, err error) {
+	user = hook.Condition{Type: CondServiceUserReady, Reason: ReasonWaitingForCredentials}
+	dbRef := spec.Database.SecretRef.Name
+	var dbProblems []string
+	var values [2]string
+	var dbUID types.UID
+	for i, key := range []string{api.DatabaseUsernameKey, api.DatabasePasswordKey} {
+		v, uid, p, err := secretValue(related, dbRef, key)
+		if err != nil {
+			return nil, nil, user, err
+		}
+		if p != "" {
+			dbProblems = append(dbProblems, p)
+			if strings.HasSuffix(p, "does not exist") {
+				break
+			}
+		}
+		values[i], dbUID = v, uid
+	}
+	ref := spec.ServiceUser.SecretRef
+	password, userUID, userProblem, err := secretValue(related, ref.Name, ref.Key)
+	if err != nil {
+		return nil, nil, user, err
+	}
+	if len(dbProblems) > 0 {
+		database = &hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForDBCredentials,
+			Message: strings.Join(dbProblems, "; ") + ": the database URL cannot be built, nothing is re-rendered and no schema Job starts"}
+	}
+	if userProblem != "" {
+		user.Message = userProblem + ": glance-api cannot authenticate tokens without the service user's password, nothing is re-rendered"
+	} else {
+		user.Status, user.Reason = true, ReasonCredentialsAvailable
+		user.Message = fmt.Sprintf("Secret %s carries %s", excerpt.Name(ref.Name), excerpt.Name(ref.Key))
+	}
+	if len(dbProblems) > 0 || userProblem != "" {
+		return nil, database, user, nil
+	}
+	host, port := spec.Database.Address(g.Namespace)
+	c := &credentials{connection: connectionURL(values[0], values[1], host, port, spec.Database.Database)}
+	c.digest = credentialsDigest(dbUID, userUID, c.connection, password)
+	return c, database, user, nil
+}
+
+// connectionURL is the SQLAlchemy URL glance-manage and glance-api take:
+// PyMySQL over TCP, user and password percent-encoded (SQLAlchemy decodes
+// them), so any character works in either.
+func connectionURL(user, password, host string, port int32, database string) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 address
+	}
+	return "mysql+pymysql://" + percentEncode(user) + ":" + percentEncode(password) + "@" +
+		host + ":" + strconv.Itoa(int(port)) + "/" + database + "?charset=utf8"
+}
+
+// percentEncode encodes every byte but RFC 3986's unreserved characters.
+// That includes '$' and '%': neither reaches oslo.config's interpolation or
+// a ConfigParser as anything but an escape SQLAlchemy decodes.
+func percentEncode(s string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return b.String()
+}
+
+// digestContext separates this digest from any other use of the same keys.
+const digestContext = "glance-hooks credentials digest v1"
+
+// credentialsDigest is what the pod templates carry so a change of the
+// database URL (user, password, host, port, database) or of the service
+// user's password rolls the pods: the pods read both from Secrets through
+// environment variables, which only a restart re-reads. It is an HMAC-SHA256
+// of the URL and the password, keyed by the uids of the two Secrets, cut to
+// 32 hex digits. The uids are random (UUIDv4) and only someone who can read
+// the Secrets sees them, so someone who can read the Deployment but not the
+// Secrets cannot test guessed passwords against the digest, as they could
+// against a plain hash of a password. The same Secrets with the same data
+// give the same digest; recreating a Secret (a new uid) rolls the pods once.
+func credentialsDigest(dbSecret, userSecret types.UID, connection, password string) string {
+	mac := hmac.New(sha256.New, framed(digestContext, string(dbSecret), string(userSecret)))
+	mac.Write(framed(connection, password))
+	return hex.EncodeToString(mac.Sum(nil))[:32]
+}
+
+// framed joins strings, each prefixed by its 8-byte big-endian length, so
+// no two different lists give the same bytes.
+func framed(parts ...string) []byte {
+	var out []byte
+	var n [8]byte
+	for _, p := range parts {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		out = append(out, n[:]...)
+		out = append(out, p...)
+	}
+	return out
+}

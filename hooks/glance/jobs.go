@@ -1,0 +1,210 @@
+package glance
+
+import (
+	"encoding/json"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// Bounds of a schema Job. glance-manage waits for the database as long as
+// [database] max_retries allows (-1: for ever), so the deadline is what
+// ends a Job whose database never comes; the retries cover a database
+// that restarts underneath it.
+const (
+	jobBackoffLimit          = int32(3)
+	jobActiveDeadlineSeconds = int64(1800)
+	// maxJobName: the Job controller puts the name into a label value.
+	maxJobName = 63
+)
+
+// Schema Jobs are not given ttlSecondsAfterFinished. Metacontroller
+// deletes a child a sync stops returning and creates one the sync returns
+// but it does not find: a Job the TTL controller removed while the hook
+// still returns it would be created again and run again. So the hook
+// decides how long a finished Job stays: it keeps returning the Jobs of the
+// installed image and of an upgrade's target image (at most one per step,
+// their pods keep the logs), and every Job that has not finished, which is
+// never cut short. A failed Job stays until someone deletes it; the next
+// sync then creates it again, which is how a failed step is retried.
+
+// jobChild is a Job as the hook returns it: no status.
+type jobChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              batchv1.JobSpec `json:"spec"`
+}
+
+// jobNamer names the Jobs of a Glance by a content hash of what they run:
+// the step, the image and the metadata definitions path (and the Glance, so
+// two Glances with long names cut to the same prefix never share a name).
+// A Job's template cannot change; a different run is a different Job.
+func jobNamer(glance, metadefsPath string) func(schemaJob) string {
+	return func(j schemaJob) string {
+		hash := contenthash.Of(map[string]string{"glance": glance, "action": string(j.action), "image": j.image, "metadefs": metadefsPath})
+		suffix := "-db-" + string(j.action) + "-" + hash
+		prefix := glance
+		if len(prefix)+len(suffix) > maxJobName {
+			prefix = strings.TrimRight(prefix[:maxJobName-len(suffix)], "-")
+		}
+		return prefix + suffix
+	}
+}
+
+// manage is a glance-manage command with the config every glance program
+// of the Glance reads.
+func manage(args ...string) (cmd, argv []string) {
+	return []string{"glance-manage"}, append(configArgs(), args...)
+}
+
+// schemaJobChild renders the Job of a step: the same config files,
+// environment, digest and restrictions as glance-api, with the glance-manage
+// commands of the step in order (all but the last as init containers, so
+// each runs only when the one before succeeded, without a shell).
+func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string, m mounts, digest string) *jobChild {
+	type step struct {
+		name string
+		args []string
+	}
+	metadefs := step{"load-metadefs", []string{"db", "load_metadefs", "--path", spec.MetadefsPath}}
+	steps := map[action][]step{
+		actionSync:     {{"db-sync", []string{"db", "sync"}}, metadefs},
+		actionExpand:   {{"db-expand", []string{"db", "expand"}}},
+		actionMigrate:  {{"db-migrate", []string{"db", "migrate"}}},
+		actionContract: {{"db-contract", []string{"db", "contract"}}, metadefs},
+	}[j.action]
+	var containers []corev1.Container
+	for _, st := range steps {
+		cmd, args := manage(st.args...)
+		containers = append(containers, glanceContainer(g, spec, st.name, j.image, cmd, args))
+	}
+	pod := glancePod(m, containers[len(containers)-1])
+	pod.InitContainers = containers[:len(containers)-1]
+	pod.RestartPolicy = corev1.RestartPolicyNever
+	labels := jobLabels(g, j.action)
+	backoff, deadline := jobBackoffLimit, jobActiveDeadlineSeconds
+	return &jobChild{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:          &backoff,
+			ActiveDeadlineSeconds: &deadline,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels,
+					Annotations: map[string]string{names.AnnotationCredentialsDigest: digest}},
+				Spec: pod,
+			},
+		},
+	}
+}
+
+// jobLabels: the component keeps Job pods out of the Service's selector.
+func jobLabels(g *api.Glance, a action) map[string]string {
+	return map[string]string{
+		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: "schema",
+		names.LabelManagedBy: names.ManagedBy, names.LabelSchemaAction: string(a),
+	}
+}
+
+// observedJobObject is an observed Job as far as the hook reads it.
+type observedJobObject struct {
+	Metadata struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec struct {
+		Template struct {
+			Spec struct {
+				Containers []corev1.Container `json:"containers"`
+				Volumes    []corev1.Volume    `json:"volumes"`
+			} `json:"spec"`
+		} `json:"template"`
+	} `json:"spec"`
+	Status struct {
+		Conditions []batchv1.JobCondition `json:"conditions"`
+	} `json:"status"`
+}
+
+// observedJobs reads the schema Jobs among the children, in name order, and
+// the ConfigMap and Secret each unfinished one mounts.
+func observedJobs(children metacontroller.ObjectMap) (jobs []observedJob, mounted []mounts, err error) {
+	objs, err := metacontroller.Decode(children, names.JobsKey, func(*observedJobObject) bool { return true })
+	if err != nil {
+		return nil, nil, hook.Invalid("observed %v", err)
+	}
+	for _, o := range objs {
+		a := action(o.Metadata.Labels[names.LabelSchemaAction])
+		if a == "" || len(o.Spec.Template.Spec.Containers) == 0 {
+			continue
+		}
+		j := observedJob{name: o.Metadata.Name, job: schemaJob{a, o.Spec.Template.Spec.Containers[0].Image}}
+		for _, c := range o.Status.Conditions {
+			switch {
+			case c.Status != corev1.ConditionTrue:
+			case c.Type == batchv1.JobComplete:
+				j.state = jobSucceeded
+			case c.Type == batchv1.JobFailed:
+				j.state = jobFailed
+			}
+		}
+		if j.state == jobRunning {
+			cm, sec := podMounts(o.Spec.Template.Spec.Volumes)
+			mounted = append(mounted, mounts{cm, sec})
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, mounted, nil
+}
+
+// keepJob says whether a finished or unfinished observed Job other than the
+// planned one stays (see the retention note above).
+func keepJob(o observedJob, p schemaPlan) bool {
+	if o.state == jobRunning {
+		return true
+	}
+	if p.upgrade != nil && o.job.image == p.upgrade.TargetImage {
+		return true
+	}
+	return o.job.image == p.installedImage
+}
+
+// schemaJobs are the Job children: the planned one (as last applied when it
+// exists, so its template never changes) and the observed ones keepJob keeps.
+func schemaJobs(g *api.Glance, spec api.GlanceSpec, children metacontroller.ObjectMap, jobs []observedJob, p schemaPlan,
+	jobName func(schemaJob) string, m mounts, digest string) ([]any, error) {
+	var out []any
+	planned := ""
+	if p.job != nil {
+		planned = jobName(*p.job)
+		if raw, ok := children.Get(names.JobsKey, planned); ok {
+			applied, err := metacontroller.AsLastApplied(raw)
+			if err != nil {
+				return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(planned), err)
+			}
+			out = append(out, json.RawMessage(applied))
+		} else {
+			out = append(out, schemaJobChild(g, spec, *p.job, planned, m, digest))
+		}
+	}
+	for _, o := range jobs {
+		if o.name == planned || !keepJob(o, p) {
+			continue
+		}
+		raw, _ := children.Get(names.JobsKey, o.name)
+		applied, err := metacontroller.AsLastApplied(raw)
+		if err != nil {
+			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.name), err)
+		}
+		out = append(out, json.RawMessage(applied))
+	}
+	return out, nil
+}

@@ -1,0 +1,131 @@
+package glance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+func TestJobNamer(t *testing.T) {
+	short := jobNamer("glance", "/m")
+	long := jobNamer(strings.Repeat("g", 63), "/m")
+	sync := schemaJob{actionSync, "glance:2025.2"}
+	cases := map[string]struct {
+		reason string
+		a, b   string
+		same   bool
+	}{
+		"Deterministic":   {"the same run has the same name", short(sync), jobNamer("glance", "/m")(sync), true},
+		"Image":           {"another image is another Job", short(sync), short(schemaJob{actionSync, "glance:2025.2-p1"}), false},
+		"Action":          {"another step is another Job", short(sync), short(schemaJob{actionExpand, "glance:2025.2"}), false},
+		"MetadefsPath":    {"another metadefs path is another Job", short(sync), jobNamer("glance", "/n")(sync), false},
+		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), jobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if (tc.a == tc.b) != tc.same {
+				t.Errorf("%s: %q and %q", tc.reason, tc.a, tc.b)
+			}
+			for _, n := range []string{tc.a, tc.b} {
+				if len(n) > maxJobName || strings.HasSuffix(strings.Split(n, "-db-")[0], "-") {
+					t.Errorf("%s: %q is not a Job name the Job controller can label", tc.reason, n)
+				}
+			}
+		})
+	}
+	if got := short(sync); !strings.HasPrefix(got, "glance-db-sync-") {
+		t.Errorf("a Job name says whose and what: %q", got)
+	}
+}
+
+func TestSchemaJobChild(t *testing.T) {
+	g := &api.Glance{}
+	g.Name, g.Namespace = "glance", "openstack"
+	spec := testSpec()
+	type want struct {
+		init, main []string // container name: args after the config arguments
+	}
+	cases := map[string]struct {
+		reason string
+		action action
+		want   want
+	}{
+		"Sync": {"db sync, then the metadata definitions", actionSync,
+			want{init: []string{"db-sync: db sync"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
+		"Expand":  {"db expand alone", actionExpand, want{main: []string{"db-expand: db expand"}}},
+		"Migrate": {"db migrate alone", actionMigrate, want{main: []string{"db-migrate: db migrate"}}},
+		"Contract": {"db contract, then the new release's metadata definitions", actionContract,
+			want{init: []string{"db-contract: db contract"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			j := schemaJobChild(g, spec, schemaJob{tc.action, "glance:2025.2"}, "j", mounts{"glance-config-1", "glance-backends-1"}, "d1")
+			pod := j.Spec.Template.Spec
+			var got want
+			for _, c := range pod.InitContainers {
+				got.init = append(got.init, c.Name+": "+strings.Join(c.Args[2:], " "))
+			}
+			for _, c := range pod.Containers {
+				got.main = append(got.main, c.Name+": "+strings.Join(c.Args[2:], " "))
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nschemaJobChild(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			for _, c := range append(pod.InitContainers, pod.Containers...) {
+				if c.Command[0] != "glance-manage" || c.Image != "glance:2025.2" || !cmp.Equal(c.Args[:2], configArgs()) {
+					t.Errorf("%s: %s runs %v %v in %s, want glance-manage with the API's config arguments", tc.reason, c.Name, c.Command, c.Args, c.Image)
+				}
+				if !cmp.Equal(c.Env, launchEnv(g, spec)) {
+					t.Errorf("%s: %s has another environment than glance-api", tc.reason, c.Name)
+				}
+			}
+			if cm, sec := podMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
+				t.Errorf("%s: mounts %s and %s", tc.reason, cm, sec)
+			}
+			if pod.RestartPolicy != "Never" || *j.Spec.BackoffLimit != jobBackoffLimit || *j.Spec.ActiveDeadlineSeconds != jobActiveDeadlineSeconds {
+				t.Errorf("%s: the Job is not bounded as designed", tc.reason)
+			}
+			if j.Spec.TTLSecondsAfterFinished != nil {
+				t.Errorf("%s: a TTL would delete a Job the hook still returns, and Metacontroller would run it again", tc.reason)
+			}
+			if j.Spec.Template.Annotations[names.AnnotationCredentialsDigest] != "d1" {
+				t.Errorf("%s: the pod template carries the credentials digest", tc.reason)
+			}
+			if labels.SelectorFromSet(selectorLabels(g)).Matches(labels.Set(j.Spec.Template.Labels)) {
+				t.Errorf("%s: the Job's pods must not match the Service's selector", tc.reason)
+			}
+		})
+	}
+}
+
+func TestKeepJob(t *testing.T) {
+	plan := schemaPlan{installedImage: "glance:2025.2", upgrade: &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetImage: "glance:2026.1"}}
+	steady := schemaPlan{installedImage: "glance:2025.2"}
+	job := func(a action, image string, st jobState) observedJob {
+		return observedJob{name: "j", job: schemaJob{a, image}, state: st}
+	}
+	cases := map[string]struct {
+		reason string
+		job    observedJob
+		plan   schemaPlan
+		want   bool
+	}{
+		"Running":          {"a running Job is never cut short", job(actionSync, "glance:2024.2", jobRunning), steady, true},
+		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(actionSync, "glance:2025.2", jobSucceeded), steady, true},
+		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(actionExpand, "glance:2026.1", jobSucceeded), plan, true},
+		"Superseded":       {"a finished Job of an image no longer installed goes", job(actionSync, "glance:2024.2", jobSucceeded), steady, false},
+		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(actionSync, "glance:2025.2-p9", jobFailed), steady, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := keepJob(tc.job, tc.plan); got != tc.want {
+				t.Errorf("%s: keepJob = %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
