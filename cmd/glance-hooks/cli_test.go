@@ -76,9 +76,9 @@ func TestCommandLine(t *testing.T) {
 
 // Help writes every flag as --flag (or -f, --flag), never Go's -flag.
 func TestHelpWritesLongFlagsWithTwoDashes(t *testing.T) {
-	for _, cmd := range []string{"serve", "render", "probe", "version"} {
+	for _, cmd := range []string{"serve", "render", "probe", "version", "keystone register", "keystone deregister"} {
 		var stdout bytes.Buffer
-		assert.Equal(t, 0, execute(context.Background(), []string{cmd, "--help"}, nil, &stdout, &bytes.Buffer{}))
+		assert.Equal(t, 0, execute(context.Background(), append(strings.Fields(cmd), "--help"), nil, &stdout, &bytes.Buffer{}))
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			f := strings.Fields(line)
 			if len(f) == 0 || !strings.HasPrefix(f[0], "-") {
