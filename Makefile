@@ -86,16 +86,19 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckSection$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
 	$(GO) test -run '^$$' -fuzz '^FuzzCountArrayItems$$' -fuzztime $(FUZZTIME) ./internal/transport/server/
 
-# Rewrite every fixture's response.json from what the service answers now.
+# Rewrite every fixture's response.json from what the service answers now,
+# and docs/performance.md's table of the API writes the guide's walk costs.
 fixtures:
 	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestCaptureGlanceFixtures' ./test/
 	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestFixtures' ./test/
+	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestWritesTableInDocs' ./test/perf/
 
 # Regenerating the fixtures must change nothing.
 fixtures-check:
-	@tmp=$$(mktemp -d) && cp -r test/fixtures $$tmp/ && \
+	@tmp=$$(mktemp -d) && cp -r test/fixtures $$tmp/ && cp docs/performance.md $$tmp/ && \
 	  $(MAKE) --no-print-directory fixtures >/dev/null && \
-	  if ! diff -r $$tmp/fixtures test/fixtures; then cp -r $$tmp/fixtures/. test/fixtures/; rm -rf $$tmp; \
+	  if ! diff -r $$tmp/fixtures test/fixtures || ! diff $$tmp/performance.md docs/performance.md; then \
+	    cp -r $$tmp/fixtures/. test/fixtures/; cp $$tmp/performance.md docs/performance.md; rm -rf $$tmp; \
 	    echo "regenerating the fixtures changed them"; exit 1; fi; rm -rf $$tmp
 
 # What the hooks make of the guide's ControlPlane, without a cluster.

@@ -39,6 +39,7 @@ func TestSmoke(t *testing.T) {
 	rep.print(&table)
 	assert.Contains(t, table.String(), "/sync/glance c=2")
 	assert.Contains(t, table.String(), "peak RSS")
+	assert.Contains(t, table.String(), "install: Deployment", "the table counts the API writes of the guide's install")
 }
 
 func TestParseBench(t *testing.T) {

@@ -110,7 +110,8 @@ type report struct {
 	cells   []cell
 	rss     map[string]int64 // mode + path -> peak RSS in bytes
 	bench   []benchResult
-	before  string // load average when the run started
+	writes  []perf.WriteStep // the guide's walk through the in-process Metacontroller
+	before  string           // load average when the run started
 	after   string
 	started time.Time
 }
@@ -124,6 +125,11 @@ func run(cfg config) (*report, error) {
 		}
 		rep.bench = parseBench(raw)
 	}
+	writes, err := perf.GuideWrites()
+	if err != nil {
+		return nil, err
+	}
+	rep.writes = writes
 	bodies, err := requests(cfg.backends)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/c5c3/glance-hooks/test/perf"
 )
 
 // Targets for a 2-core machine; docs/performance.md says where each comes from.
@@ -18,6 +20,7 @@ const (
 	targetRSS             = 64 << 20              // peak RSS of the service
 	targetThroughputRatio = 1.5                   // floor over hook at concurrency 64
 	throughputConcurrency = 64
+	targetInstallRollouts = 1 // Deployment writes on the guide's install
 )
 
 // benchResult is one line of go test -bench output of BenchmarkHooks, e.g.
@@ -210,6 +213,21 @@ func (r *report) print(w io.Writer) {
 		f := r.rss["floor"+p]
 		row("peak RSS", p+" (whole run)", mib(h), mib(f), ratio(float64(h), float64(f)), "-",
 			fmt.Sprintf("< %s %s", mib(targetRSS), met(h < targetRSS)))
+	}
+	for _, st := range r.writes {
+		for _, k := range perf.WritesKinds(r.writes) {
+			w := st.Stats.Writes[k]
+			if w.Total() == 0 {
+				continue
+			}
+			target := "-"
+			if st.Name == "install" && k == "Deployment" {
+				target = fmt.Sprintf("<= %d write %s", targetInstallRollouts, met(w.Total() <= targetInstallRollouts))
+			}
+			row("API writes", st.Name+": "+k, perf.Cell(w), "-", "-", "-", target)
+		}
+		row("API requests", st.Name, fmt.Sprintf("%d writes + %d syncs = %d", st.Stats.Total().Total(), st.Stats.SyncCount(), st.Requests()),
+			"-", "-", "-", "-")
 	}
 	tw.Flush()
 }

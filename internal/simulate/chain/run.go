@@ -3,6 +3,9 @@ package chain
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,23 +40,20 @@ type Result struct {
 	Converged bool
 }
 
-// Run syncs every parent of every controller, round after round, until a
-// round changes nothing or maxRounds is reached.
+// Run syncs the parents of every controller, round after round, until a
+// round changes nothing and no parent waits for a resync it asked for, or
+// maxRounds is reached. As under Metacontroller, a parent is synced only
+// when something its sync reads changed since its last sync (the parent
+// itself, a child, a related object), or when the resync it asked for
+// (resyncAfterSeconds) is due; when nothing else happens, the clock jumps to
+// the next resync due.
 func (w *World) Run(controllers []Controller, maxRounds int) (Result, error) {
 	for round := 1; round <= maxRounds; round++ {
 		before := w.version
-		for _, c := range controllers {
-			for _, r := range w.refsOfKind(c.Parent.Kind) {
-				if r.APIVersion != c.Parent.APIVersion {
-					continue
-				}
-				if err := w.syncOne(c, r); err != nil {
+		for i, c := range controllers {
+			for _, r := range w.parentsOf(c) {
+				if err := w.syncAndReact(controllers, i, r); err != nil {
 					return Result{Rounds: round}, err
-				}
-				if w.AfterSync != nil {
-					if err := w.AfterSync(w, r); err != nil {
-						return Result{Rounds: round}, err
-					}
 				}
 			}
 		}
@@ -64,68 +64,234 @@ func (w *World) Run(controllers []Controller, maxRounds int) (Result, error) {
 			w.finishRollouts()
 		}
 		if w.version == before {
-			return Result{Rounds: round, Converged: true}, nil
+			next, pending := w.nextResync()
+			if !pending {
+				return Result{Rounds: round, Converged: true}, nil
+			}
+			w.Now = maxTime(w.Now.Add(time.Second), next)
+			continue
 		}
 		w.Now = w.Now.Add(time.Second)
 	}
 	return Result{Rounds: maxRounds}, nil
 }
 
-// syncOne is one customize + sync of one parent.
-func (w *World) syncOne(c Controller, r Ref) error {
-	parent, ok := w.objects[r]
-	if !ok {
-		return nil // deleted earlier in this round
+// parentsOf lists the parents of a controller, sorted.
+func (w *World) parentsOf(c Controller) []Ref {
+	var refs []Ref
+	for _, r := range w.refsOfKind(c.Parent.Kind) {
+		if r.APIVersion == c.Parent.APIVersion {
+			refs = append(refs, r)
+		}
 	}
-	req, err := w.SyncRequest(c, r)
-	if err != nil {
+	return refs
+}
+
+// syncAndReact syncs one parent of controllers[i]; with ReactAtOnce, the
+// parents of the controllers after it whose input changed then sync at once,
+// before the next parent of controllers[i].
+func (w *World) syncAndReact(controllers []Controller, i int, r Ref) error {
+	synced, err := w.syncOne(controllers[i], r)
+	if err != nil || !synced {
 		return err
 	}
+	if w.AfterSync != nil {
+		if err := w.AfterSync(w, r); err != nil {
+			return err
+		}
+	}
+	if !w.ReactAtOnce {
+		return nil
+	}
+	for j := i + 1; j < len(controllers); j++ {
+		for _, d := range w.parentsOf(controllers[j]) {
+			if err := w.syncAndReact(controllers, j, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// syncOne is one customize + sync of one parent, when something it reads
+// changed since its last sync or a resync it asked for is due.
+func (w *World) syncOne(c Controller, r Ref) (bool, error) {
+	parent, ok := w.objects[r]
+	if !ok {
+		return false, nil // deleted earlier in this round
+	}
+	sel, err := w.selectInputs(c, r, w.cachedCustomize)
+	if err != nil {
+		return false, err
+	}
+	fp := w.fingerprint(r, sel)
+	due := !w.resyncAt[r].IsZero() && !w.Now.Before(w.resyncAt[r])
+	if w.seen[r] == fp && !due {
+		return false, nil
+	}
+	w.seen[r] = fp
+	if due {
+		delete(w.resyncAt, r)
+	}
+	req := w.request(r, sel)
+	w.stats.Syncs[c.Name]++
 	resp, err := c.Sync(req, w.Now)
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", r, err)
+		return false, fmt.Errorf("sync %s: %w", r, err)
 	}
-	return w.applySync(c, r, parent, req.Children, resp)
+	if resp.ResyncAfterSeconds > 0 {
+		at := w.Now.Add(time.Duration(resp.ResyncAfterSeconds) * time.Second)
+		if cur := w.resyncAt[r]; cur.IsZero() || at.Before(cur) {
+			w.resyncAt[r] = at
+		}
+	}
+	return true, w.applySync(c, r, parent, req.Children, resp)
 }
+
+// nextResync is the earliest resync a parent asked for, if any.
+func (w *World) nextResync() (time.Time, bool) {
+	var next time.Time
+	for r, at := range w.resyncAt {
+		if _, ok := w.objects[r]; ok && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// inputs are the objects one sync of a parent reads: its children (every
+// object of a declared child type it controls) and its related objects
+// (its customize answer resolved), by ObjectMap key.
+type inputs struct {
+	children, related map[string][]Ref
+}
+
+// customizeFunc answers the customize hook of c for the parent r.
+type customizeFunc func(c Controller, r Ref, parent Object) (*metacontroller.CustomizeResponse, error)
 
 // SyncRequest builds the request Metacontroller would send to c's sync hook
 // for the parent r: its customize answer resolved into related objects, and
 // every object of a declared child type it controls.
 func (w *World) SyncRequest(c Controller, r Ref) (*metacontroller.SyncRequest, error) {
-	parent, ok := w.objects[r]
-	if !ok {
+	if _, ok := w.objects[r]; !ok {
 		return nil, fmt.Errorf("%s not found", r)
 	}
-	parentRaw, _ := json.Marshal(parent)
-	related := metacontroller.ObjectMap{}
+	sel, err := w.selectInputs(c, r, callCustomize)
+	if err != nil {
+		return nil, err
+	}
+	return w.request(r, sel), nil
+}
+
+func callCustomize(c Controller, r Ref, parent Object) (*metacontroller.CustomizeResponse, error) {
+	raw, _ := json.Marshal(parent)
+	return c.Customize(&metacontroller.CustomizeRequest{Parent: raw})
+}
+
+// cachedCustomize calls the customize hook as Metacontroller does: again
+// only when the parent's uid or generation changed since the last call.
+func (w *World) cachedCustomize(c Controller, r Ref, parent Object) (*metacontroller.CustomizeResponse, error) {
+	meta := metadataOf(parent)
+	uid, _ := meta["uid"].(string)
+	key := customizeKey{uid: uid, generation: toInt(meta["generation"])}
+	if cached, ok := w.customized[r]; ok && cached.key == key {
+		return cached.resp, nil
+	}
+	resp, err := callCustomize(c, r, parent)
+	if err != nil {
+		return nil, err
+	}
+	w.stats.Customizes[c.Name]++
+	w.customized[r] = customizeEntry{key: key, resp: resp}
+	return resp, nil
+}
+
+type customizeKey struct {
+	uid        string
+	generation int64
+}
+
+type customizeEntry struct {
+	key  customizeKey
+	resp *metacontroller.CustomizeResponse
+}
+
+// selectInputs resolves what a sync of r reads.
+func (w *World) selectInputs(c Controller, r Ref, customize customizeFunc) (inputs, error) {
+	parent := w.objects[r]
+	in := inputs{children: map[string][]Ref{}, related: map[string][]Ref{}}
 	if c.Customize != nil {
-		resp, err := c.Customize(&metacontroller.CustomizeRequest{Parent: parentRaw})
+		resp, err := customize(c, r, parent)
 		if err != nil {
-			return nil, fmt.Errorf("customize %s: %w", r, err)
+			return in, fmt.Errorf("customize %s: %w", r, err)
 		}
 		for _, rr := range resp.RelatedResources {
-			if err := w.addRelated(related, rr, r.Namespace); err != nil {
-				return nil, fmt.Errorf("customize %s: %w", r, err)
+			if err := w.addRelated(in.related, rr, r.Namespace); err != nil {
+				return in, fmt.Errorf("customize %s: %w", r, err)
 			}
+		}
+		// Two related resources may select the same object; it is sent once.
+		for key, refs := range in.related {
+			SortRefs(refs)
+			in.related[key] = slices.Compact(refs)
 		}
 	}
 	uid, _ := metadataOf(parent)["uid"].(string)
-	children := metacontroller.ObjectMap{}
 	for _, t := range c.Children {
-		children[metacontroller.Key(t.Kind, t.APIVersion)] = map[string]json.RawMessage{}
+		in.children[metacontroller.Key(t.Kind, t.APIVersion)] = nil
 	}
 	for _, cr := range SortedRefs(w.objects) {
-		o := w.objects[cr]
 		key := metacontroller.Key(cr.Kind, cr.APIVersion)
-		if m, declared := children[key]; declared && controllerUID(o) == uid {
-			m[cr.Name], _ = json.Marshal(o)
+		if refs, declared := in.children[key]; declared && controllerUID(w.objects[cr]) == uid {
+			in.children[key] = append(refs, cr)
 		}
 	}
-	return &metacontroller.SyncRequest{Parent: parentRaw, Children: children, Related: related}, nil
+	return in, nil
+}
+
+// fingerprint names the version of every object a sync of r reads: the
+// same fingerprint twice means the sync would read the same request.
+func (w *World) fingerprint(r Ref, in inputs) string {
+	var b strings.Builder
+	rv := func(x Ref) string { s, _ := metadataOf(w.objects[x])["resourceVersion"].(string); return s }
+	b.WriteString(rv(r))
+	for _, m := range []map[string][]Ref{in.children, in.related} {
+		for _, key := range slices.Sorted(maps.Keys(m)) {
+			b.WriteString("|" + key)
+			for _, x := range m[key] {
+				b.WriteString("," + x.Namespace + "/" + x.Name + "@" + rv(x))
+			}
+		}
+		b.WriteString(";")
+	}
+	return b.String()
+}
+
+// request is the sync request of r reading in.
+func (w *World) request(r Ref, in inputs) *metacontroller.SyncRequest {
+	parentRaw, _ := json.Marshal(w.objects[r])
+	objectMap := func(m map[string][]Ref) metacontroller.ObjectMap {
+		out := metacontroller.ObjectMap{}
+		for key, refs := range m {
+			out[key] = map[string]json.RawMessage{}
+			for _, x := range refs {
+				out[key][x.Name], _ = json.Marshal(w.objects[x])
+			}
+		}
+		return out
+	}
+	return &metacontroller.SyncRequest{Parent: parentRaw, Children: objectMap(in.children), Related: objectMap(in.related)}
 }
 
 // addRelated selects objects the way Metacontroller serves a customize answer.
-func (w *World) addRelated(into metacontroller.ObjectMap, rr metacontroller.RelatedResource, parentNS string) error {
+func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResource, parentNS string) error {
 	kind, ok := resourceKinds[rr.Resource]
 	if !ok {
 		return fmt.Errorf("unknown resource %q", rr.Resource)
@@ -147,8 +313,8 @@ func (w *World) addRelated(into metacontroller.ObjectMap, rr metacontroller.Rela
 		names[n] = true
 	}
 	key := metacontroller.Key(kind, rr.APIVersion)
-	if into[key] == nil {
-		into[key] = map[string]json.RawMessage{}
+	if _, ok := into[key]; !ok {
+		into[key] = nil
 	}
 	for _, r := range SortedRefs(w.objects) {
 		if r.Kind != kind || r.APIVersion != rr.APIVersion || r.Namespace != ns {
@@ -161,14 +327,17 @@ func (w *World) addRelated(into metacontroller.ObjectMap, rr metacontroller.Rela
 		case sel != nil && !sel.Matches(labels.Set(labelsOf(o))):
 			continue
 		}
-		into[key][r.Name], _ = json.Marshal(o)
+		into[key] = append(into[key], r)
 	}
 	return nil
 }
 
-// applySync writes the status and the children: children a sync stops
-// returning are deleted, the others applied whole with the last-applied
-// record Metacontroller keeps.
+// applySync writes what a sync answered, as Metacontroller does: children
+// the answer stops returning are deleted first; a new child is created with
+// its last-applied record and controller reference; an existing one is
+// updated with the three-way merge of mergeApplied, and only when that
+// changes it; the status, with observedGeneration, is written only when it
+// differs from the observed one. Every write is counted in Stats.
 func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontroller.ObjectMap, resp *metacontroller.SyncResponse) error {
 	uid, _ := metadataOf(parent)["uid"].(string)
 	desired := map[Ref]Object{}
@@ -197,43 +366,63 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 		for name := range objs {
 			kind, apiVersion, _ := strings.Cut(key, ".")
 			cr := Ref{APIVersion: apiVersion, Kind: kind, Namespace: r.Namespace, Name: name}
-			if _, keep := desired[cr]; !keep {
-				w.Delete(cr)
+			if _, keep := desired[cr]; keep {
+				continue
+			}
+			if o, ok := w.objects[cr]; ok && metadataOf(o)["deletionTimestamp"] == nil && w.Delete(cr) {
+				w.count(kind, func(c *Writes) { c.Delete++ })
 			}
 		}
 	}
 	for _, cr := range SortedRefs(desired) {
 		o := desired[cr]
+		// With generateSelector, Metacontroller labels every child with
+		// its parent's uid (unless the hook did), before it records the
+		// last-applied configuration.
 		meta := metadataOf(o)
 		l, _ := meta["labels"].(map[string]any)
 		if l == nil {
 			l = map[string]any{}
 		}
-		l["controller-uid"] = uid
-		meta["labels"] = l
-		applied, _ := json.Marshal(o)
-		ann, _ := meta["annotations"].(map[string]any)
-		if ann == nil {
-			ann = map[string]any{}
+		if _, ok := l["controller-uid"]; !ok {
+			l["controller-uid"] = uid
 		}
-		ann[metacontroller.LastAppliedAnnotation] = string(applied)
-		meta["annotations"] = ann
-		meta["ownerReferences"] = []any{map[string]any{
-			"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name, "uid": uid,
-			"controller": true, "blockOwnerDeletion": true,
-		}}
-		if existing, ok := w.objects[cr]; ok && controllerUID(existing) != uid {
+		meta["labels"] = l
+		existing, exists := w.objects[cr]
+		if exists && controllerUID(existing) != uid {
 			return fmt.Errorf("sync %s: child %s exists and belongs to another owner", r, cr)
 		}
-		if err := w.Apply(o); err != nil {
+		write, verb := o, func(c *Writes) { c.Create++ }
+		if exists {
+			merged, err := mergeApplied(existing, o)
+			if err != nil {
+				return fmt.Errorf("sync %s: child %s: %w", r, cr, err)
+			}
+			if reflect.DeepEqual(merged, existing) || metadataOf(existing)["deletionTimestamp"] != nil {
+				continue
+			}
+			write, verb = merged, func(c *Writes) { c.Update++ }
+		} else {
+			setLastApplied(o, o)
+			refs, _ := meta["ownerReferences"].([]any)
+			meta["ownerReferences"] = append(refs, map[string]any{
+				"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name, "uid": uid,
+				"controller": true, "blockOwnerDeletion": true,
+			})
+		}
+		if err := w.Apply(write); err != nil {
 			return fmt.Errorf("sync %s: %w", r, err)
 		}
+		w.count(cr.Kind, verb)
 	}
-	status := toJSONShape(resp.Status)
-	if m, ok := status.(map[string]any); ok {
-		m["observedGeneration"] = toInt(metadataOf(parent)["generation"])
+	status, ok := toJSONShape(resp.Status).(map[string]any)
+	if !ok {
+		status = map[string]any{}
 	}
-	w.SetStatus(r, status)
+	status["observedGeneration"] = toInt(metadataOf(parent)["generation"])
+	if w.SetStatus(r, status) {
+		w.count(r.Kind, func(c *Writes) { c.Status++ })
+	}
 	return nil
 }
 

@@ -3,13 +3,18 @@
 // result becomes the observed state of the next round. It is an in-memory
 // stand-in for the API server and Metacontroller, used by the offline
 // renderer and by scenario tests; it follows the recorded Metacontroller
-// contract (children keyed "<Kind>.<apiVersion>", apply of whole children,
-// deletion of children a sync stops returning) and the API server rules the
-// hooks rely on (immutable ConfigMaps and Secrets, immutable Job templates,
-// generation bumps on spec changes, stringData folded into data). At the end
-// of each round a Job controller ends every running Job (successfully unless
-// JobResult says otherwise) and a Deployment controller finishes every
-// rollout, as the real ones would once the pods ran.
+// contract (children keyed "<Kind>.<apiVersion>", deletion of children a
+// sync stops returning, children updated by Metacontroller's three-way
+// merge and only when it changes them, a status written only when it
+// changed, a parent synced only when what it reads changed or a resync it
+// asked for is due, customize answers cached per generation) and the API
+// server rules the hooks rely on (immutable ConfigMaps and Secrets,
+// immutable Job templates, generation bumps on spec changes, stringData
+// folded into data). At the end of each round a Job controller ends every
+// running Job (successfully unless JobResult says otherwise) and a
+// Deployment controller finishes every rollout, as the real ones would once
+// the pods ran. Stats counts the API writes and hook calls Metacontroller
+// would make.
 package chain
 
 import (
@@ -65,12 +70,39 @@ type World struct {
 	// AfterSync, when set, is called after every sync is applied, so tests
 	// can check invariants on every intermediate state.
 	AfterSync func(w *World, synced Ref) error
-	version   int
+	// ReactAtOnce changes the order of syncs within a round: after each
+	// sync, the parents of the controllers after it (a GlanceBackend's
+	// Glance) whose input changed sync at once, before the next parent of
+	// its own controller. That is the order a cluster sees when the syncs
+	// upstream are spread out (Metacontroller's client-side rate limit)
+	// while the controllers downstream are idle: a Glance then sees its
+	// backends become ready one by one. Without it, every parent of one
+	// controller syncs before the next controller's, and a Glance sees all
+	// of its backends' first renders at once.
+	ReactAtOnce bool
+	version     int
+
+	// What Metacontroller keeps between syncs: the version of what each
+	// parent's last sync read, the resyncs asked for, the customize
+	// answers by parent generation; and what it did, counted.
+	seen       map[Ref]string
+	resyncAt   map[Ref]time.Time
+	customized map[Ref]customizeEntry
+	stats      Stats
 }
 
 // NewWorld starts an empty cluster at a clock.
 func NewWorld(now time.Time) *World {
-	return &World{objects: map[Ref]Object{}, Now: now, Rollouts: true}
+	w := &World{objects: map[Ref]Object{}, Now: now, Rollouts: true}
+	w.init()
+	return w
+}
+
+func (w *World) init() {
+	if w.seen == nil {
+		w.seen, w.resyncAt, w.customized = map[Ref]string{}, map[Ref]time.Time{}, map[Ref]customizeEntry{}
+		w.ResetStats()
+	}
 }
 
 // Get returns a copy of an object.

@@ -1,0 +1,206 @@
+package perf
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/test/guide"
+)
+
+// WriteStep is one step of the guide's walk with what Metacontroller did
+// for it, from the edit to converged.
+type WriteStep struct {
+	Name  string
+	Stats chain.Stats
+}
+
+// Requests is what the step cost Metacontroller's client: every write, and
+// the read of the parent before each status comparison.
+func (s WriteStep) Requests() int { return s.Stats.Total().Total() + s.Stats.SyncCount() }
+
+// guideCredentials is the ESO-synced Secret the guide's backends name.
+const guideCredentials = `apiVersion: v1
+kind: Secret
+metadata:
+  name: garage-s3-credentials
+  namespace: openstack
+stringData:
+  access-key-id: GKexample0001
+  secret-access-key: secretexample0001
+`
+
+// GuideWrites walks the guide's ControlPlane through the in-process
+// Metacontroller (internal/simulate/chain) and counts the API writes it
+// makes at each step, from the edit to converged:
+//
+//   - install: the guide's ControlPlane (both stores) applied where only the
+//     Secrets it names exist (S3 credentials, database, service user);
+//   - Step 3: isDefault moved from default to secondary in one edit;
+//   - Step 2: the second entry added to the devstack's one-store ControlPlane.
+//
+// The chain syncs in the order of ReactAtOnce: a Glance renders after each
+// of its backends, as it does under a real Metacontroller whose upstream
+// syncs are spread out by its client-side rate limit.
+func GuideWrites() ([]WriteStep, error) {
+	twoStores, err := guideObject(guide.ControlPlane)
+	if err != nil {
+		return nil, err
+	}
+	switched, err := guideObject(guide.ControlPlane)
+	if err != nil {
+		return nil, err
+	}
+	oneStore, err := guideObject(guide.ControlPlane)
+	if err != nil {
+		return nil, err
+	}
+	entries := backendsOf(switched)
+	entries[0].(map[string]any)["isDefault"], entries[1].(map[string]any)["isDefault"] = false, true
+	glance := oneStore["spec"].(map[string]any)["services"].(map[string]any)["glance"].(map[string]any)
+	glance["backends"] = backendsOf(oneStore)[:1]
+
+	var steps []WriteStep
+	w, err := newGuideWorld()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		name string
+		cp   chain.Object
+	}{{"install", twoStores}, {"Step 3", switched}} {
+		st, err := measureStep(w, s.name, s.cp)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+	}
+	w, err = newGuideWorld()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := measureStep(w, "devstack", oneStore); err != nil {
+		return nil, err
+	}
+	st, err := measureStep(w, "Step 2", twoStores)
+	if err != nil {
+		return nil, err
+	}
+	// In the order the guide's user meets them.
+	return []WriteStep{steps[0], st, steps[1]}, nil
+}
+
+func newGuideWorld() (*chain.World, error) {
+	w := chain.NewWorld(Now)
+	w.ReactAtOnce = true
+	creds, err := guideObject(guideCredentials)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range append(glanceSecrets(), creds) {
+		if err := w.Apply(o); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// measureStep applies one object (the user's edit) and converges.
+func measureStep(w *chain.World, name string, edit chain.Object) (WriteStep, error) {
+	w.ResetStats()
+	if err := w.Apply(edit); err != nil {
+		return WriteStep{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := converge(w); err != nil {
+		return WriteStep{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return WriteStep{Name: name, Stats: w.Stats()}, nil
+}
+
+func guideObject(doc string) (chain.Object, error) {
+	var o chain.Object
+	if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func backendsOf(cp chain.Object) []any {
+	b, _ := cp["spec"].(map[string]any)["services"].(map[string]any)["glance"].(map[string]any)["backends"].([]any)
+	return b
+}
+
+// writeKinds are the kinds the table lists, parents first, in the order a
+// change flows down.
+var writeKinds = []string{"ControlPlane", "Glance", "GlanceBackend", "Secret", "ConfigMap", "Job", "Deployment", "Service"}
+
+// Cell says what was written to one kind: "1 create, 2 status", or "-".
+func Cell(w chain.Writes) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		verb string
+	}{{w.Create, "create"}, {w.Update, "update"}, {w.Status, "status"}, {w.Delete, "delete"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.verb))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WritesKinds is every kind written in any step, writeKinds first.
+func WritesKinds(steps []WriteStep) []string {
+	kinds := append([]string(nil), writeKinds...)
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		seen[k] = true
+	}
+	for _, s := range steps {
+		for _, k := range s.Stats.Kinds() {
+			if !seen[k] {
+				kinds, seen[k] = append(kinds, k), true
+			}
+		}
+	}
+	return kinds
+}
+
+// WritesMarkdown is the table docs/performance.md keeps: per kind, what
+// each step wrote; then the totals, the syncs and the API requests.
+func WritesMarkdown(steps []WriteStep) string {
+	var b strings.Builder
+	row := func(cells ...string) { b.WriteString("| " + strings.Join(cells, " | ") + " |\n") }
+	head := []string{"Kind"}
+	for _, s := range steps {
+		head = append(head, s.Name)
+	}
+	row(head...)
+	row(strings.Split(strings.Repeat("---,", len(head)), ",")[:len(head)]...)
+	for _, k := range WritesKinds(steps) {
+		cells := []string{k}
+		for _, s := range steps {
+			cells = append(cells, Cell(s.Stats.Writes[k]))
+		}
+		row(cells...)
+	}
+	for _, r := range []struct {
+		name string
+		f    func(WriteStep) int
+	}{
+		{"**writes**", func(s WriteStep) int { return s.Stats.Total().Total() }},
+		{"syncs (each reads its parent once)", func(s WriteStep) int { return s.Stats.SyncCount() }},
+		{"**API requests**", WriteStep.Requests},
+	} {
+		cells := []string{r.name}
+		for _, s := range steps {
+			cells = append(cells, fmt.Sprint(r.f(s)))
+		}
+		row(cells...)
+	}
+	return b.String()
+}
