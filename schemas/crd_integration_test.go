@@ -732,3 +732,39 @@ func TestGlanceDatabaseAndCache(t *testing.T) {
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "etc/glance/metadefs", "spec", "metadefsPath"), "spec.metadefsPath")
 	accepted(t, env, glances, set(t, object(t, guide.Glance), "/usr/share/glance-common/metadefs", "spec", "metadefsPath"))
 }
+
+// TestControlPlaneKeepsFieldsItDoesNotOwn: a ControlPlane is shared with
+// other components. What this service does not read (the guide's
+// services.glance.gateway, other services, other spec fields) is stored as
+// written, kubectl's strict field validation does not refuse it, and the
+// fields this service owns are still checked where such fields live.
+func TestControlPlaneKeepsFieldsItDoesNotOwn(t *testing.T) {
+	env := kubetest.Shared(t)
+	env.Namespace(t, "shared")
+	y := strings.Replace(guide.ControlPlane, "namespace: openstack", "namespace: shared", 1)
+	y = strings.Replace(y, "spec:\n  services:\n    glance:\n",
+		"spec:\n  region: RegionOne\n  services:\n    keystone:\n      replicas: 3\n    glance:\n      gateway:\n        hostname: glance.example.com\n", 1)
+	require.Contains(t, y, "gateway", "the guide's ControlPlane has the shape this test edits")
+	out, errOut, err := env.Kubectl(t, y, "apply", "--validate=strict", "-f", "-")
+	require.NoError(t, err, "kubectl apply: %s %s", out, errOut)
+
+	got, err := env.Dynamic.Resource(controlPlanes).Namespace("shared").Get(context.Background(), "controlplane", metav1.GetOptions{})
+	require.NoError(t, err)
+	for _, path := range [][]string{
+		{"spec", "region"},
+		{"spec", "services", "keystone", "replicas"},
+		{"spec", "services", "glance", "gateway", "hostname"},
+	} {
+		_, found, err := unstructured.NestedFieldNoCopy(got.Object, path...)
+		require.NoError(t, err)
+		assert.True(t, found, "%s kept", strings.Join(path, "."))
+	}
+
+	// A field this service owns is still held to its schema.
+	bad := object(t, guide.ControlPlane)
+	set(t, bad, int64(-1), "spec", "services", "glance", "replicas")
+	set(t, bad, "x", "spec", "services", "glance", "gateway", "hostname")
+	_, err = dryCreate(t, env, controlPlanes, bad)
+	require.Error(t, err, "replicas -1 is below the schema's minimum")
+	assert.Contains(t, err.Error(), "spec.services.glance.replicas")
+}

@@ -66,8 +66,13 @@ func sortByLine(fields []unknownField) {
 
 // shape says which fields an object may carry.
 type shape interface {
-	// open reports that any field is accepted here.
+	// open reports that any field is accepted here, and nothing below is
+	// checked.
 	open() bool
+	// keepsUnknown reports that fields the schema does not define are kept
+	// here (x-kubernetes-preserve-unknown-fields), while the ones it
+	// defines are still held to their schema, as the API server does.
+	keepsUnknown() bool
 	// property is the shape of a known field.
 	property(name string) (shape, bool)
 	// properties are the known field names, for suggestions.
@@ -92,7 +97,9 @@ func unknownFields(v any, s shape, at fieldPath, out *[]unknownField) {
 				child, known = s.property(k)
 			}
 			if !known {
-				*out = append(*out, unknownField{path: at.child(k), suggest: closest(k, s.properties())})
+				if !s.keepsUnknown() {
+					*out = append(*out, unknownField{path: at.child(k), suggest: closest(k, s.properties())})
+				}
 				continue
 			}
 			unknownFields(v[k], child, at.child(k), out)
@@ -107,7 +114,16 @@ func unknownFields(v any, s shape, at fieldPath, out *[]unknownField) {
 // schemaShape is a node of a CRD's openAPIV3Schema.
 type schemaShape map[string]any
 
+// open is a node that keeps unknown fields and defines none: nothing in it
+// is known, so nothing is checked.
 func (s schemaShape) open() bool {
+	_, hasProps := s["properties"]
+	_, hasItems := s["items"]
+	_, hasValues := s["additionalProperties"]
+	return s.keepsUnknown() && !hasProps && !hasItems && !hasValues
+}
+
+func (s schemaShape) keepsUnknown() bool {
 	b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool)
 	return b
 }
@@ -147,6 +163,7 @@ func (s schemaShape) items() shape {
 type openShape struct{}
 
 func (openShape) open() bool                    { return true }
+func (openShape) keepsUnknown() bool            { return true }
 func (openShape) property(string) (shape, bool) { return openShape{}, true }
 func (openShape) properties() []string          { return nil }
 func (openShape) values() (shape, bool)         { return openShape{}, true }
@@ -171,6 +188,8 @@ func shapeOf(t reflect.Type) shape {
 }
 
 func (s typeShape) open() bool { return false }
+
+func (s typeShape) keepsUnknown() bool { return false }
 
 func (s typeShape) fields() map[string]reflect.Type {
 	out := map[string]reflect.Type{}

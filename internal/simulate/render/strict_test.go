@@ -63,6 +63,19 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 			input:  "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: a}\n  type: Opaque\n  immutable: true\n  sneaky: x\n",
 			want:   `l.yaml:9: Secret default/a: unknown field "sneaky": the Secret schema does not define it (kubectl apply refuses it too)`,
 		},
+		"fields of other components kept": {
+			reason: "a ControlPlane keeps what this service does not own (the guide's services.glance.gateway, other services, other spec fields), as the CRD preserves them",
+			name:   "cp.yaml",
+			input: replaceAll(controlPlane("default"), "spec:\n  services:\n    glance:\n",
+				"spec:\n  region: RegionOne\n  services:\n    keystone: {replicas: 3}\n    glance:\n      gateway: {hostname: glance.example.com}\n"),
+		},
+		"known fields under preserved parts still checked": {
+			reason: "unknown fields are kept where the CRD preserves them, but a field it defines there is still held to its schema",
+			name:   "cp.yaml",
+			input:  replaceAll(controlPlane("default"), "    glance:\n", "    glance:\n      image: {repository: r, tagg: x}\n"),
+			want: `cp.yaml:7: ControlPlane openstack/controlplane: unknown field "spec.services.glance.image.tagg" (did you mean "tag"?): ` +
+				`the ControlPlane schema does not define it (kubectl apply refuses it too)`,
+		},
 		"map values are free": {
 			reason: "extraOptions is a string map: any key is a field of the map, not of the schema",
 			name:   "b.yaml",
