@@ -52,8 +52,8 @@ the ConfigMap the running pods mount until they rolled.`,
 			s.apply(credentials)
 			s.apply(controlPlane(entry("default", "glance-images", true) + entry("secondary", "glance-images-2", false)))
 			s.converge()
-			s.apply(standaloneBackendFor("controlplane-glance", "controlplane-glance-default", "default", "glance-images", false))
-			s.apply(standaloneBackendFor("controlplane-glance", "controlplane-glance-secondary", "secondary", "glance-images-2", true))
+			s.apply(controlPlane(entry("default", "glance-images", false) + entry("secondary", "glance-images-2", true)))
+			s.convergeWithout("glance")
 			return "controlplane-glance"
 		}},
 	{"released-default-keeps-last-good", `
@@ -330,12 +330,6 @@ installed image.`,
 		}},
 }
 
-// standaloneBackendFor writes a backend as the ControlPlane projects it.
-func standaloneBackendFor(glanceName, name, storeID, bucket string, isDefault bool) string {
-	doc := standaloneBackend(name, bucket, "garage-s3-credentials", isDefault)
-	doc = strings.ReplaceAll(doc, "glanceRef: {name: glance}", "glanceRef: {name: "+glanceName+"}\n  storeId: "+storeID)
-	return doc
-}
 
 // TestCaptureGlanceFixtures writes the request.json of every captured case
 // (only with -update); TestFixtures then checks or writes the responses.

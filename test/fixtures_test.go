@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -43,7 +44,7 @@ func hookPath(dir string) string {
 }
 
 func newTestServer(t testing.TB, logs io.Writer) http.Handler {
-	return newTestServerWith(t, logs, staticLister(nil))
+	return newTestServerWith(t, logs, staticLister{})
 }
 
 func newTestServerWith(t testing.TB, logs io.Writer, l admission.Lister) http.Handler {
@@ -59,12 +60,17 @@ func newTestServerWith(t testing.TB, logs io.Writer, l admission.Lister) http.Ha
 	})
 }
 
-// staticLister is the API server of a fixture: the GlanceBackends it lists.
-type staticLister []api.GlanceBackend
+// staticLister is the API server of a fixture: the GlanceBackends it
+// lists, and the Glances and ControlPlanes it gets by name.
+type staticLister struct {
+	backends      []api.GlanceBackend
+	glances       []api.Glance
+	controlPlanes []api.ControlPlane
+}
 
 func (s staticLister) ListGlanceBackends(_ context.Context, namespace string) ([]api.GlanceBackend, error) {
 	var out []api.GlanceBackend
-	for _, b := range s {
+	for _, b := range s.backends {
 		if b.Namespace == namespace {
 			out = append(out, b)
 		}
@@ -72,18 +78,54 @@ func (s staticLister) ListGlanceBackends(_ context.Context, namespace string) ([
 	return out, nil
 }
 
-// fixtureLister reads a case's siblings.json (the GlanceBackends the API
-// server holds for a validate case); without one the namespace is empty.
+func (s staticLister) GlanceControlPlane(_ context.Context, namespace, glance string) (string, error) {
+	for _, g := range s.glances {
+		if g.Namespace == namespace && g.Name == glance {
+			return admission.ControlPlaneOfGlance(&g, nil), nil
+		}
+	}
+	for _, cp := range s.controlPlanes {
+		if cp.Namespace == namespace && cp.Name == admission.CandidateControlPlane(glance) {
+			return admission.ControlPlaneOfGlance(nil, &cp), nil
+		}
+	}
+	return "", nil
+}
+
+// fixtureLister reads a case's siblings.json (the GlanceBackends, Glances
+// and ControlPlanes the API server holds for a validate case); without one
+// the namespace is empty.
 func fixtureLister(t testing.TB, dir string) admission.Lister {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "siblings.json"))
 	if os.IsNotExist(err) {
-		return staticLister(nil)
+		return staticLister{}
 	}
 	require.NoError(t, err)
-	var items staticLister
-	require.NoError(t, json.Unmarshal(raw, &items), "siblings.json is a list of GlanceBackends")
-	return items
+	var items []json.RawMessage
+	require.NoError(t, json.Unmarshal(raw, &items), "siblings.json is a list of objects")
+	var l staticLister
+	for _, item := range items {
+		var tm metav1.TypeMeta
+		require.NoError(t, json.Unmarshal(item, &tm))
+		switch tm.Kind {
+		case api.KindGlanceBackend:
+			var b api.GlanceBackend
+			require.NoError(t, json.Unmarshal(item, &b))
+			l.backends = append(l.backends, b)
+		case api.KindGlance:
+			var g api.Glance
+			require.NoError(t, json.Unmarshal(item, &g))
+			l.glances = append(l.glances, g)
+		case api.KindControlPlane:
+			var cp api.ControlPlane
+			require.NoError(t, json.Unmarshal(item, &cp))
+			l.controlPlanes = append(l.controlPlanes, cp)
+		default:
+			t.Fatalf("%s/siblings.json: kind %q is none the webhook reads", dir, tm.Kind)
+		}
+	}
+	return l
 }
 
 // post sends one body to the in-process server.

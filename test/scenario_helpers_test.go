@@ -50,6 +50,21 @@ func (s *scenario) converge() {
 	require.True(s.t, res.Converged, "did not converge in %d rounds", res.Rounds)
 }
 
+// convergeWithout runs every controller but the one named until nothing
+// changes: the state just before that controller's next sync.
+func (s *scenario) convergeWithout(controller string) {
+	s.t.Helper()
+	var some []chain.Controller
+	for _, c := range chain.Controllers() {
+		if c.Name != controller {
+			some = append(some, c)
+		}
+	}
+	res, err := s.w.Run(some, 30)
+	require.NoError(s.t, err)
+	require.True(s.t, res.Converged, "did not converge in %d rounds", res.Rounds)
+}
+
 func (s *scenario) get(kind, name string) chain.Object {
 	s.t.Helper()
 	apiVersion := map[string]string{"Glance": "glance.openstack.c5c3.io/v1alpha1", "GlanceBackend": "glance.openstack.c5c3.io/v1alpha1",

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -355,4 +356,35 @@ func TestHandMadeBackendOnProjectedGlance(t *testing.T) {
 	s.apply(controlPlane(entry("default", "glance-images", true) + entry("secondary", "glance-images-2", false)))
 	s.converge()
 	assert.ElementsMatch(t, []string{"archive", "controlplane-glance-default", "controlplane-glance-secondary"}, s.names("GlanceBackend"))
+}
+
+// TestHandMadeDefaultBeforeTheControlPlane: a hand-made default on
+// controlplane-glance that got in before the ControlPlane existed (no
+// admission could tell then) does not take the default: the ControlPlane's
+// list is the single source of truth on its Glance, the projected default
+// is rendered, and the hand-made store is attached as a non-default store
+// with the reason in the Glance's status.
+func TestHandMadeDefaultBeforeTheControlPlane(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials)
+	s.apply(strings.ReplaceAll(standaloneBackend("archive", "glance-archive", "garage-s3-credentials", true),
+		"glanceRef: {name: glance}", "glanceRef: {name: controlplane-glance}"))
+	s.apply(controlPlane(entry("default", "glance-images", true)))
+	s.converge()
+
+	g := s.get("Glance", "controlplane-glance")
+	assert.Equal(t, "default", g["status"].(map[string]any)["defaultBackend"])
+	cfg, _ := mounts(s.get("Deployment", "controlplane-glance"))
+	text := configText(t, s.get("ConfigMap", cfg))
+	assert.Contains(t, text, "enabled_backends = archive:s3,default:s3\n")
+	assert.Contains(t, text, "default_backend = default\n")
+	assert.Equal(t, "False/WaitingForBackends", s.condition("Glance", "controlplane-glance", "BackendsReady"))
+	assert.Contains(t, conditionMessage(g, "BackendsReady"),
+		`"archive" (store archive): isDefault is ignored: ControlPlane "controlplane" sets the default store of this Glance`)
+	var reasons []string
+	for _, b := range g["status"].(map[string]any)["backends"].([]any) {
+		b := b.(map[string]any)
+		reasons = append(reasons, fmt.Sprintf("%s:%v:%v", b["name"], b["projected"], b["reason"]))
+	}
+	assert.Equal(t, []string{"archive:true:DefaultSetByControlPlane", "controlplane-glance-default:true:<nil>"}, reasons)
 }

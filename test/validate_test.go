@@ -125,6 +125,11 @@ func (blockingLister) ListGlanceBackends(ctx context.Context, _ string) ([]api.G
 	return nil, ctx.Err()
 }
 
+func (blockingLister) GlanceControlPlane(ctx context.Context, _, _ string) (string, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
 // TestValidateHonoursTheWebhookTimeout: the API server sends ?timeout= (the
 // webhook's timeoutSeconds); the hook refuses before it, so the user reads
 // this hook's message rather than a webhook call timeout.

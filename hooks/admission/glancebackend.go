@@ -10,6 +10,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -49,6 +50,12 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 	}
 
 	glance := b.Spec.GlanceRef.Name
+	// The ControlPlane's list is the single source of truth for its
+	// children: what it projects was admitted as the ControlPlane (one
+	// default, unique entry names), and a hand-made sibling never blocks it.
+	if ProjectedOnItsGlance(&b) {
+		return decision{}
+	}
 	id := b.EffectiveStoreID()
 	attachedBefore := old != nil && old.Spec.GlanceRef.Name == glance
 	// Becoming the default of this Glance needs the siblings; staying the
@@ -75,17 +82,24 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 			if s.Name == name || s.Spec.GlanceRef.Name != glance || s.DeletionTimestamp != nil {
 				continue
 			}
-			// Children of one ControlPlane switch the default in one edit that
-			// Metacontroller applies child by child, in no fixed order. The
-			// ControlPlane's own admission already allows exactly one default in
-			// its list, so a projected sibling never blocks another projected one;
-			// a hand-made default is still refused.
-			if sameControlPlane(&b, &s) {
-				continue
-			}
 			if s.Spec.IsDefault {
 				problems = append(problems, SiblingDefaultMessage(s.Name, glance))
 				break
+			}
+		}
+		// No sibling holds the default yet, but a ControlPlane's Glance
+		// takes its default from the ControlPlane alone, whatever is
+		// created first: a hand-made default there would block the
+		// projected one.
+		if len(problems) == 0 {
+			cp, err := l.GlanceControlPlane(ctx, ns, glance)
+			if err != nil {
+				return unavailable(fmt.Sprintf(
+					"GlanceBackend %s cannot be checked against the ControlPlane of Glance %s, so it is refused: reading Glance %s in namespace %s failed: %v",
+					excerpt.Name(name), excerpt.Name(glance), excerpt.Name(glance), excerpt.Name(ns), err))
+			}
+			if cp != "" {
+				problems = append(problems, ControlPlaneDefaultMessage(name, glance, cp))
 			}
 		}
 	}
@@ -148,18 +162,18 @@ func backendProblems(b, old *api.GlanceBackend) problem.List {
 	return l
 }
 
-// sameControlPlane reports whether both backends are projected children of
-// the same ControlPlane (their controller owner reference).
-func sameControlPlane(a, b *api.GlanceBackend) bool {
-	ca, cb := controlPlaneOwner(a), controlPlaneOwner(b)
-	return ca != "" && ca == cb
+// ControlPlaneDefaultMessage refuses a hand-made default on a ControlPlane's
+// Glance when no projected default exists yet to name.
+func ControlPlaneDefaultMessage(name, glance, controlPlane string) string {
+	return fmt.Sprintf("GlanceBackend %s cannot be the default store of Glance %s: ControlPlane %s projects that Glance, "+
+		"and its spec.services.glance.backends[] alone sets the default; attach a hand-made backend as a non-default store",
+		excerpt.Name(name), excerpt.Name(glance), excerpt.Name(controlPlane))
 }
 
-func controlPlaneOwner(b *api.GlanceBackend) string {
-	for _, r := range b.OwnerReferences {
-		if r.Controller != nil && *r.Controller && r.Kind == api.KindControlPlane && r.APIVersion == api.ControlPlaneAPIVersion {
-			return string(r.UID)
-		}
-	}
-	return ""
+// ProjectedOnItsGlance reports whether a GlanceBackend is a ControlPlane's
+// projected child (its controller is a ControlPlane) attached to that
+// ControlPlane's own Glance.
+func ProjectedOnItsGlance(b *api.GlanceBackend) bool {
+	cp, ok := api.ControlPlaneController(b.OwnerReferences)
+	return ok && b.Spec.GlanceRef.Name == names.GlanceName(cp.Name)
 }

@@ -158,6 +158,8 @@ func (f listerFunc) ListGlanceBackends(ctx context.Context, namespace string) ([
 	return f(ctx, namespace)
 }
 
+func (f listerFunc) GlanceControlPlane(context.Context, string, string) (string, error) { return "", nil }
+
 func TestGlanceBackendStoreIDCollision(t *testing.T) {
 	t.Run("same store id through spec.storeId", func(t *testing.T) {
 		l := &fakeLister{items: []api.GlanceBackend{backend("controlplane-glance-secondary", "controlplane-glance", false, storeID("secondary"))}}
@@ -334,23 +336,27 @@ func TestOtherRequestsAreAllowed(t *testing.T) {
 	}
 }
 
-// projectedBy makes a backend a projected child of a ControlPlane.
-func projectedBy(uid string) func(*api.GlanceBackend) {
+// projectedBy makes a backend a projected child of the ControlPlane
+// "controlplane".
+func projectedBy(uid string) func(*api.GlanceBackend) { return projectedByNamed("controlplane", uid) }
+
+func projectedByNamed(cp, uid string) func(*api.GlanceBackend) {
 	return func(b *api.GlanceBackend) {
 		yes := true
 		b.OwnerReferences = []metav1.OwnerReference{{APIVersion: api.ControlPlaneAPIVersion, Kind: api.KindControlPlane,
-			Name: "controlplane", UID: types.UID(uid), Controller: &yes}}
+			Name: cp, UID: types.UID(uid), Controller: &yes}}
 	}
 }
 
 // TestProjectedSiblingsSwitchInAnyOrder: Metacontroller applies a
 // ControlPlane's one-edit switch child by child in no fixed order; the
 // promoted child must not be refused because its projected sibling has not
-// been released yet. A hand-made default stays refused.
+// been released yet. A hand-made default stays refused, and so does a
+// child of another ControlPlane attached to this one's Glance.
 func TestProjectedSiblingsSwitchInAnyOrder(t *testing.T) {
 	oldDefault := backend("controlplane-glance-default", "controlplane-glance", true, projectedBy("cp-1"))
 	secondary := backend("controlplane-glance-secondary", "controlplane-glance", false, projectedBy("cp-1"))
-	l := &fakeLister{items: []api.GlanceBackend{oldDefault, secondary}}
+	l := &fakeLister{items: []api.GlanceBackend{oldDefault, secondary}, controlPlanes: map[string]string{"controlplane-glance": "controlplane"}}
 	promoted := backend("controlplane-glance-secondary", "controlplane-glance", true, projectedBy("cp-1"))
 	req := update(t, &promoted, &secondary)
 	allowed(t, req, Review(context.Background(), req, l))
@@ -360,7 +366,99 @@ func TestProjectedSiblingsSwitchInAnyOrder(t *testing.T) {
 	assert.Equal(t, SiblingDefaultMessage("controlplane-glance-default", "controlplane-glance"),
 		denied(t, req, Review(context.Background(), req, l), 403))
 
-	other := backend("x", "controlplane-glance", true, projectedBy("cp-2"))
+	other := backend("x", "controlplane-glance", true, projectedByNamed("other", "cp-2"))
 	req = create(t, &other)
 	denied(t, req, Review(context.Background(), req, l), 403)
+}
+
+// TestHandMadeDefaultOnAControlPlanesGlance: the ControlPlane's list is the
+// single source of truth for the default on its Glance. A hand-made
+// default is refused whatever was created first, and the projected children
+// are never blocked by a hand-made sibling that got in anyway.
+func TestHandMadeDefaultOnAControlPlanesGlance(t *testing.T) {
+	const glance = "controlplane-glance"
+	hand := backend("archive", glance, true)
+	projected := backend("controlplane-glance-default", glance, true, projectedBy("cp-1"))
+	cases := map[string]struct {
+		reason string
+		lister *fakeLister
+		req    func() *admissionv1.AdmissionRequest
+		want   string // "" allowed
+		code   int32
+	}{
+		"hand-made default before the projected one": {
+			reason: "the ControlPlane (or its Glance) exists but no projected default yet: refused, naming the ControlPlane",
+			lister: &fakeLister{controlPlanes: map[string]string{glance: "controlplane"}},
+			req:    func() *admissionv1.AdmissionRequest { return create(t, &hand) },
+			want:   ControlPlaneDefaultMessage("archive", glance, "controlplane"),
+			code:   403,
+		},
+		"hand-made default after the projected one": {
+			reason: "the guide's Step 4: the projected default already holds it",
+			lister: &fakeLister{items: []api.GlanceBackend{projected}, controlPlanes: map[string]string{glance: "controlplane"}},
+			req:    func() *admissionv1.AdmissionRequest { return create(t, &hand) },
+			want:   SiblingDefaultMessage("controlplane-glance-default", glance),
+			code:   403,
+		},
+		"hand-made backend promoted later": {
+			reason: "an UPDATE that makes a hand-made backend the default is refused the same way",
+			lister: &fakeLister{controlPlanes: map[string]string{glance: "controlplane"}},
+			req: func() *admissionv1.AdmissionRequest {
+				before := backend("archive", glance, false)
+				return update(t, &hand, &before)
+			},
+			want: ControlPlaneDefaultMessage("archive", glance, "controlplane"),
+			code: 403,
+		},
+		"projected default after a hand-made one got in": {
+			reason: "never block the projected children: a hand-made default admitted earlier does not refuse the ControlPlane's own",
+			lister: &fakeLister{items: []api.GlanceBackend{hand}, controlPlanes: map[string]string{glance: "controlplane"}},
+			req:    func() *admissionv1.AdmissionRequest { return create(t, &projected) },
+		},
+		"projected child taking a store id a hand-made one holds": {
+			reason: "the ControlPlane's entry names its store id; its Glance prefers the projected child",
+			lister: &fakeLister{items: []api.GlanceBackend{backend("default", glance, false)}},
+			req:    func() *admissionv1.AdmissionRequest { return create(t, &projected) },
+		},
+		"standalone Glance": {
+			reason: "without a ControlPlane a first hand-made default is the default",
+			lister: &fakeLister{},
+			req:    func() *admissionv1.AdmissionRequest { return create(t, &hand) },
+		},
+		"the ControlPlane cannot be read": {
+			reason: "fail closed",
+			lister: &fakeLister{err: errors.New("connection refused")},
+			req:    func() *admissionv1.AdmissionRequest { return create(t, &hand) },
+			want:   `GlanceBackend "archive" cannot be checked against the other backends of Glance "controlplane-glance", so it is refused: listing GlanceBackends in namespace "openstack" failed: connection refused`,
+			code:   503,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := tc.req()
+			resp := Review(context.Background(), req, tc.lister)
+			if tc.want == "" {
+				allowed(t, req, resp)
+				return
+			}
+			assert.Equal(t, tc.want, denied(t, req, resp, tc.code), tc.reason)
+		})
+	}
+}
+
+func TestControlPlaneOfGlance(t *testing.T) {
+	yes := true
+	owned := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "cp-glance", OwnerReferences: []metav1.OwnerReference{
+		{APIVersion: api.ControlPlaneAPIVersion, Kind: api.KindControlPlane, Name: "cp", Controller: &yes}}}}
+	standalone := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "cp-glance"}}
+	running := &api.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp"}, Spec: api.ControlPlaneSpec{Services: api.Services{Glance: &api.GlanceService{}}}}
+	other := &api.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp"}}
+	assert.Equal(t, "cp", ControlPlaneOfGlance(owned, nil), "the Glance's controller")
+	assert.Equal(t, "", ControlPlaneOfGlance(standalone, running), "an existing Glance decides: a hand-made Glance of that name is standalone")
+	assert.Equal(t, "cp", ControlPlaneOfGlance(nil, running), "a ControlPlane about to project the Glance")
+	assert.Equal(t, "", ControlPlaneOfGlance(nil, other), "a ControlPlane that runs no Glance")
+	assert.Equal(t, "", ControlPlaneOfGlance(nil, nil))
+	assert.Equal(t, "cp", CandidateControlPlane("cp-glance"))
+	assert.Equal(t, "", CandidateControlPlane("glance"))
+	assert.Equal(t, "", CandidateControlPlane("-glance"))
 }

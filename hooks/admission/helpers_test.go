@@ -15,12 +15,23 @@ import (
 
 const ns = "openstack"
 
-// fakeLister serves a fixed list and records what it was asked.
+// fakeLister serves a fixed list and records what it was asked. controlPlanes
+// maps a Glance name to the ControlPlane that projects it.
 type fakeLister struct {
-	items      []api.GlanceBackend
-	err        error
-	calls      int
-	namespaces []string
+	items         []api.GlanceBackend
+	controlPlanes map[string]string
+	err           error
+	calls         int // lists
+	gets          int
+	namespaces    []string
+}
+
+func (f *fakeLister) GlanceControlPlane(_ context.Context, namespace, glance string) (string, error) {
+	f.gets++
+	if f.err != nil {
+		return "", f.err
+	}
+	return f.controlPlanes[glance], nil
 }
 
 func (f *fakeLister) ListGlanceBackends(ctx context.Context, namespace string) ([]api.GlanceBackend, error) {

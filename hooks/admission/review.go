@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // AdmissionReview's apiVersion and kind, the only ones this hook answers.
@@ -23,9 +24,16 @@ const (
 	ReviewKind       = "AdmissionReview"
 )
 
-// Lister reads the GlanceBackends of a namespace from the API server.
+// Lister reads what the cross-object rules need from the API server.
 type Lister interface {
+	// ListGlanceBackends returns every GlanceBackend of the namespace.
 	ListGlanceBackends(ctx context.Context, namespace string) ([]api.GlanceBackend, error)
+	// GlanceControlPlane names the ControlPlane whose services.glance the
+	// Glance is projected from: the controller of the Glance when it
+	// exists, else the ControlPlane <name> of a Glance named
+	// <name>-glance when it exists and runs Glance (it is about to
+	// project it). "" when no ControlPlane owns the Glance.
+	GlanceControlPlane(ctx context.Context, namespace, glance string) (string, error)
 }
 
 // Unavailable is the Lister used when no API access could be configured: every
@@ -38,6 +46,11 @@ type Unavailable struct {
 // ListGlanceBackends always fails.
 func (u Unavailable) ListGlanceBackends(context.Context, string) ([]api.GlanceBackend, error) {
 	return nil, errors.New(u.Reason)
+}
+
+// GlanceControlPlane always fails.
+func (u Unavailable) GlanceControlPlane(context.Context, string, string) (string, error) {
+	return "", errors.New(u.Reason)
 }
 
 // validated reports whether this hook has rules for the kind.
@@ -98,4 +111,30 @@ func nameOf(req *admissionv1.AdmissionRequest, meta *metav1.ObjectMeta) string {
 		return meta.Name
 	}
 	return req.Name
+}
+
+// ControlPlaneOfGlance decides GlanceControlPlane from what was read: the
+// Glance (nil when it does not exist) and, only when it does not, the
+// ControlPlane CandidateControlPlane names (nil when there is none).
+func ControlPlaneOfGlance(glance *api.Glance, cp *api.ControlPlane) string {
+	if glance != nil {
+		if ref, ok := api.ControlPlaneController(glance.OwnerReferences); ok {
+			return ref.Name
+		}
+		return ""
+	}
+	if cp != nil && cp.DeletionTimestamp == nil && cp.Spec.Services.Glance != nil {
+		return cp.Name
+	}
+	return ""
+}
+
+// CandidateControlPlane is the ControlPlane that would project a Glance of
+// this name (<cp>-glance), "" when no ControlPlane can.
+func CandidateControlPlane(glance string) string {
+	cp, ok := strings.CutSuffix(glance, names.GlanceName(""))
+	if !ok || cp == "" {
+		return ""
+	}
+	return cp
 }

@@ -20,6 +20,10 @@ import (
 // guide calls the event of the same name GlanceBackendSkipped.
 const ReasonBackendSkipped = "GlanceBackendSkipped"
 
+// ReasonDefaultSetByControlPlane marks a hand-made backend on a
+// ControlPlane's Glance whose isDefault is ignored.
+const ReasonDefaultSetByControlPlane = "DefaultSetByControlPlane"
+
 // storeSecret is a store Secret as observed, data still base64: the
 // metadata a store Secret is checked by, and nothing else. Every attached
 // backend has one, and the rest of its metadata (a last-applied record as
@@ -44,7 +48,15 @@ type store struct {
 	// stale is set when the store Secret was rendered from an older spec;
 	// held is set when the running config's section is used meanwhile.
 	stale, held bool
+	// projected is set on a ControlPlane's Glance for the backends that
+	// ControlPlane projects; defaultIgnored on a hand-made backend there
+	// that is marked isDefault: the ControlPlane alone sets the default.
+	projected, defaultIgnored bool
+	ignored                   string // why isDefault is ignored
 }
+
+// wantsDefault reports whether the store counts as marked isDefault.
+func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
 
 // observedBackend is a related GlanceBackend as far as the Glance reads it:
 // identity, spec, and the status and message of each condition. The related
@@ -52,10 +64,11 @@ type store struct {
 // the times of their conditions, never read, are not decoded.
 type observedBackend struct {
 	Metadata struct {
-		Name              string       `json:"name,omitempty"`
-		Namespace         string       `json:"namespace,omitempty"`
-		UID               types.UID    `json:"uid,omitempty"`
-		DeletionTimestamp *metav1.Time `json:"deletionTimestamp,omitempty"`
+		Name              string                  `json:"name,omitempty"`
+		Namespace         string                  `json:"namespace,omitempty"`
+		UID               types.UID               `json:"uid,omitempty"`
+		DeletionTimestamp *metav1.Time            `json:"deletionTimestamp,omitempty"`
+		OwnerReferences   []metav1.OwnerReference `json:"ownerReferences,omitempty"`
 	} `json:"metadata"`
 	Spec   api.GlanceBackendSpec `json:"spec"`
 	Status struct {
@@ -71,6 +84,7 @@ type observedBackend struct {
 func (o *observedBackend) backend() api.GlanceBackend {
 	var b api.GlanceBackend
 	b.Name, b.Namespace, b.UID, b.DeletionTimestamp = o.Metadata.Name, o.Metadata.Namespace, o.Metadata.UID, o.Metadata.DeletionTimestamp
+	b.OwnerReferences = o.Metadata.OwnerReferences
 	b.Spec = o.Spec
 	for _, c := range o.Status.Conditions {
 		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status, Message: c.Message})
@@ -90,11 +104,22 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
+	// On a ControlPlane's Glance, the ControlPlane's backends[] list is the
+	// single source of truth for the default and for the store ids it names.
+	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
 	stores := make([]*store, 0, len(observed))
 	byID := map[string][]*store{}
 	for _, o := range observed {
 		b := o.backend()
 		s := &store{backend: b, id: b.EffectiveStoreID()}
+		if fromControlPlane {
+			ref, ok := api.ControlPlaneController(b.OwnerReferences)
+			s.projected = ok && ref.UID == owner.UID
+			s.defaultIgnored = b.Spec.IsDefault && !s.projected
+			if s.defaultIgnored {
+				s.ignored = fmt.Sprintf("isDefault is ignored: ControlPlane %q sets the default store of this Glance in spec.services.glance.backends[]; the store is attached as a non-default store", owner.Name)
+			}
+		}
 		stores = append(stores, s)
 		byID[s.id] = append(byID[s.id], s)
 	}
@@ -105,7 +130,11 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 		return stores[i].backend.Name < stores[j].backend.Name
 	})
 	for _, s := range stores {
-		if others := byID[s.id]; len(others) > 1 {
+		if p := projectedHolder(byID[s.id]); p != nil && p != s {
+			s.skipped = fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, p.backend.Name)
+			continue
+		}
+		if others := byID[s.id]; len(others) > 1 && projectedHolder(others) == nil {
 			// One other backend named, not all of them: with n backends
 			// sharing an id, n messages naming n backends each made the
 			// answer grow with n².
@@ -121,6 +150,22 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 		}
 	}
 	return stores, nil
+}
+
+// projectedHolder is the one projected backend among those sharing a store
+// id, which keeps the id on a ControlPlane's Glance; nil when there is none
+// or more than one.
+func projectedHolder(sharing []*store) *store {
+	var p *store
+	for _, s := range sharing {
+		if s.projected {
+			if p != nil {
+				return nil
+			}
+			p = s
+		}
+	}
+	return p
 }
 
 // evaluate decides whether one store can be rendered, and why not.
@@ -184,7 +229,7 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 func chooseDefault(stores []*store) (*store, string) {
 	var rendered, candidates []*store
 	for _, s := range stores {
-		if s.backend.Spec.IsDefault {
+		if s.wantsDefault() {
 			candidates = append(candidates, s)
 			if s.rendered {
 				rendered = append(rendered, s)

@@ -3,10 +3,12 @@ package glance
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
@@ -59,6 +61,11 @@ func TestChooseDefault(t *testing.T) {
 			stores: []*store{attached("a", true, ""), attached("b", true, "")},
 			want: want{message: `2 credential-ready backends are marked isDefault: "a" (store a), "b" (store b); ` +
 				"exactly one must be"},
+		},
+		"IgnoredDefaultIsNoCandidate": {
+			reason: "on a ControlPlane's Glance a hand-made isDefault is not counted: the projected default stays the one",
+			stores: []*store{attached("a", true, ""), func() *store { s := attached("b", true, ""); s.defaultIgnored = true; return s }()},
+			want:   want{id: "a"},
 		},
 		"DefaultNotRendered": {
 			reason: "a default that cannot be rendered is named with why, so the message says what to fix",
@@ -208,5 +215,106 @@ func TestDuplicateStoreIDsNameOneOther(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("backends of another Glance do not count; each duplicate names one other: -want, +got:\n%s", diff)
+	}
+}
+
+// TestControlPlaneListDecidesOnItsGlance: on a ControlPlane's Glance the
+// ControlPlane's backends[] list is the single source of truth for the
+// default and for the store ids it names, whatever hand-made backends say
+// and whatever got in first.
+func TestControlPlaneListDecidesOnItsGlance(t *testing.T) {
+	yes := true
+	cpRef := func(uid string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: api.ControlPlaneAPIVersion, Kind: api.KindControlPlane, Name: "cp", UID: types.UID(uid), Controller: &yes}}
+	}
+	backendJSON := func(name, storeID string, isDefault bool, owners []metav1.OwnerReference) json.RawMessage {
+		o := map[string]any{
+			"metadata": map[string]any{"name": name, "namespace": "openstack", "ownerReferences": owners},
+			"spec":     map[string]any{"glanceRef": map[string]any{"name": "cp-glance"}, "storeId": storeID, "isDefault": isDefault},
+		}
+		raw, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	type got struct {
+		Skipped        map[string]string
+		DefaultIgnored map[string]bool
+	}
+	cases := map[string]struct {
+		reason  string
+		owners  []metav1.OwnerReference
+		related map[string]json.RawMessage
+		want    got
+	}{
+		"HandMadeDefaultIgnored": {
+			reason: "a hand-made isDefault on a ControlPlane's Glance is ignored, so the projected default stands",
+			owners: cpRef("cp-1"),
+			related: map[string]json.RawMessage{
+				"cp-glance-default": backendJSON("cp-glance-default", "default", true, cpRef("cp-1")),
+				"archive":           backendJSON("archive", "archive", true, nil),
+			},
+			want: got{DefaultIgnored: map[string]bool{"archive": true}},
+		},
+		"ProjectedKeepsItsStoreID": {
+			reason: "a hand-made backend using an entry's store id is skipped; the projected one keeps it",
+			owners: cpRef("cp-1"),
+			related: map[string]json.RawMessage{
+				"cp-glance-default": backendJSON("cp-glance-default", "default", true, cpRef("cp-1")),
+				"mine":              backendJSON("mine", "default", false, nil),
+			},
+			want: got{Skipped: map[string]string{
+				"mine": `store id "default" is the ControlPlane's entry, projected as GlanceBackend "cp-glance-default"; a hand-made backend needs another id`,
+			}},
+		},
+		"ChildOfAnotherControlPlane": {
+			reason: "only the Glance's own ControlPlane (by uid) projects: a leftover child of a deleted one is hand-made here",
+			owners: cpRef("cp-2"),
+			related: map[string]json.RawMessage{
+				"cp-glance-default": backendJSON("cp-glance-default", "default", true, cpRef("cp-1")),
+			},
+			want: got{DefaultIgnored: map[string]bool{"cp-glance-default": true}},
+		},
+		"StandaloneGlance": {
+			reason: "without a ControlPlane nothing is ignored and duplicates are duplicates",
+			related: map[string]json.RawMessage{
+				"a": backendJSON("a", "x", true, nil),
+				"b": backendJSON("b", "x", false, nil),
+			},
+			want: got{Skipped: map[string]string{
+				"a": `store id "x" is also used by GlanceBackend "b" (2 backends use it)`,
+				"b": `store id "x" is also used by GlanceBackend "a" (2 backends use it)`,
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			g := &api.Glance{}
+			g.Name, g.Namespace, g.OwnerReferences = "cp-glance", "openstack", tc.owners
+			stores, err := attachedStores(g, metacontroller.ObjectMap{names.GlanceBackendsKey: tc.related})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out got
+			for _, s := range stores {
+				if s.defaultIgnored {
+					if out.DefaultIgnored == nil {
+						out.DefaultIgnored = map[string]bool{}
+					}
+					out.DefaultIgnored[s.backend.Name] = true
+				}
+				// The specs here are not complete; only the decisions made before a spec is read count.
+			if s.skipped != "" && !strings.HasPrefix(s.skipped, "its spec cannot be rendered") {
+					if out.Skipped == nil {
+						out.Skipped = map[string]string{}
+					}
+					out.Skipped[s.backend.Name] = s.skipped
+				}
+			}
+			if diff := cmp.Diff(tc.want, out); diff != "" {
+				t.Errorf("%s\nattachedStores: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

@@ -313,6 +313,9 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		case s.held:
 			bs.Reason, bs.Message = ReasonStoreOutdated, s.skipped
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
+		case s.defaultIgnored && bs.Projected:
+			bs.Reason, bs.Message = ReasonDefaultSetByControlPlane, s.ignored
+			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.ignored))
 		case !bs.Projected:
 			// Not the ConfigRendered message itself, which names every
 			// candidate default: repeated per store it grew with n².

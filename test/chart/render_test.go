@@ -528,11 +528,20 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	var want []string
 	if c.webhook {
 		want = append(want, validateRole)
-		// Least privilege: get and list GlanceBackends, nothing more.
+		// Least privilege: get and list GlanceBackends, get the Glance a
+		// backend names and the ControlPlane that would project it.
 		assert.Equal(t, []rbacv1.PolicyRule{{
 			APIGroups: []string{"glance.openstack.c5c3.io"},
 			Resources: []string{"glancebackends"},
 			Verbs:     []string{"get", "list"},
+		}, {
+			APIGroups: []string{"glance.openstack.c5c3.io"},
+			Resources: []string{"glances"},
+			Verbs:     []string{"get"},
+		}, {
+			APIGroups: []string{"c5c3.io"},
+			Resources: []string{"controlplanes"},
+			Verbs:     []string{"get"},
 		}}, roles[validateRole].Rules)
 	}
 	if c.metacontroller {

@@ -507,6 +507,34 @@ func TestProjectedGlance(t *testing.T) {
 	})
 }
 
+// TestHandMadeDefaultBeforeTheProjectedOne: the ControlPlane exists, its
+// children do not yet; a hand-made default on its Glance is refused naming
+// the ControlPlane (the webhook gets the ControlPlane, there is no sibling
+// to name); the projected default is then admitted, and so is the Glance.
+func TestHandMadeDefaultBeforeTheProjectedOne(t *testing.T) {
+	s := setup(t)
+	const ns = "first"
+	s.env.Namespace(t, ns)
+	y := strings.ReplaceAll(guide.ControlPlane, "namespace: openstack", "namespace: "+ns)
+	s.accepted(t, "CREATE ControlPlane first/controlplane", y, "apply", "-f", "-")
+
+	s.refused(t, "CREATE GlanceBackend first/archive",
+		`GlanceBackend "archive" cannot be the default store of Glance "controlplane-glance": ControlPlane "controlplane" projects that Glance, `+
+			`and its spec.services.glance.backends[] alone sets the default; attach a hand-made backend as a non-default store`,
+		backendYAML(ns, "archive", "controlplane-glance", true, ""), "apply", "-f", "-")
+	s.accepted(t, "CREATE GlanceBackend first/archive", backendYAML(ns, "archive", "controlplane-glance", false, ""), "apply", "-f", "-")
+
+	children := project(t, getControlPlane(t, s.env, ns, "controlplane"))
+	for _, name := range []string{"controlplane-glance", "controlplane-glance-default", "controlplane-glance-secondary"} {
+		require.NoError(t, applyChild(t, s.env, children[name]), "creating %s", name)
+	}
+	assert.True(t, isDefault(t, s.env, ns, "controlplane-glance-default"))
+	// Now the Glance exists and its controller is the ControlPlane: the
+	// guide's message names the projected default.
+	s.refused(t, "UPDATE GlanceBackend first/archive", siblingDefault("controlplane-glance-default", "controlplane-glance"),
+		"", patchBackend(ns, "archive", promote)...)
+}
+
 // celMessage is the API server's text after the last "Invalid value: ...: "
 // of an Invalid answer: what a CEL rule's message says.
 func celMessage(stderr string) string {

@@ -73,3 +73,14 @@ type ControlPlaneStatus struct {
 // the API server should have refused to it too: each entry becomes a
 // GlanceBackend in its answer.
 const MaxBackendEntries = 32
+
+// ControlPlaneController is the controller owner reference among refs when
+// it is a ControlPlane: a projected Glance's or GlanceBackend's.
+func ControlPlaneController(refs []metav1.OwnerReference) (metav1.OwnerReference, bool) {
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller && r.Kind == KindControlPlane && r.APIVersion == ControlPlaneAPIVersion {
+			return r, true
+		}
+	}
+	return metav1.OwnerReference{}, false
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
@@ -95,7 +94,7 @@ func (s *State) apply(docs []Doc, opts Options) error {
 	for _, d := range docs {
 		r := d.Ref()
 		old, _ := s.world.Get(r)
-		if err := validate(d.Object, old, s.backendsIn(r.Namespace)); err != nil {
+		if err := validate(d.Object, old, s.storedIn(r.Namespace)); err != nil {
 			return &RefusedError{Source: d.Source, Object: refString(r), Message: err.Error()}
 		}
 		if err := s.world.Apply(d.Object); err != nil {
@@ -119,11 +118,11 @@ func (s *State) run(opts Options) error {
 	return nil
 }
 
-func (s *State) backendsIn(ns string) []chain.Object {
+// storedIn are the objects of a namespace: what the webhook can read there.
+func (s *State) storedIn(ns string) []chain.Object {
 	var out []chain.Object
 	for _, o := range s.world.Objects() {
-		r := chain.RefOf(o)
-		if r.Kind == api.KindGlanceBackend && r.APIVersion == api.GlanceAPIVersion && r.Namespace == ns {
+		if chain.RefOf(o).Namespace == ns {
 			out = append(out, o)
 		}
 	}

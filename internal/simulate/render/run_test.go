@@ -57,9 +57,9 @@ func TestRenderRefusesReservedStoreID(t *testing.T) {
 
 func TestRenderUsesTheGivenValidator(t *testing.T) {
 	var seen []string
-	v := func(obj, old chain.Object, backends []chain.Object) error {
+	v := func(obj, old chain.Object, stored []chain.Object) error {
 		r := chain.RefOf(obj)
-		seen = append(seen, fmt.Sprintf("%s/%s old=%t backends=%d", r.Kind, r.Name, old != nil, len(backends)))
+		seen = append(seen, fmt.Sprintf("%s/%s old=%t stored=%d", r.Kind, r.Name, old != nil, len(stored)))
 		if r.Name == "secondary" {
 			return errors.New("refused by the test")
 		}
@@ -68,8 +68,8 @@ func TestRenderUsesTheGivenValidator(t *testing.T) {
 	docs := parse(t, glance, backend("primary", "glance", "x", true), backend("secondary", "glance", "x", false))
 	_, err := Render(docs, Options{Validate: v})
 	refused(t, err, "in.yaml:22", "GlanceBackend openstack/secondary", "refused by the test")
-	assert.Equal(t, []string{"Glance/glance old=false backends=0", "GlanceBackend/primary old=false backends=0",
-		"GlanceBackend/secondary old=false backends=1"}, seen, "each object is admitted against the backends applied before it")
+	assert.Equal(t, []string{"Glance/glance old=false stored=0", "GlanceBackend/primary old=false stored=1",
+		"GlanceBackend/secondary old=false stored=2"}, seen, "each object is admitted against the objects applied before it")
 }
 
 func TestRenderRoundLimit(t *testing.T) {

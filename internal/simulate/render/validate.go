@@ -18,18 +18,19 @@ import (
 // Validator is the validate hook's decision on one object about to be
 // applied: nil admits it, an error refuses it and its text is the admission
 // message. old is the stored object it replaces (nil when it is created);
-// backends are the GlanceBackends stored in the object's namespace at that
-// moment, the siblings the webhook lists.
-type Validator func(obj, old chain.Object, backends []chain.Object) error
+// stored are the objects of the object's namespace at that moment, what the
+// webhook reads (the GlanceBackends it lists, the Glance or ControlPlane it
+// gets).
+type Validator func(obj, old chain.Object, stored []chain.Object) error
 
 // renderUID is the uid of every admission request render makes.
 const renderUID = "render"
 
 // Admission asks the validate hook itself (hooks/admission) the question
 // the API server would: a CREATE, or an UPDATE with the stored object as
-// oldObject, with backends as what the hook's lister reads. So render and
+// oldObject, with stored as what the hook's lister reads. So render and
 // the webhook share one set of rules and messages.
-func Admission(obj, old chain.Object, backends []chain.Object) error {
+func Admission(obj, old chain.Object, stored []chain.Object) error {
 	r := chain.RefOf(obj)
 	group, version, found := strings.Cut(r.APIVersion, "/")
 	if !found {
@@ -55,7 +56,7 @@ func Admission(obj, old chain.Object, backends []chain.Object) error {
 		req.Operation = admissionv1.Update
 		req.OldObject = runtime.RawExtension{Raw: oldRaw}
 	}
-	resp := admission.Review(context.Background(), req, lister(backends))
+	resp := admission.Review(context.Background(), req, lister(stored))
 	if resp.Allowed {
 		return nil
 	}
@@ -65,24 +66,55 @@ func Admission(obj, old chain.Object, backends []chain.Object) error {
 	return errors.New(resp.Result.Message)
 }
 
-// lister serves the GlanceBackends render holds to the admission rules.
+// lister serves the objects render holds to the admission rules.
 type lister []chain.Object
 
 func (l lister) ListGlanceBackends(_ context.Context, namespace string) ([]api.GlanceBackend, error) {
 	var out []api.GlanceBackend
 	for _, o := range l {
-		if chain.RefOf(o).Namespace != namespace {
+		if r := chain.RefOf(o); r.Namespace != namespace || r.Kind != api.KindGlanceBackend || r.APIVersion != api.GlanceAPIVersion {
 			continue
 		}
-		raw, err := json.Marshal(o)
-		if err != nil {
-			return nil, err
-		}
 		var b api.GlanceBackend
-		if err := json.Unmarshal(raw, &b); err != nil {
+		if err := convert(o, &b); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+func (l lister) GlanceControlPlane(_ context.Context, namespace, glance string) (string, error) {
+	var g *api.Glance
+	var cp *api.ControlPlane
+	want := admission.CandidateControlPlane(glance)
+	for _, o := range l {
+		r := chain.RefOf(o)
+		switch {
+		case r.Namespace != namespace:
+		case r.Kind == api.KindGlance && r.APIVersion == api.GlanceAPIVersion && r.Name == glance:
+			g = &api.Glance{}
+			if err := convert(o, g); err != nil {
+				return "", err
+			}
+		case r.Kind == api.KindControlPlane && r.APIVersion == api.ControlPlaneAPIVersion && r.Name == want && want != "":
+			cp = &api.ControlPlane{}
+			if err := convert(o, cp); err != nil {
+				return "", err
+			}
+		}
+	}
+	if g != nil {
+		cp = nil
+	}
+	return admission.ControlPlaneOfGlance(g, cp), nil
+}
+
+// convert reads a stored object as its API type.
+func convert(o chain.Object, into any) error {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, into)
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,12 +20,17 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/c5c3/glance-hooks/hooks/admission"
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
 
-// GlanceBackendResource is what the Lister reads; the service account needs
-// get and list on it.
-var GlanceBackendResource = schema.GroupVersionResource{Group: api.GlanceGroup, Version: "v1alpha1", Resource: "glancebackends"}
+// What the Lister reads. The service account needs get and list on
+// glancebackends, and get on glances and controlplanes.
+var (
+	GlanceBackendResource = schema.GroupVersionResource{Group: api.GlanceGroup, Version: "v1alpha1", Resource: "glancebackends"}
+	GlanceResource        = schema.GroupVersionResource{Group: api.GlanceGroup, Version: "v1alpha1", Resource: "glances"}
+	ControlPlaneResource  = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
+)
 
 // DefaultTimeout bounds one list call (all its pages). Keep it below the
 // webhook's timeoutSeconds, so a slow API server gives this hook's refusal
@@ -107,15 +113,21 @@ func NewLister(cfg *rest.Config, timeout time.Duration) (*Lister, error) {
 	return &Lister{client: client, timeout: timeout}, nil
 }
 
-// ListGlanceBackends returns every GlanceBackend in the namespace, reading
-// all pages within the timeout. Any failure is an error: the caller refuses.
-func (l *Lister) ListGlanceBackends(ctx context.Context, namespace string) ([]api.GlanceBackend, error) {
-	// The caller's deadline may be the shorter one; say which budget ran out.
+// bounded is ctx cut to the Lister's timeout, and the budget that applies
+// (the caller's deadline may be the shorter one), to say which ran out.
+func (l *Lister) bounded(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
 	budget := l.timeout
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < budget {
 		budget = time.Until(d).Round(time.Millisecond)
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	return ctx, cancel, budget
+}
+
+// ListGlanceBackends returns every GlanceBackend in the namespace, reading
+// all pages within the timeout. Any failure is an error: the caller refuses.
+func (l *Lister) ListGlanceBackends(ctx context.Context, namespace string) ([]api.GlanceBackend, error) {
+	ctx, cancel, budget := l.bounded(ctx)
 	defer cancel()
 	var out []api.GlanceBackend
 	opts := metav1.ListOptions{Limit: pageSize}
@@ -140,4 +152,44 @@ func (l *Lister) ListGlanceBackends(ctx context.Context, namespace string) ([]ap
 		}
 		opts.Continue = list.GetContinue()
 	}
+}
+
+// GlanceControlPlane reads the Glance and, when it does not exist, the
+// ControlPlane its name points at, within the timeout (see
+// admission.Lister). Any failure but "not found" is an error.
+func (l *Lister) GlanceControlPlane(ctx context.Context, namespace, glance string) (string, error) {
+	ctx, cancel, budget := l.bounded(ctx)
+	defer cancel()
+	var g api.Glance
+	found, err := l.get(ctx, budget, GlanceResource, namespace, glance, &g)
+	if err != nil || found {
+		return admission.ControlPlaneOfGlance(&g, nil), err
+	}
+	name := admission.CandidateControlPlane(glance)
+	if name == "" {
+		return "", nil
+	}
+	var cp api.ControlPlane
+	found, err = l.get(ctx, budget, ControlPlaneResource, namespace, name, &cp)
+	if err != nil || !found {
+		return "", err
+	}
+	return admission.ControlPlaneOfGlance(nil, &cp), nil
+}
+
+// get reads one object into into; a missing object is not an error.
+func (l *Lister) get(ctx context.Context, budget time.Duration, gvr schema.GroupVersionResource, namespace, name string, into any) (bool, error) {
+	u, err := l.client.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil && ctx.Err() == context.DeadlineExceeded:
+		return false, fmt.Errorf("the API server did not answer within %s", budget)
+	case err != nil:
+		return false, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
+		return false, fmt.Errorf("%s %q does not match its schema", u.GetKind(), u.GetName())
+	}
+	return true, nil
 }
