@@ -330,7 +330,6 @@ installed image.`,
 		}},
 }
 
-
 // TestCaptureGlanceFixtures writes the request.json of every captured case
 // (only with -update); TestFixtures then checks or writes the responses.
 func TestCaptureGlanceFixtures(t *testing.T) {

@@ -158,7 +158,9 @@ func (f listerFunc) ListGlanceBackends(ctx context.Context, namespace string) ([
 	return f(ctx, namespace)
 }
 
-func (f listerFunc) GlanceControlPlane(context.Context, string, string) (string, error) { return "", nil }
+func (f listerFunc) GlanceControlPlane(context.Context, string, string) (string, error) {
+	return "", nil
+}
 
 func TestGlanceBackendStoreIDCollision(t *testing.T) {
 	t.Run("same store id through spec.storeId", func(t *testing.T) {

@@ -305,7 +305,7 @@ func TestControlPlaneListDecidesOnItsGlance(t *testing.T) {
 					out.DefaultIgnored[s.backend.Name] = true
 				}
 				// The specs here are not complete; only the decisions made before a spec is read count.
-			if s.skipped != "" && !strings.HasPrefix(s.skipped, "its spec cannot be rendered") {
+				if s.skipped != "" && !strings.HasPrefix(s.skipped, "its spec cannot be rendered") {
 					if out.Skipped == nil {
 						out.Skipped = map[string]string{}
 					}
