@@ -191,6 +191,16 @@ func compare(t reflect.Type, s node, path string, problems *[]string) {
 			bad("a resource.Quantity needs x-kubernetes-int-or-string")
 		}
 		return
+	case s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil:
+		// An opaque Kubernetes type (an affinity, a spread constraint):
+		// the schema keeps it as written and the webhook checks its
+		// fields by decoding it as that type, so only types Kubernetes
+		// defines may be opaque.
+		if t.Kind() != reflect.Struct || !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") {
+			bad("only a k8s.io/api struct may be kept as written, not %s", t)
+		}
+		wantType("object", "")
+		return
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -328,6 +328,57 @@ installed image.`,
 			s.apply(strings.Replace(standaloneGlance, `tag: "2025.2"`, `tag: "2026.1"`, 1))
 			return "glance"
 		}},
+	{"several-replicas-disruption-budget", `
+spec.replicas: 3. The Deployment runs three pods spread over nodes, then
+zones (ScheduleAnyway), and a PodDisruptionBudget (maxUnavailable: 1) lets a
+drain take one at a time. Every pod names itself to the others
+(OS_DEFAULT__WORKER_SELF_REFERENCE_URL=http://$(POD_IP):9292) for imports
+staged on another pod; enabled_import_methods is explicit.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + standaloneGlance + "  replicas: 3\n---\n" +
+				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			return "glance"
+		}},
+	{"autoscaled-keeps-observed-replicas", `
+spec.autoscaling {maxReplicas: 6}: a HorizontalPodAutoscaler (minReplicas 2,
+80% of the CPU request) owns the number of pods. It has scaled the
+Deployment to 4; the answer returns replicas: 4, as observed, so
+Metacontroller's apply neither resets it to spec.replicas nor drops it (which
+would have the API server default it to 1). A PodDisruptionBudget too.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + standaloneGlance + "  autoscaling: {maxReplicas: 6}\n---\n" +
+				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			d := s.get("Deployment", "glance")
+			d["spec"].(map[string]any)["replicas"] = int64(4)
+			require.NoError(s.t, s.w.Apply(d))
+			return "glance"
+		}},
+	{"placement-and-staging-claim", `
+spec.scheduling (node selector, toleration, node affinity, a spread
+constraint without labelSelector, priority class) and spec.staging with a
+volume claim: the glance-api pods get all of it (the spread constraint
+selects the Glance's pods) and their staging area is a generic ephemeral
+volume of 50Gi in class fast, one per pod; the tasks area is an emptyDir of
+50Gi. A schema Job would run on the same nodes (selector, toleration, node
+affinity, priority), without the spread.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + standaloneGlance + `  staging: {size: 50Gi, volumeClaim: {storageClassName: fast}}
+  scheduling:
+    nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+    tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+    affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [a, b]}]}]
+    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}]
+    priorityClassName: openstack-control
+---
+` + standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			return "glance"
+		}},
 }
 
 // TestCaptureGlanceFixtures writes the request.json of every captured case

@@ -37,6 +37,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
+	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(req.Object.Raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	if req.Operation == admissionv1.Update {
 		var old api.Glance
@@ -123,6 +124,7 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	required(user.Child("userDomainName"), s.ServiceUser.UserDomainName)
 	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
 	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
+	l = append(l, scalingProblems(s)...)
 	return l
 }
 

@@ -156,5 +156,9 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		API:                    svc.API,
 		MetadefsPath:           svc.MetadefsPath,
 		Resources:              svc.Resources,
+		ImportMethods:          svc.ImportMethods,
+		Staging:                svc.Staging,
+		Scheduling:             svc.Scheduling,
+		Autoscaling:            svc.Autoscaling,
 	}.WithDefaults(cp.Namespace)
 }

@@ -77,6 +77,9 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 	}
 	defaults = append(defaults,
 		storeconf.Option{Key: "enabled_backends", Value: strings.Join(enabled, ",")},
+		// Explicit, so a release changing its default changes nothing here.
+		// oslo.config wants this list in brackets.
+		storeconf.Option{Key: "enabled_import_methods", Value: "[" + strings.Join(spec.ImportMethods, ",") + "]"},
 		// glance_store writes S3 locations as s3://KEY:SECRET@host/...:
 		// exposing locations would hand the S3 keys to API clients.
 		storeconf.Option{Key: "show_image_direct_url", Value: "false"},

@@ -65,10 +65,10 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, name, image string, cmd
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
 			{Name: names.VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
-			{Name: "staging", MountPath: StagingDir},
-			{Name: "tasks", MountPath: TasksDir},
-			{Name: "lock", MountPath: LockDir},
-			{Name: "tmp", MountPath: "/tmp"},
+			{Name: VolumeStaging, MountPath: StagingDir},
+			{Name: VolumeTasks, MountPath: TasksDir},
+			{Name: VolumeLock, MountPath: LockDir},
+			{Name: VolumeTmp, MountPath: "/tmp"},
 		},
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: &no,
@@ -79,14 +79,12 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, name, image string, cmd
 }
 
 // glancePod is the pod spec around glance containers: non-root as
-// GlanceUID, no service account token, and the volumes they mount.
-func glancePod(m mounts, containers ...corev1.Container) corev1.PodSpec {
+// GlanceUID, no service account token, the config volumes and the state
+// volumes they mount, and where they may run.
+func glancePod(m mounts, state []corev1.Volume, placement api.SchedulingSpec, containers ...corev1.Container) corev1.PodSpec {
 	yes, no := true, false
 	uid := GlanceUID
 	readOnly := int32(0o440)
-	empty := func(name string) corev1.Volume {
-		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
-	}
 	return corev1.PodSpec{
 		AutomountServiceAccountToken: &no,
 		EnableServiceLinks:           &no,
@@ -98,20 +96,23 @@ func glancePod(m mounts, containers ...corev1.Container) corev1.PodSpec {
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		Containers: containers,
-		Volumes: []corev1.Volume{
+		Volumes: append([]corev1.Volume{
 			{Name: names.VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 				LocalObjectReference: corev1.LocalObjectReference{Name: m.configMap}}}},
 			{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 				SecretName: m.backendsSecret, DefaultMode: &readOnly}}},
-			empty("staging"), empty("tasks"), empty("lock"), empty("tmp"),
-		},
+		}, state...),
+		NodeSelector:      placement.NodeSelector,
+		Affinity:          placement.Affinity,
+		Tolerations:       placement.Tolerations,
+		PriorityClassName: placement.PriorityClassName,
 	}
 }
 
 // deployment runs glance-api with the two hashed objects mounted; their
 // names, the image and the credentials digest are in the pod template, so
 // a change of any of them rolls the pods.
-func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, digest string) *deploymentChild {
+func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, digest string, replicas *int32) *deploymentChild {
 	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
 	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
 	// authtoken: it answers without a token, a database or Keystone, in
@@ -126,20 +127,15 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	container.ReadinessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5}
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
-	if spec.Resources != nil {
-		container.Resources = *spec.Resources
-	}
-	pod := glancePod(m, container)
-	pod.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
-		MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
-		WhenUnsatisfiable: corev1.ScheduleAnyway,
-		LabelSelector:     &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
-	}}
+	container.Resources = *spec.Resources
+	placement := schedulingOf(spec)
+	pod := glancePod(m, apiStateVolumes(spec), placement, container)
+	pod.TopologySpreadConstraints = spreadConstraints(g, placement)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: spec.Replicas,
+			Replicas: replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
 			Strategy: appsv1.DeploymentStrategy{
 				Type: appsv1.RollingUpdateDeploymentStrategyType,

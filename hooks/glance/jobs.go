@@ -87,7 +87,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 		cmd, args := manage(st.args...)
 		containers = append(containers, glanceContainer(g, spec, st.name, j.image, cmd, args))
 	}
-	pod := glancePod(m, containers[len(containers)-1])
+	pod := glancePod(m, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
 	pod.InitContainers = containers[:len(containers)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
 	labels := jobLabels(g, j.action)

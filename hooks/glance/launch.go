@@ -43,6 +43,11 @@ const (
 	// EnvBindHost is oslo.config's environment override of [DEFAULT]
 	// bind_host, the eventlet server's listen address.
 	EnvBindHost = "OS_DEFAULT__BIND_HOST"
+	// EnvWorkerSelfURL overrides [DEFAULT] worker_self_reference_url: the
+	// URL other glance-api pods reach this one at. A pod that stages image
+	// data records it on the image, and a pod asked to import (or delete)
+	// that image hands the request to it, where the data is.
+	EnvWorkerSelfURL = "OS_DEFAULT__WORKER_SELF_REFERENCE_URL"
 	// EnvConfigDir is where Glance's WSGI application (the uWSGI mode) reads
 	// glance-api.conf and glance-api-paste.ini; it takes no arguments.
 	EnvConfigDir = "OS_GLANCE_CONFIG_DIR"
@@ -79,6 +84,7 @@ func launchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
 	return []corev1.EnvVar{
 		{Name: EnvPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 		{Name: EnvBindHost, Value: "$(" + EnvPodIP + ")"},
+		{Name: EnvWorkerSelfURL, Value: fmt.Sprintf("http://$(%s):%d", EnvPodIP, APIPort)},
 		{Name: EnvConfigDir, Value: ConfigDir},
 		secretEnv(EnvDatabaseConnection, names.DBConnectionSecretName(g.Name), names.DBConnectionKey),
 		secretEnv(EnvServicePassword, spec.ServiceUser.SecretRef.Name, spec.ServiceUser.SecretRef.Key),

@@ -1,6 +1,7 @@
 package glance
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,8 +105,25 @@ func TestConfigData(t *testing.T) {
 			assert.Equal(t, tc.want, got, tc.reason)
 			assert.Equal(t, PasteConfig, f.Section("paste_deploy").Key("config_file").String(), "the paste file is named, in both modes")
 			assert.False(t, f.Section("DEFAULT").HasKey("bind_host"), "bind_host comes from the environment (the pod's IP)")
+			assert.False(t, f.Section("DEFAULT").HasKey("worker_self_reference_url"), "each pod's own URL comes from the environment")
+			assert.Equal(t, "[glance-direct,copy-image]", f.Section("DEFAULT").Key("enabled_import_methods").String(),
+				"the import methods are explicit, in the brackets oslo.config wants for this list")
 		})
 	}
+}
+
+// TestEveryPodNamesItself: each pod tells the others where it is, so an
+// import asked of one pod reaches the pod that staged the data.
+func TestEveryPodNamesItself(t *testing.T) {
+	spec := testSpec()
+	env := map[string]string{}
+	var order []string
+	for _, e := range launchEnv(&api.Glance{}, spec) {
+		env[e.Name] = e.Value
+		order = append(order, e.Name)
+	}
+	assert.Equal(t, "http://$(POD_IP):9292", env[EnvWorkerSelfURL], "oslo.config's override of [DEFAULT] worker_self_reference_url")
+	assert.Less(t, slices.Index(order, EnvPodIP), slices.Index(order, EnvWorkerSelfURL), "$(POD_IP) is defined before it is used")
 }
 
 // TestPasteIni reads the pipeline back with an independent parser: the

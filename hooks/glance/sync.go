@@ -212,7 +212,8 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 	}
 	if plan.run != nil {
 		out.runImage = plan.run.image
-		out.children = append(out.children, deployment(g, spec, *plan.run, m, creds.digest))
+		out.children = append(out.children, deployment(g, spec, *plan.run, m, creds.digest, desiredReplicas(spec, current)))
+		out.children = append(out.children, scalingChildren(g, spec)...)
 	}
 	jobChildren, err := schemaJobs(g, spec, observed, jobs, plan, jobName, m, creds.digest)
 	if err != nil {
@@ -253,7 +254,8 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 // schema Job starts. On first install there is nothing to keep and nothing
 // is created.
 func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment, reason, why string) (*outcome, error) {
-	kept, err := observed.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey)
+	kept, err := observed.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
+		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey)
 	if err != nil {
 		return nil, hook.Invalid("%v", err)
 	}

@@ -43,6 +43,10 @@ type GlanceService struct {
 	API                    *APISpec                     `json:"api,omitempty"`
 	MetadefsPath           string                       `json:"metadefsPath,omitempty"`
 	Resources              *corev1.ResourceRequirements `json:"resources,omitempty"`
+	ImportMethods          []string                     `json:"importMethods,omitempty"`
+	Staging                *StagingSpec                 `json:"staging,omitempty"`
+	Scheduling             *SchedulingSpec              `json:"scheduling,omitempty"`
+	Autoscaling            *AutoscalingSpec             `json:"autoscaling,omitempty"`
 }
 
 // BackendEntry is one store in services.glance.backends[].

@@ -1,6 +1,11 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // Conventional defaults for what a Glance (or the guide's short ControlPlane)
 // leaves out. They are the names the guide's standalone Glance uses, so a
@@ -24,7 +29,36 @@ const (
 	DefaultServiceUserPassKey = "password"
 	DefaultAPIProcesses       = int32(2)
 	DefaultAPIThreads         = int32(4)
+	// DefaultMinReplicas keeps two pods under an autoscaler, so one can be
+	// drained while the other serves.
+	DefaultMinReplicas          = int32(2)
+	DefaultTargetCPUUtilization = int32(80)
 )
+
+// Sizes of what a Glance leaves out. The staging area holds a whole image
+// per import in progress on the pod.
+var (
+	DefaultStagingSize   = resource.MustParse("10Gi")
+	DefaultCPURequest    = resource.MustParse("250m")
+	DefaultMemoryRequest = resource.MustParse("512Mi")
+	DefaultMemoryLimit   = resource.MustParse("1Gi")
+)
+
+// DefaultImportMethods are the import methods a Glance enables when it names
+// none: web-download is left out, since it has glance-api fetch any URL a
+// user names from inside the cluster.
+func DefaultImportMethods() []string { return []string{ImportGlanceDirect, ImportCopyImage} }
+
+// DefaultResources are the glance-api container's requests and limits when
+// a Glance sets none: requests so the scheduler and an autoscaler can count
+// them, a memory limit, and no CPU limit (throttling a busy upload helps no
+// one).
+func DefaultResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: DefaultCPURequest, corev1.ResourceMemory: DefaultMemoryRequest},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: DefaultMemoryLimit},
+	}
+}
 
 // DefaultKeystoneEndpoint is the in-cluster Keystone of a namespace.
 func DefaultKeystoneEndpoint(namespace string) string {
@@ -99,6 +133,34 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	s.API = &apiSpec
 	if s.MetadefsPath == "" {
 		s.MetadefsPath = DefaultMetadefsPath
+	}
+	if s.Resources == nil {
+		r := DefaultResources()
+		s.Resources = &r
+	}
+	if len(s.ImportMethods) == 0 {
+		s.ImportMethods = DefaultImportMethods()
+	}
+	staging := StagingSpec{}
+	if s.Staging != nil {
+		staging = *s.Staging
+	}
+	if staging.Size == nil {
+		size := DefaultStagingSize.DeepCopy()
+		staging.Size = &size
+	}
+	s.Staging = &staging
+	if s.Autoscaling != nil {
+		a := *s.Autoscaling
+		if a.MinReplicas == nil {
+			m := DefaultMinReplicas
+			a.MinReplicas = &m
+		}
+		if a.TargetCPUUtilizationPercentage == nil {
+			u := DefaultTargetCPUUtilization
+			a.TargetCPUUtilizationPercentage = &u
+		}
+		s.Autoscaling = &a
 	}
 	return s
 }

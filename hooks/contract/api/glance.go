@@ -2,6 +2,7 @@ package api
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -39,8 +40,77 @@ type GlanceSpec struct {
 	// MetadefsPath is where the image keeps Glance's metadata definitions,
 	// which the schema Jobs load; default /var/lib/openstack/etc/glance/metadefs.
 	MetadefsPath string `json:"metadefsPath,omitempty"`
-	// Resources of the glance-api container.
+	// Resources of the glance-api container; default requests of 250m CPU
+	// and 512Mi memory, and a limit of 1Gi memory.
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// ImportMethods are the interoperable image import methods glance-api
+	// offers ([DEFAULT] enabled_import_methods); default glance-direct and
+	// copy-image.
+	ImportMethods []string `json:"importMethods,omitempty"`
+	// Staging is where each pod keeps image data between stage and import.
+	Staging *StagingSpec `json:"staging,omitempty"`
+	// Scheduling places the glance-api pods on nodes.
+	Scheduling *SchedulingSpec `json:"scheduling,omitempty"`
+	// Autoscaling, when set, lets a HorizontalPodAutoscaler set the number
+	// of glance-api pods; replicas is then not used.
+	Autoscaling *AutoscalingSpec `json:"autoscaling,omitempty"`
+}
+
+// Import methods glance-api knows (enabled_import_methods).
+const (
+	ImportGlanceDirect = "glance-direct"
+	ImportWebDownload  = "web-download"
+	ImportCopyImage    = "copy-image"
+)
+
+// ImportMethods are the methods a Glance may enable, in the order they are
+// rendered.
+var ImportMethods = []string{ImportGlanceDirect, ImportWebDownload, ImportCopyImage}
+
+// StagingSpec sizes the staging area of each glance-api pod: the image data
+// a client stages (PUT /v2/images/{id}/stage) waits there for its import,
+// which the pod that staged it runs.
+type StagingSpec struct {
+	// Size of the staging area of one pod; default 10Gi. An emptyDir's
+	// sizeLimit (the kubelet evicts a pod whose staging grows beyond it),
+	// or the size a volume claim asks for.
+	Size *resource.Quantity `json:"size,omitempty"`
+	// VolumeClaim, when set, puts each pod's staging area on a volume of
+	// its own (a generic ephemeral volume: a PersistentVolumeClaim made
+	// with the pod and deleted with it) instead of an emptyDir.
+	VolumeClaim *StagingVolumeClaim `json:"volumeClaim,omitempty"`
+}
+
+// StagingVolumeClaim is the volume claim of each pod's staging area.
+type StagingVolumeClaim struct {
+	// StorageClassName of the claim; the cluster's default class when unset.
+	StorageClassName string `json:"storageClassName,omitempty"`
+}
+
+// SchedulingSpec is where glance-api pods may run, as in a pod spec.
+type SchedulingSpec struct {
+	// NodeSelector the nodes must match.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Affinity of the pods, as in a pod spec.
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+	// Tolerations of the pods.
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// TopologySpreadConstraints replace the default spread (across nodes,
+	// then zones, both ScheduleAnyway). A constraint without labelSelector
+	// selects the Glance's glance-api pods.
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// PriorityClassName of the pods.
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// AutoscalingSpec is the HorizontalPodAutoscaler of the glance-api pods.
+type AutoscalingSpec struct {
+	// MinReplicas; default 2.
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// MaxReplicas, at least minReplicas.
+	MaxReplicas int32 `json:"maxReplicas"`
+	// TargetCPUUtilizationPercentage of the CPU request; default 80.
+	TargetCPUUtilizationPercentage *int32 `json:"targetCPUUtilizationPercentage,omitempty"`
 }
 
 // APISpec sizes the glance-api server. Below 2026.1 glance-api is the

@@ -105,4 +105,7 @@ var (
 	ServicesKey       = metacontroller.Key("Service", "v1")
 	DeploymentsKey    = metacontroller.Key("Deployment", "apps/v1")
 	JobsKey           = metacontroller.Key("Job", "batch/v1")
+
+	PodDisruptionBudgetsKey     = metacontroller.Key("PodDisruptionBudget", "policy/v1")
+	HorizontalPodAutoscalersKey = metacontroller.Key("HorizontalPodAutoscaler", "autoscaling/v2")
 )

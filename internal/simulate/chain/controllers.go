@@ -27,9 +27,10 @@ func Controllers() []Controller {
 			Sync:      glancebackend.Sync,
 		},
 		{
-			Name:      "glance",
-			Parent:    glanceType,
-			Children:  []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}, {"batch/v1", "Job"}},
+			Name:   "glance",
+			Parent: glanceType,
+			Children: []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}, {"batch/v1", "Job"},
+				{"policy/v1", "PodDisruptionBudget"}, {"autoscaling/v2", "HorizontalPodAutoscaler"}},
 			Customize: glance.Customize,
 			Sync:      glance.Sync,
 		},

@@ -1,0 +1,110 @@
+package admission
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// scalingProblems checks how many glance-api pods run and where, on a spec
+// with the defaults filled in: the autoscaler's bounds and the staging
+// size. Paths are relative to the Glance settings.
+func scalingProblems(s api.GlanceSpec) problem.List {
+	var l problem.List
+	if a := s.Autoscaling; a != nil {
+		at := field.NewPath("autoscaling")
+		if *a.MinReplicas < 1 {
+			l = append(l, problem.Invalid(at.Child("minReplicas"), "must be at least 1"))
+		}
+		if a.MaxReplicas < *a.MinReplicas {
+			l = append(l, problem.Invalid(at.Child("maxReplicas"), "must be at least minReplicas (default %d)", api.DefaultMinReplicas))
+		}
+		if u := *a.TargetCPUUtilizationPercentage; u < 1 || u > 100 {
+			l = append(l, problem.Invalid(at.Child("targetCPUUtilizationPercentage"), "must be between 1 and 100"))
+		}
+	}
+	if s.Staging.Size.Sign() <= 0 {
+		l = append(l, problem.Invalid(field.NewPath("staging", "size"), "must be more than 0"))
+	}
+	seen := map[string]bool{}
+	for i, m := range s.ImportMethods {
+		known := false
+		for _, k := range api.ImportMethods {
+			known = known || m == k
+		}
+		at := field.NewPath("importMethods").Index(i)
+		switch {
+		case !known:
+			l = append(l, problem.Invalid(at, "must be one of glance-direct, web-download, copy-image"))
+		case seen[m]:
+			l = append(l, problem.Invalid(at, "is given twice"))
+		}
+		seen[m] = true
+	}
+	return l
+}
+
+// schedulingProblems checks the scheduling settings as written (raw, null
+// when absent). The CRD keeps an affinity and the spread constraints as
+// written, so here they are decoded as the pod spec's types, refusing a
+// field those do not have, and the spread constraints are held to what the
+// API server's Deployment validation wants: otherwise Metacontroller's
+// every update of the Deployment would fail.
+func schedulingProblems(raw json.RawMessage) problem.List {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	at := field.NewPath("scheduling")
+	var s api.SchedulingSpec
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		// encoding/json names an unknown field as `json: unknown field "x"`.
+		if name, ok := strings.CutPrefix(err.Error(), `json: unknown field `); ok {
+			unquoted, uerr := strconv.Unquote(name)
+			if uerr == nil {
+				return problem.List{problem.At(at, "has a field the pod spec's scheduling does not: %s", excerpt.Kind(unquoted))}
+			}
+		}
+		return problem.List{problem.At(at, "is not a pod's scheduling: %s", hook.DescribeJSONError(err))}
+	}
+	var l problem.List
+	spread := at.Child("topologySpreadConstraints")
+	for i, c := range s.TopologySpreadConstraints {
+		if c.MaxSkew < 1 {
+			l = append(l, problem.Invalid(spread.Index(i).Child("maxSkew"), "must be at least 1"))
+		}
+		if c.TopologyKey == "" {
+			l = append(l, problem.Required(spread.Index(i).Child("topologyKey")))
+		}
+		if c.WhenUnsatisfiable != corev1.DoNotSchedule && c.WhenUnsatisfiable != corev1.ScheduleAnyway {
+			l = append(l, problem.Invalid(spread.Index(i).Child("whenUnsatisfiable"), "must be DoNotSchedule or ScheduleAnyway"))
+		}
+	}
+	return l
+}
+
+// rawScheduling is the scheduling object under the given path of an
+// object as written (null when absent or when the object does not decode:
+// the typed decode reports that).
+func rawScheduling(object []byte, path ...string) json.RawMessage {
+	cur := json.RawMessage(object)
+	for _, p := range append(path, "scheduling") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(cur, &m); err != nil {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}

@@ -1,0 +1,106 @@
+package glance
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+)
+
+// desiredReplicas is the Deployment's spec.replicas. Without an autoscaler
+// it is the spec's. With one, the autoscaler owns the number, and the hook
+// returns what it observes: Metacontroller's InPlace apply removes a field
+// that was in the last-applied record but is no longer desired, so simply
+// leaving replicas out after a Glance switched to autoscaling would have the
+// API server default it to 1 and scale the pods down once; returning the
+// observed number keeps it in the record and changes nothing. Before there
+// is a Deployment, the autoscaler's minimum.
+func desiredReplicas(spec api.GlanceSpec, current *appsv1.Deployment) *int32 {
+	a := spec.Autoscaling
+	if a == nil {
+		return spec.Replicas
+	}
+	if current != nil && current.Spec.Replicas != nil {
+		n := *current.Spec.Replicas
+		return &n
+	}
+	n := *a.MinReplicas
+	return &n
+}
+
+// severalPods reports whether more than one glance-api pod may run, so a
+// voluntary disruption (a node drain) must leave the others serving.
+func severalPods(spec api.GlanceSpec) bool {
+	if a := spec.Autoscaling; a != nil {
+		return a.MaxReplicas > 1
+	}
+	return spec.Replicas != nil && *spec.Replicas > 1
+}
+
+// podDisruptionBudgetChild is what the hook returns for a PodDisruptionBudget.
+type podDisruptionBudgetChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              policyv1.PodDisruptionBudgetSpec `json:"spec"`
+}
+
+// podDisruptionBudget lets evictions take one glance-api pod at a time.
+// maxUnavailable rather than minAvailable: it never blocks a drain when the
+// autoscaler has scaled down to one pod.
+func podDisruptionBudget(g *api.Glance) *podDisruptionBudgetChild {
+	one := intstr.FromInt32(1)
+	return &podDisruptionBudgetChild{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable: &one,
+			Selector:       &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+		},
+	}
+}
+
+// horizontalPodAutoscalerChild is what the hook returns for an autoscaler.
+type horizontalPodAutoscalerChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              autoscalingv2.HorizontalPodAutoscalerSpec `json:"spec"`
+}
+
+// horizontalPodAutoscaler scales the Deployment on the CPU its pods use
+// against their request.
+func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPodAutoscalerChild {
+	target := *a.TargetCPUUtilizationPercentage
+	return &horizontalPodAutoscalerChild{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: g.Name},
+			MinReplicas:    a.MinReplicas,
+			MaxReplicas:    a.MaxReplicas,
+			Metrics: []autoscalingv2.MetricSpec{{
+				Type: autoscalingv2.ResourceMetricSourceType,
+				Resource: &autoscalingv2.ResourceMetricSource{
+					Name:   corev1.ResourceCPU,
+					Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &target},
+				},
+			}},
+		},
+	}
+}
+
+// scalingChildren are the PodDisruptionBudget and the autoscaler the spec
+// calls for, returned with the Deployment.
+func scalingChildren(g *api.Glance, spec api.GlanceSpec) []any {
+	var out []any
+	if severalPods(spec) {
+		out = append(out, podDisruptionBudget(g))
+	}
+	if spec.Autoscaling != nil {
+		out = append(out, horizontalPodAutoscaler(g, *spec.Autoscaling))
+	}
+	return out
+}
