@@ -44,8 +44,8 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 			want:   want{Replicas: ptr(int32(2)), Budget: true, Scaler: true},
 		},
 		"AutoscaledKeepsWhatItObserves": {
-			reason: "the autoscaler set 4: the hook returns 4, neither the spec's replicas nor nothing (InPlace apply would drop the field and the API server default it to 1)",
-			spec:   api.GlanceSpec{Replicas: ptr(int32(1)), Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(2)), MaxReplicas: 5, TargetCPUUtilizationPercentage: ptr(int32(80))}},
+			reason:  "the autoscaler set 4: the hook returns 4, neither the spec's replicas nor nothing (InPlace apply would drop the field and the API server default it to 1)",
+			spec:    api.GlanceSpec{Replicas: ptr(int32(1)), Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(2)), MaxReplicas: 5, TargetCPUUtilizationPercentage: ptr(int32(80))}},
 			current: observed(4),
 			want:    want{Replicas: ptr(int32(4)), Budget: true, Scaler: true},
 		},
