@@ -43,6 +43,7 @@ type expectedController struct {
 var resourceOf = map[string]string{
 	"ControlPlane": "controlplanes", "Glance": "glances", "GlanceBackend": "glancebackends",
 	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services", "Job": "jobs",
+	"PodDisruptionBudget": "poddisruptionbudgets", "HorizontalPodAutoscaler": "horizontalpodautoscalers",
 }
 
 // expectedControllers derives what the chart must register from the code:
@@ -98,7 +99,8 @@ func TestExpectedControllersMatchTheREADME(t *testing.T) {
 		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"},
 			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}},
 		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
-			[]string{"apps/v1 deployments", "batch/v1 jobs", "v1 configmaps", "v1 secrets", "v1 services"},
+			[]string{"apps/v1 deployments", "autoscaling/v2 horizontalpodautoscalers", "batch/v1 jobs", "policy/v1 poddisruptionbudgets",
+				"v1 configmaps", "v1 secrets", "v1 services"},
 			map[string]string{"customize": "/customize/glance", "sync": "/sync/glance"}},
 	}
 	assert.Equal(t, want, expectedControllers(t))
