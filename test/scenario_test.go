@@ -388,3 +388,42 @@ func TestHandMadeDefaultBeforeTheControlPlane(t *testing.T) {
 	}
 	assert.Equal(t, []string{"archive:true:DefaultSetByControlPlane", "controlplane-glance-default:true:<nil>"}, reasons)
 }
+
+// TestAutoscalerOwnsReplicas: with spec.autoscaling the autoscaler sets the
+// Deployment's replicas and the hooks never take them back, through
+// Metacontroller's three-way apply: not when autoscaling is turned on
+// (dropping the field would have the API server default it to 1), not on
+// later syncs. Turned off, spec.replicas counts again and the autoscaler
+// goes.
+func TestAutoscalerOwnsReplicas(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials + "\n---\n" + standaloneGlance + "  replicas: 3\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+	s.converge()
+	replicas := func() any { return s.get("Deployment", "glance")["spec"].(map[string]any)["replicas"] }
+	assert.EqualValues(t, 3, replicas())
+	assert.True(t, s.exists("PodDisruptionBudget", "glance"))
+	assert.False(t, s.exists("HorizontalPodAutoscaler", "glance"))
+
+	s.apply(standaloneGlance + "  replicas: 3\n  autoscaling: {minReplicas: 2, maxReplicas: 8}\n")
+	s.converge()
+	assert.True(t, s.exists("HorizontalPodAutoscaler", "glance"))
+	assert.EqualValues(t, 3, replicas(), "turning autoscaling on keeps the running pods")
+
+	// The autoscaler scales the Deployment (its scale subresource).
+	d := s.get("Deployment", "glance")
+	d["spec"].(map[string]any)["replicas"] = int64(6)
+	require.NoError(t, s.w.Apply(d))
+	s.converge()
+	assert.EqualValues(t, 6, replicas(), "the hooks leave the autoscaler's number")
+
+	s.apply(standaloneGlance + "  replicas: 2\n")
+	s.converge()
+	assert.False(t, s.exists("HorizontalPodAutoscaler", "glance"))
+	assert.EqualValues(t, 2, replicas(), "without autoscaling, spec.replicas")
+	assert.True(t, s.exists("PodDisruptionBudget", "glance"))
+
+	s.apply(standaloneGlance + "  replicas: 1\n")
+	s.converge()
+	assert.False(t, s.exists("PodDisruptionBudget", "glance"), "one pod needs no budget")
+}
