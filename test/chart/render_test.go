@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -121,10 +122,14 @@ type combo struct {
 	noMetrics                bool
 	existingSecret           string
 	hooksArgs, validateArgs  []string // extra args
+	autoscaling              *autoscaling
 	serviceAccount           string
 	image                    string
 	clusterDomain            string
 }
+
+// autoscaling is the HorizontalPodAutoscaler a combo asks for.
+type autoscaling struct{ min, max, cpu int32 }
 
 func combos() []combo {
 	base := combo{
@@ -172,6 +177,12 @@ func combos() []combo {
 		with("three replicas", func(c *combo) {
 			c.set = []string{"replicaCount=3", "podDisruptionBudget.minAvailable=2"}
 			c.replicas = 3
+		}),
+		with("autoscaling", func(c *combo) {
+			c.set = []string{"autoscaling.enabled=true", "autoscaling.minReplicas=3", "autoscaling.maxReplicas=8",
+				"autoscaling.targetCPUUtilizationPercentage=60", "replicaCount=1"}
+			c.replicas = 3
+			c.autoscaling = &autoscaling{min: 3, max: 8, cpu: 60}
 		}),
 		with("hooks at a URL", func(c *combo) {
 			c.set = []string{"metacontroller.hookBaseURL=http://10.0.0.5:8080/"}
@@ -258,6 +269,9 @@ func TestRenderRefusesBadValues(t *testing.T) {
 	}{
 		{[]string{"replicaCount=0"}, "replicaCount"},
 		{[]string{"replicaCount=2", "podDisruptionBudget.minAvailable=2"}, "must be below replicaCount"},
+		{[]string{"autoscaling.enabled=true", "autoscaling.minReplicas=2", "podDisruptionBudget.minAvailable=2"}, "must be below autoscaling.minReplicas"},
+		{[]string{"autoscaling.enabled=true", "autoscaling.minReplicas=4", "autoscaling.maxReplicas=3"}, "must not be below autoscaling.minReplicas"},
+		{[]string{"autoscaling.targetCPUUtilizationPercentage=0"}, "targetCPUUtilizationPercentage"},
 		{[]string{"webhook.timeoutSeconds=31"}, "timeoutSeconds"},
 		{[]string{"tls.certManager.enabled=true", "tls.certManager.issuerRef.kind=ClusterIssuer"}, "issuerRef needs a name"},
 		{[]string{"webhook.certManager.enabled=true"}, "additional properties 'certManager' not allowed"},
@@ -307,8 +321,11 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 	var dep appsv1.Deployment
 	r.one(t, "Deployment").into(t, &dep)
 	assert.Equal(t, c.fullname, dep.Name)
-	require.NotNil(t, dep.Spec.Replicas)
-	assert.Equal(t, c.replicas, *dep.Spec.Replicas)
+	checkAutoscaler(t, r, c, &dep)
+	if c.autoscaling == nil {
+		require.NotNil(t, dep.Spec.Replicas)
+		assert.Equal(t, c.replicas, *dep.Spec.Replicas)
+	}
 	podLabels := labels.Set(dep.Spec.Template.Labels)
 	sel := labels.SelectorFromSet(dep.Spec.Selector.MatchLabels)
 	assert.True(t, sel.Matches(podLabels), "the Deployment selects its own pods")
@@ -493,6 +510,35 @@ func checkService(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 		assert.True(t, found, "Service port %s targets container port %q, which no container has", name, p.TargetPort.String())
 	}
 	assert.Equal(t, want, got)
+}
+
+// checkAutoscaler: with autoscaling, a HorizontalPodAutoscaler scales this
+// Deployment on the hooks container's CPU, and the Deployment names no
+// replica count an upgrade would reset it to; without, there is none.
+func checkAutoscaler(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
+	hpas := r.find("HorizontalPodAutoscaler")
+	if c.autoscaling == nil {
+		assert.Empty(t, hpas)
+		return
+	}
+	assert.Nil(t, dep.Spec.Replicas, "the autoscaler owns the replica count")
+	require.Len(t, hpas, 1)
+	var hpa autoscalingv2.HorizontalPodAutoscaler
+	hpas[0].into(t, &hpa)
+	assert.Equal(t, autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: dep.Name}, hpa.Spec.ScaleTargetRef)
+	require.NotNil(t, hpa.Spec.MinReplicas)
+	assert.Equal(t, c.autoscaling.min, *hpa.Spec.MinReplicas)
+	assert.Equal(t, c.autoscaling.max, hpa.Spec.MaxReplicas)
+	require.Len(t, hpa.Spec.Metrics, 1)
+	m := hpa.Spec.Metrics[0]
+	require.Equal(t, autoscalingv2.ContainerResourceMetricSourceType, m.Type)
+	require.NotNil(t, m.ContainerResource)
+	assert.Equal(t, corev1.ResourceCPU, m.ContainerResource.Name)
+	assert.Equal(t, "hooks", m.ContainerResource.Container)
+	require.NotNil(t, m.ContainerResource.Target.AverageUtilization)
+	assert.Equal(t, c.autoscaling.cpu, *m.ContainerResource.Target.AverageUtilization)
+	cpu := container(t, dep, "hooks").Resources.Requests[corev1.ResourceCPU]
+	assert.False(t, cpu.IsZero(), "utilization is relative to the hooks container's CPU request")
 }
 
 func checkPDB(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {

@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -11,10 +12,11 @@ import (
 )
 
 // WriteStep is one step of the guide's walk with what Metacontroller did
-// for it, from the edit to converged.
+// for it, from the edit to converged, and every object after it.
 type WriteStep struct {
-	Name  string
-	Stats chain.Stats
+	Name    string
+	Stats   chain.Stats
+	Objects []chain.Object
 }
 
 // Requests is what the step cost Metacontroller's client: every write, and
@@ -44,7 +46,11 @@ stringData:
 // The chain syncs in the order of ReactAtOnce: a Glance renders after each
 // of its backends, as it does under a real Metacontroller whose upstream
 // syncs are spread out by its client-side rate limit.
-func GuideWrites() ([]WriteStep, error) {
+func GuideWrites() ([]WriteStep, error) { return GuideWalk(chain.Controllers(), Now) }
+
+// GuideWalk is the walk of GuideWrites with the given controllers (the
+// hooks in-process, or served elsewhere), its worlds starting at start.
+func GuideWalk(controllers []chain.Controller, start time.Time) ([]WriteStep, error) {
 	twoStores, err := guideObject(guide.ControlPlane)
 	if err != nil {
 		return nil, err
@@ -63,7 +69,7 @@ func GuideWrites() ([]WriteStep, error) {
 	glance["backends"] = backendsOf(oneStore)[:1]
 
 	var steps []WriteStep
-	w, err := newGuideWorld()
+	w, err := newGuideWorld(controllers, start)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +83,7 @@ func GuideWrites() ([]WriteStep, error) {
 		}
 		steps = append(steps, st)
 	}
-	w, err = newGuideWorld()
+	w, err = newGuideWorld(controllers, start)
 	if err != nil {
 		return nil, err
 	}
@@ -92,31 +98,42 @@ func GuideWrites() ([]WriteStep, error) {
 	return []WriteStep{steps[0], st, steps[1]}, nil
 }
 
-func newGuideWorld() (*chain.World, error) {
-	w := chain.NewWorld(Now)
+// guideWorld is a world the guide's walk runs in, with the controllers
+// whose hooks it calls.
+type guideWorld struct {
+	*chain.World
+	controllers []chain.Controller
+}
+
+func newGuideWorld(controllers []chain.Controller, start time.Time) (guideWorld, error) {
+	w := chain.NewWorld(start)
 	w.ReactAtOnce = true
 	creds, err := guideObject(guideCredentials)
 	if err != nil {
-		return nil, err
+		return guideWorld{}, err
 	}
 	for _, o := range append(glanceSecrets(), creds) {
 		if err := w.Apply(o); err != nil {
-			return nil, err
+			return guideWorld{}, err
 		}
 	}
-	return w, nil
+	return guideWorld{w, controllers}, nil
 }
 
 // measureStep applies one object (the user's edit) and converges.
-func measureStep(w *chain.World, name string, edit chain.Object) (WriteStep, error) {
+func measureStep(w guideWorld, name string, edit chain.Object) (WriteStep, error) {
 	w.ResetStats()
 	if err := w.Apply(edit); err != nil {
 		return WriteStep{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := converge(w); err != nil {
+	res, err := w.Run(w.controllers, 30)
+	if err == nil && !res.Converged {
+		err = fmt.Errorf("did not converge in %d rounds", res.Rounds)
+	}
+	if err != nil {
 		return WriteStep{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return WriteStep{Name: name, Stats: w.Stats()}, nil
+	return WriteStep{Name: name, Stats: w.Stats(), Objects: w.Objects()}, nil
 }
 
 func guideObject(doc string) (chain.Object, error) {

@@ -287,9 +287,21 @@ EndpointSlice (the API servers' own addresses, read with lookup; nothing in
 {{- end }}
 
 {{/* PodDisruptionBudget sanity: a budget that can never be met blocks drains. */}}
+{{/*
+The fewest hook pods there are: replicaCount, or the autoscaler's minimum.
+*/}}
+{{- define "glance-hooks.minReplicas" -}}
+{{- if .Values.autoscaling.enabled }}{{ int .Values.autoscaling.minReplicas }}{{ else }}{{ int .Values.replicaCount }}{{ end }}
+{{- end }}
+
 {{- define "glance-hooks.validatePDB" -}}
 {{- $min := .Values.podDisruptionBudget.minAvailable }}
-{{- if and .Values.podDisruptionBudget.enabled (not (kindIs "string" $min)) (ge (int $min) (int .Values.replicaCount)) (ge (int .Values.replicaCount) 2) }}
-{{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below replicaCount (%d), or no node could ever be drained" (int $min) (int .Values.replicaCount)) }}
+{{- $replicas := int (include "glance-hooks.minReplicas" .) }}
+{{- $of := ternary "autoscaling.minReplicas" "replicaCount" .Values.autoscaling.enabled }}
+{{- if and .Values.podDisruptionBudget.enabled (not (kindIs "string" $min)) (ge (int $min) $replicas) (ge $replicas 2) }}
+{{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below %s (%d), or no node could ever be drained" (int $min) $of $replicas) }}
+{{- end }}
+{{- if and .Values.autoscaling.enabled (lt (int .Values.autoscaling.maxReplicas) (int .Values.autoscaling.minReplicas)) }}
+{{- fail (printf "autoscaling.maxReplicas (%d) must not be below autoscaling.minReplicas (%d)" (int .Values.autoscaling.maxReplicas) (int .Values.autoscaling.minReplicas)) }}
 {{- end }}
 {{- end }}
