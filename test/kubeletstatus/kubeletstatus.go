@@ -1,0 +1,86 @@
+package kubeletstatus
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"text/template"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed statuses/*.yaml
+var files embed.FS
+
+// Pod is what a status names: the pod, its namespace and uid, its one
+// container and image, and when the pod was created (every time in the
+// status is counted from it).
+type Pod struct {
+	Name, Namespace, UID string
+	Container, Image     string
+	Created              time.Time
+}
+
+// Node and pod addresses the statuses carry: a pod bound to a node has
+// them; they mean nothing else here.
+const (
+	Node   = "worker-1"
+	HostIP = "172.18.0.3"
+	PodIP  = "10.244.1.17"
+)
+
+// Names lists the statuses, sorted.
+func Names() []string {
+	entries, _ := files.ReadDir("statuses")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Status is the named status for p, as JSON-shaped maps (what a pod's
+// .status holds).
+func Status(name string, p Pod) (map[string]any, error) {
+	raw, err := Render(name, p)
+	if err != nil {
+		return nil, err
+	}
+	var st map[string]any
+	if err := yaml.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("status %s: %w", name, err)
+	}
+	return st, nil
+}
+
+// Render is the named status for p as YAML.
+func Render(name string, p Pod) ([]byte, error) {
+	text, err := files.ReadFile("statuses/" + name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("no status %q", name)
+	}
+	tmpl, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
+		// at is a time after the pod's creation: {{at "2s"}}.
+		"at": func(after string) (string, error) {
+			d, err := time.ParseDuration(after)
+			if err != nil {
+				return "", err
+			}
+			return p.Created.Add(d).UTC().Format(time.RFC3339), nil
+		},
+	}).Parse(string(text))
+	if err != nil {
+		return nil, fmt.Errorf("status %s: %w", name, err)
+	}
+	var out bytes.Buffer
+	data := map[string]string{"Name": p.Name, "Namespace": p.Namespace, "UID": p.UID, "Container": p.Container,
+		"Image": p.Image, "Node": Node, "HostIP": HostIP, "PodIP": PodIP}
+	if err := tmpl.Execute(&out, data); err != nil {
+		return nil, fmt.Errorf("status %s: %w", name, err)
+	}
+	return out.Bytes(), nil
+}
