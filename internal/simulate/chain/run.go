@@ -32,6 +32,7 @@ type Controller struct {
 var resourceKinds = map[string]string{
 	"secrets": "Secret", "configmaps": "ConfigMap", "deployments": "Deployment", "services": "Service",
 	"glances": "Glance", "glancebackends": "GlanceBackend", "controlplanes": "ControlPlane",
+	"pods": "Pod",
 }
 
 // Result of a Run.
