@@ -240,7 +240,7 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 	require.NoError(t, err, errOut)
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 2, out)
-	assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "AGE"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "STATUS", "AGE"}, strings.Fields(lines[0]))
 	assert.Equal(t, []string{"controlplane-glance", "True", "default"}, strings.Fields(lines[1])[:3])
 
 	cp := object(t, guide.ControlPlane)

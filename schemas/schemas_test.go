@@ -36,7 +36,7 @@ var kinds = []kind{
 	{schemas.ControlPlaneFile, api.ControlPlaneAPIVersion, api.KindControlPlane, "controlplanes",
 		reflect.TypeFor[api.ControlPlane](), []string{"Ready", "Age"}},
 	{schemas.GlanceFile, api.GlanceAPIVersion, api.KindGlance, "glances",
-		reflect.TypeFor[api.Glance](), []string{"Ready", "Default", "Age"}},
+		reflect.TypeFor[api.Glance](), []string{"Ready", "Default", "Status", "Age"}},
 	// The guide's `kubectl get glancebackends`: NAME READY TYPE DEFAULT GLANCE AGE.
 	{schemas.GlanceBackendFile, api.GlanceAPIVersion, api.KindGlanceBackend, "glancebackends",
 		reflect.TypeFor[api.GlanceBackend](), []string{"Ready", "Type", "Default", "Glance", "Age"}},

@@ -15,8 +15,10 @@ import (
 
 // Customize answers /customize/glance: every GlanceBackend in the namespace
 // (a Glance cannot know its backends' names; sync keeps those whose glanceRef
-// names it), the store Secrets labelled for this Glance, and by name the
-// database Secret and the service user's Secret its spec names.
+// names it), the store Secrets labelled for this Glance, by name the
+// database Secret and the service user's Secret its spec names, and the
+// pods of its Deployment (by the Deployment's selector), so sync can say
+// why they do not run.
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 	var g customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
@@ -35,6 +37,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 			APIVersion: "v1", Resource: "secrets", Namespace: g.Namespace,
 			Names: credentialSecrets(g.Spec.WithDefaults(g.Namespace)),
 		},
+		podsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
 	}}, nil
 }
 

@@ -42,7 +42,7 @@ var podReasonOrder = []string{
 
 // maxKubeletMessage bounds what a condition message shows of one message
 // the kubelet, the scheduler or the container runtime wrote: enough for
-// "couldn't find key connection in Secret openstack/glance-db" or a
+// "couldn't find key password in Secret openstack/glance-service-user" or a
 // scheduler's node count, not an unbounded runtime error.
 const maxKubeletMessage = 200
 

@@ -58,7 +58,7 @@ func jobPod(init, main corev1.ContainerState) func(*corev1.PodStatus) {
 }
 
 func TestSummarizePods(t *testing.T) {
-	const configError = `CreateContainerConfigError: "couldn't find key connection in Secret openstack/glance-db"`
+	const configError = `CreateContainerConfigError: "couldn't find key password in Secret openstack/glance-service-user"`
 	type want struct {
 		reason, message string
 		recheck         time.Duration
@@ -84,10 +84,10 @@ func TestSummarizePods(t *testing.T) {
 			reason: "the quotes of the kubelet's message are escaped, not taken for the end of the excerpt",
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", time.Minute, "create-container-config-error",
-					waiting("CreateContainerConfigError", `secret "glance-db" not found`))}
+					waiting("CreateContainerConfigError", `secret "glance-service-user" not found`))}
 			},
 			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": ` +
-				`CreateContainerConfigError: "secret \"glance-db\" not found"`},
+				`CreateContainerConfigError: "secret \"glance-service-user\" not found"`},
 		},
 		"ImagePullBackOff": {
 			reason: "an image that cannot be pulled",

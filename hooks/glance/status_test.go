@@ -28,6 +28,12 @@ func mounting(configMap, secret string) *appsv1.Deployment {
 	return d
 }
 
+// rollingOut is d with no replica available yet.
+func rollingOut(d *appsv1.Deployment) *appsv1.Deployment {
+	d.Status.AvailableReplicas = 0
+	return d
+}
+
 func TestBuildStatus(t *testing.T) {
 	synced := hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced, Message: "synced"}
 	userReady := hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable, Message: "available"}
@@ -61,6 +67,7 @@ func TestBuildStatus(t *testing.T) {
 		noDefault string
 		out       *outcome
 		current   *appsv1.Deployment
+		pods      podsVerdict
 	}
 	type want struct {
 		conditions     []string
@@ -203,6 +210,24 @@ func TestBuildStatus(t *testing.T) {
 				defaultBackend: "a",
 			},
 		},
+		"PodsCrashLooping": {
+			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows the replica count, and Ready names it",
+			args: args{stores: []*store{attached("a", true, "")}, def: "a",
+				current: rollingOut(mounting("g-config-1", "g-backends-1")),
+				pods:    podsVerdict{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
+					`DeploymentReady False PodsCrashLooping: 1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: pod "g-1" ...`,
+					"Ready False NotAllReady: waiting for DeploymentReady (PodsCrashLooping)",
+				},
+				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
+				defaultBackend: "a",
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -217,7 +242,7 @@ func TestBuildStatus(t *testing.T) {
 				}
 			}
 			g := &api.Glance{}
-			status := buildStatus(g, time.Unix(0, 0), tc.args.stores, def, tc.args.noDefault, out, tc.args.current)
+			status := buildStatus(g, time.Unix(0, 0), tc.args.stores, def, tc.args.noDefault, out, tc.args.current, tc.args.pods)
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
 			for _, c := range status.Conditions {
 				got.conditions = append(got.conditions, fmt.Sprintf("%s %s %s: %s", c.Type, c.Status, c.Reason, c.Message))

@@ -74,10 +74,18 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, hook.Invalid("observed %v", err)
 	}
 	var current *appsv1.Deployment
+	var pods podsVerdict
 	if deployFound {
 		current = &observed
 		_, mountedBackends := mountedNames(current)
 		holdOutdated(stores, func() string { return backendsText(req.Children, mountedBackends) })
+		if !rolledOut(current) {
+			observedPods, err := deploymentPods(req.Related, current.Name)
+			if err != nil {
+				return nil, err
+			}
+			pods = rolloutPods(current, observedPods, now)
+		}
 	}
 	spec := g.Spec.WithDefaults(g.Namespace)
 	creds, dbProblem, userCond, err := readCredentials(&g, spec, req.Related)
@@ -118,8 +126,9 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		out.database = carriedDatabase(g.Status.Conditions, dbProblem)
 	}
 	return &metacontroller.SyncResponse{
-		Status:   buildStatus(&g, now, stores, def, noDefault, out, current),
-		Children: out.children,
+		Status:             buildStatus(&g, now, stores, def, noDefault, out, current, pods),
+		Children:           out.children,
+		ResyncAfterSeconds: pods.resyncAfter(),
 	}, nil
 }
 
@@ -301,8 +310,9 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 	return text
 }
 
-// buildStatus reports the stores, the config and the Deployment.
-func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment) api.GlanceStatus {
+// buildStatus reports the stores, the config and the Deployment with what
+// its pods show.
+func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment, pods podsVerdict) api.GlanceStatus {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade}
 	var skipped []string
@@ -343,7 +353,7 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		status.DefaultBackend = def.id
 	}
 
-	deploy := deploymentReady(current, out.configName, out.backendsName, out.runImage)
+	deploy := explainRollout(deploymentReady(current, out.configName, out.backendsName, out.runImage), pods)
 	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config",
 		backends, out.rendered, out.database, out.serviceUser, deploy)
 	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, backends, out.rendered, out.database, out.serviceUser, deploy, ready)
@@ -371,8 +381,10 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 	case image != "" && runningImage(d) != image:
 		c.Message = fmt.Sprintf("the Deployment is being updated to image %s", excerpt.Name(image))
 	case !rolledOut(d):
-		c.Message = fmt.Sprintf("%d of %d replicas run the current config and are available",
-			min(d.Status.UpdatedReplicas, d.Status.AvailableReplicas), want)
+		// Two counts: during a rollout the available replicas may all be
+		// old ones, so neither count says how many updated ones serve.
+		c.Message = fmt.Sprintf("%d of %d replicas are updated to the current config, %d available",
+			d.Status.UpdatedReplicas, want, d.Status.AvailableReplicas)
 	default:
 		c.Status, c.Reason = true, ReasonDeploymentAvailable
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)

@@ -108,4 +108,6 @@ var (
 
 	PodDisruptionBudgetsKey     = metacontroller.Key("PodDisruptionBudget", "policy/v1")
 	HorizontalPodAutoscalersKey = metacontroller.Key("HorizontalPodAutoscaler", "autoscaling/v2")
+	// PodsKey: the Glance's pods are related objects, never children.
+	PodsKey = metacontroller.Key("Pod", "v1")
 )

@@ -1,0 +1,128 @@
+package glance
+
+import (
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// ReasonPodsNotCreated: the Deployment's ReplicaSet cannot create pods at
+// all (a ResourceQuota, a PodSecurity level or another admission refusal);
+// the API server's refusal is in the Deployment's ReplicaFailure condition.
+const ReasonPodsNotCreated = "PodsNotCreated"
+
+// defaultProgressDeadline is the Deployment's progressDeadlineSeconds when
+// the API server has not defaulted it (as in a request built by hand).
+const defaultProgressDeadline = 600 * time.Second
+
+// podsRelated is the related-resource rule for a Glance's pods: the
+// Deployment's selector, which the customize hook knows from the Glance's
+// name alone.
+func podsRelated(g *api.Glance) metacontroller.RelatedResource {
+	return metacontroller.RelatedResource{
+		APIVersion: "v1", Resource: "pods", Namespace: g.Namespace,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+	}
+}
+
+// observedPod is a related pod as far as the hooks read it: not its spec,
+// which is most of its bytes.
+type observedPod struct {
+	Metadata struct {
+		Name              string                  `json:"name"`
+		CreationTimestamp metav1.Time             `json:"creationTimestamp"`
+		DeletionTimestamp *metav1.Time            `json:"deletionTimestamp,omitempty"`
+		OwnerReferences   []metav1.OwnerReference `json:"ownerReferences,omitempty"`
+	} `json:"metadata"`
+	Status corev1.PodStatus `json:"status"`
+}
+
+// relatedPods decodes the related pods controlled by an owner that owns
+// accepts (kind and name of the controller owner reference), in name order.
+func relatedPods(related metacontroller.ObjectMap, owns func(kind, name string) bool) ([]corev1.Pod, error) {
+	objs, err := metacontroller.Decode(related, names.PodsKey, func(p *observedPod) bool {
+		for _, ref := range p.Metadata.OwnerReferences {
+			if ref.Controller != nil && *ref.Controller {
+				return owns(ref.Kind, ref.Name)
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return nil, hook.Invalid("related %v", err)
+	}
+	pods := make([]corev1.Pod, len(objs))
+	for i, o := range objs {
+		pods[i].Name = o.Metadata.Name
+		pods[i].CreationTimestamp = o.Metadata.CreationTimestamp
+		pods[i].DeletionTimestamp = o.Metadata.DeletionTimestamp
+		pods[i].Status = o.Status
+	}
+	return pods, nil
+}
+
+// deploymentPods are the related pods of the Deployment's ReplicaSets,
+// named "<deployment>-<pod-template-hash>": the current one and, during a
+// rollout, the older ones.
+func deploymentPods(related metacontroller.ObjectMap, deployment string) ([]corev1.Pod, error) {
+	return relatedPods(related, func(kind, name string) bool {
+		return kind == "ReplicaSet" && strings.HasPrefix(name, deployment+"-")
+	})
+}
+
+// rolloutPods says what the pods of an unfinished rollout show. Their
+// deadline is the Deployment's progressDeadlineSeconds from each pod's
+// creation, or has passed for all of them once the Deployment controller
+// reports ProgressDeadlineExceeded.
+func rolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) podsVerdict {
+	dl := podDeadline{now: now, after: defaultProgressDeadline}
+	if s := d.Spec.ProgressDeadlineSeconds; s != nil {
+		dl.after = time.Duration(*s) * time.Second
+	}
+	var notCreated string
+	for _, c := range d.Status.Conditions {
+		switch {
+		case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded":
+			dl.passed = true
+		case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue:
+			notCreated = "pods cannot be created: " + kubeletMessage(c.Message)
+		}
+	}
+	v := summarizePods(pods, dl)
+	if notCreated != "" {
+		// No pod can tell more than the refusal to create one.
+		v.reason = ReasonPodsNotCreated
+		v.message = strings.TrimSuffix(notCreated+"; "+v.message, "; ")
+	}
+	return v
+}
+
+// explainRollout adds what the pods show to a DeploymentReady that waits for
+// a rollout: their reason replaces RollingOut, their summary follows the
+// replica count.
+func explainRollout(c hook.Condition, pods podsVerdict) hook.Condition {
+	if c.Status || c.Reason != ReasonRollingOut || pods.reason == "" {
+		return c
+	}
+	c.Reason = pods.reason
+	c.Message += "; " + pods.message
+	return c
+}
+
+// resyncAfter is Metacontroller's resyncAfterSeconds for a pod that is
+// still starting: nothing about it changes when its deadline passes, so
+// only a resync lets the hook say it did not start in time.
+func (v podsVerdict) resyncAfter() int {
+	if v.recheck <= 0 {
+		return 0
+	}
+	return int((v.recheck + time.Second - 1) / time.Second)
+}
