@@ -284,7 +284,7 @@ func TestSummarizePods(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			v := summarizePods(tc.pods(t), podDeadline{now: podsNow, after: 10 * time.Minute, passed: tc.passed})
-			got := want{reason: v.reason, message: v.message, recheck: v.recheck}
+			got := want(v)
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
