@@ -1,12 +1,14 @@
 package test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
@@ -24,9 +26,9 @@ func (s *scenario) startPod(deployment, suffix, status string, age time.Duration
 	require.True(s.t, ok)
 	meta := pod["metadata"].(map[string]any)
 	uid, _ := meta["uid"].(string)
-	container := pod["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	spec := podSpec(s.t, pod)
 	st, err := kubeletstatus.Status(status, kubeletstatus.Pod{Name: r.Name, Namespace: r.Namespace, UID: uid,
-		Container: container["name"].(string), Image: container["image"].(string), Created: created})
+		Container: spec.Containers[0].Name, Image: spec.Containers[0].Image, Created: created, QOSClass: kubeletstatus.QOSClass(spec)})
 	require.NoError(s.t, err)
 	s.w.SetStatus(r, st)
 	return strings.TrimSuffix(r.Name, "-"+suffix)
@@ -221,8 +223,18 @@ func mustStatus(t *testing.T, s *scenario, pod, status string) map[string]any {
 	meta := p["metadata"].(map[string]any)
 	created, err := time.Parse(time.RFC3339, meta["creationTimestamp"].(string))
 	require.NoError(t, err)
+	spec := podSpec(t, p)
 	st, err := kubeletstatus.Status(status, kubeletstatus.Pod{Name: pod, Namespace: "openstack", UID: meta["uid"].(string),
-		Container: glance.ContainerName, Image: "ghcr.io/c5c3/glance:2025.2", Created: created})
+		Container: spec.Containers[0].Name, Image: spec.Containers[0].Image, Created: created, QOSClass: kubeletstatus.QOSClass(spec)})
 	require.NoError(t, err)
 	return st
+}
+
+// podSpec is a chain pod's spec, typed.
+func podSpec(t *testing.T, pod chain.Object) corev1.PodSpec {
+	raw, err := json.Marshal(pod["spec"])
+	require.NoError(t, err)
+	var spec corev1.PodSpec
+	require.NoError(t, json.Unmarshal(raw, &spec))
+	return spec
 }

@@ -27,7 +27,7 @@ func kubeletPod(t *testing.T, name string, age time.Duration, status string, edi
 	p.CreationTimestamp.Time = podsNow.Add(-age)
 	raw, err := kubeletstatus.Render(status, kubeletstatus.Pod{Name: name, Namespace: "openstack",
 		UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d", Container: ContainerName, Image: "ghcr.io/c5c3/glance:2025.2",
-		Created: p.CreationTimestamp.Time})
+		Created: p.CreationTimestamp.Time, QOSClass: corev1.PodQOSBurstable})
 	require.NoError(t, err)
 	require.NoError(t, yaml.UnmarshalStrict(raw, &p.Status), status)
 	for _, edit := range edits {

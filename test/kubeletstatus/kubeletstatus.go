@@ -9,6 +9,7 @@ import (
 	"text/template"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -16,12 +17,14 @@ import (
 var files embed.FS
 
 // Pod is what a status names: the pod, its namespace and uid, its one
-// container and image, and when the pod was created (every time in the
-// status is counted from it).
+// container and image, when the pod was created (every time in the status
+// is counted from it), and its QoS class (the API server sets it when the
+// pod is created and refuses another; QOSClass computes it).
 type Pod struct {
 	Name, Namespace, UID string
 	Container, Image     string
 	Created              time.Time
+	QOSClass             corev1.PodQOSClass
 }
 
 // Node and pod addresses the statuses carry: a pod bound to a node has
@@ -76,11 +79,42 @@ func Render(name string, p Pod) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("status %s: %w", name, err)
 	}
+	if p.QOSClass == "" {
+		return nil, fmt.Errorf("status %s: the pod's QoS class is not given", name)
+	}
 	var out bytes.Buffer
-	data := map[string]string{"Name": p.Name, "Namespace": p.Namespace, "UID": p.UID, "Container": p.Container,
+	data := map[string]string{"QOSClass": string(p.QOSClass), "Name": p.Name, "Namespace": p.Namespace, "UID": p.UID, "Container": p.Container,
 		"Image": p.Image, "Node": Node, "HostIP": HostIP, "PodIP": PodIP}
 	if err := tmpl.Execute(&out, data); err != nil {
 		return nil, fmt.Errorf("status %s: %w", name, err)
 	}
 	return out.Bytes(), nil
+}
+
+// QOSClass is the QoS class the API server gives a pod with this spec:
+// BestEffort without any request or limit, Guaranteed when every container
+// limits CPU and memory and requests no other amount, Burstable otherwise.
+func QOSClass(spec corev1.PodSpec) corev1.PodQOSClass {
+	containers := append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...)
+	some, guaranteed := false, true
+	for _, c := range containers {
+		r := c.Resources
+		if len(r.Requests) > 0 || len(r.Limits) > 0 {
+			some = true
+		}
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			limit, limited := r.Limits[name]
+			request, requested := r.Requests[name]
+			if !limited || (requested && request.Cmp(limit) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !some:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
 }

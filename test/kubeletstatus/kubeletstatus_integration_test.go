@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
@@ -91,9 +92,12 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 			created, err := env.Dynamic.Resource(pods).Namespace(namespace).Create(ctx, pod, metav1.CreateOptions{})
 			require.NoError(t, err)
 
+			var typed corev1.Pod
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(created.Object, &typed))
+			require.Equal(t, typed.Status.QOSClass, kubeletstatus.QOSClass(typed.Spec), "the server's QoS class is the one QOSClass computes")
 			status, err := kubeletstatus.Status(name, kubeletstatus.Pod{Name: created.GetName(), Namespace: namespace,
-				UID: string(created.GetUID()), Container: glance.ContainerName,
-				Image: "ghcr.io/c5c3/glance:2025.2", Created: created.GetCreationTimestamp().Time})
+				UID: string(created.GetUID()), Container: typed.Spec.Containers[0].Name, Image: typed.Spec.Containers[0].Image,
+				Created: created.GetCreationTimestamp().Time, QOSClass: typed.Status.QOSClass})
 			require.NoError(t, err)
 			created.Object["status"] = status
 			stored, err := env.Dynamic.Resource(pods).Namespace(namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestStatusesAreCoreV1PodStatuses(t *testing.T) {
 	created := time.Date(2025, 12, 31, 23, 50, 0, 0, time.UTC)
 	p := Pod{Name: "glance-5d8f-abcde", Namespace: "openstack", UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d",
-		Container: "glance-api", Image: "ghcr.io/c5c3/glance:2025.2", Created: created}
+		Container: "glance-api", Image: "ghcr.io/c5c3/glance:2025.2", Created: created, QOSClass: corev1.PodQOSBurstable}
 	require.NotEmpty(t, Names())
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
@@ -41,7 +42,31 @@ func TestStatusesAreCoreV1PodStatuses(t *testing.T) {
 	raw, err := Render("crash-loop-backoff", p)
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), "pod=glance-5d8f-abcde_openstack(0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d)")
+	p.QOSClass = ""
+	_, err = Render("ready", p)
+	assert.ErrorContains(t, err, "QoS class")
 	_, err = Render("no-such-status", p)
 	assert.ErrorContains(t, err, `no status "no-such-status"`)
 	assert.False(t, strings.Contains(strings.Join(Names(), " "), ".yaml"))
+}
+
+func TestQOSClass(t *testing.T) {
+	res := func(requests, limits corev1.ResourceList) corev1.PodSpec {
+		return corev1.PodSpec{Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits}}}}
+	}
+	q := resource.MustParse
+	cases := map[string]struct {
+		spec corev1.PodSpec
+		want corev1.PodQOSClass
+	}{
+		"nothing":             {res(nil, nil), corev1.PodQOSBestEffort},
+		"requests only":       {res(corev1.ResourceList{"cpu": q("100m")}, nil), corev1.PodQOSBurstable},
+		"memory limit only":   {res(nil, corev1.ResourceList{"memory": q("1Gi")}), corev1.PodQOSBurstable},
+		"limits only":         {res(nil, corev1.ResourceList{"cpu": q("1"), "memory": q("1Gi")}), corev1.PodQOSGuaranteed},
+		"requests are limits": {res(corev1.ResourceList{"cpu": q("1"), "memory": q("1024Mi")}, corev1.ResourceList{"cpu": q("1000m"), "memory": q("1Gi")}), corev1.PodQOSGuaranteed},
+		"requests below":      {res(corev1.ResourceList{"cpu": q("500m")}, corev1.ResourceList{"cpu": q("1"), "memory": q("1Gi")}), corev1.PodQOSBurstable},
+	}
+	for name, tc := range cases {
+		assert.Equal(t, tc.want, QOSClass(tc.spec), name)
+	}
 }
