@@ -387,7 +387,7 @@ func TestCaptureGlanceFixtures(t *testing.T) {
 	if !*update {
 		t.Skip("captures requests only when regenerating fixtures (-update or UPDATE_FIXTURES=1)")
 	}
-	for _, c := range append(capturedGlanceCases, capturedPodCases...) {
+	for _, c := range append(append(capturedGlanceCases, capturedPodCases...), capturedSchemaPodCases...) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newScenario(t)
 			name := c.build(s)

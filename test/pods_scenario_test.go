@@ -19,19 +19,42 @@ import (
 // clock, with a status as a kubelet writes it, and returns its ReplicaSet.
 func (s *scenario) startPod(deployment, suffix, status string, age time.Duration) (replicaSet string) {
 	s.t.Helper()
+	r := s.startPodOf(chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "openstack", Name: deployment}, suffix, status, age)
+	return strings.TrimSuffix(r.Name, "-"+suffix)
+}
+
+// startJobPod starts a pod of the schema Job of an action the same way and
+// returns the Job's name.
+func (s *scenario) startJobPod(action, suffix, status string, age time.Duration) (job string) {
+	s.t.Helper()
+	for _, o := range s.w.Objects() {
+		if r := chain.RefOf(o); r.Kind == "Job" && jobAction(o) == action {
+			s.startPodOf(r, suffix, status, age)
+			return r.Name
+		}
+	}
+	s.t.Fatalf("no %s Job", action)
+	return ""
+}
+
+func (s *scenario) startPodOf(owner chain.Ref, suffix, status string, age time.Duration) chain.Ref {
+	s.t.Helper()
 	created := FixtureNow.Add(-age)
-	r, err := s.w.StartPod(chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "openstack", Name: deployment}, suffix, created)
+	r, err := s.w.StartPod(owner, suffix, created)
 	require.NoError(s.t, err)
 	pod, ok := s.w.Get(r)
 	require.True(s.t, ok)
-	meta := pod["metadata"].(map[string]any)
-	uid, _ := meta["uid"].(string)
+	uid, _ := pod["metadata"].(map[string]any)["uid"].(string)
 	spec := podSpec(s.t, pod)
-	st, err := kubeletstatus.Status(status, kubeletstatus.Pod{Name: r.Name, Namespace: r.Namespace, UID: uid,
-		Container: spec.Containers[0].Name, Image: spec.Containers[0].Image, Created: created, QOSClass: kubeletstatus.QOSClass(spec)})
+	p := kubeletstatus.Pod{Name: r.Name, Namespace: r.Namespace, UID: uid, Container: spec.Containers[0].Name,
+		Image: spec.Containers[0].Image, Created: created, QOSClass: kubeletstatus.QOSClass(spec)}
+	if len(spec.InitContainers) > 0 {
+		p.InitContainer = spec.InitContainers[0].Name
+	}
+	st, err := kubeletstatus.Status(status, p)
 	require.NoError(s.t, err)
 	s.w.SetStatus(r, st)
-	return strings.TrimSuffix(r.Name, "-"+suffix)
+	return r
 }
 
 // rollout writes a Deployment's status as the Deployment controller does
@@ -183,6 +206,49 @@ first pod by name, the most fundamental reason first
 			s.startPod("glance", "new1a", "crash-loop-backoff", 5*time.Minute)
 			rs := s.startPod("glance", "new2b", "crash-loop-backoff", time.Minute)
 			s.rollout("glance", rs, 6, 2, 3, false)
+			return "glance"
+		}},
+}
+
+// capturedSchemaPodCases are /sync/glance fixtures of a schema Job whose
+// pods do not run.
+var capturedSchemaPodCases = []capturedCase{
+	{"schema-sync-pods-failed", `
+The first db sync Job failed: each of its four pods (the first try and the
+three of its backoffLimit) ended with db sync exiting 1 (a database it
+cannot reach, say). DatabaseReady stays False/SchemaSyncFailed, naming the
+Job and how to run it again, and adds how its pods ended: the count, the
+first by name, its init container and exit code; never the container's
+termination message.`,
+		func(s *scenario) string {
+			newSchemaLog(s).fail = "sync"
+			standalone(s)
+			for i, p := range []string{"a1", "b2", "c3", "d4"} {
+				s.startJobPod("sync", p, "job-failed", time.Duration(8-2*i)*time.Minute)
+			}
+			return "glance"
+		}},
+	{"schema-sync-retrying", `
+The first db sync Job is still running, but two of its pods have failed
+already (db sync exited 1) and the Job controller is trying again.
+DatabaseReady is False/PodsFailed instead of SchemaSyncRunning: the message
+still names the Job and what it does, then the pods' failures.`,
+		func(s *scenario) string {
+			newSchemaLog(s).hold = true
+			standalone(s)
+			s.startJobPod("sync", "a1", "job-failed", 3*time.Minute)
+			s.startJobPod("sync", "b2", "job-failed", 2*time.Minute)
+			return "glance"
+		}},
+	{"schema-sync-pod-image-pull-backoff", `
+The first db sync Job's pod cannot pull its image: its first step waits in
+ImagePullBackOff. DatabaseReady is False/PodsNotStarting, naming the Job,
+the pod, the init container and the kubelet's message; no Deployment
+exists yet, since glance-api starts only once the schema is synced.`,
+		func(s *scenario) string {
+			newSchemaLog(s).hold = true
+			standalone(s)
+			s.startJobPod("sync", "a1", "job-image-pull-backoff", 2*time.Minute)
 			return "glance"
 		}},
 }

@@ -16,8 +16,8 @@ import (
 // Customize answers /customize/glance: every GlanceBackend in the namespace
 // (a Glance cannot know its backends' names; sync keeps those whose glanceRef
 // names it), the store Secrets labelled for this Glance, by name the
-// database Secret and the service user's Secret its spec names, and the
-// pods of its Deployment (by the Deployment's selector), so sync can say
+// database Secret and the service user's Secret its spec names, and its
+// pods (the Deployment's and the schema Jobs', by label), so sync can say
 // why they do not run.
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 	var g customizeParent

@@ -27,7 +27,7 @@ func kubeletPod(t *testing.T, name string, age time.Duration, status string, edi
 	p.CreationTimestamp.Time = podsNow.Add(-age)
 	raw, err := kubeletstatus.Render(status, kubeletstatus.Pod{Name: name, Namespace: "openstack",
 		UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d", Container: ContainerName, Image: "ghcr.io/c5c3/glance:2025.2",
-		Created: p.CreationTimestamp.Time, QOSClass: corev1.PodQOSBurstable})
+		InitContainer: "db-sync", Created: p.CreationTimestamp.Time, QOSClass: corev1.PodQOSBurstable})
 	require.NoError(t, err)
 	require.NoError(t, yaml.UnmarshalStrict(raw, &p.Status), status)
 	for _, edit := range edits {
@@ -221,12 +221,17 @@ func TestSummarizePods(t *testing.T) {
 		"FailedJobPod": {
 			reason: "a Job's pod whose init container exited non-zero",
 			pods: func(t *testing.T) []corev1.Pod {
-				return []corev1.Pod{kubeletPod(t, "glance-db-sync-abc12", 3*time.Minute, "ready", func(st *corev1.PodStatus) {
-					st.Phase = corev1.PodFailed
-				}, jobPod(corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}},
-					corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}))}
+				return []corev1.Pod{kubeletPod(t, "glance-db-sync-abc12", 3*time.Minute, "job-failed")}
 			},
 			want: want{reason: ReasonPodsFailed, message: `1 of 1 pod failed: pod "glance-db-sync-abc12" init container "db-sync" exited with code 1 (Error)`},
+		},
+		"JobImagePullBackOff": {
+			reason: "a Job's pod whose init container cannot pull its image",
+			pods: func(t *testing.T) []corev1.Pod {
+				return []corev1.Pod{kubeletPod(t, "glance-db-sync-abc12", 3*time.Minute, "job-image-pull-backoff")}
+			},
+			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "glance-db-sync-abc12" init container "db-sync": ` +
+				`ImagePullBackOff: "Back-off pulling image \"ghcr.io/c5c3/glance:2025.2\""`},
 		},
 		"InitContainerRunningWithinTheDeadline": {
 			reason: "an init container at work is progress",

@@ -24,12 +24,15 @@ const ReasonPodsNotCreated = "PodsNotCreated"
 const defaultProgressDeadline = 600 * time.Second
 
 // podsRelated is the related-resource rule for a Glance's pods: the
-// Deployment's selector, which the customize hook knows from the Glance's
-// name alone.
+// Deployment's (component api) and the schema Jobs' (component schema),
+// selected by the labels both carry, which the customize hook knows from
+// the Glance's name alone. Sync tells them apart by their owner.
 func podsRelated(g *api.Glance) metacontroller.RelatedResource {
+	sel := selectorLabels(g)
+	delete(sel, names.LabelComponent)
 	return metacontroller.RelatedResource{
 		APIVersion: "v1", Resource: "pods", Namespace: g.Namespace,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+		LabelSelector: &metav1.LabelSelector{MatchLabels: sel},
 	}
 }
 
@@ -117,12 +120,16 @@ func explainRollout(c hook.Condition, pods podsVerdict) hook.Condition {
 	return c
 }
 
-// resyncAfter is Metacontroller's resyncAfterSeconds for a pod that is
-// still starting: nothing about it changes when its deadline passes, so
-// only a resync lets the hook say it did not start in time.
-func (v podsVerdict) resyncAfter() int {
-	if v.recheck <= 0 {
-		return 0
+// resyncAfter is Metacontroller's resyncAfterSeconds for the pods of some
+// workloads: when the first pod still starting reaches its deadline, since
+// nothing about such a pod changes then, so only a resync lets the hook say
+// it did not start in time. 0 when no pod is still starting.
+func resyncAfter(verdicts ...podsVerdict) int {
+	var soonest time.Duration
+	for _, v := range verdicts {
+		if v.recheck > 0 && (soonest == 0 || v.recheck < soonest) {
+			soonest = v.recheck
+		}
 	}
-	return int((v.recheck + time.Second - 1) / time.Second)
+	return int((soonest + time.Second - 1) / time.Second)
 }

@@ -126,7 +126,7 @@ func TestRolloutPods(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			v := rolloutPods(&tc.deployment, tc.pods, podsNow)
-			got := want{reason: v.reason, message: v.message, resync: v.resyncAfter()}
+			got := want{reason: v.reason, message: v.message, resync: resyncAfter(v)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}

@@ -57,6 +57,9 @@ type outcome struct {
 	// runImage is the image the returned Deployment runs, "" when nothing
 	// was re-rendered.
 	runImage string
+	// schemaJob is the Job of the current schema step, "" when no step is
+	// due: its pods explain DatabaseReady.
+	schemaJob string
 }
 
 // Sync answers /sync/glance.
@@ -74,7 +77,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, hook.Invalid("observed %v", err)
 	}
 	var current *appsv1.Deployment
-	var pods podsVerdict
+	var pods, jobPods podsVerdict
 	if deployFound {
 		current = &observed
 		_, mountedBackends := mountedNames(current)
@@ -125,10 +128,18 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		out.installed = api.GlanceStatus{InstalledRelease: g.Status.InstalledRelease, InstalledImage: g.Status.InstalledImage, Upgrade: g.Status.Upgrade}
 		out.database = carriedDatabase(g.Status.Conditions, dbProblem)
 	}
+	if out.schemaJob != "" {
+		observedPods, err := schemaJobPods(req.Related, out.schemaJob)
+		if err != nil {
+			return nil, err
+		}
+		jobPods = summarizePods(observedPods, podDeadline{now: now, after: schemaPodDeadline})
+		out.database = explainSchemaJob(out.database, jobPods)
+	}
 	return &metacontroller.SyncResponse{
 		Status:             buildStatus(&g, now, stores, def, noDefault, out, current, pods),
 		Children:           out.children,
-		ResyncAfterSeconds: pods.resyncAfter(),
+		ResyncAfterSeconds: resyncAfter(pods, jobPods),
 	}, nil
 }
 
@@ -186,6 +197,9 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 		inConfig:     map[string]bool{},
 		database:     plan.cond,
 		installed:    api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade},
+	}
+	if plan.job != nil {
+		out.schemaJob = jobName(*plan.job)
 	}
 	for _, s := range stores {
 		out.inConfig[s.id] = s.rendered

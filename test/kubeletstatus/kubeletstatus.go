@@ -16,15 +16,18 @@ import (
 //go:embed statuses/*.yaml
 var files embed.FS
 
-// Pod is what a status names: the pod, its namespace and uid, its one
-// container and image, when the pod was created (every time in the status
+// Pod is what a status names: the pod, its namespace and uid, its
+// container (and init container) and image, when the pod was created (every time in the status
 // is counted from it), and its QoS class (the API server sets it when the
 // pod is created and refuses another; QOSClass computes it).
 type Pod struct {
 	Name, Namespace, UID string
 	Container, Image     string
-	Created              time.Time
-	QOSClass             corev1.PodQOSClass
+	// InitContainer is the init container of the statuses of a schema
+	// Job's pod (job-*), which run one before Container.
+	InitContainer string
+	Created       time.Time
+	QOSClass      corev1.PodQOSClass
 }
 
 // Node and pod addresses the statuses carry: a pod bound to a node has
@@ -82,8 +85,11 @@ func Render(name string, p Pod) ([]byte, error) {
 	if p.QOSClass == "" {
 		return nil, fmt.Errorf("status %s: the pod's QoS class is not given", name)
 	}
+	if p.InitContainer == "" && strings.Contains(string(text), ".InitContainer") {
+		return nil, fmt.Errorf("status %s: the pod's init container is not given", name)
+	}
 	var out bytes.Buffer
-	data := map[string]string{"QOSClass": string(p.QOSClass), "Name": p.Name, "Namespace": p.Namespace, "UID": p.UID, "Container": p.Container,
+	data := map[string]string{"QOSClass": string(p.QOSClass), "InitContainer": p.InitContainer, "Name": p.Name, "Namespace": p.Namespace, "UID": p.UID, "Container": p.Container,
 		"Image": p.Image, "Node": Node, "HostIP": HostIP, "PodIP": PodIP}
 	if err := tmpl.Execute(&out, data); err != nil {
 		return nil, fmt.Errorf("status %s: %w", name, err)

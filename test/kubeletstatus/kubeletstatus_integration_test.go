@@ -39,28 +39,33 @@ var (
 	glances = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glances"}
 )
 
-// What DeploymentReady says for a rollout whose one pod has each status,
-// the pod created age before the hook is asked.
+// What the Glance says for one pod with each status, created age before
+// the hook is asked: a pod of its Deployment's unfinished rollout
+// (DeploymentReady), or with job, a pod of its running db sync Job
+// (DatabaseReady).
 var expected = map[string]struct {
 	age    time.Duration
+	job    bool
 	reason string
 	resync int
 }{
-	"create-container-config-error": {2 * time.Minute, glance.ReasonPodsNotStarting, 0},
-	"image-pull-backoff":            {2 * time.Minute, glance.ReasonPodsNotStarting, 0},
-	"crash-loop-backoff":            {4 * time.Minute, glance.ReasonPodsCrashLooping, 0},
-	"running-not-ready":             {11 * time.Minute, glance.ReasonPodsNotReady, 0},
-	"unschedulable":                 {time.Minute, glance.ReasonPodsUnschedulable, 0},
-	"container-creating":            {time.Minute, glance.ReasonRollingOut, 540},
-	"evicted":                       {3 * time.Hour, glance.ReasonPodsFailed, 0},
-	"ready":                         {time.Minute, glance.ReasonRollingOut, 0},
+	"create-container-config-error": {2 * time.Minute, false, glance.ReasonPodsNotStarting, 0},
+	"image-pull-backoff":            {2 * time.Minute, false, glance.ReasonPodsNotStarting, 0},
+	"crash-loop-backoff":            {4 * time.Minute, false, glance.ReasonPodsCrashLooping, 0},
+	"running-not-ready":             {11 * time.Minute, false, glance.ReasonPodsNotReady, 0},
+	"unschedulable":                 {time.Minute, false, glance.ReasonPodsUnschedulable, 0},
+	"container-creating":            {time.Minute, false, glance.ReasonRollingOut, 540},
+	"evicted":                       {3 * time.Hour, false, glance.ReasonPodsFailed, 0},
+	"ready":                         {time.Minute, false, glance.ReasonRollingOut, 0},
+	"job-failed":                    {2 * time.Minute, true, glance.ReasonPodsFailed, 0},
+	"job-image-pull-backoff":        {2 * time.Minute, true, glance.ReasonPodsNotStarting, 0},
 }
 
 // Each status is written through a real API server's status subresource
-// onto a pod of the Glance's rendered Deployment: the server keeps every
-// field (the shapes are the Pod schema's), the Glance's sync hook reads the
-// pod as the server returns it, and `kubectl get glance` shows the
-// verdict in its STATUS and PODS columns.
+// onto a pod of the Glance's rendered Deployment or schema Job: the server
+// keeps every field (the shapes are the Pod schema's), the Glance's sync
+// hook reads the pod as the server returns it, and `kubectl get glance`
+// shows the verdict in its STATUS and PODS columns.
 func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 	env := kubetest.Shared(t)
 	env.Namespace(t, namespace)
@@ -70,16 +75,25 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 	_, err := env.Kube.CoreV1().ServiceAccounts(namespace).Create(ctx,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
+	var g map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(guide.Glance), &g))
+	_, err = env.Dynamic.Resource(glances).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: g}, metav1.CreateOptions{})
+	require.NoError(t, err)
 
-	w, glanceRef, deploymentRef := renderedGlance(t)
+	rollingOut, syncing := renderedGlance(t, false), renderedGlance(t, true)
+	glanceRef := chain.Ref{APIVersion: "glance.openstack.c5c3.io/v1alpha1", Kind: "Glance", Namespace: namespace, Name: "glance"}
 	for _, name := range kubeletstatus.Names() {
 		t.Run(name, func(t *testing.T) {
 			want, ok := expected[name]
 			require.True(t, ok, "status %s has no expected verdict here", name)
+			w, owner, condType := rollingOut, chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: namespace, Name: "glance"}, glance.CondDeploymentReady
+			if want.job {
+				w, owner, condType = syncing, schemaJob(t, syncing), glance.CondDatabaseReady
+			}
 
-			// A pod of the rendered Deployment, as its ReplicaSet creates it.
+			// A pod as the ReplicaSet or the Job creates it.
 			suffix := strings.ReplaceAll(name, "-", "")[:5]
-			ref, err := w.StartPod(deploymentRef, suffix, w.Now)
+			ref, err := w.StartPod(owner, suffix, w.Now)
 			require.NoError(t, err)
 			local, _ := w.Get(ref)
 			pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod",
@@ -95,9 +109,13 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 			var typed corev1.Pod
 			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(created.Object, &typed))
 			require.Equal(t, typed.Status.QOSClass, kubeletstatus.QOSClass(typed.Spec), "the server's QoS class is the one QOSClass computes")
-			status, err := kubeletstatus.Status(name, kubeletstatus.Pod{Name: created.GetName(), Namespace: namespace,
-				UID: string(created.GetUID()), Container: typed.Spec.Containers[0].Name, Image: typed.Spec.Containers[0].Image,
-				Created: created.GetCreationTimestamp().Time, QOSClass: typed.Status.QOSClass})
+			p := kubeletstatus.Pod{Name: created.GetName(), Namespace: namespace, UID: string(created.GetUID()),
+				Container: typed.Spec.Containers[0].Name, Image: typed.Spec.Containers[0].Image,
+				Created: created.GetCreationTimestamp().Time, QOSClass: typed.Status.QOSClass}
+			if len(typed.Spec.InitContainers) > 0 {
+				p.InitContainer = typed.Spec.InitContainers[0].Name
+			}
+			status, err := kubeletstatus.Status(name, p)
 			require.NoError(t, err)
 			created.Object["status"] = status
 			stored, err := env.Dynamic.Resource(pods).Namespace(namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
@@ -115,7 +133,7 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 			now := created.GetCreationTimestamp().Add(want.age)
 			resp, err := glance.Sync(req, now)
 			require.NoError(t, err)
-			cond := deploymentReady(t, resp)
+			cond := condition(t, resp, condType)
 			assert.Equal(t, want.reason, cond.Reason, cond.Message)
 			assert.Equal(t, want.resync, resp.ResyncAfterSeconds)
 			if want.reason != glance.ReasonRollingOut {
@@ -134,8 +152,10 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			require.Len(t, lines, 2, out)
 			assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "STATUS", "AGE", "RELEASE", "INSTALLED", "UPGRADE", "PODS"}, strings.Fields(lines[0]))
-			assert.Contains(t, lines[1], "waiting for DeploymentReady ("+want.reason+")")
-			assert.Contains(t, lines[1], cond.Message, "PODS shows DeploymentReady's message")
+			assert.Contains(t, lines[1], condType+" ("+want.reason+")", "STATUS names the condition and its reason")
+			if !want.job {
+				assert.Contains(t, lines[1], cond.Message, "PODS shows DeploymentReady's message")
+			}
 
 			require.NoError(t, env.Dynamic.Resource(pods).Namespace(namespace).Delete(ctx, stored.GetName(), metav1.DeleteOptions{}))
 			w.Delete(ref)
@@ -144,12 +164,16 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 }
 
 // renderedGlance runs the guide's standalone Glance through the hooks
-// in-process and creates the Glance on the API server; its Deployment's
-// rollout has not finished (no replica available).
-func renderedGlance(t *testing.T) (w *chain.World, glanceRef, deploymentRef chain.Ref) {
+// in-process. Its db sync Job succeeds and its Deployment's rollout has not
+// finished (no replica available); or, with syncing, its db sync Job runs
+// and there is no Deployment yet.
+func renderedGlance(t *testing.T, syncing bool) *chain.World {
 	t.Helper()
-	w = chain.NewWorld(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := chain.NewWorld(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	w.Rollouts = false
+	if syncing {
+		w.JobResult = func(*chain.World, chain.Object) (chain.JobOutcome, error) { return chain.JobRuns, nil }
+	}
 	for _, doc := range strings.Split(guide.Glance+"\n---\n"+guide.Backends+"\n---\n"+`apiVersion: v1
 kind: Secret
 metadata: {name: garage-s3-credentials, namespace: openstack}
@@ -171,19 +195,27 @@ stringData: {password: service-secret-0001}`, "\n---\n") {
 	res, err := w.Run(chain.Controllers(), 30)
 	require.NoError(t, err)
 	require.True(t, res.Converged)
-	glanceRef = chain.Ref{APIVersion: "glance.openstack.c5c3.io/v1alpha1", Kind: "Glance", Namespace: namespace, Name: "glance"}
-	deploymentRef = chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: namespace, Name: "glance"}
-	d, ok := w.Get(deploymentRef)
+	deployment := chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: namespace, Name: "glance"}
+	d, ok := w.Get(deployment)
+	if syncing {
+		require.False(t, ok, "no Deployment before the schema is synced")
+		return w
+	}
 	require.True(t, ok, "the schema Jobs ran and the Deployment exists")
-	w.SetStatus(deploymentRef, map[string]any{"observedGeneration": d["metadata"].(map[string]any)["generation"],
+	w.SetStatus(deployment, map[string]any{"observedGeneration": d["metadata"].(map[string]any)["generation"],
 		"replicas": 1, "updatedReplicas": 1, "unavailableReplicas": 1})
+	return w
+}
 
-	var g map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(guide.Glance), &g))
-	_, err = kubetest.Shared(t).Dynamic.Resource(glances).Namespace(namespace).Create(context.Background(),
-		&unstructured.Unstructured{Object: g}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return w, glanceRef, deploymentRef
+// schemaJob is the one schema Job of the world.
+func schemaJob(t *testing.T, w *chain.World) chain.Ref {
+	for _, o := range w.Objects() {
+		if r := chain.RefOf(o); r.Kind == "Job" {
+			return r
+		}
+	}
+	t.Fatal("no schema Job")
+	return chain.Ref{}
 }
 
 func glanceController(t *testing.T) chain.Controller {
@@ -196,17 +228,17 @@ func glanceController(t *testing.T) chain.Controller {
 	return chain.Controller{}
 }
 
-func deploymentReady(t *testing.T, resp *metacontroller.SyncResponse) metav1.Condition {
+func condition(t *testing.T, resp *metacontroller.SyncResponse, typ string) metav1.Condition {
 	raw, err := json.Marshal(resp.Status)
 	require.NoError(t, err)
 	var st struct{ Conditions []metav1.Condition }
 	require.NoError(t, json.Unmarshal(raw, &st))
 	for _, c := range st.Conditions {
-		if c.Type == glance.CondDeploymentReady {
+		if c.Type == typ {
 			return c
 		}
 	}
-	t.Fatal("no DeploymentReady condition")
+	t.Fatalf("no %s condition", typ)
 	return metav1.Condition{}
 }
 

@@ -17,7 +17,7 @@ import (
 func TestStatusesAreCoreV1PodStatuses(t *testing.T) {
 	created := time.Date(2025, 12, 31, 23, 50, 0, 0, time.UTC)
 	p := Pod{Name: "glance-5d8f-abcde", Namespace: "openstack", UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d",
-		Container: "glance-api", Image: "ghcr.io/c5c3/glance:2025.2", Created: created, QOSClass: corev1.PodQOSBurstable}
+		Container: "glance-api", Image: "ghcr.io/c5c3/glance:2025.2", Created: created, QOSClass: corev1.PodQOSBurstable, InitContainer: "db-sync"}
 	require.NotEmpty(t, Names())
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
@@ -34,6 +34,9 @@ func TestStatusesAreCoreV1PodStatuses(t *testing.T) {
 				assert.Equal(t, p.Container, cs.Name)
 				assert.Equal(t, p.Image, cs.Image)
 			}
+			for _, cs := range st.InitContainerStatuses {
+				assert.Equal(t, p.InitContainer, cs.Name)
+			}
 			m, err := Status(name, p)
 			require.NoError(t, err)
 			assert.Equal(t, string(st.Phase), m["phase"])
@@ -42,6 +45,9 @@ func TestStatusesAreCoreV1PodStatuses(t *testing.T) {
 	raw, err := Render("crash-loop-backoff", p)
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), "pod=glance-5d8f-abcde_openstack(0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d)")
+	p.InitContainer = ""
+	_, err = Render("job-failed", p)
+	assert.ErrorContains(t, err, "init container")
 	p.QOSClass = ""
 	_, err = Render("ready", p)
 	assert.ErrorContains(t, err, "QoS class")

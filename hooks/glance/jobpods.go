@@ -1,0 +1,41 @@
+package glance
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+)
+
+// schemaPodDeadline is how long a schema Job's pod may take to get its
+// containers going, and a step to finish, before a slow start counts: the
+// Deployment's default progress deadline. glance-manage's steps take
+// seconds to minutes once they run; one still waiting after that (for a
+// database it cannot reach, say) is worth saying long before the Job's
+// activeDeadlineSeconds ends it.
+const schemaPodDeadline = defaultProgressDeadline
+
+// schemaJobPods are the related pods the schema Job named job controls.
+func schemaJobPods(related metacontroller.ObjectMap, job string) ([]corev1.Pod, error) {
+	return relatedPods(related, func(kind, name string) bool { return kind == "Job" && name == job })
+}
+
+// explainSchemaJob adds what the pods of the current step's Job show to
+// DatabaseReady. While the Job runs, their reason replaces SchemaSyncRunning
+// or SchemaUpgrading (the message still names the Job and its step); once
+// it failed, SchemaSyncFailed or SchemaUpgradeFailed stays, and the pods'
+// summary says how its pods ended.
+func explainSchemaJob(c hook.Condition, pods podsVerdict) hook.Condition {
+	if c.Status || pods.reason == "" {
+		return c
+	}
+	switch c.Reason {
+	case ReasonSchemaSyncRunning, ReasonSchemaUpgrading:
+		c.Reason = pods.reason
+	case ReasonSchemaSyncFailed, ReasonSchemaUpgradeFailed:
+	default:
+		return c
+	}
+	c.Message += "; " + pods.message
+	return c
+}

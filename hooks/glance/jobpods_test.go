@@ -1,0 +1,109 @@
+package glance
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
+	yes := true
+	pod := func(name, kind, owner string) json.RawMessage {
+		p := corev1.Pod{}
+		p.Name = name
+		p.OwnerReferences = []metav1.OwnerReference{{Kind: kind, Name: owner, Controller: &yes}}
+		raw, err := json.Marshal(p)
+		require.NoError(t, err)
+		return raw
+	}
+	related := metacontroller.ObjectMap{names.PodsKey: {
+		"glance-db-sync-1-b":   pod("glance-db-sync-1-b", "Job", "glance-db-sync-1"),
+		"glance-db-sync-1-a":   pod("glance-db-sync-1-a", "Job", "glance-db-sync-1"),
+		"glance-db-sync-0-a":   pod("glance-db-sync-0-a", "Job", "glance-db-sync-0"),
+		"glance-db-sync-1-x-y": pod("glance-db-sync-1-x-y", "ReplicaSet", "glance-db-sync-1-x"),
+	}}
+	pods, err := schemaJobPods(related, "glance-db-sync-1")
+	require.NoError(t, err)
+	var got []string
+	for _, p := range pods {
+		got = append(got, p.Name)
+	}
+	assert.Equal(t, []string{"glance-db-sync-1-a", "glance-db-sync-1-b"}, got, "the current step's Job's pods, not an earlier Job's, not a ReplicaSet's")
+}
+
+func TestExplainSchemaJob(t *testing.T) {
+	failed := podsVerdict{reason: ReasonPodsFailed, message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
+	pulling := podsVerdict{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: ...`}
+	cond := func(status bool, reason, message string) hook.Condition {
+		return hook.Condition{Type: CondDatabaseReady, Status: status, Reason: reason, Message: message}
+	}
+	cases := map[string]struct {
+		reason string
+		cond   hook.Condition
+		pods   podsVerdict
+		want   hook.Condition
+	}{
+		"SyncRunning": {
+			reason: "a running Job whose pods fail: their reason, the Job's message first",
+			cond:   cond(false, ReasonSchemaSyncRunning, "Job j syncs the first schema"),
+			pods:   failed,
+			want:   cond(false, ReasonPodsFailed, "Job j syncs the first schema; "+failed.message),
+		},
+		"Upgrading": {
+			reason: "the same during an upgrade step",
+			cond:   cond(false, ReasonSchemaUpgrading, "upgrading, phase Expanding: Job j runs db expand"),
+			pods:   pulling,
+			want:   cond(false, ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.message),
+		},
+		"SyncFailed": {
+			reason: "a failed Job stays SchemaSyncFailed; its pods say how they ended",
+			cond:   cond(false, ReasonSchemaSyncFailed, "Job j failed: read its logs"),
+			pods:   failed,
+			want:   cond(false, ReasonSchemaSyncFailed, "Job j failed: read its logs; "+failed.message),
+		},
+		"UpgradeFailed": {
+			reason: "the same for an upgrade step",
+			cond:   cond(false, ReasonSchemaUpgradeFailed, "m"),
+			pods:   failed,
+			want:   cond(false, ReasonSchemaUpgradeFailed, "m; "+failed.message),
+		},
+		"Synced": {
+			reason: "a Job that succeeded: pods that failed before its last try do not matter",
+			cond:   cond(true, ReasonSchemaSynced, "m"),
+			pods:   failed,
+			want:   cond(true, ReasonSchemaSynced, "m"),
+		},
+		"NothingToSay": {
+			reason: "pods still starting within their deadline: the Job's own reason",
+			cond:   cond(false, ReasonSchemaSyncRunning, "m"),
+			pods:   podsVerdict{recheck: time.Minute},
+			want:   cond(false, ReasonSchemaSyncRunning, "m"),
+		},
+		"Refused": {
+			reason: "a refusal is about the spec, not about pods",
+			cond:   cond(false, ReasonDowngradeNotSupported, "m"),
+			pods:   failed,
+			want:   cond(false, ReasonDowngradeNotSupported, "m"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, explainSchemaJob(tc.cond, tc.pods), tc.reason)
+		})
+	}
+}
+
+func TestResyncAfterTheSoonestDeadline(t *testing.T) {
+	assert.Equal(t, 0, resyncAfter())
+	assert.Equal(t, 0, resyncAfter(podsVerdict{}, podsVerdict{}))
+	assert.Equal(t, 30, resyncAfter(podsVerdict{recheck: time.Minute}, podsVerdict{}, podsVerdict{recheck: 29*time.Second + time.Millisecond}))
+}
