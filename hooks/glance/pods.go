@@ -62,7 +62,7 @@ const (
 type podDeadline struct {
 	now time.Time
 	// after is how long a pod may take from its creation (the Deployment's
-	// progressDeadlineSeconds).
+	// progressDeadlineSeconds; a schema Job's pod gets as long).
 	after time.Duration
 	// passed is the workload controller's own verdict that its time is up
 	// (the Deployment's ProgressDeadlineExceeded), for every pod at once.
