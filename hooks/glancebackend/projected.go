@@ -2,13 +2,16 @@ package glancebackend
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -29,7 +32,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("Glance %q does not exist yet", glance)
 		return c, nil
 	}
-	deploy, found, err := metacontroller.DecodeOne[appsv1.Deployment](related, names.DeploymentsKey, glance)
+	volumes, found, err := podVolumes(related, glance)
 	if err != nil {
 		return c, hook.Invalid("related %v", err)
 	}
@@ -38,7 +41,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		return c, nil
 	}
 	secretName := ""
-	for _, v := range deploy.Spec.Template.Spec.Volumes {
+	for _, v := range volumes {
 		if v.Name == names.VolumeBackends && v.Secret != nil {
 			secretName = v.Secret.SecretName
 		}
@@ -47,20 +50,102 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("Deployment %q mounts no %s Secret", glance, names.VolumeBackends)
 		return c, nil
 	}
-	secret, found, err := metacontroller.DecodeOne[rawSecret](related, names.SecretsKey, secretName)
-	if err != nil {
-		return c, hook.Invalid("related %v", err)
-	}
+	raw, found := related.Get(names.SecretsKey, secretName)
 	if !found {
 		c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q is not observed yet", secretName, glance)
 		return c, nil
 	}
-	conf, err := base64.StdEncoding.DecodeString(secret.Data[names.BackendsFile])
-	if err != nil || !storeconf.HasSectionHeader(string(conf), storeID) {
+	encoded, ok := backendsFile(raw)
+	if !ok {
+		secret, _, err := metacontroller.DecodeOne[rawSecret](related, names.SecretsKey, secretName)
+		if err != nil {
+			return c, hook.Invalid("related %v", err)
+		}
+		encoded = []byte(secret.Data[names.BackendsFile])
+	}
+	if !hasSection(encoded, storeID) {
 		c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q has no [%s] section yet", secretName, glance, storeID)
 		return c, nil
 	}
 	c.Status, c.Reason = true, ReasonProjected
 	c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q holds [%s]", secretName, glance, storeID)
 	return c, nil
+}
+
+// deploymentVolumes is the part of a Deployment checkProjected reads.
+type deploymentVolumes struct {
+	Spec struct {
+		Template struct {
+			Spec struct {
+				Volumes []corev1.Volume `json:"volumes"`
+			} `json:"spec"`
+		} `json:"template"`
+	} `json:"spec"`
+}
+
+// podVolumes are the volumes of the Glance's Deployment, decoded on their
+// own where rawjson can find them, as deploymentVolumes would have them.
+func podVolumes(related metacontroller.ObjectMap, glance string) ([]corev1.Volume, bool, error) {
+	raw, found := related.Get(names.DeploymentsKey, glance)
+	if !found {
+		return nil, false, nil
+	}
+	v, res := rawjson.Path(raw, "spec", "template", "spec", "volumes")
+	var volumes []corev1.Volume
+	if res == rawjson.Found && json.Unmarshal(v, &volumes) == nil {
+		return volumes, true, nil
+	}
+	if res == rawjson.Absent {
+		return nil, true, nil
+	}
+	deploy, _, err := metacontroller.DecodeOne[deploymentVolumes](related, names.DeploymentsKey, glance)
+	return deploy.Spec.Template.Spec.Volumes, true, err
+}
+
+// confBuffers hold decoded backends.conf files: each is the size of the
+// sections of all stores, and every GlanceBackend sync decodes one.
+var confBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// hasSection reports whether the base64 backends.conf holds the store's
+// section header; not when it is no base64.
+func hasSection(encoded []byte, storeID string) bool {
+	buf := confBuffers.Get().(*[]byte)
+	defer confBuffers.Put(buf)
+	if n := base64.StdEncoding.DecodedLen(len(encoded)); cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	n, err := base64.StdEncoding.Decode((*buf)[:cap(*buf)], encoded)
+	return err == nil && storeconf.HasSectionHeader((*buf)[:n], storeID)
+}
+
+// backendsFile is the backends.conf of a backends Secret, still base64,
+// read without decoding the rest of the Secret: every GlanceBackend reads
+// the one Secret that holds the sections of all of them. ok is false when
+// only decoding the Secret as rawSecret can tell what it holds (see
+// rawjson), and always where that decoding would fail: a data value that is
+// not a string.
+func backendsFile(secret []byte) (encoded []byte, ok bool) {
+	data, res := rawjson.Field(secret, "data")
+	switch {
+	case res == rawjson.Unsure:
+		return nil, false
+	case res == rawjson.Absent || rawjson.IsNull(data):
+		return nil, true
+	}
+	exact := true
+	whole := rawjson.Members(data, func(key []byte, plain bool, v []byte) bool {
+		switch {
+		case !plain:
+			exact = false // it may spell the key with escapes
+		case string(key) != names.BackendsFile:
+			// Any other value only has to be one rawSecret can hold.
+			exact = v[0] == '"' || rawjson.IsNull(v)
+		case rawjson.IsNull(v):
+			encoded = nil
+		default:
+			encoded, exact = rawjson.StringBytes(v)
+		}
+		return exact
+	})
+	return encoded, whole && exact
 }

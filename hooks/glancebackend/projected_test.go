@@ -103,3 +103,76 @@ func TestCheckProjected(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendsFileReadsWhatRawSecretHolds holds the one-key reader to the
+// decoding it stands in for: where it answers, rawSecret decodes to the same
+// backends.conf; where it cannot tell, checkProjected decodes rawSecret.
+func TestBackendsFileReadsWhatRawSecretHolds(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		secret string
+		ok     bool
+	}{
+		"Plain":        {"the key among others", `{"apiVersion":"v1","data":{"a":"eA==","backends.conf":"W2Fd","z":null},"metadata":{"name":"s"}}`, true},
+		"NoData":       {"a Secret without data holds no file", `{"metadata":{"name":"s"}}`, true},
+		"NullData":     {"null data is no data", `{"data":null}`, true},
+		"NullValue":    {"a null value decodes to the empty string", `{"data":{"backends.conf":null}}`, true},
+		"LastWins":     {"a key given twice: the last value", `{"data":{"backends.conf":"eA==","backends.conf":"W2Fd"}}`, true},
+		"EscapedKey":   {"an escaped key may be the file's", `{"data":{"backends\u002econf":"W2Fd"}}`, false},
+		"EscapedValue": {"an escaped value needs decoding", `{"data":{"backends.conf":"W2\u0046d"}}`, false},
+		"NumberValue":  {"a value rawSecret cannot hold fails its decoding", `{"data":{"other":1,"backends.conf":"W2Fd"}}`, false},
+		"DataString":   {"data that is no object fails its decoding", `{"data":"x"}`, false},
+		"FoldedData":   {"a key encoding/json takes for data", `{"Data":{"backends.conf":"W2Fd"}}`, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := backendsFile([]byte(tc.secret))
+			if ok != tc.ok {
+				t.Fatalf("%s: backendsFile(%s) ok = %v, want %v", tc.reason, tc.secret, ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			var want rawSecret
+			if err := json.Unmarshal([]byte(tc.secret), &want); err != nil {
+				t.Fatalf("%s: backendsFile answered for a Secret rawSecret cannot hold: %v", tc.reason, err)
+			}
+			if string(got) != want.Data[names.BackendsFile] {
+				t.Errorf("%s: backendsFile = %q, rawSecret holds %q", tc.reason, got, want.Data[names.BackendsFile])
+			}
+		})
+	}
+}
+
+// TestPodVolumesDecodeAsTheDeploymentWould: the volumes read on their own
+// are the ones decoding the Deployment gives, and a Deployment whose
+// decoding fails still fails.
+func TestPodVolumesDecodeAsTheDeploymentWould(t *testing.T) {
+	vol := `{"name":"backends","secret":{"secretName":"s"}}`
+	cases := map[string]struct {
+		reason     string
+		deployment string
+		wantErr    bool
+	}{
+		"Volumes":      {"the path holds the volumes", `{"spec":{"template":{"spec":{"volumes":[` + vol + `]}}}}`, false},
+		"NoVolumes":    {"a pod without volumes", `{"spec":{"template":{"spec":{}}}}`, false},
+		"NullTemplate": {"a null template leaves nothing to mount", `{"spec":{"template":null}}`, false},
+		"FoldedKey":    {"a key encoding/json takes for spec", `{"Spec":{"template":{"spec":{"volumes":[` + vol + `]}}}}`, false},
+		"BadVolume":    {"a volume of the wrong type fails", `{"spec":{"template":{"spec":{"volumes":[1]}}}}`, true},
+		"SpecString":   {"a spec that is no object fails", `{"spec":"x"}`, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := metacontroller.ObjectMap{names.DeploymentsKey: {"glance": json.RawMessage(tc.deployment)}}
+			got, found, err := podVolumes(m, "glance")
+			var want deploymentVolumes
+			wantErr := json.Unmarshal([]byte(tc.deployment), &want)
+			if !found || (err != nil) != tc.wantErr || (wantErr != nil) != tc.wantErr {
+				t.Fatalf("%s: podVolumes found %v, err %v; decoding the Deployment: %v", tc.reason, found, err, wantErr)
+			}
+			if diff := cmp.Diff(want.Spec.Template.Spec.Volumes, got); err == nil && diff != "" {
+				t.Errorf("%s: podVolumes: -decoded Deployment, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

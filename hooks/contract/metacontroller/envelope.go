@@ -58,7 +58,10 @@ type RelatedResource struct {
 
 // ObjectMap is Metacontroller's children/related map: "<Kind>.<apiVersion>"
 // -> object name -> object. Objects stay raw so an object returned as
-// observed keeps every field byte for byte.
+// observed keeps every field byte for byte. Each is one valid JSON value:
+// the transport decodes the whole body with encoding/json, which checks all
+// of it, and the in-process chain writes them with encoding/json (readers
+// such as rawjson rely on it).
 type ObjectMap map[string]map[string]json.RawMessage
 
 // Key is the ObjectMap key of a kind and apiVersion, e.g. "Secret.v1".

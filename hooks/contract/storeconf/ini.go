@@ -1,6 +1,7 @@
 package storeconf
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -125,13 +126,23 @@ func SortedOptions(m map[string]string) []Option {
 	return out
 }
 
-// HasSectionHeader reports whether an INI text has "[name]" on a line of its own.
-func HasSectionHeader(text, name string) bool {
-	header := "[" + name + "]"
-	for _, line := range strings.Split(text, "\n") {
-		if strings.TrimRight(line, "\r") == header {
+// HasSectionHeader reports whether an INI text has "[name]" on a line of its
+// own (trailing carriage returns aside). It looks for the header itself
+// rather than splitting the text into lines: a backends.conf holds a section
+// per store and every GlanceBackend looks for its own.
+func HasSectionHeader(text []byte, name string) bool {
+	header := []byte("[" + name + "]")
+	for i := 0; i < len(text); {
+		j := bytes.Index(text[i:], header)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(header)
+		rest := bytes.TrimLeft(text[end:], "\r")
+		if (start == 0 || text[start-1] == '\n') && (len(rest) == 0 || rest[0] == '\n') {
 			return true
 		}
+		i = start + 1
 	}
 	return false
 }

@@ -118,10 +118,52 @@ func TestSpecHashIgnoresIsDefault(t *testing.T) {
 }
 
 func TestHasSectionHeader(t *testing.T) {
-	text := "[a]\nk = [b]\n[c]\r\n"
-	assert.True(t, HasSectionHeader(text, "a"))
-	assert.True(t, HasSectionHeader(text, "c"))
-	assert.False(t, HasSectionHeader(text, "b"), "only a header on a line of its own counts")
+	cases := map[string]struct {
+		reason string
+		text   string
+		name   string
+		want   bool
+	}{
+		"First":        {"a header on the first line counts", "[a]\nk = [b]\n[c]\r\n", "a", true},
+		"CarriageRet":  {"carriage returns before the line break are no part of the line", "[a]\nk = [b]\n[c]\r\n", "c", true},
+		"InValue":      {"only a header on a line of its own counts", "[a]\nk = [b]\n[c]\r\n", "b", false},
+		"Last":         {"the last line needs no line break", "k = v\n[a]", "a", true},
+		"ManyCR":       {"any number of carriage returns", "[a]\r\r\r", "a", true},
+		"Prefix":       {"a longer header is another section", "[ab]\n", "a", false},
+		"Indented":     {"a blank before the header makes it no header line", " [a]\n", "a", false},
+		"Trailing":     {"text after the header makes it no header line", "[a] x\n", "a", false},
+		"LaterMatch":   {"a header that first appears inside a line is still found on its own line", "x[a]\n[a]\n", "a", true},
+		"CRInside":     {"a carriage return only counts at the end of the line", "[a]\rx\n", "a", false},
+		"Empty":        {"an empty text has no sections", "", "a", false},
+		"SubstringEnd": {"the header must close the line", "[a]]\n", "a", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, HasSectionHeader([]byte(tc.text), tc.name), tc.reason)
+			assert.Equal(t, hasHeaderLine(tc.text, tc.name), tc.want, "the definition by lines agrees")
+		})
+	}
+}
+
+// hasHeaderLine is HasSectionHeader's definition: some line, carriage
+// returns trimmed from its end, is the header.
+func hasHeaderLine(text, name string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.TrimRight(line, "\r") == "["+name+"]" {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzHasSectionHeader(f *testing.F) {
+	f.Add("[a]\nk = [b]\n[c]\r\n", "c")
+	f.Add("x[a]\r\n[a]", "a")
+	f.Fuzz(func(t *testing.T, text, name string) {
+		if HasSectionHeader([]byte(text), name) != hasHeaderLine(text, name) {
+			t.Fatalf("HasSectionHeader(%q, %q) disagrees with the line definition", text, name)
+		}
+	})
 }
 
 func TestURLProblems(t *testing.T) {

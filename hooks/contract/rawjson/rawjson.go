@@ -1,0 +1,239 @@
+// Package rawjson reads single members out of JSON that is known to be
+// valid, without decoding or validating the rest of it: a hook that needs
+// one key of a Secret holding a thousand store sections should not pay for
+// the whole Secret. Every object in a Metacontroller request is valid JSON
+// by the time a hook sees it (the transport decodes the whole body with
+// encoding/json first, which checks all of it; the in-process chain writes
+// its objects with encoding/json).
+//
+// Each reader answers exactly what encoding/json would decode into a
+// struct field of the same name, or says it cannot tell (Unsure): a key
+// that differs from the name only in case, a key with escapes or non-ASCII
+// bytes, a name given twice, a string with escapes or invalid UTF-8. The
+// caller then decodes the object with encoding/json as before, so the
+// answer, and any error, is what it always was.
+package rawjson
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// Result says what a lookup found.
+type Result int
+
+const (
+	// Found: the member exists and its value is what encoding/json would
+	// decode.
+	Found Result = iota
+	// Absent: encoding/json would not set the field.
+	Absent
+	// Unsure: the JSON is not an object, or a key or value needs
+	// encoding/json to say what it means; decode the object with it.
+	Unsure
+)
+
+// Field returns the raw value of the member name of the object obj, the way
+// encoding/json matches a struct field tagged name: Unsure when another
+// key could match it too (case-insensitively, or through escapes) or name
+// appears twice.
+func Field(obj []byte, name string) ([]byte, Result) {
+	var value []byte
+	res := Absent
+	ok := Members(obj, func(key []byte, plain bool, v []byte) bool {
+		switch {
+		case !plain || !isASCII(key):
+			res = Unsure
+		case string(key) == name:
+			if res == Found {
+				res = Unsure
+			} else {
+				value, res = v, Found
+			}
+		case strings.EqualFold(string(key), name):
+			res = Unsure
+		}
+		return res != Unsure
+	})
+	if !ok || res == Unsure {
+		return nil, Unsure
+	}
+	return value, res
+}
+
+// Path follows Field through nested objects: the value at obj.names[0].
+// names[1]..., Absent where encoding/json would leave the field unset (a
+// member missing or null on the way), Unsure where Field is or a value on
+// the way is no object (encoding/json would fail there).
+func Path(obj []byte, names ...string) ([]byte, Result) {
+	for _, name := range names {
+		v, res := Field(obj, name)
+		if res != Found {
+			return nil, res
+		}
+		if IsNull(v) {
+			return nil, Absent
+		}
+		obj = v
+	}
+	return obj, Found
+}
+
+// Members calls fn with every member of the object obj, in order: its key
+// (still escaped when plain is false) and its raw value. fn returns false to
+// stop. Members returns false when obj is not an object or ends early.
+func Members(obj []byte, fn func(key []byte, plain bool, value []byte) bool) bool {
+	i := space(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = space(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return space(obj, i+1) == len(obj)
+	}
+	for i < len(obj) {
+		if obj[i] != '"' {
+			return false
+		}
+		end, escaped, ok := skipString(obj, i)
+		if !ok {
+			return false
+		}
+		key := obj[i+1 : end-1]
+		i = space(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		start := space(obj, i+1)
+		end, ok = skipValue(obj, start)
+		if !ok {
+			return false
+		}
+		if !fn(key, !escaped, obj[start:end]) {
+			return true
+		}
+		i = space(obj, end)
+		if i >= len(obj) {
+			return false
+		}
+		switch obj[i] {
+		case ',':
+			i = space(obj, i+1)
+		case '}':
+			return space(obj, i+1) == len(obj)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// StringBytes returns the content of the JSON string v when it needs no
+// decoding (no escapes, valid UTF-8): the bytes encoding/json would decode
+// it to. ok is false for anything else, a string with escapes included.
+func StringBytes(v []byte) (s []byte, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	s = v[1 : len(v)-1]
+	if bytes.IndexByte(s, '\\') >= 0 || bytes.IndexByte(s, '"') >= 0 || !utf8.Valid(s) {
+		return nil, false
+	}
+	return s, true
+}
+
+// IsNull reports whether v is the JSON literal null.
+func IsNull(v []byte) bool { return string(v) == "null" }
+
+func isASCII(s []byte) bool {
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func space(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] (a quote)
+// and whether it holds an escape. A string's content is found with
+// IndexByte, which is what makes long base64 values cheap to step over.
+func skipString(b []byte, i int) (end int, escaped, ok bool) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), escaped, false
+		}
+		q := j + k
+		// A quote preceded by an odd number of backslashes is escaped.
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if !escaped && bytes.IndexByte(b[j:q], '\\') >= 0 {
+			escaped = true
+		}
+		if n%2 == 0 {
+			return q + 1, escaped, true
+		}
+		j = q + 1
+	}
+}
+
+// skipValue returns the index after the value starting at b[i].
+func skipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		end, _, ok := skipString(b, i)
+		return end, ok
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				end, _, ok := skipString(b, i)
+				if !ok {
+					return end, false
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	default:
+		// A number or literal runs to the next delimiter.
+		start := i
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i, i > start
+			}
+			i++
+		}
+		return i, i > start
+	}
+}
