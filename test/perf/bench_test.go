@@ -3,6 +3,7 @@ package perf
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -146,6 +147,22 @@ func BenchmarkHooks(b *testing.B) {
 				b.ReportMetric(nsPerOp(b)/floorNs, "x-floor")
 				b.ReportMetric(nsPerOp(b)/codecNs, "x-codec")
 			}
+		})
+	}
+}
+
+// BenchmarkConverge converges the generated worlds with the in-process
+// Metacontroller (internal/simulate/chain), as Generated does before it
+// captures the requests and render does for its input: every hook call of
+// every round, and the chain's own work between them.
+func BenchmarkConverge(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("glance/gen-%d", n), func(b *testing.B) {
+			measure(b, 0, func() {
+				if _, err := Glance(n); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
 	}
 }
