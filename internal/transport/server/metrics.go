@@ -88,7 +88,7 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRequests,
-			Help: "HTTP requests answered, by route and status class (2xx, 4xx, 5xx).",
+			Help: "HTTP requests answered, by route and status class (2xx, 3xx, 4xx, 5xx).",
 		}, MetricLabels[MetricRequests]),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    MetricDuration,

@@ -112,12 +112,22 @@ func floor(kind string) BodyFunc {
 
 // handler reads the whole body first and only then waits for one of the
 // in-flight slots: a client that sends its body slowly holds a goroutine
-// and what it sent so far, never a slot a complete request could use.
+// and what it sent so far, never a slot a complete request could use. A
+// Metacontroller route then hashes the body into the answer's ETag and
+// answers 304 to a caller that already holds that answer (see etag.go).
 func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		body, err := readBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout)
 		if err != nil {
 			return err
+		}
+		var tag string
+		if r.Caller == Metacontroller {
+			tag = answerTag(cfg.Build, c.Request().URL.RequestURI(), body)
+			if notModified(c.Request().Header, tag) {
+				c.Response().Header().Set(headerETag, tag)
+				return c.NoContent(http.StatusNotModified)
+			}
 		}
 		items, err := countArrayItems(body)
 		if err != nil {
@@ -152,6 +162,9 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 				return newHTTPError(http.StatusUnprocessableEntity, "%s", err.Error())
 			}
 			return err
+		}
+		if tag != "" {
+			c.Response().Header().Set(headerETag, tag)
 		}
 		return c.JSON(http.StatusOK, out)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
+	"github.com/c5c3/glance-hooks/internal/buildinfo"
 )
 
 // DefaultMaxBodyBytes bounds a request body. Metacontroller sends the parent
@@ -68,6 +69,10 @@ type Config struct {
 	// Readiness is what /readyz answers; nil means always ready. Give the
 	// same one to ServeListener, which drains it on shutdown.
 	Readiness *Readiness
+	// Build identifies the build in the ETags of the hooks' answers, so an
+	// answer of one build is never taken for another's. Empty means
+	// buildinfo.Fingerprint().
+	Build string
 }
 
 // DefaultBodyReadTimeout leaves half of Metacontroller's default hook timeout
@@ -93,6 +98,9 @@ func New(cfg Config) *echo.Echo {
 	}
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if cfg.Build == "" {
+		cfg.Build = buildinfo.Fingerprint()
 	}
 	if cfg.MaxInFlightBytes <= 0 {
 		cfg.MaxInFlightBytes = int64(cfg.MaxInFlight) * cfg.MaxBodyBytes

@@ -1,0 +1,32 @@
+package buildinfo
+
+import "testing"
+
+func TestFingerprintNamesTheBuild(t *testing.T) {
+	base := Info{Version: "v1.2.0", Commit: "abc", GoVersion: "go1.26.8", Platform: "linux/amd64"}
+	exe := executableDigest()
+	if exe != executableDigest() {
+		t.Fatal("the running executable reads the same twice")
+	}
+	seen := map[string]string{fingerprint(base, exe): "base"}
+	for name, other := range map[string]struct {
+		info Info
+		exe  string
+	}{
+		"version":    {Info{"v1.3.0", "abc", "go1.26.8", "linux/amd64"}, exe},
+		"commit":     {Info{"v1.2.0", "abd", "go1.26.8", "linux/amd64"}, exe},
+		"go":         {Info{"v1.2.0", "abc", "go1.27.0", "linux/amd64"}, exe},
+		"platform":   {Info{"v1.2.0", "abc", "go1.26.8", "linux/arm64"}, exe},
+		"executable": {base, "another binary"},
+		"shifted":    {Info{"v1.2.0a", "bc", "go1.26.8", "linux/amd64"}, exe},
+	} {
+		fp := fingerprint(other.info, other.exe)
+		if prev, ok := seen[fp]; ok {
+			t.Errorf("a build differing in its %s shares the fingerprint of %s", name, prev)
+		}
+		seen[fp] = name
+	}
+	if Fingerprint() != Fingerprint() || Fingerprint() == "" {
+		t.Error("one process has one fingerprint")
+	}
+}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"net/http"
+	"strings"
+)
+
+// Metacontroller (v4.x, a hook's webhook.etag) keeps each hook's last
+// answer per parent (its kind, namespace and name) with the answer's ETag,
+// sends that ETag back as If-None-Match on the next call for the parent,
+// and takes a 304 (or a 412) to such a call as "the answer you have is
+// still the answer". A hook's answer here is a pure function of the request
+// URI, the body and the build, so its ETag is a digest of the three: a call
+// that carries the ETag of the same request to the same build is answered
+// 304 as soon as its body is read and hashed, before it waits for a turn or
+// is decoded. A resync of an unchanged parent then costs a body read and a
+// hash.
+
+const headerETag = "ETag"
+
+// answerTag is the ETag of the answer to a request: a strong entity tag
+// holding the SHA-256 of the build, the request URI and the body, each
+// length-prefixed so no two requests can run together into one input.
+func answerTag(build, uri string, body []byte) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(build), []byte(uri), body} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return `"` + hex.EncodeToString(h.Sum(nil)) + `"`
+}
+
+// notModified reports whether the request's If-None-Match lists tag, by the
+// weak comparison RFC 9110 prescribes for If-None-Match (a W/ prefix does
+// not matter). "*" (any answer at all) matches nothing here: Metacontroller
+// sends only a tag it was given, and an answer is always computed for a
+// request this build has not seen.
+func notModified(h http.Header, tag string) bool {
+	for _, v := range h.Values("If-None-Match") {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.TrimPrefix(strings.TrimSpace(t), "W/") == tag {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,120 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNotModified(t *testing.T) {
+	const tag = `"abc"`
+	cases := map[string]struct {
+		reason string
+		header []string
+		want   bool
+	}{
+		"Exact":    {"the tag as it was given", []string{`"abc"`}, true},
+		"Weak":     {"If-None-Match compares weakly: W/ does not matter", []string{`W/"abc"`}, true},
+		"List":     {"one of a list", []string{`"x", "abc" ,"y"`}, true},
+		"Headers":  {"one of several header lines", []string{`"x"`, `"abc"`}, true},
+		"Other":    {"another tag", []string{`"abd"`}, false},
+		"Unquoted": {"an entity tag is quoted", []string{`abc`}, false},
+		"Star":     {"* would skip answers this build never gave", []string{`*`}, false},
+		"None":     {"no header", nil, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := http.Header{}
+			for _, v := range tc.header {
+				h.Add("If-None-Match", v)
+			}
+			assert.Equal(t, tc.want, notModified(h, tag), tc.reason)
+		})
+	}
+}
+
+func TestAnswerTagNamesBuildURIAndBody(t *testing.T) {
+	base := answerTag("b", "/sync/glance", []byte(`{}`))
+	assert.Regexp(t, `^"[0-9a-f]{64}"$`, base, "a strong entity tag")
+	assert.Equal(t, base, answerTag("b", "/sync/glance", []byte(`{}`)), "the same request to the same build")
+	for name, other := range map[string]string{
+		"build":   answerTag("c", "/sync/glance", []byte(`{}`)),
+		"uri":     answerTag("b", "/sync/glance?pretty", []byte(`{}`)),
+		"body":    answerTag("b", "/sync/glance", []byte(`{ }`)),
+		"shifted": answerTag("b/sync/glance", "", []byte(`{}`)),
+	} {
+		assert.NotEqual(t, base, other, "a different %s is a different answer", name)
+	}
+}
+
+// TestNotModifiedNeedsNoTurn: a request its caller already has the answer
+// to is answered 304 from its hash alone, while every turn is taken and
+// without running the hook; the answers that are computed carry the tag.
+func TestNotModifiedNeedsNoTurn(t *testing.T) {
+	hold := newHoldRoute()
+	h := New(Config{Logger: slog.New(slog.DiscardHandler), Routes: []Route{hold.route()}, MaxInFlight: 1, Build: "test"})
+	body := `{"parent":{}}`
+	tag := answerTag("test", "/sync/hold", []byte(body))
+
+	first := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/sync/hold", strings.NewReader(body)))
+		first <- rec
+	}()
+	<-hold.entered // the only turn is taken
+
+	done := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		req := httptest.NewRequest(http.MethodPost, "/sync/hold", strings.NewReader(body))
+		req.Header.Set("If-None-Match", tag)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		done <- rec
+	}()
+	select {
+	case rec := <-done:
+		assert.Equal(t, http.StatusNotModified, rec.Code)
+		assert.Equal(t, tag, rec.Header().Get("ETag"), "a 304 names the answer it stands for")
+		assert.Empty(t, rec.Body.Bytes())
+	case <-time.After(10 * time.Second):
+		t.Fatal("the 304 waited for a turn")
+	}
+	select {
+	case <-hold.entered:
+		t.Fatal("the hook ran for a request answered 304")
+	default:
+	}
+
+	close(hold.release)
+	rec := <-first
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, tag, rec.Header().Get("ETag"), "a computed answer carries its tag")
+
+	req := httptest.NewRequest(http.MethodPost, "/sync/hold", strings.NewReader(`{"parent":{"x":1}}`))
+	req.Header.Set("If-None-Match", tag)
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusOK, rec.Code, "another body is answered anew")
+	assert.NotEqual(t, tag, rec.Header().Get("ETag"))
+}
+
+// TestOnlyMetacontrollerRoutesAnswerNotModified: /validate is the API
+// server's, which caches nothing; its answers carry no tag and an
+// If-None-Match changes nothing.
+func TestOnlyMetacontrollerRoutesAnswerNotModified(t *testing.T) {
+	h := New(Config{Logger: slog.New(slog.DiscardHandler), Routes: DefaultRoutes(), Build: "test"})
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"c5c3.io","version":"v1alpha1","kind":"ControlPlane"},"operation":"DELETE"}}`
+	req := httptest.NewRequest(http.MethodPost, "/validate", strings.NewReader(body))
+	req.Header.Set("If-None-Match", answerTag("test", "/validate", []byte(body)))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Empty(t, rec.Header().Get("ETag"))
+}
