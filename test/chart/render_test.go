@@ -115,6 +115,7 @@ type combo struct {
 	replicas                 int32
 	webhook, certManager     bool
 	metacontroller           bool
+	noETag                   bool
 	hookBaseURL              string
 	hooksPort, validatePort  int32
 	apiServerCIDRs           []string
@@ -196,6 +197,10 @@ func combos() []combo {
 		with("webhook disabled", func(c *combo) {
 			c.set = []string{"webhook.enabled=false"}
 			c.webhook = false
+		}),
+		with("etag off", func(c *combo) {
+			c.set = []string{"metacontroller.etag.enabled=false"}
+			c.noETag = true
 		}),
 		with("metacontroller disabled", func(c *combo) {
 			c.set = []string{"metacontroller.enabled=false"}
@@ -279,6 +284,7 @@ func TestRenderRefusesBadValues(t *testing.T) {
 		{[]string{"service.httpPort=80"}, "additional properties 'httpPort' not allowed"},
 		{[]string{"metacontroller.hookTimeout=ten"}, "hookTimeout"},
 		{[]string{"metacontroller.hookBaseURL=ftp://x"}, "hookBaseURL"},
+		{[]string{"metacontroller.etag.cacheTimeoutSeconds=0"}, "cacheTimeoutSeconds"},
 		{[]string{"image.digest=latest"}, "digest"},
 		{[]string{"replicas=2"}, "additional properties 'replicas' not allowed"},
 		{[]string{"extraArgs={--x}"}, "additional properties 'extraArgs' not allowed"},
@@ -737,6 +743,11 @@ type compositeController struct {
 					Type      string        `json:"type"`
 					SecretRef *secretKeyRef `json:"secretRef"`
 				} `json:"authorization"`
+				Etag *struct {
+					Enabled             bool   `json:"enabled"`
+					CacheTimeoutSeconds *int32 `json:"cacheTimeoutSeconds"`
+					CacheCleanupSeconds *int32 `json:"cacheCleanupSeconds"`
+				} `json:"etag"`
 			} `json:"webhook"`
 		} `json:"hooks"`
 	} `json:"spec"`
@@ -810,6 +821,17 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 			d, err := time.ParseDuration(h.Webhook.Timeout)
 			require.NoError(t, err, "%s %s timeout", name, hook)
 			assert.True(t, d > 0 && d <= 30*time.Second, "%s %s timeout %s", name, hook, d)
+			// The hooks answer an unchanged request 304 (their ETag is a digest
+			// of the request and the build); Metacontroller needs both timeouts.
+			if c.noETag {
+				assert.Nil(t, h.Webhook.Etag, "%s %s: etag off", name, hook)
+			} else {
+				require.NotNil(t, h.Webhook.Etag, "%s %s: etag", name, hook)
+				assert.True(t, h.Webhook.Etag.Enabled, "%s %s: etag", name, hook)
+				require.NotNil(t, h.Webhook.Etag.CacheTimeoutSeconds, "%s %s", name, hook)
+				require.NotNil(t, h.Webhook.Etag.CacheCleanupSeconds, "%s %s", name, hook)
+				assert.Positive(t, *h.Webhook.Etag.CacheTimeoutSeconds, "%s %s: without a timeout answers are never forgotten", name, hook)
+			}
 			if c.hookBaseURL != "" {
 				assert.Nil(t, h.Webhook.Service, "%s %s", name, hook)
 				assert.Nil(t, h.Webhook.CABundle, "%s %s: a URL of your own carries no CA", name, hook)

@@ -182,7 +182,10 @@ value appears.
 {{/*
 One Metacontroller hook target: the chart's Service over TLS, trusting the
 CA in the TLS Secret and sending the hook token; or hookBaseURL + path, with
-nothing else (a hook service you run yourself while debugging).
+nothing else (a hook service you run yourself while debugging). With etag,
+Metacontroller keeps each answer and its ETag per parent; both timeouts are
+always set, as Metacontroller reads cacheCleanupSeconds whenever
+cacheTimeoutSeconds is set, and without a timeout it never forgets an answer.
 */}}
 {{- define "glance-hooks.hook" -}}
 {{- $root := index . 0 }}
@@ -211,6 +214,12 @@ webhook:
       key: token
   {{- end }}
   timeout: {{ .hookTimeout }}
+  {{- if .etag.enabled }}
+  etag:
+    enabled: true
+    cacheTimeoutSeconds: {{ .etag.cacheTimeoutSeconds }}
+    cacheCleanupSeconds: {{ .etag.cacheCleanupSeconds }}
+  {{- end }}
 {{- end }}
 {{- end }}
 
