@@ -168,4 +168,4 @@ LOADFLAGS ?=
 bench: build
 	@mkdir -p .cache/perf
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./test/perf > .cache/perf/bench.txt
-	$(GO) run ./test/load -bin $(BIN) -bench .cache/perf/bench.txt $(LOADFLAGS)
+	$(GO) run ./test/load -bin $(BIN) -bench .cache/perf/bench.txt -large-backends 1000 $(LOADFLAGS)

@@ -32,12 +32,14 @@ func TestSmoke(t *testing.T) {
 		assert.Zero(t, c.errors, "%s %s", c.mode, c.path)
 		assert.Positive(t, c.p99)
 	}
-	for _, key := range []string{"hook/sync/glance", "floor/sync/glance", "hook/sync/controlplane", "floor/sync/controlplane"} {
-		assert.Positive(t, rep.rss[key], key)
+	for _, mode := range []string{"hook", "floor"} {
+		for _, path := range cfg.paths {
+			assert.Positive(t, rep.rss[rssKey(mode, path, 3)], "%s %s", mode, path)
+		}
 	}
 	var table bytes.Buffer
 	rep.print(&table)
-	assert.Contains(t, table.String(), "/sync/glance c=2")
+	assert.Contains(t, table.String(), "/sync/glance 3 backends c=2")
 	assert.Contains(t, table.String(), "peak RSS")
 	assert.Contains(t, table.String(), "install: Deployment", "the table counts the API writes of the guide's install")
 }
@@ -47,15 +49,45 @@ func TestParseBench(t *testing.T) {
 BenchmarkHooks/sync-glance/gen-100/codec-2   	 100	   6751718 ns/op	  64.91 MB/s	 6700000 cpu-ns/op	 11741101 B/op	   10128 allocs/op
 BenchmarkHooks/sync-glance/gen-100/floor-2   	 100	   7000000 ns/op	  62.48 MB/s	 7000000 cpu-ns/op	 41609327 B/op	   10226 allocs/op
 BenchmarkHooks/sync-glance/gen-100/hook-2    	  60	   9800000 ns/op	  55.52 MB/s	 9700000 cpu-ns/op	   1.45 x-codec	   1.40 x-floor	47223926 B/op	  140163 allocs/op
+BenchmarkHooks/sync-glance/gen-100/resync-2  	 900	    490000 ns/op	1000.52 MB/s	  480000 cpu-ns/op	   0.05 x-hook	  711172 B/op	      35 allocs/op
+BenchmarkConverge/glance/gen-1000/chain-2    	   1	1329996378 ns/op	1184017000 cpu-ns/op	215073368 B/op	 2561848 allocs/op
 PASS
 `)
 	cases := benchCases(parseBench(out))
-	require.Len(t, cases, 1)
+	require.Len(t, cases, 2)
+	chain := cases[1]
+	assert.Equal(t, "glance", chain.hook)
+	assert.Equal(t, "gen-1000", chain.kase)
+	assert.InDelta(t, 1329996378, chain.chainNs, 0.5)
+	assert.InDelta(t, 1184017000, chain.chainCPU, 0.5)
 	c := cases[0]
+	assert.InDelta(t, 490000, c.resyncNs, 0.5)
+	assert.InDelta(t, 480000, c.resyncCPU, 0.5)
 	assert.Equal(t, "sync-glance", c.hook)
 	assert.Equal(t, "gen-100", c.kase)
 	assert.InDelta(t, 9800000, c.hookNs, 0.5)
 	assert.InDelta(t, 7000000, c.floorNs, 0.5)
 	assert.InDelta(t, 9700000, c.hookCPU, 0.5)
 	assert.InDelta(t, 140163, c.hookAllc, 0.5)
+}
+
+func TestFloorTarget(t *testing.T) {
+	cases := map[string]struct {
+		hook, kase string
+		want       float64
+	}{
+		"Glance1000":        {"sync-glance", "gen-1000", targetGlance1000},
+		"Glance100":         {"sync-glance", "gen-100", targetSyncFloor},
+		"Backend1000":       {"sync-glancebackend", "gen-1000", targetSyncFloor},
+		"ControlPlane100":   {"sync-controlplane", "gen-100", targetSyncFloor},
+		"SmallSync":         {"sync-glance", "gen-10", targetFloorRatio},
+		"RecordedSync":      {"sync-controlplane", "recorded", targetFloorRatio},
+		"Customize1000":     {"customize-glance", "gen-1000", targetCustomizeFloor},
+		"CustomizeRecorded": {"customize-glancebackend", "recorded", targetCustomizeFloor},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, floorTarget(tc.hook, tc.kase))
+		})
+	}
 }

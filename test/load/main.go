@@ -39,20 +39,27 @@ type config struct {
 	backends    int
 	paths       []string
 	concurrency []int
-	requests    int
-	duration    time.Duration
-	warmup      int
-	slices      int
-	benchFile   string
+	// largeBackends, when not 0, loads the requests of that many backends
+	// too, at largeConcurrency only, with servers of their own so their
+	// peak RSS is that load's.
+	largeBackends    int
+	largeConcurrency []int
+	requests         int
+	duration         time.Duration
+	warmup           int
+	slices           int
+	benchFile        string
 }
 
 func main() {
 	var cfg config
-	var paths, conc string
+	var paths, conc, largeConc string
 	flag.StringVar(&cfg.bin, "bin", "bin/glance-hooks", "the service binary (make build)")
 	flag.IntVar(&cfg.backends, "backends", 100, "backends of the generated Glance and ControlPlane whose requests are sent")
 	flag.StringVar(&paths, "paths", "/sync/glance,/sync/controlplane", "routes to load, comma-separated")
 	flag.StringVar(&conc, "concurrency", "1,8,64", "concurrency levels, comma-separated")
+	flag.IntVar(&cfg.largeBackends, "large-backends", 0, "also send the requests of this many backends (0: no), at -large-concurrency, with servers of their own")
+	flag.StringVar(&largeConc, "large-concurrency", "64", "concurrency levels of the -large-backends load, comma-separated")
 	flag.IntVar(&cfg.requests, "requests", 3000, "at most this many measured requests per route, concurrency and server")
 	flag.DurationVar(&cfg.duration, "duration", 6*time.Second, "at most this long per route, concurrency and server")
 	flag.IntVar(&cfg.warmup, "warmup", 20, "requests sent before each measurement and not counted")
@@ -60,13 +67,13 @@ func main() {
 	flag.StringVar(&cfg.benchFile, "bench", "", "output of go test -bench ./test/perf to include in the table")
 	flag.Parse()
 	cfg.paths = strings.Split(paths, ",")
-	for _, c := range strings.Split(conc, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "load: bad concurrency %q\n", c)
-			os.Exit(2)
-		}
-		cfg.concurrency = append(cfg.concurrency, n)
+	var err error
+	if cfg.concurrency, err = levels(conc); err == nil {
+		cfg.largeConcurrency, err = levels(largeConc)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(2)
 	}
 	rep, err := run(cfg)
 	if err != nil {
@@ -76,10 +83,25 @@ func main() {
 	rep.print(os.Stdout)
 }
 
-// cell is one measurement: a server mode, a route and a concurrency.
+// levels parses a comma-separated list of concurrency levels.
+func levels(list string) ([]int, error) {
+	var out []int
+	for _, c := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad concurrency %q", c)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// cell is one measurement: a server mode, a route, the backends of the
+// request and a concurrency.
 type cell struct {
 	mode     string // "hook" or "floor"
 	path     string
+	backends int
 	conc     int
 	done     int // requests answered, errors included
 	errors   int
@@ -108,7 +130,7 @@ func (c cell) throughput() float64 {
 type report struct {
 	cfg     config
 	cells   []cell
-	rss     map[string]int64 // mode + path -> peak RSS in bytes
+	rss     map[string]int64 // rssKey -> peak RSS in bytes
 	bench   []benchResult
 	writes  []perf.WriteStep // the guide's walk through the in-process Metacontroller
 	before  string           // load average when the run started
@@ -130,21 +152,38 @@ func run(cfg config) (*report, error) {
 		return nil, err
 	}
 	rep.writes = writes
-	bodies, err := requests(cfg.backends)
-	if err != nil {
-		return nil, err
+	loads := []struct {
+		backends    int
+		concurrency []int
+	}{{cfg.backends, cfg.concurrency}}
+	if cfg.largeBackends > 0 {
+		loads = append(loads, struct {
+			backends    int
+			concurrency []int
+		}{cfg.largeBackends, cfg.largeConcurrency})
 	}
-	for _, path := range cfg.paths {
-		body, ok := bodies[path]
-		if !ok {
-			return nil, fmt.Errorf("no generated request for %s", path)
-		}
-		if err := loadPath(cfg, rep, path, body); err != nil {
+	for _, l := range loads {
+		bodies, err := requests(l.backends)
+		if err != nil {
 			return nil, err
+		}
+		for _, path := range cfg.paths {
+			body, ok := bodies[path]
+			if !ok {
+				return nil, fmt.Errorf("no generated request for %s", path)
+			}
+			if err := loadPath(cfg, rep, path, l.backends, l.concurrency, body); err != nil {
+				return nil, err
+			}
 		}
 	}
 	rep.after = loadAvg()
 	return rep, nil
+}
+
+// rssKey names the peak RSS of one server over one route's load.
+func rssKey(mode, path string, backends int) string {
+	return fmt.Sprintf("%s %s %d", mode, path, backends)
 }
 
 // requests are the generated bodies, by route (cached in .cache/perf like
@@ -169,7 +208,7 @@ func requests(backends int) (map[string][]byte, error) {
 // every concurrency. Each measurement is cut into slices that alternate
 // between the two servers, so a change in the machine's load while the
 // test runs weighs on both alike.
-func loadPath(cfg config, rep *report, path string, body []byte) error {
+func loadPath(cfg config, rep *report, path string, backends int, concurrency []int, body []byte) error {
 	servers := map[string]*server{}
 	defer func() {
 		for _, s := range servers {
@@ -184,7 +223,7 @@ func loadPath(cfg config, rep *report, path string, body []byte) error {
 		servers[mode] = s
 	}
 	slicesN := max(1, min(cfg.slices, cfg.requests))
-	for _, conc := range cfg.concurrency {
+	for _, conc := range concurrency {
 		runs := map[string]*measured{}
 		for _, mode := range []string{"hook", "floor"} {
 			drive("http://"+servers[mode].addr+path, body, conc, cfg.warmup, time.Minute)
@@ -204,7 +243,7 @@ func loadPath(cfg config, rep *report, path string, body []byte) error {
 		}
 		for _, mode := range []string{"hook", "floor"} {
 			c := runs[mode].cell()
-			c.mode, c.path, c.conc = mode, path, conc
+			c.mode, c.path, c.backends, c.conc = mode, path, backends, conc
 			rep.cells = append(rep.cells, c)
 		}
 	}
@@ -213,7 +252,7 @@ func loadPath(cfg config, rep *report, path string, body []byte) error {
 		if err != nil {
 			return err
 		}
-		rep.rss[mode+path] = rss
+		rep.rss[rssKey(mode, path, backends)] = rss
 	}
 	return nil
 }
