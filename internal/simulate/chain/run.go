@@ -248,9 +248,9 @@ func (w *World) selectInputs(c Controller, r Ref, customize customizeFunc) (inpu
 	for _, t := range c.Children {
 		in.children[metacontroller.Key(t.Kind, t.APIVersion)] = nil
 	}
-	for _, cr := range SortedRefs(w.objects) {
+	for _, cr := range w.controlledBy(uid) {
 		key := metacontroller.Key(cr.Kind, cr.APIVersion)
-		if refs, declared := in.children[key]; declared && controllerUID(w.objects[cr]) == uid {
+		if refs, declared := in.children[key]; declared {
 			in.children[key] = append(refs, cr)
 		}
 	}
@@ -277,13 +277,13 @@ func (w *World) fingerprint(r Ref, in inputs) string {
 
 // request is the sync request of r reading in.
 func (w *World) request(r Ref, in inputs) *metacontroller.SyncRequest {
-	parentRaw, _ := json.Marshal(w.objects[r])
+	parentRaw := w.encode(r)
 	objectMap := func(m map[string][]Ref) metacontroller.ObjectMap {
 		out := metacontroller.ObjectMap{}
 		for key, refs := range m {
 			out[key] = map[string]json.RawMessage{}
 			for _, x := range refs {
-				out[key][x.Name], _ = json.Marshal(w.objects[x])
+				out[key][x.Name] = w.encode(x)
 			}
 		}
 		return out
@@ -309,26 +309,27 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 		}
 		sel = s
 	}
-	names := map[string]bool{}
-	for _, n := range rr.Names {
-		names[n] = true
-	}
 	key := metacontroller.Key(kind, rr.APIVersion)
 	if _, ok := into[key]; !ok {
 		into[key] = nil
 	}
-	for _, r := range SortedRefs(w.objects) {
-		if r.Kind != kind || r.APIVersion != rr.APIVersion || r.Namespace != ns {
-			continue
+	if len(rr.Names) > 0 {
+		for _, name := range rr.Names {
+			r := Ref{APIVersion: rr.APIVersion, Kind: kind, Namespace: ns, Name: name}
+			if _, ok := w.objects[r]; ok && (sel == nil || sel.Matches(w.labels[r])) {
+				into[key] = append(into[key], r)
+			}
 		}
-		o := w.objects[r]
-		switch {
-		case len(rr.Names) > 0 && !names[r.Name]:
-			continue
-		case sel != nil && !sel.Matches(labels.Set(labelsOf(o))):
-			continue
+		return nil
+	}
+	candidates := w.byKind[kind]
+	if sel != nil {
+		candidates = w.selected(kind, sel)
+	}
+	for r := range candidates {
+		if r.APIVersion == rr.APIVersion && r.Namespace == ns && (sel == nil || sel.Matches(w.labels[r])) {
+			into[key] = append(into[key], r)
 		}
-		into[key] = append(into[key], r)
 	}
 	return nil
 }
@@ -411,7 +412,7 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 				"controller": true, "blockOwnerDeletion": true,
 			})
 		}
-		if err := w.Apply(write); err != nil {
+		if err := w.apply(write); err != nil {
 			return fmt.Errorf("sync %s: %w", r, err)
 		}
 		w.count(cr.Kind, verb)
@@ -421,7 +422,7 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 		status = map[string]any{}
 	}
 	status["observedGeneration"] = toInt(metadataOf(parent)["generation"])
-	if w.SetStatus(r, status) {
+	if w.setStatus(r, status) {
 		w.count(r.Kind, func(c *Writes) { c.Status++ })
 	}
 	return nil

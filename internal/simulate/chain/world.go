@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -89,6 +90,8 @@ type World struct {
 	resyncAt   map[Ref]time.Time
 	customized map[Ref]customizeEntry
 	stats      Stats
+
+	index
 }
 
 // NewWorld starts an empty cluster at a clock.
@@ -102,6 +105,9 @@ func (w *World) init() {
 	if w.seen == nil {
 		w.seen, w.resyncAt, w.customized = map[Ref]string{}, map[Ref]time.Time{}, map[Ref]customizeEntry{}
 		w.ResetStats()
+	}
+	if w.byKind == nil {
+		w.index = newIndex()
 	}
 }
 
@@ -147,8 +153,11 @@ func SortedRefs[V any](m map[Ref]V) []Ref {
 // Apply writes an object as a user would with kubectl apply: metadata and
 // spec (or data) replaced, status kept, generation bumped when the spec
 // changed. It answers the API server's errors for immutable objects.
-func (w *World) Apply(o Object) error {
-	o = deepCopy(o)
+func (w *World) Apply(o Object) error { return w.apply(deepCopy(o)) }
+
+// apply is Apply of an object the world may keep as it is: JSON-shaped
+// (see toJSONShape) and written by nobody else afterwards.
+func (w *World) apply(o Object) error {
 	r := RefOf(o)
 	if r.APIVersion == "" || r.Kind == "" || r.Name == "" {
 		return fmt.Errorf("object without apiVersion, kind or metadata.name")
@@ -164,7 +173,7 @@ func (w *World) Apply(o Object) error {
 		if hasGeneration(r.Kind) {
 			meta["generation"] = int64(1)
 		}
-		w.objects[r] = o
+		w.store(r, o)
 		return nil
 	}
 	if immutable(old) && !reflect.DeepEqual(payload(old), payload(o)) {
@@ -192,23 +201,47 @@ func (w *World) Apply(o Object) error {
 	}
 	w.version++
 	meta["resourceVersion"] = strconv.Itoa(w.version)
-	w.objects[r] = o
+	w.store(r, o)
 	return nil
 }
 
+// store puts o in the world under r.
+func (w *World) store(r Ref, o Object) {
+	if old, ok := w.objects[r]; ok {
+		w.unindex(r, old)
+	}
+	w.objects[r] = o
+	w.addIndex(r, o)
+}
+
+// encode is the object under r as JSON; the bytes are shared by every
+// request that carries the object until it changes, so nobody may write
+// into them.
+func (w *World) encode(r Ref) json.RawMessage {
+	if raw, ok := w.encoded[r]; ok {
+		return raw
+	}
+	raw, _ := json.Marshal(w.objects[r])
+	w.encoded[r] = raw
+	return raw
+}
+
 // SetStatus replaces an object's status, as the status subresource does.
-func (w *World) SetStatus(r Ref, status any) bool {
+func (w *World) SetStatus(r Ref, status any) bool { return w.setStatus(r, toJSONShape(status)) }
+
+// setStatus is SetStatus of a JSON-shaped status the world may keep.
+func (w *World) setStatus(r Ref, st any) bool {
 	o, ok := w.objects[r]
 	if !ok {
 		return false
 	}
-	st := toJSONShape(status)
 	if reflect.DeepEqual(o["status"], st) {
 		return false
 	}
 	o["status"] = st
 	w.version++
 	metadataOf(o)["resourceVersion"] = strconv.Itoa(w.version)
+	w.changed(r)
 	return true
 }
 
@@ -220,11 +253,10 @@ func (w *World) Delete(r Ref) bool {
 		return false
 	}
 	delete(w.objects, r)
+	w.unindex(r, o)
 	uid, _ := metadataOf(o)["uid"].(string)
-	for cr, child := range w.objects {
-		if controllerUID(child) == uid {
-			w.Delete(cr)
-		}
+	for _, cr := range w.controlledBy(uid) {
+		w.Delete(cr)
 	}
 	return true
 }
@@ -251,11 +283,9 @@ func (w *World) finishRollouts() bool {
 }
 
 func (w *World) refsOfKind(kind string) []Ref {
-	var refs []Ref
-	for r := range w.objects {
-		if r.Kind == kind {
-			refs = append(refs, r)
-		}
+	refs := make([]Ref, 0, len(w.byKind[kind]))
+	for r := range w.byKind[kind] {
+		refs = append(refs, r)
 	}
 	SortRefs(refs)
 	return refs
@@ -287,10 +317,17 @@ func payload(o Object) Object {
 
 // normalize drops the server-managed metadata for comparisons.
 func normalize(o Object) Object {
-	c := deepCopy(o)
-	meta := metadataOf(c)
+	// Only the two maps it changes are copied: the result is compared,
+	// never written.
+	c := maps.Clone(o)
+	meta, _ := o["metadata"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
 	delete(meta, "resourceVersion")
 	delete(meta, "generation")
+	c["metadata"] = meta
 	return c
 }
 
