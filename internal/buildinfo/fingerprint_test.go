@@ -26,7 +26,8 @@ func TestFingerprintNamesTheBuild(t *testing.T) {
 		}
 		seen[fp] = name
 	}
-	if Fingerprint() != Fingerprint() || Fingerprint() == "" {
+	first := Fingerprint()
+	if first == "" || Fingerprint() != first {
 		t.Error("one process has one fingerprint")
 	}
 }
