@@ -61,6 +61,7 @@ func (w *World) StartPod(owner Ref, suffix string, created time.Time) (Ref, erro
 	}
 	r := RefOf(pod)
 	metadataOf(w.objects[r])["creationTimestamp"] = created.UTC().Format(time.RFC3339)
+	w.changed(r) // written in place: its encoding is made anew
 	w.SetStatus(r, map[string]any{"phase": "Pending"})
 	return r, nil
 }
