@@ -4,6 +4,7 @@ package schemas_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -169,25 +170,42 @@ func TestGuideObjectsAreAccepted(t *testing.T) {
 }
 
 // TestProjectedChildrenAreAccepted feeds the stored guide ControlPlane to the
-// ControlPlane sync hook and creates what it projects: the hook's children
-// and status must pass the CRDs they are written against.
+// ControlPlane sync hook, with the admin credentials and service user
+// Secrets it reads, and creates what it projects: the hook's children (the
+// registration Job and its ServiceAccount too) and status must pass the
+// API server's validation of what they are written against.
 func TestProjectedChildrenAreAccepted(t *testing.T) {
 	env := kubetest.Shared(t)
 	cp := store(t, env, controlPlanes, object(t, guide.ControlPlane), "projected")
 	parent, err := cp.MarshalJSON()
 	require.NoError(t, err)
-	resp, err := controlplane.Sync(&metacontroller.SyncRequest{Parent: parent, Children: metacontroller.ObjectMap{}, Related: metacontroller.ObjectMap{}}, time.Now())
+	secret := func(name string, data map[string]string) json.RawMessage {
+		enc := map[string]string{}
+		for k, v := range data {
+			enc[k] = base64.StdEncoding.EncodeToString([]byte(v))
+		}
+		raw, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": cp.GetNamespace()}, "data": enc})
+		require.NoError(t, err)
+		return raw
+	}
+	related := metacontroller.ObjectMap{"Secret.v1": {
+		"keystone-admin": secret("keystone-admin", map[string]string{"OS_AUTH_URL": "http://keystone.openstack.svc.cluster.local:5000/v3",
+			"OS_USERNAME": "admin", "OS_PASSWORD": "admin-password-0001", "OS_PROJECT_NAME": "admin"}),
+		"glance-service-user": secret("glance-service-user", map[string]string{"password": "service-password-0001"}),
+	}}
+	resp, err := controlplane.Hook{JobImage: "ghcr.io/c5c3/glance-hooks:test"}.Sync(&metacontroller.SyncRequest{Parent: parent, Children: metacontroller.ObjectMap{}, Related: related}, time.Now())
 	require.NoError(t, err)
-	require.Len(t, resp.Children, 3, "a Glance and two GlanceBackends")
+	require.Len(t, resp.Children, 5, "a Glance, two GlanceBackends, the registration Job and its ServiceAccount")
 	for _, c := range resp.Children {
 		raw, err := json.Marshal(c)
 		require.NoError(t, err)
 		u := &unstructured.Unstructured{}
 		require.NoError(t, u.UnmarshalJSON(raw))
-		gvr := glances
-		if u.GetKind() == "GlanceBackend" {
-			gvr = glanceBackends
-		}
+		gvr := map[string]schema.GroupVersionResource{
+			"Glance": glances, "GlanceBackend": glanceBackends,
+			"ServiceAccount": {Version: "v1", Resource: "serviceaccounts"},
+			"Job":            {Group: "batch", Version: "v1", Resource: "jobs"},
+		}[u.GetKind()]
 		_, err = client(env, gvr).Create(context.Background(), u, metav1.CreateOptions{})
 		require.NoError(t, err, "projected %s %s", u.GetKind(), u.GetName())
 	}

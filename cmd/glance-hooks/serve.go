@@ -37,6 +37,7 @@ type serveOptions struct {
 	clientCAFile string
 	kubeconfig   string
 	apiTimeout   time.Duration
+	jobImage     string
 	floor        bool
 }
 
@@ -74,6 +75,7 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "PEM CA bundle: every POST route then wants a client certificate it signed")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
+	f.StringVar(&o.jobImage, "job-image", buildinfo.Get().Image(), "image of the ControlPlane's registration Jobs: this build's own image, whose keystone command parses the args the hooks render (the chart passes the image its pods run)")
 	// --floor serves, on the same paths, hook handlers that only decode and
 	// re-encode each request: the floor the load test compares the hooks
 	// with in the same binary. Not for production, so not in the help.
@@ -115,7 +117,7 @@ func (o *serveOptions) validate() error {
 // selectedRoutes is --routes (and --floor): each container of the chart
 // serves one caller's routes only.
 func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
-	all := server.DefaultRoutes()
+	all := server.RoutesWith(o.jobImage)
 	if o.floor {
 		all = server.FloorRoutes()
 	}

@@ -36,6 +36,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	// The rules the sync hook applies too, with the guide's messages; they
 	// include the checks of a hand-made GlanceBackend on each projected one.
 	l = append(l, problem.Wrap(glanceServicePath, controlplane.ValidateBackends(name, cp.Spec.Services.Glance.Backends))...)
+	l = append(l, problem.Wrap(glanceServicePath.Child("keystone"), controlplane.ValidateKeystone(cp.Spec.Services.Glance.Keystone))...)
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}

@@ -27,9 +27,19 @@ const (
 	ReasonGlanceNotReady   = "GlanceNotReady"
 )
 
-// Sync answers /sync/controlplane. Children are returned whole every time, so
-// Metacontroller reverts hand edits and deletes the child of a removed entry.
-func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
+// Hook is the ControlPlane's sync (and finalize) hook with what it needs
+// besides the request.
+type Hook struct {
+	// JobImage runs the registration Jobs: the image of glance-hooks
+	// itself, whose `keystone` command parses the args this hook renders.
+	JobImage string
+}
+
+// Sync answers /sync/controlplane, and Metacontroller's finalize calls of
+// the same path (req.Finalizing). Children are returned whole every time,
+// so Metacontroller reverts hand edits and deletes the child of a removed
+// entry.
+func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
 	var cp api.ControlPlane
 	if err := hook.DecodeParent(req.Parent, api.ControlPlaneAPIVersion, api.KindControlPlane, &cp); err != nil {
 		return nil, err
@@ -45,7 +55,8 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 			Status: api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now,
 				hook.Condition{Type: hook.ConditionReady, Status: true, Reason: ReasonGlanceNotEnabled,
 					Message: "spec.services.glance is not set; no Glance is projected"})},
-			Children: []any{},
+			Children:  []any{},
+			Finalized: req.Finalizing,
 		}, nil
 	}
 
@@ -69,10 +80,16 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 
 	ready := glanceReady(cp.Name, observedGlance, glanceFound)
-	all := hook.Ready("the Glance is projected and ready", projected, ready)
+	ks, err := h.keystone(&cp, req)
+	if err != nil {
+		return nil, err
+	}
+	children = append(children, ks.children...)
+	all := hook.Ready("the Glance is projected, ready and registered in Keystone", projected, ready, ks.condition)
 	return &metacontroller.SyncResponse{
-		Status:   api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, all)},
-		Children: children,
+		Status:    api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, ks.condition, all)},
+		Children:  children,
+		Finalized: ks.finalized,
 	}, nil
 }
 

@@ -1,6 +1,8 @@
 package controlplane
 
 import (
+	"regexp"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -54,3 +56,33 @@ func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
 	}
 	return l
 }
+
+// ValidateKeystone checks services.glance.keystone the way the CRD does, so
+// the sync hook never renders a registration Job the API server should
+// have refused; paths are relative to it. k may be nil.
+func ValidateKeystone(k *api.KeystoneRegistration) problem.List {
+	if k == nil {
+		return nil
+	}
+	var l problem.List
+	for _, u := range []struct {
+		name, value string
+	}{{"publicURL", k.PublicURL}, {"internalURL", k.InternalURL}} {
+		if u.value == "" {
+			continue
+		}
+		for _, p := range storeconf.URLProblems(u.value, "an endpoint URL carries none") {
+			l = append(l, problem.Invalid(field.NewPath(u.name), "%s", p))
+		}
+	}
+	if k.Region != "" && !regionPattern.MatchString(k.Region) {
+		l = append(l, problem.Invalid(field.NewPath("region"), "must be letters, digits, '.', '_' or '-', starting with a letter or digit"))
+	}
+	if k.OnDelete != "" && k.OnDelete != api.OnDeleteDeregister && k.OnDelete != api.OnDeleteKeep {
+		l = append(l, problem.Invalid(field.NewPath("onDelete"), "must be %s or %s", api.OnDeleteDeregister, api.OnDeleteKeep))
+	}
+	return l
+}
+
+// regionPattern is the CRD's pattern of a region id.
+var regionPattern = regexp.MustCompile(`^[A-Za-z0-9][-._A-Za-z0-9]*$`)

@@ -36,7 +36,7 @@ const (
 	TasksDir      = StateDir + "/tasks"
 	LockDir       = StateDir + "/lock"
 	PasteConfig   = ConfigDir + "/" + PasteFile
-	APIPort       = 9292
+	APIPort       = api.GlanceAPIPort
 	MemcachedPort = 11211
 )
 

@@ -2,7 +2,6 @@ package glance
 
 import (
 	"encoding/json"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,8 +22,6 @@ import (
 const (
 	jobBackoffLimit          = int32(3)
 	jobActiveDeadlineSeconds = int64(1800)
-	// maxJobName: the Job controller puts the name into a label value.
-	maxJobName = 63
 )
 
 // Schema Jobs are not given ttlSecondsAfterFinished. Metacontroller
@@ -51,12 +48,7 @@ type jobChild struct {
 func jobNamer(glance, metadefsPath string) func(schemaJob) string {
 	return func(j schemaJob) string {
 		hash := contenthash.Of(map[string]string{"glance": glance, "action": string(j.action), "image": j.image, "metadefs": metadefsPath})
-		suffix := "-db-" + string(j.action) + "-" + hash
-		prefix := glance
-		if len(prefix)+len(suffix) > maxJobName {
-			prefix = strings.TrimRight(prefix[:maxJobName-len(suffix)], "-")
-		}
-		return prefix + suffix
+		return names.JobName(glance, "-db-"+string(j.action)+"-"+hash)
 	}
 }
 

@@ -32,7 +32,7 @@ func TestJobNamer(t *testing.T) {
 				t.Errorf("%s: %q and %q", tc.reason, tc.a, tc.b)
 			}
 			for _, n := range []string{tc.a, tc.b} {
-				if len(n) > maxJobName || strings.HasSuffix(strings.Split(n, "-db-")[0], "-") {
+				if len(n) > names.MaxJobName || strings.HasSuffix(strings.Split(n, "-db-")[0], "-") {
 					t.Errorf("%s: %q is not a Job name the Job controller can label", tc.reason, n)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // Stamped at link time by hack/build.sh (make build, the Dockerfile, make
@@ -64,4 +65,16 @@ func vcsRevision() string {
 		}
 	}
 	return Unknown
+}
+
+// ImageRepository is where this project's release images are published.
+const ImageRepository = "ghcr.io/c5c3/glance-hooks"
+
+// Image is this build's release image: ImageRepository tagged with the
+// version without its leading "v" (the chart's appVersion, 0.1.0 for
+// v0.1.0). It is what the ControlPlane's registration Jobs run unless
+// `serve --job-image` says otherwise (the chart passes the exact image its
+// own pods run).
+func (i Info) Image() string {
+	return ImageRepository + ":" + strings.TrimPrefix(i.Version, "v")
 }

@@ -45,6 +45,7 @@ var resourceOf = map[string]string{
 	"ControlPlane": "controlplanes", "Glance": "glances", "GlanceBackend": "glancebackends",
 	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services", "Job": "jobs",
 	"PodDisruptionBudget": "poddisruptionbudgets", "HorizontalPodAutoscaler": "horizontalpodautoscalers",
+	"ServiceAccount": "serviceaccounts",
 }
 
 // expectedControllers derives what the chart must register from the code:
@@ -81,6 +82,9 @@ func expectedControllers(t *testing.T) map[string]expectedController {
 		if c.Customize != nil {
 			e.hooks["customize"] = routeOf[fn(c.Customize)]
 		}
+		if c.Finalizes {
+			e.hooks["finalize"] = routeOf[fn(c.Sync)]
+		}
 		for hook, path := range e.hooks {
 			require.NotEmpty(t, path, "%s: no route serves its %s hook", c.Name, hook)
 		}
@@ -95,8 +99,8 @@ func expectedControllers(t *testing.T) map[string]expectedController {
 func TestExpectedControllersMatchTheREADME(t *testing.T) {
 	want := map[string]expectedController{
 		"controlplane-glance": {"c5c3.io/v1alpha1 controlplanes",
-			[]string{"glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances"},
-			map[string]string{"sync": "/sync/controlplane"}},
+			[]string{"batch/v1 jobs", "glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances", "v1 serviceaccounts"},
+			map[string]string{"customize": "/customize/controlplane", "sync": "/sync/controlplane", "finalize": "/sync/controlplane"}},
 		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"},
 			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}},
 		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
@@ -382,7 +386,7 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 	}
 	assert.Equal(t, append([]string{"serve", "--routes=hooks", "--listen=:8443",
 		"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key",
-		"--auth-token-file=/etc/glance-hooks/hook-token/token"}, common("9090", c.hooksArgs)...), hooks.Args)
+		"--auth-token-file=/etc/glance-hooks/hook-token/token", "--job-image=" + hooks.Image}, common("9090", c.hooksArgs)...), hooks.Args)
 	require.NotNil(t, pod.TerminationGracePeriodSeconds)
 	assert.Greater(t, *pod.TerminationGracePeriodSeconds, int64(5+20), "the kubelet waits for the drain and the grace")
 	assert.Equal(t, map[string]string{

@@ -361,7 +361,7 @@ func project(t *testing.T, cp *unstructured.Unstructured) map[string]*unstructur
 	t.Helper()
 	parent, err := cp.MarshalJSON()
 	require.NoError(t, err)
-	resp, err := controlplane.Sync(&metacontroller.SyncRequest{Parent: parent, Children: metacontroller.ObjectMap{}, Related: metacontroller.ObjectMap{}}, time.Now())
+	resp, err := controlplane.Hook{JobImage: "ghcr.io/c5c3/glance-hooks:test"}.Sync(&metacontroller.SyncRequest{Parent: parent, Children: metacontroller.ObjectMap{}, Related: metacontroller.ObjectMap{}}, time.Now())
 	require.NoError(t, err)
 	yes := true
 	owner := []metav1.OwnerReference{{APIVersion: cp.GetAPIVersion(), Kind: cp.GetKind(), Name: cp.GetName(), UID: cp.GetUID(), Controller: &yes, BlockOwnerDeletion: &yes}}

@@ -47,7 +47,38 @@ type GlanceService struct {
 	Staging                *StagingSpec                 `json:"staging,omitempty"`
 	Scheduling             *SchedulingSpec              `json:"scheduling,omitempty"`
 	Autoscaling            *AutoscalingSpec             `json:"autoscaling,omitempty"`
+	// Keystone is how the ControlPlane registers its Glance in Keystone.
+	Keystone *KeystoneRegistration `json:"keystone,omitempty"`
 }
+
+// KeystoneRegistration says how a ControlPlane registers its Glance in
+// Keystone (the service user with its role, the image service and its
+// endpoints) and what happens to the registration when it is deleted.
+type KeystoneRegistration struct {
+	// AdminCredentialsSecretRef names the Secret holding an admin's
+	// credentials under the keys of the admin exports: OS_AUTH_URL,
+	// OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, optionally
+	// OS_USER_DOMAIN_NAME and OS_PROJECT_DOMAIN_NAME (or their *_ID forms);
+	// default keystone-admin.
+	AdminCredentialsSecretRef *LocalObjectReference `json:"adminCredentialsSecretRef,omitempty"`
+	// Region of the endpoints; default RegionOne.
+	Region string `json:"region,omitempty"`
+	// PublicURL of the image endpoint; default the Glance Service's cluster
+	// DNS name, http://<controlplane>-glance.<namespace>.svc.cluster.local:9292.
+	PublicURL string `json:"publicURL,omitempty"`
+	// InternalURL of the image endpoint; default as PublicURL.
+	InternalURL string `json:"internalURL,omitempty"`
+	// OnDelete is what deleting the ControlPlane does to the endpoints and
+	// the service it created: Deregister (default) removes them, Keep
+	// leaves them. The service user always stays.
+	OnDelete string `json:"onDelete,omitempty"`
+}
+
+// What deleting a ControlPlane does to its catalog entries.
+const (
+	OnDeleteDeregister = "Deregister"
+	OnDeleteKeep       = "Keep"
+)
 
 // BackendEntry is one store in services.glance.backends[].
 type BackendEntry struct {

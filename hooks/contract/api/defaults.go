@@ -33,6 +33,19 @@ const (
 	// drained while the other serves.
 	DefaultMinReplicas          = int32(2)
 	DefaultTargetCPUUtilization = int32(80)
+	// DefaultAdminCredentialsSecret holds the admin exports a ControlPlane
+	// registers its Glance in Keystone with.
+	DefaultAdminCredentialsSecret = "keystone-admin"
+	// DefaultRegion is the region keystone-manage bootstrap and devstack use.
+	DefaultRegion = "RegionOne"
+	// DefaultServiceRole is the role the guide grants the service user.
+	DefaultServiceRole = "service"
+	// DefaultCatalogServiceName and CatalogServiceType are the guide's
+	// `openstack service create --name glance image`.
+	DefaultCatalogServiceName = "glance"
+	CatalogServiceType        = "image"
+	// GlanceAPIPort is the port glance-api and its Service listen on.
+	GlanceAPIPort = 9292
 )
 
 // Sizes of what a Glance leaves out. The staging area holds a whole image
@@ -58,6 +71,34 @@ func DefaultResources() corev1.ResourceRequirements {
 		Requests: corev1.ResourceList{corev1.ResourceCPU: DefaultCPURequest, corev1.ResourceMemory: DefaultMemoryRequest},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: DefaultMemoryLimit},
 	}
+}
+
+// WithDefaults returns the registration settings with every unset field
+// filled in for ControlPlane cp in namespace; k may be nil.
+func (k *KeystoneRegistration) WithDefaults(cp, namespace string) KeystoneRegistration {
+	out := KeystoneRegistration{}
+	if k != nil {
+		out = *k
+	}
+	if out.AdminCredentialsSecretRef == nil || out.AdminCredentialsSecretRef.Name == "" {
+		out.AdminCredentialsSecretRef = &LocalObjectReference{Name: DefaultAdminCredentialsSecret}
+	}
+	if out.Region == "" {
+		out.Region = DefaultRegion
+	}
+	// The projected Glance's Service, <cp>-glance, as the guide's probe
+	// reaches it.
+	url := fmt.Sprintf("http://%s-glance.%s.svc.cluster.local:%d", cp, namespace, GlanceAPIPort)
+	if out.PublicURL == "" {
+		out.PublicURL = url
+	}
+	if out.InternalURL == "" {
+		out.InternalURL = url
+	}
+	if out.OnDelete == "" {
+		out.OnDelete = OnDeleteDeregister
+	}
+	return out
 }
 
 // DefaultKeystoneEndpoint is the in-cluster Keystone of a namespace.

@@ -6,9 +6,11 @@
 package contenthash
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"sort"
 )
 
@@ -17,12 +19,24 @@ const Length = 10
 
 // Of hashes string data (ConfigMap data, or Secret data before base64).
 func Of(data map[string]string) string {
+	return sum(sha256.New(), data)
+}
+
+// Keyed is Of as an HMAC-SHA256 keyed by key: for a name that must change
+// with secret data without letting whoever reads the name test guesses of
+// that data, which only the holder of key can.
+func Keyed(key string, data map[string]string) string {
+	return sum(hmac.New(sha256.New, []byte(key)), data)
+}
+
+// sum writes data into h in key order, each key and value prefixed by its
+// length, and returns the first Length hex digits.
+func sum(h hash.Hash, data map[string]string) string {
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	h := sha256.New()
 	var n [8]byte
 	for _, k := range keys {
 		binary.BigEndian.PutUint64(n[:], uint64(len(k)))

@@ -7,6 +7,8 @@
 package names
 
 import (
+	"strings"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
@@ -108,6 +110,46 @@ var (
 
 	PodDisruptionBudgetsKey     = metacontroller.Key("PodDisruptionBudget", "policy/v1")
 	HorizontalPodAutoscalersKey = metacontroller.Key("HorizontalPodAutoscaler", "autoscaling/v2")
-	// PodsKey: the Glance's pods are related objects, never children.
-	PodsKey = metacontroller.Key("Pod", "v1")
+	// PodsKey: pods are related objects, never children: the Glance's
+	// pods, and the pods of a ControlPlane's registration Jobs.
+	PodsKey            = metacontroller.Key("Pod", "v1")
+	ServiceAccountsKey = metacontroller.Key("ServiceAccount", "v1")
 )
+
+// MaxJobName is the longest Job name: the Job controller labels its pods
+// with the name, and a label value has at most 63 characters.
+const MaxJobName = 63
+
+// JobName is prefix + suffix, the prefix cut (and any '-' it then ends in
+// dropped) so the name fits MaxJobName. The suffix carries a hash, so two
+// prefixes cut to the same text still give different names.
+func JobName(prefix, suffix string) string {
+	if len(prefix)+len(suffix) > MaxJobName {
+		prefix = strings.TrimRight(prefix[:MaxJobName-len(suffix)], "-")
+	}
+	return prefix + suffix
+}
+
+// The objects a ControlPlane's registration in Keystone consists of.
+const (
+	// ComponentRegistration labels the registration Job, its pods and its
+	// ServiceAccount; ComponentDeregistration the deregistration Job.
+	ComponentRegistration   = "keystone-registration"
+	ComponentDeregistration = "keystone-deregistration"
+	// LabelJobName is the label the Job controller puts on a Job's pods.
+	LabelJobName = "batch.kubernetes.io/job-name"
+)
+
+// RegistrationServiceAccount runs a ControlPlane's registration Jobs.
+func RegistrationServiceAccount(controlPlane string) string {
+	return GlanceName(controlPlane) + "-keystone"
+}
+
+// RegistrationJobPrefix and DeregistrationJobPrefix start the names of a
+// ControlPlane's registration and deregistration Jobs; a hash follows.
+func RegistrationJobPrefix(controlPlane string) string { return GlanceName(controlPlane) + "-register" }
+
+// DeregistrationJobPrefix: see RegistrationJobPrefix.
+func DeregistrationJobPrefix(controlPlane string) string {
+	return GlanceName(controlPlane) + "-deregister"
+}

@@ -5,19 +5,26 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
+	"github.com/c5c3/glance-hooks/internal/buildinfo"
 )
 
 // Controllers are this service's three CompositeControllers, in the order a
-// change flows down: ControlPlane, then GlanceBackends, then Glances.
-func Controllers() []Controller {
+// change flows down: ControlPlane, then GlanceBackends, then Glances. The
+// ControlPlane's registration Jobs run this build's release image.
+func Controllers() []Controller { return ControllersWith(buildinfo.Get().Image()) }
+
+// ControllersWith are Controllers, the registration Jobs running jobImage.
+func ControllersWith(jobImage string) []Controller {
 	glanceType := Type{api.GlanceAPIVersion, api.KindGlance}
 	backendType := Type{api.GlanceAPIVersion, api.KindGlanceBackend}
 	return []Controller{
 		{
-			Name:     "controlplane-glance",
-			Parent:   Type{api.ControlPlaneAPIVersion, api.KindControlPlane},
-			Children: []Type{glanceType, backendType},
-			Sync:     controlplane.Sync,
+			Name:      "controlplane-glance",
+			Parent:    Type{api.ControlPlaneAPIVersion, api.KindControlPlane},
+			Children:  []Type{glanceType, backendType, {"v1", "ServiceAccount"}, {"batch/v1", "Job"}},
+			Customize: controlplane.Customize,
+			Sync:      controlplane.Hook{JobImage: jobImage}.Sync,
+			Finalizes: true,
 		},
 		{
 			Name:      "glancebackend",

@@ -26,7 +26,16 @@ type Controller struct {
 	Children  []Type
 	Customize func(*metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error)
 	Sync      func(*metacontroller.SyncRequest, time.Time) (*metacontroller.SyncResponse, error)
+	// Finalizes says the controller has a finalize hook (the sync hook's
+	// path): Metacontroller then puts its finalizer on every parent, and
+	// while a parent is being deleted calls the hook with finalizing set
+	// until it answers finalized.
+	Finalizes bool
 }
+
+// Finalizer is the finalizer Metacontroller puts on the parents of a
+// CompositeController with a finalize hook.
+func (c Controller) Finalizer() string { return "metacontroller.io/compositecontroller-" + c.Name }
 
 // resourceKinds maps the plural resource names customize hooks use to kinds.
 var resourceKinds = map[string]string{
@@ -121,6 +130,13 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 	if !ok {
 		return false, nil // deleted earlier in this round
 	}
+	deleting := metadataOf(parent)["deletionTimestamp"] != nil
+	switch {
+	case deleting && !(c.Finalizes && hasFinalizer(parent, c.Finalizer())):
+		return false, nil // Metacontroller manages no children of it any more
+	case !deleting && c.Finalizes:
+		w.addFinalizer(r, c.Finalizer())
+	}
 	sel, err := w.selectInputs(c, r, w.cachedCustomize)
 	if err != nil {
 		return false, err
@@ -135,6 +151,7 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 		delete(w.resyncAt, r)
 	}
 	req := w.request(r, sel)
+	req.Finalizing = deleting
 	w.stats.Syncs[c.Name]++
 	resp, err := c.Sync(req, w.Now)
 	if err != nil {
@@ -146,7 +163,13 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 			w.resyncAt[r] = at
 		}
 	}
-	return true, w.applySync(c, r, parent, req.Children, resp)
+	if err := w.applySync(c, r, parent, req.Children, resp); err != nil {
+		return true, err
+	}
+	if deleting && resp.Finalized {
+		w.removeFinalizer(r, c.Finalizer())
+	}
+	return true, nil
 }
 
 // nextResync is the earliest resync a parent asked for, if any.

@@ -183,7 +183,7 @@ func (w *World) apply(o Object) error {
 		return fmt.Errorf("%s: spec.template is immutable", r)
 	}
 	oldMeta := metadataOf(old)
-	for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion", "deletionTimestamp"} {
+	for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion", "deletionTimestamp", "finalizers"} {
 		if v, ok := oldMeta[k]; ok {
 			meta[k] = v
 		}
@@ -246,11 +246,19 @@ func (w *World) setStatus(r Ref, st any) bool {
 }
 
 // Delete removes an object and, as the garbage collector would, everything
-// it controls.
+// it controls. An object with finalizers only gets its deletionTimestamp,
+// as the API server does; it goes once the last finalizer is removed.
 func (w *World) Delete(r Ref) bool {
 	o, ok := w.objects[r]
 	if !ok {
 		return false
+	}
+	if fins, _ := metadataOf(o)["finalizers"].([]any); len(fins) > 0 {
+		if metadataOf(o)["deletionTimestamp"] == nil {
+			metadataOf(o)["deletionTimestamp"] = w.Now.UTC().Format(time.RFC3339)
+			w.touch(r, o)
+		}
+		return true
 	}
 	delete(w.objects, r)
 	w.unindex(r, o)
@@ -259,6 +267,60 @@ func (w *World) Delete(r Ref) bool {
 		w.Delete(cr)
 	}
 	return true
+}
+
+// touch records a change of o, stored under r, made in place: a new
+// resourceVersion, and its cached encoding forgotten.
+func (w *World) touch(r Ref, o Object) {
+	w.version++
+	metadataOf(o)["resourceVersion"] = strconv.Itoa(w.version)
+	w.changed(r)
+}
+
+func hasFinalizer(o Object, name string) bool {
+	fins, _ := metadataOf(o)["finalizers"].([]any)
+	for _, f := range fins {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// addFinalizer puts a finalizer on an object that is not being deleted.
+func (w *World) addFinalizer(r Ref, name string) {
+	o := w.objects[r]
+	if o == nil || hasFinalizer(o, name) {
+		return
+	}
+	fins, _ := metadataOf(o)["finalizers"].([]any)
+	metadataOf(o)["finalizers"] = append(fins, name)
+	w.touch(r, o)
+}
+
+// removeFinalizer takes a finalizer off; an object being deleted goes
+// with its last one.
+func (w *World) removeFinalizer(r Ref, name string) {
+	o := w.objects[r]
+	if o == nil || !hasFinalizer(o, name) {
+		return
+	}
+	var kept []any
+	fins, _ := metadataOf(o)["finalizers"].([]any)
+	for _, f := range fins {
+		if f != name {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) == 0 {
+		delete(metadataOf(o), "finalizers")
+	} else {
+		metadataOf(o)["finalizers"] = kept
+	}
+	w.touch(r, o)
+	if len(kept) == 0 && metadataOf(o)["deletionTimestamp"] != nil {
+		w.Delete(r)
+	}
 }
 
 // finishRollouts reports every Deployment as rolled out.

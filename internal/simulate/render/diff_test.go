@@ -52,6 +52,7 @@ func TestDiffSwitchingTheDefaultStore(t *testing.T) {
 		"Secret controlplane-glance-secondary-store":    Unchanged,
 		"Secret garage-s3-credentials":                  Unchanged,
 		"Service controlplane-glance":                   Unchanged,
+		"ServiceAccount controlplane-glance-keystone":   Unchanged,
 	}, actions(d))
 	var created, deleted Change
 	for _, c := range d.Changes {

@@ -29,6 +29,14 @@ metadata: {name: glance-service-user, namespace: openstack}
 stringData: {password: plaintext-service-password-0001}
 `
 
+// keystoneAdmin is the admin exports a ControlPlane registers its Glance
+// in Keystone with (the registration Job, simulated, then succeeds).
+const keystoneAdmin = `apiVersion: v1
+kind: Secret
+metadata: {name: keystone-admin, namespace: openstack}
+stringData: {OS_AUTH_URL: "http://keystone.openstack.svc.cluster.local:5000/v3", OS_USERNAME: admin, OS_PASSWORD: plaintext-admin-0001, OS_PROJECT_NAME: admin}
+`
+
 func controlPlane(defaultEntry string) string {
 	entry := func(name, bucket string) string {
 		return fmt.Sprintf(`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	glancehook "github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
@@ -245,14 +246,15 @@ func WriteConditions(w io.Writer, objs []chain.Object) error {
 const SimulatedMark = "(simulated)"
 
 // SimulatedNote explains SimulatedMark under the conditions table.
-const SimulatedNote = SimulatedMark + " render runs no pods: it reports every schema Job succeeded and every Deployment rolled out " +
-	"with all replicas available, so DatabaseReady, DeploymentReady, and each Ready that waits for them, say what a cluster " +
-	"reports once the pods have run."
+const SimulatedNote = SimulatedMark + " render runs no pods: it reports every Job succeeded and every Deployment rolled out " +
+	"with all replicas available, so DatabaseReady, DeploymentReady, KeystoneRegistered (nothing reached Keystone), and each Ready " +
+	"that waits for them, say what a cluster reports once the pods have run."
 
 // fromSimulatedRollout reports whether a condition only restates a Job or
 // Deployment status, which render's stand-in controllers set.
 func fromSimulatedRollout(r chain.Ref, c Condition) bool {
-	return r.Kind == api.KindGlance && (c.Type == glancehook.CondDeploymentReady || c.Type == glancehook.CondDatabaseReady)
+	return r.Kind == api.KindGlance && (c.Type == glancehook.CondDeploymentReady || c.Type == glancehook.CondDatabaseReady) ||
+		r.Kind == api.KindControlPlane && c.Type == controlplane.CondKeystoneRegistered && c.Reason == controlplane.ReasonRegistered
 }
 
 // oneLine keeps a table row on one line whatever a message holds.

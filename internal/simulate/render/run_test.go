@@ -23,9 +23,10 @@ func refused(t *testing.T, err error, source, object, message string) {
 }
 
 func TestRenderControlPlane(t *testing.T) {
-	s := mustRender(t, credentials, controlPlane("default"))
+	s := mustRender(t, credentials, controlPlane("default"), keystoneAdmin)
 	objs := s.Objects()
 	assert.Equal(t, "True/AllReady", condition(find(objs, "ControlPlane", "controlplane"), "Ready"))
+	assert.Equal(t, "True/Registered", condition(find(objs, "ControlPlane", "controlplane"), "KeystoneRegistered"))
 	assert.Equal(t, "True/AllBackendsProjected", condition(find(objs, "Glance", "controlplane-glance"), "BackendsReady"))
 	assert.NotNil(t, find(objs, "GlanceBackend", "controlplane-glance-secondary"))
 	assert.NotNil(t, find(objs, "Deployment", "controlplane-glance"))

@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
+	"github.com/c5c3/glance-hooks/internal/buildinfo"
 )
 
 // SyncFunc is a pure sync hook.
@@ -52,10 +53,16 @@ type Route struct {
 	Body      BodyFunc
 }
 
-// DefaultRoutes are the hooks this service serves.
-func DefaultRoutes() []Route {
+// DefaultRoutes are the hooks this service serves, the registration Jobs
+// running this build's release image.
+func DefaultRoutes() []Route { return RoutesWith(buildinfo.Get().Image()) }
+
+// RoutesWith are the hooks this service serves, the ControlPlane's
+// registration Jobs running jobImage.
+func RoutesWith(jobImage string) []Route {
 	return []Route{
-		{Path: "/sync/controlplane", Sync: controlplane.Sync},
+		{Path: "/customize/controlplane", Customize: controlplane.Customize},
+		{Path: "/sync/controlplane", Sync: controlplane.Hook{JobImage: jobImage}.Sync},
 		{Path: "/customize/glancebackend", Customize: glancebackend.Customize},
 		{Path: "/sync/glancebackend", Sync: glancebackend.Sync},
 		{Path: "/customize/glance", Customize: glance.Customize},
