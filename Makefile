@@ -56,7 +56,7 @@ services-deps:
 	hack/install-versitygw.sh >/dev/null
 
 unit: helm
-	HELM=$(HELM) $(GO) test -count=1 ./...
+	HELM=$(HELM) $(GO) test -count=1 -timeout 20m ./...
 
 # The real kube-apiserver and etcd the integration tests start, built once
 # from the pinned module in test/kube into a cache directory (a cold build

@@ -40,6 +40,10 @@ type cluster struct {
 	path string
 	// ran lists the registration Jobs run, in order, with their logs.
 	ran []ranJob
+	// runSchemaJobs runs the Glance's schema Jobs' pods for real too
+	// (against the database the ControlPlane names); otherwise they are
+	// taken as done (test/datapath runs them).
+	runSchemaJobs bool
 }
 
 type ranJob struct {
@@ -65,12 +69,22 @@ func newCluster(t *testing.T, ks *services.Keystone) *cluster {
 	return c
 }
 
-// runJob is the Job controller: a registration Job's pod runs for real;
-// the Glance's schema Jobs are taken as done (test/datapath runs them).
+// runJob is the Job controller: a registration Job's pod runs for real,
+// and a schema Job's when runSchemaJobs is set.
 func (c *cluster) runJob(w *chain.World, job chain.Object) (chain.JobOutcome, error) {
 	meta, _ := job["metadata"].(map[string]any)
 	labels, _ := meta["labels"].(map[string]any)
 	if component := labels[names.LabelComponent]; component != names.ComponentRegistration && component != names.ComponentDeregistration {
+		if !c.runSchemaJobs {
+			return chain.JobSucceeds, nil
+		}
+		done := podrun.Run(c.t, podrun.MustPodOf(c.t, job), podrun.ObjectsOf(c.t, w.Objects()), podrun.Options{Timeout: 5 * time.Minute})
+		if !done.Succeeded() {
+			for _, r := range append(done.Init, done.Containers...) {
+				c.t.Logf("schema Job %s, container %s: exit %d\n%s", meta["name"], r.Name, r.ExitCode, r.Log)
+			}
+			return chain.JobFails, nil
+		}
 		return chain.JobSucceeds, nil
 	}
 	pod := podrun.MustPodOf(c.t, job)
