@@ -355,8 +355,9 @@ func TestStandaloneGuide(t *testing.T) {
 // --- the ControlPlane's projected Glance ------------------------------------
 
 // project runs the ControlPlane sync hook on the stored ControlPlane and
-// returns its children by name, owned by it as Metacontroller would own
-// them (a controller owner reference).
+// returns its Glance and GlanceBackend children (the kinds the webhook
+// checks; its registration ServiceAccount is left out) by name, owned by it
+// as Metacontroller would own them (a controller owner reference).
 func project(t *testing.T, cp *unstructured.Unstructured) map[string]*unstructured.Unstructured {
 	t.Helper()
 	parent, err := cp.MarshalJSON()
@@ -371,6 +372,9 @@ func project(t *testing.T, cp *unstructured.Unstructured) map[string]*unstructur
 		require.NoError(t, err)
 		u := &unstructured.Unstructured{}
 		require.NoError(t, u.UnmarshalJSON(raw))
+		if u.GetKind() != "Glance" && u.GetKind() != "GlanceBackend" {
+			continue
+		}
 		u.SetOwnerReferences(owner)
 		out[u.GetName()] = u
 	}

@@ -296,6 +296,7 @@ func (w *World) addFinalizer(r Ref, name string) {
 	fins, _ := metadataOf(o)["finalizers"].([]any)
 	metadataOf(o)["finalizers"] = append(fins, name)
 	w.touch(r, o)
+	w.count(r.Kind, func(c *Writes) { c.Update++ })
 }
 
 // removeFinalizer takes a finalizer off; an object being deleted goes
@@ -318,6 +319,7 @@ func (w *World) removeFinalizer(r Ref, name string) {
 		metadataOf(o)["finalizers"] = kept
 	}
 	w.touch(r, o)
+	w.count(r.Kind, func(c *Writes) { c.Update++ })
 	if len(kept) == 0 && metadataOf(o)["deletionTimestamp"] != nil {
 		w.Delete(r)
 	}
