@@ -461,7 +461,26 @@ func TestControlPlaneExtraOptions(t *testing.T) {
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"Bad-Key": "1"}), "extraOptions keys must be option names")
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "x\n[DEFAULT]"}),
 		"extraOptions values may not contain control characters")
-	accepted(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "/etc/ssl/certs/ca.pem", "store_description": "archive"}))
+	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "/etc/ssl/certs/ca.pem"}),
+		"extraOptions may not set an option the service renders itself")
+	accepted(t, env, controlPlanes, withOptions(map[string]any{"s3_store_thread_pools": "4", "store_description": "archive"}))
+}
+
+func TestControlPlaneCABundleRef(t *testing.T) {
+	env := kubetest.Shared(t)
+	withCA := func(endpoint string) *unstructured.Unstructured {
+		o := object(t, guide.ControlPlane)
+		list := entries(t, o)
+		s3 := list[1].(map[string]any)["s3"].(map[string]any)
+		s3["endpoint"] = endpoint
+		s3["caBundleRef"] = map[string]any{"name": "internal-ca"}
+		return setEntries(t, o, list)
+	}
+	refusedCreate(t, env, controlPlanes, withCA("http://garage.shared-services.svc.cluster.local:3900"),
+		"caBundleRef needs an https:// endpoint")
+	out := accepted(t, env, controlPlanes, withCA("https://rgw.internal:443"))
+	ref, _, _ := unstructured.NestedMap(entries(t, out)[1].(map[string]any), "s3", "caBundleRef")
+	assert.Equal(t, map[string]any{"kind": "ConfigMap", "name": "internal-ca", "key": "ca.crt"}, ref, "kind and key are defaulted")
 }
 
 // --- GlanceBackend ---------------------------------------------------------
@@ -648,7 +667,7 @@ func TestGlanceBackendExtraOptions(t *testing.T) {
 	}
 	for _, owned := range []string{"s3_store_host", "s3_store_access_key", "s3_store_secret_key", "s3_store_bucket",
 		"s3_store_bucket_url_format", "s3_store_region_name", "s3_store_create_bucket_on_put",
-		"s3_store_large_object_size", "s3_store_large_object_chunk_size"} {
+		"s3_store_large_object_size", "s3_store_large_object_chunk_size", "s3_store_cacert"} {
 		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{owned: "x"}), "extraOptions may not set an option the service renders itself")
 	}
 	for _, key := range []string{"Upper", "1st", "with-dash", "a b", strings.Repeat("k", 129)} {
@@ -663,7 +682,27 @@ func TestGlanceBackendExtraOptions(t *testing.T) {
 	}
 	refusedCreate(t, env, glanceBackends, withOptions(many), "must have at most 32 items")
 	refusedCreate(t, env, glanceBackends, withOptions(map[string]any{"store_description": strings.Repeat("x", 1025)}), "may not be more than 1024")
-	accepted(t, env, glanceBackends, withOptions(map[string]any{"store_description": "Archive (slow)", "s3_store_cacert": "/etc/ssl/ca.pem", "k": strings.Repeat("x", 1024)}))
+	accepted(t, env, glanceBackends, withOptions(map[string]any{"store_description": "Archive (slow)", "s3_store_thread_pools": "4", "k": strings.Repeat("x", 1024)}))
+}
+
+func TestGlanceBackendCABundleRef(t *testing.T) {
+	env := kubetest.Shared(t)
+	withCA := func(host string, ref map[string]any) *unstructured.Unstructured {
+		o := set(t, backend(t, "tls"), host, "spec", "s3", "host")
+		return set(t, o, ref, "spec", "s3", "caBundleRef")
+	}
+	refusedCreate(t, env, glanceBackends, withCA("http://garage:3900", map[string]any{"name": "internal-ca"}),
+		"caBundleRef needs an https:// host")
+	refusedCreate(t, env, glanceBackends, withCA("https://rgw.internal", map[string]any{"name": "internal-ca", "kind": "Certificate"}),
+		`Unsupported value: "Certificate": supported values: "ConfigMap", "Secret"`)
+	refusedCreate(t, env, glanceBackends, withCA("https://rgw.internal", map[string]any{"name": "Internal_CA"}), "spec.s3.caBundleRef.name")
+	refusedCreate(t, env, glanceBackends, withCA("https://rgw.internal", map[string]any{"name": "internal-ca", "key": "ca/crt"}), "spec.s3.caBundleRef.key")
+	refusedCreate(t, env, glanceBackends, withCA("https://rgw.internal", map[string]any{"kind": "Secret"}), "spec.s3.caBundleRef.name")
+	out := accepted(t, env, glanceBackends, withCA("https://rgw.internal", map[string]any{"name": "internal-ca"}))
+	ref, _, _ := unstructured.NestedMap(out.Object, "spec", "s3", "caBundleRef")
+	assert.Equal(t, map[string]any{"kind": "ConfigMap", "name": "internal-ca", "key": "ca.crt"}, ref, "kind and key are defaulted")
+	accepted(t, env, glanceBackends, withCA("https://rgw.internal", map[string]any{"kind": "Secret", "name": "rgw-tls", "key": "ca.crt"}))
+	accepted(t, env, glanceBackends, set(t, backend(t, "plain"), "https://rgw.internal", "spec", "s3", "host"))
 }
 
 // --- Glance ----------------------------------------------------------------

@@ -67,6 +67,48 @@ type S3Options struct {
 	LargeObjectSize *int64 `json:"largeObjectSize,omitempty"`
 	// LargeObjectChunkSize (MiB) of each multipart chunk.
 	LargeObjectChunkSize *int64 `json:"largeObjectChunkSize,omitempty"`
+	// CABundleRef names the PEM certificates glance-api trusts for this
+	// store's https:// endpoint instead of the system trust roots; unset,
+	// the system trust roots are used.
+	CABundleRef *CABundleRef `json:"caBundleRef,omitempty"`
+}
+
+// Kinds a CA bundle may be read from.
+const (
+	CABundleKindConfigMap = "ConfigMap"
+	CABundleKindSecret    = "Secret"
+	// DefaultCABundleKey is the data key cert-manager's Secrets and the
+	// kube-root-ca.crt ConfigMap keep a CA certificate under.
+	DefaultCABundleKey = "ca.crt"
+)
+
+// CABundleRef names a key of a ConfigMap or Secret in the same namespace
+// that holds PEM CA certificates. A ConfigMap is the default: a CA bundle is
+// public, and trust-manager's Bundle writes ConfigMaps; a Secret is taken
+// for bundles that only exist in one (cert-manager's ca.crt).
+type CABundleRef struct {
+	// Kind is ConfigMap (default) or Secret.
+	Kind string `json:"kind,omitempty"`
+	// Name of the ConfigMap or Secret.
+	Name string `json:"name"`
+	// Key holding the PEM bundle; default ca.crt.
+	Key string `json:"key,omitempty"`
+}
+
+// EffectiveKind is Kind, or ConfigMap when unset.
+func (r CABundleRef) EffectiveKind() string {
+	if r.Kind == "" {
+		return CABundleKindConfigMap
+	}
+	return r.Kind
+}
+
+// EffectiveKey is Key, or ca.crt when unset.
+func (r CABundleRef) EffectiveKey() string {
+	if r.Key == "" {
+		return DefaultCABundleKey
+	}
+	return r.Key
 }
 
 // LocalObjectReference names an object in the same namespace.

@@ -7,6 +7,8 @@
 package names
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -96,6 +98,44 @@ const LabelSchemaAction = api.GlanceGroup + "/schema-action"
 // ConditionCredentialsReady is the GlanceBackend condition its Glance reads
 // to tell whether the backend's store can be rendered.
 const ConditionCredentialsReady = "CredentialsReady"
+
+// ConditionCABundleReady is the GlanceBackend condition that says whether
+// the CA bundle its spec names exists and holds certificates; its Glance
+// reads it for a store that names one.
+const ConditionCABundleReady = "CABundleReady"
+
+// A store's CA bundle reaches glance-api as a file: the GlanceBackend checks
+// the bundle its spec names and records its digest on the store Secret; the
+// Glance mounts that ConfigMap or Secret key, read-only, at a directory
+// derived from the store id, and the store section names the file
+// (s3_store_cacert). The digests of every mounted bundle are annotated on
+// the pod template, so a new bundle content rolls the pods.
+const (
+	// CABundleDir holds one directory per store with a CA bundle.
+	CABundleDir = "/etc/glance/s3-ca"
+	// CABundleFile is the file name of a bundle in its store's directory.
+	CABundleFile = "ca.crt"
+	// AnnotationCABundleDigest on a store Secret is the SHA-256 of the CA
+	// bundle the backend checked, "sha256:<hex>".
+	AnnotationCABundleDigest = api.GlanceGroup + "/ca-bundle-digest"
+	// AnnotationCABundles on the glance-api pod template lists
+	// "<storeId>=<digest>" of every mounted bundle, sorted, comma-separated.
+	AnnotationCABundles = api.GlanceGroup + "/ca-bundles"
+)
+
+// CABundleMountDir is where a store's CA bundle is mounted.
+func CABundleMountDir(storeID string) string { return CABundleDir + "/" + storeID }
+
+// CABundlePath is the file s3_store_cacert names for a store.
+func CABundlePath(storeID string) string { return CABundleMountDir(storeID) + "/" + CABundleFile }
+
+// CABundleVolume is the pod volume of a store's CA bundle. Store ids may
+// hold '.' and '_' and 63 characters, which a volume name (a DNS label) may
+// not, so the name carries a hash of the id; the mount path carries the id.
+func CABundleVolume(storeID string) string {
+	sum := sha256.Sum256([]byte(storeID))
+	return "s3-ca-" + hex.EncodeToString(sum[:])[:10]
+}
 
 // Keys of Metacontroller's children and related object maps, one per type
 // the hooks read or write.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // storeOptions are the options the service renders into a store's section,
@@ -13,19 +14,35 @@ import (
 // setting is one field in api.S3Options and one line here.
 var storeOptions = []struct {
 	key   string
-	value func(s3 *api.S3Store, creds Credentials) string
+	value func(s renderInput) string
 }{
-	{"s3_store_host", func(s3 *api.S3Store, _ Credentials) string { return s3.Host }},
-	{"s3_store_access_key", func(_ *api.S3Store, c Credentials) string { return c.AccessKeyID }},
-	{"s3_store_secret_key", func(_ *api.S3Store, c Credentials) string { return c.SecretAccessKey }},
-	{"s3_store_bucket", func(s3 *api.S3Store, _ Credentials) string { return s3.Bucket }},
-	{"s3_store_bucket_url_format", func(s3 *api.S3Store, _ Credentials) string {
-		return cmp.Or(s3.BucketURLFormat, DefaultBucketURLFormat)
+	{"s3_store_host", func(s renderInput) string { return s.s3.Host }},
+	{"s3_store_access_key", func(s renderInput) string { return s.creds.AccessKeyID }},
+	{"s3_store_secret_key", func(s renderInput) string { return s.creds.SecretAccessKey }},
+	{"s3_store_bucket", func(s renderInput) string { return s.s3.Bucket }},
+	{"s3_store_bucket_url_format", func(s renderInput) string {
+		return cmp.Or(s.s3.BucketURLFormat, DefaultBucketURLFormat)
 	}},
-	{"s3_store_region_name", func(s3 *api.S3Store, _ Credentials) string { return s3.Region }},
-	{"s3_store_create_bucket_on_put", func(s3 *api.S3Store, _ Credentials) string { return formatBool(s3.CreateBucketOnPut) }},
-	{"s3_store_large_object_size", func(s3 *api.S3Store, _ Credentials) string { return formatInt(s3.LargeObjectSize) }},
-	{"s3_store_large_object_chunk_size", func(s3 *api.S3Store, _ Credentials) string { return formatInt(s3.LargeObjectChunkSize) }},
+	{"s3_store_region_name", func(s renderInput) string { return s.s3.Region }},
+	{"s3_store_create_bucket_on_put", func(s renderInput) string { return formatBool(s.s3.CreateBucketOnPut) }},
+	{"s3_store_large_object_size", func(s renderInput) string { return formatInt(s.s3.LargeObjectSize) }},
+	{"s3_store_large_object_chunk_size", func(s renderInput) string { return formatInt(s.s3.LargeObjectChunkSize) }},
+	// The file the Glance mounts the store's CA bundle as. glance_store
+	// before 4.9 does not know the option and ignores it; the Glance then
+	// hands the bundle to botocore process-wide (see hooks/glance).
+	{"s3_store_cacert", func(s renderInput) string {
+		if s.s3.CABundleRef == nil {
+			return ""
+		}
+		return names.CABundlePath(s.storeID)
+	}},
+}
+
+// renderInput is what a store's options are rendered from.
+type renderInput struct {
+	s3      *api.S3Store
+	storeID string
+	creds   Credentials
 }
 
 // OwnedOptions are the store options only the service sets; extraOptions
@@ -56,7 +73,7 @@ func RenderSection(spec api.GlanceBackendSpec, storeID string, creds Credentials
 	}
 	opts := make([]Option, 0, len(storeOptions)+len(spec.ExtraOptions))
 	for _, o := range storeOptions {
-		if v := o.value(spec.S3, creds); v != "" {
+		if v := o.value(renderInput{s3: spec.S3, storeID: storeID, creds: creds}); v != "" {
 			opts = append(opts, Option{o.key, v})
 		}
 	}

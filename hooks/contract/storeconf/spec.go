@@ -2,6 +2,7 @@ package storeconf
 
 import (
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -95,6 +96,9 @@ func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 		l = append(l, problem.Invalid(s3.Child("bucketURLFormat"), "must be path or virtual"))
 	}
 	value(s3.Child("credentialsSecretRef", "name"), o.CredentialsSecretRef.Name, true)
+	if o.CABundleRef != nil {
+		l = append(l, caBundleRefProblems(s3.Child("caBundleRef"), *o.CABundleRef, o.Host, urlField)...)
+	}
 	for _, size := range []struct {
 		name string
 		v    *int64
@@ -102,6 +106,30 @@ func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 		if size.v != nil && *size.v < 1 {
 			l = append(l, problem.Invalid(s3.Child(size.name), "must be at least 1"))
 		}
+	}
+	return l
+}
+
+// caBundleRefProblems checks a CA bundle reference at ref: a kind the
+// service reads, names that can be an object and a data key (they go into
+// the pod spec), and an https:// endpoint, the only kind a CA bundle means
+// anything for.
+func caBundleRefProblems(ref *field.Path, r api.CABundleRef, host, urlField string) problem.List {
+	var l problem.List
+	if k := r.Kind; k != "" && k != api.CABundleKindConfigMap && k != api.CABundleKindSecret {
+		l = append(l, problem.Invalid(ref.Child("kind"), "must be %s or %s", api.CABundleKindConfigMap, api.CABundleKindSecret))
+	}
+	switch {
+	case r.Name == "":
+		l = append(l, problem.Required(ref.Child("name")))
+	case len(validation.IsDNS1123Subdomain(r.Name)) > 0:
+		l = append(l, problem.Invalid(ref.Child("name"), "must be the name of a %s: lowercase letters, digits, '-' and '.'", r.EffectiveKind()))
+	}
+	if r.Key != "" && len(validation.IsConfigMapKey(r.Key)) > 0 {
+		l = append(l, problem.Invalid(ref.Child("key"), "must be a data key: letters, digits, '-', '_' or '.'"))
+	}
+	if u, err := url.Parse(host); err == nil && u.Scheme == "http" {
+		l = append(l, problem.Invalid(ref, "needs an https:// s3.%s: a CA bundle verifies the endpoint's TLS certificate, and an http:// endpoint has none", urlField))
 	}
 	return l
 }

@@ -54,15 +54,43 @@ func TestBackendProblems(t *testing.T) {
 				"spec.s3.largeObjectChunkSize must be at least 1",
 			},
 		},
+		"CABundleRef": {
+			reason: "a CA bundle reference names a kind the service reads, an object and a data key, and needs an https:// endpoint",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.S3.CABundleRef = &api.CABundleRef{Kind: "Certificate", Name: "Internal_CA", Key: "ca/crt"}
+			}},
+			want: []string{
+				"spec.s3.caBundleRef.kind must be ConfigMap or Secret",
+				"spec.s3.caBundleRef.name must be the name of a Certificate: lowercase letters, digits, '-' and '.'",
+				"spec.s3.caBundleRef.key must be a data key: letters, digits, '-', '_' or '.'",
+				"spec.s3.caBundleRef needs an https:// s3.host: a CA bundle verifies the endpoint's TLS certificate, and an http:// endpoint has none",
+			},
+		},
+		"CABundleRefHTTPS": {
+			reason: "with an https:// host, a ConfigMap named by name alone is complete (kind and key default)",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.S3.Host = "https://rgw.internal"
+				s.S3.CABundleRef = &api.CABundleRef{Name: "internal-ca"}
+			}},
+		},
+		"CABundleRefNameRequired": {
+			reason: "a reference without a name names nothing",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.S3.Host = "https://rgw.internal"
+				s.S3.CABundleRef = &api.CABundleRef{}
+			}},
+			want: []string{"spec.s3.caBundleRef.name is required"},
+		},
 		"ExtraOptions": {
 			reason: "extraOptions may neither set an option the service renders nor break the file; keys in order",
 			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
-				s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak"}
+				s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak", "s3_store_cacert": "/ca.pem"}
 			}},
 			want: []string{
 				`spec.extraOptions: option name "bad key" is not valid: use lowercase letters, digits and '_', starting with a letter`,
 				"spec.extraOptions[ok] contains a newline",
 				"spec.extraOptions may not set s3_store_bucket: the service renders it",
+				"spec.extraOptions may not set s3_store_cacert: the service renders it",
 			},
 		},
 	}

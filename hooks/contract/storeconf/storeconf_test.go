@@ -82,7 +82,7 @@ func spec() api.GlanceBackendSpec {
 		Type:      api.BackendTypeS3,
 		S3: &api.S3Store{Host: "http://s3:9000", S3Options: api.S3Options{Bucket: "b", Region: "r",
 			CredentialsSecretRef: api.LocalObjectReference{Name: "c"}, CreateBucketOnPut: &yes, LargeObjectSize: &size}},
-		ExtraOptions: map[string]string{"store_description": "Archive", "s3_store_cacert": "/ca.pem"},
+		ExtraOptions: map[string]string{"store_description": "Archive", "s3_store_thread_pools": "4"},
 	}
 }
 
@@ -104,7 +104,22 @@ func TestRenderSectionParsesBack(t *testing.T) {
 	assert.Equal(t, "100", sec.Key("s3_store_large_object_size").String())
 	assert.False(t, sec.HasKey("s3_store_large_object_chunk_size"), "unset options are omitted")
 	assert.Equal(t, "Archive", sec.Key("store_description").String())
+	assert.False(t, sec.HasKey("s3_store_cacert"), "a store without a CA bundle keeps the system trust roots")
 	assert.True(t, strings.HasPrefix(text, "[archive]\ns3_store_host = "), "owned options come first, in a fixed order")
+}
+
+// A store with a CA bundle names the file its Glance mounts the bundle as,
+// derived from the store id, whatever the bundle's kind, name or key.
+func TestRenderSectionNamesTheCABundleFile(t *testing.T) {
+	s := spec()
+	s.S3.Host = "https://rgw.internal:443"
+	s.S3.CABundleRef = &api.CABundleRef{Kind: api.CABundleKindSecret, Name: "rgw-tls", Key: "tls-ca.pem"}
+	text, err := RenderSection(s, "archive", Credentials{AccessKeyID: "AK", SecretAccessKey: "SK"})
+	require.NoError(t, err)
+	f, err := ini.Load([]byte(text))
+	require.NoError(t, err)
+	assert.Equal(t, "/etc/glance/s3-ca/archive/ca.crt", f.Section("archive").Key("s3_store_cacert").String())
+	assert.NotEqual(t, SpecHash(spec(), "archive"), SpecHash(s, "archive"), "the reference is part of the spec the section was rendered from")
 }
 
 func TestSpecHashIgnoresIsDefault(t *testing.T) {
