@@ -116,3 +116,15 @@ func TestRenderExamplesDirectory(t *testing.T) {
 	}
 	assert.Equal(t, "7\n", renderFixture(t, "check-not-ready", "exit-code"), "--check fails on the faulted example")
 }
+
+func TestRenderExamplePrivateCA(t *testing.T) {
+	out, errs := renderFixture(t, "private-ca", "stdout"), renderFixture(t, "private-ca", "stderr")
+	assert.Equal(t, "0\n", renderFixture(t, "private-ca", "exit-code"))
+	assert.Regexp(t, conditionRow("Glance", "glance", "Ready", "True", "AllReady"), errs)
+	assert.Regexp(t, conditionRow("GlanceBackend", "internal", "CABundleReady", "True", "CABundleAvailable"), errs)
+	assert.Regexp(t, conditionRow("GlanceBackend", "public", "CABundleReady", "True", "NoCABundle"), errs)
+	assert.Contains(t, errs, `holds 1 certificate: "CN=Example Storage CA,O=Example"`)
+	assert.Contains(t, out, "        - mountPath: /etc/glance/s3-ca/internal\n")
+	assert.Regexp(t, `glance.openstack.c5c3.io/ca-bundles: internal=sha256:[0-9a-f]{64}\n`, out)
+	assert.NotContains(t, out, "AWS_CA_BUNDLE", "2025.2 reads the bundle per store")
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -40,11 +41,16 @@ type storeSecret struct {
 
 // store is one attached backend and what the Glance made of it.
 type store struct {
-	backend  api.GlanceBackend
-	id       string
-	section  string // the rendered section, when usable
-	skipped  string // why it is left out, when it is
-	rendered bool
+	backend api.GlanceBackend
+	id      string
+	section string // the rendered section, when usable
+	skipped string // why it is left out, when it is
+	// skipReason is the status.backends[] reason of a skipped store, when
+	// it is not ReasonBackendSkipped.
+	skipReason string
+	rendered   bool
+	// ca is the store's CA bundle, when it names one.
+	ca *caMount
 	// stale is set when the store Secret was rendered from an older spec;
 	// held is set when the running config's section is used meanwhile.
 	stale, held bool
@@ -182,6 +188,15 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		}
 		return nil
 	}
+	if b.Spec.S3 != nil && b.Spec.S3.CABundleRef != nil {
+		if c, ok := hook.FindCondition(b.Status.Conditions, names.ConditionCABundleReady); !ok || c.Status != metav1.ConditionTrue {
+			s.skipped = "its CA bundle is not ready"
+			if ok && c.Message != "" {
+				s.skipped += ": " + c.Message
+			}
+			return nil
+		}
+	}
 	name := names.StoreSecretName(b.Name)
 	sec, found, err := metacontroller.DecodeOne[storeSecret](related, names.SecretsKey, name)
 	if err != nil {
@@ -207,6 +222,14 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	if err != nil {
 		s.skipped = fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err)
 		return nil
+	}
+	if ref := b.Spec.S3.CABundleRef; ref != nil {
+		digest := sec.Metadata.Annotations[names.AnnotationCABundleDigest]
+		if !digestPattern.MatchString(digest) {
+			s.skipped = fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest)
+			return nil
+		}
+		s.ca = &caMount{ref: *ref, digest: digest}
 	}
 	s.section = string(section)
 	s.rendered = true
@@ -274,8 +297,9 @@ const ReasonStoreOutdated = "StoreSecretOutdated"
 // in it) out of glance-api for the moment it takes the backend's own hook to
 // re-render, and roll the pods twice. running reads the running
 // backends.conf, which holds every store's section: it is read only when a
-// store is outdated, which is seldom.
-func holdOutdated(stores []*store, running func() string) {
+// store is outdated, which is seldom. A running section that names a CA
+// bundle is kept with the bundle the running Deployment mounts for it.
+func holdOutdated(stores []*store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
 	for _, s := range stores {
 		if !s.stale {
@@ -287,6 +311,14 @@ func holdOutdated(stores []*store, running func() string) {
 		// The running section is copied only if it still reads as the
 		// service writes it; otherwise the store waits for its Secret.
 		if section, ok := sectionOf(text, s.id); ok && storeconf.CheckSection(section, s.id) == nil {
+			s.ca = nil
+			if namesCACert(section) {
+				ca, mounted := runningCA(current, s.id)
+				if !mounted {
+					continue
+				}
+				s.ca = ca
+			}
 			s.section, s.rendered, s.held = section, true, true
 			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -89,10 +90,16 @@ func TestChooseDefault(t *testing.T) {
 }
 
 func TestHoldOutdated(t *testing.T) {
-	running := "[a]\ns3_store_bucket = old\n\n[b]\ns3_store_bucket = b\n\n[d]\ns3_store_bucket = d\n\x1cdebug = true\n"
+	running := "[a]\ns3_store_bucket = old\n\n[b]\ns3_store_bucket = b\n\n[d]\ns3_store_bucket = d\n\x1cdebug = true\n" +
+		"\n[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n\n[f]\ns3_store_cacert = /etc/glance/s3-ca/f/ca.crt\n"
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	current := &deploymentChild{}
+	addCABundles(current, []*store{{id: "e", rendered: true, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
+	deploy := &appsv1.Deployment{Spec: current.Spec}
 	type want struct {
 		rendered, held bool
 		section        string
+		ca             *caMount
 	}
 	cases := map[string]struct {
 		reason string
@@ -112,6 +119,16 @@ func TestHoldOutdated(t *testing.T) {
 			reason: "a running section that no longer reads as the service writes it is not kept",
 			store:  &store{id: "d", stale: true},
 		},
+		"OutdatedWithRunningCABundle": {
+			reason: "a running section naming a CA bundle is kept with the bundle the Deployment mounts for it",
+			store:  &store{id: "e", stale: true},
+			want: want{rendered: true, held: true, section: "[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n",
+				ca: &caMount{ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, digest: digest}},
+		},
+		"OutdatedCABundleNotMounted": {
+			reason: "a running section naming a CA bundle the Deployment does not mount is not kept",
+			store:  &store{id: "f", stale: true},
+		},
 		"Current": {
 			reason: "a store rendered from its current spec is left as it is",
 			store:  &store{id: "b", rendered: true, section: "[b]\nnew\n"},
@@ -120,9 +137,9 @@ func TestHoldOutdated(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			holdOutdated([]*store{tc.store}, func() string { return running })
-			got := want{rendered: tc.store.rendered, held: tc.store.held, section: tc.store.section}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+			holdOutdated([]*store{tc.store}, func() string { return running }, deploy)
+			got := want{rendered: tc.store.rendered, held: tc.store.held, section: tc.store.section, ca: tc.store.ca}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}, caMount{})); diff != "" {
 				t.Errorf("%s\nholdOutdated(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -131,7 +148,7 @@ func TestHoldOutdated(t *testing.T) {
 		holdOutdated([]*store{{id: "b", rendered: true}}, func() string {
 			t.Error("the running backends.conf is read although no store is outdated")
 			return ""
-		})
+		}, nil)
 	})
 }
 

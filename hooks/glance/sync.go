@@ -1,6 +1,7 @@
 package glance
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -81,7 +82,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if deployFound {
 		current = &observed
 		_, mountedBackends := mountedNames(current)
-		holdOutdated(stores, func() string { return backendsText(req.Children, mountedBackends) })
+		holdOutdated(stores, func() string { return backendsText(req.Children, mountedBackends) }, current)
 		if !rolledOut(current) {
 			observedPods, err := deploymentPods(req.Related, current.Name)
 			if err != nil {
@@ -91,6 +92,12 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		}
 	}
 	spec := g.Spec.WithDefaults(g.Namespace)
+	// A release whose glance_store has one process-wide CA bundle may have
+	// to leave stores out, which decides the default too.
+	processWideCA := ""
+	if rel, ok := oldestRunRelease(spec.OpenStackRelease, g.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
+		processWideCA = processWideCABundle(stores, rel)
+	}
 	creds, dbProblem, userCond, err := readCredentials(&g, spec, req.Related)
 	if err != nil {
 		return nil, err
@@ -112,7 +119,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		}
 		out, err = keepLastGood(req.Children, current, ReasonLastGoodKept, why)
 	default:
-		out, err = renderNew(&g, spec, req.Children, stores, def, current, creds, jobs, jobMounts)
+		out, err = renderNew(&g, spec, req.Children, stores, def, current, creds, jobs, jobMounts, processWideCA)
 		if err != nil && !hook.IsInputError(err) {
 			// The spec holds a value that cannot be written safely.
 			out, err = keepLastGood(req.Children, current, ReasonInvalidSpec, "the Glance spec cannot be rendered: "+err.Error())
@@ -161,7 +168,7 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 // mounts the config (once glance-api may run) and the Service, and keeps
 // what running pods may still mount.
 func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, stores []*store, def *store,
-	current *appsv1.Deployment, creds *credentials, jobs []observedJob, jobMounts []mounts) (*outcome, error) {
+	current *appsv1.Deployment, creds *credentials, jobs []observedJob, jobMounts []mounts, processWideCA string) (*outcome, error) {
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
 		return nil, fmt.Errorf("spec.openStackRelease: %w", err)
@@ -235,7 +242,9 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 	}
 	if plan.run != nil {
 		out.runImage = plan.run.image
-		out.children = append(out.children, deployment(g, spec, *plan.run, m, creds.digest, desiredReplicas(spec, current)))
+		deploy := deployment(g, spec, *plan.run, m, creds.digest, desiredReplicas(spec, current))
+		addCABundles(deploy, stores, processWideCA)
+		out.children = append(out.children, deploy)
 		out.children = append(out.children, scalingChildren(g, spec)...)
 	}
 	jobChildren, err := schemaJobs(g, spec, observed, jobs, plan, jobName, m, creds.digest)
@@ -334,7 +343,7 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
 		switch {
 		case !s.rendered:
-			bs.Reason, bs.Message = ReasonBackendSkipped, s.skipped
+			bs.Reason, bs.Message = cmp.Or(s.skipReason, ReasonBackendSkipped), s.skipped
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
 		case s.held:
 			bs.Reason, bs.Message = ReasonStoreOutdated, s.skipped

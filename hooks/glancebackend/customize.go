@@ -4,6 +4,8 @@
 package glancebackend
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -31,13 +33,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		return nil, hook.Invalid("GlanceBackend %q: %s", b.Name, problem.Wrap(field.NewPath("spec"), problems))
 	}
 	glance := b.Spec.GlanceRef.Name
-	var related []metacontroller.RelatedResource
-	if b.Spec.S3 != nil && b.Spec.S3.CredentialsSecretRef.Name != "" {
-		related = append(related, metacontroller.RelatedResource{
-			APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace,
-			Names: []string{b.Spec.S3.CredentialsSecretRef.Name},
-		})
-	}
+	related := namedObjects(b.Namespace, b.Spec.S3)
 	related = append(related,
 		metacontroller.RelatedResource{
 			APIVersion: api.GlanceAPIVersion, Resource: "glances", Namespace: b.Namespace,
@@ -53,6 +49,37 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 	)
 	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
+}
+
+// namedObjects asks for the objects a store's S3 settings name: its
+// credentials Secret, and its CA bundle's ConfigMap or Secret (once, when
+// one Secret holds both). A CA reference that cannot name an object is
+// left out; the sync hook reports it.
+func namedObjects(namespace string, s3 *api.S3Store) []metacontroller.RelatedResource {
+	if s3 == nil {
+		return nil
+	}
+	var secrets, configMaps []string
+	if s3.CredentialsSecretRef.Name != "" {
+		secrets = append(secrets, s3.CredentialsSecretRef.Name)
+	}
+	if ref := s3.CABundleRef; ref != nil && len(storeconf.CABundleRefProblems(*ref)) == 0 {
+		switch {
+		case ref.EffectiveKind() == api.CABundleKindConfigMap:
+			configMaps = append(configMaps, ref.Name)
+		case !slices.Contains(secrets, ref.Name):
+			secrets = append(secrets, ref.Name)
+		}
+	}
+	var out []metacontroller.RelatedResource
+	if len(secrets) > 0 {
+		slices.Sort(secrets)
+		out = append(out, metacontroller.RelatedResource{APIVersion: "v1", Resource: "secrets", Namespace: namespace, Names: secrets})
+	}
+	if len(configMaps) > 0 {
+		out = append(out, metacontroller.RelatedResource{APIVersion: "v1", Resource: "configmaps", Namespace: namespace, Names: configMaps})
+	}
+	return out
 }
 
 // customizeParent is a GlanceBackend without its status: customize answers

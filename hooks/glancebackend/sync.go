@@ -17,6 +17,7 @@ import (
 // Condition types of a GlanceBackend.
 const (
 	CondCredentialsReady = names.ConditionCredentialsReady
+	CondCABundleReady    = names.ConditionCABundleReady
 	CondStoreRendered    = "StoreRendered"
 	CondConfigProjected  = "ConfigProjected"
 
@@ -46,6 +47,10 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, hook.Invalid("related %v", err)
 	}
 	creds, credCond := checkCredentials(secret, found && credName != "", credName)
+	caCond, caDigest, err := checkCABundle(req.Related, b.Spec.S3)
+	if err != nil {
+		return nil, err
+	}
 
 	rendered := hook.Condition{Type: CondStoreRendered, Reason: ReasonInvalidSpec}
 	var children []any
@@ -54,12 +59,15 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	} else if !credCond.Status {
 		rendered.Reason = credCond.Reason
 		rendered.Message = "waiting for usable credentials"
+	} else if !caCond.Status {
+		rendered.Reason = caCond.Reason
+		rendered.Message = "waiting for a usable CA bundle"
 	} else {
 		section, err := storeconf.RenderSection(b.Spec, storeID, creds)
 		if err != nil { // BackendProblems and the credential checks make this unreachable
 			return nil, fmt.Errorf("rendering store %q: %w", storeID, err)
 		}
-		children = append(children, storeSecret(&b, storeID, section))
+		children = append(children, storeSecret(&b, storeID, section, caDigest))
 		rendered.Status, rendered.Reason = true, ReasonRendered
 		rendered.Message = fmt.Sprintf("store section [%s] rendered into Secret %q", storeID, names.StoreSecretName(b.Name))
 	}
@@ -71,20 +79,22 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 
 	ready := hook.Ready(fmt.Sprintf("store %q is rendered and in the running config of Glance %q", storeID, glance),
-		credCond, rendered, projected)
+		credCond, caCond, rendered, projected)
 	return &metacontroller.SyncResponse{
 		Status: api.GlanceBackendStatus{
 			StoreID:    storeID,
-			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, credCond, rendered, projected, ready),
+			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, credCond, caCond, rendered, projected, ready),
 		},
 		Children: nonNil(children),
 	}, nil
 }
 
 // storeSecret is the child Secret holding the rendered section, labelled for
-// its Glance and annotated with what it was rendered from.
-func storeSecret(b *api.GlanceBackend, storeID, section string) *corev1.Secret {
-	return &corev1.Secret{
+// its Glance and annotated with what it was rendered from: the spec, and the
+// digest of the CA bundle when the store names one (its Glance mounts the
+// bundle and rolls the pods when the digest changes).
+func storeSecret(b *api.GlanceBackend, storeID, section, caDigest string) *corev1.Secret {
+	s := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      names.StoreSecretName(b.Name),
@@ -101,6 +111,10 @@ func storeSecret(b *api.GlanceBackend, storeID, section string) *corev1.Secret {
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{names.StoreSecretKey: []byte(section)},
 	}
+	if caDigest != "" {
+		s.Annotations[names.AnnotationCABundleDigest] = caDigest
+	}
+	return s
 }
 
 func nonNil(children []any) []any {

@@ -1,5 +1,7 @@
-// Package testcert makes self-signed serving certificates for tests: the TLS
-// reload tests and the webhook the real API server calls.
+// Package testcert makes certificates for tests: self-signed serving
+// certificates (the TLS reload tests and the webhook the real API server
+// calls), and a CA that issues serving certificates (an S3 endpoint with a
+// private CA).
 package testcert
 
 import (
@@ -17,10 +19,13 @@ import (
 	"time"
 )
 
-// Pair is a self-signed certificate (its own CA) and its key, as PEM.
+// Pair is a certificate and its key, as PEM: self-signed (its own CA), or
+// issued by a CA.
 type Pair struct {
 	CertPEM, KeyPEM []byte
 	Serial          *big.Int
+	der             []byte
+	key             *ecdsa.PrivateKey
 }
 
 // New makes a self-signed serving certificate valid for the hosts (DNS names
@@ -36,23 +41,52 @@ func NewClient(commonName string) (Pair, error) {
 }
 
 func newPair(commonName string, usage x509.ExtKeyUsage, hosts []string) (Pair, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := template(commonName, hosts)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{usage}
+	tmpl.IsCA = true
+	return sign(tmpl, nil, nil)
+}
+
+// CA is a certificate authority that issues serving certificates.
+type CA struct {
+	Pair
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+// NewCA makes a CA certificate valid for a day.
+func NewCA(commonName string) (CA, error) {
+	tmpl := template(commonName, nil)
+	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign
+	tmpl.IsCA = true
+	p, err := sign(tmpl, nil, nil)
 	if err != nil {
-		return Pair{}, err
+		return CA{}, err
 	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	cert, err := x509.ParseCertificate(p.der)
 	if err != nil {
-		return Pair{}, err
+		return CA{}, err
 	}
+	return CA{Pair: p, cert: cert, key: p.key}, nil
+}
+
+// Issue makes a serving certificate for the hosts, signed by the CA, valid
+// for a day. Its CertPEM is the leaf alone, as a server presents it with a
+// CA its clients already trust.
+func (ca CA) Issue(commonName string, hosts ...string) (Pair, error) {
+	tmpl := template(commonName, hosts)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	return sign(tmpl, ca.cert, ca.key)
+}
+
+func template(commonName string, hosts []string) *x509.Certificate {
 	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: commonName},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{usage},
 		BasicConstraintsValid: true,
-		IsCA:                  true,
 	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
@@ -61,7 +95,24 @@ func newPair(commonName string, usage x509.ExtKeyUsage, hosts []string) (Pair, e
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	return tmpl
+}
+
+// sign makes a key and a certificate from tmpl, signed by parent's key, or
+// self-signed when parent is nil.
+func sign(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (Pair, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return Pair{}, err
+	}
+	tmpl.SerialNumber, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return Pair{}, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
 	if err != nil {
 		return Pair{}, err
 	}
@@ -72,7 +123,9 @@ func newPair(commonName string, usage x509.ExtKeyUsage, hosts []string) (Pair, e
 	return Pair{
 		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-		Serial:  serial,
+		Serial:  tmpl.SerialNumber,
+		der:     der,
+		key:     key,
 	}, nil
 }
 

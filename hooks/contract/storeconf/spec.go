@@ -110,24 +110,30 @@ func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 	return l
 }
 
-// caBundleRefProblems checks a CA bundle reference at ref: a kind the
-// service reads, names that can be an object and a data key (they go into
-// the pod spec), and an https:// endpoint, the only kind a CA bundle means
-// anything for.
-func caBundleRefProblems(ref *field.Path, r api.CABundleRef, host, urlField string) problem.List {
+// CABundleRefProblems checks a CA bundle reference: a kind the service
+// reads, and names that can be an object and a data key, since they go into
+// a pod spec and a customize answer. Paths are relative to the reference.
+func CABundleRefProblems(r api.CABundleRef) problem.List {
 	var l problem.List
 	if k := r.Kind; k != "" && k != api.CABundleKindConfigMap && k != api.CABundleKindSecret {
-		l = append(l, problem.Invalid(ref.Child("kind"), "must be %s or %s", api.CABundleKindConfigMap, api.CABundleKindSecret))
+		l = append(l, problem.Invalid(field.NewPath("kind"), "must be %s or %s", api.CABundleKindConfigMap, api.CABundleKindSecret))
 	}
 	switch {
 	case r.Name == "":
-		l = append(l, problem.Required(ref.Child("name")))
+		l = append(l, problem.Required(field.NewPath("name")))
 	case len(validation.IsDNS1123Subdomain(r.Name)) > 0:
-		l = append(l, problem.Invalid(ref.Child("name"), "must be the name of a %s: lowercase letters, digits, '-' and '.'", r.EffectiveKind()))
+		l = append(l, problem.Invalid(field.NewPath("name"), "must be the name of a %s: lowercase letters, digits, '-' and '.'", r.EffectiveKind()))
 	}
 	if r.Key != "" && len(validation.IsConfigMapKey(r.Key)) > 0 {
-		l = append(l, problem.Invalid(ref.Child("key"), "must be a data key: letters, digits, '-', '_' or '.'"))
+		l = append(l, problem.Invalid(field.NewPath("key"), "must be a data key: letters, digits, '-', '_' or '.'"))
 	}
+	return l
+}
+
+// caBundleRefProblems checks the reference at ref and that the endpoint is
+// https://, the only kind a CA bundle means anything for.
+func caBundleRefProblems(ref *field.Path, r api.CABundleRef, host, urlField string) problem.List {
+	l := problem.Wrap(ref, CABundleRefProblems(r))
 	if u, err := url.Parse(host); err == nil && u.Scheme == "http" {
 		l = append(l, problem.Invalid(ref, "needs an https:// s3.%s: a CA bundle verifies the endpoint's TLS certificate, and an http:// endpoint has none", urlField))
 	}

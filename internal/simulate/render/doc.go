@@ -1,5 +1,6 @@
 // Package render answers "what would the cluster get?" without a cluster. It
-// reads ControlPlanes, Glances, GlanceBackends and Secrets from YAML or JSON,
+// reads ControlPlanes, Glances, GlanceBackends, Secrets and ConfigMaps (CA
+// bundles) from YAML or JSON,
 // admits each object with the validate hook's rules, runs the hooks in-process
 // through internal/simulate/chain (customize -> related, sync -> children and status,
 // round after round, until nothing changes), and writes every resulting

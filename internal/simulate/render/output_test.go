@@ -131,7 +131,7 @@ func TestWriteConditions(t *testing.T) {
 	require.NoError(t, WriteConditions(&b, objs))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	assert.Regexp(t, `^KIND +NAME +TYPE +STATUS +REASON +MESSAGE$`, lines[0])
-	assert.Len(t, lines, 1+6+4+4+1, "header, six conditions for the Glance and four for each backend, the note on simulated rollouts")
+	assert.Len(t, lines, 1+6+5+5+1, "header, six conditions for the Glance and five for each backend, the note on simulated rollouts")
 	assert.Regexp(t, `^Glance +glance +DatabaseReady +True +SchemaSynced +\(simulated\) `, lines[3],
 		"render made the schema Job's status up, and says so")
 	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentAvailable +\(simulated\) 1 of 1 replicas available$`, lines[5],

@@ -43,6 +43,7 @@ var accepted = map[string]string{
 	api.KindGlance:        api.GlanceAPIVersion,
 	api.KindGlanceBackend: api.GlanceAPIVersion,
 	"Secret":              "v1",
+	"ConfigMap":           "v1",
 }
 
 // inputExtensions are the files a directory contributes.
@@ -380,7 +381,7 @@ func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Obj
 	}
 	want, known := accepted[kind]
 	if !known {
-		return nil, inputErr(source, "%s %s is not a kind render reads: give it ControlPlane (%s), Glance and GlanceBackend (%s) and Secret (v1) objects",
+		return nil, inputErr(source, "%s %s is not a kind render reads: give it ControlPlane (%s), Glance and GlanceBackend (%s), Secret and ConfigMap (v1) objects",
 			apiVersion, kind, api.ControlPlaneAPIVersion, api.GlanceAPIVersion)
 	}
 	if apiVersion != want {

@@ -51,7 +51,7 @@ func TestParseMalformedJSON(t *testing.T) {
 func TestParseRejectsOtherKinds(t *testing.T) {
 	in := secretDoc + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: glance}\n"
 	_, err := Parse([]byte(in), "in.yaml", "default")
-	inputError(t, err, "in.yaml:9: apps/v1 Deployment is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1) and Secret (v1) objects")
+	inputError(t, err, "in.yaml:9: apps/v1 Deployment is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1), Secret and ConfigMap (v1) objects")
 }
 
 func TestParseRejectsWrongAPIVersion(t *testing.T) {
@@ -124,7 +124,7 @@ func TestParseJSONStreamsArraysAndLists(t *testing.T) {
 	assert.Equal(t, []string{"in.json:1", "in.json:2: item 1", "in.json:2: item 2: item 1"}, sources)
 
 	_, err = Parse([]byte(`{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}]}`), "l.json", "default")
-	inputError(t, err, "l.json:1: item 1: v1 Pod is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1) and Secret (v1) objects")
+	inputError(t, err, "l.json:1: item 1: v1 Pod is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1), Secret and ConfigMap (v1) objects")
 }
 
 func TestReadPathsDirectoryStdinAndDuplicates(t *testing.T) {

@@ -258,7 +258,10 @@ func (s withMetadata) properties() []string {
 
 // shapes of every kind render reads, by kind; the CRDs are read once.
 var shapes = sync.OnceValues(func() (map[string]shape, error) {
-	out := map[string]shape{"Secret": shapeOf(reflect.TypeFor[corev1.Secret]())}
+	out := map[string]shape{
+		"Secret":    shapeOf(reflect.TypeFor[corev1.Secret]()),
+		"ConfigMap": shapeOf(reflect.TypeFor[corev1.ConfigMap]()),
+	}
 	for _, name := range schemas.Names() {
 		raw, err := schemas.Read(name)
 		if err != nil {

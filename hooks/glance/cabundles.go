@@ -1,0 +1,209 @@
+package glance
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+)
+
+// StoreCACertFrom is the first release whose glance_store reads a CA bundle
+// per store (s3_store_cacert): 2025.1 ships glance_store 4.9, the first
+// release with the option. 2024.1 and 2024.2 got it only in the point
+// releases 4.7.1 and 4.8.2, which an image of those releases need not
+// have, and glance_store before that has no such option at all.
+var StoreCACertFrom = release.Release{Year: 2025, Minor: 1}
+
+// EnvCABundle is botocore's process-wide CA bundle. glance_store without
+// s3_store_cacert creates every S3 client with verify=None, and botocore then
+// verifies TLS against this one file instead of its default trust roots.
+const EnvCABundle = "AWS_CA_BUNDLE"
+
+// ReasonCABundleConflict marks, in status.backends[], a store whose CA bundle
+// cannot be honoured on a release with one process-wide bundle.
+const ReasonCABundleConflict = "CABundleConflict"
+
+// caMount is a store's CA bundle as the pods mount it: the object and key
+// the backend checked, and the digest of the bytes it saw.
+type caMount struct {
+	ref    api.CABundleRef
+	digest string
+}
+
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// oldestRunRelease is the older of the release the spec asks for and the
+// one installed: while an upgrade is under way glance-api may still run the
+// installed one, and a CA bundle setup must work on both. A spec release
+// that does not parse is the spec's problem, reported when rendering.
+func oldestRunRelease(specRelease, installed string) (release.Release, bool) {
+	rel, err := release.Parse(specRelease)
+	if err != nil {
+		return release.Release{}, false
+	}
+	if in, err := release.Parse(installed); err == nil && in.Before(rel) {
+		return in, true
+	}
+	return rel, true
+}
+
+// processWideCABundle decides, for a release whose glance_store has no
+// s3_store_cacert, the one bundle botocore verifies every S3 endpoint with
+// (the file EnvCABundle names), or "" for none. It can serve the stores only
+// when every https:// store names a bundle and all those bundles have the
+// same content: a bundle replaces the system trust roots for every store,
+// so a store without one would lose them, and two different bundles cannot
+// both be the one. Otherwise every store with a bundle is skipped with
+// ReasonCABundleConflict (those without one keep working as before), and
+// the message says what would make it work. Concatenating the bundles is
+// not done: each store would then trust every other store's CA, and the
+// hooks would have to copy the bundles' content into a Secret of their own.
+func processWideCABundle(stores []*store, rel release.Release) string {
+	var withCA []*store
+	var httpsWithout []string
+	digests := map[string]bool{}
+	for _, s := range stores {
+		switch {
+		case !s.rendered:
+		case s.ca != nil:
+			withCA = append(withCA, s)
+			digests[s.ca.digest] = true
+		case isHTTPS(s.backend.Spec.S3):
+			httpsWithout = append(httpsWithout, fmt.Sprintf("%q", s.id))
+		}
+	}
+	if len(withCA) == 0 {
+		return ""
+	}
+	if len(digests) == 1 && len(httpsWithout) == 0 {
+		return names.CABundlePath(withCA[0].id)
+	}
+	why := fmt.Sprintf("glance_store of release %s has no s3_store_cacert, so one CA bundle (botocore's %s) verifies every S3 store of glance-api, ", rel, EnvCABundle)
+	if len(digests) > 1 {
+		why += fmt.Sprintf("and the stores name %d bundles with different content; give them one bundle, or run %s or later", len(digests), StoreCACertFrom)
+	} else {
+		why += fmt.Sprintf("which https:// %s without a CA bundle would then be verified with instead of the system trust roots; "+
+			"name the same bundle (holding the roots they need) on every https:// store, or run %s or later",
+			pluralStores(httpsWithout), StoreCACertFrom)
+	}
+	for _, s := range withCA {
+		s.rendered, s.held, s.section = false, false, ""
+		s.skipReason = ReasonCABundleConflict
+		s.skipped = "its CA bundle cannot be used: " + why
+	}
+	return ""
+}
+
+func pluralStores(ids []string) string {
+	if len(ids) == 1 {
+		return "store " + ids[0]
+	}
+	return "stores " + strings.Join(ids, ", ")
+}
+
+func isHTTPS(s3 *api.S3Store) bool {
+	if s3 == nil {
+		return false
+	}
+	u, err := url.Parse(s3.Host)
+	return err == nil && u.Scheme == "https"
+}
+
+// addCABundles mounts the CA bundle of every rendered store that names one,
+// read-only at names.CABundleMountDir(<store id>) where its section's
+// s3_store_cacert points, annotates their digests on the pod template (a
+// new bundle content rolls the pods), and sets the process-wide bundle when
+// the release needs one.
+func addCABundles(d *deploymentChild, stores []*store, processWide string) {
+	pod := &d.Spec.Template.Spec
+	var digests []string
+	for _, s := range stores {
+		if !s.rendered || s.ca == nil {
+			continue
+		}
+		vol := names.CABundleVolume(s.id)
+		pod.Volumes = append(pod.Volumes, caVolume(vol, s.ca.ref))
+		for i := range pod.Containers {
+			if pod.Containers[i].Name == ContainerName {
+				pod.Containers[i].VolumeMounts = append(pod.Containers[i].VolumeMounts,
+					corev1.VolumeMount{Name: vol, MountPath: names.CABundleMountDir(s.id), ReadOnly: true})
+			}
+		}
+		digests = append(digests, s.id+"="+s.ca.digest)
+	}
+	if len(digests) == 0 {
+		return
+	}
+	if d.Spec.Template.Annotations == nil {
+		d.Spec.Template.Annotations = map[string]string{}
+	}
+	d.Spec.Template.Annotations[names.AnnotationCABundles] = strings.Join(digests, ",")
+	if processWide == "" {
+		return
+	}
+	for i := range pod.Containers {
+		if pod.Containers[i].Name == ContainerName {
+			pod.Containers[i].Env = append(pod.Containers[i].Env, corev1.EnvVar{Name: EnvCABundle, Value: processWide})
+		}
+	}
+}
+
+// caVolume projects the bundle's key as names.CABundleFile, readable by
+// the glance group (fsGroup) only when it comes from a Secret.
+func caVolume(name string, ref api.CABundleRef) corev1.Volume {
+	items := []corev1.KeyToPath{{Key: ref.EffectiveKey(), Path: names.CABundleFile}}
+	if ref.EffectiveKind() == api.CABundleKindSecret {
+		mode := int32(0o440)
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: ref.Name, Items: items, DefaultMode: &mode}}}
+	}
+	mode := int32(0o444)
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Items: items, DefaultMode: &mode}}}
+}
+
+// runningCA is the CA bundle a running Deployment mounts for a store, read
+// back from its volume and the pod template's digests; false when it mounts
+// none.
+func runningCA(d *appsv1.Deployment, storeID string) (*caMount, bool) {
+	if d == nil {
+		return nil, false
+	}
+	digest := ""
+	for _, entry := range strings.Split(d.Spec.Template.Annotations[names.AnnotationCABundles], ",") {
+		if id, dg, ok := strings.Cut(entry, "="); ok && id == storeID && digestPattern.MatchString(dg) {
+			digest = dg
+		}
+	}
+	vol := names.CABundleVolume(storeID)
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name != vol {
+			continue
+		}
+		switch {
+		case digest == "":
+		case v.ConfigMap != nil && len(v.ConfigMap.Items) == 1:
+			return &caMount{ref: api.CABundleRef{Kind: api.CABundleKindConfigMap, Name: v.ConfigMap.Name, Key: v.ConfigMap.Items[0].Key}, digest: digest}, true
+		case v.Secret != nil && len(v.Secret.Items) == 1:
+			return &caMount{ref: api.CABundleRef{Kind: api.CABundleKindSecret, Name: v.Secret.SecretName, Key: v.Secret.Items[0].Key}, digest: digest}, true
+		}
+	}
+	return nil, false
+}
+
+// namesCACert reports whether a store section sets s3_store_cacert.
+func namesCACert(section string) bool {
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "s3_store_cacert = ") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,151 @@
+package glance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+)
+
+var (
+	digestA = "sha256:" + strings.Repeat("a", 64)
+	digestB = "sha256:" + strings.Repeat("b", 64)
+)
+
+// s3Store is a rendered store on host, with a CA bundle of that digest when
+// digest is set.
+func s3Store(id, host, digest string) *store {
+	s := &store{id: id, rendered: true, section: "[" + id + "]\n"}
+	s.backend.Spec.S3 = &api.S3Store{Host: host}
+	if digest != "" {
+		s.ca = &caMount{ref: api.CABundleRef{Name: id + "-ca"}, digest: digest}
+	}
+	return s
+}
+
+func TestProcessWideCABundle(t *testing.T) {
+	zed := release.Release{Year: 2022, Minor: 2}
+	type want struct {
+		env     string
+		skipped map[string]string // store id -> message, for stores left out
+	}
+	conflict := "its CA bundle cannot be used: glance_store of release 2022.2 has no s3_store_cacert, so one CA bundle " +
+		"(botocore's AWS_CA_BUNDLE) verifies every S3 store of glance-api, "
+	cases := map[string]struct {
+		reason string
+		stores []*store
+		want   want
+	}{
+		"NoBundle": {
+			reason: "without a CA bundle botocore keeps its default trust roots",
+			stores: []*store{s3Store("a", "https://s3.example.com", ""), s3Store("b", "http://garage:3900", "")},
+		},
+		"OneBundle": {
+			reason: "one https store with a bundle beside http stores: the bundle is the process's",
+			stores: []*store{s3Store("a", "http://garage:3900", ""), s3Store("b", "https://rgw.internal", digestA)},
+			want:   want{env: "/etc/glance/s3-ca/b/ca.crt"},
+		},
+		"SameContent": {
+			reason: "stores naming bundles with the same content share it; the first store's file is named",
+			stores: []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestA)},
+			want:   want{env: "/etc/glance/s3-ca/a/ca.crt"},
+		},
+		"NotRenderedIgnored": {
+			reason: "a store that is not rendered does not count",
+			stores: []*store{s3Store("a", "https://rgw.internal", digestA), {id: "b", skipped: "x"}},
+			want:   want{env: "/etc/glance/s3-ca/a/ca.crt"},
+		},
+		"TwoBundles": {
+			reason: "two different bundles cannot both be the one: every store with a bundle is skipped, saying why",
+			stores: []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestB),
+				s3Store("c", "http://garage:3900", "")},
+			want: want{skipped: map[string]string{
+				"a": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+				"b": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+			}},
+		},
+		"HTTPSWithoutBundle": {
+			reason: "a bundle would take the system trust roots from an https store without one: the store with the bundle is skipped",
+			stores: []*store{s3Store("a", "https://rgw.internal", digestA), s3Store("b", "https://s3.example.com", "")},
+			want: want{skipped: map[string]string{
+				"a": conflict + `which https:// store "b" without a CA bundle would then be verified with instead of the system trust roots; ` +
+					"name the same bundle (holding the roots they need) on every https:// store, or run 2025.1 or later",
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := want{env: processWideCABundle(tc.stores, zed)}
+			for _, s := range tc.stores {
+				if s.skipReason == ReasonCABundleConflict {
+					if got.skipped == nil {
+						got.skipped = map[string]string{}
+					}
+					got.skipped[s.id] = s.skipped
+					if s.rendered || s.section != "" {
+						t.Errorf("%s: store %s is skipped but still rendered", tc.reason, s.id)
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nprocessWideCABundle(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestAddCABundles(t *testing.T) {
+	d := &deploymentChild{}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName}}
+	secretStore := s3Store("b.archive", "https://rgw.internal", digestB)
+	secretStore.ca.ref = api.CABundleRef{Kind: api.CABundleKindSecret, Name: "rgw-tls", Key: "ca.crt"}
+	addCABundles(d, []*store{
+		s3Store("a", "https://rgw.internal", digestA),
+		secretStore,
+		s3Store("c", "http://garage:3900", ""),
+		{id: "d", ca: &caMount{digest: digestA}}, // not rendered
+	}, "/etc/glance/s3-ca/a/ca.crt")
+
+	cmMode, secMode := int32(0o444), int32(0o440)
+	items := []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}
+	wantVolumes := []corev1.Volume{
+		{Name: names.CABundleVolume("a"), VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "a-ca"}, Items: items, DefaultMode: &cmMode}}},
+		{Name: names.CABundleVolume("b.archive"), VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: "rgw-tls", Items: items, DefaultMode: &secMode}}},
+	}
+	if diff := cmp.Diff(wantVolumes, d.Spec.Template.Spec.Volumes); diff != "" {
+		t.Errorf("a volume per rendered store with a bundle, its key projected as ca.crt: -want, +got:\n%s", diff)
+	}
+	ctr := d.Spec.Template.Spec.Containers[0]
+	wantMounts := []corev1.VolumeMount{
+		{Name: names.CABundleVolume("a"), MountPath: "/etc/glance/s3-ca/a", ReadOnly: true},
+		{Name: names.CABundleVolume("b.archive"), MountPath: "/etc/glance/s3-ca/b.archive", ReadOnly: true},
+	}
+	if diff := cmp.Diff(wantMounts, ctr.VolumeMounts); diff != "" {
+		t.Errorf("each mounted read-only at the directory of its store id: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]corev1.EnvVar{{Name: "AWS_CA_BUNDLE", Value: "/etc/glance/s3-ca/a/ca.crt"}}, ctr.Env); diff != "" {
+		t.Errorf("the process-wide bundle: -want, +got:\n%s", diff)
+	}
+	if got, want := d.Spec.Template.Annotations[names.AnnotationCABundles], "a="+digestA+",b.archive="+digestB; got != want {
+		t.Errorf("pod template annotation = %q, want %q", got, want)
+	}
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if len(v.Name) > 63 || strings.ContainsAny(v.Name, "._") {
+			t.Errorf("volume name %q is no DNS label", v.Name)
+		}
+	}
+
+	plain := &deploymentChild{}
+	plain.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName}}
+	addCABundles(plain, []*store{s3Store("a", "https://s3.example.com", "")}, "")
+	if plain.Spec.Template.Annotations != nil || plain.Spec.Template.Spec.Volumes != nil || plain.Spec.Template.Spec.Containers[0].Env != nil {
+		t.Errorf("a Glance without CA bundles gets nothing: %+v", plain.Spec.Template)
+	}
+}
