@@ -121,6 +121,16 @@ func credentialsSecret(name, access, secret string) string {
 	return string(out)
 }
 
+// configMap is a ConfigMap with the data given.
+func configMap(name string, data map[string]string) string {
+	out, _ := yaml.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": namespace},
+		"data":     data,
+	})
+	return string(out)
+}
+
 // secret is an Opaque Secret; yaml.Marshal quotes the values.
 func secret(name string, data map[string]string) string {
 	out, _ := yaml.Marshal(map[string]any{
@@ -135,6 +145,8 @@ func secret(name string, data map[string]string) string {
 type entry struct {
 	name, bucket, credentials string
 	isDefault                 bool
+	// caBundle names a ConfigMap holding the entry's CA bundle at ca.crt.
+	caBundle string
 }
 
 // controlPlane is the guide's Step 2 ControlPlane, pointed at the loopback
@@ -163,6 +175,9 @@ spec:
             credentialsSecretRef:
               name: %s
 `, e.name, e.isDefault, endpoint, e.bucket, region, e.credentials)
+		if e.caBundle != "" {
+			fmt.Fprintf(&b, "            caBundleRef:\n              name: %s\n", e.caBundle)
+		}
 	}
 	return b.String()
 }

@@ -137,8 +137,36 @@ config_file = %s
 		}
 	}
 	p.command = commandOf(t, *ctr, args)
-	p.env = append(proc.CleanEnv(state("home")), resolveEnv(t, c, ctr.Env)...)
+	// An environment value naming a mounted file (AWS_CA_BUNDLE, the
+	// process-wide CA bundle) is mapped to that file on disk, as the
+	// --config-file arguments are.
+	for _, e := range resolveEnv(t, c, ctr.Env) {
+		name, value, _ := strings.Cut(e, "=")
+		if host, ok := p.mounted[value]; ok {
+			e = name + "=" + host
+		}
+		p.env = append(p.env, e)
+	}
+	p.env = append(proc.CleanEnv(state("home")), p.env...)
 	return p
+}
+
+// projectItems is what a ConfigMap or Secret volume holds, file name ->
+// bytes: every key, or with items only those keys under their paths.
+func projectItems(t *testing.T, data map[string][]byte, items []corev1.KeyToPath, volume string) map[string][]byte {
+	t.Helper()
+	if len(items) == 0 {
+		return data
+	}
+	out := map[string][]byte{}
+	for _, it := range items {
+		b, ok := data[it.Key]
+		if !ok {
+			t.Fatalf("volume %s: its object has no key %s", volume, it.Key)
+		}
+		out[it.Path] = b
+	}
+	return out
 }
 
 // commandOf is a container's command, found on PATH (the one difference
@@ -173,9 +201,9 @@ func layVolumes(t *testing.T, c *cluster, dir string, spec corev1.PodSpec, ctr c
 		mode := os.FileMode(0o644)
 		switch {
 		case v.ConfigMap != nil:
-			files = c.configMapData(v.ConfigMap.Name)
+			files = projectItems(t, c.configMapData(v.ConfigMap.Name), v.ConfigMap.Items, v.Name)
 		case v.Secret != nil:
-			files = c.secretData(v.Secret.SecretName)
+			files = projectItems(t, c.secretData(v.Secret.SecretName), v.Secret.Items, v.Name)
 			if v.Secret.DefaultMode != nil {
 				mode = os.FileMode(*v.Secret.DefaultMode)
 			}

@@ -2,6 +2,8 @@ package services
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -20,8 +22,10 @@ import (
 // S3 is a versitygw (posix backend, SigV4 checked) on a loopback port with
 // one root key pair.
 type S3 struct {
-	// Endpoint is http://127.0.0.1:<port>.
+	// Endpoint is http://127.0.0.1:<port>, or https:// with S3Options.TLS.
 	Endpoint string
+	// CAFile holds S3Options.TLS.CAPEM, for clients that verify the server.
+	CAFile string
 	// Region is the SigV4 region the server accepts signatures for.
 	Region               string
 	AccessKey, SecretKey string
@@ -43,6 +47,15 @@ type S3Options struct {
 	// Python is the interpreter with boto3 that makes buckets and reads them
 	// back (default Python).
 	Python string
+	// TLS, when set, makes the server serve https:// only.
+	TLS *S3TLS
+}
+
+// S3TLS is what an https:// S3 server serves with: its certificate (chain)
+// and key, and the CA certificates a client verifies it with (the test's
+// own boto3 client trusts those).
+type S3TLS struct {
+	CertPEM, KeyPEM, CAPEM []byte
 }
 
 // FindVersitygw looks where hack/install-versitygw.sh puts it (the user
@@ -106,20 +119,60 @@ func StartS3(t testing.TB, o S3Options) *S3 {
 		AccessKey: o.AccessKey, SecretKey: o.SecretKey, versitygw: vgw, python: o.Python, home: home,
 		redact: &proc.Redactor{}}
 	s.redact.Add(o.SecretKey)
+	argv := []string{vgw, "--port", proc.HostPort("127.0.0.1", port), "--region", o.Region}
+	if o.TLS != nil {
+		certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+		s.CAFile = filepath.Join(dir, "ca.crt")
+		writeFile(t, certFile, o.TLS.CertPEM, 0o600)
+		writeFile(t, keyFile, o.TLS.KeyPEM, 0o600)
+		writeFile(t, s.CAFile, o.TLS.CAPEM, 0o644)
+		argv = append(argv, "--cert", certFile, "--key", keyFile)
+		s.Endpoint = "https://127.0.0.1:" + strconv.Itoa(port)
+	}
 	s.proc = proc.Start(t, proc.Options{
 		Name: "versitygw",
-		Argv: []string{vgw, "--port", proc.HostPort("127.0.0.1", port), "--region", o.Region, "posix", "--sidecar", meta, root},
+		Argv: append(argv, "posix", "--sidecar", meta, root),
 		Env:  proc.CleanEnv(home, "ROOT_ACCESS_KEY_ID="+o.AccessKey, "ROOT_SECRET_ACCESS_KEY="+o.SecretKey),
 		Log:  filepath.Join(dir, "versitygw.log"), Redactor: s.redact,
 	})
 	// Any HTTP answer means it serves; an unsigned GET / is refused (403).
-	if _, err := s.proc.WaitFor(30*time.Second, "HTTP answer", proc.HTTPStatus(s.Endpoint+"/", func(int) bool { return true })); err != nil {
+	if _, err := s.proc.WaitFor(30*time.Second, "HTTP answer", s.answers); err != nil {
 		t.Fatal(err)
 	}
 	if len(o.Buckets) > 0 {
 		s.MakeBuckets(t, o.Buckets...)
 	}
 	return s
+}
+
+// answers is nil once the server answers GET / at all, over TLS verified
+// with its CA when it serves TLS.
+func (s *S3) answers() error {
+	resp, err := s.client().Get(s.Endpoint + "/")
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// client is an HTTP client that verifies the server with its CA.
+func (s *S3) client() *http.Client {
+	c := &http.Client{Timeout: 10 * time.Second}
+	if s.CAFile != "" {
+		pem, _ := os.ReadFile(s.CAFile)
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		c.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	}
+	return c
+}
+
+func writeFile(t testing.TB, path string, b []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, b, mode); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Redactor masks the secret key.
@@ -135,6 +188,7 @@ import hashlib, json, os, sys
 import boto3
 from botocore.config import Config
 c = boto3.client("s3", endpoint_url=os.environ["S3_ENDPOINT"], region_name=os.environ["S3_REGION"],
+    verify=os.environ.get("S3_CA_FILE") or None,
     aws_access_key_id=os.environ["S3_ACCESS_KEY"], aws_secret_access_key=os.environ["S3_SECRET_KEY"],
     config=Config(signature_version="s3v4", s3={"addressing_style": "path"}, retries={"max_attempts": 2}))
 cmd, buckets = sys.argv[1], sys.argv[2:]
@@ -170,7 +224,7 @@ func (s *S3) boto(t testing.TB, args ...string) []byte {
 		Argv: append([]string{s.python, "-c", s3Script}, args...),
 		Dir:  s.home,
 		Env: proc.CleanEnv(s.home, "S3_ENDPOINT="+s.Endpoint, "S3_REGION="+s.Region,
-			"S3_ACCESS_KEY="+s.AccessKey, "S3_SECRET_KEY="+s.SecretKey),
+			"S3_ACCESS_KEY="+s.AccessKey, "S3_SECRET_KEY="+s.SecretKey, "S3_CA_FILE="+s.CAFile),
 		Redactor: s.redact,
 	})
 	if err != nil {
@@ -200,7 +254,7 @@ func (s *S3) Objects(t testing.TB, buckets ...string) map[string]map[string]S3Ob
 // checks signatures at all.
 func (s *S3) UnsignedStatus(t testing.TB, bucket string) int {
 	t.Helper()
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(s.Endpoint + "/" + bucket)
+	resp, err := s.client().Get(s.Endpoint + "/" + bucket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/internal/testcert"
 )
 
 func TestPercentEncodeKeepsOnlyUnreserved(t *testing.T) {
@@ -108,4 +110,24 @@ func TestS3ChecksSignatures(t *testing.T) {
 	t.Logf("%s up in %s at %s", s.Version(t), time.Since(began).Round(time.Millisecond), s.Endpoint)
 	assert.Equal(t, http.StatusForbidden, s.UnsignedStatus(t, "glance-images"))
 	assert.Equal(t, map[string]map[string]S3Object{"glance-images": {}, "glance-images-2": {}}, s.Objects(t, "glance-images", "glance-images-2"))
+}
+
+// With TLS the server serves only https://, with the certificate a test CA
+// issued: a client trusting that CA (the Go client, boto3) gets answers, one
+// trusting the system roots alone is refused the handshake.
+func TestS3ServesTLSWithATestCA(t *testing.T) {
+	ca, err := testcert.NewCA("S3 test CA")
+	require.NoError(t, err)
+	leaf, err := ca.Issue("127.0.0.1", "127.0.0.1")
+	require.NoError(t, err)
+	s := StartS3(t, S3Options{Buckets: []string{"glance-images"}, TLS: &S3TLS{CertPEM: leaf.CertPEM, KeyPEM: leaf.KeyPEM, CAPEM: ca.CertPEM}})
+	assert.True(t, strings.HasPrefix(s.Endpoint, "https://"), s.Endpoint)
+	assert.Equal(t, http.StatusForbidden, s.UnsignedStatus(t, "glance-images"))
+	assert.Equal(t, map[string]map[string]S3Object{"glance-images": {}}, s.Objects(t, "glance-images"), "boto3 verifies it with the CA")
+
+	_, err = (&http.Client{Timeout: 10 * time.Second}).Get(s.Endpoint + "/glance-images")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "certificate signed by unknown authority")
+	_, err = (&http.Client{Timeout: 10 * time.Second}).Get(strings.Replace(s.Endpoint, "https://", "http://", 1) + "/glance-images")
+	require.Error(t, err, "no plain HTTP beside TLS")
 }
