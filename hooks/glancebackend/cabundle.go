@@ -94,32 +94,27 @@ const (
 	undecodable
 )
 
-// bundleBytes reads one key of a related ConfigMap (data or binaryData) or
-// Secret.
+// bundleBytes reads one key of a related ConfigMap (data, or binaryData
+// still base64) or Secret (base64).
 func bundleBytes(related metacontroller.ObjectMap, kind, name, key string) ([]byte, int, error) {
+	var text, encoded map[string]string
 	if kind == api.CABundleKindSecret {
 		sec, found, err := metacontroller.DecodeOne[rawSecret](related, names.SecretsKey, name)
 		if err != nil || !found {
 			return nil, absent, relatedError(err)
 		}
-		enc, ok := sec.Data[key]
-		if !ok {
-			return nil, noKey, nil
+		encoded = sec.Data
+	} else {
+		cm, found, err := metacontroller.DecodeOne[rawConfigMap](related, names.ConfigMapsKey, name)
+		if err != nil || !found {
+			return nil, absent, relatedError(err)
 		}
-		b, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			return nil, undecodable, nil
-		}
-		return b, present, nil
+		text, encoded = cm.Data, cm.BinaryData
 	}
-	cm, found, err := metacontroller.DecodeOne[rawConfigMap](related, names.ConfigMapsKey, name)
-	if err != nil || !found {
-		return nil, absent, relatedError(err)
+	if v, ok := text[key]; ok {
+		return []byte(v), present, nil
 	}
-	if text, ok := cm.Data[key]; ok {
-		return []byte(text), present, nil
-	}
-	enc, ok := cm.BinaryData[key]
+	enc, ok := encoded[key]
 	if !ok {
 		return nil, noKey, nil
 	}

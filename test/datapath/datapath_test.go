@@ -74,25 +74,8 @@ func TestDataPath(t *testing.T) {
 	t.Logf("glance-api %s, glance_store %s, %s; S3 %s in region %s (rendered region %q)",
 		glanceVersion, storeVersion, s3.Version(t), s3.Endpoint, serverRegion, region)
 
-	// The database as the guide's devstack makes it: a database and a user
-	// with every privilege on it, the user's password (@ : / % included)
-	// in the Secret glance-db with username and password.
-	db := services.StartMariaDB(t)
-	db.CreateDatabase(t, "glance")
-	dbPassword := services.RandomSecret()
-	db.CreateUser(t, "glance", dbPassword, "glance")
-	redact.Add(dbPassword)
-
-	// The guide's ControlPlane with two stores, driven through the hooks;
-	// its database is the one above (only its host and port point at
-	// loopback) and the metadata definitions are where Debian has them.
-	c := newCluster(t)
-	jobs := c.runJobs(t, filepath.Join(dir, "jobs"), redact)
-	c.apply(credentialsSecret("garage-s3-credentials", accessKey, secretKey))
-	c.apply(secret("glance-db", map[string]string{"username": "glance", "password": dbPassword}))
-	c.apply(secret("glance-service-user", map[string]string{"password": "unused-without-keystone"}))
-	glanceExtra := fmt.Sprintf(`database: {host: %s, port: %d, database: glance, secretRef: {name: glance-db}}
-      metadefsPath: %s`, db.Host, db.Port, debianMetadefs)
+	// The guide's ControlPlane with two stores, driven through the hooks.
+	c, db, jobs, glanceExtra := newGlanceCluster(t, dir, redact)
 	defaultEntry := entry{name: "default", bucket: bucket1, credentials: "garage-s3-credentials", isDefault: true}
 	secondary := entry{name: "secondary", bucket: bucket2, credentials: "garage-s3-credentials"}
 	c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary))
@@ -228,6 +211,31 @@ func TestDataPath(t *testing.T) {
 		t.Logf("glance-api (keystone flavor) up in %s, stopped in %s", p.started.Round(time.Millisecond), p.stop(t).Round(time.Millisecond))
 	})
 	t.Logf("whole data-path test: %s", time.Since(began).Round(time.Millisecond))
+}
+
+// newGlanceCluster starts the database as the guide's devstack makes it (a
+// database and a user with every privilege on it, the user's password, with
+// @ : / %, in the Secret glance-db with username and password) and a cluster
+// holding that Secret, the service user's and the S3 credentials, whose
+// schema Jobs run for real. glanceExtra is the ControlPlane's
+// services.glance part pointing at that database (only its host and port
+// point at loopback) and at Debian's metadata definitions.
+func newGlanceCluster(t *testing.T, dir string, redact *proc.Redactor) (c *cluster, db *services.MariaDB, jobs *[]jobRun, glanceExtra string) {
+	t.Helper()
+	db = services.StartMariaDB(t)
+	db.CreateDatabase(t, "glance")
+	dbPassword := services.RandomSecret()
+	db.CreateUser(t, "glance", dbPassword, "glance")
+	redact.Add(dbPassword)
+
+	c = newCluster(t)
+	jobs = c.runJobs(t, filepath.Join(dir, "jobs"), redact)
+	c.apply(credentialsSecret("garage-s3-credentials", accessKey, secretKey))
+	c.apply(secret("glance-db", map[string]string{"username": "glance", "password": dbPassword}))
+	c.apply(secret("glance-service-user", map[string]string{"password": "unused-without-keystone"}))
+	glanceExtra = fmt.Sprintf(`database: {host: %s, port: %d, database: glance, secretRef: {name: glance-db}}
+      metadefsPath: %s`, db.Host, db.Port, debianMetadefs)
+	return c, db, jobs, glanceExtra
 }
 
 // uploadActive creates an image, uploads data (into store when not ""),

@@ -55,23 +55,11 @@ func TestDataPathPrivateCA(t *testing.T) {
 		TLS: &services.S3TLS{CertPEM: leaf.CertPEM, KeyPEM: leaf.KeyPEM, CAPEM: ca.CertPEM}})
 	t.Logf("glance-api %s, glance_store %s, %s at %s", glanceVersion, storeVersion, s3.Version(t), s3.Endpoint)
 
-	db := services.StartMariaDB(t)
-	db.CreateDatabase(t, "glance")
-	dbPassword := services.RandomSecret()
-	db.CreateUser(t, "glance", dbPassword, "glance")
-	redact.Add(dbPassword)
-
 	// Two stores on the https:// server, each naming a ConfigMap with the
 	// CA: with one process-wide bundle they must hold the same content.
-	c := newCluster(t)
-	jobs := c.runJobs(t, filepath.Join(dir, "jobs"), redact)
-	c.apply(credentialsSecret("garage-s3-credentials", accessKey, secretKey))
-	c.apply(secret("glance-db", map[string]string{"username": "glance", "password": dbPassword}))
-	c.apply(secret("glance-service-user", map[string]string{"password": "unused-without-keystone"}))
+	c, _, jobs, glanceExtra := newGlanceCluster(t, dir, redact)
 	c.apply(configMap("storage-ca", map[string]string{"ca.crt": string(ca.CertPEM)}))
 	c.apply(configMap("storage-ca-copy", map[string]string{"ca.crt": string(ca.CertPEM)}))
-	glanceExtra := fmt.Sprintf(`database: {host: %s, port: %d, database: glance, secretRef: {name: glance-db}}
-      metadefsPath: %s`, db.Host, db.Port, debianMetadefs)
 	cp := func() string {
 		doc := controlPlane(s3.Endpoint, region, glanceExtra,
 			entry{name: "default", bucket: bucket1, credentials: "garage-s3-credentials", isDefault: true, caBundle: "storage-ca"},
