@@ -1,15 +1,20 @@
 package glance
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 var (
@@ -147,5 +152,65 @@ func TestAddCABundles(t *testing.T) {
 	addCABundles(plain, []*store{s3Store("a", "https://s3.example.com", "")}, "")
 	if plain.Spec.Template.Annotations != nil || plain.Spec.Template.Spec.Volumes != nil || plain.Spec.Template.Spec.Containers[0].Env != nil {
 		t.Errorf("a Glance without CA bundles gets nothing: %+v", plain.Spec.Template)
+	}
+}
+
+// A store naming a CA bundle is rendered only when its backend reports the
+// bundle ready and its store Secret carries a digest the pod template can
+// take.
+func TestEvaluateCABundleStore(t *testing.T) {
+	ready := metav1.Condition{Type: names.ConditionCABundleReady, Status: metav1.ConditionTrue}
+	cases := map[string]struct {
+		reason string
+		cond   *metav1.Condition
+		digest string
+		want   string
+	}{
+		"Ready": {reason: "a ready bundle and a digest: rendered with the mount", cond: &ready, digest: digestA},
+		"ConditionMissing": {reason: "a backend that has not reported on its bundle is waited for",
+			digest: digestA, want: "its CA bundle is not ready"},
+		"NotReady": {reason: "the backend's reason is carried",
+			cond:   &metav1.Condition{Type: names.ConditionCABundleReady, Status: metav1.ConditionFalse, Message: `ConfigMap "a-ca" not found`},
+			digest: digestA, want: `its CA bundle is not ready: ConfigMap "a-ca" not found`},
+		"NoDigest": {reason: "a store Secret without the digest cannot roll the pods on a new bundle",
+			cond: &ready, want: `its store Secret "a-store" carries no valid CA bundle digest (glance.openstack.c5c3.io/ca-bundle-digest)`},
+		"ForgedDigest": {reason: "a digest that is not one never reaches the pod template",
+			cond: &ready, digest: "sha256:x,evil=1", want: `its store Secret "a-store" carries no valid CA bundle digest (glance.openstack.c5c3.io/ca-bundle-digest)`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			g := &api.Glance{}
+			g.Name, g.Namespace = "glance", "openstack"
+			s := &store{id: "a"}
+			s.backend.Name = "a"
+			s.backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
+				S3: &api.S3Store{Host: "https://rgw:443", S3Options: api.S3Options{Bucket: "b", CredentialsSecretRef: api.LocalObjectReference{Name: "c"},
+					CABundleRef: &api.CABundleRef{Name: "a-ca"}}}}
+			s.backend.Status.Conditions = []metav1.Condition{{Type: names.ConditionCredentialsReady, Status: metav1.ConditionTrue}}
+			if tc.cond != nil {
+				s.backend.Status.Conditions = append(s.backend.Status.Conditions, *tc.cond)
+			}
+			annotations := map[string]string{names.AnnotationStoreID: "a", names.AnnotationSpecHash: storeconf.SpecHash(s.backend.Spec, "a")}
+			if tc.digest != "" {
+				annotations[names.AnnotationCABundleDigest] = tc.digest
+			}
+			raw, err := json.Marshal(map[string]any{
+				"metadata": map[string]any{"labels": map[string]string{names.LabelGlance: "glance"}, "annotations": annotations,
+					"ownerReferences": []any{map[string]any{"kind": api.KindGlanceBackend, "name": "a", "controller": true}}},
+				"data": map[string]string{names.StoreSecretKey: base64.StdEncoding.EncodeToString([]byte("[a]\ns3_store_cacert = /etc/glance/s3-ca/a/ca.crt\n"))},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.rendered != (tc.want == "") {
+				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.rendered, diff)
+			}
+			if tc.want == "" && (s.ca == nil || s.ca.digest != tc.digest || s.ca.ref.Name != "a-ca") {
+				t.Errorf("%s: the store's mount is %+v", tc.reason, s.ca)
+			}
+		})
 	}
 }
