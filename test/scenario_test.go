@@ -427,3 +427,66 @@ func TestAutoscalerOwnsReplicas(t *testing.T) {
 	s.converge()
 	assert.False(t, s.exists("PodDisruptionBudget", "glance"), "one pod needs no budget")
 }
+
+// TestRemovedEntryRetiresItsStore: removing a backends[] entry (the
+// projected GlanceBackend and its store Secret are deleted) does not drop
+// the store's section: images in it stay readable. The section is carried
+// from the running config, never as the default, and reported as retiring,
+// until spec.services.glance.dropRetiredStores lists the store.
+func TestRemovedEntryRetiresItsStore(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials)
+	s.apply(controlPlane(entry("default", "glance-images", true) + entry("secondary", "glance-images-2", false)))
+	s.converge()
+	backendsText := func() string {
+		_, sec := mounts(s.get("Deployment", "controlplane-glance"))
+		return secretText(t, s.get("Secret", sec), "backends.conf")
+	}
+	before := backendsText()
+	require.Contains(t, before, "[secondary]\n")
+
+	s.apply(controlPlane(entry("default", "glance-images", true)))
+	s.converge()
+	assert.False(t, s.exists("GlanceBackend", "controlplane-glance-secondary"), "Metacontroller deleted the child")
+	assert.False(t, s.exists("Secret", "controlplane-glance-secondary-store"), "and its store Secret went with it")
+	assert.Equal(t, before, backendsText(), "the running backends.conf is kept as it was: same section, same name, no roll")
+	cfg, _ := mounts(s.get("Deployment", "controlplane-glance"))
+	text := configText(t, s.get("ConfigMap", cfg))
+	assert.Contains(t, text, "enabled_backends = default:s3,secondary:s3\n")
+	assert.Contains(t, text, "default_backend = default\n")
+	g := s.get("Glance", "controlplane-glance")
+	retiring := g["status"].(map[string]any)["retiringStores"].([]any)
+	require.Len(t, retiring, 1)
+	assert.Equal(t, "secondary", retiring[0].(map[string]any)["storeId"])
+	assert.Equal(t, true, retiring[0].(map[string]any)["kept"])
+	assert.Contains(t, conditionMessage(g, "BackendsReady"), `retiring, kept readable until spec.dropRetiredStores lists them: "secondary"`)
+
+	// The user confirms the store is empty: its section goes.
+	s.apply(strings.Replace(controlPlane(entry("default", "glance-images", true)), "      backends:",
+		"      dropRetiredStores: [secondary]\n      backends:", 1))
+	s.converge()
+	after := backendsText()
+	assert.NotContains(t, after, "[secondary]")
+	assert.Contains(t, after, "[default]\n")
+	cfg, _ = mounts(s.get("Deployment", "controlplane-glance"))
+	assert.Contains(t, configText(t, s.get("ConfigMap", cfg)), "enabled_backends = default:s3\n")
+	_, has := s.get("Glance", "controlplane-glance")["status"].(map[string]any)["retiringStores"]
+	assert.False(t, has, "nothing retires any more")
+}
+
+// TestDeletedBackendRetiresItsStore: the same for a standalone Glance whose
+// GlanceBackend is deleted; a new backend with the store id takes it back.
+func TestDeletedBackendRetiresItsStore(t *testing.T) {
+	s := newScenario(t)
+	standalone(s)
+	s.w.Delete(chain.Ref{APIVersion: "glance.openstack.c5c3.io/v1alpha1", Kind: "GlanceBackend", Namespace: "openstack", Name: "secondary"})
+	s.converge()
+	_, sec := mounts(s.get("Deployment", "glance"))
+	assert.Contains(t, secretText(t, s.get("Secret", sec), "backends.conf"), "[secondary]\n")
+	assert.Equal(t, "True/AllBackendsProjected", s.condition("Glance", "glance", "BackendsReady"))
+
+	s.apply(standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", false))
+	s.converge()
+	_, has := s.get("Glance", "glance")["status"].(map[string]any)["retiringStores"]
+	assert.False(t, has, "attached again, the store is no longer retiring")
+}

@@ -177,5 +177,6 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		Staging:                svc.Staging,
 		Scheduling:             svc.Scheduling,
 		Autoscaling:            svc.Autoscaling,
+		DropRetiredStores:      svc.DropRetiredStores,
 	}.WithDefaults(cp.Namespace)
 }

@@ -58,7 +58,10 @@ type store struct {
 	// ControlPlane projects; defaultIgnored on a hand-made backend there
 	// that is marked isDefault: the ControlPlane alone sets the default.
 	projected, defaultIgnored bool
-	ignored                   string // why isDefault is ignored
+	// retired is set on a store of the running config whose backend is
+	// gone (backend is then empty); dropped when its section goes.
+	retired, dropped bool
+	ignored          string // why isDefault is ignored
 }
 
 // wantsDefault reports whether the store counts as marked isDefault.

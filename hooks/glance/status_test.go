@@ -242,7 +242,7 @@ func TestBuildStatus(t *testing.T) {
 				}
 			}
 			g := &api.Glance{}
-			status := buildStatus(g, time.Unix(0, 0), tc.args.stores, def, tc.args.noDefault, out, tc.args.current, tc.args.pods)
+			status := buildStatus(g, time.Unix(0, 0), tc.args.stores, nil, def, tc.args.noDefault, out, tc.args.current, tc.args.pods)
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
 			for _, c := range status.Conditions {
 				got.conditions = append(got.conditions, fmt.Sprintf("%s %s %s: %s", c.Type, c.Status, c.Reason, c.Message))

@@ -77,12 +77,16 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, hook.Invalid("observed %v", err)
 	}
+	spec := g.Spec.WithDefaults(g.Namespace)
 	var current *appsv1.Deployment
 	var pods, jobPods podsVerdict
+	var retired []*store
 	if deployFound {
 		current = &observed
 		_, mountedBackends := mountedNames(current)
-		holdOutdated(stores, func() string { return backendsText(req.Children, mountedBackends) }, current)
+		running := backendsText(req.Children, mountedBackends)
+		holdOutdated(stores, func() string { return running }, current)
+		retired = retiringStores(stores, running, spec.DropRetiredStores, current)
 		if !rolledOut(current) {
 			observedPods, err := deploymentPods(req.Related, current.Name)
 			if err != nil {
@@ -91,7 +95,6 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 			pods = rolloutPods(current, observedPods, now)
 		}
 	}
-	spec := g.Spec.WithDefaults(g.Namespace)
 	// A release whose glance_store has one process-wide CA bundle may have
 	// to leave stores out, which decides the default too.
 	processWideCA := ""
@@ -119,7 +122,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		}
 		out, err = keepLastGood(req.Children, current, ReasonLastGoodKept, why)
 	default:
-		out, err = renderNew(&g, spec, req.Children, stores, def, current, creds, jobs, jobMounts, processWideCA)
+		out, err = renderNew(&g, spec, req.Children, withRetired(stores, retired), def, current, creds, jobs, jobMounts, processWideCA)
 		if err != nil && !hook.IsInputError(err) {
 			// The spec holds a value that cannot be written safely.
 			out, err = keepLastGood(req.Children, current, ReasonInvalidSpec, "the Glance spec cannot be rendered: "+err.Error())
@@ -144,7 +147,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		out.database = explainSchemaJob(out.database, jobPods)
 	}
 	return &metacontroller.SyncResponse{
-		Status:             buildStatus(&g, now, stores, def, noDefault, out, current, pods),
+		Status:             buildStatus(&g, now, stores, retired, def, noDefault, out, current, pods),
 		Children:           out.children,
 		ResyncAfterSeconds: resyncAfter(pods, jobPods),
 	}, nil
@@ -333,11 +336,19 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 	return text
 }
 
-// buildStatus reports the stores, the config and the Deployment with what
-// its pods show.
-func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment, pods podsVerdict) api.GlanceStatus {
+// buildStatus reports the stores (the retiring ones too), the config and
+// the Deployment with what its pods show.
+func buildStatus(g *api.Glance, now time.Time, stores, retired []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment, pods podsVerdict) api.GlanceStatus {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade}
+	var retiring []string
+	for _, s := range retired {
+		kept := out.inConfig[s.id]
+		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.id, Kept: kept, Message: s.skipped})
+		if kept {
+			retiring = append(retiring, fmt.Sprintf("%q", s.id))
+		}
+	}
 	var skipped []string
 	for _, s := range stores {
 		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
@@ -371,6 +382,9 @@ func buildStatus(g *api.Glance, now time.Time, stores []*store, def *store, noDe
 	default:
 		backends.Status, backends.Reason = true, ReasonAllBackendsProjected
 		backends.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(stores), "store", "stores"), def.id)
+	}
+	if len(retiring) > 0 {
+		backends.Message += fmt.Sprintf("; retiring, kept readable until spec.dropRetiredStores lists them: %s", strings.Join(retiring, ", "))
 	}
 	if out.rendered.Status {
 		status.DefaultBackend = def.id

@@ -47,6 +47,7 @@ type GlanceService struct {
 	Staging                *StagingSpec                 `json:"staging,omitempty"`
 	Scheduling             *SchedulingSpec              `json:"scheduling,omitempty"`
 	Autoscaling            *AutoscalingSpec             `json:"autoscaling,omitempty"`
+	DropRetiredStores      []string                     `json:"dropRetiredStores,omitempty"`
 	// Keystone is how the ControlPlane registers its Glance in Keystone.
 	Keystone *KeystoneRegistration `json:"keystone,omitempty"`
 }

@@ -54,6 +54,12 @@ type GlanceSpec struct {
 	// Autoscaling, when set, lets a HorizontalPodAutoscaler set the number
 	// of glance-api pods; replicas is then not used.
 	Autoscaling *AutoscalingSpec `json:"autoscaling,omitempty"`
+	// DropRetiredStores lists store ids whose section may go once their
+	// backend is gone. A store whose GlanceBackend is deleted (or whose
+	// ControlPlane entry is removed) is retired: its section stays, never
+	// as the default, so the images in it stay readable, until it is listed
+	// here (after its images were moved, or are no longer needed).
+	DropRetiredStores []string `json:"dropRetiredStores,omitempty"`
 }
 
 // Import methods glance-api knows (enabled_import_methods).
@@ -195,6 +201,17 @@ type GlanceStatus struct {
 	InstalledImage   string `json:"installedImage,omitempty"`
 	// Upgrade is the release upgrade in progress, if any.
 	Upgrade *UpgradeStatus `json:"upgrade,omitempty"`
+	// RetiringStores are stores whose backend is gone and whose section
+	// the config keeps until spec.dropRetiredStores lists them.
+	RetiringStores []RetiringStore `json:"retiringStores,omitempty"`
+}
+
+// RetiringStore is one store whose backend is gone.
+type RetiringStore struct {
+	StoreID string `json:"storeId"`
+	// Kept says whether its section is still in the config.
+	Kept    bool   `json:"kept"`
+	Message string `json:"message"`
 }
 
 // UpgradeStatus is a release upgrade on its way: expand, migrate, roll the
