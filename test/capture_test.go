@@ -328,6 +328,21 @@ installed image.`,
 			s.apply(strings.Replace(standaloneGlance, `tag: "2025.2"`, `tag: "2026.1"`, 1))
 			return "glance"
 		}},
+	{"entry-removed-store-retiring", `
+The backends entry "secondary" was removed from the ControlPlane:
+Metacontroller deleted its GlanceBackend and the store Secret went with it.
+The running backends.conf still holds [secondary], and images in that store
+would fail to download without it, so the answer keeps the section (same
+backends Secret, no roll), enabled but never the default, and reports it in
+status.retiringStores until spec.dropRetiredStores lists "secondary".`,
+		func(s *scenario) string {
+			s.apply(credentials)
+			s.apply(controlPlane(entry("default", "glance-images", true) + entry("secondary", "glance-images-2", false)))
+			s.converge()
+			s.apply(controlPlane(entry("default", "glance-images", true)))
+			s.convergeWithout("glance")
+			return "controlplane-glance"
+		}},
 	{"several-replicas-disruption-budget", `
 spec.replicas: 3. The Deployment runs three pods spread over nodes, then
 zones (ScheduleAnyway), and a PodDisruptionBudget (maxUnavailable: 1) lets a

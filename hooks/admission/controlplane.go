@@ -50,5 +50,21 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}
+	if req.Operation == admissionv1.Update {
+		var old api.ControlPlane
+		if err := decodeObject(req.OldObject.Raw, &old); err == nil && old.Spec.Services.Glance != nil {
+			return decision{warnings: retirementWarnings(glance, glanceServicePath, storeIDs(old.Spec.Services.Glance.Backends),
+				storeIDs(cp.Spec.Services.Glance.Backends), old.Spec.Services.Glance.DropRetiredStores, spec.DropRetiredStores)}
+		}
+	}
 	return decision{}
+}
+
+// storeIDs are the store ids of backends[] entries: their names.
+func storeIDs(entries []api.BackendEntry) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name)
+	}
+	return out
 }

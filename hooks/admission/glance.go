@@ -45,6 +45,9 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 			return undecodable(api.KindGlance, "oldObject", err)
 		}
 		l = append(l, releaseStepProblems(old.Status, old.Spec.WithDefaults(namespaceOf(req, &old.ObjectMeta)), spec)...)
+		if len(l) == 0 {
+			return decision{warnings: retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)}
+		}
 	}
 	if len(l) > 0 {
 		return invalid(api.KindGlance, name, l)

@@ -37,11 +37,13 @@ type decision struct {
 	code    int32
 	reason  metav1.StatusReason
 	message string
+	// warnings reach the client of an allowed change (kubectl prints them).
+	warnings []string
 }
 
 func (d decision) response(uid types.UID) *admissionv1.AdmissionResponse {
 	if !d.denied {
-		return &admissionv1.AdmissionResponse{UID: uid, Allowed: true}
+		return &admissionv1.AdmissionResponse{UID: uid, Allowed: true, Warnings: d.warnings}
 	}
 	return &admissionv1.AdmissionResponse{
 		UID:     uid,
