@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -154,12 +155,29 @@ running pod loses its config; DeploymentReady=False/RollingOut.`,
 		}},
 	{"no-backends", `
 A Glance with no GlanceBackend attached (another Glance's backends are in the
-namespace and ignored). Nothing is created; NoDefaultBackend says no backend is
-attached.`,
+namespace and ignored), made a minute before the answer, so its first render
+no longer waits for backends. Nothing is created; NoDefaultBackend says no
+backend is attached.`,
 		func(s *scenario) string {
+			s.w.Now = FixtureNow.Add(-time.Minute)
 			s.apply(standaloneGlance)
 			s.apply(strings.ReplaceAll(standaloneBackend("other", "b", "garage-s3-credentials", true), "glanceRef: {name: glance}", "glanceRef: {name: another}"))
 			s.converge()
+			return "glance"
+		}},
+	{"first-render-waits", `
+First install: the standalone Glance, backend primary (the default) rendered,
+backend secondary just created and not synced yet. The first render waits for
+it (at most glance.FirstRenderWait from its creation), so the config, the
+schema Job and the Deployment are made once, with both stores: nothing is
+created, BackendsReady=False/WaitingForBackends names no backend (the status
+stays the same while they arrive), and resyncAfterSeconds asks for a sync
+when the wait ends.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + standaloneGlance + "\n---\n" +
+				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.convergeWithout("glance")
+			s.apply(standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", false))
 			return "glance"
 		}},
 	{"invalid-spec-keeps-last-good", `

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,29 +63,37 @@ type store struct {
 	// gone (backend is then empty); dropped when its section goes.
 	retired, dropped bool
 	ignored          string // why isDefault is ignored
+	// pending is set for a store on its way: its backend has not reported
+	// yet, or reported usable credentials and its store Secret is not
+	// there (or not current) yet. It is left out like a skipped one, but
+	// it is not a fault; since is when it started on its way.
+	pending bool
+	since   time.Time
 }
 
 // wantsDefault reports whether the store counts as marked isDefault.
 func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
 
 // observedBackend is a related GlanceBackend as far as the Glance reads it:
-// identity, spec, and the status and message of each condition. The related
-// backends are every one in the namespace, so the rest of their metadata and
-// the times of their conditions, never read, are not decoded.
+// identity, creation time, owner, spec, and each condition but its reason.
+// The related backends are every one in the namespace, so the rest of their
+// metadata, never read, is not decoded.
 type observedBackend struct {
 	Metadata struct {
 		Name              string                  `json:"name,omitempty"`
 		Namespace         string                  `json:"namespace,omitempty"`
 		UID               types.UID               `json:"uid,omitempty"`
+		CreationTimestamp metav1.Time             `json:"creationTimestamp,omitempty"`
 		DeletionTimestamp *metav1.Time            `json:"deletionTimestamp,omitempty"`
 		OwnerReferences   []metav1.OwnerReference `json:"ownerReferences,omitempty"`
 	} `json:"metadata"`
 	Spec   api.GlanceBackendSpec `json:"spec"`
 	Status struct {
 		Conditions []struct {
-			Type    string                 `json:"type"`
-			Status  metav1.ConditionStatus `json:"status"`
-			Message string                 `json:"message"`
+			Type               string                 `json:"type"`
+			Status             metav1.ConditionStatus `json:"status"`
+			LastTransitionTime metav1.Time            `json:"lastTransitionTime,omitempty"`
+			Message            string                 `json:"message"`
 		} `json:"conditions,omitempty"`
 	} `json:"status"`
 }
@@ -94,9 +103,11 @@ func (o *observedBackend) backend() api.GlanceBackend {
 	var b api.GlanceBackend
 	b.Name, b.Namespace, b.UID, b.DeletionTimestamp = o.Metadata.Name, o.Metadata.Namespace, o.Metadata.UID, o.Metadata.DeletionTimestamp
 	b.OwnerReferences = o.Metadata.OwnerReferences
+	b.CreationTimestamp = o.Metadata.CreationTimestamp
 	b.Spec = o.Spec
 	for _, c := range o.Status.Conditions {
-		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status, Message: c.Message})
+		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
+			LastTransitionTime: c.LastTransitionTime, Message: c.Message})
 	}
 	return b
 }
@@ -177,29 +188,51 @@ func projectedHolder(sharing []*store) *store {
 	return p
 }
 
-// evaluate decides whether one store can be rendered, and why not.
+// Why a store on its way is left out; one message for every step of the
+// way, so the Glance's status does not change while it arrives.
+const pendingMessage = "its store is not rendered yet"
+
+// usableWhen is a GlanceBackend condition a store needs True, and what a
+// store is skipped for when the backend reports it is not.
+type usableWhen struct{ condition, fault string }
+
+// evaluate decides whether one store can be rendered, and why not: a fault
+// (the backend's spec, its credentials or CA bundle as the backend reports
+// them, a store Secret that is not its own or not as the service writes it)
+// skips it, naming the cause; a store still on its way is pending.
 func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	b := &s.backend
 	if problems := storeconf.BackendProblems(b.Spec, s.id); len(problems) > 0 {
 		s.skipped = "its spec cannot be rendered: " + problems.String()
 		return nil
 	}
-	if c, ok := hook.FindCondition(b.Status.Conditions, names.ConditionCredentialsReady); !ok || c.Status != metav1.ConditionTrue {
-		s.skipped = "its credentials are not ready"
-		if ok && c.Message != "" {
-			s.skipped += ": " + c.Message
-		}
-		return nil
-	}
+	// Usable credentials (and CA bundle): the store Secret follows in the
+	// same sync of the backend, so until it is here (and current) the store
+	// is on its way, since the later of the backend's creation and the
+	// conditions' becoming usable. Not reported yet is not a fault either:
+	// what is wrong, if anything, is for the backend to say.
+	since := b.CreationTimestamp.Time
+	required := []usableWhen{{names.ConditionCredentialsReady, "its credentials are not ready"}}
 	if b.Spec.S3 != nil && b.Spec.S3.CABundleRef != nil {
-		if c, ok := hook.FindCondition(b.Status.Conditions, names.ConditionCABundleReady); !ok || c.Status != metav1.ConditionTrue {
-			s.skipped = "its CA bundle is not ready"
-			if ok && c.Message != "" {
+		required = append(required, usableWhen{names.ConditionCABundleReady, "its CA bundle is not ready"})
+	}
+	for _, r := range required {
+		c, reported := hook.FindCondition(b.Status.Conditions, r.condition)
+		switch {
+		case !reported:
+			s.pending, s.since, s.skipped = true, b.CreationTimestamp.Time, pendingMessage
+			return nil
+		case c.Status != metav1.ConditionTrue:
+			s.skipped = r.fault
+			if c.Message != "" {
 				s.skipped += ": " + c.Message
 			}
 			return nil
+		case c.LastTransitionTime.After(since):
+			since = c.LastTransitionTime.Time
 		}
 	}
+	onItsWay := func() { s.pending, s.since, s.skipped = true, since, pendingMessage }
 	name := names.StoreSecretName(b.Name)
 	sec, found, err := metacontroller.DecodeOne[storeSecret](related, names.SecretsKey, name)
 	if err != nil {
@@ -207,15 +240,17 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	}
 	switch {
 	case !found:
-		s.skipped = fmt.Sprintf("its store Secret %q does not exist yet", name)
+		onItsWay()
 		return nil
 	case sec.Metadata.Labels[names.LabelGlance] != g.Name || !ownedBy(sec.Metadata.OwnerReferences, b):
 		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
 		return nil
 	case sec.Metadata.Annotations[names.AnnotationStoreID] != s.id ||
 		sec.Metadata.Annotations[names.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
-		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
+		// holdOutdated may keep its running section meanwhile.
+		onItsWay()
 		s.stale = true
+		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
 		return nil
 	}
 	section, err := base64.StdEncoding.DecodeString(sec.Data[names.StoreSecretKey])
@@ -322,7 +357,7 @@ func holdOutdated(stores []*store, running func() string, current *appsv1.Deploy
 				}
 				s.ca = ca
 			}
-			s.section, s.rendered, s.held = section, true, true
+			s.section, s.rendered, s.held, s.pending = section, true, true, false
 			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
 		}
 	}

@@ -167,8 +167,8 @@ func TestEvaluateCABundleStore(t *testing.T) {
 		want   string
 	}{
 		"Ready": {reason: "a ready bundle and a digest: rendered with the mount", cond: &ready, digest: digestA},
-		"ConditionMissing": {reason: "a backend that has not reported on its bundle is waited for",
-			digest: digestA, want: "its CA bundle is not ready"},
+		"ConditionMissing": {reason: "a backend that has not reported on its bundle is waited for: on its way, not a fault",
+			digest: digestA, want: pendingMessage},
 		"NotReady": {reason: "the backend's reason is carried",
 			cond:   &metav1.Condition{Type: names.ConditionCABundleReady, Status: metav1.ConditionFalse, Message: `ConfigMap "a-ca" not found`},
 			digest: digestA, want: `its CA bundle is not ready: ConfigMap "a-ca" not found`},
@@ -205,8 +205,8 @@ func TestEvaluateCABundleStore(t *testing.T) {
 			if err := evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.rendered != (tc.want == "") {
-				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.rendered, diff)
+			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.rendered != (tc.want == "") || s.pending != (tc.want == pendingMessage) {
+				t.Errorf("%s\nevaluate: rendered %t, pending %t, skipped -want, +got:\n%s", tc.reason, s.rendered, s.pending, diff)
 			}
 			if tc.want == "" && (s.ca == nil || s.ca.digest != tc.digest || s.ca.ref.Name != "a-ca") {
 				t.Errorf("%s: the store's mount is %+v", tc.reason, s.ca)

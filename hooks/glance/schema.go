@@ -151,8 +151,7 @@ func planSchema(in schemaInputs) schemaPlan {
 	switch step, why := release.CheckStep(installed, in.release); step {
 	case release.Same:
 		if in.image == in.installedImage {
-			p.cond = hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
-				Message: fmt.Sprintf("the schema of %s is in place for image %s", installed, excerpt.Name(in.installedImage))}
+			p.cond = schemaInPlace(installed.String(), in.installedImage)
 		} else {
 			p.sync(in, "the schema of "+installed.String())
 		}
@@ -245,8 +244,7 @@ func (p *schemaPlan) sync(in schemaInputs, what string) {
 	switch st {
 	case jobSucceeded:
 		p.installedRelease, p.installedImage = in.release.String(), in.image
-		p.cond = hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
-			Message: fmt.Sprintf("Job %s synced the schema of %s and loaded the metadata definitions for image %s", name, in.release, excerpt.Name(in.image))}
+		p.cond = schemaInPlace(in.release.String(), in.image)
 	case jobFailed:
 		p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncFailed,
 			Message: fmt.Sprintf("Job %s (db sync of %s with image %s) failed: %s", name, in.release, excerpt.Name(in.image), in.logsHint(name))}
@@ -310,8 +308,7 @@ func (p *schemaPlan) advance(in schemaInputs) {
 		case jobSucceeded:
 			if up.Phase == api.PhaseContracting {
 				p.installedRelease, p.installedImage, p.upgrade = up.TargetRelease, up.TargetImage, nil
-				p.cond = hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
-					Message: fmt.Sprintf("upgraded %s: Job %s contracted the schema and loaded the metadata definitions for image %s", from, name, excerpt.Name(up.TargetImage))}
+				p.cond = schemaInPlace(up.TargetRelease, up.TargetImage)
 				return
 			}
 			up.Phase = nextPhase[up.Phase]
@@ -325,4 +322,12 @@ func (p *schemaPlan) advance(in schemaInputs) {
 		}
 		return
 	}
+}
+
+// schemaInPlace is DatabaseReady once a schema Job has succeeded: the same
+// from the sync that sees it succeed on, so the status is not written again
+// for the wording alone.
+func schemaInPlace(rel, image string) hook.Condition {
+	return hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
+		Message: fmt.Sprintf("the schema of %s is in place for image %s", rel, excerpt.Name(image))}
 }

@@ -60,6 +60,13 @@ func TestBuildStatus(t *testing.T) {
 	}
 	held := attached("b", false, "")
 	held.held, held.skipped = true, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
+	pending := attached("b", false, pendingMessage)
+	pending.pending = true
+	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
+	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
+	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,
+		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonNotRendered, Message: "not rendered"},
+		database: hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForConfig, Message: "no config"}, serviceUser: userReady}
 
 	type args struct {
 		stores    []*store
@@ -186,7 +193,74 @@ func TestBuildStatus(t *testing.T) {
 					"ConfigRendered True Rendered: rendered",
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False RollingOut: the Deployment is being updated to image "glance:new"`,
+					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+				},
+				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
+				defaultBackend: "a",
+			},
+		},
+		"PendingStore": {
+			reason: "a store on its way is left out and says so, without being called skipped",
+			args: args{stores: []*store{attached("a", true, ""), pending}, def: "a",
+				current: mounting("g-config-1", "g-backends-1")},
+			want: want{
+				conditions: []string{
+					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): its store is not rendered yet`,
+					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
+					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
+				},
+				backends: []api.BackendStatus{
+					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
+					{Name: "b", StoreID: "b", Reason: ReasonStorePending, Message: "its store is not rendered yet"},
+				},
+				defaultBackend: "a",
+			},
+		},
+		"FirstRenderWaits": {
+			reason: "while the first render waits, the status names no backend: it stays the same while they arrive",
+			args:   args{stores: []*store{attached("a", true, ""), pending}, out: waiting},
+			want: want{
+				conditions: []string{
+					"BackendsReady False WaitingForBackends: the first config is rendered once the attached GlanceBackends have rendered their stores; each one's status says where it is",
+					"ConfigRendered False NotRendered: not rendered",
+					"DatabaseReady False WaitingForConfig: no config",
+					"ServiceUserReady True CredentialsAvailable: available",
+					"DeploymentReady False DeploymentMissing: the glance-api Deployment does not exist yet",
+					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends), ConfigRendered (NotRendered), DatabaseReady (WaitingForConfig), DeploymentReady (DeploymentMissing)",
+				},
+			},
+		},
+		"Creating": {
+			reason: "the answer that creates the Deployment says it rolls out, as the next syncs will until the Deployment controller reports",
+			args:   args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
+					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+				},
+				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
+				defaultBackend: "a",
+			},
+		},
+		"NotObservedYet": {
+			reason: "a Deployment whose new template the Deployment controller has not seen yet still rolls out, " +
+				"whatever its status from the template before says",
+			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage, current: notCaughtUp},
+			want: want{
+				conditions: []string{
+					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
+					"ConfigRendered True Rendered: rendered",
+					"DatabaseReady True SchemaSynced: synced",
+					"ServiceUserReady True CredentialsAvailable: available",
+					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
 					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
@@ -203,7 +277,7 @@ func TestBuildStatus(t *testing.T) {
 					"ConfigRendered True Rendered: rendered",
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False RollingOut: the Deployment is being updated to ConfigMap "g-config-1" and Secret "g-backends-1"`,
+					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1"`,
 					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},

@@ -39,6 +39,9 @@ const (
 	// ReasonNotInRunningConfig marks a usable store left out because the
 	// config is not re-rendered while there is no valid default.
 	ReasonNotInRunningConfig = "NotInRunningConfig"
+	// ReasonStorePending marks a store on its way: its backend has not
+	// reported yet, or its store Secret is not there yet. Not a fault.
+	ReasonStorePending = "StorePending"
 )
 
 // outcome is what a sync returns besides status.
@@ -61,6 +64,8 @@ type outcome struct {
 	// schemaJob is the Job of the current schema step, "" when no step is
 	// due: its pods explain DatabaseReady.
 	schemaJob string
+	// waiting is set while the first render waits for stores on their way.
+	waiting bool
 }
 
 // Sync answers /sync/glance.
@@ -110,9 +115,21 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, err
 	}
 
+	// Before anything is rendered, the first render waits for the stores
+	// on their way (firstRenderHold).
+	var hold bool
+	var until time.Time
+	if current == nil && len(req.Children[names.ConfigMapsKey]) == 0 {
+		hold, until = firstRenderHold(&g, stores, now)
+	}
 	def, noDefault := chooseDefault(stores)
 	var out *outcome
 	switch {
+	case hold:
+		out, err = keepLastGood(req.Children, current, ReasonNotRendered, "the attached GlanceBackends are rendering their stores")
+		if out != nil {
+			out.waiting = true
+		}
 	case def == nil:
 		out, err = keepLastGood(req.Children, current, ReasonNoDefaultBackend, noDefault)
 	case creds == nil:
@@ -146,11 +163,17 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		jobPods = summarizePods(observedPods, podDeadline{now: now, after: schemaPodDeadline})
 		out.database = explainSchemaJob(out.database, jobPods)
 	}
-	return &metacontroller.SyncResponse{
+	resp := &metacontroller.SyncResponse{
 		Status:             buildStatus(&g, now, stores, retired, def, noDefault, out, current, pods),
 		Children:           out.children,
 		ResyncAfterSeconds: resyncAfter(pods, jobPods),
-	}, nil
+	}
+	if hold {
+		if r := resyncSeconds(now, until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
+			resp.ResyncAfterSeconds = r
+		}
+	}
+	return resp, nil
 }
 
 // carriedDatabase is DatabaseReady when nothing is re-rendered: the
@@ -350,9 +373,18 @@ func buildStatus(g *api.Glance, now time.Time, stores, retired []*store, def *st
 		}
 	}
 	var skipped []string
-	for _, s := range stores {
+	// While the first render waits, the status names no backend, so it stays
+	// the same while they arrive; each one's own status says where it is.
+	listed := stores
+	if out.waiting {
+		listed = nil
+	}
+	for _, s := range listed {
 		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
 		switch {
+		case s.pending:
+			bs.Reason, bs.Message = ReasonStorePending, s.skipped
+			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
 		case !s.rendered:
 			bs.Reason, bs.Message = cmp.Or(s.skipReason, ReasonBackendSkipped), s.skipped
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
@@ -372,6 +404,10 @@ func buildStatus(g *api.Glance, now time.Time, stores, retired []*store, def *st
 
 	backends := hook.Condition{Type: CondBackendsReady}
 	switch {
+	case out.waiting:
+		backends.Reason = ReasonWaitingForBackends
+		backends.Message = "the first config is rendered once the attached GlanceBackends have rendered their stores; " +
+			"each one's status says where it is"
 	case def == nil:
 		backends.Reason = ReasonNoDefaultBackend
 		backends.Message = noDefault + "; nothing is re-rendered and the last-good config is kept"
@@ -399,10 +435,23 @@ func buildStatus(g *api.Glance, now time.Time, stores, retired []*store, def *st
 
 // deploymentReady reports the observed Deployment: present, mounting the
 // config and running the image it should (image "": any), and fully rolled
-// out and available.
+// out and available. From the answer that creates or changes the
+// Deployment until the Deployment controller has seen that change, it says
+// one thing, so the status is not written again in between.
 func deploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
 	c := hook.Condition{Type: CondDeploymentReady, Reason: ReasonDeploymentMissing}
+	rollsOut := func(img string) {
+		c.Reason = ReasonRollingOut
+		c.Message = fmt.Sprintf("the Deployment rolls out ConfigMap %q and Secret %q", configName, backendsName)
+		if img != "" {
+			c.Message += " with image " + excerpt.Name(img)
+		}
+	}
 	if d == nil {
+		if image != "" { // this answer creates it
+			rollsOut(image)
+			return c
+		}
 		c.Message = "the glance-api Deployment does not exist yet"
 		return c
 	}
@@ -411,12 +460,13 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
 	}
+	if image == "" {
+		image = runningImage(d)
+	}
 	cm, sec := mountedNames(d)
 	switch {
-	case cm != configName || sec != backendsName:
-		c.Message = fmt.Sprintf("the Deployment is being updated to ConfigMap %q and Secret %q", configName, backendsName)
-	case image != "" && runningImage(d) != image:
-		c.Message = fmt.Sprintf("the Deployment is being updated to image %s", excerpt.Name(image))
+	case cm != configName || sec != backendsName || runningImage(d) != image || d.Status.ObservedGeneration < d.Generation:
+		rollsOut(image)
 	case !rolledOut(d):
 		// Two counts: during a rollout the available replicas may all be
 		// old ones, so neither count says how many updated ones serve.

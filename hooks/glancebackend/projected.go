@@ -64,11 +64,13 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		encoded = []byte(secret.Data[names.BackendsFile])
 	}
 	if !hasSection(encoded, storeID) {
-		c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q has no [%s] section yet", secretName, glance, storeID)
+		c.Message = fmt.Sprintf("Deployment %q mounts a backends Secret that has no [%s] section yet", glance, storeID)
 		return c, nil
 	}
 	c.Status, c.Reason = true, ReasonProjected
-	c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q holds [%s]", secretName, glance, storeID)
+	// The Secret's name changes with every store of the Glance: naming it
+	// here would rewrite every backend's status for each change of one.
+	c.Message = fmt.Sprintf("Deployment %q mounts a backends Secret that holds [%s]", glance, storeID)
 	return c, nil
 }
 

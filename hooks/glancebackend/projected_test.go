@@ -62,7 +62,7 @@ func TestCheckProjected(t *testing.T) {
 			reason: "the mounted backends Secret holds the store's header on a line of its own",
 			args:   args{glanceFound: true, mounted: "glance-backends-1", secrets: map[string]string{"glance-backends-1": "[other]\nk = v\n\n[archive]\nk = v\n"}},
 			want: hook.Condition{Type: CondConfigProjected, Status: true, Reason: ReasonProjected,
-				Message: `backends Secret "glance-backends-1" mounted by Deployment "glance" holds [archive]`},
+				Message: `Deployment "glance" mounts a backends Secret that holds [archive]`},
 		},
 		"NoGlance": {
 			reason: "a backend whose Glance does not exist waits for it",
@@ -88,7 +88,7 @@ func TestCheckProjected(t *testing.T) {
 		"SectionMissing": {
 			reason: "a running config without the store, or naming it only inside a value, does not hold it",
 			args:   args{glanceFound: true, mounted: "glance-backends-1", secrets: map[string]string{"glance-backends-1": "[other]\nk = [archive]\n"}},
-			want:   notProjected(`backends Secret "glance-backends-1" mounted by Deployment "glance" has no [archive] section yet`),
+			want:   notProjected(`Deployment "glance" mounts a backends Secret that has no [archive] section yet`),
 		},
 	}
 	for name, tc := range cases {

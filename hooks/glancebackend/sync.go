@@ -56,12 +56,14 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	var children []any
 	if problems := storeconf.BackendProblems(b.Spec, storeID); len(problems) > 0 {
 		rendered.Message = "the store section cannot be rendered: " + problems.String()
-	} else if !credCond.Status {
-		rendered.Reason = credCond.Reason
-		rendered.Message = "waiting for usable credentials"
-	} else if !caCond.Status {
-		rendered.Reason = caCond.Reason
-		rendered.Message = "waiting for a usable CA bundle"
+	} else if !credCond.Status || !caCond.Status {
+		rendered.Reason, rendered.Message = credCond.Reason, "waiting for usable credentials"
+		if credCond.Status {
+			rendered.Reason, rendered.Message = caCond.Reason, "waiting for a usable CA bundle"
+		}
+		if children, err = keepUntilReported(req.Children, b.Status.Conditions); err != nil {
+			return nil, err
+		}
 	} else {
 		section, err := storeconf.RenderSection(b.Spec, storeID, creds)
 		if err != nil { // BackendProblems and the credential checks make this unreachable
@@ -87,6 +89,28 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		},
 		Children: nonNil(children),
 	}, nil
+}
+
+// keepUntilReported returns the observed store Secret, as last applied,
+// while the backend's status still reports usable credentials and CA
+// bundle: the Glance would otherwise see the Secret gone before the status
+// saying why (the delete is made before the status update, and a Glance
+// reacts to each), and take the store for one on its way. The status
+// written with this answer names the fault; the next sync, which that
+// write triggers, drops the Secret. The Glance skips the store as soon as
+// the status says so.
+func keepUntilReported(observed metacontroller.ObjectMap, conditions []metav1.Condition) ([]any, error) {
+	if c, ok := hook.FindCondition(conditions, CondCredentialsReady); !ok || c.Status != metav1.ConditionTrue {
+		return nil, nil
+	}
+	if c, ok := hook.FindCondition(conditions, CondCABundleReady); ok && c.Status != metav1.ConditionTrue {
+		return nil, nil
+	}
+	kept, err := observed.KeepAsLastApplied(names.SecretsKey)
+	if err != nil {
+		return nil, hook.Invalid("%v", err)
+	}
+	return kept, nil
 }
 
 // storeSecret is the child Secret holding the rendered section, labelled for

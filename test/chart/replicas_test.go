@@ -141,9 +141,11 @@ func TestReplicasAnswerAlike(t *testing.T) {
 		rep.bases = append(rep.bases, "https://"+runContainer(t, ctr, dir)["hooks"])
 	}
 
-	// The chain's clock starts at the servers' so that what the hooks
-	// compare with their clock (creation and transition times) reads the
-	// same in both walks.
+	// The chain's clock starts at the servers', at the start of a second,
+	// so that what the hooks compare with their clock (creation and
+	// transition times, a first render's wait) reads the same in both walks
+	// for as long as the walk's first steps take less than a second.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	start := time.Now().UTC().Truncate(time.Second)
 	remote, err := perf.GuideWalk(rep.controllers(ccs), start)
 	require.NoError(t, err)

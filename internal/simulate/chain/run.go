@@ -99,9 +99,16 @@ func (w *World) parentsOf(c Controller) []Ref {
 
 // syncAndReact syncs one parent of controllers[i]; with ReactAtOnce, the
 // parents of the controllers after it whose input changed then sync at once,
-// before the next parent of controllers[i].
+// before the next parent of controllers[i] (with ReactBetweenWrites, after
+// each write of that sync too).
 func (w *World) syncAndReact(controllers []Controller, i int, r Ref) error {
+	outer := w.afterWrite
+	defer func() { w.afterWrite = outer }()
+	if w.ReactAtOnce && w.ReactBetweenWrites {
+		w.afterWrite = func() error { return w.reactDownstream(controllers, i) }
+	}
 	synced, err := w.syncOne(controllers[i], r)
+	w.afterWrite = outer
 	if err != nil || !synced {
 		return err
 	}
@@ -113,6 +120,12 @@ func (w *World) syncAndReact(controllers []Controller, i int, r Ref) error {
 	if !w.ReactAtOnce {
 		return nil
 	}
+	return w.reactDownstream(controllers, i)
+}
+
+// reactDownstream syncs the parents of the controllers after controllers[i]
+// whose input changed.
+func (w *World) reactDownstream(controllers []Controller, i int) error {
 	for j := i + 1; j < len(controllers); j++ {
 		for _, d := range w.parentsOf(controllers[j]) {
 			if err := w.syncAndReact(controllers, j, d); err != nil {
@@ -396,6 +409,9 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			}
 			if o, ok := w.objects[cr]; ok && metadataOf(o)["deletionTimestamp"] == nil && w.Delete(cr) {
 				w.count(kind, func(c *Writes) { c.Delete++ })
+				if err := w.wrote(); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -439,6 +455,9 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			return fmt.Errorf("sync %s: %w", r, err)
 		}
 		w.count(cr.Kind, verb)
+		if err := w.wrote(); err != nil {
+			return err
+		}
 	}
 	status, ok := toJSONShape(resp.Status).(map[string]any)
 	if !ok {
@@ -449,6 +468,15 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 		w.count(r.Kind, func(c *Writes) { c.Status++ })
 	}
 	return nil
+}
+
+// wrote lets the parents downstream react to one write of the sync being
+// applied (ReactBetweenWrites).
+func (w *World) wrote() error {
+	if w.afterWrite == nil {
+		return nil
+	}
+	return w.afterWrite()
 }
 
 func labelsOf(o Object) map[string]string {

@@ -81,7 +81,18 @@ type World struct {
 	// controller syncs before the next controller's, and a Glance sees all
 	// of its backends' first renders at once.
 	ReactAtOnce bool
-	version     int
+	// ReactBetweenWrites, with ReactAtOnce, lets the parents downstream
+	// sync between the writes of one sync too, on the state the writes so
+	// far made: Metacontroller makes a sync's writes one request after the
+	// other, and a parent that reads the objects written reacts to each.
+	// A Glance then sees a store Secret deleted before its backend's status
+	// says why, or one backend's isDefault moved before the other's. (It
+	// also sees a backend render completely before its sibling exists,
+	// which a real cluster does not show: the sibling's create is made
+	// before the first backend's own writes, which wait behind it.)
+	ReactBetweenWrites bool
+	version            int
+	afterWrite         func() error
 
 	// What Metacontroller keeps between syncs: the version of what each
 	// parent's last sync read, the resyncs asked for, the customize
