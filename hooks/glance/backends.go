@@ -149,12 +149,18 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 		}
 		return stores[i].backend.Name < stores[j].backend.Name
 	})
+	// Once per store id: with n backends sharing one, asking for each of
+	// them cost n².
+	holders := make(map[string]*store, len(byID))
+	for id, sharing := range byID {
+		holders[id] = projectedHolder(sharing)
+	}
 	for _, s := range stores {
-		if p := projectedHolder(byID[s.id]); p != nil && p != s {
+		if p := holders[s.id]; p != nil && p != s {
 			s.skipped = fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, p.backend.Name)
 			continue
 		}
-		if others := byID[s.id]; len(others) > 1 && projectedHolder(others) == nil {
+		if others := byID[s.id]; len(others) > 1 && holders[s.id] == nil {
 			// One other backend named, not all of them: with n backends
 			// sharing an id, n messages naming n backends each made the
 			// answer grow with n².
