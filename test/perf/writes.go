@@ -17,6 +17,9 @@ type WriteStep struct {
 	Name    string
 	Stats   chain.Stats
 	Objects []chain.Object
+	// Log is every write of the step, in order, when the walk keeps it
+	// (walkOptions.log).
+	Log []chain.Write
 }
 
 // Requests is what the step cost Metacontroller's client: every write, and
@@ -51,6 +54,18 @@ func GuideWrites() ([]WriteStep, error) { return GuideWalk(chain.Controllers(), 
 // GuideWalk is the walk of GuideWrites with the given controllers (the
 // hooks in-process, or served elsewhere), its worlds starting at start.
 func GuideWalk(controllers []chain.Controller, start time.Time) ([]WriteStep, error) {
+	return guideWalk(controllers, start, walkOptions{})
+}
+
+// walkOptions vary the guide's walk for tests.
+type walkOptions struct {
+	// log keeps every write of each step in WriteStep.Log.
+	log bool
+	// order sets the order of syncs on each world; nil is ReactAtOnce.
+	order func(*chain.World)
+}
+
+func guideWalk(controllers []chain.Controller, start time.Time, opts walkOptions) ([]WriteStep, error) {
 	twoStores, err := guideObject(guide.ControlPlane)
 	if err != nil {
 		return nil, err
@@ -69,7 +84,7 @@ func GuideWalk(controllers []chain.Controller, start time.Time) ([]WriteStep, er
 	glance["backends"] = backendsOf(oneStore)[:1]
 
 	var steps []WriteStep
-	w, err := newGuideWorld(controllers, start)
+	w, err := newGuideWorld(controllers, start, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +98,7 @@ func GuideWalk(controllers []chain.Controller, start time.Time) ([]WriteStep, er
 		}
 		steps = append(steps, st)
 	}
-	w, err = newGuideWorld(controllers, start)
+	w, err = newGuideWorld(controllers, start, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -103,11 +118,15 @@ func GuideWalk(controllers []chain.Controller, start time.Time) ([]WriteStep, er
 type guideWorld struct {
 	*chain.World
 	controllers []chain.Controller
+	log         bool
 }
 
-func newGuideWorld(controllers []chain.Controller, start time.Time) (guideWorld, error) {
+func newGuideWorld(controllers []chain.Controller, start time.Time, opts walkOptions) (guideWorld, error) {
 	w := chain.NewWorld(start)
 	w.ReactAtOnce = true
+	if opts.order != nil {
+		opts.order(w)
+	}
 	creds, err := guideObject(guideCredentials)
 	if err != nil {
 		return guideWorld{}, err
@@ -117,12 +136,17 @@ func newGuideWorld(controllers []chain.Controller, start time.Time) (guideWorld,
 			return guideWorld{}, err
 		}
 	}
-	return guideWorld{w, controllers}, nil
+	return guideWorld{w, controllers, opts.log}, nil
 }
 
 // measureStep applies one object (the user's edit) and converges.
 func measureStep(w guideWorld, name string, edit chain.Object) (WriteStep, error) {
 	w.ResetStats()
+	var log []chain.Write
+	if w.log {
+		w.OnWrite = func(wr chain.Write) { log = append(log, wr) }
+		defer func() { w.OnWrite = nil }()
+	}
 	if err := w.Apply(edit); err != nil {
 		return WriteStep{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -133,7 +157,7 @@ func measureStep(w guideWorld, name string, edit chain.Object) (WriteStep, error
 	if err != nil {
 		return WriteStep{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return WriteStep{Name: name, Stats: w.Stats(), Objects: w.Objects()}, nil
+	return WriteStep{Name: name, Stats: w.Stats(), Objects: w.Objects(), Log: log}, nil
 }
 
 func guideObject(doc string) (chain.Object, error) {

@@ -44,7 +44,7 @@ func TestWritesTableInDocs(t *testing.T) {
 // Every step of the walk settles: once converged, syncing again costs no
 // sync and no write, and applying the same ControlPlane again costs nothing.
 func TestGuideWalkSettles(t *testing.T) {
-	w, err := newGuideWorld(chain.Controllers(), Now)
+	w, err := newGuideWorld(chain.Controllers(), Now, walkOptions{})
 	require.NoError(t, err)
 	cp, err := guideObject(guide.ControlPlane)
 	require.NoError(t, err)

@@ -407,8 +407,12 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			if _, keep := desired[cr]; keep {
 				continue
 			}
-			if o, ok := w.objects[cr]; ok && metadataOf(o)["deletionTimestamp"] == nil && w.Delete(cr) {
-				w.count(kind, func(c *Writes) { c.Delete++ })
+			o, ok := w.objects[cr]
+			if !ok || metadataOf(o)["deletionTimestamp"] != nil {
+				continue
+			}
+			if before := w.snapshot(o); w.Delete(cr) {
+				w.record(Write{Ref: cr, Verb: VerbDelete, Before: before})
 				if err := w.wrote(); err != nil {
 					return err
 				}
@@ -433,7 +437,7 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 		if exists && controllerUID(existing) != uid {
 			return fmt.Errorf("sync %s: child %s exists and belongs to another owner", r, cr)
 		}
-		write, verb := o, func(c *Writes) { c.Create++ }
+		write, verb := o, VerbCreate
 		if exists {
 			merged, err := mergeApplied(existing, o)
 			if err != nil {
@@ -442,7 +446,7 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			if reflect.DeepEqual(merged, existing) || metadataOf(existing)["deletionTimestamp"] != nil {
 				continue
 			}
-			write, verb = merged, func(c *Writes) { c.Update++ }
+			write, verb = merged, VerbUpdate
 		} else {
 			setLastApplied(o, o)
 			refs, _ := meta["ownerReferences"].([]any)
@@ -454,7 +458,7 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 		if err := w.apply(write); err != nil {
 			return fmt.Errorf("sync %s: %w", r, err)
 		}
-		w.count(cr.Kind, verb)
+		w.record(Write{Ref: cr, Verb: verb, Before: existing, After: w.objects[cr]})
 		if err := w.wrote(); err != nil {
 			return err
 		}
@@ -464,8 +468,9 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 		status = map[string]any{}
 	}
 	status["observedGeneration"] = toInt(metadataOf(parent)["generation"])
+	before := w.snapshot(w.objects[r])
 	if w.setStatus(r, status) {
-		w.count(r.Kind, func(c *Writes) { c.Status++ })
+		w.record(Write{Ref: r, Verb: VerbStatus, Before: before, After: w.objects[r]})
 	}
 	return nil
 }

@@ -12,6 +12,23 @@ type Writes struct {
 	Create, Update, Status, Delete int
 }
 
+// Verbs of a Write.
+const (
+	VerbCreate = "create"
+	VerbUpdate = "update"
+	VerbStatus = "status"
+	VerbDelete = "delete"
+)
+
+// Write is one API write, as World.OnWrite sees it: copies of the object
+// before it (nil for a create) and after it (nil for a delete). For a
+// status update only the status differs between the two.
+type Write struct {
+	Ref           Ref
+	Verb          string
+	Before, After Object
+}
+
 // Total is every write.
 func (w Writes) Total() int { return w.Create + w.Update + w.Status + w.Delete }
 
@@ -67,4 +84,26 @@ func (w *World) count(kind string, f func(*Writes)) {
 	c := w.stats.Writes[kind]
 	f(&c)
 	w.stats.Writes[kind] = c
+}
+
+// record counts one write and shows it to OnWrite.
+func (w *World) record(wr Write) {
+	w.count(wr.Ref.Kind, func(c *Writes) {
+		switch wr.Verb {
+		case VerbCreate:
+			c.Create++
+		case VerbUpdate:
+			c.Update++
+		case VerbStatus:
+			c.Status++
+		case VerbDelete:
+			c.Delete++
+		}
+	})
+	if w.OnWrite != nil {
+		if wr.After != nil { // the world changes its objects in place
+			wr.After = deepCopy(wr.After)
+		}
+		w.OnWrite(wr)
+	}
 }

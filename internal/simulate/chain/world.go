@@ -71,6 +71,9 @@ type World struct {
 	// AfterSync, when set, is called after every sync is applied, so tests
 	// can check invariants on every intermediate state.
 	AfterSync func(w *World, synced Ref) error
+	// OnWrite, when set, sees every API write as it is counted, so tests
+	// can check what each one changed. It must not modify what it sees.
+	OnWrite func(Write)
 	// ReactAtOnce changes the order of syncs within a round: after each
 	// sync, the parents of the controllers after it (a GlanceBackend's
 	// Glance) whose input changed sync at once, before the next parent of
@@ -256,6 +259,15 @@ func (w *World) setStatus(r Ref, st any) bool {
 	return true
 }
 
+// snapshot is a copy of o for OnWrite, taken before o is changed in place;
+// nil when nothing looks.
+func (w *World) snapshot(o Object) Object {
+	if w.OnWrite == nil {
+		return nil
+	}
+	return deepCopy(o)
+}
+
 // Delete removes an object and, as the garbage collector would, everything
 // it controls. An object with finalizers only gets its deletionTimestamp,
 // as the API server does; it goes once the last finalizer is removed.
@@ -304,10 +316,11 @@ func (w *World) addFinalizer(r Ref, name string) {
 	if o == nil || hasFinalizer(o, name) {
 		return
 	}
+	before := w.snapshot(o)
 	fins, _ := metadataOf(o)["finalizers"].([]any)
 	metadataOf(o)["finalizers"] = append(fins, name)
 	w.touch(r, o)
-	w.count(r.Kind, func(c *Writes) { c.Update++ })
+	w.record(Write{Ref: r, Verb: VerbUpdate, Before: before, After: o})
 }
 
 // removeFinalizer takes a finalizer off; an object being deleted goes
@@ -317,6 +330,7 @@ func (w *World) removeFinalizer(r Ref, name string) {
 	if o == nil || !hasFinalizer(o, name) {
 		return
 	}
+	before := w.snapshot(o)
 	var kept []any
 	fins, _ := metadataOf(o)["finalizers"].([]any)
 	for _, f := range fins {
@@ -330,7 +344,7 @@ func (w *World) removeFinalizer(r Ref, name string) {
 		metadataOf(o)["finalizers"] = kept
 	}
 	w.touch(r, o)
-	w.count(r.Kind, func(c *Writes) { c.Update++ })
+	w.record(Write{Ref: r, Verb: VerbUpdate, Before: before, After: o})
 	if len(kept) == 0 && metadataOf(o)["deletionTimestamp"] != nil {
 		w.Delete(r)
 	}
