@@ -169,13 +169,20 @@ func withoutTimes(st map[string]any) map[string]any {
 	return c
 }
 
-// conditionsOf maps each condition type to "status/reason: message".
+// conditionsOf maps each condition type to "status/reason: message", and
+// each entry of a Glance's status.backends[] ("backend <name>") to
+// "reason: message".
 func conditionsOf(st map[string]any) map[string]string {
 	out := map[string]string{}
 	conds, _ := st["conditions"].([]any)
 	for _, x := range conds {
 		m := x.(map[string]any)
 		out[fmt.Sprint(m["type"])] = fmt.Sprintf("%v/%v: %v", m["status"], m["reason"], m["message"])
+	}
+	backends, _ := st["backends"].([]any)
+	for _, x := range backends {
+		m := x.(map[string]any)
+		out[fmt.Sprint("backend ", m["name"])] = fmt.Sprintf("%v: %v", m["reason"], m["message"])
 	}
 	return out
 }

@@ -161,3 +161,42 @@ func TestRunCachesCustomizePerGeneration(t *testing.T) {
 type writesMap map[string]Writes
 
 func (m writesMap) with(kind string, w Writes) writesMap { m[kind] = w; return m }
+
+// OnWrite sees each counted write with the object as it was before and
+// after it, copies that later changes to the world leave as they were.
+func TestOnWriteSeesBeforeAndAfter(t *testing.T) {
+	syncs := 0
+	w := NewWorld(t0)
+	var seen []string
+	var writes []Write
+	w.OnWrite = func(wr Write) {
+		seen = append(seen, wr.Verb+" "+wr.Ref.Kind+" "+wr.Ref.Name)
+		writes = append(writes, wr)
+	}
+	for _, data := range []map[string]any{{"a": "1"}, {"a": "2"}, {}} {
+		if err := w.Apply(thingObject(data)); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := w.Run([]Controller{thingController(&syncs)}, 10); err != nil || !res.Converged {
+			t.Fatalf("Run: %v, %+v", err, res)
+		}
+	}
+	// Each new generation is a status update too: observedGeneration.
+	want := []string{"create ConfigMap t-a", "status Thing t", "update ConfigMap t-a", "status Thing t", "delete ConfigMap t-a", "status Thing t"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Fatalf("writes seen: -want, +got:\n%s", diff)
+	}
+	dataOf := func(o Object) any { return o["data"].(map[string]any)["v"] }
+	if writes[0].Before != nil || dataOf(writes[0].After) != "1" {
+		t.Errorf("create: before %v, after %v; want nothing, then v=1", writes[0].Before, writes[0].After)
+	}
+	if st := writes[1].After["status"].(map[string]any); writes[1].Before["status"] != nil || st["children"] != int64(1) {
+		t.Errorf("first status: before %v, after %v; want none, then children=1", writes[1].Before["status"], st)
+	}
+	if dataOf(writes[2].Before) != "1" || dataOf(writes[2].After) != "2" {
+		t.Errorf("update: v %v -> %v, want 1 -> 2", dataOf(writes[2].Before), dataOf(writes[2].After))
+	}
+	if writes[4].Before == nil || writes[4].After != nil {
+		t.Errorf("delete: before %v, after %v; want the object, then nothing", writes[4].Before, writes[4].After)
+	}
+}
