@@ -40,18 +40,23 @@ const ownCredentials = `
 // status says of the secondary store whenever it leaves it out, as
 // "<reason>: <message>".
 func skipMessages(s *scenario) *[]string {
+	return skipMessagesOf(s, "controlplane-glance", "secondary")
+}
+
+// skipMessagesOf is skipMessages for one store of one Glance.
+func skipMessagesOf(s *scenario, glanceName, storeID string) *[]string {
 	var seen []string
 	s.w.ReactAtOnce, s.w.ReactBetweenWrites = true, true
 	check := s.w.AfterSync
 	s.w.AfterSync = func(w *chain.World, r chain.Ref) error {
-		if g, ok := w.Get(chain.Ref{APIVersion: "glance.openstack.c5c3.io/v1alpha1", Kind: "Glance", Namespace: "openstack", Name: "controlplane-glance"}); ok {
+		if g, ok := w.Get(chain.Ref{APIVersion: "glance.openstack.c5c3.io/v1alpha1", Kind: "Glance", Namespace: "openstack", Name: glanceName}); ok {
 			raw, _ := json.Marshal(g["status"])
 			var st struct {
 				Backends []struct{ StoreID, Reason, Message string } `json:"backends"`
 			}
 			_ = json.Unmarshal(raw, &st)
 			for _, b := range st.Backends {
-				if m := b.Reason + ": " + b.Message; b.StoreID == "secondary" && b.Reason != "" && (len(seen) == 0 || seen[len(seen)-1] != m) {
+				if m := b.Reason + ": " + b.Message; b.StoreID == storeID && b.Reason != "" && (len(seen) == 0 || seen[len(seen)-1] != m) {
 					seen = append(seen, m)
 				}
 			}
@@ -117,4 +122,24 @@ func TestBrokenCredentialsOnFirstInstall(t *testing.T) {
 	assert.Contains(t, configText(t, s.get("ConfigMap", cfg)), "enabled_backends = default:s3\n", "the healthy store is rendered")
 	created := s.get("Deployment", "controlplane-glance")["metadata"].(map[string]any)["creationTimestamp"].(string)
 	assert.Less(t, created, FixtureNow.Add(glance.FirstRenderWait).Format(time.RFC3339), "the faulted store held nothing back")
+}
+
+// The same when a CA bundle breaks: the store is skipped naming the bundle's
+// fault from the first status that skips it, never taken for one on its way.
+func TestBrokenCABundleNamedFromTheStart(t *testing.T) {
+	s := newScenario(t)
+	standalone(s)
+	s.apply(caConfigMap("storage-ca", storageCA) + "\n---\n" + tlsBackend("archive", "glance-archive", "storage-ca"))
+	s.converge()
+	require.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+	seen := skipMessagesOf(s, "glance", "archive")
+
+	s.apply(caConfigMap("storage-ca", "not a certificate\n"))
+	s.converge()
+	require.NotEmpty(t, *seen, "the broken store is left out")
+	for _, m := range *seen {
+		assert.True(t, strings.HasPrefix(m, glance.ReasonBackendSkipped+": its CA bundle is not ready: "),
+			"from the first skip, the cause is named: %s", m)
+	}
+	assert.False(t, s.exists("Secret", "archive-store"), "the store Secret is gone in the end")
 }
