@@ -42,17 +42,15 @@ func Field(obj []byte, name string) ([]byte, Result) {
 	var value []byte
 	res := Absent
 	ok := Members(obj, func(key []byte, plain bool, v []byte) bool {
+		i, exact := Match(key, plain, name)
 		switch {
-		case !plain || !isASCII(key):
+		case !exact:
 			res = Unsure
-		case string(key) == name:
-			if res == Found {
-				res = Unsure
-			} else {
-				value, res = v, Found
-			}
-		case strings.EqualFold(string(key), name):
+		case i < 0:
+		case res == Found:
 			res = Unsure
+		default:
+			value, res = v, Found
 		}
 		return res != Unsure
 	})
@@ -60,6 +58,28 @@ func Field(obj []byte, name string) ([]byte, Result) {
 		return nil, Unsure
 	}
 	return value, res
+}
+
+// Match finds which of names an object's key selects the way encoding/json
+// matches keys to the fields of a struct: the index of the name it equals,
+// or -1. exact is false when encoding/json might take it for one of names
+// although it is not written as one: a key with escapes (plain false) or
+// non-ASCII bytes, or one that equals a name but for case.
+func Match(key []byte, plain bool, names ...string) (index int, exact bool) {
+	if !plain || !isASCII(key) {
+		return -1, false
+	}
+	for i, n := range names {
+		if string(key) == n {
+			return i, true
+		}
+	}
+	for _, n := range names {
+		if strings.EqualFold(string(key), n) {
+			return -1, false
+		}
+	}
+	return -1, true
 }
 
 // Path follows Field through nested objects: the value at obj.names[0].

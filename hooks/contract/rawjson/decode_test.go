@@ -1,0 +1,162 @@
+package rawjson
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+)
+
+// sameAsStd decodes data into a fresh T with Unmarshal and with
+// encoding/json and fails unless value and error are the same; it returns
+// whether the fast path decoded it.
+func sameAsStd[T any](t *testing.T, data []byte) bool {
+	t.Helper()
+	var got, want T
+	fast := Decode(data, new(T))
+	gotErr := Unmarshal(data, &got)
+	wantErr := json.Unmarshal(data, &want)
+	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("%T from %s: error %v, encoding/json %v", got, data, gotErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%T from %s:\n got %#v\nwant %#v", got, data, got, want)
+	}
+	return fast
+}
+
+type inner struct {
+	A string `json:"a"`
+	B int    `json:"b,omitempty"`
+}
+
+type Embedded struct {
+	E string `json:"e"`
+	A string `json:"a"` // hidden by the outer a
+}
+
+// AmbA and AmbB both promote X at the same depth, neither tagged:
+// encoding/json decodes neither.
+type AmbA struct{ X string }
+
+type AmbB struct{ X string }
+
+type sample struct {
+	Embedded
+	Name     string            `json:"name"`
+	Count    int32             `json:"count"`
+	Big      uint8             `json:"big"`
+	Ratio    float64           `json:"ratio"`
+	On       bool              `json:"on"`
+	Ptr      *inner            `json:"ptr"`
+	List     []inner           `json:"list"`
+	Labels   map[string]string `json:"labels"`
+	Raw      json.RawMessage   `json:"raw"`
+	Bytes    []byte            `json:"bytes"`
+	Any      any               `json:"any"`
+	Time     metav1.Time       `json:"time"`
+	TimePtr  *metav1.Time      `json:"timePtr"`
+	Skipped  string            `json:"-"`
+	Untagged string
+	hidden   string
+	A        string `json:"a"`
+}
+
+type ambiguous struct {
+	AmbA
+	AmbB
+}
+
+type quoted struct {
+	N int `json:"n,string"`
+}
+
+func TestUnmarshalAsEncodingJSON(t *testing.T) {
+	cases := map[string]struct {
+		data string
+		fast bool
+	}{
+		"Full": {`{"name":"n","count":-3,"big":200,"ratio":1.5,"on":true,"ptr":{"a":"x","b":2},"list":[{"a":"1"},{"a":"2"}],` +
+			`"labels":{"k":"v","":"e"},"raw":{"x":[1, 2]},"bytes":"aGk=","any":{"a":[1,"b",null]},"time":"2026-01-01T00:00:00Z",` +
+			`"timePtr":"2026-01-02T00:00:00Z","Untagged":"u","e":"promoted","a":"outer"}`, true},
+		"Nulls":         {`{"name":null,"count":null,"on":null,"ptr":null,"list":null,"labels":null,"raw":null,"time":null,"timePtr":null}`, true},
+		"EmptyList":     {`{"list":[],"labels":{}}`, true},
+		"Unknown":       {`{"status":{"deep":[{"x":"\"}"}]},"name":"n"}`, true},
+		"Folded":        {`{"Name":"n"}`, false},
+		"Twice":         {`{"name":"a","name":"b"}`, false},
+		"TwiceMap":      {`{"labels":{"a":"1"},"labels":{"b":"2"}}`, false},
+		"EscapedKey":    {`{"n\u0061me":"n"}`, false},
+		"EscapedValue":  {`{"name":"a\nb","labels":{"k":"\u00e9"}}`, true},
+		"EscapedMapKey": {`{"labels":{"\u006b":"v"}}`, false},
+		"IntOverflow":   {`{"count":3000000000}`, false},
+		"UintNegative":  {`{"big":-1}`, false},
+		"IntFraction":   {`{"count":1.5}`, false},
+		"IntExponent":   {`{"count":1e2}`, false},
+		"WrongType":     {`{"name":1}`, false},
+		"ListOfWrong":   {`{"list":[1]}`, false},
+		"BadTime":       {`{"time":"yesterday"}`, false},
+		"BadBase64":     {`{"bytes":"!"}`, false},
+		"NotObject":     {`[1]`, false},
+		"Null":          {`null`, true},
+		"Blanks":        {" \n{ \"name\" : \"n\" } ", true},
+		"Hidden":        {`{"hidden":"h","Skipped":"s","-":"x"}`, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if fast := sameAsStd[sample](t, []byte(tc.data)); fast != tc.fast {
+				t.Errorf("decoded without encoding/json: %v, want %v", fast, tc.fast)
+			}
+		})
+	}
+	sameAsStd[ambiguous](t, []byte(`{"X":"dropped"}`))
+	sameAsStd[quoted](t, []byte(`{"n":"3"}`)) // the string option: encoding/json decodes the struct
+	sameAsStd[quoted](t, []byte(`{"n":3}`))
+}
+
+// FuzzUnmarshal holds Unmarshal to encoding/json for the types the hooks
+// decode, on every fixture object and what the fuzzer makes of them.
+func FuzzUnmarshal(f *testing.F) {
+	files, _ := filepath.Glob("../../../test/fixtures/*/*/request.json")
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var req struct {
+			Parent   json.RawMessage                       `json:"parent"`
+			Children map[string]map[string]json.RawMessage `json:"children"`
+			Related  map[string]map[string]json.RawMessage `json:"related"`
+		}
+		if json.Unmarshal(raw, &req) != nil {
+			continue
+		}
+		f.Add([]byte(req.Parent))
+		for _, m := range []map[string]map[string]json.RawMessage{req.Children, req.Related} {
+			for _, objs := range m {
+				for _, o := range objs {
+					f.Add([]byte(o))
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return // the package reads valid JSON only
+		}
+		sameAsStd[api.Glance](t, data)
+		sameAsStd[api.GlanceBackend](t, data)
+		sameAsStd[api.ControlPlane](t, data)
+		sameAsStd[appsv1.Deployment](t, data)
+		sameAsStd[corev1.Secret](t, data)
+		sameAsStd[metav1.PartialObjectMetadata](t, data)
+		sameAsStd[sample](t, data)
+		sameAsStd[map[string]any](t, data)
+	})
+}

@@ -1,0 +1,92 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// arraysOf counts what Scan counts, from the decoded value.
+func arraysOf(v any) Arrays {
+	var a Arrays
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case []any:
+			a.Items += len(t)
+			a.Longest = max(a.Longest, len(t))
+			for _, e := range t {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range t {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return a
+}
+
+func checkScan(t *testing.T, data []byte) {
+	t.Helper()
+	got, ok := Scan(data)
+	if want := json.Valid(data); ok != want {
+		t.Fatalf("Scan(%q) valid = %v, encoding/json says %v", data, ok, want)
+	}
+	if !ok {
+		return
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // valid numbers may not fit a float64
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if want := arraysOf(v); got != want {
+		t.Fatalf("Scan(%q) counts %+v, decoded %+v", data, got, want)
+	}
+}
+
+func TestScan(t *testing.T) {
+	for _, s := range []string{
+		``, ` `, `{}`, `[]`, `[[]]`, `[{}]`, `{"a":[1,2,[3]],"b":{"c":[]}}`, ` [ 1 , 2 ] `, `"x"`, `-0.5e+7`, `0`, `01`, `-`, `1.`, `.5`, `1e`,
+		`true`, `tru`, `nul`, `falsey`, `[1,]`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{1:2}`, `[1 2]`, `{} {}`, `{"a":1}x`,
+		`"\u00e9\n\t\"\\\/"`, `"\u12G4"`, `"\x"`, "\"a\x01b\"", "\"a\x7fb\"", "\"\xff\xfe\"", `"unterminated`, `"ends with \"`,
+		`"0123456789abcdefghij\"klmnop"`, `["` + strings.Repeat(`\\`, 9) + `"]`, `{"a":"` + strings.Repeat("x", 100) + `"}`,
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat("}", 10000),
+	} {
+		checkScan(t, []byte(s))
+	}
+}
+
+// TestScanFixtures scans every request of the fixtures and their cuts.
+func TestScanFixtures(t *testing.T) {
+	files, err := filepath.Glob("../../../test/fixtures/*/*/request.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixture requests: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkScan(t, data)
+		for _, cut := range []int{1, len(data) / 3, len(data) / 2, len(data) - 2} {
+			checkScan(t, data[:cut])
+		}
+	}
+}
+
+// FuzzScan holds Scan to encoding/json's Valid and to the arrays of the
+// decoded value.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":"c\"d"}]}`, `[1e5,-0,"\u0041",true,false,null]`, "\"\x1f\"", `{"a":"` + strings.Repeat("y", 17) + `"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkScan(t, data) })
+}
