@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 )
 
 // HistoryLimit bounds how many older hashed ConfigMaps (and as many backends
@@ -72,7 +73,7 @@ func retained(children metacontroller.ObjectMap, key, prefix, desired string, mo
 			Metadata metav1.ObjectMeta `json:"metadata"`
 		}
 		raw, _ := children.Get(key, name)
-		if err := json.Unmarshal(raw, &meta); err != nil {
+		if err := rawjson.Unmarshal(raw, &meta); err != nil {
 			return nil, hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
 		}
 		others = append(others, observed{name, meta.Metadata.CreationTimestamp})

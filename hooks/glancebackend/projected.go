@@ -2,7 +2,6 @@ package glancebackend
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -32,7 +31,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("Glance %q does not exist yet", glance)
 		return c, nil
 	}
-	volumes, found, err := podVolumes(related, glance)
+	deploy, found, err := metacontroller.DecodeOne[deploymentVolumes](related, names.DeploymentsKey, glance)
 	if err != nil {
 		return c, hook.Invalid("related %v", err)
 	}
@@ -41,7 +40,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		return c, nil
 	}
 	secretName := ""
-	for _, v := range volumes {
+	for _, v := range deploy.Spec.Template.Spec.Volumes {
 		if v.Name == names.VolumeBackends && v.Secret != nil {
 			secretName = v.Secret.SecretName
 		}
@@ -83,25 +82,6 @@ type deploymentVolumes struct {
 			} `json:"spec"`
 		} `json:"template"`
 	} `json:"spec"`
-}
-
-// podVolumes are the volumes of the Glance's Deployment, decoded on their
-// own where rawjson can find them, as deploymentVolumes would have them.
-func podVolumes(related metacontroller.ObjectMap, glance string) ([]corev1.Volume, bool, error) {
-	raw, found := related.Get(names.DeploymentsKey, glance)
-	if !found {
-		return nil, false, nil
-	}
-	v, res := rawjson.Path(raw, "spec", "template", "spec", "volumes")
-	var volumes []corev1.Volume
-	if res == rawjson.Found && json.Unmarshal(v, &volumes) == nil {
-		return volumes, true, nil
-	}
-	if res == rawjson.Absent {
-		return nil, true, nil
-	}
-	deploy, _, err := metacontroller.DecodeOne[deploymentVolumes](related, names.DeploymentsKey, glance)
-	return deploy.Spec.Template.Spec.Volumes, true, err
 }
 
 // confBuffers hold decoded backends.conf files: each is the size of the

@@ -143,36 +143,3 @@ func TestBackendsFileReadsWhatRawSecretHolds(t *testing.T) {
 		})
 	}
 }
-
-// TestPodVolumesDecodeAsTheDeploymentWould: the volumes read on their own
-// are the ones decoding the Deployment gives, and a Deployment whose
-// decoding fails still fails.
-func TestPodVolumesDecodeAsTheDeploymentWould(t *testing.T) {
-	vol := `{"name":"backends","secret":{"secretName":"s"}}`
-	cases := map[string]struct {
-		reason     string
-		deployment string
-		wantErr    bool
-	}{
-		"Volumes":      {"the path holds the volumes", `{"spec":{"template":{"spec":{"volumes":[` + vol + `]}}}}`, false},
-		"NoVolumes":    {"a pod without volumes", `{"spec":{"template":{"spec":{}}}}`, false},
-		"NullTemplate": {"a null template leaves nothing to mount", `{"spec":{"template":null}}`, false},
-		"FoldedKey":    {"a key encoding/json takes for spec", `{"Spec":{"template":{"spec":{"volumes":[` + vol + `]}}}}`, false},
-		"BadVolume":    {"a volume of the wrong type fails", `{"spec":{"template":{"spec":{"volumes":[1]}}}}`, true},
-		"SpecString":   {"a spec that is no object fails", `{"spec":"x"}`, true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			m := metacontroller.ObjectMap{names.DeploymentsKey: {"glance": json.RawMessage(tc.deployment)}}
-			got, found, err := podVolumes(m, "glance")
-			var want deploymentVolumes
-			wantErr := json.Unmarshal([]byte(tc.deployment), &want)
-			if !found || (err != nil) != tc.wantErr || (wantErr != nil) != tc.wantErr {
-				t.Fatalf("%s: podVolumes found %v, err %v; decoding the Deployment: %v", tc.reason, found, err, wantErr)
-			}
-			if diff := cmp.Diff(want.Spec.Template.Spec.Volumes, got); err == nil && diff != "" {
-				t.Errorf("%s: podVolumes: -decoded Deployment, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}

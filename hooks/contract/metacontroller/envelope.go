@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 )
 
 // SyncRequest is the body Metacontroller posts to a sync hook.
@@ -98,7 +99,7 @@ func Decode[T any](m ObjectMap, key string, keep func(*T) bool) ([]T, error) {
 			continue
 		}
 		var obj T
-		if err := json.Unmarshal(raw, &obj); err != nil {
+		if err := rawjson.Unmarshal(raw, &obj); err != nil {
 			return nil, decodeError(key, name, err)
 		}
 		if keep(&obj) {
@@ -114,7 +115,7 @@ func DecodeOne[T any](m ObjectMap, key, name string) (obj T, found bool, err err
 	if !ok {
 		return obj, false, nil
 	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if err := rawjson.Unmarshal(raw, &obj); err != nil {
 		return obj, true, decodeError(key, name, err)
 	}
 	return obj, true, nil
