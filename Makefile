@@ -79,14 +79,18 @@ fmt-check:
 
 # Explores inputs beyond the seed corpora (make test runs the seeds),
 # FUZZTIME per target: the hooks (no 5xx, no value echoed, answers within
-# their bound), the store-section reader and header search, the one-member
-# JSON reader (held to encoding/json) and the array-item counter.
+# their bound), the store-section reader and header search, the JSON
+# readers of hooks/contract/rawjson and the request parsers (held to
+# encoding/json) and the array-item counter.
 FUZZTIME ?= 1m
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzHooks$$' -fuzztime $(FUZZTIME) ./test/
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckSection$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
 	$(GO) test -run '^$$' -fuzz '^FuzzHasSectionHeader$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
 	$(GO) test -run '^$$' -fuzz '^FuzzField$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseRequests$$' -fuzztime $(FUZZTIME) ./hooks/contract/metacontroller/
 	$(GO) test -run '^$$' -fuzz '^FuzzCountArrayItems$$' -fuzztime $(FUZZTIME) ./internal/transport/server/
 
 # Rewrite every fixture's response.json from what the service answers now,
