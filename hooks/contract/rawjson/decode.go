@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Unmarshal decodes data into v as encoding/json's Unmarshal does, with the
@@ -48,28 +49,18 @@ func Decode(data []byte, v any) (ok bool) {
 			ok = false
 		}
 	}()
-	return decodeInto(trim(data), rv.Elem())
+	end, ok := decoderOf(rv.Elem().Type())(data, space(data, 0), rv.Elem())
+	return ok && space(data, end) == len(data)
 }
 
-// trim drops the blanks around a value.
-func trim(data []byte) []byte {
-	i := space(data, 0)
-	j := len(data)
-	for j > i && (data[j-1] == ' ' || data[j-1] == '\t' || data[j-1] == '\n' || data[j-1] == '\r') {
-		j--
-	}
-	return data[i:j]
-}
-
-// decodeFunc decodes one JSON value (without blanks around it) into v, an
-// addressable value of the type it was made for, or reports it cannot.
-type decodeFunc func(data []byte, v reflect.Value) bool
+// decodeFunc decodes the value that starts at data[i] into v, an
+// addressable value of the type it was made for, and returns the index
+// after the value; ok is false when it cannot. Each value is read once:
+// a struct's decoder hands each member's start to the field's decoder and
+// steps over the members it has no field for.
+type decodeFunc func(data []byte, i int, v reflect.Value) (end int, ok bool)
 
 var decoders sync.Map // reflect.Type -> decodeFunc
-
-func decodeInto(data []byte, v reflect.Value) bool {
-	return decoderOf(v.Type())(data, v)
-}
 
 func decoderOf(t reflect.Type) decodeFunc {
 	if f, ok := decoders.Load(t); ok {
@@ -78,14 +69,14 @@ func decoderOf(t reflect.Type) decodeFunc {
 	// A recursive type refers to itself through a pointer, slice or map:
 	// store an indirection first so its decoder can find itself.
 	var f decodeFunc
-	var once sync.WaitGroup
-	once.Add(1)
-	stub := decodeFunc(func(data []byte, v reflect.Value) bool { once.Wait(); return f(data, v) })
+	var built sync.WaitGroup
+	built.Add(1)
+	stub := decodeFunc(func(data []byte, i int, v reflect.Value) (int, bool) { built.Wait(); return f(data, i, v) })
 	if actual, loaded := decoders.LoadOrStore(t, stub); loaded {
 		return actual.(decodeFunc)
 	}
 	f = newDecoder(t)
-	once.Done()
+	built.Done()
 	decoders.Store(t, f)
 	return f
 }
@@ -97,9 +88,13 @@ var (
 
 // std decodes with encoding/json, into a value with methods of its own or
 // of a kind this package does not read itself.
-func std(data []byte, v reflect.Value) bool {
-	return json.Unmarshal(data, v.Addr().Interface()) == nil
+func std(data []byte, i int, v reflect.Value) (int, bool) {
+	end, ok := SkipValue(data, i)
+	return end, ok && json.Unmarshal(data[i:end], v.Addr().Interface()) == nil
 }
+
+// null reports whether the value at data[i] is null.
+func null(data []byte, i int) bool { return len(data)-i >= 4 && string(data[i:i+4]) == "null" }
 
 func newDecoder(t reflect.Type) decodeFunc {
 	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
@@ -136,118 +131,142 @@ func newDecoder(t reflect.Type) decodeFunc {
 	return std // floats, interfaces, arrays and the kinds encoding/json refuses
 }
 
-func decodeString(data []byte, v reflect.Value) bool {
-	if IsNull(data) {
-		return true
+func decodeString(data []byte, i int, v reflect.Value) (int, bool) {
+	if null(data, i) {
+		return i + 4, true
 	}
-	if s, ok := StringBytes(data); ok {
-		v.SetString(string(s))
-		return true
+	if i >= len(data) || data[i] != '"' {
+		return i, false
 	}
-	return len(data) > 0 && data[0] == '"' && std(data, v)
+	end, escaped, ok := skipString(data, i)
+	if !ok {
+		return end, false
+	}
+	content := data[i+1 : end-1]
+	if !escaped && utf8.Valid(content) {
+		v.SetString(string(content))
+		return end, true
+	}
+	// Escapes or invalid UTF-8: unquote decodes into a buffer of its own,
+	// which nothing else refers to, so the string can be that buffer.
+	s, ok := unquote(content)
+	if ok && len(s) > 0 {
+		v.SetString(unsafe.String(unsafe.SliceData(s), len(s)))
+	}
+	return end, ok
 }
 
-func decodeBool(data []byte, v reflect.Value) bool {
-	switch string(data) {
+// literalAt is the number or literal at data[i].
+func literalAt(data []byte, i int) ([]byte, int, bool) {
+	end, ok := SkipValue(data, i)
+	return data[i:end], end, ok
+}
+
+func decodeBool(data []byte, i int, v reflect.Value) (int, bool) {
+	lit, end, ok := literalAt(data, i)
+	switch string(lit) {
 	case "null":
 	case "true":
 		v.SetBool(true)
 	case "false":
 		v.SetBool(false)
 	default:
-		return false
+		return end, false
 	}
-	return true
+	return end, ok
 }
 
-func decodeInt(data []byte, v reflect.Value) bool {
-	if IsNull(data) {
-		return true
+func decodeInt(data []byte, i int, v reflect.Value) (int, bool) {
+	lit, end, ok := literalAt(data, i)
+	if !ok || string(lit) == "null" {
+		return end, ok
 	}
-	n, err := strconv.ParseInt(string(data), 10, 64)
+	n, err := strconv.ParseInt(string(lit), 10, 64)
 	if err != nil || v.OverflowInt(n) {
-		return false
+		return end, false
 	}
 	v.SetInt(n)
-	return true
+	return end, true
 }
 
-func decodeUint(data []byte, v reflect.Value) bool {
-	if IsNull(data) {
-		return true
+func decodeUint(data []byte, i int, v reflect.Value) (int, bool) {
+	lit, end, ok := literalAt(data, i)
+	if !ok || string(lit) == "null" {
+		return end, ok
 	}
-	n, err := strconv.ParseUint(string(data), 10, 64)
+	n, err := strconv.ParseUint(string(lit), 10, 64)
 	if err != nil || v.OverflowUint(n) {
-		return false
+		return end, false
 	}
 	v.SetUint(n)
-	return true
+	return end, true
 }
 
 func pointerDecoder(t reflect.Type) decodeFunc {
 	elem := decoderOf(t.Elem())
-	return func(data []byte, v reflect.Value) bool {
-		if IsNull(data) {
+	return func(data []byte, i int, v reflect.Value) (int, bool) {
+		if null(data, i) {
 			v.SetZero()
-			return true
+			return i + 4, true
 		}
 		if v.IsNil() {
 			v.Set(reflect.New(t.Elem()))
 		}
-		return elem(data, v.Elem())
+		return elem(data, i, v.Elem())
 	}
 }
 
 func sliceDecoder(t reflect.Type) decodeFunc {
 	elem := decoderOf(t.Elem())
-	return func(data []byte, v reflect.Value) bool {
-		if IsNull(data) {
+	return func(data []byte, i int, v reflect.Value) (int, bool) {
+		if null(data, i) {
 			v.SetZero()
-			return true
-		}
-		var items [][]byte
-		if !Elements(data, func(item []byte) bool { items = append(items, item); return true }) {
-			return false
+			return i + 4, true
 		}
 		// An empty array is an empty slice, not nil, as encoding/json has it.
-		s := reflect.MakeSlice(t, len(items), len(items))
-		for i, item := range items {
-			if !elem(item, s.Index(i)) {
-				return false
-			}
-		}
+		s := reflect.MakeSlice(t, 0, 4)
+		end, ok := walkArray(data, i, func(start int) (int, bool) {
+			s = reflect.Append(s, reflect.Zero(t.Elem()))
+			return elem(data, start, s.Index(s.Len()-1))
+		})
 		v.Set(s)
-		return true
+		return end, ok
 	}
 }
 
 func mapDecoder(t reflect.Type) decodeFunc {
 	elem := decoderOf(t.Elem())
-	return func(data []byte, v reflect.Value) bool {
-		if IsNull(data) {
+	return func(data []byte, i int, v reflect.Value) (int, bool) {
+		if null(data, i) {
 			v.SetZero()
-			return true
+			return i + 4, true
 		}
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(t))
 		}
 		e := reflect.New(t.Elem()).Elem()
-		exact := true
-		whole := Members(data, func(key []byte, plain bool, item []byte) bool {
-			// A key with escapes or invalid UTF-8 is decoded by
-			// encoding/json, the whole map with it.
-			if exact = plain && utf8.Valid(key); !exact {
-				return false
+		return WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
+			key, ok := MapKey(key, plain)
+			if !ok {
+				return start, false
 			}
 			e.SetZero()
-			if exact = elem(item, e); !exact {
-				return false
+			end, ok := elem(data, start, e)
+			if ok {
+				v.SetMapIndex(reflect.ValueOf(string(key)).Convert(t.Key()), e)
 			}
-			v.SetMapIndex(reflect.ValueOf(string(key)).Convert(t.Key()), e)
-			return true
+			return end, ok
 		})
-		return whole && exact
 	}
+}
+
+// MapKey is a map key as encoding/json decodes it: as written when it
+// needs no decoding, unquoted otherwise.
+func MapKey(key []byte, plain bool) ([]byte, bool) {
+	if plain && utf8.Valid(key) {
+		return key, true
+	}
+	return unquote(key)
 }
 
 // field is one JSON member a struct decodes: where its value goes.
@@ -264,39 +283,46 @@ func structDecoder(t reflect.Type) decodeFunc {
 		return std
 	}
 	byName := make(map[string]*field, len(fields))
-	folded := make(map[string]bool, len(fields))
+	byLength := map[int][]string{} // the names, for keys that match one but for case
 	for i := range fields {
 		fields[i].num = i
 		byName[fields[i].name] = &fields[i]
-		folded[strings.ToLower(fields[i].name)] = true
+		byLength[len(fields[i].name)] = append(byLength[len(fields[i].name)], fields[i].name)
 	}
-	return func(data []byte, v reflect.Value) bool {
-		if IsNull(data) {
-			return true
+	return func(data []byte, i int, v reflect.Value) (int, bool) {
+		if null(data, i) {
+			return i + 4, true
 		}
-		exact := true
 		var seen uint64
-		whole := Members(data, func(key []byte, plain bool, item []byte) bool {
-			if !plain || !isASCII(key) {
-				exact = false
-				return false
+		return WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
+			if !plain {
+				var ok bool
+				if key, ok = unquote(key); !ok {
+					return start, false
+				}
+			}
+			// A key that is not ASCII may fold to a field's name in ways
+			// this package does not follow.
+			if !isASCII(key) {
+				return start, false
 			}
 			f := byName[string(key)]
 			if f == nil {
 				// A key that matches a field only when case is ignored
 				// is that field's to encoding/json.
-				exact = !folded[strings.ToLower(string(key))]
-				return exact
+				for _, name := range byLength[len(key)] {
+					if strings.EqualFold(name, string(key)) {
+						return start, false
+					}
+				}
+				return SkipValue(data, start)
 			}
 			if seen&(1<<f.num) != 0 {
-				exact = false // given twice: encoding/json may merge the two
-				return false
+				return start, false // given twice: encoding/json may merge the two
 			}
 			seen |= 1 << f.num
-			exact = f.decode(item, v.FieldByIndex(f.index))
-			return exact
+			return f.decode(data, start, v.FieldByIndex(f.index))
 		})
-		return whole && exact
 	}
 }
 

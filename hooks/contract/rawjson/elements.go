@@ -1,37 +1,44 @@
 package rawjson
 
 // Elements calls fn with every item of the array arr, in order. fn returns
-// false to stop. Elements returns false when arr is not an array or ends
-// early.
+// false to stop. Elements returns false when arr is not an array, ends
+// early, or fn stopped.
 func Elements(arr []byte, fn func(item []byte) bool) bool {
-	i := space(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return false
+	end, ok := walkArray(arr, space(arr, 0), func(start int) (int, bool) {
+		end, ok := SkipValue(arr, start)
+		return end, ok && fn(arr[start:end])
+	})
+	return ok && space(arr, end) == len(arr)
+}
+
+// walkArray walks the array that starts at data[i] as WalkObject walks an
+// object: fn gets the index each item starts at and returns the index
+// after it.
+func walkArray(data []byte, i int, fn func(start int) (end int, ok bool)) (int, bool) {
+	if i >= len(data) || data[i] != '[' {
+		return i, false
 	}
-	i = space(arr, i+1)
-	if i < len(arr) && arr[i] == ']' {
-		return space(arr, i+1) == len(arr)
+	i = space(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, true
 	}
-	for i < len(arr) {
-		end, ok := skipValue(arr, i)
-		if !ok {
-			return false
+	for i < len(data) {
+		var ok bool
+		if i, ok = fn(i); !ok {
+			return i, false
 		}
-		if !fn(arr[i:end]) {
-			return true
+		i = space(data, i)
+		if i >= len(data) {
+			return i, false
 		}
-		i = space(arr, end)
-		if i >= len(arr) {
-			return false
-		}
-		switch arr[i] {
+		switch data[i] {
 		case ',':
-			i = space(arr, i+1)
+			i = space(data, i+1)
 		case ']':
-			return space(arr, i+1) == len(arr)
+			return i + 1, true
 		default:
-			return false
+			return i, false
 		}
 	}
-	return false
+	return i, false
 }

@@ -16,6 +16,7 @@ package rawjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 )
@@ -102,51 +103,60 @@ func Path(obj []byte, names ...string) ([]byte, Result) {
 
 // Members calls fn with every member of the object obj, in order: its key
 // (still escaped when plain is false) and its raw value. fn returns false to
-// stop. Members returns false when obj is not an object or ends early.
+// stop. Members returns false when obj is not an object, ends early, or fn
+// stopped.
 func Members(obj []byte, fn func(key []byte, plain bool, value []byte) bool) bool {
-	i := space(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
+	end, ok := WalkObject(obj, space(obj, 0), func(key []byte, plain bool, start int) (int, bool) {
+		end, ok := SkipValue(obj, start)
+		return end, ok && fn(key, plain, obj[start:end])
+	})
+	return ok && space(obj, end) == len(obj)
+}
+
+// WalkObject walks the object that starts at data[i]: fn gets each key
+// (still escaped when plain is false) and the index its value starts at,
+// and returns the index after the value (SkipValue's, when it does not read
+// the value) and whether to go on. WalkObject returns the index after the
+// object, and false when it is no object, ends early, or fn stopped. A
+// reader takes apart nested objects this way in one pass.
+func WalkObject(data []byte, i int, fn func(key []byte, plain bool, start int) (end int, ok bool)) (int, bool) {
+	if i >= len(data) || data[i] != '{' {
+		return i, false
 	}
-	i = space(obj, i+1)
-	if i < len(obj) && obj[i] == '}' {
-		return space(obj, i+1) == len(obj)
+	i = space(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true
 	}
-	for i < len(obj) {
-		if obj[i] != '"' {
-			return false
+	for i < len(data) {
+		if data[i] != '"' {
+			return i, false
 		}
-		end, escaped, ok := skipString(obj, i)
+		end, escaped, ok := skipString(data, i)
 		if !ok {
-			return false
+			return i, false
 		}
-		key := obj[i+1 : end-1]
-		i = space(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return false
+		key := data[i+1 : end-1]
+		i = space(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return i, false
 		}
-		start := space(obj, i+1)
-		end, ok = skipValue(obj, start)
-		if !ok {
-			return false
+		if i, ok = fn(key, !escaped, space(data, i+1)); !ok {
+			return i, false
 		}
-		if !fn(key, !escaped, obj[start:end]) {
-			return true
+		i = space(data, i)
+		if i >= len(data) {
+			return i, false
 		}
-		i = space(obj, end)
-		if i >= len(obj) {
-			return false
-		}
-		switch obj[i] {
+		switch data[i] {
 		case ',':
-			i = space(obj, i+1)
+			i = space(data, i+1)
 		case '}':
-			return space(obj, i+1) == len(obj)
+			return i + 1, true
 		default:
-			return false
+			return i, false
 		}
 	}
-	return false
+	return i, false
 }
 
 // StringBytes returns the content of the JSON string v when it needs no
@@ -188,33 +198,40 @@ func space(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i] (a quote)
-// and whether it holds an escape. A string's content is found with
-// IndexByte, which is what makes long base64 values cheap to step over.
+// and whether it holds an escape. It looks at eight bytes at a time for
+// the next quote or backslash, which is what makes long values cheap to
+// step over.
 func skipString(b []byte, i int) (end int, escaped, ok bool) {
-	j := i + 1
+	i++
 	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
+		for i+8 <= len(b) && !quoteOrBackslash(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		switch {
+		case i >= len(b):
 			return len(b), escaped, false
+		case b[i] == '"':
+			return i + 1, escaped, true
 		}
-		q := j + k
-		// A quote preceded by an odd number of backslashes is escaped.
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if !escaped && bytes.IndexByte(b[j:q], '\\') >= 0 {
-			escaped = true
-		}
-		if n%2 == 0 {
-			return q + 1, escaped, true
-		}
-		j = q + 1
+		escaped = true
+		i += 2 // the backslash and the character it escapes
 	}
 }
 
-// skipValue returns the index after the value starting at b[i].
-func skipValue(b []byte, i int) (int, bool) {
+// quoteOrBackslash reports whether a word of eight bytes holds a quote or a
+// backslash (or, rarely, a byte next to one; the caller then looks at each).
+func quoteOrBackslash(x uint64) bool {
+	q := x ^ ('"' * ones)
+	b := x ^ ('\\' * ones)
+	return ((q-ones)&^q|(b-ones)&^b)&highs != 0
+}
+
+// SkipValue returns the index after the value that starts at b[i], without
+// reading or validating it.
+func SkipValue(b []byte, i int) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
