@@ -1,8 +1,8 @@
 package metacontroller
 
 import (
+	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 )
@@ -17,99 +17,111 @@ import (
 func ParseSyncRequest(body []byte) (req *SyncRequest, ok bool) {
 	req = &SyncRequest{}
 	var seen [5]bool
-	exact := true
-	whole := rawjson.Members(body, func(key []byte, plain bool, v []byte) bool {
-		i, known := rawjson.Match(key, plain, "controller", "parent", "children", "related", "finalizing")
+	end, ok := rawjson.WalkObject(body, space(body), func(key []byte, plain bool, start int) (int, bool) {
+		i, exact := rawjson.Match(key, plain, "controller", "parent", "children", "related", "finalizing")
 		switch {
-		case !known:
-			exact = false
+		case !exact:
+			return start, false
 		case i < 0:
-			return true
+			return rawjson.SkipValue(body, start)
 		case seen[i]:
-			exact = false // given twice: encoding/json merges the maps
-		default:
-			seen[i] = true
-			switch i {
-			case 0:
-				req.Controller = capped(v)
-			case 1:
-				req.Parent = capped(v)
-			case 2:
-				req.Children, exact = parseObjectMap(v)
-			case 3:
-				req.Related, exact = parseObjectMap(v)
-			case 4:
-				switch string(v) {
-				case "true":
-					req.Finalizing = true
-				case "false", "null":
-				default:
-					exact = false
-				}
+			return start, false // given twice: encoding/json merges the maps
+		}
+		seen[i] = true
+		switch i {
+		case 2:
+			return objectMapAt(body, start, &req.Children)
+		case 3:
+			return objectMapAt(body, start, &req.Related)
+		}
+		end, ok := rawjson.SkipValue(body, start)
+		v := body[start:end]
+		switch i {
+		case 0:
+			req.Controller = capped(v)
+		case 1:
+			req.Parent = capped(v)
+		case 4:
+			switch string(v) {
+			case "true":
+				req.Finalizing = true
+			case "false", "null":
+			default:
+				ok = false
 			}
 		}
-		return exact
+		return end, ok
 	})
-	return req, whole && exact
+	return req, ok && rest(body, end)
 }
 
 // ParseCustomizeRequest is ParseSyncRequest for a customize request.
 func ParseCustomizeRequest(body []byte) (req *CustomizeRequest, ok bool) {
 	req = &CustomizeRequest{}
 	var seen [2]bool
-	exact := true
-	whole := rawjson.Members(body, func(key []byte, plain bool, v []byte) bool {
-		i, known := rawjson.Match(key, plain, "controller", "parent")
+	end, ok := rawjson.WalkObject(body, space(body), func(key []byte, plain bool, start int) (int, bool) {
+		i, exact := rawjson.Match(key, plain, "controller", "parent")
 		switch {
-		case !known:
-			exact = false
+		case !exact:
+			return start, false
 		case i < 0:
+			return rawjson.SkipValue(body, start)
 		case seen[i]:
-			exact = false
-		case i == 0:
-			seen[i], req.Controller = true, capped(v)
-		default:
-			seen[i], req.Parent = true, capped(v)
+			return start, false
 		}
-		return exact
+		seen[i] = true
+		end, ok := rawjson.SkipValue(body, start)
+		if i == 0 {
+			req.Controller = capped(body[start:end])
+		} else {
+			req.Parent = capped(body[start:end])
+		}
+		return end, ok
 	})
-	return req, whole && exact
+	return req, ok && rest(body, end)
 }
 
-// parseObjectMap reads "<Kind>.<apiVersion>" -> name -> object as
-// encoding/json decodes an ObjectMap: null is no map, a key given twice
-// keeps its last value.
-func parseObjectMap(v []byte) (ObjectMap, bool) {
-	if rawjson.IsNull(v) {
-		return nil, true
+// objectMapAt reads the value at data[start] into *m as encoding/json
+// decodes an ObjectMap, "<Kind>.<apiVersion>" -> name -> object: null is no
+// map, a key given twice keeps its last value. Each object is stepped over
+// once, to find its end.
+func objectMapAt(data []byte, start int, m *ObjectMap) (int, bool) {
+	if rawjson.IsNull(data[start:min(start+4, len(data))]) {
+		return start + 4, true
 	}
-	m := ObjectMap{}
-	exact := true
-	whole := rawjson.Members(v, func(key []byte, plain bool, objs []byte) bool {
-		if exact = plainKey(key, plain); !exact {
-			return false
+	*m = ObjectMap{}
+	return rawjson.WalkObject(data, start, func(kind []byte, plain bool, start int) (int, bool) {
+		kind, ok := rawjson.MapKey(kind, plain)
+		if !ok {
+			return start, false
 		}
-		if rawjson.IsNull(objs) {
-			m[string(key)] = nil
-			return true
+		if rawjson.IsNull(data[start:min(start+4, len(data))]) {
+			(*m)[string(kind)] = nil
+			return start + 4, true
 		}
 		byName := map[string]json.RawMessage{}
-		whole := rawjson.Members(objs, func(name []byte, plain bool, obj []byte) bool {
-			if exact = plainKey(name, plain); exact {
-				byName[string(name)] = capped(obj)
+		(*m)[string(kind)] = byName
+		return rawjson.WalkObject(data, start, func(name []byte, plain bool, start int) (int, bool) {
+			name, ok := rawjson.MapKey(name, plain)
+			if !ok {
+				return start, false
 			}
-			return exact
+			end, ok := rawjson.SkipValue(data, start)
+			byName[string(name)] = capped(data[start:end])
+			return end, ok
 		})
-		exact = exact && whole
-		m[string(key)] = byName
-		return exact
 	})
-	return m, whole && exact
 }
 
-// plainKey reports whether encoding/json decodes a map key to its bytes as
-// written: no escapes, valid UTF-8.
-func plainKey(key []byte, plain bool) bool { return plain && utf8.Valid(key) }
+// space is the index of the first byte of data that is not a blank.
+func space(data []byte) int {
+	return len(data) - len(bytes.TrimLeft(data, " \t\n\r"))
+}
+
+// rest reports whether only blanks follow data[end].
+func rest(data []byte, end int) bool {
+	return len(bytes.TrimRight(data[end:], " \t\n\r")) == 0
+}
 
 // capped is v with no room to append into what follows it.
 func capped(v []byte) json.RawMessage { return json.RawMessage(v[:len(v):len(v)]) }

@@ -57,7 +57,7 @@ func TestParseRequests(t *testing.T) {
 		"Unknown":         {`{"parent":{},"extra":[1,{"parent":2}]}`, true},
 		"FoldedField":     {`{"Parent":{}}`, false},
 		"TwiceField":      {`{"children":{"A":{"a":1}},"children":{"B":{"b":2}}}`, false},
-		"EscapedName":     {`{"children":{"Secret.v1":{"\u0061":1}}}`, false},
+		"EscapedName":     {`{"children":{"Secret.v1":{"\u0061":1}}}`, true},
 		"ChildrenArray":   {`{"children":[]}`, false},
 		"KindArray":       {`{"children":{"Secret.v1":[]}}`, false},
 		"FinalizingWrong": {`{"finalizing":"yes"}`, false},
