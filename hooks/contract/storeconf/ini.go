@@ -3,7 +3,6 @@ package storeconf
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -11,12 +10,24 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
-// optionKeyPattern is what an oslo.config option name looks like.
-var optionKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+// isOptionKey reports whether s looks like an oslo.config option name,
+// ^[a-z][a-z0-9_]*$ (by hand: every line of every store section is checked
+// with it on every Glance sync).
+func isOptionKey(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateKey refuses option names that could be anything but one option.
 func ValidateKey(key string) error {
-	if !optionKeyPattern.MatchString(key) || len(key) > 128 {
+	if !isOptionKey(key) || len(key) > 128 {
 		return fmt.Errorf("option name %s is not valid: use lowercase letters, digits and '_', starting with a letter", excerpt.Value(key))
 	}
 	return nil

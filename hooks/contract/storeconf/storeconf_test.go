@@ -1,6 +1,7 @@
 package storeconf
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -203,4 +204,21 @@ func TestURLProblems(t *testing.T) {
 			assert.NotContains(t, p, "SECRET", "the problem never repeats the URL")
 		}
 	}
+}
+
+// FuzzShapes holds the hand-written checks to the patterns they stand for.
+func FuzzShapes(f *testing.F) {
+	optionKey := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	storeID := regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
+	for _, s := range []string{"", "a", "a_1", "1a", "A", "a-b", "store-0001", "a.", ".a", "a..b", "a\n", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if isOptionKey(s) != optionKey.MatchString(s) {
+			t.Fatalf("isOptionKey(%q) = %v", s, isOptionKey(s))
+		}
+		if isStoreIDShape(s) != storeID.MatchString(s) {
+			t.Fatalf("isStoreIDShape(%q) = %v", s, isStoreIDShape(s))
+		}
+	})
 }

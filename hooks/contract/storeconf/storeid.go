@@ -6,7 +6,6 @@ package storeconf
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
@@ -16,7 +15,21 @@ import (
 // enabled_backends.
 const MaxStoreIDLength = 63
 
-var storeIDPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
+// isStoreIDShape reports whether s is ^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$,
+// the shape of a store id (by hand: it is checked for every backend on
+// every Glance sync).
+func isStoreIDShape(s string) bool {
+	alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+	if s == "" || !alnum(s[0]) || !alnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !alnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // reservedPrefixes are store ids glance-api keeps for its own stores
 // (os_glance_staging_store, os_glance_tasks_store, ...); glance-api refuses to
@@ -50,7 +63,7 @@ func ValidateStoreID(id string) error {
 	if reservedSections[id] {
 		return fmt.Errorf("store id %s collides with a reserved store section: [%s] holds options glance-api reads for itself", excerpt.Name(id), id)
 	}
-	if len(id) == 0 || len(id) > MaxStoreIDLength || !storeIDPattern.MatchString(id) {
+	if len(id) == 0 || len(id) > MaxStoreIDLength || !isStoreIDShape(id) {
 		return fmt.Errorf("store id %s is not valid: use 1 to %d lowercase letters, digits, '.', '_' or '-', starting and ending with a letter or digit", excerpt.Name(id), MaxStoreIDLength)
 	}
 	return nil
