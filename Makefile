@@ -87,6 +87,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzHooks$$' -fuzztime $(FUZZTIME) ./test/
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckSection$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
 	$(GO) test -run '^$$' -fuzz '^FuzzHasSectionHeader$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
+	$(GO) test -run '^$$' -fuzz '^FuzzShapes$$' -fuzztime $(FUZZTIME) ./hooks/contract/storeconf/
+	$(GO) test -run '^$$' -fuzz '^FuzzString$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
 	$(GO) test -run '^$$' -fuzz '^FuzzField$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/

@@ -64,7 +64,7 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.listen, "listen", ":8443", "address to listen on")
 	f.StringVar(&o.routes, "routes", "all", "which routes to serve: hooks (Metacontroller's sync and customize hooks), validate (the API server's /validate) or all")
 	f.Int64Var(&o.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "largest request body accepted; larger ones get 413")
-	f.DurationVar(&o.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "how long a request body may take to arrive (408 after); keep it well below the callers' timeouts")
+	f.DurationVar(&o.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "how long the first 16 KiB of a request body may take to arrive, and the rest once it has its turn (408 after); keep it well below the callers' timeouts")
 	f.DurationVar(&o.drain, "shutdown-drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while every request is still served, so callers stop picking this instance before its listener closes")
 	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "after the drain, how long in-flight requests may take to finish")
 	f.StringVar(&o.metrics, "metrics-listen", "", "address to serve GET /metrics (Prometheus) on, over TLS when the service serves TLS; empty: no metrics listener")

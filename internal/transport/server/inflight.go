@@ -47,10 +47,14 @@ func newInFlight(capacity int64, count int) *inFlight {
 	return &inFlight{capacity: capacity, minWeight: max(1, capacity/int64(count))}
 }
 
+// weigh is what a request of the weight counts for: at least capacity/count,
+// at most capacity.
+func (s *inFlight) weigh(weight int64) int64 { return min(s.capacity, max(weight, s.minWeight)) }
+
 // acquire waits until a request of the weight may be worked on, or until
 // ctx is done (a 503).
 func (s *inFlight) acquire(ctx context.Context, weight int64) (release func(), err error) {
-	w := min(s.capacity, max(weight, s.minWeight))
+	w := s.weigh(weight)
 	release = func() { s.release(w) }
 	s.mu.Lock()
 	if s.waiters.Len() == 0 && s.used+w <= s.capacity {

@@ -3,10 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"os"
 	"reflect"
 	"time"
 
@@ -119,14 +116,28 @@ func floor(kind string) BodyFunc {
 	}
 }
 
-// handler reads the whole body first and only then waits for one of the
-// in-flight slots: a client that sends its body slowly holds a goroutine
-// and what it sent so far, never a slot a complete request could use. A
-// Metacontroller route then hashes the body into the answer's ETag and
-// answers 304 to a caller that already holds that answer (see etag.go).
+// handler waits for a turn once the head of the body arrived (see
+// bodyHead): a client that sends its body slowly holds a goroutine and what
+// it sent so far, never a turn a complete request could use, and requests
+// that wait hold no bodies. With the turn it reads the rest. A Metacontroller
+// route then hashes the body into the answer's ETag and answers 304 to a
+// caller that already holds that answer (see etag.go).
 func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		body, err := readBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout)
+		b, err := startBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout)
+		if err != nil {
+			return err
+		}
+		// The array items are counted once the body is read; until then it
+		// weighs as if its items weighed as much as its bytes, more than
+		// any request Metacontroller sends (a tenth to four fifths).
+		weight := 2 * requestWeight(int(b.bytes()), 0)
+		release, err := slots.acquire(c.Request().Context(), weight)
+		if err != nil {
+			return err
+		}
+		defer func() { release() }()
+		body, err := b.rest()
 		if err != nil {
 			return err
 		}
@@ -154,11 +165,16 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 				return err
 			}
 		}
-		release, err := slots.acquire(c.Request().Context(), requestWeight(len(body), items))
-		if err != nil {
-			return err
+		if full := requestWeight(len(body), items); slots.weigh(full) > slots.weigh(weight) {
+			// Heavier than that: wait again for the whole weight. (Waiting
+			// while holding part of it could leave two requests each
+			// waiting for the other's part.)
+			release()
+			if release, err = slots.acquire(c.Request().Context(), full); err != nil {
+				release = func() {}
+				return err
+			}
 		}
-		defer release()
 		var out any
 		switch {
 		case r.Sync != nil:
@@ -201,66 +217,6 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 		}
 		return c.JSON(http.StatusOK, out)
 	}
-}
-
-// bodyFirstChunk is what is allocated for a body before any of it arrived.
-const bodyFirstChunk = 256 << 10
-
-// readBody reads at most limit bytes within timeout; a larger body is a 413,
-// a slower one a 408.
-func readBody(c echo.Context, limit int64, timeout time.Duration) ([]byte, error) {
-	if c.Request().ContentLength > limit {
-		return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
-	}
-	var rc *http.ResponseController
-	if timeout > 0 {
-		// The server's own read timeout covers headers and body together and
-		// must stay long; this one is for the body of this request alone. A
-		// recorder in tests has no deadline to set.
-		rc = http.NewResponseController(c.Response())
-		if rc.SetReadDeadline(time.Now().Add(timeout)) != nil {
-			rc = nil
-		}
-	}
-	r := http.MaxBytesReader(c.Response(), c.Request().Body, limit)
-	var body []byte
-	var err error
-	if n := c.Request().ContentLength; n > 0 {
-		// The announced size, read into one buffer of that size: a buffer
-		// grown by doubling would leave up to twice the body allocated. But
-		// only once the first chunk has arrived: a client announcing 8 MB
-		// and sending nothing holds no more than that chunk.
-		body = make([]byte, min(n, bodyFirstChunk))
-		_, err = io.ReadFull(r, body)
-		if err == nil && n > int64(len(body)) {
-			full := make([]byte, n)
-			copy(full, body)
-			_, err = io.ReadFull(r, full[len(body):])
-			body = full
-		}
-	} else {
-		body, err = io.ReadAll(r)
-	}
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			return nil, newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", limit)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			// The deadline stays passed and the connection is closed after the
-			// answer: net/http would otherwise wait for the rest of the body.
-			c.Response().Header().Set(echo.HeaderConnection, "close")
-			return nil, newHTTPError(http.StatusRequestTimeout, "the request body did not arrive within %s", timeout)
-		}
-		return nil, newHTTPError(http.StatusBadRequest, "reading the request body failed")
-	}
-	if rc != nil {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, newHTTPError(http.StatusBadRequest, "request body is empty")
-	}
-	return body, nil
 }
 
 // decodeEnvelope decodes one JSON object and nothing after it.

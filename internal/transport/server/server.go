@@ -45,16 +45,17 @@ type Config struct {
 	// adds memory: every request in progress holds its body and what was
 	// decoded from it.
 	MaxInFlight int
-	// MaxInFlightBytes bounds the sum of the bodies of the requests worked
-	// on at once, since the memory a request needs grows with its body (see
-	// MemoryPerBodyByte). Each request counts its body's size, and at least
-	// MaxInFlightBytes/MaxInFlight, so there are never more than MaxInFlight;
-	// one larger than the whole budget runs alone. Zero means: the Go memory
-	// limit over MemoryPerBodyByte when one is set, otherwise MaxInFlight
-	// bodies of the largest size (a count alone).
+	// MaxInFlightBytes bounds the sum of the weights of the requests worked
+	// on at once (requestWeight), since the memory a request needs grows
+	// with its body and its array items (see MemoryPerBodyByte). Each
+	// request counts at least MaxInFlightBytes/MaxInFlight, so there are
+	// never more than MaxInFlight; one larger than the whole budget runs
+	// alone. Zero means the Go memory limit, or DefaultMemoryBudget without
+	// one, over MemoryPerBodyByte.
 	MaxInFlightBytes int64
-	// BodyReadTimeout bounds how long a request's body may take to arrive
-	// once its headers are in; a slower one gets 408. Zero means
+	// BodyReadTimeout bounds how long the head of a request's body (see
+	// bodyHead) may take to arrive once its headers are in, and the rest
+	// once the request has its turn; a slower one gets 408. Zero means
 	// DefaultBodyReadTimeout.
 	BodyReadTimeout time.Duration
 	// HookToken, when set, is the Bearer token every Metacontroller route
@@ -74,6 +75,13 @@ type Config struct {
 	// buildinfo.Fingerprint().
 	Build string
 }
+
+// DefaultMemoryBudget is the memory requests are admitted within when the
+// Go heap has no limit (GOMEMLIMIT, or MEMORY_LIMIT with serve): what the
+// chart's default container limit (256 MiB) gives the Go heap. Without it,
+// four requests near the body limit would be worked on at once whatever
+// they need.
+const DefaultMemoryBudget = 192 << 20
 
 // DefaultBodyReadTimeout leaves half of Metacontroller's default hook timeout
 // (10s) for the answer: a body of the largest size crosses a cluster network
@@ -103,10 +111,11 @@ func New(cfg Config) *echo.Echo {
 		cfg.Build = buildinfo.Fingerprint()
 	}
 	if cfg.MaxInFlightBytes <= 0 {
-		cfg.MaxInFlightBytes = int64(cfg.MaxInFlight) * cfg.MaxBodyBytes
-		if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
-			cfg.MaxInFlightBytes = limit / MemoryPerBodyByte
+		limit := debug.SetMemoryLimit(-1)
+		if limit == math.MaxInt64 {
+			limit = DefaultMemoryBudget
 		}
+		cfg.MaxInFlightBytes = limit / MemoryPerBodyByte
 	}
 	e := echo.New()
 	e.HideBanner = true
