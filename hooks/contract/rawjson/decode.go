@@ -15,7 +15,10 @@ import (
 )
 
 // Unmarshal decodes data into v as encoding/json's Unmarshal does, with the
-// same result and the same error. data must be valid JSON (see Scan): the
+// same result and the same error. Strings in v may share data's memory
+// instead of copying it, so data must not change while v, or a string taken
+// from it, is in use: a request's bytes stay as they arrived until its
+// answer is written. data must be valid JSON (see Scan): the
 // members of an object that v has no field for are stepped over without
 // being read, and the rest is decoded without a validating pass first, so
 // a Kubernetes object whose status or managed fields a hook does not read
@@ -144,16 +147,24 @@ func decodeString(data []byte, i int, v reflect.Value) (int, bool) {
 	}
 	content := data[i+1 : end-1]
 	if !escaped && utf8.Valid(content) {
-		v.SetString(string(content))
+		v.SetString(alias(content))
 		return end, true
 	}
 	// Escapes or invalid UTF-8: unquote decodes into a buffer of its own,
 	// which nothing else refers to, so the string can be that buffer.
 	s, ok := unquote(content)
-	if ok && len(s) > 0 {
-		v.SetString(unsafe.String(unsafe.SliceData(s), len(s)))
-	}
+	v.SetString(alias(s))
 	return end, ok
+}
+
+// alias is b as a string without a copy: decoded strings share the
+// memory of the JSON they come from (see Unmarshal), which is what spares
+// a hook one allocation per string of every object it reads.
+func alias(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // literalAt is the number or literal at data[i].
@@ -234,7 +245,15 @@ func sliceDecoder(t reflect.Type) decodeFunc {
 	}
 }
 
+// stringMap is the map type Kubernetes objects hold most (labels,
+// annotations, a ConfigMap's data), decoded without reflection.
+var stringMap = reflect.TypeFor[map[string]string]()
+
 func mapDecoder(t reflect.Type) decodeFunc {
+	if t.ConvertibleTo(stringMap) && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String &&
+		t.Key().PkgPath() == "" && t.Elem().PkgPath() == "" {
+		return decodeStringMap
+	}
 	elem := decoderOf(t.Elem())
 	return func(data []byte, i int, v reflect.Value) (int, bool) {
 		if null(data, i) {
@@ -258,6 +277,33 @@ func mapDecoder(t reflect.Type) decodeFunc {
 			return end, ok
 		})
 	}
+}
+
+// decodeStringMap is mapDecoder for a map[string]string, or a named type of
+// one: its keys and values set directly.
+func decodeStringMap(data []byte, i int, v reflect.Value) (int, bool) {
+	if null(data, i) {
+		v.SetZero()
+		return i + 4, true
+	}
+	m := (*map[string]string)(v.Addr().UnsafePointer())
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	var s string
+	str := reflect.ValueOf(&s).Elem()
+	return WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
+		key, ok := MapKey(key, plain)
+		if !ok {
+			return start, false
+		}
+		s = ""
+		end, ok := decodeString(data, start, str)
+		if ok {
+			(*m)[alias(key)] = s
+		}
+		return end, ok
+	})
 }
 
 // MapKey is a map key as encoding/json decodes it: as written when it

@@ -58,6 +58,7 @@ type sample struct {
 	Ptr      *inner            `json:"ptr"`
 	List     []inner           `json:"list"`
 	Labels   map[string]string `json:"labels"`
+	Named    namedMap          `json:"named"`
 	Raw      json.RawMessage   `json:"raw"`
 	Bytes    []byte            `json:"bytes"`
 	Any      any               `json:"any"`
@@ -68,6 +69,9 @@ type sample struct {
 	hidden   string
 	A        string `json:"a"`
 }
+
+// namedMap is decoded as a map[string]string is, without reflection.
+type namedMap map[string]string
 
 type ambiguous struct {
 	AmbA
@@ -95,6 +99,9 @@ func TestUnmarshalAsEncodingJSON(t *testing.T) {
 		"EscapedKey":    {`{"n\u0061me":"n"}`, true},
 		"EscapedValue":  {`{"name":"a\nb","labels":{"k":"\u00e9"}}`, true},
 		"EscapedMapKey": {`{"labels":{"\u006b":"v"}}`, true},
+		"NamedMap":      {`{"named":{"k":"v","k":"last","\u00e9":"\ud83d","e":""}}`, true},
+		"MapOfWrong":    {`{"named":{"k":1}}`, false},
+		"InvalidUTF8":   {"{\"name\":\"a\xffb\",\"labels\":{\"\xfe\":\"\xc3\"}}", true},
 		"IntOverflow":   {`{"count":3000000000}`, false},
 		"UintNegative":  {`{"big":-1}`, false},
 		"IntFraction":   {`{"count":1.5}`, false},
@@ -148,7 +155,13 @@ func FuzzUnmarshal(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !json.Valid(data) {
-			return // the package reads valid JSON only
+			// The package reads valid JSON only (every caller scans or
+			// decodes a body first), but must not panic on anything else.
+			var v api.Glance
+			_ = Unmarshal(data, &v)
+			var m map[string]string
+			_ = Unmarshal(data, &m)
+			return
 		}
 		sameAsStd[api.Glance](t, data)
 		sameAsStd[api.GlanceBackend](t, data)

@@ -1,6 +1,7 @@
 package rawjson
 
 import (
+	"encoding/binary"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -18,31 +19,24 @@ func String(v []byte) (s string, ok bool) {
 
 // unquote decodes the content of a JSON string as encoding/json does:
 // escapes, surrogate pairs joined, and every byte of invalid UTF-8 and
-// every lone surrogate made U+FFFD. Content that needs none of that is
-// returned as it is.
+// every lone surrogate made U+FFFD. Plain ASCII content is returned as it
+// is.
 func unquote(s []byte) ([]byte, bool) {
-	plain := 0
-	for plain < len(s) {
-		c := s[plain]
-		if c == '\\' || c == '"' || c < ' ' {
-			break
-		}
-		if c < utf8.RuneSelf {
-			plain++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[plain:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		plain += size
-	}
+	plain := asciiRun(s)
 	if plain == len(s) {
 		return s, true
 	}
 	b := make([]byte, plain, len(s)+utf8.UTFMax)
 	copy(b, s[:plain])
 	for r := plain; r < len(s); {
+		// A run of plain ASCII up to the next escape is copied whole: a
+		// JSON document kept in a string (a last-applied record) is
+		// mostly that.
+		if run := asciiRun(s[r:]); run > 0 {
+			b = append(b, s[r:r+run]...)
+			r += run
+			continue
+		}
 		switch c := s[r]; {
 		case c == '\\':
 			if r+1 >= len(s) {
@@ -93,6 +87,26 @@ func unquote(s []byte) ([]byte, bool) {
 		}
 	}
 	return b, true
+}
+
+// asciiRun is how many bytes at the start of s are ASCII that needs no
+// decoding: no backslash, no quote, no control character.
+func asciiRun(s []byte) int {
+	n := 0
+	for n+8 <= len(s) {
+		x := binary.LittleEndian.Uint64(s[n:])
+		if x&highs != 0 || special(x) {
+			break
+		}
+		n += 8
+	}
+	for n < len(s) {
+		if c := s[n]; c >= utf8.RuneSelf || c == '\\' || c == '"' || c < ' ' {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // u4 reads the \uXXXX escape at the start of s, or -1.
