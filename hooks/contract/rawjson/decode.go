@@ -188,29 +188,35 @@ func decodeBool(data []byte, i int, v reflect.Value) (int, bool) {
 }
 
 func decodeInt(data []byte, i int, v reflect.Value) (int, bool) {
-	lit, end, ok := literalAt(data, i)
-	if !ok || string(lit) == "null" {
-		return end, ok
-	}
-	n, err := strconv.ParseInt(string(lit), 10, 64)
-	if err != nil || v.OverflowInt(n) {
-		return end, false
-	}
-	v.SetInt(n)
-	return end, true
+	return decodeNumber(data, i, func(lit string) bool {
+		n, err := strconv.ParseInt(lit, 10, 64)
+		if err != nil || v.OverflowInt(n) {
+			return false
+		}
+		v.SetInt(n)
+		return true
+	})
 }
 
 func decodeUint(data []byte, i int, v reflect.Value) (int, bool) {
+	return decodeNumber(data, i, func(lit string) bool {
+		n, err := strconv.ParseUint(lit, 10, 64)
+		if err != nil || v.OverflowUint(n) {
+			return false
+		}
+		v.SetUint(n)
+		return true
+	})
+}
+
+// decodeNumber hands the number at data[i] to set, which reports whether
+// it fits; null leaves the value as it is.
+func decodeNumber(data []byte, i int, set func(lit string) bool) (int, bool) {
 	lit, end, ok := literalAt(data, i)
 	if !ok || string(lit) == "null" {
 		return end, ok
 	}
-	n, err := strconv.ParseUint(string(lit), 10, 64)
-	if err != nil || v.OverflowUint(n) {
-		return end, false
-	}
-	v.SetUint(n)
-	return end, true
+	return end, set(string(lit))
 }
 
 func pointerDecoder(t reflect.Type) decodeFunc {

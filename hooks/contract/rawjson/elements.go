@@ -27,17 +27,9 @@ func walkArray(data []byte, i int, fn func(start int) (end int, ok bool)) (int, 
 		if i, ok = fn(i); !ok {
 			return i, false
 		}
-		i = space(data, i)
-		if i >= len(data) {
-			return i, false
-		}
-		switch data[i] {
-		case ',':
-			i = space(data, i+1)
-		case ']':
-			return i + 1, true
-		default:
-			return i, false
+		var more bool
+		if i, more, ok = afterItem(data, i, ']'); !more {
+			return i, ok
 		}
 	}
 	return i, false

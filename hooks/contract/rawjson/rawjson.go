@@ -143,20 +143,29 @@ func WalkObject(data []byte, i int, fn func(key []byte, plain bool, start int) (
 		if i, ok = fn(key, !escaped, space(data, i+1)); !ok {
 			return i, false
 		}
-		i = space(data, i)
-		if i >= len(data) {
-			return i, false
-		}
-		switch data[i] {
-		case ',':
-			i = space(data, i+1)
-		case '}':
-			return i + 1, true
-		default:
-			return i, false
+		var more bool
+		if i, more, ok = afterItem(data, i, '}'); !more {
+			return i, ok
 		}
 	}
 	return i, false
+}
+
+// afterItem steps over what follows an item of an object or array that
+// ends at data[i]: a comma, after which the next item starts at the index
+// it returns (more), or the closing bracket, after which the container has
+// ended (ok). Anything else is neither.
+func afterItem(data []byte, i int, closing byte) (next int, more, ok bool) {
+	i = space(data, i)
+	switch {
+	case i >= len(data):
+		return i, false, false
+	case data[i] == ',':
+		return space(data, i+1), true, true
+	case data[i] == closing:
+		return i + 1, false, true
+	}
+	return i, false, false
 }
 
 // StringBytes returns the content of the JSON string v when it needs no
