@@ -122,6 +122,10 @@ func TestUnmarshalAsEncodingJSON(t *testing.T) {
 			}
 		})
 	}
+	var s sample
+	if err := Unmarshal([]byte(`{"hidden":"h"}`), &s); err != nil || s.hidden != "" {
+		t.Errorf("an unexported field was decoded: %q, %v", s.hidden, err)
+	}
 	sameAsStd[ambiguous](t, []byte(`{"X":"dropped"}`))
 	sameAsStd[quoted](t, []byte(`{"n":"3"}`)) // the string option: encoding/json decodes the struct
 	sameAsStd[quoted](t, []byte(`{"n":3}`))
