@@ -99,8 +99,20 @@ func std(data []byte, i int, v reflect.Value) (int, bool) {
 // null reports whether the value at data[i] is null.
 func null(data []byte, i int) bool { return len(data)-i >= 4 && string(data[i:i+4]) == "null" }
 
+// unmarshaler hands the value to the type's own UnmarshalJSON, as
+// encoding/json does with the same bytes (the value without the blanks
+// around it; null included); through json.Unmarshal the value would be
+// validated again first.
+func unmarshaler(data []byte, i int, v reflect.Value) (int, bool) {
+	end, ok := SkipValue(data, i)
+	return end, ok && v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(data[i:end]) == nil
+}
+
 func newDecoder(t reflect.Type) decodeFunc {
-	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return unmarshaler
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		return std
 	}
 	switch t.Kind() {
