@@ -17,6 +17,11 @@ const (
 	JobRuns
 )
 
+// JobsRunUntilFinished is a JobResult that keeps every Job running: the
+// Job controller then leaves Jobs to the test, which runs their pods (for
+// real, say) and reports each outcome with FinishJob, between Runs.
+func JobsRunUntilFinished(*World, Object) (JobOutcome, error) { return JobRuns, nil }
+
 // finishJobs ends, at the end of a round, every Job that has not finished,
 // as the Job controller would once its pods ran: as JobResult says, or
 // successfully when JobResult is nil.
@@ -33,19 +38,52 @@ func (w *World) finishJobs() error {
 				return fmt.Errorf("job %s: %w", r.Name, err)
 			}
 		}
-		cond := map[string]any{"type": "Complete", "status": "True", "reason": "CompletionsReached"}
-		status := map[string]any{"succeeded": int64(1)}
-		switch outcome {
-		case JobRuns:
-			continue
-		case JobFails:
-			cond = map[string]any{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}
-			status = map[string]any{"failed": int64(1)}
+		if outcome != JobRuns {
+			w.SetStatus(r, jobStatus(outcome))
 		}
-		status["conditions"] = []any{cond}
-		w.SetStatus(r, status)
 	}
 	return nil
+}
+
+// UnfinishedJobs lists the Jobs that have neither completed nor failed, in
+// SortRefs order.
+func (w *World) UnfinishedJobs() []Ref {
+	var out []Ref
+	for _, r := range w.refsOfKind("Job") {
+		if !jobFinished(w.objects[r]) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// FinishJob ends a Job as the Job controller would once its pod ran: with
+// the Complete condition when it succeeded, else the Failed condition (its
+// backoff spent). A Job that does not exist or has finished is an error.
+func (w *World) FinishJob(r Ref, succeeded bool) error {
+	o, ok := w.objects[r]
+	switch {
+	case !ok || r.Kind != "Job":
+		return fmt.Errorf("%s does not exist", r)
+	case jobFinished(o):
+		return fmt.Errorf("%s has finished already", r)
+	}
+	outcome := JobSucceeds
+	if !succeeded {
+		outcome = JobFails
+	}
+	w.SetStatus(r, jobStatus(outcome))
+	return nil
+}
+
+// jobStatus is a finished Job's status.
+func jobStatus(outcome JobOutcome) map[string]any {
+	if outcome == JobFails {
+		return map[string]any{"failed": int64(1), "conditions": []any{
+			map[string]any{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}}}
+	}
+	return map[string]any{"succeeded": int64(1), "conditions": []any{
+		map[string]any{"type": "Complete", "status": "True", "reason": "CompletionsReached"}}}
 }
 
 // jobFinished reports a Job with a true Complete or Failed condition.

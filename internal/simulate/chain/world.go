@@ -13,8 +13,10 @@
 // folded into data). At the end of each round a Job controller ends every
 // running Job (successfully unless JobResult says otherwise) and a
 // Deployment controller finishes every rollout, as the real ones would once
-// the pods ran. Stats counts the API writes and hook calls Metacontroller
-// would make.
+// the pods ran; a test that runs the pods itself takes both over
+// (JobResult JobsRunUntilFinished and FinishJob for the Jobs, Rollouts off
+// and ReportRollout for the Deployments). Stats counts the API writes and
+// hook calls Metacontroller would make.
 package chain
 
 import (
@@ -353,22 +355,39 @@ func (w *World) removeFinalizer(r Ref, name string) {
 // finishRollouts reports every Deployment as rolled out.
 func (w *World) finishRollouts() bool {
 	changed := false
-	refs := w.refsOfKind("Deployment")
-	for _, r := range refs {
+	for _, r := range w.refsOfKind("Deployment") {
 		o := w.objects[r]
-		spec, _ := o["spec"].(map[string]any)
-		replicas := int64(1)
-		if v, ok := spec["replicas"]; ok {
-			replicas = toInt(v)
-		}
-		gen := toInt(metadataOf(o)["generation"])
-		status := map[string]any{"observedGeneration": gen, "replicas": replicas, "updatedReplicas": replicas,
-			"readyReplicas": replicas, "availableReplicas": replicas}
-		if w.SetStatus(r, status) {
+		if w.SetStatus(r, rolloutStatus(o, specReplicas(o), 0)) {
 			changed = true
 		}
 	}
 	return changed
+}
+
+// ReportRollout writes a Deployment's status as the Deployment controller
+// does for its current generation when updated pods run its current
+// template and old pods an earlier one, all of them ready and available.
+// With Rollouts off, a test that runs the pods itself reports them so.
+func (w *World) ReportRollout(r Ref, updated, old int64) error {
+	o, ok := w.objects[r]
+	if !ok || r.Kind != "Deployment" {
+		return fmt.Errorf("%s does not exist", r)
+	}
+	w.SetStatus(r, rolloutStatus(o, updated, old))
+	return nil
+}
+
+func specReplicas(o Object) int64 {
+	spec, _ := o["spec"].(map[string]any)
+	if v, ok := spec["replicas"]; ok {
+		return toInt(v)
+	}
+	return 1
+}
+
+func rolloutStatus(o Object, updated, old int64) map[string]any {
+	return map[string]any{"observedGeneration": toInt(metadataOf(o)["generation"]), "replicas": updated + old,
+		"updatedReplicas": updated, "readyReplicas": updated + old, "availableReplicas": updated + old}
 }
 
 func (w *World) refsOfKind(kind string) []Ref {
