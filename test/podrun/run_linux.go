@@ -300,6 +300,11 @@ func (r *Running) launchContainer(t testing.TB, ctr *corev1.Container) (*contain
 func (r *Running) startLongLived(t testing.TB, ctr *corev1.Container) *container {
 	t.Helper()
 	c, err := r.launchContainer(t, ctr)
+	// Cleanups run last-registered first: this one, after the process's
+	// own, stops the probes before any container gets SIGTERM, so a pod
+	// the test did not stop is not reported for the probes its shutdown
+	// fails, and stops all its containers at once, as the kubelet does.
+	t.Cleanup(r.stopAll)
 	if err != nil {
 		t.Fatal(err)
 	}
