@@ -195,8 +195,9 @@ ConfigRendered=False/InvalidSpec and the last-good children are kept.`,
 First install: the guide's standalone Glance with its stores, database and
 service-user Secrets. The db sync Job (db sync, then the metadata
 definitions) is running. Nothing else may run yet: the config ConfigMap, the
-backends Secret, the database URL's Secret and the Service exist (the Job
-mounts them), the Deployment does not; DatabaseReady=False/SchemaSyncRunning
+backends Secret, the database URL's Secret, the Secret with the service
+password escaped for oslo.config and the Service exist (the Job mounts or
+reads them), the Deployment does not; DatabaseReady=False/SchemaSyncRunning
 names the Job.`,
 		func(s *scenario) string {
 			newSchemaLog(s).hold = true

@@ -195,9 +195,9 @@ func cacheProblems(at *field.Path, c api.CacheSpec) problem.List {
 }
 
 // ownedSecretProblems refuses a Secret the spec names that the Glance hook
-// writes itself: the database URL's Secret of the Glance named glance.
+// writes itself: the database URL's and the escaped service password's
+// Secrets of the Glance named glance.
 func ownedSecretProblems(glance string, s api.GlanceSpec) problem.List {
-	owned := names.DBConnectionSecretName(glance)
 	var l problem.List
 	for _, ref := range []struct {
 		at   *field.Path
@@ -206,8 +206,12 @@ func ownedSecretProblems(glance string, s api.GlanceSpec) problem.List {
 		{field.NewPath("database", "secretRef", "name"), s.Database.SecretRef.Name},
 		{field.NewPath("serviceUser", "secretRef", "name"), s.ServiceUser.SecretRef.Name},
 	} {
-		if glance != "" && ref.name == owned {
-			l = append(l, problem.Invalid(ref.at, "names %q, the Secret the hooks write the database URL into; name the Secret that holds the credentials", owned))
+		switch {
+		case glance == "":
+		case ref.name == names.DBConnectionSecretName(glance):
+			l = append(l, problem.Invalid(ref.at, "names %q, the Secret the hooks write the database URL into; name the Secret that holds the credentials", ref.name))
+		case ref.name == names.AuthtokenSecretName(glance):
+			l = append(l, problem.Invalid(ref.at, "names %q, the Secret the hooks write the escaped service password into; name the Secret that holds the credentials", ref.name))
 		}
 	}
 	return l

@@ -82,6 +82,8 @@ func TestGlanceRules(t *testing.T) {
 			"spec.database.database must be 1 to 64 letters, digits or '_'"},
 		{"the hook's own Secret", func(g *api.Glance) { g.Spec.Database.SecretRef.Name = "glance-db-connection" },
 			`spec.database.secretRef.name names "glance-db-connection", the Secret the hooks write the database URL into`},
+		{"the hook's own password Secret", func(g *api.Glance) { g.Spec.ServiceUser.SecretRef.Name = "glance-authtoken" },
+			`spec.serviceUser.secretRef.name names "glance-authtoken", the Secret the hooks write the escaped service password into`},
 		{"cache cluster and servers", func(g *api.Glance) { g.Spec.Cache.Servers = []string{"127.0.0.1:11211"} },
 			"spec.cache sets both clusterRef and servers"},
 		{"cache server without port", func(g *api.Glance) { g.Spec.Cache = &api.CacheSpec{Servers: []string{"memcached"}} },

@@ -31,8 +31,10 @@ const (
 
 // credentials is what the Glance's Secrets give the pods.
 type credentials struct {
-	// connection is the database URL for OS_DATABASE__CONNECTION.
-	connection string
+	// connection is the database URL and servicePassword the service user's
+	// password, both as OS_DATABASE__CONNECTION and
+	// OS_KEYSTONE_AUTHTOKEN__PASSWORD must hold them (osloEnvValue).
+	connection, servicePassword string
 	// digest changes with the URL and the service user's password.
 	digest string
 }
@@ -111,14 +113,17 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 		return nil, database, user, nil
 	}
 	host, port := spec.Database.Address(g.Namespace)
-	c := &credentials{connection: connectionURL(values[0], values[1], host, port, spec.Database.Database)}
-	c.digest = credentialsDigest(dbUID, userUID, c.connection, password)
+	url := connectionURL(values[0], values[1], host, port, spec.Database.Database)
+	c := &credentials{connection: osloEnvValue(url), servicePassword: osloEnvValue(password),
+		digest: credentialsDigest(dbUID, userUID, url, password)}
 	return c, database, user, nil
 }
 
 // connectionURL is the SQLAlchemy URL glance-manage and glance-api take:
 // PyMySQL over TCP, user and password percent-encoded (SQLAlchemy decodes
-// them), so any character works in either.
+// them), so any character works in either. It has no '$' left for
+// oslo.config to interpolate (the database name and host admit none), but
+// goes through osloEnvValue all the same, as every environment value does.
 func connectionURL(user, password, host string, port int32, database string) string {
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]" // an IPv6 address

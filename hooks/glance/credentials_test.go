@@ -157,3 +157,25 @@ func TestReadCredentials(t *testing.T) {
 		})
 	}
 }
+
+func TestEnvironmentValuesEscapedForOsloConfig(t *testing.T) {
+	g := &api.Glance{}
+	g.Name, g.Namespace = "glance", "openstack"
+	creds, _, _, err := readCredentials(g, testSpec(), related(t, map[string]map[string]string{
+		"glance-db":           {"username": "gl$ance", "password": "$host"},
+		"glance-service-user": {"password": "se$host$$cr%et"},
+	}))
+	if err != nil || creds == nil {
+		t.Fatalf("readCredentials: %v, %v", creds, err)
+	}
+	if want := "se$$host$$$$cr%et"; creds.servicePassword != want {
+		t.Errorf("the service password reaches OS_KEYSTONE_AUTHTOKEN__PASSWORD as %q, want %q: oslo.config reads \"$$\" as '$'", creds.servicePassword, want)
+	}
+	if strings.Contains(creds.connection, "$") {
+		t.Errorf("the database URL %q holds a '$' oslo.config would interpolate", creds.connection)
+	}
+	unescaped := connectionURL("gl$ance", "$host", "openstack-db.openstack.svc", 3306, "glance")
+	if want := credentialsDigest("uid-glance-db", "uid-glance-service-user", unescaped, "se$host$$cr%et"); creds.digest != want {
+		t.Errorf("the digest is over the values, not their escaped form: %s, want %s", creds.digest, want)
+	}
+}

@@ -18,6 +18,10 @@ const (
 	// GlanceUID is the uid glance-api runs as (the kolla convention for
 	// glance images); the pod refuses to run as root.
 	GlanceUID = int64(42415)
+	// TerminationGraceSeconds is how long a glance-api pod has between
+	// SIGTERM and SIGKILL (Kubernetes' default, written out because the
+	// uWSGI ini's worker mercy is derived from it).
+	TerminationGraceSeconds = 30
 )
 
 // selectorLabels select a Glance's pods.
@@ -130,6 +134,8 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	container.Resources = *spec.Resources
 	placement := schedulingOf(spec)
 	pod := glancePod(m, apiStateVolumes(spec), placement, container)
+	grace := int64(TerminationGraceSeconds)
+	pod.TerminationGracePeriodSeconds = &grace
 	pod.TopologySpreadConstraints = spreadConstraints(g, placement)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},

@@ -9,6 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
@@ -54,7 +55,8 @@ const (
 	// EnvDatabaseConnection and EnvServicePassword are oslo.config's
 	// environment overrides of [database] connection and
 	// [keystone_authtoken] password: secrets reach glance-api through them,
-	// never through a file.
+	// never through a file, each from a Secret the hook writes with the
+	// value escaped for oslo.config (see osloEnvValue).
 	EnvDatabaseConnection = "OS_DATABASE__CONNECTION"
 	EnvServicePassword    = "OS_KEYSTONE_AUTHTOKEN__PASSWORD"
 )
@@ -87,9 +89,16 @@ func launchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
 		{Name: EnvWorkerSelfURL, Value: fmt.Sprintf("http://$(%s):%d", EnvPodIP, APIPort)},
 		{Name: EnvConfigDir, Value: ConfigDir},
 		secretEnv(EnvDatabaseConnection, names.DBConnectionSecretName(g.Name), names.DBConnectionKey),
-		secretEnv(EnvServicePassword, spec.ServiceUser.SecretRef.Name, spec.ServiceUser.SecretRef.Key),
+		secretEnv(EnvServicePassword, names.AuthtokenSecretName(g.Name), names.AuthtokenPasswordKey),
 	}
 }
+
+// osloEnvValue is a value as an OS_<GROUP>__<OPTION> variable must hold it:
+// oslo.config interpolates '$' in environment values as it does in files
+// ("$name" is another option's value, a '$' alone an error), and "$$" is a
+// literal '$' in both (checked on oslo.config 9.0: OS_GRP__OPT='a$$b'
+// reads a$b, 'a$b' fails with "no such option b").
+func osloEnvValue(v string) string { return storeconf.Escape(v) }
 
 func secretEnv(name, secret, key string) corev1.EnvVar {
 	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
@@ -99,6 +108,14 @@ func secretEnv(name, secret, key string) corev1.EnvVar {
 // chunkedInputLimit is the largest request chunk uWSGI accepts, in bytes:
 // its 1 MB default is smaller than the 1 MiB chunks glanceclient uploads in.
 const chunkedInputLimit = 16 << 20
+
+// workerMercySeconds bounds how long uWSGI's master waits for a worker to
+// end after SIGTERM before it kills it (worker-reload-mercy, 60 s by
+// default): below the pod's grace period, so the master always exits by
+// itself. A worker that gets the signal while it still loads the
+// application (lazy-apps) ignores it and would otherwise run until the
+// kubelet's SIGKILL; seen with uWSGI 2.0.21.
+const workerMercySeconds = TerminationGraceSeconds - 10
 
 // renderUWSGI renders the uWSGI ini of the uWSGI launch mode. uWSGI expands
 // $(POD_IP) from its environment when it reads the file.
@@ -110,6 +127,10 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"plugins = python3",
 		"# HTTP straight from the workers, on the pod's own address.",
 		fmt.Sprintf("http-socket = $(%s):%d", EnvPodIP, APIPort),
+		"# http-socket closes the connection after each answer: say so, or a",
+		"# client reusing it (keystoneauth, Go) reads a reset. No keep-alive",
+		"# (http11-socket): an idle connection would hold a worker thread.",
+		"add-header = Connection: close",
 		"# The application factory of every release from Zed on (glance.wsgi.api",
 		"# of newer releases calls the same). It reads its config from",
 		"# OS_GLANCE_CONFIG_DIR and oslo.config's default config directory.",
@@ -127,9 +148,13 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"# Chunked uploads (glanceclient sends 1 MiB chunks).",
 		"wsgi-manage-chunked-input = true",
 		fmt.Sprintf("chunked-input-limit = %d", chunkedInputLimit),
-		"# SIGTERM ends the workers once their requests are answered.",
+		"# SIGTERM ends the workers once their requests are answered, and",
+		"# Glance's own exit hook has drained its task pool; a worker not done",
+		"# after the mercy is killed, so the master exits within the pod's",
+		fmt.Sprintf("# grace period (%d s).", TerminationGraceSeconds),
 		"die-on-term = true",
 		"hook-master-start = unix_signal:15 gracefully_kill_them_all",
+		fmt.Sprintf("worker-reload-mercy = %d", workerMercySeconds),
 	}
 	return strings.Join(lines, "\n") + "\n"
 }

@@ -1,6 +1,7 @@
 package glance
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/ini.v1"
+	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
@@ -149,4 +151,26 @@ func TestPasteIni(t *testing.T) {
 	assert.Equal(t, "oslo_middleware:Healthcheck.factory", f.Section("filter:healthcheck").Key("paste.filter_factory").String())
 	assert.False(t, f.Section("filter:healthcheck").HasKey("backends"),
 		"no disable_by_file: the liveness probe asks the same path, so disabling would restart the pod")
+}
+
+// TestUWSGIStopsWithinTheGracePeriod reads back the two settings that
+// bound and clean up a uWSGI pod's stop: the master kills a worker still
+// busy after the mercy, which is shorter than the pod's grace period, and
+// every answer says the connection closes, since http-socket closes it.
+func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
+	f, err := ini.ShadowLoad([]byte(renderUWSGI(testSpec())))
+	require.NoError(t, err)
+	s := f.Section("uwsgi")
+	mercy, err := s.Key("worker-reload-mercy").Int64()
+	require.NoError(t, err)
+	assert.Less(t, mercy, int64(TerminationGraceSeconds), "the master kills stuck workers before the kubelet kills the master")
+	assert.Equal(t, "true", s.Key("die-on-term").String(), "SIGTERM ends uWSGI instead of reloading it")
+	assert.Equal(t, []string{"Connection: close"}, s.Key("add-header").ValueWithShadows())
+
+	var d appsv1.Deployment
+	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: UWSGIFrom}, mounts{"c", "b"}, "x", nil))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &d))
+	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
+	assert.Equal(t, int64(TerminationGraceSeconds), *d.Spec.Template.Spec.TerminationGracePeriodSeconds)
 }

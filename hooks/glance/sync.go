@@ -264,6 +264,14 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{names.DBConnectionKey: []byte(creds.connection)},
 		},
+		// The service user's password, escaped for oslo.config; like the
+		// URL's Secret, neither hashed nor immutable.
+		&corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: names.AuthtokenSecretName(g.Name), Namespace: g.Namespace, Labels: objectLabels(g)},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       map[string][]byte{names.AuthtokenPasswordKey: []byte(creds.servicePassword)},
+		},
 		service(g),
 	}
 	if plan.run != nil {

@@ -85,6 +85,18 @@ const DBConnectionKey = "connection"
 // DBConnectionSecretName is the Secret holding a Glance's database URL.
 func DBConnectionSecretName(glance string) string { return glance + "-db-connection" }
 
+// The Glance hook copies the service user's password, escaped for
+// oslo.config, into a Secret of its own, which the pods read as
+// OS_KEYSTONE_AUTHTOKEN__PASSWORD: oslo.config interpolates '$' in
+// environment values as in files, so the user's Secret cannot be read
+// directly. The webhook refuses a database or service-user Secret of that
+// name too.
+const AuthtokenPasswordKey = "password"
+
+// AuthtokenSecretName is the Secret holding a Glance's escaped service
+// password.
+func AuthtokenSecretName(glance string) string { return glance + "-authtoken" }
+
 // AnnotationCredentialsDigest on the glance pod templates (the Deployment's
 // and the schema Jobs') changes when the database URL or the service user's
 // password does, so rotated credentials roll the pods; only a keyed digest

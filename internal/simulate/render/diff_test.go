@@ -44,6 +44,7 @@ func TestDiffSwitchingTheDefaultStore(t *testing.T) {
 		"GlanceBackend controlplane-glance-default":     Changed,
 		"GlanceBackend controlplane-glance-secondary":   Changed,
 		"Job controlplane-glance-db-sync-734c34ff0f":    Unchanged,
+		"Secret controlplane-glance-authtoken":          Unchanged,
 		"Secret controlplane-glance-db-connection":      Unchanged,
 		"Secret glance-db":                              Unchanged,
 		"Secret glance-service-user":                    Unchanged,
