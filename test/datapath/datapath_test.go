@@ -1,10 +1,8 @@
 package datapath
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,284 +11,274 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
-	"github.com/c5c3/glance-hooks/test/proc"
+	"github.com/c5c3/glance-hooks/test/glancestack"
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
-const (
-	glanceName   = "controlplane-glance"
-	glanceAPIVer = "glance.openstack.c5c3.io/v1alpha1"
-	accessKey    = "GKdatapath0001"
-	// secretKey holds '$' and '%': oslo.config would read "$host" as an
-	// interpolation unless the renderer writes "$$", and "%2F" would become
-	// "/" in anything that URL-decodes it. The S3 server checks SigV4, so a
-	// mangled key fails every request.
-	secretKey   = "dp$host%2F$$x%%y$"
-	wrongSecret = "not-the-right-secret-0001"
-	// region is the guide's (Garage's SigV4 region).
-	region = "garage"
-
-	bucket1 = "glance-images"
-	bucket2 = "glance-images-2"
-
-	// debianMetadefs is where Debian's glance-common has the metadata
-	// definitions the image keeps under /var/lib/openstack.
-	debianMetadefs = "/usr/share/glance-common/metadefs"
-)
-
-var (
-	configPath   = glance.ConfigDir + "/" + names.ConfigFile
-	backendsPath = glance.BackendsDir + "/" + names.BackendsFile
-)
-
-// TestDataPath proves the guide's "Confirm it from the data path" on a real
-// glance-api: the config the hooks render starts it, GET /v2/info/stores
-// lists both stores with the default flagged, images land in the right
-// bucket, switching the default through the ControlPlane flips the flag and
-// keeps backends.conf byte-identical, and a store with a wrong key is
-// rendered (the hooks cannot know) and fails uploads with 500.
-func TestDataPath(t *testing.T) {
-	tl := findTools(t)
+// TestGlanceServes runs the guide's ControlPlane walkthrough on a real
+// Glance in both launch modes at once, on one MariaDB, Keystone and
+// memcached: each mode has its own database, S3 server and hooks.
+func TestGlanceServes(t *testing.T) {
 	began := time.Now()
-	dir := t.TempDir()
-	redact := &proc.Redactor{}
-	redact.Add(secretKey)
-
-	glanceVersion, storeVersion := versions(t, tl)
-	// glance_store before 4.2 has no s3_store_region_name: it ignores the
-	// rendered region and signs for us-east-1 (botocore's default with a
-	// custom endpoint). versitygw refuses a signature for another region,
-	// so on such a release the server runs in us-east-1 and every upload
-	// below also proves the rendered region is harmlessly ignored.
-	serverRegion := region
-	if !atLeast(storeVersion, 4, 2) {
-		serverRegion = "us-east-1"
+	svc := glancestack.StartServices(t)
+	t.Logf("MariaDB, Keystone and memcached up in %s", time.Since(began).Round(time.Millisecond))
+	for _, m := range []struct {
+		release, database string
+		mode              glance.LaunchMode
+	}{
+		{"2025.2", "glance", glance.Eventlet},
+		{"2026.1", "glance_uwsgi", glance.UWSGI},
+	} {
+		t.Run(string(m.mode)+" "+m.release, func(t *testing.T) {
+			t.Parallel()
+			dataPath(t, svc, m.release, m.database, m.mode)
+		})
 	}
-	s3 := services.StartS3(t, services.S3Options{Region: serverRegion, AccessKey: accessKey, SecretKey: secretKey,
-		Buckets: []string{bucket1, bucket2}, Python: tl.python})
-	require.Equal(t, http.StatusForbidden, s3.UnsignedStatus(t, bucket1), "versitygw must refuse unsigned requests")
-	t.Logf("glance-api %s, glance_store %s, %s; S3 %s in region %s (rendered region %q)",
-		glanceVersion, storeVersion, s3.Version(t), s3.Endpoint, serverRegion, region)
-
-	// The guide's ControlPlane with two stores, driven through the hooks.
-	c, db, jobs, glanceExtra := newGlanceCluster(t, dir, redact)
-	defaultEntry := entry{name: "default", bucket: bucket1, credentials: "garage-s3-credentials", isDefault: true}
-	secondary := entry{name: "secondary", bucket: bucket2, credentials: "garage-s3-credentials"}
-	c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary))
-	c.converge()
-	require.Equal(t, "True/AllBackendsProjected", c.condition(glanceAPIVer, "Glance", glanceName, "BackendsReady"))
-	require.Len(t, *jobs, 1, "one schema Job ran: %s", describe(*jobs))
-	require.Empty(t, (*jobs)[0].failed, "the db sync Job: %s", (*jobs)[0].failed)
-	require.Equal(t, []string{"db-sync", "load-metadefs"}, (*jobs)[0].containers)
-	require.Equal(t, "True/SchemaSynced", c.condition(glanceAPIVer, "Glance", glanceName, "DatabaseReady"))
-	tables := db.Tables(t, "glance")
-	require.Contains(t, tables, "images", "db sync made the schema in MariaDB")
-	namespaces := db.Query(t, "SELECT COUNT(*) FROM glance.metadef_namespaces")
-	require.NotEqual(t, "0", namespaces[0][0], "the metadata definitions are loaded")
-	t.Logf("MariaDB on %s; %s: %d tables, %s metadata definition namespaces", db.Addr(), describe(*jobs), len(tables), namespaces[0][0])
-
-	data := func(seed uint64, n int) []byte {
-		r := rand.New(rand.NewPCG(seed, seed))
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		return b
-	}
-	img1, img2 := data(1, 1<<20+1), data(2, 2<<20+3)
-	var id1, id2 string
-	var backends1 []byte
-	configName1, backendsName1 := mounts(c, glanceName)
-
-	if !t.Run("two stores, uploads land in their buckets", func(t *testing.T) {
-		p := newPod(t, c, filepath.Join(dir, "pod-1"), glanceName, true)
-		backends1 = p.file(t, backendsPath)
-		conf := string(p.file(t, configPath))
-		require.Contains(t, conf, "enabled_backends = default:s3,secondary:s3\n")
-		require.Contains(t, conf, "default_backend = default\n")
-		require.NotContains(t, conf, secretKey, "credentials stay out of the ConfigMap")
-		require.Contains(t, string(p.file(t, glance.PasteConfig)), "[pipeline:glance-api-keystone]\n", "the paste pipeline is in the ConfigMap")
-		b := string(backends1)
-		require.Contains(t, b, "s3_store_secret_key = "+strings.ReplaceAll(secretKey, "$", "$$")+"\n",
-			"the renderer must escape '$' as '$$'")
-		require.Contains(t, b, "s3_store_bucket_url_format = path\n")
-		require.Contains(t, b, "s3_store_region_name = "+region+"\n")
-
-		p.start(t, redact)
-		t.Logf("glance-api up in %s", p.started.Round(time.Millisecond))
-
-		require.Equal(t, map[string]bool{"default": true, "secondary": false}, p.stores(t),
-			"GET /v2/info/stores: both store ids, default flagged")
-
-		id2 = uploadActive(t, p, "to-secondary", img2, "secondary", "secondary")
-		id1 = uploadActive(t, p, "no-header", img1, "", "default")
-		objs := s3.Objects(t, bucket1, bucket2)
-		assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, objs[bucket1], "bucket %s holds the default store's image", bucket1)
-		assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2)}, objs[bucket2], "bucket %s holds the secondary store's image", bucket2)
-		// Reads parse the location glance_store recorded, credentials
-		// included: the key survives that round trip too.
-		assert.Equal(t, img1, p.download(t, id1), "download of %s", id1)
-		assert.Equal(t, img2, p.download(t, id2), "download of %s", id2)
-		t.Logf("glance-api stopped in %s", p.stop(t).Round(time.Millisecond))
-	}) {
-		return
-	}
-
-	if !t.Run("switch the default with one ControlPlane edit", func(t *testing.T) {
-		defaultEntry.isDefault, secondary.isDefault = false, true
-		c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary))
-		c.converge()
-		configName2, backendsName2 := mounts(c, glanceName)
-		require.NotEqual(t, configName1, configName2, "a new config ConfigMap is rendered")
-		require.Equal(t, backendsName1, backendsName2, "the backends Secret keeps its name")
-
-		p := newPod(t, c, filepath.Join(dir, "pod-2"), glanceName, true)
-		require.Equal(t, backends1, p.file(t, backendsPath), "backends.conf is byte-identical after the switch")
-		require.Contains(t, string(p.file(t, configPath)), "default_backend = secondary\n")
-		p.start(t, redact)
-		t.Logf("glance-api up in %s on the new ConfigMap %s", p.started.Round(time.Millisecond), configName2)
-
-		require.Equal(t, map[string]bool{"default": false, "secondary": true}, p.stores(t),
-			"GET /v2/info/stores: secondary now flagged default")
-		img3 := data(3, 512<<10+7)
-		id3 := uploadActive(t, p, "no-header-after-switch", img3, "", "secondary")
-		objs := s3.Objects(t, bucket1, bucket2)
-		assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, objs[bucket1])
-		assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2), id3: services.ObjectOf(img3)}, objs[bucket2])
-		assert.Equal(t, img1, p.download(t, id1), "an image of the former default still downloads")
-		t.Logf("glance-api stopped in %s", p.stop(t).Round(time.Millisecond))
-	}) {
-		return
-	}
-
-	t.Run("a store with a wrong key is rendered and fails uploads with 500", func(t *testing.T) {
-		c.apply(credentialsSecret("broken-s3-credentials", accessKey, wrongSecret))
-		broken := entry{name: "broken", bucket: bucket1, credentials: "broken-s3-credentials"}
-		c.apply(controlPlane(s3.Endpoint, region, glanceExtra, defaultEntry, secondary, broken))
-		c.converge()
-		// The hooks check that the key pair is there, not that S3 accepts it.
-		assert.Equal(t, "True/CredentialsAvailable", c.condition(glanceAPIVer, "GlanceBackend", glanceName+"-broken", "CredentialsReady"))
-		assert.Equal(t, "True/AllBackendsProjected", c.condition(glanceAPIVer, "Glance", glanceName, "BackendsReady"))
-
-		p := newPod(t, c, filepath.Join(dir, "pod-3"), glanceName, true)
-		require.Contains(t, string(p.file(t, backendsPath)), "[broken]\n")
-		p.start(t, redact) // glance-api makes no S3 call at start
-		t.Logf("glance-api up in %s with the broken store", p.started.Round(time.Millisecond))
-		require.Equal(t, map[string]bool{"default": false, "secondary": true, "broken": false}, p.stores(t))
-
-		id := p.createImage(t, "to-broken")
-		code, body := p.upload(t, id, data(4, 64<<10), "broken")
-		require.Equal(t, http.StatusInternalServerError, code, "upload to the store with a wrong key: %s", body)
-		img := p.image(t, id)
-		assert.Equal(t, "queued", img.Status, "the image goes back to queued")
-		assert.Empty(t, img.Stores)
-		assert.Contains(t, p.proc.Log(), "(403)", "glance-api logs S3's 403 (HeadBucket Forbidden)")
-
-		// Its siblings keep working in the same process.
-		img5 := data(5, 300<<10)
-		id5 := uploadActive(t, p, "to-default-beside-broken", img5, "default", "default")
-		objs := s3.Objects(t, bucket1)
-		assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1), id5: services.ObjectOf(img5)}, objs[bucket1],
-			"nothing of the failed upload reached the bucket")
-		t.Logf("glance-api stopped in %s", p.stop(t).Round(time.Millisecond))
-	})
-	t.Run("the Deployment's probe passes with the rendered keystone flavor", func(t *testing.T) {
-		// No override of the flavor here: the rendered pipeline (flavor
-		// keystone, the rendered [keystone_authtoken]) loads, the probes'
-		// GET /healthcheck passes without a token, and the API refuses
-		// requests without one. No Keystone is contacted.
-		p := newPod(t, c, filepath.Join(dir, "pod-4"), glanceName, false)
-		require.Equal(t, glance.HealthPath, p.probe)
-		p.start(t, redact)
-		code, body := p.call(t, http.MethodGet, glance.HealthPath, nil, nil)
-		assert.Equal(t, http.StatusOK, code, "GET %s without a token: %s", glance.HealthPath, body)
-		code, body = p.call(t, http.MethodGet, "/v2/info/stores", nil, nil)
-		assert.Equal(t, http.StatusUnauthorized, code, "GET /v2/info/stores without a token: %s", body)
-		t.Logf("glance-api (keystone flavor) up in %s, stopped in %s", p.started.Round(time.Millisecond), p.stop(t).Round(time.Millisecond))
-	})
-	t.Logf("whole data-path test: %s", time.Since(began).Round(time.Millisecond))
+	t.Cleanup(func() { t.Logf("whole test: %s", time.Since(began).Round(time.Millisecond)) })
 }
 
-// newGlanceCluster starts the database as the guide's devstack makes it (a
-// database and a user with every privilege on it, the user's password, with
-// @ : / %, in the Secret glance-db with username and password) and a cluster
-// holding that Secret, the service user's and the S3 credentials, whose
-// schema Jobs run for real. glanceExtra is the ControlPlane's
-// services.glance part pointing at that database (only its host and port
-// point at loopback) and at Debian's metadata definitions.
-func newGlanceCluster(t *testing.T, dir string, redact *proc.Redactor) (c *cluster, db *services.MariaDB, jobs *[]jobRun, glanceExtra string) {
+// dataPath is the guide's walkthrough on one stack: first install through
+// the schema Job, the stores read with a Keystone token, an upload to each
+// store found in its bucket and downloaded again, Step 3's default switch,
+// and a store whose key S3 refuses.
+func dataPath(t *testing.T, svc *glancestack.Services, release, database string, mode glance.LaunchMode) {
+	began := time.Now()
+	st := glancestack.New(t, svc, glancestack.Options{Release: release, Database: database})
+	v := st.Versions
+	t.Logf("glance %s, glance_store %s; S3 %s (region %s, rendered %s)", v.Glance, v.GlanceStore, st.S3.Version(t), st.S3.Region, glancestack.Region)
+	require.Equal(t, http.StatusForbidden, st.S3.UnsignedStatus(t, glancestack.Bucket1), "the S3 server refuses unsigned requests")
+
+	st.Reconcile(t)
+	firstInstall(t, st, release, mode)
+	schemaSyncIsRepeatable(t, st)
+
+	p := onlyPod(t, st)
+	rendered(t, st, mode)
+	c := st.Client(t, p)
+	authenticated(t, st, c)
+
+	img1, img2 := randomBytes(1, 1<<20+1), randomBytes(2, 2<<20+3)
+	id2 := c.UploadActive(t, "to-secondary", img2, "secondary", "secondary")
+	id1 := c.UploadActive(t, "no-header", img1, "", "default")
+	objs := st.S3.Objects(t, glancestack.Bucket1, glancestack.Bucket2)
+	assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, objs[glancestack.Bucket1], "bucket %s holds the default store's image", glancestack.Bucket1)
+	assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2)}, objs[glancestack.Bucket2], "bucket %s holds the secondary store's image", glancestack.Bucket2)
+	// Reads parse the location glance_store recorded, credentials and
+	// all: the key with '$' and '%' survives that round trip too.
+	assert.Equal(t, img1, c.Download(t, id1), "download of %s", id1)
+	assert.Equal(t, img2, c.Download(t, id2), "download of %s", id2)
+
+	// Step 3: move isDefault in one ControlPlane edit.
+	config1, backends1 := st.Mounts(t)
+	backendsText := st.SecretData(t, backends1)[names.BackendsFile]
+	switched := glancestack.GuideBackends(false)
+	switched[0].IsDefault, switched[1].IsDefault = false, true
+	st.TakeEvents()
+	st.SetBackends(t, switched...)
+	st.Reconcile(t)
+	config2, backends2 := st.Mounts(t)
+	assert.NotEqual(t, config1, config2, "a new config ConfigMap is rendered")
+	assert.Equal(t, backends1, backends2, "the backends Secret keeps its name")
+	assert.Equal(t, backendsText, st.SecretData(t, backends2)[names.BackendsFile], "backends.conf keeps its bytes")
+	assertRolled(t, st.TakeEvents(), p, mode)
+	p = onlyPod(t, st)
+	c = st.Client(t, p)
+	assert.Equal(t, map[string]bool{"default": false, "secondary": true}, c.Stores(t), "GET /v2/info/stores: secondary is flagged now")
+	img3 := randomBytes(3, 512<<10+7)
+	id3 := c.UploadActive(t, "no-header-after-switch", img3, "", "secondary")
+	objs = st.S3.Objects(t, glancestack.Bucket1, glancestack.Bucket2)
+	assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, objs[glancestack.Bucket1])
+	assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2), id3: services.ObjectOf(img3)}, objs[glancestack.Bucket2])
+	assert.Equal(t, img1, c.Download(t, id1), "an image of the former default still downloads")
+
+	// A third store whose Secret has a wrong secret key: the hooks see a
+	// complete key pair, not whether S3 accepts it.
+	st.ApplySecret(t, "broken-s3-credentials", map[string]string{"access-key-id": st.S3.AccessKey, "secret-access-key": "not-the-right-secret-0001"})
+	broken := glancestack.Backend{Name: "broken", Bucket: glancestack.Bucket1, Credentials: "broken-s3-credentials"}
+	st.SetBackends(t, append(switched, broken)...)
+	st.Reconcile(t)
+	assert.Equal(t, "True/CredentialsAvailable", st.Condition(t, api.KindGlanceBackend, names.BackendName(glancestack.ControlPlaneName, "broken"), "CredentialsReady"))
+	assert.Equal(t, "True/AllBackendsProjected", st.Condition(t, api.KindGlance, st.Glance, "BackendsReady"))
+	p = onlyPod(t, st)
+	c = st.Client(t, p)
+	require.Equal(t, map[string]bool{"default": false, "secondary": true, "broken": false}, c.Stores(t))
+	id := c.CreateImage(t, "to-broken")
+	code, body := c.Upload(t, id, randomBytes(4, 64<<10), "broken")
+	assert.Equal(t, http.StatusInternalServerError, code, "upload to the store with a wrong key: %s", body)
+	img := c.Image(t, id)
+	assert.Equal(t, "queued", img.Status, "the image goes back to queued")
+	assert.Empty(t, img.Stores)
+	assert.Contains(t, p.Logs(p.Container), "(403)", "glance-api logs S3's 403 (HeadBucket Forbidden)")
+	img5 := randomBytes(5, 300<<10)
+	id5 := c.UploadActive(t, "to-default-beside-broken", img5, "default", "default")
+	objs = st.S3.Objects(t, glancestack.Bucket1)
+	assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1), id5: services.ObjectOf(img5)}, objs[glancestack.Bucket1],
+		"nothing of the failed upload reached the bucket, its siblings keep working")
+
+	stopped := st.StopPods(t)
+	assertStopped(t, stopped, mode)
+	t.Logf("%s: %s", mode, time.Since(began).Round(time.Millisecond))
+	for _, e := range st.Events() {
+		t.Log(e)
+	}
+}
+
+// firstInstall: one db sync Job ran (db sync, then the metadata
+// definitions), the schema and definitions are in MariaDB, and only then
+// did a pod of the release's launch mode start.
+func firstInstall(t *testing.T, st *glancestack.Stack, release string, mode glance.LaunchMode) {
 	t.Helper()
-	db = services.StartMariaDB(t)
-	db.CreateDatabase(t, "glance")
-	dbPassword := services.RandomSecret()
-	db.CreateUser(t, "glance", dbPassword, "glance")
-	redact.Add(dbPassword)
+	jobs := st.Jobs()
+	require.Len(t, jobs, 1, "one schema Job")
+	require.True(t, jobs[0].Succeeded(), "the db sync Job succeeded")
+	assert.Equal(t, "sync", jobs[0].Action)
+	assert.Equal(t, []string{"db-sync", "load-metadefs"}, jobs[0].Containers())
+	ev := st.Events()
+	require.GreaterOrEqual(t, len(ev), 2)
+	assert.Equal(t, glancestack.JobSucceeded, ev[0].Kind, "the Job ran before any pod: %v", ev)
+	assert.Equal(t, glancestack.PodReady, ev[1].Kind)
+	assert.Equal(t, mode, ev[1].Mode, "release %s runs %s", release, mode)
 
-	c = newCluster(t)
-	jobs = c.runJobs(t, filepath.Join(dir, "jobs"), redact)
-	c.apply(credentialsSecret("garage-s3-credentials", accessKey, secretKey))
-	c.apply(secret("glance-db", map[string]string{"username": "glance", "password": dbPassword}))
-	c.apply(secret("glance-service-user", map[string]string{"password": "unused-without-keystone"}))
-	glanceExtra = fmt.Sprintf(`database: {host: %s, port: %d, database: glance, secretRef: {name: glance-db}}
-      metadefsPath: %s`, db.Host, db.Port, debianMetadefs)
-	return c, db, jobs, glanceExtra
+	schema := st.Schema(t)
+	assert.Contains(t, schema.Tables, "images", "db sync made the schema in MariaDB")
+	assert.NotZero(t, schema.Rows["metadef_namespaces"], "the metadata definitions are loaded")
+	assert.NotEmpty(t, schema.Revision)
+	for cond, want := range map[string]string{
+		"DatabaseReady": "True/SchemaSynced", "ServiceUserReady": "True/CredentialsAvailable",
+		"DeploymentReady": "True/DeploymentAvailable", "Ready": "True/AllReady",
+	} {
+		assert.Equal(t, want, st.Condition(t, api.KindGlance, st.Glance, cond), cond)
+	}
+	status := st.Status(t)
+	assert.Equal(t, release, status.InstalledRelease)
+	assert.Equal(t, api.DefaultImageRepository+":"+release, status.InstalledImage)
+	assert.Nil(t, status.Upgrade)
+	t.Logf("%s in %s: %d tables at revision %s, %d metadata definition namespaces; pod ready %s after start",
+		jobs[0].Name, jobs[0].Took.Round(time.Millisecond), len(schema.Tables), schema.Revision, schema.Rows["metadef_namespaces"], ev[1].Took.Round(time.Millisecond))
 }
 
-// uploadActive creates an image, uploads data (into store when not ""),
-// and checks it ends active in the wanted store.
-func uploadActive(t *testing.T, p *pod, name string, data []byte, store, want string) string {
+// schemaSyncIsRepeatable runs the db sync Job's pod a second time, as
+// deleting the Job would: it succeeds and changes no table, index, row
+// count or revision.
+func schemaSyncIsRepeatable(t *testing.T, st *glancestack.Stack) {
 	t.Helper()
-	id := p.createImage(t, name)
-	code, body := p.upload(t, id, data, store)
-	require.Equal(t, http.StatusNoContent, code, "PUT /v2/images/%s/file (store %q): %s\nlast lines of glance-api's log:\n%s", id, store, body, p.proc.Tail(40))
-	img := p.image(t, id)
-	require.Equal(t, "active", img.Status, "image %s", name)
-	require.Equal(t, want, img.Stores, "image %s stores", name)
-	require.NotNil(t, img.Size)
-	require.Equal(t, int64(len(data)), *img.Size)
-	return id
+	before := st.Schema(t)
+	again := st.RunJobAgain(t, st.Jobs()[0].Name)
+	require.True(t, again.Succeeded(), "the db sync Job run again succeeds")
+	assert.Equal(t, before, st.Schema(t), "a second db sync and load of the metadata definitions change nothing")
+	t.Logf("db sync run again in %s: nothing changed", again.Took.Round(time.Millisecond))
 }
 
-// mounts reads the ConfigMap and Secret names the Deployment mounts, as the
-// guide's kubectl jsonpath does.
-func mounts(c *cluster, name string) (config, backends string) {
-	for _, v := range c.deployment(name).Spec.Template.Spec.Volumes {
-		switch {
-		case v.Name == names.VolumeConfig && v.ConfigMap != nil:
-			config = v.ConfigMap.Name
-		case v.Name == names.VolumeBackends && v.Secret != nil:
-			backends = v.Secret.SecretName
+// rendered checks what the pod reads: every option comes from the
+// hooks' objects, and credentials only from Secrets, escaped for
+// oslo.config.
+func rendered(t *testing.T, st *glancestack.Stack, mode glance.LaunchMode) {
+	t.Helper()
+	cm, sec := st.Mounts(t)
+	config := st.ConfigMapData(t, cm)
+	conf := config[names.ConfigFile]
+	assert.Contains(t, conf, "enabled_backends = default:s3,secondary:s3\n")
+	assert.Contains(t, conf, "default_backend = default\n")
+	assert.Contains(t, config[glance.PasteFile], "[pipeline:glance-api-keystone]\n", "the paste pipeline is in the ConfigMap")
+	_, hasINI := config[glance.UWSGIFile]
+	assert.Equal(t, mode == glance.UWSGI, hasINI, "the uWSGI ini is rendered for the uWSGI mode only")
+	backends := st.SecretData(t, sec)[names.BackendsFile]
+	assert.Contains(t, backends, "s3_store_secret_key = "+strings.ReplaceAll(st.S3.SecretKey, "$", "$$")+"\n", "'$' is written as '$$'")
+	assert.Contains(t, backends, "s3_store_bucket_url_format = path\n")
+	for _, secret := range []string{st.S3.SecretKey, st.DBPassword, st.ServiceUser.Password} {
+		for name, text := range config {
+			assert.NotContains(t, text, secret, "a credential in ConfigMap key %s", name)
 		}
 	}
-	return config, backends
+	password := st.SecretData(t, names.AuthtokenSecretName(st.Glance))[names.AuthtokenPasswordKey]
+	assert.Equal(t, strings.ReplaceAll(st.ServiceUser.Password, "$", "$$"), password,
+		"the service password reaches OS_KEYSTONE_AUTHTOKEN__PASSWORD escaped")
+	assert.Contains(t, st.ServiceUser.Password, "$")
+	assert.Contains(t, st.DBPassword, "$")
 }
 
-// versions reports glance's and glance_store's versions as glance-api's
-// interpreter sees them.
-func versions(t *testing.T, tl tools) (glanceVersion, storeVersion string) {
+// authenticated: without a token only the probes' /healthcheck answers;
+// with the guide's admin token the stores are listed with the default
+// flagged, and keystonemiddleware keeps validated tokens in memcached.
+func authenticated(t *testing.T, st *glancestack.Stack, c *glancestack.Client) {
 	t.Helper()
-	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv(t.TempDir()), Argv: []string{tl.python, "-c",
-		"from importlib.metadata import version as v; print(v('glance'), v('glance_store'))"}})
-	f := strings.Fields(out)
-	if err != nil || len(f) != 2 {
-		t.Fatalf("reading glance and glance_store versions: %v: %s", err, out)
-	}
-	return f[0], f[1]
+	anonymous := *c
+	anonymous.Token = ""
+	code, body := anonymous.Call(t, http.MethodGet, glance.HealthPath, nil, nil)
+	assert.Equal(t, http.StatusOK, code, "GET %s without a token: %s", glance.HealthPath, body)
+	code, body = anonymous.Call(t, http.MethodGet, "/v2/info/stores", nil, nil)
+	assert.Equal(t, http.StatusUnauthorized, code, "GET /v2/info/stores without a token: %s", body)
+	forged := *c
+	forged.Token = "gAAAAAB-not-a-token"
+	code, body = forged.Call(t, http.MethodGet, "/v2/info/stores", nil, nil)
+	assert.Equal(t, http.StatusUnauthorized, code, "GET /v2/info/stores with a token Keystone never issued: %s", body)
+
+	assert.Equal(t, map[string]bool{"default": true, "secondary": false}, c.Stores(t), "GET /v2/info/stores: both store ids, default flagged")
+	before := statNumber(t, st.Services.Memcached.Stats(t), "get_hits")
+	c.Stores(t)
+	stats := st.Services.Memcached.Stats(t)
+	assert.NotZero(t, statNumber(t, stats, "curr_items"), "keystonemiddleware caches in memcached")
+	assert.Greater(t, statNumber(t, stats, "get_hits"), before, "a second call with the same token is answered from the cache")
+	info := st.Services.Keystone.Validate(t, c.Token)
+	assert.Equal(t, st.Services.Keystone.Admin.User, info.User)
 }
 
-// atLeast compares a dotted version with major.minor.
-func atLeast(version string, major, minor int) bool {
-	parts := strings.SplitN(version, ".", 3)
-	ma, err1 := strconv.Atoi(parts[0])
-	mi := 0
-	var err2 error
-	if len(parts) > 1 {
-		mi, err2 = strconv.Atoi(parts[1])
+func statNumber(t *testing.T, stats map[string]string, key string) int {
+	t.Helper()
+	n, err := strconv.Atoi(stats[key])
+	if err != nil {
+		t.Fatalf("memcached stat %s = %q", key, stats[key])
 	}
-	if err1 != nil || err2 != nil {
-		return true // unknown: assume a current release
+	return n
+}
+
+// assertRolled: the switch rolled the one pod as the Deployment's
+// strategy says, the new one ready before the old one stopped.
+func assertRolled(t *testing.T, events []glancestack.Event, old *glancestack.Pod, mode glance.LaunchMode) {
+	t.Helper()
+	require.Len(t, events, 2, "%v", events)
+	assert.Equal(t, glancestack.PodReady, events[0].Kind)
+	assert.Equal(t, mode, events[0].Mode)
+	assert.Equal(t, glancestack.PodStopped, events[1].Kind)
+	assert.Equal(t, old.Pod.Name, events[1].Name)
+	assertStopped(t, events[1:], mode)
+}
+
+// assertStopped: every pod ended by itself after SIGTERM, exit code 0,
+// within the rendered grace period. A uWSGI worker may crash on its way
+// out, after its last answer: Debian's greenlet 2.0.2 faults when uWSGI
+// runs Glance's exit hook in its signal handler. Any other crash fails.
+func assertStopped(t *testing.T, events []glancestack.Event, mode glance.LaunchMode) {
+	t.Helper()
+	for _, e := range events {
+		if e.Kind != glancestack.PodStopped {
+			continue
+		}
+		assert.Equal(t, 0, e.ExitCode, "%s (%s) after SIGTERM", e.Name, mode)
+		assert.Less(t, e.Took, glance.TerminationGraceSeconds*time.Second, "%s (%s) stops within its grace period", e.Name, mode)
+		crashes := strings.Split(e.Log, "got Segmentation Fault")[1:]
+		for _, c := range crashes {
+			assert.Contains(t, c, "greenlet", "a crash other than greenlet's at exit in %s:\n%s", e.Name, e.Log)
+		}
+		t.Logf("%s (%s) stopped in %s, exit code %d, %d worker crashes at exit", e.Name, mode, e.Took.Round(time.Millisecond), e.ExitCode, len(crashes))
 	}
-	return ma > major || (ma == major && mi >= minor)
+}
+
+func onlyPod(t *testing.T, st *glancestack.Stack) *glancestack.Pod {
+	t.Helper()
+	pods := st.Pods()
+	require.Len(t, pods, 1, "one glance-api pod runs")
+	return pods[0]
+}
+
+func randomBytes(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
 }

@@ -1,0 +1,170 @@
+package glancestack
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+)
+
+// Names of the guide's objects.
+const (
+	Namespace = "openstack"
+	// ControlPlaneName is the guide's ControlPlane; its Glance is
+	// names.GlanceName(ControlPlaneName), controlplane-glance.
+	ControlPlaneName = "controlplane"
+	// StandaloneName is the guide's standalone Glance.
+	StandaloneName = "glance"
+	// S3CredentialsSecret is the guide's credentials Secret for both stores.
+	S3CredentialsSecret = "garage-s3-credentials"
+	// DBSecret and ServiceUserSecret are the Secrets the Glance names.
+	DBSecret          = api.DefaultDatabaseSecret
+	ServiceUserSecret = api.DefaultServiceUserSecret
+	// Bucket1 and Bucket2 are the devstack's two buckets.
+	Bucket1 = "glance-images"
+	Bucket2 = "glance-images-2"
+	// Region is the guide's S3 region (Garage's SigV4 region).
+	Region = "garage"
+	// DebianMetadefs is where Debian's glance-common keeps the metadata
+	// definitions the image has under /var/lib/openstack/etc/glance/metadefs.
+	DebianMetadefs = "/usr/share/glance-common/metadefs"
+)
+
+// Backend is one store: a services.glance.backends[] entry of the
+// ControlPlane, or a GlanceBackend of the standalone Glance.
+type Backend struct {
+	// Name is the entry's (or the GlanceBackend's) name, the store id.
+	Name   string
+	Bucket string
+	// Credentials names the Secret with access-key-id and secret-access-key
+	// (default S3CredentialsSecret).
+	Credentials string
+	IsDefault   bool
+}
+
+// GuideBackends are the guide's two stores: after Step 2 of the ControlPlane
+// walkthrough ("default" the default on glance-images, "secondary" on
+// glance-images-2), or the standalone section's "primary" and "secondary".
+func GuideBackends(standalone bool) []Backend {
+	first := "default"
+	if standalone {
+		first = "primary"
+	}
+	return []Backend{{Name: first, Bucket: Bucket1, IsDefault: true}, {Name: "secondary", Bucket: Bucket2}}
+}
+
+// spec is the part of the spec the stack fills in: the servers' addresses
+// and what Debian has elsewhere than the image.
+type spec struct {
+	release          string
+	imageTag         string
+	replicas         int32
+	dbHost           string
+	dbPort           int32
+	database         string
+	cache            string
+	keystoneEndpoint string
+	serviceUser      string
+	s3Endpoint       string
+	backends         []Backend
+}
+
+// objects are the parents to apply: the ControlPlane, or the Glance and
+// its GlanceBackends.
+func (s spec) objects(standalone bool) ([]chain.Object, error) {
+	db := &api.DatabaseSpec{Host: s.dbHost, Port: &s.dbPort, Database: s.database,
+		SecretRef: api.LocalObjectReference{Name: DBSecret}}
+	cache := &api.CacheSpec{Servers: []string{s.cache}}
+	var image *api.ImageSpec
+	if s.imageTag != "" {
+		image = &api.ImageSpec{Tag: s.imageTag}
+	}
+	user := &api.ServiceUserSpec{Username: s.serviceUser, ProjectName: api.DefaultServiceProject,
+		UserDomainName: api.DefaultServiceDomain, ProjectDomainName: api.DefaultServiceDomain,
+		SecretRef: api.SecretKeyRef{Name: ServiceUserSecret, Key: api.DefaultServiceUserPassKey}}
+	replicas := s.replicas
+	store := func(b Backend) api.S3Options {
+		cred := b.Credentials
+		if cred == "" {
+			cred = S3CredentialsSecret
+		}
+		return api.S3Options{Bucket: b.Bucket, Region: Region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
+	}
+	if !standalone {
+		cp := api.ControlPlane{Spec: api.ControlPlaneSpec{OpenStackRelease: s.release, Services: api.Services{Glance: &api.GlanceService{
+			Image: image, Replicas: &replicas, Database: db, Cache: cache, KeystoneEndpoint: s.keystoneEndpoint,
+			ServiceUser: user, MetadefsPath: DebianMetadefs}}}}
+		cp.APIVersion, cp.Kind = api.ControlPlaneAPIVersion, api.KindControlPlane
+		cp.Name, cp.Namespace = ControlPlaneName, Namespace
+		for _, b := range s.backends {
+			cp.Spec.Services.Glance.Backends = append(cp.Spec.Services.Glance.Backends, api.BackendEntry{
+				Name: b.Name, Type: api.BackendTypeS3, IsDefault: b.IsDefault,
+				S3: &api.S3EntryStore{Endpoint: s.s3Endpoint, S3Options: store(b)}})
+		}
+		o, err := asObject(cp)
+		return []chain.Object{o}, err
+	}
+	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Replicas: &replicas, Database: db,
+		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs}}
+	g.APIVersion, g.Kind, g.Name, g.Namespace = api.GlanceAPIVersion, api.KindGlance, StandaloneName, Namespace
+	o, err := asObject(g)
+	if err != nil {
+		return nil, err
+	}
+	out := []chain.Object{o}
+	for _, b := range s.backends {
+		gb := api.GlanceBackend{Spec: api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: StandaloneName},
+			Type: api.BackendTypeS3, IsDefault: b.IsDefault, S3: &api.S3Store{Host: s.s3Endpoint, S3Options: store(b)}}}
+		gb.APIVersion, gb.Kind, gb.Name, gb.Namespace = api.GlanceAPIVersion, api.KindGlanceBackend, b.Name, Namespace
+		o, err := asObject(gb)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// glanceName is the Glance the stack runs.
+func glanceName(standalone bool) string {
+	if standalone {
+		return StandaloneName
+	}
+	return names.GlanceName(ControlPlaneName)
+}
+
+// secretObject is an Opaque Secret with string data.
+func secretObject(name string, data map[string]string) chain.Object {
+	d := map[string]any{}
+	for k, v := range data {
+		d[k] = v
+	}
+	return chain.Object{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+		"metadata": map[string]any{"name": name, "namespace": Namespace}, "stringData": d}
+}
+
+// asObject turns a typed object into the JSON shape the World keeps, without
+// an empty status (the API server would not store one from a client).
+func asObject(v any) (chain.Object, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var o chain.Object
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, err
+	}
+	delete(o, "status")
+	meta, _ := o["metadata"].(map[string]any)
+	delete(meta, "creationTimestamp")
+	return o, nil
+}
+
+func port(p int) int32 {
+	if p <= 0 || p > 65535 {
+		panic("glancestack: port " + strconv.Itoa(p))
+	}
+	return int32(p)
+}

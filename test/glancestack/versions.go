@@ -1,0 +1,68 @@
+package glancestack
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/c5c3/glance-hooks/test/proc"
+	"github.com/c5c3/glance-hooks/test/services"
+)
+
+// Versions are the versions of Debian's glance and glance_store.
+type Versions struct {
+	Glance, GlanceStore string
+}
+
+var debianVersions = sync.OnceValues(func() (Versions, error) {
+	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv("/"), Dir: "/", Argv: []string{services.Python, "-c",
+		"import boto3, glance_store; from importlib.metadata import version as v; print(v('glance'), v('glance_store'))"}})
+	f := strings.Fields(out)
+	if err != nil || len(f) != 2 {
+		return Versions{}, err
+	}
+	return Versions{Glance: f[0], GlanceStore: f[1]}, nil
+})
+
+// DebianVersions reads them with the system interpreter, skipping the test
+// (failing it under REQUIRE_SERVICES) when glance or boto3, which
+// glance_store's S3 driver needs, is not installed.
+func DebianVersions(t testing.TB) Versions {
+	t.Helper()
+	v, err := debianVersions()
+	if err != nil || v.Glance == "" {
+		proc.Missing(t, "glance (Debian packages glance-api and python3-boto3)", "hack/install-glance.sh installs them")
+	}
+	return v
+}
+
+// S3Region is the region the stack's S3 server signs for: the guide's
+// (rendered as s3_store_region_name), except with a glance_store older
+// than 4.2, which has no such option, ignores it and signs for us-east-1
+// (botocore's choice for a custom endpoint); an S3 server that checks
+// signatures must then be in us-east-1, and every upload shows the
+// rendered region is harmlessly ignored.
+func (v Versions) S3Region() string {
+	if !atLeast(v.GlanceStore, 4, 2) {
+		return "us-east-1"
+	}
+	return Region
+}
+
+// atLeast compares a dotted version with major.minor; an unreadable one
+// counts as a current release.
+func atLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	ma, err1 := strconv.Atoi(parts[0])
+	mi := 0
+	var err2 error
+	if len(parts) > 1 {
+		mi, err2 = strconv.Atoi(parts[1])
+	}
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return ma > major || (ma == major && mi >= minor)
+}
