@@ -174,7 +174,7 @@ func service(g *api.Glance) *serviceChild {
 // mountedNames reads which ConfigMap and backends Secret a Deployment's pod
 // template mounts.
 func mountedNames(d *appsv1.Deployment) (configMap, backendsSecret string) {
-	return podMounts(d.Spec.Template.Spec.Volumes)
+	return PodMounts(d.Spec.Template.Spec.Volumes)
 }
 
 // runningImage is the glance-api image of a Deployment's pod template.
@@ -187,8 +187,10 @@ func runningImage(d *appsv1.Deployment) string {
 	return ""
 }
 
-// podMounts reads which ConfigMap and backends Secret a pod spec mounts.
-func podMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
+// PodMounts reads which ConfigMap and backends Secret a pod spec mounts
+// (the volumes named names.VolumeConfig and names.VolumeBackends), as the
+// guide reads them with kubectl.
+func PodMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
 	for _, v := range volumes {
 		switch {
 		case v.Name == names.VolumeConfig && v.ConfigMap != nil:

@@ -149,7 +149,7 @@ func observedJobs(children metacontroller.ObjectMap) (jobs []observedJob, mounte
 			}
 		}
 		if j.state == jobRunning {
-			cm, sec := podMounts(o.Spec.Template.Spec.Volumes)
+			cm, sec := PodMounts(o.Spec.Template.Spec.Volumes)
 			mounted = append(mounted, mounts{cm, sec})
 		}
 		jobs = append(jobs, j)

@@ -84,7 +84,7 @@ func TestSchemaJobChild(t *testing.T) {
 					t.Errorf("%s: %s has another environment than glance-api", tc.reason, c.Name)
 				}
 			}
-			if cm, sec := podMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
+			if cm, sec := PodMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
 				t.Errorf("%s: mounts %s and %s", tc.reason, cm, sec)
 			}
 			if pod.RestartPolicy != "Never" || *j.Spec.BackoffLimit != jobBackoffLimit || *j.Spec.ActiveDeadlineSeconds != jobActiveDeadlineSeconds {

@@ -12,7 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/proc"
@@ -252,15 +252,7 @@ func (s *Stack) Condition(t testing.TB, kind, name, typ string) string {
 // the guide reads them with kubectl.
 func (s *Stack) Mounts(t testing.TB) (configMap, backendsSecret string) {
 	t.Helper()
-	for _, v := range s.Deployment(t).Spec.Template.Spec.Volumes {
-		switch {
-		case v.Name == names.VolumeConfig && v.ConfigMap != nil:
-			configMap = v.ConfigMap.Name
-		case v.Name == names.VolumeBackends && v.Secret != nil:
-			backendsSecret = v.Secret.SecretName
-		}
-	}
-	return configMap, backendsSecret
+	return glance.PodMounts(s.Deployment(t).Spec.Template.Spec.Volumes)
 }
 
 // ConfigMapData is a ConfigMap's data.
