@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
@@ -90,16 +91,28 @@ type Event struct {
 	ExitCode int
 	// Log is a stopped pod's glance-api log, secrets masked.
 	Log string
+	// Phase is the Glance's status.upgrade.phase when it happened ("" with
+	// no upgrade under way).
+	Phase string
+	// Running lists what the glance-api pods run right after it, one
+	// "<image> <mode>" per pod, oldest first.
+	Running []string
 }
 
 func (e Event) String() string {
+	var s string
 	switch e.Kind {
 	case JobSucceeded, JobFailed:
-		return fmt.Sprintf("%s %s (%s, %s) in %s", e.Kind, e.Name, e.Action, e.Image, e.Took.Round(time.Millisecond))
+		s = fmt.Sprintf("%s %s (%s, %s) in %s", e.Kind, e.Name, e.Action, e.Image, e.Took.Round(time.Millisecond))
 	case PodStopped:
-		return fmt.Sprintf("%s %s (%s, %s) in %s, exit code %d", e.Kind, e.Name, e.Image, e.Mode, e.Took.Round(time.Millisecond), e.ExitCode)
+		s = fmt.Sprintf("%s %s (%s, %s) in %s, exit code %d", e.Kind, e.Name, e.Image, e.Mode, e.Took.Round(time.Millisecond), e.ExitCode)
+	default:
+		s = fmt.Sprintf("%s %s (%s, %s) in %s", e.Kind, e.Name, e.Image, e.Mode, e.Took.Round(time.Millisecond))
 	}
-	return fmt.Sprintf("%s %s (%s, %s) in %s", e.Kind, e.Name, e.Image, e.Mode, e.Took.Round(time.Millisecond))
+	if e.Phase != "" {
+		s += ", upgrade phase " + e.Phase
+	}
+	return s
 }
 
 // Reconcile does what the cluster would until nothing is left to do: the
@@ -165,6 +178,7 @@ func (s *Stack) runJob(t testing.TB, r chain.Ref) {
 	t.Helper()
 	obj, _ := s.World.Get(r)
 	pod := podrun.MustPodOf(t, obj)
+	phase := s.phase()
 	began := time.Now()
 	done := podrun.Run(s.life(t), pod, s.objects(t), s.podOpts)
 	run := JobRun{Name: r.Name, Action: pod.Labels[names.LabelSchemaAction], Image: imageOf(pod.Spec), Pod: done, Took: time.Since(began)}
@@ -182,8 +196,30 @@ func (s *Stack) runJob(t testing.TB, r chain.Ref) {
 	}
 	s.mu.Lock()
 	s.jobs = append(s.jobs, run)
-	s.events = append(s.events, Event{Kind: kind, Name: r.Name, Action: run.Action, Image: run.Image, Took: run.Took})
 	s.mu.Unlock()
+	s.record(Event{Kind: kind, Name: r.Name, Action: run.Action, Image: run.Image, Took: run.Took, Phase: phase})
+}
+
+// record appends an event with what the pods run after it.
+func (s *Stack) record(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.pods {
+		e.Running = append(e.Running, p.Image+" "+string(p.Mode))
+	}
+	s.events = append(s.events, e)
+}
+
+// phase is the Glance's upgrade phase now.
+func (s *Stack) phase() string {
+	o, ok := s.World.Get(chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance, Namespace: Namespace, Name: s.Glance})
+	if !ok {
+		return ""
+	}
+	st, _ := o["status"].(map[string]any)
+	up, _ := st["upgrade"].(map[string]any)
+	p, _ := up["phase"].(string)
+	return p
 }
 
 // RunJobAgain runs the pod of a Job that ran before once more, as deleting
@@ -261,8 +297,8 @@ func (s *Stack) startPod(t testing.TB, deployment chain.Object, tpl string) {
 	p.Ready = r.WaitReady(t)
 	s.mu.Lock()
 	s.pods = append(s.pods, p)
-	s.events = append(s.events, Event{Kind: PodReady, Name: pod.Name, Image: p.Image, Mode: p.Mode, Took: p.Ready})
 	s.mu.Unlock()
+	s.record(Event{Kind: PodReady, Name: pod.Name, Image: p.Image, Mode: p.Mode, Took: p.Ready, Phase: s.phase()})
 }
 
 // stopPod stops a pod as the kubelet does when the Deployment scales it
@@ -273,9 +309,9 @@ func (s *Stack) stopPod(t testing.TB, p *Pod) {
 	code, _ := p.ExitCode(p.Container)
 	s.mu.Lock()
 	s.pods = slices.DeleteFunc(s.pods, func(q *Pod) bool { return q == p })
-	s.events = append(s.events, Event{Kind: PodStopped, Name: p.Pod.Name, Image: p.Image, Mode: p.Mode, Took: took, ExitCode: code,
-		Log: p.Logs(p.Container)})
 	s.mu.Unlock()
+	s.record(Event{Kind: PodStopped, Name: p.Pod.Name, Image: p.Image, Mode: p.Mode, Took: took, ExitCode: code,
+		Log: p.Logs(p.Container), Phase: s.phase()})
 }
 
 // Pods are the glance-api pods running now, oldest first.
