@@ -165,6 +165,10 @@ func makeMountPoints(s *launchSpec) error {
 		}
 		upper := filepath.Join(s.Scratch, "overlay-"+strconv.Itoa(i), "upper")
 		work := filepath.Join(s.Scratch, "overlay-"+strconv.Itoa(i), "work")
+		// The mount options are a comma-separated list of key=value.
+		if strings.ContainsAny(a+upper, ",:") {
+			return fmt.Errorf("an overlay of %s cannot be made: its path or the test's directory %s holds a ',' or ':', which overlayfs options cannot carry (a test or subtest name with one gives such a directory)", a, s.Scratch)
+		}
 		if err := os.MkdirAll(upper, 0o755); err != nil {
 			return err
 		}

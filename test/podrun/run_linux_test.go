@@ -244,6 +244,19 @@ func TestACommandNotOnPATHFailsTheContainer(t *testing.T) {
 	assert.Contains(t, done.Containers[0].Log, `executable "glance-api" not found in PATH /nonexistent/bin`)
 }
 
+func TestAMountPointInATestDirectoryWithACommaIsRefusedClearly(t *testing.T) {
+	// t.TempDir carries the test's name, and overlayfs options are a
+	// comma-separated list: say so instead of failing with ENOENT.
+	t.Run("a,b", func(t *testing.T) {
+		pod := shPod("comma", "true")
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "x", MountPath: "/var/lib/podrun-test-mount-point/x"}}
+		pod.Spec.Volumes = []corev1.Volume{{Name: "x", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		done := Run(t, pod, nil, Options{})
+		assert.Equal(t, launchFailedCode, done.Containers[0].ExitCode)
+		assert.Contains(t, done.Containers[0].Log, "holds a ',' or ':', which overlayfs options cannot carry")
+	})
+}
+
 func TestTwoPodsServeTheSamePortOnTheirOwnAddresses(t *testing.T) {
 	server := func(name string) Pod {
 		p := shPod(name, "")
