@@ -19,28 +19,22 @@ import (
 )
 
 // TestGlanceServes runs the guide's ControlPlane walkthrough on a real
-// Glance in both launch modes, and a release upgrade from one to the other,
-// at once on one MariaDB, Keystone and memcached: each has its own
-// database, S3 server and hooks.
+// Glance in both launch modes at once, on one MariaDB, Keystone and
+// memcached, each with its own database, S3 server and hooks; the 2025.2
+// Glance then walks the release upgrade to 2026.1.
 func TestGlanceServes(t *testing.T) {
 	began := time.Now()
 	svc := glancestack.StartServices(t)
 	t.Logf("MariaDB, Keystone and memcached up in %s", time.Since(began).Round(time.Millisecond))
-	for _, m := range []struct {
-		release, database string
-		mode              glance.LaunchMode
-	}{
-		{"2025.2", "glance", glance.Eventlet},
-		{"2026.1", "glance_uwsgi", glance.UWSGI},
-	} {
-		t.Run(string(m.mode)+" "+m.release, func(t *testing.T) {
-			t.Parallel()
-			dataPath(t, svc, m.release, m.database, m.mode)
-		})
-	}
-	t.Run("upgrade 2025.2 to 2026.1", func(t *testing.T) {
+	t.Run("eventlet 2025.2 then the upgrade to 2026.1", func(t *testing.T) {
 		t.Parallel()
-		upgradeWalk(t, svc)
+		st, images := dataPath(t, svc, "2025.2", "glance", glance.Eventlet)
+		upgradeWalk(t, st, images)
+	})
+	t.Run("uwsgi 2026.1", func(t *testing.T) {
+		t.Parallel()
+		st, _ := dataPath(t, svc, "2026.1", "glance_uwsgi", glance.UWSGI)
+		stopWhileStarting(t, st)
 	})
 	t.Cleanup(func() { t.Logf("whole test: %s", time.Since(began).Round(time.Millisecond)) })
 }
@@ -48,8 +42,9 @@ func TestGlanceServes(t *testing.T) {
 // dataPath is the guide's walkthrough on one stack: first install through
 // the schema Job, the stores read with a Keystone token, an upload to each
 // store found in its bucket and downloaded again, Step 3's default switch,
-// and a store whose key S3 refuses.
-func dataPath(t *testing.T, svc *glancestack.Services, release, database string, mode glance.LaunchMode) {
+// and a store whose key S3 refuses. It returns the stack, its pods
+// stopped, and the images uploaded by id.
+func dataPath(t *testing.T, svc *glancestack.Services, release, database string, mode glance.LaunchMode) (*glancestack.Stack, map[string][]byte) {
 	began := time.Now()
 	st := glancestack.New(t, svc, glancestack.Options{Release: release, Database: database})
 	v := st.Versions
@@ -123,12 +118,27 @@ func dataPath(t *testing.T, svc *glancestack.Services, release, database string,
 	assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1), id5: services.ObjectOf(img5)}, objs[glancestack.Bucket1],
 		"nothing of the failed upload reached the bucket, its siblings keep working")
 
-	stopped := st.StopPods(t)
-	assertStopped(t, stopped, mode)
 	t.Logf("%s: %s", mode, time.Since(began).Round(time.Millisecond))
-	for _, e := range st.Events() {
-		t.Log(e)
-	}
+	return st, map[string][]byte{id1: img1, id2: img2, id3: img3, id5: img5}
+}
+
+// stopWhileStarting stops every pod, then starts one more of the
+// Deployment and stops it 3 s later, while its workers still load Glance
+// (a rollout or scale-down right after a scale-up): that pod too ends by
+// itself within its grace period. A uWSGI worker signalled while it loads
+// the application ignores the signal; the rendered worker mercy is what
+// ends it in time.
+func stopWhileStarting(t *testing.T, st *glancestack.Stack) {
+	t.Helper()
+	assertStopped(t, st.StopPods(t))
+	p := st.StartPod(t)
+	time.Sleep(3 * time.Second)
+	took := p.Stop(t)
+	code, exited := p.ExitCode(p.Container)
+	require.True(t, exited)
+	mercy := strings.Contains(p.Logs(p.Container), "NO MERCY")
+	assertStopped(t, []glancestack.Event{{Kind: glancestack.PodStopped, Name: p.Pod.Name, Mode: p.Mode, Took: took, ExitCode: code, Log: p.Logs(p.Container)}})
+	t.Logf("a %s pod stopped 3 s after its start: in %s, exit code %d; workers killed after the mercy: %t", p.Mode, took.Round(time.Millisecond), code, mercy)
 }
 
 // firstInstall: one db sync Job ran (db sync, then the metadata
@@ -249,26 +259,26 @@ func assertRolled(t *testing.T, events []glancestack.Event, old *glancestack.Pod
 	assert.Equal(t, mode, events[0].Mode)
 	assert.Equal(t, glancestack.PodStopped, events[1].Kind)
 	assert.Equal(t, old.Pod.Name, events[1].Name)
-	assertStopped(t, events[1:], mode)
+	assertStopped(t, events[1:])
 }
 
 // assertStopped: every pod ended by itself after SIGTERM, exit code 0,
 // within the rendered grace period. A uWSGI worker may crash on its way
 // out, after its last answer: Debian's greenlet 2.0.2 faults when uWSGI
 // runs Glance's exit hook in its signal handler. Any other crash fails.
-func assertStopped(t *testing.T, events []glancestack.Event, mode glance.LaunchMode) {
+func assertStopped(t *testing.T, events []glancestack.Event) {
 	t.Helper()
 	for _, e := range events {
 		if e.Kind != glancestack.PodStopped {
 			continue
 		}
-		assert.Equal(t, 0, e.ExitCode, "%s (%s) after SIGTERM", e.Name, mode)
-		assert.Less(t, e.Took, glance.TerminationGraceSeconds*time.Second, "%s (%s) stops within its grace period", e.Name, mode)
+		assert.Equal(t, 0, e.ExitCode, "%s (%s) after SIGTERM", e.Name, e.Mode)
+		assert.Less(t, e.Took, glance.TerminationGraceSeconds*time.Second, "%s (%s) stops within its grace period", e.Name, e.Mode)
 		// Two workers' backtraces may interleave: count them.
 		crashes := strings.Count(e.Log, "got Segmentation Fault")
 		assert.Equal(t, crashes, strings.Count(e.Log, "ThreadState_DestroyNoGIL"),
 			"every crash at exit is greenlet's (ThreadState_DestroyNoGIL in its backtrace) in %s:\n%s", e.Name, e.Log)
-		t.Logf("%s (%s) stopped in %s, exit code %d, %d worker crashes at exit", e.Name, mode, e.Took.Round(time.Millisecond), e.ExitCode, crashes)
+		t.Logf("%s (%s) stopped in %s, exit code %d, %d worker crashes at exit", e.Name, e.Mode, e.Took.Round(time.Millisecond), e.ExitCode, crashes)
 	}
 }
 

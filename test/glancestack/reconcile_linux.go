@@ -414,3 +414,15 @@ func (s *Stack) StopPods(t testing.TB) []Event {
 	}
 	return out
 }
+
+// StartPod starts one more pod of the Deployment's current template and
+// returns at once, without waiting for its probes: a pod just scheduled.
+// It is not among Pods nor in the Deployment's status; the caller stops it
+// (t's cleanup does otherwise).
+func (s *Stack) StartPod(t testing.TB) *Pod {
+	t.Helper()
+	obj := s.Get(t, "apps/v1", "Deployment", s.Glance)
+	pod := podrun.MustPodOf(t, obj)
+	r := podrun.Start(s.life(t), pod, s.objects(t), s.podOpts)
+	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: templateHash(obj)}
+}

@@ -2,6 +2,7 @@ package glancestack
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -143,6 +144,19 @@ func secretObject(name string, data map[string]string) chain.Object {
 	}
 	return chain.Object{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
 		"metadata": map[string]any{"name": name, "namespace": Namespace}, "stringData": d}
+}
+
+// conditionOf is "Status/Reason" of an object's condition, or "absent".
+func conditionOf(o chain.Object, typ string) string {
+	st, _ := o["status"].(map[string]any)
+	conds, _ := st["conditions"].([]any)
+	for _, x := range conds {
+		m, _ := x.(map[string]any)
+		if m["type"] == typ {
+			return fmt.Sprintf("%v/%v", m["status"], m["reason"])
+		}
+	}
+	return "absent"
 }
 
 // asObject turns a typed object into the JSON shape the World keeps, without

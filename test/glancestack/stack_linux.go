@@ -3,7 +3,6 @@ package glancestack
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -237,15 +236,7 @@ func (s *Stack) Status(t testing.TB) api.GlanceStatus {
 // "absent".
 func (s *Stack) Condition(t testing.TB, kind, name, typ string) string {
 	t.Helper()
-	st, _ := s.Get(t, api.GlanceAPIVersion, kind, name)["status"].(map[string]any)
-	conds, _ := st["conditions"].([]any)
-	for _, x := range conds {
-		m, _ := x.(map[string]any)
-		if m["type"] == typ {
-			return fmt.Sprintf("%v/%v", m["status"], m["reason"])
-		}
-	}
-	return "absent"
+	return conditionOf(s.Get(t, api.GlanceAPIVersion, kind, name), typ)
 }
 
 // Mounts are the ConfigMap and backends Secret the Deployment mounts, as
