@@ -21,7 +21,8 @@ import (
 // TestGlanceServes runs the guide's ControlPlane walkthrough on a real
 // Glance in both launch modes at once, on one MariaDB, Keystone and
 // memcached, each with its own database, S3 server and hooks; the 2025.2
-// Glance then walks the release upgrade to 2026.1.
+// Glance then walks the release upgrade to 2026.1. Beside them a third
+// Glance's stores are on an https:// S3 server with a private CA.
 func TestGlanceServes(t *testing.T) {
 	began := time.Now()
 	svc := glancestack.StartServices(t)
@@ -35,6 +36,10 @@ func TestGlanceServes(t *testing.T) {
 		t.Parallel()
 		st, _ := dataPath(t, svc, "2026.1", "glance_uwsgi", glance.UWSGI)
 		stopWhileStarting(t, st)
+	})
+	t.Run("private CA 2022.2 process-wide bundle", func(t *testing.T) {
+		t.Parallel()
+		privateCA(t, svc)
 	})
 	t.Cleanup(func() { t.Logf("whole test: %s", time.Since(began).Round(time.Millisecond)) })
 }

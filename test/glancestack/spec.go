@@ -43,6 +43,9 @@ type Backend struct {
 	// (default S3CredentialsSecret).
 	Credentials string
 	IsDefault   bool
+	// CABundle names a ConfigMap whose ca.crt the store's endpoint is
+	// verified with (caBundleRef); "" trusts the system roots.
+	CABundle string
 }
 
 // GuideBackends are the guide's two stores: after Step 2 of the ControlPlane
@@ -91,7 +94,11 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 		if cred == "" {
 			cred = S3CredentialsSecret
 		}
-		return api.S3Options{Bucket: b.Bucket, Region: Region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
+		o := api.S3Options{Bucket: b.Bucket, Region: Region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
+		if b.CABundle != "" {
+			o.CABundleRef = &api.CABundleRef{Name: b.CABundle}
+		}
+		return o
 	}
 	if !standalone {
 		cp := api.ControlPlane{Spec: api.ControlPlaneSpec{OpenStackRelease: s.release, Services: api.Services{Glance: &api.GlanceService{
@@ -138,12 +145,23 @@ func glanceName(standalone bool) string {
 
 // secretObject is an Opaque Secret with string data.
 func secretObject(name string, data map[string]string) chain.Object {
-	d := map[string]any{}
-	for k, v := range data {
-		d[k] = v
-	}
 	return chain.Object{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-		"metadata": map[string]any{"name": name, "namespace": Namespace}, "stringData": d}
+		"metadata": map[string]any{"name": name, "namespace": Namespace}, "stringData": anyValues(data)}
+}
+
+// configMapObject is a ConfigMap with string data.
+func configMapObject(name string, data map[string]string) chain.Object {
+	return chain.Object{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": Namespace}, "data": anyValues(data)}
+}
+
+// anyValues is data in the JSON shape the World keeps.
+func anyValues(data map[string]string) map[string]any {
+	out := make(map[string]any, len(data))
+	for k, v := range data {
+		out[k] = v
+	}
+	return out
 }
 
 // conditionOf is "Status/Reason" of an object's condition, or "absent".

@@ -168,6 +168,12 @@ func (s *Stack) ApplySecret(t testing.TB, name string, data map[string]string) {
 	s.Apply(t, secretObject(name, data))
 }
 
+// ApplyConfigMap writes a ConfigMap with string data.
+func (s *Stack) ApplyConfigMap(t testing.TB, name string, data map[string]string) {
+	t.Helper()
+	s.Apply(t, configMapObject(name, data))
+}
+
 func (s *Stack) applySpec(t testing.TB) {
 	t.Helper()
 	objs, err := s.spec.objects(s.standalone)

@@ -51,6 +51,11 @@ func (v Versions) S3Region() string {
 	return Region
 }
 
+// ReadsS3StoreCACert tells whether glance_store has s3_store_cacert, a CA
+// bundle per store (4.7 on); without it one process-wide bundle
+// (AWS_CA_BUNDLE) verifies every S3 store.
+func (v Versions) ReadsS3StoreCACert() bool { return atLeast(v.GlanceStore, 4, 7) }
+
 // atLeast compares a dotted version with major.minor; an unreadable one
 // counts as a current release.
 func atLeast(version string, major, minor int) bool {
