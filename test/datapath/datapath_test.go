@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/proc"
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
@@ -277,7 +278,8 @@ func assertStopped(t *testing.T, events []glancestack.Event) {
 		if e.Kind != glancestack.PodStopped {
 			continue
 		}
-		assert.Equal(t, 0, e.ExitCode, "%s (%s) after SIGTERM", e.Name, e.Mode)
+		// The log ends with what was left when the grace period ran out.
+		assert.Equal(t, 0, e.ExitCode, "%s (%s) after SIGTERM; its log ends:\n%s", e.Name, e.Mode, proc.LastLines(e.Log, 40))
 		assert.Less(t, e.Took, glance.TerminationGraceSeconds*time.Second, "%s (%s) stops within its grace period", e.Name, e.Mode)
 		// Two workers' backtraces may interleave: count them.
 		crashes := strings.Count(e.Log, "got Segmentation Fault")

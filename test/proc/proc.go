@@ -234,6 +234,7 @@ func (p *Process) Stop() error {
 		select {
 		case <-p.done:
 		case <-time.After(p.grace):
+			p.note(fmt.Sprintf("grace period of %s over, SIGKILL to what is left:\n%s", p.grace, groupMembers(pgid)))
 		}
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -250,6 +251,16 @@ func (p *Process) Stop() error {
 		return fmt.Errorf("%s: pid %d not reaped %s after SIGKILL", p.name, pgid, killTimeout)
 	}
 	return nil
+}
+
+// note appends a line of the harness's own to the program's log.
+func (p *Process) note(msg string) {
+	f, err := os.OpenFile(p.log, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintf(f, "proc: %s\n", msg)
 }
 
 // Log is the whole log with secrets masked.

@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,6 +42,12 @@ func TestStopKillsTheWholeGroup(t *testing.T) {
 	assert.True(t, p.Exited())
 	assert.Equal(t, 128+int(syscall.SIGKILL), p.ExitCode())
 	assert.Error(t, syscall.Kill(-p.Pid(), 0), "no process of the group is left")
+	// The log says what outlived the grace period, and why: the shell
+	// waits for its child, which sleeps.
+	log := p.Log()
+	assert.Contains(t, log, "proc: grace period of 200ms over, SIGKILL to what is left:\n")
+	assert.Regexp(t, `pid `+strconv.Itoa(p.Pid())+` ppid \d+ state S waiting in "[a-z_.0-9]+": sh -c`, log)
+	assert.Regexp(t, `pid \d+ ppid `+strconv.Itoa(p.Pid())+` state S waiting in "[a-z_.0-9]+": sleep 300`, log)
 }
 
 func TestWaitForReportsAnEarlyExitWithTheLog(t *testing.T) {
