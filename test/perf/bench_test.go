@@ -14,12 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
-// Counts are the backend counts of the generated requests.
-var Counts = []int{1, 10, 100, 1000}
+// BenchSizes are the generated worlds the benchmarks serve: Glances up to a
+// thousand backends, and ControlPlanes up to the most backends entries one
+// may hold.
+var BenchSizes = Sizes{
+	Glance:       []int{1, 10, 100, 1000},
+	ControlPlane: []int{1, 10, api.MaxBackendEntries},
+}
 
 var (
 	loadOnce sync.Once
@@ -40,7 +46,7 @@ func benchRequests(b *testing.B) []Request {
 			loadErr = err
 			return
 		}
-		gen, err := Generated(root, Counts...)
+		gen, err := Generated(root, BenchSizes)
 		loaded, loadErr = append(rec, gen...), err
 	})
 	if loadErr != nil {

@@ -23,8 +23,12 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
@@ -198,7 +202,10 @@ func Glance(n int) ([]Request, error) {
 
 // ControlPlane converges a ControlPlane with n backends entries (the first
 // is the default) and returns its /sync/controlplane request: the parent and
-// the projected Glance and n GlanceBackends as observed children.
+// the projected Glance and n GlanceBackends as observed children. n is at
+// most api.MaxBackendEntries: a ControlPlane holding more is refused, and
+// its request would measure the refusal, not a sync, so the converged
+// ControlPlane must report its Glance projected.
 func ControlPlane(n int) (Request, error) {
 	w := chain.NewWorld(Now)
 	var entries []any
@@ -224,11 +231,39 @@ func ControlPlane(n int) (Request, error) {
 		return Request{}, err
 	}
 	ref := chain.Ref{APIVersion: api.ControlPlaneAPIVersion, Kind: api.KindControlPlane, Namespace: namespace, Name: "controlplane"}
+	if err := projected(w, ref); err != nil {
+		return Request{}, err
+	}
 	body, err := capture(w, "/sync/controlplane", controller("controlplane-glance"), ref)
 	if err != nil {
 		return Request{}, err
 	}
 	return Request{Path: "/sync/controlplane", Case: fmt.Sprintf("gen-%d", n), Body: body}, nil
+}
+
+// projected fails unless the ControlPlane at ref reports GlanceProjected
+// True, saying what it reports instead.
+func projected(w *chain.World, ref chain.Ref) error {
+	o, ok := w.Get(ref)
+	if !ok {
+		return errors.New("the ControlPlane is gone")
+	}
+	raw, err := json.Marshal(o["status"])
+	if err != nil {
+		return err
+	}
+	var st api.ControlPlaneStatus
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return err
+	}
+	c := meta.FindStatusCondition(st.Conditions, controlplane.CondGlanceProjected)
+	switch {
+	case c == nil:
+		return fmt.Errorf("the converged ControlPlane reports no %s condition", controlplane.CondGlanceProjected)
+	case c.Status != metav1.ConditionTrue:
+		return fmt.Errorf("the converged ControlPlane did not project its Glance: %s=%s/%s: %s", c.Type, c.Status, c.Reason, c.Message)
+	}
+	return nil
 }
 
 // capture builds the body Metacontroller would post to path for the parent.
@@ -243,52 +278,70 @@ func capture(w *chain.World, path string, c chain.Controller, ref chain.Ref) ([]
 	return json.Marshal(req)
 }
 
-// Generated returns every generated request for each backend count, in the
-// order of Hooks within each count. Worlds are built concurrently.
+// Sizes names generated worlds: a standalone Glance with each count of
+// GlanceBackends, and a ControlPlane with each count of backends entries (at
+// most api.MaxBackendEntries).
+type Sizes struct {
+	Glance       []int
+	ControlPlane []int
+}
+
+// key names the sizes in a cache file's name.
+func (s Sizes) key() string {
+	join := func(ns []int) string {
+		var set []string
+		for _, n := range ns {
+			set = append(set, strconv.Itoa(n))
+		}
+		return strings.Join(set, "-")
+	}
+	return "gen-glance-" + join(s.Glance) + "-controlplane-" + join(s.ControlPlane)
+}
+
+// Generated returns every generated request: for each Glance size the
+// requests Glance returns, then the /sync/controlplane request of each
+// ControlPlane size. Worlds are built concurrently.
 //
-// A world with a thousand backends takes about a minute to converge: every
-// GlanceBackend sync reads the Glance's whole backends Secret, so a round
-// costs O(backends²). So the requests are kept in root/.cache/perf, under a
-// hash of everything they depend on (the hook sources, this generator and the
-// module's dependencies), one file per set of counts; any change to those
-// builds them again and removes the stale file.
-func Generated(root string, counts ...int) ([]Request, error) {
-	key, err := sourceHash(root, counts)
+// Converging a thousand-backend world still takes seconds, so the requests
+// are kept in root/.cache/perf, under a hash of everything they depend on
+// (the hook sources, this generator and the module's dependencies), one
+// file per set of sizes; any change to those builds them again and removes
+// the stale file.
+func Generated(root string, sizes Sizes) ([]Request, error) {
+	key, err := sourceHash(root, sizes)
 	if err != nil {
 		return nil, err
 	}
-	var set []string
-	for _, n := range counts {
-		set = append(set, strconv.Itoa(n))
-	}
-	prefix := "gen-" + strings.Join(set, "-") + "-"
+	prefix := sizes.key() + "-"
 	cache := filepath.Join(root, ".cache", "perf", prefix+key+".json")
+	// Glance answers every route but /sync/controlplane.
+	want := len(sizes.Glance)*(len(Hooks)-1) + len(sizes.ControlPlane)
 	if raw, err := os.ReadFile(cache); err == nil {
 		var out []Request
-		if json.Unmarshal(raw, &out) == nil && len(out) == len(counts)*len(Hooks) {
+		if json.Unmarshal(raw, &out) == nil && len(out) == want {
 			return out, nil
 		}
 	}
-	results := make([][]Request, 2*len(counts))
-	errs := make([]error, 2*len(counts))
+	results := make([][]Request, len(sizes.Glance)+len(sizes.ControlPlane))
+	errs := make([]error, len(results))
 	var wg sync.WaitGroup
-	for i, n := range counts {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			results[2*i], errs[2*i] = Glance(n)
-			if errs[2*i] != nil {
-				errs[2*i] = fmt.Errorf("glance with %d backends: %w", n, errs[2*i])
+	for i, n := range sizes.Glance {
+		wg.Go(func() {
+			results[i], errs[i] = Glance(n)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("glance with %d backends: %w", n, errs[i])
 			}
-		}()
-		go func() {
-			defer wg.Done()
+		})
+	}
+	for j, n := range sizes.ControlPlane {
+		i := len(sizes.Glance) + j
+		wg.Go(func() {
 			cp, err := ControlPlane(n)
-			results[2*i+1], errs[2*i+1] = []Request{cp}, err
+			results[i], errs[i] = []Request{cp}, err
 			if err != nil {
-				errs[2*i+1] = fmt.Errorf("controlplane with %d backends: %w", n, err)
+				errs[i] = fmt.Errorf("controlplane with %d backends entries: %w", n, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -299,7 +352,7 @@ func Generated(root string, counts ...int) ([]Request, error) {
 		out = append(out, r...)
 	}
 	if raw, err := json.Marshal(out); err == nil && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
-		// Requests for the same counts from older sources are dead weight
+		// Requests for the same sizes from older sources are dead weight
 		// (the 1000-backend set is 12 MB). A cache that cannot be written
 		// or pruned only costs time.
 		old, _ := filepath.Glob(filepath.Join(filepath.Dir(cache), prefix+strings.Repeat("?", len(key))+".json"))
@@ -311,10 +364,10 @@ func Generated(root string, counts ...int) ([]Request, error) {
 	return out, nil
 }
 
-// sourceHash hashes the backend counts and every file a generated request
+// sourceHash hashes the sizes and every file a generated request
 // depends on: the Go files of the module's packages internal/simulate/chain is built
 // from (all of hooks/ if go list cannot say), this generator and go.sum.
-func sourceHash(root string, counts []int) (string, error) {
+func sourceHash(root string, sizes Sizes) (string, error) {
 	dirs := chainPackageDirs(root)
 	if dirs == nil {
 		dirs = []string{filepath.Join(root, "hooks")}
@@ -335,7 +388,7 @@ func sourceHash(root string, counts []int) (string, error) {
 	sort.Strings(files)
 	files = slices.Compact(files)
 	h := sha256.New()
-	fmt.Fprintln(h, counts)
+	fmt.Fprintln(h, sizes.key())
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {

@@ -3,13 +3,18 @@ package perf
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/internal/transport/server"
 )
 
@@ -65,6 +70,52 @@ func TestGeneratedShape(t *testing.T) {
 	for _, b := range req.Parent.Status.Backends {
 		assert.True(t, b.Projected)
 	}
+}
+
+// TestGeneratedControlPlaneProjects holds the generated ControlPlane to a
+// real sync: its request carries the projected Glance and one GlanceBackend
+// per entry as children, up to the most entries a ControlPlane may hold,
+// and a ControlPlane holding more is refused by the hook, so generating one
+// fails instead of yielding a request that only measures the refusal.
+func TestGeneratedControlPlaneProjects(t *testing.T) {
+	for _, n := range []int{1, api.MaxBackendEntries} {
+		r, err := ControlPlane(n)
+		require.NoError(t, err)
+		var req struct {
+			Children map[string]map[string]json.RawMessage `json:"children"`
+			Parent   struct {
+				Status api.ControlPlaneStatus `json:"status"`
+			} `json:"parent"`
+		}
+		require.NoError(t, json.Unmarshal(r.Body, &req))
+		assert.Len(t, req.Children["Glance."+api.GlanceAPIVersion], 1, "%d entries", n)
+		assert.Len(t, req.Children["GlanceBackend."+api.GlanceAPIVersion], n, "%d entries", n)
+		c := meta.FindStatusCondition(req.Parent.Status.Conditions, controlplane.CondGlanceProjected)
+		require.NotNil(t, c, "%d entries", n)
+		assert.Equal(t, metav1.ConditionTrue, c.Status, "%d entries: %s", n, c.Message)
+	}
+	_, err := ControlPlane(api.MaxBackendEntries + 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "InvalidBackends")
+	assert.Contains(t, err.Error(), fmt.Sprintf("at most %d entries", api.MaxBackendEntries))
+}
+
+// TestGeneratedCacheKey keeps the cache of generated requests apart per
+// world: the same counts of Glance backends and of ControlPlane entries are
+// different requests.
+func TestGeneratedCacheKey(t *testing.T) {
+	root, err := Root()
+	require.NoError(t, err)
+	glance := Sizes{Glance: []int{1, 10}}
+	cp := Sizes{ControlPlane: []int{1, 10}}
+	both := Sizes{Glance: []int{1}, ControlPlane: []int{10}}
+	assert.NotEqual(t, glance.key(), cp.key())
+	assert.NotEqual(t, both.key(), Sizes{Glance: []int{1, 10}}.key())
+	a, err := sourceHash(root, glance)
+	require.NoError(t, err)
+	b, err := sourceHash(root, cp)
+	require.NoError(t, err)
+	assert.NotEqual(t, a, b)
 }
 
 func serve(h http.Handler, r Request) *httptest.ResponseRecorder {
