@@ -21,7 +21,7 @@ func TestSmoke(t *testing.T) {
 	defer testbin.Cleanup()
 
 	cfg := config{
-		bin: bin, backends: 3, paths: []string{"/sync/glance", "/sync/controlplane"},
+		bin: bin, backends: 3, entries: 3, paths: []string{"/sync/glance", "/sync/controlplane"},
 		concurrency: []int{2}, requests: 50, duration: time.Minute, warmup: 2, slices: 2,
 	}
 	rep, err := run(cfg)
@@ -40,6 +40,7 @@ func TestSmoke(t *testing.T) {
 	var table bytes.Buffer
 	rep.print(&table)
 	assert.Contains(t, table.String(), "/sync/glance 3 backends c=2")
+	assert.Contains(t, table.String(), "/sync/controlplane 3 entries c=2")
 	assert.Contains(t, table.String(), "peak RSS")
 	assert.Contains(t, table.String(), "install: Deployment", "the table counts the API writes of the guide's install")
 }
@@ -79,7 +80,8 @@ func TestFloorTarget(t *testing.T) {
 		"Glance1000":        {"sync-glance", "gen-1000", targetGlance1000},
 		"Glance100":         {"sync-glance", "gen-100", targetSyncFloor},
 		"Backend1000":       {"sync-glancebackend", "gen-1000", targetSyncFloor},
-		"ControlPlane100":   {"sync-controlplane", "gen-100", targetSyncFloor},
+		"ControlPlaneMost":  {"sync-controlplane", "gen-32", targetSyncFloor},
+		"ControlPlane10":    {"sync-controlplane", "gen-10", targetFloorRatio},
 		"SmallSync":         {"sync-glance", "gen-10", targetFloorRatio},
 		"RecordedSync":      {"sync-controlplane", "recorded", targetFloorRatio},
 		"Customize1000":     {"customize-glance", "gen-1000", targetCustomizeFloor},

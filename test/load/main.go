@@ -31,12 +31,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/test/perf"
 )
 
 type config struct {
-	bin         string
-	backends    int
+	bin      string
+	backends int
+	// entries is the ControlPlane's backends entries for /sync/controlplane
+	// (a ControlPlane holds at most api.MaxBackendEntries, so that route
+	// is not part of the large load).
+	entries     int
 	paths       []string
 	concurrency []int
 	// largeBackends, when not 0, loads the requests of that many backends
@@ -55,10 +60,11 @@ func main() {
 	var cfg config
 	var paths, conc, largeConc string
 	flag.StringVar(&cfg.bin, "bin", "bin/glance-hooks", "the service binary (make build)")
-	flag.IntVar(&cfg.backends, "backends", 100, "backends of the generated Glance and ControlPlane whose requests are sent")
+	flag.IntVar(&cfg.backends, "backends", 100, "backends of the generated Glance whose requests are sent")
+	flag.IntVar(&cfg.entries, "entries", api.MaxBackendEntries, fmt.Sprintf("backends entries of the generated ControlPlane whose /sync/controlplane request is sent (at most %d)", api.MaxBackendEntries))
 	flag.StringVar(&paths, "paths", "/sync/glance,/sync/controlplane", "routes to load, comma-separated")
 	flag.StringVar(&conc, "concurrency", "1,8,64", "concurrency levels, comma-separated")
-	flag.IntVar(&cfg.largeBackends, "large-backends", 0, "also send the requests of this many backends (0: no), at -large-concurrency, with servers of their own")
+	flag.IntVar(&cfg.largeBackends, "large-backends", 0, "also send the Glance requests of this many backends (0: no), at -large-concurrency, with servers of their own")
 	flag.StringVar(&largeConc, "large-concurrency", "64", "concurrency levels of the -large-backends load, comma-separated")
 	flag.IntVar(&cfg.requests, "requests", 3000, "at most this many measured requests per route, concurrency and server")
 	flag.DurationVar(&cfg.duration, "duration", 6*time.Second, "at most this long per route, concurrency and server")
@@ -70,6 +76,9 @@ func main() {
 	var err error
 	if cfg.concurrency, err = levels(conc); err == nil {
 		cfg.largeConcurrency, err = levels(largeConc)
+	}
+	if err == nil && (cfg.entries < 1 || cfg.entries > api.MaxBackendEntries) {
+		err = fmt.Errorf("-entries %d: a ControlPlane holds 1 to %d backends entries", cfg.entries, api.MaxBackendEntries)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -96,12 +105,12 @@ func levels(list string) ([]int, error) {
 	return out, nil
 }
 
-// cell is one measurement: a server mode, a route, the backends of the
-// request and a concurrency.
+// cell is one measurement: a server mode, a route, the size of the
+// request's world and a concurrency.
 type cell struct {
 	mode     string // "hook" or "floor"
 	path     string
-	backends int
+	size     int // see sizeName
 	conc     int
 	done     int // requests answered, errors included
 	errors   int
@@ -131,6 +140,7 @@ type report struct {
 	cfg     config
 	cells   []cell
 	rss     map[string]int64 // rssKey -> peak RSS in bytes
+	loaded  []routeSize      // every route and size loaded, in order
 	bench   []benchResult
 	writes  []perf.WriteStep // the guide's walk through the in-process Metacontroller
 	before  string           // load average when the run started
@@ -153,47 +163,72 @@ func run(cfg config) (*report, error) {
 	}
 	rep.writes = writes
 	loads := []struct {
-		backends    int
+		sizes       perf.Sizes
 		concurrency []int
-	}{{cfg.backends, cfg.concurrency}}
+	}{{perf.Sizes{Glance: []int{cfg.backends}, ControlPlane: []int{cfg.entries}}, cfg.concurrency}}
 	if cfg.largeBackends > 0 {
 		loads = append(loads, struct {
-			backends    int
+			sizes       perf.Sizes
 			concurrency []int
-		}{cfg.largeBackends, cfg.largeConcurrency})
+		}{perf.Sizes{Glance: []int{cfg.largeBackends}}, cfg.largeConcurrency})
 	}
 	for _, l := range loads {
-		bodies, err := requests(l.backends)
+		bodies, err := requests(l.sizes)
 		if err != nil {
 			return nil, err
 		}
 		for _, path := range cfg.paths {
+			if path == controlPlanePath && len(l.sizes.ControlPlane) == 0 {
+				continue
+			}
 			body, ok := bodies[path]
 			if !ok {
 				return nil, fmt.Errorf("no generated request for %s", path)
 			}
-			if err := loadPath(cfg, rep, path, l.backends, l.concurrency, body); err != nil {
+			size := l.sizes.Glance[0]
+			if path == controlPlanePath {
+				size = l.sizes.ControlPlane[0]
+			}
+			if err := loadPath(cfg, rep, path, size, l.concurrency, body); err != nil {
 				return nil, err
 			}
+			rep.loaded = append(rep.loaded, routeSize{path, size})
 		}
 	}
 	rep.after = loadAvg()
 	return rep, nil
 }
 
+const controlPlanePath = "/sync/controlplane"
+
+// routeSize is one route loaded with the request of one world.
+type routeSize struct {
+	path string
+	size int
+}
+
+// sizeName says what a request's size counts: a ControlPlane's backends
+// entries, or a Glance's GlanceBackends.
+func sizeName(path string, size int) string {
+	if path == controlPlanePath {
+		return fmt.Sprintf("%d entries", size)
+	}
+	return fmt.Sprintf("%d backends", size)
+}
+
 // rssKey names the peak RSS of one server over one route's load.
-func rssKey(mode, path string, backends int) string {
-	return fmt.Sprintf("%s %s %d", mode, path, backends)
+func rssKey(mode, path string, size int) string {
+	return fmt.Sprintf("%s %s %d", mode, path, size)
 }
 
 // requests are the generated bodies, by route (cached in .cache/perf like
 // the benchmarks').
-func requests(backends int) (map[string][]byte, error) {
+func requests(sizes perf.Sizes) (map[string][]byte, error) {
 	root, err := perf.Root()
 	if err != nil {
 		return nil, err
 	}
-	gen, err := perf.Generated(root, backends)
+	gen, err := perf.Generated(root, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +243,7 @@ func requests(backends int) (map[string][]byte, error) {
 // every concurrency. Each measurement is cut into slices that alternate
 // between the two servers, so a change in the machine's load while the
 // test runs weighs on both alike.
-func loadPath(cfg config, rep *report, path string, backends int, concurrency []int, body []byte) error {
+func loadPath(cfg config, rep *report, path string, size int, concurrency []int, body []byte) error {
 	servers := map[string]*server{}
 	defer func() {
 		for _, s := range servers {
@@ -243,7 +278,7 @@ func loadPath(cfg config, rep *report, path string, backends int, concurrency []
 		}
 		for _, mode := range []string{"hook", "floor"} {
 			c := runs[mode].cell()
-			c.mode, c.path, c.backends, c.conc = mode, path, backends, conc
+			c.mode, c.path, c.size, c.conc = mode, path, size, conc
 			rep.cells = append(rep.cells, c)
 		}
 	}
@@ -252,7 +287,7 @@ func loadPath(cfg config, rep *report, path string, backends int, concurrency []
 		if err != nil {
 			return err
 		}
-		rep.rss[rssKey(mode, path, backends)] = rss
+		rep.rss[rssKey(mode, path, size)] = rss
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/test/perf"
 )
 
@@ -16,17 +17,31 @@ import (
 // up to 3x between machines of one kind); docs/performance.md says where
 // each comes from.
 const (
-	targetSyncFloor       = 1.0  // every sync hook from 100 backends up, hook / floor
-	targetGlance1000      = 0.5  // the 1000-backend /sync/glance, hook / floor
-	targetCustomizeFloor  = 1.3  // every customize hook, hook / floor
-	targetFloorRatio      = 2.0  // every other case, hook / floor
-	targetLinear          = 12.0 // 1000 vs 100 backends
-	targetResync          = 0.1  // an unchanged 1000-backend /sync/glance answered 304, over a full answer
+	targetSyncFloor       = 1.0 // every sync hook from 100 backends up and the ControlPlane at its most entries, hook / floor
+	targetGlance1000      = 0.5 // the 1000-backend /sync/glance, hook / floor
+	targetCustomizeFloor  = 1.3 // every customize hook, hook / floor
+	targetFloorRatio      = 2.0 // every other case, hook / floor
+	targetLinear          = 1.2 // the larger world over the smaller, over the ratio of their sizes
+	targetResync          = 0.1 // an unchanged 1000-backend /sync/glance answered 304, over a full answer
 	targetRSS             = 64 << 20
 	targetThroughputRatio = 1.0 // floor over hook at concurrency 64, both routes
 	throughputConcurrency = 64
 	targetInstallRollouts = 1 // Deployment writes on the guide's install
 )
+
+// largestControlPlane is the benchmark case of the ControlPlane with the
+// most backends entries it may hold; the Glance cases go to a thousand
+// backends.
+var largestControlPlane = fmt.Sprintf("gen-%d", api.MaxBackendEntries)
+
+// growth pairs the two benchmark cases of one hook whose ratio shows how its
+// cost grows with the world: the large and the small case and their sizes.
+func growth(hook string) (large, small string, sizes float64, unit string) {
+	if hook == "sync-controlplane" {
+		return largestControlPlane, "gen-10", float64(api.MaxBackendEntries) / 10, "entries"
+	}
+	return "gen-1000", "gen-100", 10, "backends"
+}
 
 // floorTarget is the hook / floor target of one benchmark case.
 func floorTarget(hook, kase string) float64 {
@@ -35,7 +50,9 @@ func floorTarget(hook, kase string) float64 {
 		return targetGlance1000
 	case strings.HasPrefix(hook, "customize-"):
 		return targetCustomizeFloor
-	case strings.HasPrefix(hook, "sync-") && (kase == "gen-100" || kase == "gen-1000"):
+	case hook == "sync-controlplane" && kase == largestControlPlane:
+		return targetSyncFloor
+	case strings.HasPrefix(hook, "sync-") && hook != "sync-controlplane" && (kase == "gen-100" || kase == "gen-1000"):
 		return targetSyncFloor
 	}
 	return targetFloorRatio
@@ -177,10 +194,10 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "load average: %s at start, %s at end\n", r.before, r.after)
 	large := ""
 	if r.cfg.largeBackends > 0 {
-		large = fmt.Sprintf(", and with %d backends at c=%v on servers of their own", r.cfg.largeBackends, r.cfg.largeConcurrency)
+		large = fmt.Sprintf(", and a Glance with %d backends at c=%v on servers of their own", r.cfg.largeBackends, r.cfg.largeConcurrency)
 	}
-	fmt.Fprintf(w, "load: generated requests with %d backends%s; at most %d requests or %s per cell and server, in %d slices alternating between the servers, after %d warm-up requests\n\n",
-		r.cfg.backends, large, r.cfg.requests, r.cfg.duration, max(1, r.cfg.slices), r.cfg.warmup)
+	fmt.Fprintf(w, "load: generated requests of a Glance with %d backends and a ControlPlane with %d backends entries (at most %d)%s; at most %d requests or %s per cell and server, in %d slices alternating between the servers, after %d warm-up requests\n\n",
+		r.cfg.backends, r.cfg.entries, api.MaxBackendEntries, large, r.cfg.requests, r.cfg.duration, max(1, r.cfg.slices), r.cfg.warmup)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "measure\tcase\thook\tfloor\thook/floor\tcpu hook/floor\ttarget\t")
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
@@ -198,17 +215,19 @@ func (r *report) print(w io.Writer) {
 			ratio(c.hookNs, c.floorNs), ratio(c.hookCPU, c.floorCPU), fmt.Sprintf("<= %.1fx %s", t, met(c.hookNs/c.floorNs <= t)))
 	}
 	for _, h := range []string{"sync-glance", "sync-glancebackend", "sync-controlplane", "customize-glance", "customize-glancebackend"} {
-		big, ok1 := byKey[h+"/gen-1000"]
-		small, ok2 := byKey[h+"/gen-100"]
+		largeCase, smallCase, sizes, unit := growth(h)
+		big, ok1 := byKey[h+"/"+largeCase]
+		small, ok2 := byKey[h+"/"+smallCase]
 		if !ok1 || !ok2 || small.hookNs == 0 {
 			continue
 		}
-		l := big.hookNs / small.hookNs
-		row("1000 vs 100 backends", route(h), ratio(big.hookNs, small.hookNs), ratio(big.floorNs, small.floorNs), "-",
-			ratio(big.hookCPU, small.hookCPU)+" (hook)", fmt.Sprintf("<= %.0fx %s", targetLinear, met(l <= targetLinear)))
+		l, t := big.hookNs/small.hookNs, targetLinear*sizes
+		row(fmt.Sprintf("%s vs %s %s", strings.TrimPrefix(largeCase, "gen-"), strings.TrimPrefix(smallCase, "gen-"), unit),
+			route(h), ratio(big.hookNs, small.hookNs), ratio(big.floorNs, small.floorNs), "-",
+			ratio(big.hookCPU, small.hookCPU)+" (hook)", fmt.Sprintf("<= %.1fx %s", t, met(l <= t)))
 	}
 	for _, c := range cases {
-		if c.resyncNs == 0 || c.kase != "gen-1000" {
+		if largest, _, _, _ := growth(c.hook); c.resyncNs == 0 || c.kase != largest {
 			continue
 		}
 		target := "-"
@@ -226,14 +245,14 @@ func (r *report) print(w io.Writer) {
 	}
 
 	type key struct {
-		path     string
-		backends int
-		conc     int
+		path string
+		size int
+		conc int
 	}
 	cells := map[key]map[string]cell{}
 	var keys []key
 	for _, c := range r.cells {
-		k := key{c.path, c.backends, c.conc}
+		k := key{c.path, c.size, c.conc}
 		if cells[k] == nil {
 			cells[k] = map[string]cell{}
 			keys = append(keys, k)
@@ -242,7 +261,7 @@ func (r *report) print(w io.Writer) {
 	}
 	for _, k := range keys {
 		h, f := cells[k]["hook"], cells[k]["floor"]
-		name := fmt.Sprintf("%s %d backends c=%d", k.path, k.backends, k.conc)
+		name := fmt.Sprintf("%s %s c=%d", k.path, sizeName(k.path, k.size), k.conc)
 		target := "-"
 		if k.conc == throughputConcurrency {
 			ok := h.throughput() > 0 && f.throughput()/h.throughput() <= targetThroughputRatio
@@ -257,16 +276,14 @@ func (r *report) print(w io.Writer) {
 		row("load errors", fmt.Sprintf("%s (%d / %d requests)", name, h.done, f.done), strconv.Itoa(h.errors), strconv.Itoa(f.errors), "-", "-",
 			"0 "+met(h.errors == 0 && f.errors == 0))
 	}
-	for _, backends := range []int{r.cfg.backends, r.cfg.largeBackends} {
-		for _, p := range r.cfg.paths {
-			h, ok := r.rss[rssKey("hook", p, backends)]
-			if !ok {
-				continue
-			}
-			f := r.rss[rssKey("floor", p, backends)]
-			row("peak RSS", fmt.Sprintf("%s %d backends (whole run)", p, backends), mib(h), mib(f), ratio(float64(h), float64(f)), "-",
-				fmt.Sprintf("< %s %s", mib(targetRSS), met(h < targetRSS)))
+	for _, l := range r.loaded {
+		h, ok := r.rss[rssKey("hook", l.path, l.size)]
+		if !ok {
+			continue
 		}
+		f := r.rss[rssKey("floor", l.path, l.size)]
+		row("peak RSS", fmt.Sprintf("%s %s (whole run)", l.path, sizeName(l.path, l.size)), mib(h), mib(f), ratio(float64(h), float64(f)), "-",
+			fmt.Sprintf("< %s %s", mib(targetRSS), met(h < targetRSS)))
 	}
 	for _, st := range r.writes {
 		for _, k := range perf.WritesKinds(r.writes) {
