@@ -289,6 +289,9 @@ type Sizes struct {
 // key names the sizes in a cache file's name.
 func (s Sizes) key() string {
 	join := func(ns []int) string {
+		if len(ns) == 0 {
+			return "none"
+		}
 		var set []string
 		for _, n := range ns {
 			set = append(set, strconv.Itoa(n))
