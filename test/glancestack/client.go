@@ -93,6 +93,8 @@ type Image struct {
 	Stores string `json:"stores"`
 	Size   *int64 `json:"size"`
 	Owner  string `json:"owner"`
+	// FailedImport lists the stores an import failed to write to.
+	FailedImport string `json:"os_glance_failed_import"`
 }
 
 // CreateImage makes an empty raw/bare image record and returns its id.
@@ -154,4 +156,41 @@ func (c *Client) UploadActive(t testing.TB, name string, data []byte, store, wan
 		t.Fatalf("image %s after upload: status %q, stores %q, size %v; want active, %q, %d", name, img.Status, img.Stores, img.Size, want, len(data))
 	}
 	return id
+}
+
+// Stage PUTs image data into the staging area of the glance-api called
+// (PUT /v2/images/{id}/stage), the first half of a glance-direct import.
+func (c *Client) Stage(t testing.TB, id string, data []byte) {
+	t.Helper()
+	code, body := c.Call(t, http.MethodPut, "/v2/images/"+id+"/stage", data, map[string]string{"Content-Type": "application/octet-stream"})
+	if code != http.StatusNoContent {
+		t.Fatalf("PUT /v2/images/%s/stage: HTTP %d: %s%s", id, code, body, c.tail())
+	}
+}
+
+// Import asks for a glance-direct import of a staged image into stores
+// (POST /v2/images/{id}/import) and returns the answer.
+func (c *Client) Import(t testing.TB, id string, stores ...string) (int, []byte) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"method": map[string]string{"name": "glance-direct"}, "stores": stores})
+	return c.Call(t, http.MethodPost, "/v2/images/"+id+"/import", body, map[string]string{"Content-Type": "application/json"})
+}
+
+// WaitImage reads an image until its status is want, failing when it
+// does not get there within timeout or its import fails.
+func (c *Client) WaitImage(t testing.TB, id, want string, timeout time.Duration) Image {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		img := c.Image(t, id)
+		switch {
+		case img.Status == want:
+			return img
+		case img.FailedImport != "":
+			t.Fatalf("image %s: import failed into %q (status %q)%s", id, img.FailedImport, img.Status, c.tail())
+		case time.Now().After(deadline):
+			t.Fatalf("image %s: status %q after %s, want %q%s", id, img.Status, timeout, want, c.tail())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

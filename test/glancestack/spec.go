@@ -73,6 +73,7 @@ type spec struct {
 	serviceUser      string
 	s3Endpoint       string
 	backends         []Backend
+	dropRetired      []string
 }
 
 // objects are the parents to apply: the ControlPlane, or the Glance and
@@ -103,7 +104,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 	if !standalone {
 		cp := api.ControlPlane{Spec: api.ControlPlaneSpec{OpenStackRelease: s.release, Services: api.Services{Glance: &api.GlanceService{
 			Image: image, Replicas: &replicas, Database: db, Cache: cache, KeystoneEndpoint: s.keystoneEndpoint,
-			ServiceUser: user, MetadefsPath: DebianMetadefs}}}}
+			ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}}}
 		cp.APIVersion, cp.Kind = api.ControlPlaneAPIVersion, api.KindControlPlane
 		cp.Name, cp.Namespace = ControlPlaneName, Namespace
 		for _, b := range s.backends {
@@ -115,7 +116,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 		return []chain.Object{o}, err
 	}
 	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Replicas: &replicas, Database: db,
-		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs}}
+		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}
 	g.APIVersion, g.Kind, g.Name, g.Namespace = api.GlanceAPIVersion, api.KindGlance, StandaloneName, Namespace
 	o, err := asObject(g)
 	if err != nil {

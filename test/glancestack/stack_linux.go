@@ -196,6 +196,15 @@ func (s *Stack) SetBackends(t testing.TB, backends ...Backend) {
 	s.applySpec(t)
 }
 
+// DropRetiredStores sets the store ids whose retired section may go:
+// spec.dropRetiredStores, services.glance.dropRetiredStores on the
+// ControlPlane.
+func (s *Stack) DropRetiredStores(t testing.TB, ids ...string) {
+	t.Helper()
+	s.spec.dropRetired = ids
+	s.applySpec(t)
+}
+
 // SetRelease moves openStackRelease, and the image tag with it unless
 // imageTag is given.
 func (s *Stack) SetRelease(t testing.TB, release, imageTag string) {

@@ -1,0 +1,211 @@
+package datapath
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/services"
+)
+
+// TestDayTwo proves on real processes what several replicas and a retired
+// store rely on, each on a stack of its own over one MariaDB, Keystone and
+// memcached.
+func TestDayTwo(t *testing.T) {
+	svc := glancestack.StartServices(t)
+	for _, release := range []string{"2025.2", "2026.1"} {
+		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
+			t.Parallel()
+			importAcrossPods(t, svc, release)
+		})
+	}
+	t.Run("a retired store serves until it is dropped", func(t *testing.T) {
+		t.Parallel()
+		retiredStoreServes(t, svc)
+	})
+}
+
+// importAcrossPods runs two glance-api pods of the rendered Deployment,
+// each on a loopback address of its own with its own staging emptyDir, on
+// one database and Keystone: a glance-direct image staged through pod A is
+// imported through pod B into the non-default store. B finds A's
+// worker_self_reference_url on the image and hands the import to A, where
+// the data is; without it B would look in its own empty staging area.
+func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) {
+	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release})
+	st.Reconcile(t)
+	pods := st.Pods()
+	require.Len(t, pods, 2, "two glance-api pods run")
+	a, b := pods[0], pods[1]
+	require.NotEqual(t, a.IP, b.IP, "each pod has an address of its own")
+	ca, cb := st.Client(t, a), st.Client(t, b)
+
+	data := randomBytes(21, 3<<20+5)
+	id := ca.CreateImage(t, "staged-on-a")
+	ca.Stage(t, id, data)
+	staged, err := os.ReadFile(stagedPath(t, a, id))
+	require.NoError(t, err, "the data is in pod A's staging area")
+	assert.Equal(t, data, staged, "pod A's staging area holds the staged bytes")
+	_, err = os.Stat(stagedPath(t, b, id))
+	assert.True(t, errors.Is(err, fs.ErrNotExist), "pod B's staging area has nothing of the image: %v", err)
+	assert.Equal(t, a.URL("api"), stageHost(t, st, id), "the image records pod A's worker_self_reference_url")
+	assert.Equal(t, "uploading", cb.Image(t, id).Status, "pod B reads the staged image from the shared database")
+
+	began := time.Now()
+	code, body := cb.Import(t, id, "secondary")
+	require.Equal(t, http.StatusAccepted, code, "glance-direct import through pod B: %s", body)
+	img := cb.WaitImage(t, id, "active", 2*time.Minute)
+	took := time.Since(began)
+	assert.Equal(t, "secondary", img.Stores, "the image is in the store the import named")
+	if assert.NotNil(t, img.Size) {
+		assert.Equal(t, int64(len(data)), *img.Size)
+	}
+	proxied := "Proxying POST request to host " + a.URL("api") + " which has image staged"
+	assert.Contains(t, b.Logs(b.Container), proxied, "pod B handed the import to pod A")
+	assert.NotContains(t, a.Logs(a.Container), "Proxying", "pod A imported what it staged itself")
+	objs := st.S3.Objects(t, glancestack.Bucket1, glancestack.Bucket2)
+	assert.Empty(t, objs[glancestack.Bucket1], "nothing reached the default store's bucket")
+	assert.Equal(t, map[string]services.S3Object{id: services.ObjectOf(data)}, objs[glancestack.Bucket2], "the secondary store's bucket holds the image")
+	assert.Equal(t, data, cb.Download(t, id), "download through pod B")
+	_, err = os.Stat(stagedPath(t, a, id))
+	assert.True(t, errors.Is(err, fs.ErrNotExist), "pod A's staging area is emptied by the import: %v", err)
+	t.Logf("%d bytes staged on %s, imported through %s (%s): active in %q after %s",
+		len(data), a.IP, b.IP, a.Mode, img.Stores, took.Round(time.Millisecond))
+}
+
+// stagedPath is where a pod's staging area keeps an image's staged data
+// (os_glance_staging_store's file of the image id), on this machine.
+func stagedPath(t *testing.T, p *glancestack.Pod, id string) string {
+	t.Helper()
+	path, err := p.HostPath(p.Container, glance.StagingDir+"/"+id)
+	require.NoError(t, err)
+	return path
+}
+
+// stageHost is the image's os_glance_stage_host, a property the API hides.
+func stageHost(t *testing.T, st *glancestack.Stack, id string) string {
+	t.Helper()
+	rows := st.Services.DB.Query(t, "SELECT value FROM `"+st.Database+"`.image_properties WHERE image_id = '"+id+
+		"' AND name = 'os_glance_stage_host' AND deleted = 0")
+	require.Len(t, rows, 1, "the image has one os_glance_stage_host")
+	return rows[0][0]
+}
+
+// archiveBucket is a bucket whose name no other store's bucket begins
+// with (see retiredStoreServes).
+const archiveBucket = "archive-images"
+
+// retiredStoreServes removes two of the ControlPlane's three entries while
+// an image lives in each: their sections stay (the pods do not even roll)
+// and the images still download. Listed in dropRetiredStores, the sections
+// go, glance-api no longer lists the stores, and nothing is deleted from
+// the buckets. What a dropped store's image does then is Glance's: it
+// looks for a configured store whose location prefix (s3://<key>:<secret>@
+// <host>/<bucket>) begins the image's location, as a plain string. The
+// "archive" image matches none and no longer downloads. The "secondary"
+// image in glance-images-2 matches "default" (bucket glance-images), so
+// Glance moves its location to that store and reads it from its bucket
+// with the credentials the location holds.
+func retiredStoreServes(t *testing.T, svc *glancestack.Services) {
+	guide := glancestack.GuideBackends(false)
+	archive := glancestack.Backend{Name: "archive", Bucket: archiveBucket}
+	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_retire", Release: "2026.1",
+		Backends: append(guide, archive), S3: services.S3Options{Buckets: []string{glancestack.Bucket1, glancestack.Bucket2, archiveBucket}}})
+	st.Reconcile(t)
+	p := onlyPod(t, st)
+	c := st.Client(t, p)
+	require.Equal(t, map[string]bool{"default": true, "secondary": false, "archive": false}, c.Stores(t))
+	inSecondary, inArchive := randomBytes(22, 1<<20+9), randomBytes(23, 700<<10+3)
+	idSecondary := c.UploadActive(t, "in-secondary", inSecondary, "secondary", "secondary")
+	idArchive := c.UploadActive(t, "in-archive", inArchive, "archive", "archive")
+	_, backends := st.Mounts(t)
+	before := st.SecretData(t, backends)[names.BackendsFile]
+	require.Contains(t, before, "[secondary]\n")
+	require.Contains(t, before, "[archive]\n")
+
+	st.TakeEvents()
+	st.SetBackends(t, guide[0])
+	st.Reconcile(t)
+	for _, gone := range []string{"secondary", "archive"} {
+		assert.False(t, st.Exists(api.GlanceAPIVersion, api.KindGlanceBackend, names.BackendName(glancestack.ControlPlaneName, gone)),
+			"the %s entry's GlanceBackend is gone", gone)
+	}
+	assert.Empty(t, st.TakeEvents(), "retiring stores rolls no pod")
+	_, kept := st.Mounts(t)
+	assert.Equal(t, backends, kept, "the backends Secret keeps its name")
+	assert.Equal(t, before, st.SecretData(t, kept)[names.BackendsFile], "backends.conf keeps the retired sections")
+	status := st.Status(t)
+	var retiring []string
+	for _, r := range status.RetiringStores {
+		assert.True(t, r.Kept, "%s is kept: %s", r.StoreID, r.Message)
+		retiring = append(retiring, r.StoreID)
+	}
+	assert.Equal(t, []string{"archive", "secondary"}, retiring, "status.retiringStores")
+	assert.Equal(t, "default", status.DefaultBackend)
+	assert.Equal(t, map[string]bool{"default": true, "secondary": false, "archive": false}, c.Stores(t),
+		"glance-api still lists the retired stores, neither as the default")
+	assert.Equal(t, inSecondary, c.Download(t, idSecondary), "an image in a retired store still downloads")
+	assert.Equal(t, inArchive, c.Download(t, idArchive), "an image in a retired store still downloads")
+	assert.Equal(t, "secondary", c.Image(t, idSecondary).Stores, "the image stays in its store")
+
+	st.DropRetiredStores(t, "secondary", "archive")
+	st.Reconcile(t)
+	events := st.TakeEvents()
+	assertRolled(t, events, p, p.Mode)
+	_, dropped := st.Mounts(t)
+	text := st.SecretData(t, dropped)[names.BackendsFile]
+	assert.NotContains(t, text, "[secondary]", "the dropped stores' sections are gone")
+	assert.NotContains(t, text, "[archive]", "the dropped stores' sections are gone")
+	assert.Contains(t, text, "[default]\n")
+	assert.Empty(t, st.Status(t).RetiringStores, "nothing retires any more")
+	p = onlyPod(t, st)
+	c = st.Client(t, p)
+	assert.Equal(t, map[string]bool{"default": true}, c.Stores(t), "glance-api no longer lists the dropped stores")
+	answer := tryDownload(t, c, idArchive)
+	assert.NotEqual(t, "HTTP 200", answer, "an image only in a dropped store no longer downloads")
+	assert.Equal(t, inSecondary, c.Download(t, idSecondary), "Glance reads the image through the store whose prefix matches")
+	assert.Equal(t, "default", c.Image(t, idSecondary).Stores, "Glance moved the image's location to the store whose prefix matches")
+	objs := st.S3.Objects(t, glancestack.Bucket1, glancestack.Bucket2, archiveBucket)
+	assert.Empty(t, objs[glancestack.Bucket1])
+	assert.Equal(t, map[string]services.S3Object{idSecondary: services.ObjectOf(inSecondary)}, objs[glancestack.Bucket2], "dropping a store deletes no data")
+	assert.Equal(t, map[string]services.S3Object{idArchive: services.ObjectOf(inArchive)}, objs[archiveBucket], "dropping a store deletes no data")
+	t.Logf("after the drop, GET of the image only in a dropped store: %s; the drop: %s", answer, strings.TrimSpace(summary(events)))
+}
+
+// tryDownload GETs an image's data and says how that ended: "HTTP <code>",
+// or the transport error (glance-api under uWSGI may close the connection
+// without an answer when no store can read the image).
+func tryDownload(t *testing.T, c *glancestack.Client, id string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.URL+"/v2/images/"+id+"/file", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Auth-Token", c.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return fmt.Sprintf("HTTP %d", resp.StatusCode)
+}
+
+func summary(events []glancestack.Event) string {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString(e.String() + "\n")
+	}
+	return b.String()
+}
