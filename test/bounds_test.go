@@ -162,5 +162,5 @@ func manyEntriesControlPlane(t testing.TB, n int) []byte {
 }
 
 // AnswerBound is the documented bound on an answer's size for a request of
-// n bytes (README, "Bounded cost per request"): twice the request and 64 KiB.
+// n bytes (docs/hook-traffic.md, "Bounded cost per request"): twice the request and 64 KiB.
 func AnswerBound(n int) int { return 2*n + 64<<10 }

@@ -31,7 +31,7 @@ func TestHookPackagesStayPure(t *testing.T) {
 		for _, imp := range pkg.Imports {
 			for _, f := range forbidden {
 				if imp == strings.TrimSuffix(f, "/") || strings.HasPrefix(imp, f) {
-					t.Errorf("%s imports %s: hook packages are pure (README, Where things live)", dir, imp)
+					t.Errorf("%s imports %s: hook packages are pure (docs/hooks.md, Where things live)", dir, imp)
 				}
 			}
 		}
