@@ -21,10 +21,12 @@
 //     (runtime default set, add, drop), allowPrivilegeEscalation: false as
 //     no_new_privs, readOnlyRootFilesystem as every mount but /proc, /dev and
 //     the volumes remounted read-only, workingDir;
-//   - its own PID (the command is PID 1), UTS (hostname = pod name) and IPC
-//     namespaces; the network is the machine's, and the pod's IP
-//     (status.podIP) is an address of 127.0.0.0/8 claimed for it, so two
-//     pods can both listen on 9292;
+//   - its own PID (the command is PID 1, and ignores a signal it has no
+//     handler for; with shareProcessNamespace it is not PID 1, as under the
+//     pod's pause process, and runs in the machine's PID namespace), UTS
+//     (hostname = pod name) and IPC namespaces; the network is the
+//     machine's, and the pod's IP (status.podIP) is an address of
+//     127.0.0.0/8 claimed for it, so two pods can both listen on 9292;
 //   - init containers in order, then the containers; startup, readiness and
 //     liveness probes (httpGet, tcpSocket) tried against the pod's IP and
 //     named ports; stop by SIGTERM, then SIGKILL after the grace period.

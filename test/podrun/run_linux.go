@@ -24,6 +24,18 @@ import (
 // machine's: the pod's address is one of 127.0.0.0/8.
 const namespaces = syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC | syscall.CLONE_NEWPID
 
+// namespacesOf are the namespaces of a pod's containers. With
+// shareProcessNamespace the pod's pause process is PID 1 and a container's
+// command is not: the kernel delivers it a signal it has no handler for
+// (SIGTERM's default action ends it), where PID 1 would never see it. The
+// command runs in the machine's PID namespace, which is not PID 1 either.
+func namespacesOf(spec corev1.PodSpec) uintptr {
+	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace {
+		return namespaces &^ syscall.CLONE_NEWPID
+	}
+	return namespaces
+}
+
 // launchTimeout bounds how long setting up a container's namespaces may
 // take before its command runs.
 const launchTimeout = time.Minute
@@ -275,7 +287,7 @@ func (r *Running) launchContainer(t testing.TB, ctr *corev1.Container) (*contain
 	p := proc.Start(t, proc.Options{
 		Name: "container " + ctr.Name + " of pod " + r.Pod.Name, Argv: []string{exe}, Env: []string{launchEnv + "=1"},
 		Dir: "/", Log: filepath.Join(r.Dir, "logs", ctr.Name+".log"), Redactor: r.redact,
-		ExtraFiles: []*os.File{specR, statusW}, Cloneflags: namespaces, GracePeriod: r.grace,
+		ExtraFiles: []*os.File{specR, statusW}, Cloneflags: namespacesOf(r.Pod.Spec), GracePeriod: r.grace,
 	})
 	specR.Close()
 	statusW.Close()

@@ -323,6 +323,26 @@ func TestAStartupProbeThatNeverPassesIsReported(t *testing.T) {
 	assert.Equal(t, 128+9, code)
 }
 
+func TestASharedProcessNamespaceDeliversSIGTERMToACommandWithoutAHandler(t *testing.T) {
+	// sleep installs no SIGTERM handler: as PID 1 the signal never reaches
+	// it and the grace period ends in SIGKILL; with shareProcessNamespace
+	// the pause process is PID 1, and SIGTERM's default action ends sleep.
+	for _, shared := range []bool{false, true} {
+		pod := shPod(fmt.Sprintf("shared-%t", shared), "exec sleep 600")
+		pod.Spec.ShareProcessNamespace = ptr(shared)
+		pod.Spec.TerminationGracePeriodSeconds = ptr[int64](2)
+		r := StartReady(t, pod, nil, Options{})
+		r.Stop(t)
+		code, exited := r.ExitCode("main")
+		require.True(t, exited)
+		if shared {
+			assert.Equal(t, 128+15, code, "not PID 1: SIGTERM ended it")
+		} else {
+			assert.Equal(t, 128+9, code, "PID 1 without a handler: only SIGKILL ended it")
+		}
+	}
+}
+
 func TestUWSGIServesAsPIDOneAndStopsOnSIGTERM(t *testing.T) {
 	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
 		proc.Missing(t, "uWSGI with its Python 3 plugin (Debian packages uwsgi, uwsgi-plugin-python3)", "hack/install-services.sh installs them")
