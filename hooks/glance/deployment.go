@@ -113,6 +113,23 @@ func glancePod(m mounts, state []corev1.Volume, placement api.SchedulingSpec, co
 	}
 }
 
+// notPIDOne is the pod's shareProcessNamespace: true for the eventlet
+// server, so the pause process is PID 1 and glance-api is not. glance-api
+// installs its SIGTERM handler only once it has loaded Glance and starts
+// its workers; until then SIGTERM has its default action, which the kernel
+// never takes on a PID namespace's init. As PID 1, a glance-api stopped
+// while it starts (a rollout or scale-down right after a scale-up) ignored
+// the signal, went on to serve and ran until the SIGKILL at the end of the
+// grace period; not PID 1, it ends at once. uWSGI's master handles SIGTERM
+// from its first moment and stays PID 1.
+func notPIDOne(mode LaunchMode) *bool {
+	if mode != Eventlet {
+		return nil
+	}
+	yes := true
+	return &yes
+}
+
 // deployment runs glance-api with the two hashed objects mounted; their
 // names, the image and the credentials digest are in the pod template, so
 // a change of any of them rolls the pods.
@@ -122,7 +139,8 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	// authtoken: it answers without a token, a database or Keystone, in
 	// both launch modes.
 	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
-	cmd, args := command(LaunchModeOf(run.release))
+	mode := LaunchModeOf(run.release)
+	cmd, args := command(mode)
 	container := glanceContainer(g, spec, ContainerName, run.image, cmd, args)
 	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}}
 	// Every worker imports glance before the first answer; on a busy node
@@ -136,6 +154,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	pod := glancePod(m, apiStateVolumes(spec), placement, container)
 	grace := int64(TerminationGraceSeconds)
 	pod.TerminationGracePeriodSeconds = &grace
+	pod.ShareProcessNamespace = notPIDOne(mode)
 	pod.TopologySpreadConstraints = spreadConstraints(g, placement)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},

@@ -174,3 +174,18 @@ func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
 	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
 	assert.Equal(t, int64(TerminationGraceSeconds), *d.Spec.Template.Spec.TerminationGracePeriodSeconds)
 }
+
+// TestEventletGlanceAPIIsNotPIDOne: the eventlet server's pod shares its
+// process namespace, so a SIGTERM that comes before glance-api has its
+// handler ends it instead of being dropped; uWSGI's pod is left as it was.
+func TestEventletGlanceAPIIsNotPIDOne(t *testing.T) {
+	eventlet, err := release.Parse("2025.2")
+	require.NoError(t, err)
+	for release, want := range map[release.Release]*bool{eventlet: ptr(true), UWSGIFrom: nil} {
+		var d appsv1.Deployment
+		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: release}, mounts{"c", "b"}, "x", nil))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &d))
+		assert.Equal(t, want, d.Spec.Template.Spec.ShareProcessNamespace, "release %s (%s)", release, LaunchModeOf(release))
+	}
+}

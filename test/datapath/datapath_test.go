@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ func TestGlanceServes(t *testing.T) {
 	t.Run("eventlet 2025.2 then the upgrade to 2026.1", func(t *testing.T) {
 		t.Parallel()
 		st, images := dataPath(t, svc, "2025.2", "glance", glance.Eventlet)
+		stopAtStart(t, st)
 		upgradeWalk(t, st, images)
 	})
 	t.Run("uwsgi 2026.1", func(t *testing.T) {
@@ -145,6 +147,23 @@ func stopWhileStarting(t *testing.T, st *glancestack.Stack) {
 	mercy := strings.Contains(p.Logs(p.Container), "NO MERCY")
 	assertStopped(t, []glancestack.Event{{Kind: glancestack.PodStopped, Name: p.Pod.Name, Mode: p.Mode, Took: took, ExitCode: code, Log: p.Logs(p.Container)}})
 	t.Logf("a %s pod stopped 3 s after its start: in %s, exit code %d; workers killed after the mercy: %t", p.Mode, took.Round(time.Millisecond), code, mercy)
+}
+
+// stopAtStart starts one more pod of the Deployment and stops it as soon
+// as glance-api runs, long before it has loaded Glance and installed its
+// SIGTERM handler (a pod deleted while it starts). The eventlet pod shares
+// its process namespace, so glance-api is not PID 1 and SIGTERM's default
+// action ends it at once; as PID 1 the kernel dropped the signal, and
+// glance-api went on to serve until the SIGKILL after its grace period.
+func stopAtStart(t *testing.T, st *glancestack.Stack) {
+	t.Helper()
+	p := st.StartPod(t)
+	took := p.Stop(t)
+	code, exited := p.ExitCode(p.Container)
+	require.True(t, exited)
+	assert.Equal(t, 128+int(syscall.SIGTERM), code, "SIGTERM ended glance-api before it had a handler; its log ends:\n%s", proc.LastLines(p.Logs(p.Container), 40))
+	assert.Less(t, took, glance.TerminationGraceSeconds*time.Second, "a %s pod stopped at its start ends within its grace period", p.Mode)
+	t.Logf("a %s pod stopped at its start: in %s, exit code %d", p.Mode, took.Round(time.Millisecond), code)
 }
 
 // firstInstall: one db sync Job ran (db sync, then the metadata
