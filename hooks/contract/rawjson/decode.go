@@ -109,6 +109,9 @@ func unmarshaler(data []byte, i int, v reflect.Value) (int, bool) {
 }
 
 func newDecoder(t reflect.Type) decodeFunc {
+	if t == metaTimeType {
+		return decodeMetaTime
+	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return unmarshaler
 	}
