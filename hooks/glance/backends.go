@@ -26,20 +26,6 @@ const ReasonBackendSkipped = "GlanceBackendSkipped"
 // ControlPlane's Glance whose isDefault is ignored.
 const ReasonDefaultSetByControlPlane = "DefaultSetByControlPlane"
 
-// storeSecret is a store Secret as observed, data still base64: the
-// metadata a store Secret is checked by, and nothing else. Every attached
-// backend has one, and the rest of its metadata (a last-applied record as
-// long as the data, managed fields) would cost as much to decode as the data
-// and is never read.
-type storeSecret struct {
-	Metadata struct {
-		Labels          map[string]string       `json:"labels,omitempty"`
-		Annotations     map[string]string       `json:"annotations,omitempty"`
-		OwnerReferences []metav1.OwnerReference `json:"ownerReferences,omitempty"`
-	} `json:"metadata"`
-	Data map[string]string `json:"data"`
-}
-
 // store is one attached backend and what the Glance made of it.
 type store struct {
 	backend api.GlanceBackend
@@ -106,6 +92,11 @@ func (o *observedBackend) backend() api.GlanceBackend {
 	b.CreationTimestamp = o.Metadata.CreationTimestamp
 	b.Spec = o.Spec
 	for _, c := range o.Status.Conditions {
+		// Only the conditions evaluate reads: each is a metav1.Condition
+		// of its own, and a backend reports five.
+		if c.Type != names.ConditionCredentialsReady && c.Type != names.ConditionCABundleReady {
+			continue
+		}
 		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
 			LastTransitionTime: c.LastTransitionTime, Message: c.Message})
 	}
@@ -240,7 +231,7 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	}
 	onItsWay := func() { s.pending, s.since, s.skipped = true, since, pendingMessage }
 	name := names.StoreSecretName(b.Name)
-	sec, found, err := metacontroller.DecodeOne[storeSecret](related, names.SecretsKey, name)
+	sec, found, err := readStoreSecret(related, name)
 	if err != nil {
 		return hook.Invalid("related %v", err)
 	}
@@ -248,18 +239,17 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	case !found:
 		onItsWay()
 		return nil
-	case sec.Metadata.Labels[names.LabelGlance] != g.Name || !ownedBy(sec.Metadata.OwnerReferences, b):
+	case sec.glance != g.Name || !ownedBy(sec.owners, b):
 		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
 		return nil
-	case sec.Metadata.Annotations[names.AnnotationStoreID] != s.id ||
-		sec.Metadata.Annotations[names.AnnotationSpecHash] != storeconf.SpecHash(b.Spec, s.id):
+	case sec.storeID != s.id || sec.specHash != storeconf.SpecHash(b.Spec, s.id):
 		// holdOutdated may keep its running section meanwhile.
 		onItsWay()
 		s.stale = true
 		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
 		return nil
 	}
-	section, err := base64.StdEncoding.DecodeString(sec.Data[names.StoreSecretKey])
+	section, err := base64.StdEncoding.DecodeString(sec.section)
 	if err == nil {
 		err = storeconf.CheckSection(string(section), s.id)
 	}
@@ -268,7 +258,7 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		return nil
 	}
 	if ref := b.Spec.S3.CABundleRef; ref != nil {
-		digest := sec.Metadata.Annotations[names.AnnotationCABundleDigest]
+		digest := sec.caBundleDigest
 		if !digestPattern.MatchString(digest) {
 			s.skipped = fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest)
 			return nil
