@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
 // Two CA certificates the scenarios and captured fixtures use; fixed, so a
@@ -178,6 +180,54 @@ func TestCABundleBeforeStoreCACert(t *testing.T) {
 	assert.ElementsMatch(t, []string{"primary=", "archive=CABundleConflict", "internal=CABundleConflict"}, reasons)
 }
 
+// beforeStoreCACertWithRetiring is a 2024.2 Glance whose only https:// store,
+// "internal" with its CA bundle, was retired: its GlanceBackend is deleted.
+func beforeStoreCACertWithRetiring(s *scenario) {
+	s.apply(credentials + "\n---\n" + strings.ReplaceAll(standaloneGlance, "2025.2", "2024.2") + "\n---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true) + "\n---\n" +
+		caConfigMap("storage-ca", storageCA) + "\n---\n" + caConfigMap("archive-ca", archiveCA) + "\n---\n" +
+		tlsBackend("internal", "glance-internal", "storage-ca"))
+	s.converge()
+	s.w.Delete(chain.Ref{APIVersion: "glance.openstack.c5c3.io/v1alpha1", Kind: "GlanceBackend", Namespace: "openstack", Name: "internal"})
+}
+
+// Before 2025.1 a retiring store keeps the process-wide bundle it was read
+// with, and its bundle takes part in the same-content rule.
+func TestRetiringStoreKeepsTheProcessWideCABundle(t *testing.T) {
+	s := newScenario(t)
+	beforeStoreCACertWithRetiring(s)
+	s.converge()
+	_, backends := mounts(s.get("Deployment", "glance"))
+	assert.Contains(t, secretText(t, s.get("Secret", backends), "backends.conf"), "[internal]\n")
+	_, volumes, env := caParts(s)
+	assert.Len(t, volumes, 1, "the retiring store's bundle stays mounted")
+	assert.Equal(t, []any{map[string]any{"name": "AWS_CA_BUNDLE", "value": "/etc/glance/s3-ca/internal/ca.crt"}}, env,
+		"botocore keeps verifying the retiring store with its bundle")
+	assert.Equal(t, []any{map[string]any{"storeId": "internal", "kept": true,
+		"message": "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it"}},
+		s.get("Glance", "glance")["status"].(map[string]any)["retiringStores"])
+
+	// A new https store with a bundle of other content: one process-wide
+	// bundle cannot serve both, so neither is rendered and none is named.
+	s.apply(tlsBackend("archive", "glance-archive", "archive-ca"))
+	s.convergeWithout("glance")
+	_, err := s.w.Run([]chain.Controller{glanceController()}, 1)
+	require.NoError(t, err)
+	status := s.get("Glance", "glance")["status"].(map[string]any)
+	require.Len(t, status["retiringStores"], 1)
+	retiring := status["retiringStores"].([]any)[0].(map[string]any)
+	assert.Equal(t, false, retiring["kept"])
+	assert.Contains(t, retiring["message"], "its backend is gone and its CA bundle cannot be used: glance_store of release 2024.2 has no s3_store_cacert")
+	assert.Contains(t, conditionMessage(s.get("Glance", "glance"), "BackendsReady"), "2 bundles with different content")
+	_, backends = mounts(s.get("Deployment", "glance"))
+	text := secretText(t, s.get("Secret", backends), "backends.conf")
+	assert.NotContains(t, text, "[internal]")
+	assert.NotContains(t, text, "[archive]")
+	_, volumes, env = caParts(s)
+	assert.Empty(t, volumes)
+	assert.Empty(t, env)
+}
+
 // The captured /sync/glance fixtures of CA bundles (see capture_test.go).
 func init() {
 	capturedGlanceCases = append(capturedGlanceCases,
@@ -231,6 +281,19 @@ keeps projecting and no bundle is mounted or named.`,
 				s.converge()
 				s.apply(tlsBackend("archive", "glance-archive", "archive-ca"))
 				s.converge()
+				return "glance"
+			}},
+		capturedCase{"ca-bundle-retiring-process-wide", `
+The 2024.2 Glance of ca-bundle-process-wide after its GlanceBackend
+"internal", the only https:// store, was deleted. The running backends.conf
+still holds [internal], so the store is retiring: its section is kept with
+the CA bundle the running Deployment mounts for it, and that bundle stays
+botocore's process-wide one (AWS_CA_BUNDLE), or glance-api would verify the
+store's endpoint without it and fail to read the images in it. The
+Deployment comes back unchanged: no roll.`,
+			func(s *scenario) string {
+				beforeStoreCACertWithRetiring(s)
+				s.convergeWithout("glance")
 				return "glance"
 			}},
 	)

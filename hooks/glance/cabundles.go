@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // StoreCACertFrom is the first release whose glance_store reads a CA bundle
@@ -56,26 +57,31 @@ func oldestRunRelease(specRelease, installed string) (release.Release, bool) {
 
 // processWideCABundle decides, for a release whose glance_store has no
 // s3_store_cacert, the one bundle botocore verifies every S3 endpoint with
-// (the file EnvCABundle names), or "" for none. It can serve the stores only
-// when every https:// store names a bundle and all those bundles have the
-// same content: a bundle replaces the system trust roots for every store,
-// so a store without one would lose them, and two different bundles cannot
-// both be the one. Otherwise every store with a bundle is skipped with
+// (the file EnvCABundle names), or "" for none. The stores it weighs are
+// the attached ones and the retiring ones kept: glance-api reads from both,
+// so a retiring store keeps the bundle its running Deployment mounts, and
+// that bundle counts like any other. It can serve the stores only when
+// every https:// store names a bundle and all those bundles have the same
+// content: a bundle replaces the system trust roots for every store, so a
+// store without one would lose them, and two different bundles cannot both
+// be the one. Otherwise every store with a bundle is skipped with
 // ReasonCABundleConflict (those without one keep working as before), and
 // the message says what would make it work. Concatenating the bundles is
 // not done: each store would then trust every other store's CA, and the
 // hooks would have to copy the bundles' content into a Secret of their own.
-func processWideCABundle(stores []*store, rel release.Release) string {
+// The stores are weighed in store id order, so the file named is the same
+// whatever order they come in.
+func processWideCABundle(attached, retired []*store, rel release.Release) string {
 	var withCA []*store
 	var httpsWithout []string
 	digests := map[string]bool{}
-	for _, s := range stores {
+	for _, s := range withRetired(attached, retired) {
 		switch {
 		case !s.rendered:
 		case s.ca != nil:
 			withCA = append(withCA, s)
 			digests[s.ca.digest] = true
-		case isHTTPS(s.backend.Spec.S3):
+		case isHTTPS(s.host()):
 			httpsWithout = append(httpsWithout, fmt.Sprintf("%q", s.id))
 		}
 	}
@@ -97,6 +103,9 @@ func processWideCABundle(stores []*store, rel release.Release) string {
 		s.rendered, s.held, s.section = false, false, ""
 		s.skipReason = ReasonCABundleConflict
 		s.skipped = "its CA bundle cannot be used: " + why
+		if s.retired {
+			s.skipped = "its backend is gone and " + s.skipped
+		}
 	}
 	return ""
 }
@@ -108,11 +117,22 @@ func pluralStores(ids []string) string {
 	return "stores " + strings.Join(ids, ", ")
 }
 
-func isHTTPS(s3 *api.S3Store) bool {
-	if s3 == nil {
-		return false
+// host is the S3 endpoint the store is reached at: its backend's spec, or,
+// for a retiring store whose backend is gone, the s3_store_host of the
+// section kept from the running config.
+func (s *store) host() string {
+	if s.retired {
+		h, _ := storeconf.OptionValue(s.section, "s3_store_host")
+		return h
 	}
-	u, err := url.Parse(s3.Host)
+	if s.backend.Spec.S3 == nil {
+		return ""
+	}
+	return s.backend.Spec.S3.Host
+}
+
+func isHTTPS(host string) bool {
+	u, err := url.Parse(host)
 	return err == nil && u.Scheme == "https"
 }
 
@@ -200,10 +220,6 @@ func runningCA(d *appsv1.Deployment, storeID string) (*caMount, bool) {
 
 // namesCACert reports whether a store section sets s3_store_cacert.
 func namesCACert(section string) bool {
-	for _, line := range strings.Split(section, "\n") {
-		if strings.HasPrefix(line, "s3_store_cacert = ") {
-			return true
-		}
-	}
-	return false
+	_, ok := storeconf.OptionValue(section, "s3_store_cacert")
+	return ok
 }

@@ -33,6 +33,18 @@ func s3Store(id, host, digest string) *store {
 	return s
 }
 
+// retiringStore is a store kept from the running config, its backend gone:
+// its host is only in its section, and its bundle is the one the running
+// Deployment mounts.
+func retiringStore(id, host, digest string) *store {
+	s := &store{id: id, retired: true, rendered: true, section: "[" + id + "]\ns3_store_host = " + host + "\n"}
+	if digest != "" {
+		s.section += "s3_store_cacert = /etc/glance/s3-ca/" + id + "/ca.crt\n"
+		s.ca = &caMount{ref: api.CABundleRef{Name: id + "-ca"}, digest: digest}
+	}
+	return s
+}
+
 func TestProcessWideCABundle(t *testing.T) {
 	zed := release.Release{Year: 2022, Minor: 2}
 	type want struct {
@@ -41,10 +53,12 @@ func TestProcessWideCABundle(t *testing.T) {
 	}
 	conflict := "its CA bundle cannot be used: glance_store of release 2022.2 has no s3_store_cacert, so one CA bundle " +
 		"(botocore's AWS_CA_BUNDLE) verifies every S3 store of glance-api, "
+	retiredConflict := "its backend is gone and " + conflict
 	cases := map[string]struct {
-		reason string
-		stores []*store
-		want   want
+		reason  string
+		stores  []*store
+		retired []*store
+		want    want
 	}{
 		"NoBundle": {
 			reason: "without a CA bundle botocore keeps its default trust roots",
@@ -82,11 +96,47 @@ func TestProcessWideCABundle(t *testing.T) {
 					"name the same bundle (holding the roots they need) on every https:// store, or run 2025.1 or later",
 			}},
 		},
+		"RetiringStoreKeepsItsBundle": {
+			reason:  "a retiring https store, the only one with a bundle, beside an attached http store: its bundle stays the process's, or its images fail the TLS check",
+			stores:  []*store{s3Store("a", "http://garage:3900", "")},
+			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
+			want:    want{env: "/etc/glance/s3-ca/old/ca.crt"},
+		},
+		"RetiringSameContentByStoreID": {
+			reason:  "a retiring store and an attached one with bundles of the same content share it; the first store id's file is named, whichever list it is in",
+			stores:  []*store{s3Store("z", "https://rgw-z.internal", digestA)},
+			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
+			want:    want{env: "/etc/glance/s3-ca/old/ca.crt"},
+		},
+		"RetiringBundleConflicts": {
+			reason:  "a retiring store's bundle of other content than an attached store's: both are skipped, the retiring one saying its backend is gone",
+			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "http://garage:3900", "")},
+			retired: []*store{retiringStore("old", "https://rgw.internal", digestB)},
+			want: want{skipped: map[string]string{
+				"a":   conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+				"old": retiredConflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+			}},
+		},
+		"RetiringHTTPSWithoutBundle": {
+			reason:  "a retiring https store without a bundle (its host read from its kept section) would lose the system trust roots: the attached store with the bundle is skipped",
+			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*store{retiringStore("old", "https://s3.example.com", "")},
+			want: want{skipped: map[string]string{
+				"a": conflict + `which https:// store "old" without a CA bundle would then be verified with instead of the system trust roots; ` +
+					"name the same bundle (holding the roots they need) on every https:// store, or run 2025.1 or later",
+			}},
+		},
+		"RetiringNotKeptIgnored": {
+			reason:  "a retiring store whose section is not kept (dropped) does not count",
+			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*store{{id: "old", retired: true, dropped: true, ca: &caMount{digest: digestB}}},
+			want:    want{env: "/etc/glance/s3-ca/a/ca.crt"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := want{env: processWideCABundle(tc.stores, zed)}
-			for _, s := range tc.stores {
+			got := want{env: processWideCABundle(tc.stores, tc.retired, zed)}
+			for _, s := range append(append([]*store{}, tc.stores...), tc.retired...) {
 				if s.skipReason == ReasonCABundleConflict {
 					if got.skipped == nil {
 						got.skipped = map[string]string{}

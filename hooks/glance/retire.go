@@ -24,7 +24,9 @@ const ReasonStoreRetiring = "StoreRetiring"
 // enabled, never the default: the default is chosen among attached stores.
 // A section that no longer reads as the service writes it is not carried;
 // the store is reported and left out. A section that names a CA bundle is
-// kept with the bundle the running Deployment mounts for it, or not at all.
+// kept with the bundle the running Deployment mounts for it, or not at all;
+// before 2025.1 that bundle also takes part in choosing the process-wide one
+// (processWideCABundle).
 func retiringStores(attached []*store, running string, drop []string, current *appsv1.Deployment) []*store {
 	if running == "" {
 		return nil

@@ -101,10 +101,11 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		}
 	}
 	// A release whose glance_store has one process-wide CA bundle may have
-	// to leave stores out, which decides the default too.
+	// to leave stores out, attached or retiring, which decides the default
+	// too.
 	processWideCA := ""
 	if rel, ok := oldestRunRelease(spec.OpenStackRelease, g.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
-		processWideCA = processWideCABundle(stores, rel)
+		processWideCA = processWideCABundle(stores, retired, rel)
 	}
 	creds, dbProblem, userCond, err := readCredentials(&g, spec, req.Related)
 	if err != nil {

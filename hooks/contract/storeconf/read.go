@@ -38,6 +38,17 @@ func CheckSection(text, id string) error {
 	return nil
 }
 
+// OptionValue is the value, '$' unescaped, of the first "key = value" line
+// of a section CheckSection accepted; false when no line sets key.
+func OptionValue(section, key string) (string, bool) {
+	for _, line := range strings.Split(section, "\n") {
+		if k, v, ok := strings.Cut(line, " = "); ok && k == key {
+			return unescape(v)
+		}
+	}
+	return "", false
+}
+
 // unescape undoes Escape; false when a '$' is not doubled.
 func unescape(v string) (string, bool) {
 	if !strings.Contains(v, "$") {

@@ -65,3 +65,20 @@ func FuzzCheckSection(f *testing.F) {
 		}
 	})
 }
+
+func TestOptionValue(t *testing.T) {
+	section := "[a]\ns3_store_host = https://rgw.internal\ns3_store_secret_key = p$$ss\n"
+	for key, want := range map[string]struct {
+		value string
+		ok    bool
+	}{
+		"s3_store_host":       {"https://rgw.internal", true},
+		"s3_store_secret_key": {"p$ss", true},
+		"s3_store_cacert":     {"", false},
+		"[a]":                 {"", false},
+	} {
+		if v, ok := OptionValue(section, key); v != want.value || ok != want.ok {
+			t.Errorf("OptionValue(%q) = %q, %t; want %q, %t (the value as written, '$$' read as '$')", key, v, ok, want.value, want.ok)
+		}
+	}
+}
