@@ -192,7 +192,9 @@ func beforeStoreCACertWithRetiring(s *scenario) {
 }
 
 // Before 2025.1 a retiring store keeps the process-wide bundle it was read
-// with, and its bundle takes part in the same-content rule.
+// with, and it goes before an attached store that needs another bundle: left
+// out once, it would be gone for good (it is read only from the running
+// config), so the newcomer is skipped until the user drops the retiring one.
 func TestRetiringStoreKeepsTheProcessWideCABundle(t *testing.T) {
 	s := newScenario(t)
 	beforeStoreCACertWithRetiring(s)
@@ -201,31 +203,50 @@ func TestRetiringStoreKeepsTheProcessWideCABundle(t *testing.T) {
 	assert.Contains(t, secretText(t, s.get("Secret", backends), "backends.conf"), "[internal]\n")
 	_, volumes, env := caParts(s)
 	assert.Len(t, volumes, 1, "the retiring store's bundle stays mounted")
-	assert.Equal(t, []any{map[string]any{"name": "AWS_CA_BUNDLE", "value": "/etc/glance/s3-ca/internal/ca.crt"}}, env,
-		"botocore keeps verifying the retiring store with its bundle")
-	assert.Equal(t, []any{map[string]any{"storeId": "internal", "kept": true,
-		"message": "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it"}},
-		s.get("Glance", "glance")["status"].(map[string]any)["retiringStores"])
+	internalBundle := []any{map[string]any{"name": "AWS_CA_BUNDLE", "value": "/etc/glance/s3-ca/internal/ca.crt"}}
+	assert.Equal(t, internalBundle, env, "botocore keeps verifying the retiring store with its bundle")
+	keptInternal := []any{map[string]any{"storeId": "internal", "kept": true,
+		"message": "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it"}}
+	assert.Equal(t, keptInternal, s.get("Glance", "glance")["status"].(map[string]any)["retiringStores"])
 
 	// A new https store with a bundle of other content: one process-wide
-	// bundle cannot serve both, so neither is rendered and none is named.
+	// bundle cannot serve both, and the retiring store is the one serving.
+	// Converging all the way shows it stays: nothing drops it on a later
+	// sync.
 	s.apply(tlsBackend("archive", "glance-archive", "archive-ca"))
-	s.convergeWithout("glance")
-	_, err := s.w.Run([]chain.Controller{glanceController()}, 1)
-	require.NoError(t, err)
-	status := s.get("Glance", "glance")["status"].(map[string]any)
-	require.Len(t, status["retiringStores"], 1)
-	retiring := status["retiringStores"].([]any)[0].(map[string]any)
-	assert.Equal(t, false, retiring["kept"])
-	assert.Contains(t, retiring["message"], "its backend is gone and its CA bundle cannot be used: glance_store of release 2024.2 has no s3_store_cacert")
-	assert.Contains(t, conditionMessage(s.get("Glance", "glance"), "BackendsReady"), "2 bundles with different content")
+	s.converge()
+	glance := s.get("Glance", "glance")
+	assert.Equal(t, keptInternal, glance["status"].(map[string]any)["retiringStores"], "the retiring store stays kept")
+	var archive map[string]any
+	for _, b := range glance["status"].(map[string]any)["backends"].([]any) {
+		if b.(map[string]any)["name"] == "archive" {
+			archive = b.(map[string]any)
+		}
+	}
+	require.NotNil(t, archive, "status.backends[] lists archive")
+	assert.Equal(t, "CABundleConflict", archive["reason"])
+	assert.Contains(t, archive["message"], `its CA bundle conflicts with retiring store "internal": glance_store of release 2024.2 has no s3_store_cacert`)
+	assert.Contains(t, archive["message"], `give this store the same bundle, drop retiring store "internal" (spec.dropRetiredStores), or run 2025.1 or later`)
+	assert.Equal(t, "False/WaitingForBackends", s.condition("Glance", "glance", "BackendsReady"))
 	_, backends = mounts(s.get("Deployment", "glance"))
 	text := secretText(t, s.get("Secret", backends), "backends.conf")
-	assert.NotContains(t, text, "[internal]")
+	assert.Contains(t, text, "[primary]")
+	assert.Contains(t, text, "[internal]\n")
 	assert.NotContains(t, text, "[archive]")
 	_, volumes, env = caParts(s)
-	assert.Empty(t, volumes)
-	assert.Empty(t, env)
+	assert.Len(t, volumes, 1, "only the retiring store's bundle is mounted")
+	assert.Equal(t, internalBundle, env)
+
+	// The user drops the retiring store: the newcomer's bundle is the one.
+	s.apply(strings.Replace(strings.ReplaceAll(standaloneGlance, "2025.2", "2024.2"), "spec:\n", "spec:\n  dropRetiredStores: [internal]\n", 1))
+	s.converge()
+	_, backends = mounts(s.get("Deployment", "glance"))
+	text = secretText(t, s.get("Secret", backends), "backends.conf")
+	assert.NotContains(t, text, "[internal]")
+	assert.Contains(t, text, "[archive]\n")
+	_, _, env = caParts(s)
+	assert.Equal(t, []any{map[string]any{"name": "AWS_CA_BUNDLE", "value": "/etc/glance/s3-ca/archive/ca.crt"}}, env)
+	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
 }
 
 // The captured /sync/glance fixtures of CA bundles (see capture_test.go).
@@ -293,6 +314,23 @@ store's endpoint without it and fail to read the images in it. The
 Deployment comes back unchanged: no roll.`,
 			func(s *scenario) string {
 				beforeStoreCACertWithRetiring(s)
+				s.convergeWithout("glance")
+				return "glance"
+			}},
+		capturedCase{"ca-bundle-retiring-newcomer-skipped", `
+The 2024.2 Glance of ca-bundle-retiring-process-wide, its retiring store
+"internal" kept with its CA bundle as botocore's process-wide one, after a
+new https:// GlanceBackend "archive" with a CA bundle of other content was
+added. One bundle cannot verify both, and the retiring store is the one
+already serving (left out once, it would be gone for good), so "archive" is
+skipped with CABundleConflict, its message naming the retiring store and
+the ways out: the same bundle, dropping "internal" through
+spec.dropRetiredStores, or 2025.1 or later. "internal" stays in
+status.retiringStores, kept, and the Deployment comes back unchanged.`,
+			func(s *scenario) string {
+				beforeStoreCACertWithRetiring(s)
+				s.converge()
+				s.apply(tlsBackend("archive", "glance-archive", "archive-ca"))
 				s.convergeWithout("glance")
 				return "glance"
 			}},

@@ -64,50 +64,125 @@ func oldestRunRelease(specRelease, installed string) (release.Release, bool) {
 // every https:// store names a bundle and all those bundles have the same
 // content: a bundle replaces the system trust roots for every store, so a
 // store without one would lose them, and two different bundles cannot both
-// be the one. Otherwise every store with a bundle is skipped with
-// ReasonCABundleConflict (those without one keep working as before), and
-// the message says what would make it work. Concatenating the bundles is
-// not done: each store would then trust every other store's CA, and the
+// be the one.
+//
+// The retiring stores go first: they are already serving, and one left
+// out is gone for good (it is read only from the running config), so an
+// attached store that asks of the one bundle what they cannot share is
+// skipped instead (skipForRetiring). Among the remaining stores, when one
+// bundle still cannot serve them all, every store with a bundle is skipped
+// with ReasonCABundleConflict (those without one keep working as before),
+// and the message says what would make it work. Concatenating the bundles
+// is not done: each store would then trust every other store's CA, and the
 // hooks would have to copy the bundles' content into a Secret of their own.
 // The stores are weighed in store id order, so the file named is the same
 // whatever order they come in.
 func processWideCABundle(attached, retired []*store, rel release.Release) string {
-	var withCA []*store
-	var httpsWithout []string
-	digests := map[string]bool{}
-	for _, s := range withRetired(attached, retired) {
-		switch {
-		case !s.rendered:
-		case s.ca != nil:
-			withCA = append(withCA, s)
-			digests[s.ca.digest] = true
-		case isHTTPS(s.host()):
-			httpsWithout = append(httpsWithout, fmt.Sprintf("%q", s.id))
-		}
+	why := fmt.Sprintf("glance_store of release %s has no s3_store_cacert, so one CA bundle (botocore's %s) verifies every S3 store of glance-api, ", rel, EnvCABundle)
+	if incumbents := weighCABundles(withRetired(nil, retired)); incumbents.servable() {
+		skipForRetiring(withRetired(attached, nil), incumbents, why)
 	}
-	if len(withCA) == 0 {
+	all := weighCABundles(withRetired(attached, retired))
+	if len(all.withCA) == 0 {
 		return ""
 	}
-	if len(digests) == 1 && len(httpsWithout) == 0 {
-		return names.CABundlePath(withCA[0].id)
+	if all.servable() {
+		return names.CABundlePath(all.withCA[0].id)
 	}
-	why := fmt.Sprintf("glance_store of release %s has no s3_store_cacert, so one CA bundle (botocore's %s) verifies every S3 store of glance-api, ", rel, EnvCABundle)
-	if len(digests) > 1 {
-		why += fmt.Sprintf("and the stores name %d bundles with different content; give them one bundle, or run %s or later", len(digests), StoreCACertFrom)
+	if len(all.digests) > 1 {
+		why += fmt.Sprintf("and the stores name %d bundles with different content; give them one bundle, or run %s or later", len(all.digests), StoreCACertFrom)
 	} else {
 		why += fmt.Sprintf("which https:// %s without a CA bundle would then be verified with instead of the system trust roots; "+
 			"name the same bundle (holding the roots they need) on every https:// store, or run %s or later",
-			pluralStores(httpsWithout), StoreCACertFrom)
+			pluralStores(quoted(all.httpsWithout)), StoreCACertFrom)
 	}
-	for _, s := range withCA {
-		s.rendered, s.held, s.section = false, false, ""
-		s.skipReason = ReasonCABundleConflict
-		s.skipped = "its CA bundle cannot be used: " + why
+	for _, s := range all.withCA {
+		msg := "its CA bundle cannot be used: " + why
 		if s.retired {
-			s.skipped = "its backend is gone and " + s.skipped
+			msg = "its backend is gone and " + msg
 		}
+		skipForCABundle(s, msg)
 	}
 	return ""
+}
+
+// caNeeds is what a set of rendered stores asks of the one process-wide
+// bundle: the stores with a bundle and their distinct contents, and the
+// https:// stores without one (they need the system trust roots).
+type caNeeds struct {
+	withCA, httpsWithout []*store
+	digests              map[string]bool
+}
+
+func weighCABundles(stores []*store) caNeeds {
+	n := caNeeds{digests: map[string]bool{}}
+	for _, s := range stores {
+		switch {
+		case !s.rendered:
+		case s.ca != nil:
+			n.withCA = append(n.withCA, s)
+			n.digests[s.ca.digest] = true
+		case isHTTPS(s.host()):
+			n.httpsWithout = append(n.httpsWithout, s)
+		}
+	}
+	return n
+}
+
+// servable reports whether one bundle (or none) serves every store weighed.
+func (n caNeeds) servable() bool {
+	return len(n.digests) == 0 || len(n.digests) == 1 && len(n.httpsWithout) == 0
+}
+
+// skipForRetiring skips, with ReasonCABundleConflict, each attached store
+// the kept retiring stores (which one bundle can serve) cannot share the
+// process-wide bundle with: one whose bundle differs from theirs, an
+// https:// one without a bundle while they have one, one with a bundle
+// while an https:// retiring store has none. The message names the
+// retiring stores and the ways out: the same bundle, dropping them, or a
+// release with s3_store_cacert.
+func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
+	withBundle := pluralStores(quoted(incumbents.withCA))
+	drop := fmt.Sprintf("drop retiring %s (spec.dropRetiredStores), or run %s or later", withBundle, StoreCACertFrom)
+	for _, s := range attached {
+		if !s.rendered {
+			continue
+		}
+		switch {
+		case len(incumbents.withCA) > 0 && s.ca != nil && !incumbents.digests[s.ca.digest]:
+			skipForCABundle(s, fmt.Sprintf("its CA bundle conflicts with retiring %s: %s"+
+				"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this store's has other content; "+
+				"give this store the same bundle, %s", withBundle, why, drop))
+		case len(incumbents.withCA) > 0 && s.ca == nil && isHTTPS(s.host()):
+			skipForCABundle(s, fmt.Sprintf("it conflicts with retiring %s: %s"+
+				"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this https:// store without a CA bundle "+
+				"would then be verified with it instead of the system trust roots; give this store the same bundle (holding the roots it needs), %s",
+				withBundle, why, drop))
+		case len(incumbents.httpsWithout) > 0 && s.ca != nil:
+			retiring := pluralStores(quoted(incumbents.httpsWithout))
+			skipForCABundle(s, fmt.Sprintf("its CA bundle conflicts with retiring https:// %s without a CA bundle: %s"+
+				"and this bundle would replace the system trust roots a retiring store is read with; "+
+				"name no CA bundle on this store (when the system trust roots verify its endpoint), drop retiring %s (spec.dropRetiredStores), or run %s or later",
+				retiring, why, retiring, StoreCACertFrom))
+		}
+	}
+}
+
+// skipForCABundle leaves a store out of the config with
+// ReasonCABundleConflict.
+func skipForCABundle(s *store, msg string) {
+	s.rendered, s.held, s.section = false, false, ""
+	s.skipReason = ReasonCABundleConflict
+	s.skipped = msg
+}
+
+// quoted is the stores' ids, each quoted.
+func quoted(stores []*store) []string {
+	ids := make([]string, len(stores))
+	for i, s := range stores {
+		ids[i] = fmt.Sprintf("%q", s.id)
+	}
+	return ids
 }
 
 func pluralStores(ids []string) string {

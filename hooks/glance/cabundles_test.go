@@ -51,9 +51,15 @@ func TestProcessWideCABundle(t *testing.T) {
 		env     string
 		skipped map[string]string // store id -> message, for stores left out
 	}
-	conflict := "its CA bundle cannot be used: glance_store of release 2022.2 has no s3_store_cacert, so one CA bundle " +
+	oneBundle := "glance_store of release 2022.2 has no s3_store_cacert, so one CA bundle " +
 		"(botocore's AWS_CA_BUNDLE) verifies every S3 store of glance-api, "
+	conflict := "its CA bundle cannot be used: " + oneBundle
 	retiredConflict := "its backend is gone and " + conflict
+	// otherThanOld is an attached store's message when its bundle differs
+	// from that of retiring store "old".
+	otherThanOld := `its CA bundle conflicts with retiring store "old": ` + oneBundle +
+		"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this store's has other content; " +
+		`give this store the same bundle, drop retiring store "old" (spec.dropRetiredStores), or run 2025.1 or later`
 	cases := map[string]struct {
 		reason  string
 		stores  []*store
@@ -108,22 +114,62 @@ func TestProcessWideCABundle(t *testing.T) {
 			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
 			want:    want{env: "/etc/glance/s3-ca/old/ca.crt"},
 		},
-		"RetiringBundleConflicts": {
-			reason:  "a retiring store's bundle of other content than an attached store's: both are skipped, the retiring one saying its backend is gone",
+		"RetiringBundleWinsOverNewcomer": {
+			reason: "a retiring store's bundle of other content than an attached store's: the retiring store is serving and would be gone for good, " +
+				"so the attached one is skipped, naming it and the ways out, and the retiring store's bundle stays the process's",
 			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "http://garage:3900", "")},
 			retired: []*store{retiringStore("old", "https://rgw.internal", digestB)},
-			want: want{skipped: map[string]string{
-				"a":   conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
-				"old": retiredConflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+			want: want{env: "/etc/glance/s3-ca/old/ca.crt", skipped: map[string]string{
+				"a": otherThanOld,
+			}},
+		},
+		"RetiringBundleSkipsOnlyTheConflictingNewcomer": {
+			reason:  "of two attached stores, the one with the retiring store's bundle content is kept, the other skipped; the first store id's file is named",
+			stores:  []*store{s3Store("c", "https://rgw-c.internal", digestB), s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
+			want: want{env: "/etc/glance/s3-ca/a/ca.crt", skipped: map[string]string{
+				"c": otherThanOld,
+			}},
+		},
+		"RetiringBundleSkipsNewcomerWithoutBundle": {
+			reason:  "an attached https store without a bundle would be verified with the retiring store's bundle instead of the system roots: the attached one is skipped",
+			stores:  []*store{s3Store("b", "https://s3.example.com", ""), s3Store("c", "http://garage:3900", "")},
+			retired: []*store{retiringStore("old", "https://rgw.internal", digestA), retiringStore("older", "https://rgw.internal", digestA)},
+			want: want{env: "/etc/glance/s3-ca/old/ca.crt", skipped: map[string]string{
+				"b": `it conflicts with retiring stores "old", "older": ` + oneBundle +
+					"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this https:// store without a CA bundle " +
+					"would then be verified with it instead of the system trust roots; give this store the same bundle (holding the roots it needs), " +
+					`drop retiring stores "old", "older" (spec.dropRetiredStores), or run 2025.1 or later`,
 			}},
 		},
 		"RetiringHTTPSWithoutBundle": {
-			reason:  "a retiring https store without a bundle (its host read from its kept section) would lose the system trust roots: the attached store with the bundle is skipped",
+			reason:  "a retiring https store without a bundle (its host read from its kept section) would lose the system trust roots: the attached store with the bundle is skipped, naming it",
 			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
 			retired: []*store{retiringStore("old", "https://s3.example.com", "")},
 			want: want{skipped: map[string]string{
-				"a": conflict + `which https:// store "old" without a CA bundle would then be verified with instead of the system trust roots; ` +
-					"name the same bundle (holding the roots they need) on every https:// store, or run 2025.1 or later",
+				"a": `its CA bundle conflicts with retiring https:// store "old" without a CA bundle: ` + oneBundle +
+					"and this bundle would replace the system trust roots a retiring store is read with; name no CA bundle on this store " +
+					`(when the system trust roots verify its endpoint), drop retiring store "old" (spec.dropRetiredStores), or run 2025.1 or later`,
+			}},
+		},
+		"RetiringHTTPLeavesAttachedConflict": {
+			reason:  "a retiring http store asks nothing of the bundle: a conflict among attached stores alone skips them as before",
+			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestB)},
+			retired: []*store{retiringStore("old", "http://garage:3900", "")},
+			want: want{skipped: map[string]string{
+				"a": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+				"b": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+			}},
+		},
+		"RetiringStoresConflictAmongThemselves": {
+			reason: "retiring stores one bundle cannot serve (only after a release went back) take no precedence: " +
+				"every store with a bundle is skipped, the retiring ones saying their backend is gone",
+			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*store{retiringStore("old", "https://rgw.internal", digestA), retiringStore("older", "https://rgw-2.internal", digestB)},
+			want: want{skipped: map[string]string{
+				"a":     conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+				"old":   retiredConflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
+				"older": retiredConflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
 			}},
 		},
 		"RetiringNotKeptIgnored": {
@@ -133,22 +179,39 @@ func TestProcessWideCABundle(t *testing.T) {
 			want:    want{env: "/etc/glance/s3-ca/a/ca.crt"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := want{env: processWideCABundle(tc.stores, tc.retired, zed)}
-			for _, s := range append(append([]*store{}, tc.stores...), tc.retired...) {
-				if s.skipReason == ReasonCABundleConflict {
-					if got.skipped == nil {
-						got.skipped = map[string]string{}
-					}
-					got.skipped[s.id] = s.skipped
-					if s.rendered || s.section != "" {
-						t.Errorf("%s: store %s is skipped but still rendered", tc.reason, s.id)
-					}
+	decide := func(t *testing.T, reason string, stores, retired []*store) want {
+		got := want{env: processWideCABundle(stores, retired, zed)}
+		for _, s := range append(append([]*store{}, stores...), retired...) {
+			if s.skipReason == ReasonCABundleConflict {
+				if got.skipped == nil {
+					got.skipped = map[string]string{}
+				}
+				got.skipped[s.id] = s.skipped
+				if s.rendered || s.section != "" {
+					t.Errorf("%s: store %s is skipped but still rendered", reason, s.id)
 				}
 			}
+		}
+		return got
+	}
+	// reversed copies the stores in the other order, unskipped.
+	reversed := func(stores []*store) []*store {
+		out := make([]*store, len(stores))
+		for i, s := range stores {
+			c := *s
+			out[len(stores)-1-i] = &c
+		}
+		return out
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			otherOrder, otherOrderRetired := reversed(tc.stores), reversed(tc.retired)
+			got := decide(t, tc.reason, tc.stores, tc.retired)
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nprocessWideCABundle(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(got, decide(t, tc.reason, otherOrder, otherOrderRetired), cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nthe stores in the other order decide otherwise: -in order, +reversed:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -25,8 +25,8 @@ const ReasonStoreRetiring = "StoreRetiring"
 // A section that no longer reads as the service writes it is not carried;
 // the store is reported and left out. A section that names a CA bundle is
 // kept with the bundle the running Deployment mounts for it, or not at all;
-// before 2025.1 that bundle also takes part in choosing the process-wide one
-// (processWideCABundle).
+// before 2025.1 that bundle also takes part in choosing the process-wide one,
+// and goes before an attached store's (processWideCABundle).
 func retiringStores(attached []*store, running string, drop []string, current *appsv1.Deployment) []*store {
 	if running == "" {
 		return nil
