@@ -178,28 +178,16 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 		var out any
 		switch {
 		case r.Sync != nil:
-			req, ok := (*metacontroller.SyncRequest)(nil), false
-			if scanned {
-				req, ok = metacontroller.ParseSyncRequest(body)
-			}
-			if !ok {
-				req = &metacontroller.SyncRequest{}
-				if err := decodeEnvelope(body, req, "sync"); err != nil {
-					return err
-				}
+			var req *metacontroller.SyncRequest
+			if req, err = parseEnvelope(body, scanned, metacontroller.ParseSyncRequest, "sync"); err != nil {
+				return err
 			}
 			c.Set(logParentKey, describeParent(req.Parent))
 			out, err = r.Sync(req, cfg.Now())
 		case r.Customize != nil:
-			req, ok := (*metacontroller.CustomizeRequest)(nil), false
-			if scanned {
-				req, ok = metacontroller.ParseCustomizeRequest(body)
-			}
-			if !ok {
-				req = &metacontroller.CustomizeRequest{}
-				if err := decodeEnvelope(body, req, "customize"); err != nil {
-					return err
-				}
+			var req *metacontroller.CustomizeRequest
+			if req, err = parseEnvelope(body, scanned, metacontroller.ParseCustomizeRequest, "customize"); err != nil {
+				return err
 			}
 			c.Set(logParentKey, describeParent(req.Parent))
 			out, err = r.Customize(req)
@@ -217,6 +205,22 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 		}
 		return c.JSON(http.StatusOK, out)
 	}
+}
+
+// parseEnvelope reads a hook's envelope: with parse, without copies, from
+// a body rawjson.Scan found valid and within the limits; otherwise, and
+// whenever parse declines, with decodeEnvelope, which names what is wrong.
+func parseEnvelope[T any](body []byte, scanned bool, parse func([]byte) (*T, bool), what string) (*T, error) {
+	if scanned {
+		if req, ok := parse(body); ok {
+			return req, nil
+		}
+	}
+	req := new(T)
+	if err := decodeEnvelope(body, req, what); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 // decodeEnvelope decodes one JSON object and nothing after it.
