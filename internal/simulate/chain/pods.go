@@ -38,7 +38,7 @@ func (w *World) StartPod(owner Ref, suffix string, created time.Time) (Ref, erro
 	case "Deployment":
 		hash := templateHash(template)
 		labels["pod-template-hash"] = hash
-		controller = Ref{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: owner.Namespace, Name: replicaSetName(owner.Name, template)}
+		controller = Ref{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: owner.Namespace, Name: replicaSetName(owner.Name, hash)}
 	case "Job":
 		labels["batch.kubernetes.io/job-name"] = owner.Name
 		labels["job-name"] = owner.Name
@@ -75,11 +75,11 @@ func (w *World) ReplicaSetName(deployment Ref) (string, error) {
 	}
 	spec, _ := o["spec"].(map[string]any)
 	template, _ := spec["template"].(map[string]any)
-	return replicaSetName(deployment.Name, template), nil
+	return replicaSetName(deployment.Name, templateHash(template)), nil
 }
 
-func replicaSetName(deployment string, template map[string]any) string {
-	return deployment + "-" + templateHash(template)
+func replicaSetName(deployment, hash string) string {
+	return deployment + "-" + hash
 }
 
 // templateHash names a ReplicaSet after its pod template, as the
