@@ -52,7 +52,6 @@ func newPair(commonName string, usage x509.ExtKeyUsage, hosts []string) (Pair, e
 type CA struct {
 	Pair
 	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
 }
 
 // NewCA makes a CA certificate valid for a day.
@@ -68,7 +67,7 @@ func NewCA(commonName string) (CA, error) {
 	if err != nil {
 		return CA{}, err
 	}
-	return CA{Pair: p, cert: cert, key: p.key}, nil
+	return CA{Pair: p, cert: cert}, nil
 }
 
 // Issue makes a serving certificate for the hosts, signed by the CA, valid
