@@ -4,10 +4,8 @@ import (
 	"encoding/base64"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
-
-// secretsKey is the related-object key of Secrets.
-var secretsKey = metacontroller.Key("Secret", "v1")
 
 // SecretData reads a related Secret's data, each value decoded. A value
 // that is not base64 is left out, as if the key were missing: whoever
@@ -16,7 +14,7 @@ var secretsKey = metacontroller.Key("Secret", "v1")
 func SecretData(related metacontroller.ObjectMap, name string) (data map[string]string, found bool, err error) {
 	sec, found, err := metacontroller.DecodeOne[struct {
 		Data map[string]string `json:"data"`
-	}](related, secretsKey, name)
+	}](related, names.SecretsKey, name)
 	if err != nil {
 		return nil, false, Invalid("related %v", err)
 	}
