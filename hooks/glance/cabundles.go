@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -218,6 +219,12 @@ func isHTTPS(host string) bool {
 // the release needs one.
 func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 	pod := &d.Spec.Template.Spec
+	// The mounts and the variable go to glance-api; a pod spec without that
+	// container still gets the volumes and the digests.
+	container := &corev1.Container{}
+	if i := slices.IndexFunc(pod.Containers, func(c corev1.Container) bool { return c.Name == ContainerName }); i >= 0 {
+		container = &pod.Containers[i]
+	}
 	var digests []string
 	for _, s := range stores {
 		if !s.rendered || s.ca == nil {
@@ -225,12 +232,8 @@ func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 		}
 		vol := names.CABundleVolume(s.id)
 		pod.Volumes = append(pod.Volumes, caVolume(vol, s.ca.ref))
-		for i := range pod.Containers {
-			if pod.Containers[i].Name == ContainerName {
-				pod.Containers[i].VolumeMounts = append(pod.Containers[i].VolumeMounts,
-					corev1.VolumeMount{Name: vol, MountPath: names.CABundleMountDir(s.id), ReadOnly: true})
-			}
-		}
+		container.VolumeMounts = append(container.VolumeMounts,
+			corev1.VolumeMount{Name: vol, MountPath: names.CABundleMountDir(s.id), ReadOnly: true})
 		digests = append(digests, s.id+"="+s.ca.digest)
 	}
 	if len(digests) == 0 {
@@ -240,13 +243,8 @@ func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 		d.Spec.Template.Annotations = map[string]string{}
 	}
 	d.Spec.Template.Annotations[names.AnnotationCABundles] = strings.Join(digests, ",")
-	if processWide == "" {
-		return
-	}
-	for i := range pod.Containers {
-		if pod.Containers[i].Name == ContainerName {
-			pod.Containers[i].Env = append(pod.Containers[i].Env, corev1.EnvVar{Name: EnvCABundle, Value: processWide})
-		}
+	if processWide != "" {
+		container.Env = append(container.Env, corev1.EnvVar{Name: EnvCABundle, Value: processWide})
 	}
 }
 
