@@ -58,7 +58,7 @@ services-deps:
 unit: helm
 	HELM=$(HELM) $(GO) test -count=1 -timeout 20m ./...
 
-# The real kube-apiserver and etcd the integration tests start, built once
+# The real kube-apiserver, etcd and kubectl the integration tests use, built once
 # from the pinned module in test/kube into a cache directory (a cold build
 # takes several minutes; afterwards this only prints the directory).
 kube-bins:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the real kube-apiserver and etcd the integration tests run, from the
+# Builds the real kube-apiserver, etcd and kubectl the integration tests run, from the
 # pinned module in test/kube, into a cache directory outside the work tree.
 # A cold build of kube-apiserver takes about 15 minutes on 2 cores; later runs
 # only check that the binaries for this pin already exist.
@@ -23,5 +23,10 @@ if [ ! -x "$out/kube-apiserver" ]; then
   echo "building kube-apiserver $k8s_version into $out (a cold build takes minutes)" >&2
   go build -trimpath -ldflags "$ldflags" -o "$out/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
   mv "$out/kube-apiserver.tmp" "$out/kube-apiserver"
+fi
+if [ ! -x "$out/kubectl" ]; then
+  echo "building kubectl $k8s_version into $out" >&2
+  go build -trimpath -ldflags "$ldflags" -o "$out/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl
+  mv "$out/kubectl.tmp" "$out/kubectl"
 fi
 echo "$out"

@@ -33,7 +33,7 @@ import (
 
 // Environment variables the harness reads.
 const (
-	// EnvBinDir names a directory holding kube-apiserver and etcd; without it
+	// EnvBinDir names a directory holding kube-apiserver, etcd and kubectl; without it
 	// the harness asks hack/build-kube.sh (which builds them once into a
 	// cache directory).
 	EnvBinDir = "KUBE_BIN_DIR"
@@ -51,6 +51,8 @@ type Env struct {
 	// Dir holds everything the environment wrote: certificates, the token
 	// file, etcd's data, logs, the kubeconfig. Stop removes it.
 	Dir string
+	// Bins holds kube-apiserver, etcd and kubectl of one Kubernetes version.
+	Bins string
 	// Kubeconfig is a kubeconfig file for the admin user (system:masters).
 	Kubeconfig string
 	// URL is the API server's https URL.
@@ -149,7 +151,7 @@ func startIn(bins string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{Dir: dir}
+	env := &Env{Dir: dir, Bins: bins}
 	ok := false
 	defer func() {
 		if !ok {
@@ -206,11 +208,11 @@ func repoRoot() (string, error) {
 	}
 }
 
-// binDir returns a directory with both binaries: KUBE_BIN_DIR when it holds
+// binDir returns a directory with the three binaries: KUBE_BIN_DIR when it holds
 // them, else what hack/build-kube.sh prints (it builds them when missing).
 func binDir() (string, error) {
 	has := func(dir string) bool {
-		for _, b := range []string{"kube-apiserver", "etcd"} {
+		for _, b := range []string{"kube-apiserver", "etcd", "kubectl"} {
 			if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.Mode()&0o111 == 0 {
 				return false
 			}
@@ -233,7 +235,7 @@ func binDir() (string, error) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	d := strings.TrimSpace(lines[len(lines)-1])
 	if !has(d) {
-		return "", fmt.Errorf("%w: hack/build-kube.sh printed %q, which lacks kube-apiserver or etcd: %s", ErrAbsent, d, lastLines(stderr.String(), 5))
+		return "", fmt.Errorf("%w: hack/build-kube.sh printed %q, which lacks kube-apiserver, etcd or kubectl: %s", ErrAbsent, d, lastLines(stderr.String(), 5))
 	}
 	return d, nil
 }

@@ -14,16 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Kubectl runs the kubectl on PATH against the environment, with stdin as
-// its input (may be empty), and returns its stdout and stderr. It skips t
-// when kubectl is absent. A non-zero exit is returned as err, not a failure:
-// tests that expect a refusal inspect stderr.
+// Kubectl runs the kubectl built with the API server (same version, from
+// hack/build-kube.sh) against the environment, with stdin as its input (may
+// be empty), and returns its stdout and stderr. A non-zero exit is returned
+// as err, not a failure: tests that expect a refusal inspect stderr.
 func (e *Env) Kubectl(t testing.TB, stdin string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	bin, lerr := exec.LookPath("kubectl")
-	if lerr != nil {
-		t.Skipf("kubectl is absent from PATH: %v", lerr)
-	}
+	bin := filepath.Join(e.Bins, "kubectl")
 	full := append([]string{"--kubeconfig=" + e.Kubeconfig, "--cache-dir=" + filepath.Join(e.Dir, "kubectl-cache")}, args...)
 	cmd := exec.CommandContext(context.Background(), bin, full...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.Kubeconfig)
