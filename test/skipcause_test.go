@@ -24,17 +24,10 @@ stringData: {access-key-id: GKexample0002, secret-access-key: "` + secretKey + `
 `
 }
 
-// ownCredentials is the guide's Step 2 ControlPlane with the secondary
-// store on secondaryCredentials.
-const ownCredentials = `
-        - name: secondary
-          type: S3
-          isDefault: false
-          s3:
-            endpoint: http://garage.shared-services.svc.cluster.local:3900
-            bucket: glance-images-2
-            region: garage
-            credentialsSecretRef: {name: secondary-s3-credentials}`
+// ownCredentials is the guide's Step 2 secondary entry on
+// secondaryCredentials.
+var ownCredentials = strings.Replace(entry("secondary", "glance-images-2", false),
+	"credentialsSecretRef: {name: garage-s3-credentials}", "credentialsSecretRef: {name: secondary-s3-credentials}", 1)
 
 // skipMessages records, on every intermediate state, what the Glance's
 // status says of the secondary store whenever it leaves it out, as
