@@ -20,30 +20,35 @@ import (
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
-// TestGlanceServes runs the guide's ControlPlane walkthrough on a real
-// Glance in both launch modes at once, on one MariaDB, Keystone and
-// memcached, each with its own database, S3 server and hooks; the 2025.2
-// Glance then walks the release upgrade to 2026.1. Beside them a third
-// Glance's stores are on an https:// S3 server with a private CA.
+// TestGlanceServes runs, on one MariaDB, Keystone and memcached, the
+// guide's ControlPlane walkthrough on a real Glance in both launch modes at
+// once, each with its own database, S3 server and hooks; the 2025.2 Glance
+// then walks the release upgrade to 2026.1. Beside them a third Glance's
+// stores are on an https:// S3 server with a private CA. Then, on the same
+// servers, the day-two stacks (dayTwo).
 func TestGlanceServes(t *testing.T) {
 	began := time.Now()
 	svc := glancestack.StartServices(t)
 	t.Logf("MariaDB, Keystone and memcached up in %s", time.Since(began).Round(time.Millisecond))
-	t.Run("eventlet 2025.2 then the upgrade to 2026.1", func(t *testing.T) {
-		t.Parallel()
-		st, images := dataPath(t, svc, "2025.2", "glance", glance.Eventlet)
-		stopAtStart(t, st)
-		upgradeWalk(t, st, images)
+	// Each group's stacks run at once; the groups run one after the other.
+	t.Run("walkthrough", func(t *testing.T) {
+		t.Run("eventlet 2025.2 then the upgrade to 2026.1", func(t *testing.T) {
+			t.Parallel()
+			st, images := dataPath(t, svc, "2025.2", "glance", glance.Eventlet)
+			stopAtStart(t, st)
+			upgradeWalk(t, st, images)
+		})
+		t.Run("uwsgi 2026.1", func(t *testing.T) {
+			t.Parallel()
+			st, _ := dataPath(t, svc, "2026.1", "glance_uwsgi", glance.UWSGI)
+			stopWhileStarting(t, st)
+		})
+		t.Run("private CA 2022.2 process-wide bundle", func(t *testing.T) {
+			t.Parallel()
+			privateCA(t, svc)
+		})
 	})
-	t.Run("uwsgi 2026.1", func(t *testing.T) {
-		t.Parallel()
-		st, _ := dataPath(t, svc, "2026.1", "glance_uwsgi", glance.UWSGI)
-		stopWhileStarting(t, st)
-	})
-	t.Run("private CA 2022.2 process-wide bundle", func(t *testing.T) {
-		t.Parallel()
-		privateCA(t, svc)
-	})
+	t.Run("day two", func(t *testing.T) { dayTwo(t, svc) })
 	t.Cleanup(func() { t.Logf("whole test: %s", time.Since(began).Round(time.Millisecond)) })
 }
 

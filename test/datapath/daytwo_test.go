@@ -21,11 +21,9 @@ import (
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
-// TestDayTwo proves on real processes what several replicas and a retired
-// store rely on, each on a stack of its own over one MariaDB, Keystone and
-// memcached.
-func TestDayTwo(t *testing.T) {
-	svc := glancestack.StartServices(t)
+// dayTwo proves on real processes what several replicas and a retired
+// store rely on, each on a stack of its own over svc.
+func dayTwo(t *testing.T, svc *glancestack.Services) {
 	for _, release := range []string{"2025.2", "2026.1"} {
 		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
 			t.Parallel()
