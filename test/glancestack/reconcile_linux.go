@@ -177,18 +177,15 @@ func (s *Stack) objects(t testing.TB) *podrun.Objects {
 func (s *Stack) runJob(t testing.TB, r chain.Ref) {
 	t.Helper()
 	obj, _ := s.World.Get(r)
-	pod := podrun.MustPodOf(t, obj)
 	phase := s.phase()
-	began := time.Now()
-	done := podrun.Run(s.life(t), pod, s.objects(t), s.podOpts)
-	run := JobRun{Name: r.Name, Action: pod.Labels[names.LabelSchemaAction], Image: imageOf(pod.Spec), Pod: done, Took: time.Since(began)}
-	if err := s.World.FinishJob(r, done.Succeeded()); err != nil {
+	run := s.runJobPod(t, r.Name, obj)
+	if err := s.World.FinishJob(r, run.Succeeded()); err != nil {
 		t.Fatal(err)
 	}
 	kind := JobSucceeded
-	if !done.Succeeded() {
+	if !run.Succeeded() {
 		kind = JobFailed
-		for _, c := range append(slices.Clone(done.Init), done.Containers...) {
+		for _, c := range append(slices.Clone(run.Pod.Init), run.Pod.Containers...) {
 			if c.ExitCode != 0 || c.TimedOut {
 				t.Logf("Job %s: container %s exited %d (timed out: %t); its log ends:\n%s", r.Name, c.Name, c.ExitCode, c.TimedOut, proc.LastLines(c.Log, 30))
 			}
@@ -200,14 +197,15 @@ func (s *Stack) runJob(t testing.TB, r chain.Ref) {
 	s.record(Event{Kind: kind, Name: r.Name, Action: run.Action, Image: run.Image, Took: run.Took, Phase: phase})
 }
 
-// record appends an event with what the pods run after it.
-func (s *Stack) record(e Event) {
+// record appends an event with what the pods run after it, and returns it.
+func (s *Stack) record(e Event) Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.pods {
 		e.Running = append(e.Running, p.Image+" "+string(p.Mode))
 	}
 	s.events = append(s.events, e)
+	return e
 }
 
 // phase is the Glance's upgrade phase now.
@@ -226,8 +224,13 @@ func (s *Stack) phase() string {
 // and recreating it would, without telling the World.
 func (s *Stack) RunJobAgain(t testing.TB, name string) JobRun {
 	t.Helper()
-	obj := s.Get(t, "batch/v1", "Job", name)
-	pod := podrun.MustPodOf(t, obj)
+	return s.runJobPod(t, name, s.Get(t, "batch/v1", "Job", name))
+}
+
+// runJobPod runs a Job's pod to completion.
+func (s *Stack) runJobPod(t testing.TB, name string, job chain.Object) JobRun {
+	t.Helper()
+	pod := podrun.MustPodOf(t, job)
 	began := time.Now()
 	done := podrun.Run(s.life(t), pod, s.objects(t), s.podOpts)
 	return JobRun{Name: name, Action: pod.Labels[names.LabelSchemaAction], Image: imageOf(pod.Spec), Pod: done, Took: time.Since(began)}
@@ -264,7 +267,7 @@ func (s *Stack) rollStep(t testing.TB) bool {
 	acted := true
 	switch {
 	case int64(len(current)) < want:
-		s.startPod(t, obj, tpl)
+		s.startPod(t, obj)
 		if len(old) > 0 {
 			s.stopPod(t, old[0])
 		}
@@ -289,28 +292,28 @@ func (s *Stack) rollStep(t testing.TB) bool {
 	return acted
 }
 
-func (s *Stack) startPod(t testing.TB, deployment chain.Object, tpl string) {
+// startPod starts a pod of the Deployment and waits until it is ready.
+func (s *Stack) startPod(t testing.TB, deployment chain.Object) {
 	t.Helper()
-	pod := podrun.MustPodOf(t, deployment)
-	r := podrun.Start(s.life(t), pod, s.objects(t), s.podOpts)
-	p := &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: tpl}
-	p.Ready = r.WaitReady(t)
+	p := s.launchPod(t, deployment)
+	p.Ready = p.WaitReady(t)
 	s.mu.Lock()
 	s.pods = append(s.pods, p)
 	s.mu.Unlock()
-	s.record(Event{Kind: PodReady, Name: pod.Name, Image: p.Image, Mode: p.Mode, Took: p.Ready, Phase: s.phase()})
+	s.record(Event{Kind: PodReady, Name: p.Pod.Name, Image: p.Image, Mode: p.Mode, Took: p.Ready, Phase: s.phase()})
 }
 
 // stopPod stops a pod as the kubelet does when the Deployment scales it
-// away: SIGTERM, SIGKILL after the grace period.
-func (s *Stack) stopPod(t testing.TB, p *Pod) {
+// away: SIGTERM, SIGKILL after the grace period. It returns the
+// PodStopped event.
+func (s *Stack) stopPod(t testing.TB, p *Pod) Event {
 	t.Helper()
 	took := p.Stop(t)
 	code, _ := p.ExitCode(p.Container)
 	s.mu.Lock()
 	s.pods = slices.DeleteFunc(s.pods, func(q *Pod) bool { return q == p })
 	s.mu.Unlock()
-	s.record(Event{Kind: PodStopped, Name: p.Pod.Name, Image: p.Image, Mode: p.Mode, Took: took, ExitCode: code,
+	return s.record(Event{Kind: PodStopped, Name: p.Pod.Name, Image: p.Image, Mode: p.Mode, Took: took, ExitCode: code,
 		Log: p.Logs(p.Container), Phase: s.phase()})
 }
 
@@ -408,9 +411,7 @@ func (s *Stack) StopPods(t testing.TB) []Event {
 	t.Helper()
 	var out []Event
 	for _, p := range s.Pods() {
-		s.stopPod(t, p)
-		ev := s.Events()
-		out = append(out, ev[len(ev)-1])
+		out = append(out, s.stopPod(t, p))
 	}
 	return out
 }
@@ -421,8 +422,13 @@ func (s *Stack) StopPods(t testing.TB) []Event {
 // (t's cleanup does otherwise).
 func (s *Stack) StartPod(t testing.TB) *Pod {
 	t.Helper()
-	obj := s.Get(t, "apps/v1", "Deployment", s.Glance)
-	pod := podrun.MustPodOf(t, obj)
+	return s.launchPod(t, s.Get(t, "apps/v1", "Deployment", s.Glance))
+}
+
+// launchPod starts a pod of the Deployment's template and returns at once.
+func (s *Stack) launchPod(t testing.TB, deployment chain.Object) *Pod {
+	t.Helper()
+	pod := podrun.MustPodOf(t, deployment)
 	r := podrun.Start(s.life(t), pod, s.objects(t), s.podOpts)
-	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: templateHash(obj)}
+	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: templateHash(deployment)}
 }
