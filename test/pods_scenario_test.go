@@ -64,26 +64,19 @@ func (s *scenario) startPodOf(owner chain.Ref, suffix, status string, age time.D
 func (s *scenario) rollout(deployment, replicaSet string, replicas, updated, available int, deadlineExceeded bool) {
 	s.t.Helper()
 	d := s.get("Deployment", deployment)
-	since := FixtureNow.Add(-15 * time.Minute).Format(time.RFC3339)
-	progressing := map[string]any{"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated",
-		"message": `ReplicaSet "` + replicaSet + `" is progressing.`, "lastUpdateTime": since, "lastTransitionTime": since}
+	availability := deploymentCondition("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.")
+	if available > 0 {
+		availability = deploymentCondition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
+	}
+	progressing := deploymentCondition("Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "`+replicaSet+`" is progressing.`)
 	if deadlineExceeded {
-		progressing = map[string]any{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
-			"message": `ReplicaSet "` + replicaSet + `" has timed out progressing.`, "lastUpdateTime": since, "lastTransitionTime": since}
+		progressing = deploymentCondition("Progressing", "False", "ProgressDeadlineExceeded", `ReplicaSet "`+replicaSet+`" has timed out progressing.`)
 	}
 	status := map[string]any{
 		"observedGeneration": d["metadata"].(map[string]any)["generation"],
 		"replicas":           replicas, "updatedReplicas": updated, "readyReplicas": available,
 		"availableReplicas": available, "unavailableReplicas": replicas - available,
-		"conditions": []any{
-			map[string]any{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
-				"message": "Deployment does not have minimum availability.", "lastUpdateTime": since, "lastTransitionTime": since},
-			progressing,
-		},
-	}
-	if available > 0 {
-		status["conditions"].([]any)[0] = map[string]any{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
-			"message": "Deployment has minimum availability.", "lastUpdateTime": since, "lastTransitionTime": since}
+		"conditions": []any{availability, progressing},
 	}
 	require.True(s.t, s.w.SetStatus(chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "openstack", Name: deployment}, status))
 }
@@ -94,10 +87,16 @@ func (s *scenario) replicaFailure(deployment, message string) {
 	s.t.Helper()
 	d := s.get("Deployment", deployment)
 	status := d["status"].(map[string]any)
-	since := FixtureNow.Add(-15 * time.Minute).Format(time.RFC3339)
-	status["conditions"] = append(status["conditions"].([]any), map[string]any{"type": "ReplicaFailure", "status": "True",
-		"reason": "FailedCreate", "message": message, "lastUpdateTime": since, "lastTransitionTime": since})
+	status["conditions"] = append(status["conditions"].([]any), deploymentCondition("ReplicaFailure", "True", "FailedCreate", message))
 	require.True(s.t, s.w.SetStatus(chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "openstack", Name: deployment}, status))
+}
+
+// deploymentCondition is a Deployment condition as the Deployment
+// controller writes it, last changed 15 minutes before the fixture clock.
+func deploymentCondition(typ, status, reason, message string) map[string]any {
+	since := FixtureNow.Add(-15 * time.Minute).Format(time.RFC3339)
+	return map[string]any{"type": typ, "status": status, "reason": reason, "message": message,
+		"lastUpdateTime": since, "lastTransitionTime": since}
 }
 
 // standaloneRollingOut is the guide's standalone Glance whose first rollout
