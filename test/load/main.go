@@ -162,15 +162,13 @@ func run(cfg config) (*report, error) {
 		return nil, err
 	}
 	rep.writes = writes
-	loads := []struct {
+	type load struct {
 		sizes       perf.Sizes
 		concurrency []int
-	}{{perf.Sizes{Glance: []int{cfg.backends}, ControlPlane: []int{cfg.entries}}, cfg.concurrency}}
+	}
+	loads := []load{{perf.Sizes{Glance: []int{cfg.backends}, ControlPlane: []int{cfg.entries}}, cfg.concurrency}}
 	if cfg.largeBackends > 0 {
-		loads = append(loads, struct {
-			sizes       perf.Sizes
-			concurrency []int
-		}{perf.Sizes{Glance: []int{cfg.largeBackends}}, cfg.largeConcurrency})
+		loads = append(loads, load{perf.Sizes{Glance: []int{cfg.largeBackends}}, cfg.largeConcurrency})
 	}
 	for _, l := range loads {
 		bodies, err := requests(l.sizes)
