@@ -2,7 +2,6 @@ package keystone
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/test/glancestack"
 	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/services"
 )
@@ -65,17 +65,9 @@ spec:
 	deployment, ok := c.w.Get(chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "openstack", Name: "controlplane-glance"})
 	require.True(t, ok, "no Deployment rendered")
 	api := podrun.StartReady(t, podrun.MustPodOf(t, deployment), podrun.ObjectsOf(t, c.w.Objects()), podrun.Options{})
-	get := func(token string) (int, string) {
-		req, err := http.NewRequest(http.MethodGet, api.URL(glance.PortName)+"/v2/images", nil)
-		require.NoError(t, err)
-		if token != "" {
-			req.Header.Set("X-Auth-Token", token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+	get := func(token string) (int, []byte) {
+		c := glancestack.Client{URL: api.URL(glance.PortName), Token: token}
+		return c.Call(t, http.MethodGet, "/v2/images", nil, nil)
 	}
 	glanceUser := services.Credentials{User: "glance", Password: password, Project: "service"}
 	code, body := get(ks.Token(t, glanceUser))
