@@ -35,6 +35,8 @@ type S3 struct {
 	home      string
 	proc      *proc.Process
 	redact    *proc.Redactor
+	// client verifies the server with its CA when it serves TLS.
+	client *http.Client
 }
 
 // S3Options configure StartS3. Region defaults to us-east-1; the key pair
@@ -117,7 +119,7 @@ func StartS3(t testing.TB, o S3Options) *S3 {
 	port := proc.FreePort(t)
 	s := &S3{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), Region: o.Region,
 		AccessKey: o.AccessKey, SecretKey: o.SecretKey, versitygw: vgw, python: o.Python, home: home,
-		redact: &proc.Redactor{}}
+		redact: &proc.Redactor{}, client: &http.Client{Timeout: 10 * time.Second}}
 	s.redact.Add(o.SecretKey)
 	argv := []string{vgw, "--port", proc.HostPort("127.0.0.1", port), "--region", o.Region}
 	if o.TLS != nil {
@@ -128,6 +130,11 @@ func StartS3(t testing.TB, o S3Options) *S3 {
 		writeFile(t, s.CAFile, o.TLS.CAPEM, 0o644)
 		argv = append(argv, "--cert", certFile, "--key", keyFile)
 		s.Endpoint = "https://127.0.0.1:" + strconv.Itoa(port)
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(o.TLS.CAPEM) {
+			t.Fatal("S3Options.TLS.CAPEM holds no certificate")
+		}
+		s.client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 	}
 	s.proc = proc.Start(t, proc.Options{
 		Name: "versitygw",
@@ -148,24 +155,12 @@ func StartS3(t testing.TB, o S3Options) *S3 {
 // answers is nil once the server answers GET / at all, over TLS verified
 // with its CA when it serves TLS.
 func (s *S3) answers() error {
-	resp, err := s.client().Get(s.Endpoint + "/")
+	resp, err := s.client.Get(s.Endpoint + "/")
 	if err != nil {
 		return err
 	}
 	resp.Body.Close()
 	return nil
-}
-
-// client is an HTTP client that verifies the server with its CA.
-func (s *S3) client() *http.Client {
-	c := &http.Client{Timeout: 10 * time.Second}
-	if s.CAFile != "" {
-		pem, _ := os.ReadFile(s.CAFile)
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(pem)
-		c.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
-	}
-	return c
 }
 
 func writeFile(t testing.TB, path string, b []byte, mode os.FileMode) {
@@ -254,7 +249,7 @@ func (s *S3) Objects(t testing.TB, buckets ...string) map[string]map[string]S3Ob
 // checks signatures at all.
 func (s *S3) UnsignedStatus(t testing.TB, bucket string) int {
 	t.Helper()
-	resp, err := s.client().Get(s.Endpoint + "/" + bucket)
+	resp, err := s.client.Get(s.Endpoint + "/" + bucket)
 	if err != nil {
 		t.Fatal(err)
 	}
