@@ -263,6 +263,8 @@ def _section(group, opts, own_section):
             removal.add(o.name)
         for dgroup, dname in o.deprecated:
             old = dname or o.name
+            if old == o.name and (dgroup is None or dgroup == group):
+                continue  # the option's own name: no alias (oslo.messaging lists some)
             if own_section:
                 if dgroup is not None:
                     continue  # read from a fixed section: not a store's alias
