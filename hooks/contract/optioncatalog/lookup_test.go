@@ -136,3 +136,15 @@ func TestAliasConflictIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The cost of checking one extraConfig key, store section or not.
+func BenchmarkLookup(b *testing.B) {
+	r := release.Release{Year: 2026, Minor: 1}
+	For(r)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Lookup(r, "DEFAULT", "allow_anonymous_access", stores)
+		Lookup(r, "secondary", "s3_store_host", stores)
+		Lookup(r, "DEFAULT", "disk_formats", stores)
+	}
+}
