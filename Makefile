@@ -15,7 +15,7 @@ IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
-	datapath-deps services-deps helm chart-crds metacontroller chart-lint image bench
+	datapath-deps services-deps helm chart-crds metacontroller chart-lint image bench catalogs
 
 all: build
 
@@ -94,6 +94,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZTIME) ./hooks/contract/rawjson/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequests$$' -fuzztime $(FUZZTIME) ./hooks/contract/metacontroller/
 	$(GO) test -run '^$$' -fuzz '^FuzzCountArrayItems$$' -fuzztime $(FUZZTIME) ./internal/transport/server/
+
+# The option catalogs of glance-api per release (hooks/contract/optioncatalog)
+# and the Debian 12 one the cross-check in test/catalogs compares with
+# oslo-config-generator, read from git clones of the OpenStack projects in
+# OPENSTACK_SOURCES (docs/catalogs.md says which and how to get them).
+catalogs:
+	@test -n "$(OPENSTACK_SOURCES)" || { echo "make catalogs needs OPENSTACK_SOURCES: a directory of git clones of openstack/requirements, glance, glance_store, keystonemiddleware, keystoneauth, castellan, os-brick, osprofiler and the oslo libraries (docs/catalogs.md)"; exit 2; }
+	python3 -B hack/optioncatalog/generate.py --sources "$(OPENSTACK_SOURCES)" --releases hack/optioncatalog/releases.json --out hooks/contract/optioncatalog/catalogs
+	python3 -B hack/optioncatalog/generate.py --sources "$(OPENSTACK_SOURCES)" --releases hack/optioncatalog/debian-12.json --out test/catalogs/testdata
 
 # Rewrite every fixture's response.json from what the service answers now,
 # and docs/performance.md's table of the API writes the guide's walk costs.
