@@ -12,6 +12,10 @@ import (
 	"github.com/c5c3/glance-hooks/internal/keystone"
 )
 
+// flagCACert names the CA bundle of an https Keystone; it wins over
+// OS_CACERT.
+const flagCACert = "os-cacert"
+
 // keystoneTimeout bounds a whole run; a Job retries a run that timed out.
 const keystoneTimeout = 3 * time.Minute
 
@@ -35,6 +39,7 @@ failure worth retrying (Keystone unreachable, an answer 5xx), 3 when Keystone
 refused (bad admin credentials, missing rights, a user whose password the
 Secret does not hold); the error is the last line on stderr.`,
 	}
+	cmd.PersistentFlags().String(flagCACert, "", "PEM CA bundle an https "+reg.EnvAuthURL+" is checked against (default: "+reg.EnvCACert+", a path or the PEM itself; else the system's roots)")
 	cmd.AddCommand(newKeystoneRegisterCommand(), newKeystoneDeregisterCommand())
 	return groupCommand(cmd)
 }
@@ -108,6 +113,11 @@ func runKeystone(cmd *cobra.Command, password string, do func(context.Context, *
 	admin, err := keystone.AdminFromEnv(os.Getenv)
 	if err != nil {
 		return keystoneExit(err)
+	}
+	if file, _ := cmd.Flags().GetString(flagCACert); file != "" {
+		if admin.CACert, err = keystone.CACertFrom(file, "--"+flagCACert); err != nil {
+			return keystoneExit(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), keystoneTimeout)
 	defer cancel()

@@ -26,6 +26,9 @@ const (
 	EnvUserDomainID      = "OS_USER_DOMAIN_ID"
 	EnvProjectDomainName = "OS_PROJECT_DOMAIN_NAME"
 	EnvProjectDomainID   = "OS_PROJECT_DOMAIN_ID"
+	// EnvCACert is the CA bundle of an https Keystone: a PEM file's path
+	// or the PEM itself.
+	EnvCACert = "OS_CACERT"
 
 	// EnvServiceUserPassword carries the service user's password, from the
 	// Secret the Glance reads it from.
