@@ -14,7 +14,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
-	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push bench
+	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push release-notes bench
 
 all: build
 
@@ -178,6 +178,13 @@ push:
 	  GOOS=linux GOARCH=$$a VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$$a || exit 1; done
 	$(GO) run ./hack/image $(foreach a,$(PUSH_ARCHES),--binary $(a)=bin/glance-hooks-linux-$(a)) $(IMAGE_FLAGS) \
 	  --push $(REGISTRY)/glance-hooks:$(IMAGE_TAG)
+
+# The notes of a release: the tag's section of CHANGELOG.md (TAG defaults
+# to the tag at HEAD); fails when the section is missing or empty, so a tag
+# is not released without notes.
+TAG ?=
+release-notes:
+	@hack/release-notes.sh $(TAG)
 
 # Benchmarks of every hook against its floor (test/perf), then the load test
 # against the service and its --floor twin (test/load), printed as one table
