@@ -9,10 +9,13 @@
 # VERSION and COMMIT build arguments.
 #
 # `make image` builds the same image without a container engine; with one:
-#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) \
-#     --build-arg COMMIT=$(git rev-parse HEAD) -t ghcr.io/c5c3/glance-hooks:<appVersion> .
-# The Helm chart runs this image as `glance-hooks serve ...` (ENTRYPOINT plus
-# the container's args).
+#   v=$(git describe --tags --always --dirty)
+#   docker build --build-arg VERSION=$v --build-arg COMMIT=$(git rev-parse HEAD) \
+#     -t ghcr.io/c5c3/glance-hooks:$v .
+# Both give the same user, entrypoint, command, ports and labels (a test
+# compares them), and both carry CA roots (distroless ships Debian's). The
+# Helm chart runs this image as `glance-hooks serve ...` (ENTRYPOINT plus the
+# container's args); the CMD is the chart's hooks container.
 
 FROM --platform=$BUILDPLATFORM golang:1.26.8 AS build
 ARG TARGETOS=linux
@@ -27,9 +30,17 @@ RUN GOOS=$TARGETOS GOARCH=$TARGETARCH VERSION=$VERSION COMMIT=$COMMIT \
     hack/build.sh /out/glance-hooks
 
 FROM gcr.io/distroless/static-debian12:nonroot
+ARG VERSION=dev
+ARG COMMIT=unknown
 COPY --from=build /out/glance-hooks /glance-hooks
+LABEL org.opencontainers.image.title="glance-hooks" \
+      org.opencontainers.image.source="https://github.com/c5c3/glance-hooks" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="$VERSION" \
+      org.opencontainers.image.revision="$COMMIT"
 # Numeric, so Kubernetes' runAsNonRoot can check it.
 USER 65532:65532
-EXPOSE 8080 8443
+# hooks, validate, and the metrics listener of each, as the chart has them.
+EXPOSE 8443 9443 9090 9091
 ENTRYPOINT ["/glance-hooks"]
-CMD ["serve", "--listen=:8080"]
+CMD ["serve", "--routes=hooks", "--listen=:8443", "--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key", "--auth-token-file=/etc/glance-hooks/hook-token/token", "--metrics-listen=:9090"]

@@ -12,10 +12,9 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE_BIN)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)
 CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
-IMAGE_TAG ?= $(shell awk '$$1=="appVersion:"{gsub(/"/,"",$$2); print $$2}' $(CHART)/Chart.yaml)
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
-	datapath-deps services-deps helm chart-crds metacontroller chart-lint image bench catalogs
+	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push release-notes bench catalogs
 
 all: build
 
@@ -24,6 +23,9 @@ all: build
 # same way for the image and the tests.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# The image's tag is the version `glance-hooks version` prints: a build
+# between releases is never tagged as a release.
+IMAGE_TAG ?= $(VERSION)
 
 build:
 	VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh $(BIN)
@@ -158,18 +160,40 @@ chart-lint: helm
 	$(HELM) lint --strict $(CHART)
 
 # The image, without a container engine: the static linux binary on an
-# empty base with a non-root user (internal/image), written as a `docker
-# save` archive. Files and the image carry the commit time, so the same
-# commit gives the same image digest. Load it with `docker load -i` or
-# `podman load -i`, or push it with `crane push $(IMAGE_TAR) <ref>`.
+# empty base with a non-root user and the CA roots (internal/image), written
+# as a `docker save` archive. Files and the image carry the commit time, so
+# the same commit and CA bundle give the same image digest. Load it with
+# `docker load -i` or `podman load -i`.
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 IMAGE_TAR ?= bin/glance-hooks-image-$(IMAGE_ARCH).tar
+IMAGE_CREATED = $$(git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_FLAGS = --ca-bundle $$(hack/ca-roots.sh) --version $(VERSION) --commit $(COMMIT) --created $(IMAGE_CREATED)
 image:
 	@mkdir -p bin
 	GOOS=linux GOARCH=$(IMAGE_ARCH) VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$(IMAGE_ARCH)
-	$(GO) run ./hack/image --binary bin/glance-hooks-linux-$(IMAGE_ARCH) --arch $(IMAGE_ARCH) \
-	  --version $(VERSION) --commit $(COMMIT) --created $$(git log -1 --format=%ct 2>/dev/null || echo 0) \
+	$(GO) run ./hack/image --binary $(IMAGE_ARCH)=bin/glance-hooks-linux-$(IMAGE_ARCH) $(IMAGE_FLAGS) \
 	  --tag $(IMAGE_REPOSITORY):$(IMAGE_TAG) --out $(IMAGE_TAR)
+
+# Publishes the image for every PUSH_ARCHES under one multi-arch tag,
+# $(REGISTRY)/glance-hooks:$(IMAGE_TAG), without a container engine: each
+# binary cross-compiled (CGO off), then pushed with go-containerregistry
+# using the credentials of docker login, podman login or crane auth login.
+# It prints the index digest to pin.
+PUSH_ARCHES ?= amd64 arm64
+push:
+	@test -n "$(REGISTRY)" || { echo "usage: make push REGISTRY=<registry>[/<path>]" >&2; exit 2; }
+	@mkdir -p bin
+	@for a in $(PUSH_ARCHES); do \
+	  GOOS=linux GOARCH=$$a VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$$a || exit 1; done
+	$(GO) run ./hack/image $(foreach a,$(PUSH_ARCHES),--binary $(a)=bin/glance-hooks-linux-$(a)) $(IMAGE_FLAGS) \
+	  --push $(REGISTRY)/glance-hooks:$(IMAGE_TAG)
+
+# The notes of a release: the tag's section of CHANGELOG.md (TAG defaults
+# to the tag at HEAD); fails when the section is missing or empty, so a tag
+# is not released without notes.
+TAG ?=
+release-notes:
+	@hack/release-notes.sh $(TAG)
 
 # Benchmarks of every hook against its floor (test/perf), then the load test
 # against the service and its --floor twin (test/load), printed as one table

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
 )
@@ -49,6 +52,18 @@ func TestCommandLine(t *testing.T) {
 		"probe without CA":     {args: []string{"probe", "--get", "https://x/readyz"}, code: exitUsage, stderr: []string{"--ca-file is required"}, emptyOut: true},
 		"probe unreadable CA":  {args: []string{"probe", "--get", "https://x/readyz", "--ca-file", "/nonexistent/ca.crt"}, code: exitFailure, stderr: []string{"reading the CA"}, emptyOut: true},
 		"version bad output":   {args: []string{"version", "-o", "yaml"}, code: exitUsage, stderr: []string{"-o must be json"}, emptyOut: true},
+		"probe with nothing":   {args: []string{"probe"}, code: exitUsage, stderr: []string{"--ca-file is required", "nothing to check"}, emptyOut: true},
+		"keystone":             {args: []string{"keystone"}, code: exitUsage, stderr: []string{"Available Commands:", "register"}, emptyOut: true},
+		"keystone unknown":     {args: []string{"keystone", "bogus"}, code: exitUsage, stderr: []string{`unknown command "bogus" for "glance-hooks keystone"`, "Run 'glance-hooks keystone --help' for usage."}, emptyOut: true},
+		"keystone typo":        {args: []string{"keystone", "registr"}, code: exitUsage, stderr: []string{"Did you mean this?", "register"}, emptyOut: true},
+		"help keystone":        {args: []string{"help", "keystone"}, stdout: []string{"register", "deregister"}, emptyErr: true},
+		"register no flags":    {args: []string{"keystone", "register"}, code: exitUsage, stderr: []string{"--internal-url, --owner, --public-url are required"}, emptyOut: true},
+		"register one missing": {args: []string{"keystone", "register", "--owner=ns/cp", "--public-url=http://a:1"}, code: exitUsage, stderr: []string{"--internal-url is required"}, emptyOut: true},
+		"completion bash":      {args: []string{"completion", "bash"}, stdout: []string{"bash completion V2 for glance-hooks"}, emptyErr: true},
+		"completion zsh":       {args: []string{"completion", "zsh"}, stdout: []string{"#compdef glance-hooks"}, emptyErr: true},
+		"completion fish":      {args: []string{"completion", "fish"}, stdout: []string{"complete -c glance-hooks"}, emptyErr: true},
+		"completion no shell":  {args: []string{"completion"}, code: exitUsage, stderr: []string{"bash, zsh or fish"}, emptyOut: true},
+		"completion bad shell": {args: []string{"completion", "powershell"}, code: exitUsage, stderr: []string{`unknown shell "powershell"`}, emptyOut: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -89,5 +104,23 @@ func TestHelpWritesLongFlagsWithTwoDashes(t *testing.T) {
 				assert.True(t, strings.HasPrefix(flag, "--"), "%s --help shows %q", cmd, flag)
 			}
 		}
+	}
+}
+
+// cmd/ only parses flags and calls packages: a command file that grows past
+// this has logic that belongs in a package.
+const maxCommandFileLines = 250
+
+func TestCommandFilesStaySmall(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, bytes.Count(b, []byte("\n")), maxCommandFileLines, "%s: move logic into a package", f)
 	}
 }

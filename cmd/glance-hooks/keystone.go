@@ -12,6 +12,10 @@ import (
 	"github.com/c5c3/glance-hooks/internal/keystone"
 )
 
+// flagCACert names the CA bundle of an https Keystone; it wins over
+// OS_CACERT.
+const flagCACert = "os-cacert"
+
 // keystoneTimeout bounds a whole run; a Job retries a run that timed out.
 const keystoneTimeout = 3 * time.Minute
 
@@ -34,24 +38,20 @@ Each change is printed on stdout. Exit 0 when Keystone matches, 1 on a
 failure worth retrying (Keystone unreachable, an answer 5xx), 3 when Keystone
 refused (bad admin credentials, missing rights, a user whose password the
 Secret does not hold); the error is the last line on stderr.`,
-		Args: noArgs,
 	}
+	cmd.PersistentFlags().String(flagCACert, "", "PEM CA bundle an https "+reg.EnvAuthURL+" is checked against (default: "+reg.EnvCACert+", a path or the PEM itself; else the system's roots)")
 	cmd.AddCommand(newKeystoneRegisterCommand(), newKeystoneDeregisterCommand())
-	return cmd
+	return groupCommand(cmd)
 }
 
 func newKeystoneRegisterCommand() *cobra.Command {
 	var s reg.Spec
 	cmd := &cobra.Command{
-		Use:   reg.CommandRegister + " --" + reg.FlagOwner + " NAMESPACE/NAME --" + reg.FlagPublicURL + " URL --" + reg.FlagInternalURL + " URL [flags]",
-		Short: "Register the service user, the image service and its endpoints",
-		Args:  noArgs,
+		Use:     reg.CommandRegister + " --" + reg.FlagOwner + " NAMESPACE/NAME --" + reg.FlagPublicURL + " URL --" + reg.FlagInternalURL + " URL [flags]",
+		Short:   "Register the service user, the image service and its endpoints",
+		Args:    noArgs,
+		PreRunE: requireFlags(reg.FlagOwner, reg.FlagPublicURL, reg.FlagInternalURL),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for flag, v := range map[string]string{reg.FlagOwner: s.Owner, reg.FlagPublicURL: s.PublicURL, reg.FlagInternalURL: s.InternalURL} {
-				if v == "" {
-					return usageErrorf("--%s is required", flag)
-				}
-			}
 			password := os.Getenv(reg.EnvServiceUserPassword)
 			if password == "" {
 				return &exitError{code: reg.ExitRefused, err: fmt.Errorf("%s is not set: the service user's password comes from Secret %q", reg.EnvServiceUserPassword, s.PasswordSecret)}
@@ -92,11 +92,9 @@ func newKeystoneDeregisterCommand() *cobra.Command {
 		Long: `Removes the endpoints of the service that the owner created, then the service
 when the owner created it and no other endpoint is left on it. The user, its
 role assignment, the project and the role stay.`,
-		Args: noArgs,
+		Args:    noArgs,
+		PreRunE: requireFlags(reg.FlagOwner),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if s.Owner == "" {
-				return usageErrorf("--%s is required", reg.FlagOwner)
-			}
 			return runKeystone(cmd, "", func(ctx context.Context, c *keystone.Client) (keystone.Report, error) {
 				return c.Deregister(ctx, keystone.Deregistration{Owner: s.Owner, ServiceName: s.ServiceName, ServiceType: s.ServiceType})
 			}, fmt.Sprintf("deregistered: nothing of %s is left on service %q of type %q", s.Owner, s.ServiceName, s.ServiceType))
@@ -115,6 +113,11 @@ func runKeystone(cmd *cobra.Command, password string, do func(context.Context, *
 	admin, err := keystone.AdminFromEnv(os.Getenv)
 	if err != nil {
 		return keystoneExit(err)
+	}
+	if file, _ := cmd.Flags().GetString(flagCACert); file != "" {
+		if admin.CACert, err = keystone.CACertFrom(file, "--"+flagCACert); err != nil {
+			return keystoneExit(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), keystoneTimeout)
 	defer cancel()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,11 +30,16 @@ when one fails.`,
     --validate https://glance-hooks.glance-hooks.svc:443/validate`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(gets) == 0 && validateURL == "" {
-				return usageErrorf("nothing to check: give --get URL or --validate URL")
-			}
+			// Every missing flag at once, not one per run.
+			var missing []string
 			if caFile == "" {
-				return usageErrorf("--ca-file is required: the probe trusts no other CA")
+				missing = append(missing, "--ca-file is required: the probe trusts no other CA")
+			}
+			if len(gets) == 0 && validateURL == "" {
+				missing = append(missing, "nothing to check: give --get URL or --validate URL")
+			}
+			if len(missing) > 0 {
+				return usageErrorf("%s", strings.Join(missing, "; "))
 			}
 			client, err := probe.Client(caFile, serverName, timeout)
 			if err != nil {

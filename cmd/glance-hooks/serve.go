@@ -1,24 +1,16 @@
 package main
 
 import (
-	"context"
-	"crypto/tls"
-	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/c5c3/glance-hooks/hooks/admission"
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
 	"github.com/c5c3/glance-hooks/internal/transport/kube"
 	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/internal/transport/service"
 )
 
 // serveOptions are the serve command's flags.
@@ -57,7 +49,11 @@ Logs are JSON lines on stderr.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return o.run(ctx, cmd.ErrOrStderr())
+			routes, err := o.selectedRoutes()
+			if err != nil {
+				return err
+			}
+			return service.Run(ctx, o.options(routes), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -132,137 +128,9 @@ func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 	return nil, usageErrorf("--routes must be hooks, validate or all, not %q", o.routes)
 }
 
-// run serves until ctx is done. Logs go to logOut as JSON lines.
-func (o *serveOptions) run(ctx context.Context, logOut io.Writer) error {
-	log := slog.New(slog.NewJSONHandler(logOut, nil))
-	if limit, ok := server.GoMemoryLimit(os.Getenv("MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT")); ok {
-		debug.SetMemoryLimit(limit)
-		log.Info("Go memory limit set below the container's", "container_limit_bytes", os.Getenv("MEMORY_LIMIT"), "gomemlimit_bytes", limit)
-	}
-	routes, err := o.selectedRoutes()
-	if err != nil {
-		return err
-	}
-	servesHooks := len(server.RoutesOf(routes, server.Metacontroller)) > 0
-
-	var lister admission.Lister = admission.Unavailable{Reason: "this instance does not serve /validate"}
-	if len(server.RoutesOf(routes, server.APIServer)) > 0 {
-		if lister, err = newLister(o.kubeconfig, o.apiTimeout, log); err != nil {
-			return err
-		}
-	}
-	var tlsConfig *tls.Config
-	if o.certFile != "" {
-		r, err := server.NewCertReloader(o.certFile, o.keyFile, log)
-		if err != nil {
-			return err
-		}
-		tlsConfig = r.TLSConfig()
-		if o.clientCAFile != "" {
-			caPEM, err := os.ReadFile(o.clientCAFile)
-			if err != nil {
-				return fmt.Errorf("reading --client-ca-file: %w", err)
-			}
-			if err := server.RequestClientCerts(tlsConfig, caPEM); err != nil {
-				return fmt.Errorf("--client-ca-file: %w", err)
-			}
-		}
-	}
-	var token *server.TokenFile
-	if o.tokenFile != "" {
-		if token, err = server.NewTokenFile(o.tokenFile, log); err != nil {
-			return err
-		}
-	}
-	if o.plain {
-		log.Warn("serving plain HTTP (--insecure-plain-http): requests and answers carry S3 credentials in clear; use it only on your own machine")
-	}
-	if servesHooks && token == nil && o.clientCAFile == "" {
-		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
-	}
-	if o.floor {
-		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
-	}
-	metrics := server.NewMetrics(buildinfo.Get())
-	readiness := server.NewReadiness()
-	e := server.New(server.Config{
-		MaxBodyBytes:      o.maxBody,
-		BodyReadTimeout:   o.bodyTimeout,
-		Logger:            log,
-		Routes:            routes,
-		Lister:            lister,
-		HookToken:         token,
-		RequireClientCert: o.clientCAFile != "",
-		Metrics:           metrics,
-		Readiness:         readiness,
-	})
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return err
-	}
-	stopMetrics, metricsDone, err := o.serveMetrics(metrics, log)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	info := buildinfo.Get()
-	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.routes, "metrics", o.metrics,
-		"version", info.Version, "commit", info.Commit)
-	err = server.ServeListener(ctx, e, ln, server.Stop{Drain: o.drain, Grace: o.grace, Readiness: readiness}, tlsConfig)
-	// Metrics are served through the drain, then stop.
-	stopMetrics()
-	if merr := <-metricsDone; err == nil {
-		err = merr
-	}
-	log.Info("stopped")
-	return err
-}
-
-// serveMetrics starts the --metrics-listen server, over TLS with the same
-// certificate when the service serves TLS (no client certificate asked).
-// stop ends it; done reports how it ended.
-func (o *serveOptions) serveMetrics(m *server.Metrics, log *slog.Logger) (stop func(), done <-chan error, err error) {
-	errc := make(chan error, 1)
-	if o.metrics == "" {
-		errc <- nil
-		return func() {}, errc, nil
-	}
-	var tlsConfig *tls.Config
-	if o.certFile != "" {
-		r, err := server.NewCertReloader(o.certFile, o.keyFile, log)
-		if err != nil {
-			return nil, nil, err
-		}
-		tlsConfig = r.TLSConfig()
-	}
-	ln, err := net.Listen("tcp", o.metrics)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--metrics-listen: %w", err)
-	}
-	log.Info("serving metrics", "listen", ln.Addr().String(), "tls", tlsConfig != nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		errc <- server.ServeListener(ctx, server.MetricsServer(m, log), ln, server.Stop{Grace: time.Second}, tlsConfig)
-	}()
-	return cancel, errc, nil
-}
-
-// newLister gives /validate its API access. A kubeconfig the operator named
-// that does not load stops the service; no configuration at all does not:
-// the sync hooks keep serving and /validate refuses what needs the API.
-func newLister(kubeconfig string, timeout time.Duration, log *slog.Logger) (admission.Lister, error) {
-	cfg, src, err := kube.RESTConfig(kubeconfig)
-	switch {
-	case err != nil && src.Explicit():
-		return nil, err
-	case err != nil:
-		log.Warn("no API access; /validate refuses every GlanceBackend change that needs its siblings", "error", err.Error())
-		return admission.Unavailable{Reason: err.Error()}, nil
-	}
-	l, err := kube.NewLister(cfg, timeout)
-	if err != nil {
-		return nil, err
-	}
-	log.Info("API access for /validate", "source", string(src), "host", cfg.Host, "api_timeout", timeout.String())
-	return l, nil
+// options hands the checked flags to the service.
+func (o *serveOptions) options(routes []server.Route) service.Options {
+	return service.Options{Listen: o.listen, Routes: routes, RoutesName: o.routes, MaxBody: o.maxBody, BodyTimeout: o.bodyTimeout,
+		Drain: o.drain, Grace: o.grace, Metrics: o.metrics, CertFile: o.certFile, KeyFile: o.keyFile, Plain: o.plain,
+		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout, Floor: o.floor}
 }

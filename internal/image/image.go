@@ -1,13 +1,14 @@
 // Package image assembles the service's container image from the static
 // binary, without a container engine and without pulling a base image: a
-// layer with the non-root user's passwd and group entries and a /tmp, then
-// the binary. The binary needs nothing else (no libc, no shell, no CA
-// bundle: its one outbound connection, to the API server, trusts the
-// service account's CA), so starting FROM scratch leaves nothing to patch.
+// layer with the non-root user's passwd and group entries, a /tmp and the
+// CA roots, then the binary. The binary needs nothing else (no libc, no
+// shell): the CA roots are for `keystone`, which the registration Jobs run
+// against a Keystone that may serve https with a public certificate.
 //
 // Everything in the image is fixed by its inputs: file times are the
 // Created time, owners and modes are constants, layers are written in a
-// fixed order. The same binary and Options give the same image digest.
+// fixed order. The same binary, CA bundle and Options give the same image
+// digest.
 package image
 
 import (
@@ -39,13 +40,38 @@ const (
 // BinaryPath is where the binary lives in the image; it is the ENTRYPOINT.
 const BinaryPath = "/glance-hooks"
 
-// DefaultCmd is the image's CMD: what runs when no args are given.
-var DefaultCmd = []string{"serve", "--listen=:8080"}
+// CABundlePath is where the CA roots live: where Go's crypto/x509 looks
+// first on linux, and where Debian puts them.
+const CABundlePath = "/etc/ssl/certs/ca-certificates.crt"
+
+// Where the chart mounts the serving certificate and the hook token.
+const (
+	TLSDir       = "/etc/glance-hooks/tls"
+	HookTokenDir = "/etc/glance-hooks/hook-token"
+)
+
+// DefaultCmd is the image's CMD: the chart's hooks container, so the image
+// run with nothing but the chart's mounts serves the hooks as the chart
+// does. (A CMD that serves without TLS flags would only exit 2.)
+var DefaultCmd = []string{"serve", "--routes=hooks", "--listen=:8443",
+	"--tls-cert-file=" + TLSDir + "/tls.crt", "--tls-key-file=" + TLSDir + "/tls.key",
+	"--auth-token-file=" + HookTokenDir + "/token", "--metrics-listen=:9090"}
+
+// Ports are the chart's container ports: hooks, validate, and the metrics
+// listener of each.
+var Ports = []string{"8443/tcp", "9443/tcp", "9090/tcp", "9091/tcp"}
+
+// Source is the repository the image is built from (its
+// org.opencontainers.image.source label, which registries link to).
+const Source = "https://github.com/c5c3/glance-hooks"
 
 // Options of one image.
 type Options struct {
 	// Binary is the path of the static linux binary to ship.
 	Binary string
+	// CABundle is the path of the PEM CA roots to ship (Debian's
+	// ca-certificates.crt); required.
+	CABundle string
 	// Arch is its GOARCH (amd64, arm64, ...).
 	Arch string
 	// Version and Commit become OCI labels (and match what the binary was
@@ -62,8 +88,12 @@ func Build(o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the binary: %w", err)
 	}
+	ca, err := readCABundle(o.CABundle)
+	if err != nil {
+		return nil, err
+	}
 	created := o.Created.UTC()
-	base, err := layer(created, baseFiles())
+	base, err := layer(created, baseFiles(ca))
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +106,7 @@ func Build(o Options) (v1.Image, error) {
 	when := v1.Time{Time: created}
 	img, err = mutate.Append(img,
 		mutate.Addendum{Layer: base, MediaType: types.OCILayer,
-			History: v1.History{Created: when, CreatedBy: "glance-hooks image: passwd, group and /tmp for user " + User}},
+			History: v1.History{Created: when, CreatedBy: "glance-hooks image: passwd, group, /tmp for user " + User + " and the CA roots"}},
 		mutate.Addendum{Layer: app, MediaType: types.OCILayer,
 			History: v1.History{Created: when, CreatedBy: "glance-hooks image: " + BinaryPath}},
 	)
@@ -94,9 +124,10 @@ func Build(o Options) (v1.Image, error) {
 		Entrypoint:   []string{BinaryPath},
 		Cmd:          DefaultCmd,
 		WorkingDir:   "/",
-		ExposedPorts: map[string]struct{}{"8080/tcp": {}, "8443/tcp": {}},
+		ExposedPorts: exposed(),
 		Labels: map[string]string{
 			"org.opencontainers.image.title":    "glance-hooks",
+			"org.opencontainers.image.source":   Source,
 			"org.opencontainers.image.version":  o.Version,
 			"org.opencontainers.image.revision": o.Commit,
 			"org.opencontainers.image.licenses": "Apache-2.0",
@@ -126,13 +157,24 @@ type file struct {
 	data     []byte
 }
 
-func baseFiles() []file {
+func exposed() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, p := range Ports {
+		m[p] = struct{}{}
+	}
+	return m
+}
+
+func baseFiles(ca []byte) []file {
 	u, g := strconv.Itoa(UID), strconv.Itoa(GID)
 	return []file{
 		{path: "etc/", mode: 0o755, dir: true},
 		{path: "etc/group", mode: 0o644, data: []byte("root:x:0:\nnonroot:x:" + g + ":\n")},
 		{path: "etc/passwd", mode: 0o644, data: []byte("root:x:0:0:root:/root:/sbin/nologin\n" +
 			"nonroot:x:" + u + ":" + g + ":nonroot:/home/nonroot:/sbin/nologin\n")},
+		{path: "etc/ssl/", mode: 0o755, dir: true},
+		{path: "etc/ssl/certs/", mode: 0o755, dir: true},
+		{path: CABundlePath[1:], mode: 0o644, data: ca},
 		{path: "home/", mode: 0o755, dir: true},
 		{path: "home/nonroot/", mode: 0o700, dir: true, uid: UID, gid: GID},
 		{path: "tmp/", mode: 0o1777, dir: true},

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"os"
 	"os/exec"
@@ -45,10 +47,11 @@ type archive struct {
 		OS           string
 		Created      time.Time
 		Config       struct {
-			User       string
-			Entrypoint []string
-			Cmd        []string
-			Labels     map[string]string
+			User         string
+			Entrypoint   []string
+			Cmd          []string
+			ExposedPorts map[string]struct{}
+			Labels       map[string]string
 		}
 		RootFS struct {
 			DiffIDs []string `json:"diff_ids"`
@@ -121,7 +124,7 @@ func build(t *testing.T, dir string) (string, *archive) {
 	t.Helper()
 	bin, err := testbin.Path()
 	require.NoError(t, err)
-	img, err := image.Build(image.Options{Binary: bin, Arch: runtime.GOARCH, Version: testbin.Version, Commit: testbin.Commit,
+	img, err := image.Build(image.Options{Binary: bin, CABundle: caBundle(t), Arch: runtime.GOARCH, Version: testbin.Version, Commit: testbin.Commit,
 		Created: time.Unix(1767225600, 0)})
 	require.NoError(t, err)
 	path := filepath.Join(dir, "image.tar")
@@ -142,9 +145,15 @@ func TestImage(t *testing.T) {
 	assert.Equal(t, "linux", a.config.OS)
 	assert.Equal(t, runtime.GOARCH, a.config.Architecture)
 	assert.Equal(t, []string{"/glance-hooks"}, cfg.Entrypoint)
-	assert.Equal(t, []string{"serve", "--listen=:8080"}, cfg.Cmd)
+	// The default command is the chart's hooks container, on the chart's
+	// ports; test/chart holds both to the chart and the Dockerfile.
+	assert.Equal(t, []string{"serve", "--routes=hooks", "--listen=:8443",
+		"--tls-cert-file=/etc/glance-hooks/tls/tls.crt", "--tls-key-file=/etc/glance-hooks/tls/tls.key",
+		"--auth-token-file=/etc/glance-hooks/hook-token/token", "--metrics-listen=:9090"}, cfg.Cmd)
+	assert.Equal(t, map[string]struct{}{"8443/tcp": {}, "9443/tcp": {}, "9090/tcp": {}, "9091/tcp": {}}, cfg.ExposedPorts)
 	assert.Equal(t, testbin.Version, cfg.Labels["org.opencontainers.image.version"])
 	assert.Equal(t, testbin.Commit, cfg.Labels["org.opencontainers.image.revision"])
+	assert.Equal(t, "https://github.com/c5c3/glance-hooks", cfg.Labels["org.opencontainers.image.source"])
 
 	// A numeric, non-root user and group, so runAsNonRoot can check them.
 	uidText, gidText, ok := strings.Cut(cfg.User, ":")
@@ -182,6 +191,16 @@ func TestImage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(passwd), ":x:"+uidText+":"+gidText+":", "/etc/passwd names the image's user")
 
+	// The CA roots are where Go's crypto/x509 looks on linux, readable by
+	// the image's user, and the bundle given.
+	roots, err := os.ReadFile(filepath.Join(root, "etc", "ssl", "certs", "ca-certificates.crt"))
+	require.NoError(t, err)
+	want, err := os.ReadFile(caBundle(t))
+	require.NoError(t, err)
+	assert.Equal(t, want, roots)
+	pool := x509.NewCertPool()
+	assert.True(t, pool.AppendCertsFromPEM(roots))
+
 	// Entrypoint + version, as `docker run <image> version` runs it: in a
 	// chroot of the unpacked layers as the image's user when this test may
 	// (it runs as root), otherwise straight from the unpacked directory.
@@ -207,4 +226,41 @@ func TestImage(t *testing.T) {
 	second, err := os.ReadFile(again)
 	require.NoError(t, err)
 	assert.Equal(t, sha256Hex(first), sha256Hex(second), "the image archive is reproducible")
+}
+
+// caBundle is the CA roots the image ships: the build machine's, as make
+// image takes them (hack/ca-roots.sh).
+func caBundle(t *testing.T) string {
+	t.Helper()
+	const debian = "/etc/ssl/certs/ca-certificates.crt"
+	if _, err := os.Stat(debian); err != nil {
+		t.Skipf("no CA roots on this machine (%v): hack/ca-roots.sh installs Debian's ca-certificates", err)
+	}
+	return debian
+}
+
+// A bundle that is no CA roots is refused when the image is built, not
+// found out when the registration Job first meets an https Keystone.
+func TestBuildRefusesABundleThatIsNoRoots(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	require.NoError(t, os.WriteFile(bin, []byte("binary"), 0o755))
+	one := filepath.Join(dir, "one.pem")
+	roots, err := os.ReadFile(caBundle(t))
+	require.NoError(t, err)
+	block, _ := pem.Decode(roots)
+	require.NotNil(t, block)
+	require.NoError(t, os.WriteFile(one, pem.EncodeToMemory(block), 0o644))
+	notPEM := filepath.Join(dir, "not.pem")
+	require.NoError(t, os.WriteFile(notPEM, []byte("hello"), 0o644))
+	for bundle, want := range map[string]string{
+		"":                           "no CA bundle given",
+		filepath.Join(dir, "absent"): "reading the CA bundle",
+		one:                          "holds 1 certificates, fewer than 20",
+		notPEM:                       "holds 0 certificates",
+	} {
+		_, err := image.Build(image.Options{Binary: bin, CABundle: bundle, Arch: "amd64"})
+		require.Error(t, err, bundle)
+		assert.Contains(t, err.Error(), want, bundle)
+	}
 }

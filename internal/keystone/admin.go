@@ -3,7 +3,6 @@ package keystone
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -24,6 +23,9 @@ type Admin struct {
 	// UserDomain and ProjectDomain are names, or IDs when the *ID flag is set.
 	UserDomain, ProjectDomain     string
 	UserDomainID, ProjectDomainID bool
+	// CACert is the PEM CA bundle an https AuthURL is checked against;
+	// empty: the system's roots.
+	CACert []byte
 }
 
 // AdminFromEnv reads the admin credentials. A missing key is an error
@@ -44,6 +46,11 @@ func AdminFromEnv(getenv func(string) string) (Admin, error) {
 	if p := storeconf.URLProblems(a.AuthURL, "the password belongs in "+registration.EnvPassword); len(p) > 0 {
 		return Admin{}, refused("%s %s", registration.EnvAuthURL, strings.Join(p, "; "))
 	}
+	ca, err := caCertFromEnv(getenv)
+	if err != nil {
+		return Admin{}, err
+	}
+	a.CACert = ca
 	return a, nil
 }
 
@@ -78,7 +85,7 @@ func Connect(ctx context.Context, a Admin, secrets ...string) (*Client, error) {
 	if err != nil {
 		return nil, refused("%s: %s", registration.EnvAuthURL, m.mask(err.Error()))
 	}
-	provider.HTTPClient = http.Client{Timeout: callTimeout}
+	provider.HTTPClient = httpClient(a.CACert)
 	opts := &tokens.AuthOptions{Username: a.Username, Password: a.Password, Scope: tokens.Scope{ProjectName: a.ProjectName}}
 	if a.UserDomainID {
 		opts.DomainID = a.UserDomain

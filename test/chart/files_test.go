@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/c5c3/glance-hooks/internal/image"
 )
 
 // mustRead reads a file relative to the repository root. t may be nil.
@@ -273,6 +277,33 @@ func TestDockerfile(t *testing.T) {
 	r := render(t, "glance-hooks", "glance-hooks")
 	dep := r.one(t, "Deployment")
 	assert.EqualValues(t, 65532, get(dep, "spec", "template", "spec", "securityContext", "runAsUser"))
+
+	// make image and the Dockerfile build the same image: its default
+	// command is the chart's hooks container and its ports the chart's.
+	cmdJSON, err := json.Marshal(image.DefaultCmd)
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^CMD `+regexp.QuoteMeta(strings.ReplaceAll(string(cmdJSON), ",", ", "))+`$`, df)
+	var ports []string
+	for _, p := range image.Ports {
+		ports = append(ports, strings.TrimSuffix(p, "/tcp"))
+	}
+	assert.Regexp(t, `(?m)^EXPOSE `+strings.Join(ports, " ")+`$`, df)
+	for _, label := range []string{`org.opencontainers.image.source="` + image.Source + `"`,
+		`org.opencontainers.image.version="$VERSION"`, `org.opencontainers.image.revision="$COMMIT"`} {
+		assert.Contains(t, df, label)
+	}
+	var d appsv1.Deployment
+	dep.into(t, &d)
+	var chartPorts []string
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "hooks" {
+			assert.Subset(t, c.Args, image.DefaultCmd, "the image's default command is the chart's hooks container")
+		}
+		for _, p := range c.Ports {
+			chartPorts = append(chartPorts, fmt.Sprintf("%d/%s", p.ContainerPort, strings.ToLower(string(p.Protocol))))
+		}
+	}
+	assert.ElementsMatch(t, image.Ports, chartPorts, "the image exposes the chart's container ports")
 }
 
 // dockerignored reports whether rel (slash-separated, relative to the

@@ -1077,28 +1077,52 @@ func verifyServingCert(t *testing.T, caPEM, certPEM []byte, dnsName string) {
 }
 
 // helm template is deterministic wherever the chart makes no key material:
-// with a certificate of your own or cert-manager's, two runs print the same
-// bytes (the hook token aside, which only a cluster lookup can keep). The
-// chart-made CA cannot be: Helm's generator takes no seed.
+// with a hook token of your own (auth.existingSecret) and a certificate of
+// your own or cert-manager's, two runs print the same bytes, so a GitOps
+// sync never rotates the token behind Metacontroller's back. A token or CA
+// the chart makes cannot be: Helm's generator takes no seed, and only a
+// cluster lookup keeps them.
 func TestHelmTemplateIsDeterministicWithoutChartMadeKeys(t *testing.T) {
 	_, caFile := testCA()
-	token := regexp.MustCompile(`(?m)^  token: .*$`)
+	ownToken := "auth.existingSecret=platform-hook-token"
 	for name, set := range map[string][]string{
-		"own Secret":   {"tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile},
-		"cert-manager": {"tls.certManager.enabled=true"},
+		"own Secret":   {ownToken, "tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile},
+		"cert-manager": {ownToken, "tls.certManager.enabled=true"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			first, err := renderRaw(t, "glance-hooks", "glance-hooks", set...)
 			require.NoError(t, err)
 			second, err := renderRaw(t, "glance-hooks", "glance-hooks", set...)
 			require.NoError(t, err)
-			assert.Equal(t, token.ReplaceAllString(first, "  token: <random>"), token.ReplaceAllString(second, "  token: <random>"))
+			assert.Equal(t, first, second, "two helm template runs give the same bytes")
 			assert.NotContains(t, first, "PRIVATE KEY", "no key material in the manifests")
+
+			// The token is the Secret named, everywhere it is read.
+			r := render(t, "glance-hooks", "glance-hooks", set...)
+			for _, o := range r.Objects {
+				assert.NotEqual(t, "glance-hooks-hook-token", o.name(), "the chart makes no token of its own")
+			}
+			var dep appsv1.Deployment
+			r.one(t, "Deployment").into(t, &dep)
+			assert.Equal(t, "platform-hook-token", volume(t, &dep, "hook-token").Secret.SecretName)
+			for _, o := range r.find("CompositeController") {
+				ref := get(o, "spec", "hooks", "sync", "webhook", "authorization", "secretRef").(map[string]any)
+				assert.Equal(t, "platform-hook-token", ref["name"], o.id())
+			}
+
+			// Without it, each run makes another token: what a GitOps sync
+			// would apply every time.
+			set = set[1:]
+			first, err = renderRaw(t, "glance-hooks", "glance-hooks", set...)
+			require.NoError(t, err)
+			second, err = renderRaw(t, "glance-hooks", "glance-hooks", set...)
+			require.NoError(t, err)
+			assert.NotEqual(t, first, second, "a chart-made token is new on every helm template")
 		})
 	}
-	first, err := renderRaw(t, "glance-hooks", "glance-hooks")
+	first, err := renderRaw(t, "glance-hooks", "glance-hooks", ownToken)
 	require.NoError(t, err)
-	second, err := renderRaw(t, "glance-hooks", "glance-hooks")
+	second, err := renderRaw(t, "glance-hooks", "glance-hooks", ownToken)
 	require.NoError(t, err)
 	assert.NotEqual(t, first, second, "the chart-made CA is new on every helm template: the README says to use one of the above")
 }

@@ -18,12 +18,18 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
 // dayTwo proves on real processes what several replicas and a retired
 // store rely on, each on a stack of its own over svc.
 func dayTwo(t *testing.T, svc *glancestack.Services) {
+	// Directories something else on the machine made where the pods mount
+	// their volumes, root's alone: each container still has its own
+	// /var/lib/glance, so staging and imports work as in a cluster.
+	podrun.MachineDir(t, glance.StagingDir)
+	podrun.MachineDir(t, glance.LockDir)
 	for _, release := range []string{"2025.2", "2026.1"} {
 		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
 			t.Parallel()

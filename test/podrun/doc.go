@@ -14,8 +14,10 @@
 //     links, fsGroup ownership and modes) and bind-mounted at its mountPath
 //     (subPath and subPathExpr too; API-data volumes read-only) in a mount
 //     namespace of the container's own, over an empty tmpfs at /etc/glance
-//     (Options.HiddenPaths), so nothing of this machine's Debian config is
-//     read; /etc/hosts and /etc/hostname are the pod's;
+//     and /var/lib/glance (Options.HiddenPaths), so nothing of this
+//     machine's Debian config or state is read and no directory made there
+//     by anything else stands in the way; /etc/hosts and /etc/hostname are
+//     the pod's;
 //   - the container's user: runAsUser, runAsGroup, fsGroup and
 //     supplementalGroups, runAsNonRoot refused for root, capabilities
 //     (runtime default set, add, drop), allowPrivilegeEscalation: false as

@@ -31,9 +31,13 @@ type Options struct {
 	// Entrypoint is the image's ENTRYPOINT, used when a container has no
 	// command; without it such a container is an error.
 	Entrypoint []string
-	// HiddenPaths are covered, in every container, with an empty tmpfs, so
-	// nothing of this machine's files there is read: the image has nothing
-	// in /etc/glance (default ["/etc/glance"]).
+	// HiddenPaths are covered, in every container, with an empty tmpfs of
+	// its own (root's, mode 0755): the directories the image owns, whose
+	// content and permissions must be the image's whatever this machine
+	// holds there (default ["/etc/glance", "/var/lib/glance"]). Debian's
+	// /var/lib/glance is 0750 glance:glance, so a mount point under it that
+	// something else made would sit behind a directory the container's
+	// user cannot enter; the image's config is in no /etc/glance file.
 	HiddenPaths []string
 	// Timeout bounds waiting for readiness, and for a run-to-completion pod
 	// unless its activeDeadlineSeconds is shorter (default 5 minutes).
@@ -62,7 +66,7 @@ func (o Options) withDefaults() Options {
 		o.WorkingDir = "/"
 	}
 	if o.HiddenPaths == nil {
-		o.HiddenPaths = []string{"/etc/glance"}
+		o.HiddenPaths = []string{"/etc/glance", "/var/lib/glance"}
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Minute

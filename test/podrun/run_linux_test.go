@@ -406,3 +406,26 @@ func TestAFailingLivenessProbeIsReported(t *testing.T) {
 	code, _ := r.ExitCode("main")
 	assert.Equal(t, 0, code, "the shell's TERM trap ran")
 }
+
+// What the machine holds under the image's directories does not reach a
+// container: a root-only /var/lib/glance/staging made by someone else, and
+// Debian's 0750 glance:glance /var/lib/glance, neither hide the volume
+// mounted there from the container's user, and the container sees only its
+// own mount points.
+func TestMachineDirectoriesUnderTheImagesAreNotTheContainers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make directories under /var/lib")
+	}
+	MachineDir(t, "/var/lib/glance/staging")
+	MachineDir(t, "/etc/glance/podrun-premade")
+	pod := shPod("premade", `ls -A /var/lib/glance; ls -A /etc/glance; stat -c '%a %U' /var/lib/glance
+touch /var/lib/glance/staging/x && echo staging-writable`)
+	pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: ptr[int64](42415), RunAsGroup: ptr[int64](42415), FSGroup: ptr[int64](42415)}
+	pod.Spec.Volumes = []corev1.Volume{{Name: "staging", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "staging", MountPath: "/var/lib/glance/staging"}}
+	lines := strings.Split(strings.TrimSpace(runOK(t, pod, nil, Options{})), "\n")
+	assert.Equal(t, []string{"staging", "755 root", "staging-writable"}, lines,
+		"/var/lib/glance holds the volume's mount point only, /etc/glance nothing, and the user reaches the volume")
+	_, err := os.Stat("/var/lib/glance/staging/x")
+	assert.True(t, os.IsNotExist(err), "the container wrote into its volume, not into the machine's directory: %v", err)
+}

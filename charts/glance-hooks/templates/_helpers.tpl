@@ -140,9 +140,10 @@ once per render: every call without an existing Secret makes a new CA.
 {{- toJson $data }}
 {{- end }}
 
-{{/* Name of the Secret holding the token Metacontroller sends to the hooks. */}}
+{{/* Name of the Secret holding the token Metacontroller sends to the hooks:
+yours (auth.existingSecret) or the chart's. */}}
 {{- define "glance-hooks.hookTokenSecretName" -}}
-{{- printf "%s-hook-token" (include "glance-hooks.fullname" .) }}
+{{- .Values.auth.existingSecret | default (printf "%s-hook-token" (include "glance-hooks.fullname" .)) }}
 {{- end }}
 
 {{/*

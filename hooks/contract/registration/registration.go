@@ -26,6 +26,9 @@ const (
 	EnvUserDomainID      = "OS_USER_DOMAIN_ID"
 	EnvProjectDomainName = "OS_PROJECT_DOMAIN_NAME"
 	EnvProjectDomainID   = "OS_PROJECT_DOMAIN_ID"
+	// EnvCACert is the CA bundle of an https Keystone: a PEM file's path
+	// or the PEM itself.
+	EnvCACert = "OS_CACERT"
 
 	// EnvServiceUserPassword carries the service user's password, from the
 	// Secret the Glance reads it from.
@@ -36,8 +39,9 @@ const (
 var RequiredAdminKeys = []string{EnvAuthURL, EnvUsername, EnvPassword, EnvProjectName}
 
 // OptionalAdminKeys may be: the domains default to "Default", and a
-// *_NAME wins over its *_ID.
-var OptionalAdminKeys = []string{EnvUserDomainName, EnvUserDomainID, EnvProjectDomainName, EnvProjectDomainID}
+// *_NAME wins over its *_ID; OS_CACERT names the CA of an https Keystone
+// (the image's CA roots otherwise).
+var OptionalAdminKeys = []string{EnvUserDomainName, EnvUserDomainID, EnvProjectDomainName, EnvProjectDomainID, EnvCACert}
 
 // ExitRefused is the exit code of a failure running again cannot fix:
 // Keystone refused the admin credentials or the admin's rights, or the

@@ -239,6 +239,9 @@ func splitYAML(data []byte, name string) ([]rawDoc, error) {
 		if err := json.Unmarshal(j, &v); err != nil {
 			return inputErr(source, "malformed YAML: %v", err)
 		}
+		if err := checkDuplicateKeys([]byte(text), name, start); err != nil {
+			return err
+		}
 		if v == nil {
 			return nil
 		}
@@ -297,6 +300,9 @@ func splitJSON(data []byte, name string) ([]rawDoc, error) {
 		}
 		source := fmt.Sprintf("%s:%d", name, lineAt(data, skipSpace(data, offset)))
 		text, firstLine := data[offset:dec.InputOffset()], lineAt(data, offset)
+		if err := checkDuplicateKeys(text, name, firstLine); err != nil {
+			return nil, err
+		}
 		if arr, ok := v.([]any); ok {
 			for i, item := range arr {
 				out = append(out, rawDoc{value: item, source: fmt.Sprintf("%s: item %d", source, i+1), file: name, text: text, firstLine: firstLine, prefix: fieldPath{i}})

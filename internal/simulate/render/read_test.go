@@ -169,3 +169,30 @@ func TestReadPathsDirectoryStdinAndDuplicates(t *testing.T) {
 	_, err = ReadPaths([]string{empty}, nil, "openstack")
 	inputError(t, err, empty+": the directory holds no *.yaml, *.yml or *.json file")
 }
+
+// A key given twice is refused with both lines, in YAML and in JSON, at any
+// depth: the reader would keep the last one without a word.
+func TestParseRefusesDuplicateKeys(t *testing.T) {
+	cases := map[string]struct{ name, in, want string }{
+		"top level": {"in.yaml", "apiVersion: v1\nkind: Secret\nkind: Secret\nmetadata:\n  name: x\n",
+			"in.yaml:3: duplicate key kind: set at line 2 and again at line 3; only one may be given"},
+		"nested in a later document": {"in.yaml", secretDoc + "---\napiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  services:\n    glance:\n      replicas: 1\n      backends: []\n      replicas: 3\n",
+			"in.yaml:18: duplicate key spec.services.glance.replicas: set at line 16 and again at line 18; only one may be given"},
+		"in a list item": {"in.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: x, name: y}\n",
+			"in.yaml:6: duplicate key items[0].metadata.name: set at line 6 and again at line 6; only one may be given"},
+		"JSON": {"in.json", "{\"apiVersion\": \"v1\",\n \"kind\": \"Secret\",\n \"metadata\": {\"name\": \"x\"},\n \"metadata\": {\"name\": \"y\"}}\n",
+			"in.json:4: duplicate key metadata: set at line 3 and again at line 4; only one may be given"},
+		"JSON array item": {"in.json", "[{\"kind\": \"Secret\"},\n {\"kind\": \"Secret\",\n  \"kind\": \"Secret\"}]\n",
+			"in.json:3: duplicate key [1].kind: set at line 2 and again at line 3; only one may be given"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			docs, err := Parse([]byte(tc.in), tc.name, "default")
+			assert.Nil(t, docs)
+			inputError(t, err, tc.want)
+		})
+	}
+	// The same key in two sibling mappings is no duplicate.
+	_, err := Parse([]byte(secretDoc), "in.yaml", "default")
+	require.NoError(t, err)
+}

@@ -1,0 +1,178 @@
+// Package service runs the hook service the serve command configures: the
+// TLS and token files, the /validate API access, the hook and metrics
+// listeners and the ordered shutdown. The command only parses and checks
+// flags.
+package service
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/c5c3/glance-hooks/hooks/admission"
+	"github.com/c5c3/glance-hooks/internal/buildinfo"
+	"github.com/c5c3/glance-hooks/internal/transport/kube"
+	"github.com/c5c3/glance-hooks/internal/transport/server"
+)
+
+// Options are what serve's flags decided, already checked by the command.
+type Options struct {
+	Listen string
+	// Routes are served; RoutesName is how --routes named them, for the
+	// log line.
+	Routes       []server.Route
+	RoutesName   string
+	MaxBody      int64
+	BodyTimeout  time.Duration
+	Drain, Grace time.Duration
+	Metrics      string
+	CertFile     string
+	KeyFile      string
+	Plain        bool
+	TokenFile    string
+	ClientCAFile string
+	Kubeconfig   string
+	APITimeout   time.Duration
+	// Floor only changes the warning logged: the routes are already the
+	// floor's.
+	Floor bool
+}
+
+// Run serves until ctx is done. Logs go to logOut as JSON lines.
+func Run(ctx context.Context, o Options, logOut io.Writer) error {
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	if limit, ok := server.GoMemoryLimit(os.Getenv("MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT")); ok {
+		debug.SetMemoryLimit(limit)
+		log.Info("Go memory limit set below the container's", "container_limit_bytes", os.Getenv("MEMORY_LIMIT"), "gomemlimit_bytes", limit)
+	}
+	routes := o.Routes
+	var err error
+	servesHooks := len(server.RoutesOf(routes, server.Metacontroller)) > 0
+
+	var lister admission.Lister = admission.Unavailable{Reason: "this instance does not serve /validate"}
+	if len(server.RoutesOf(routes, server.APIServer)) > 0 {
+		if lister, err = newLister(o.Kubeconfig, o.APITimeout, log); err != nil {
+			return err
+		}
+	}
+	var tlsConfig *tls.Config
+	if o.CertFile != "" {
+		r, err := server.NewCertReloader(o.CertFile, o.KeyFile, log)
+		if err != nil {
+			return err
+		}
+		tlsConfig = r.TLSConfig()
+		if o.ClientCAFile != "" {
+			caPEM, err := os.ReadFile(o.ClientCAFile)
+			if err != nil {
+				return fmt.Errorf("reading --client-ca-file: %w", err)
+			}
+			if err := server.RequestClientCerts(tlsConfig, caPEM); err != nil {
+				return fmt.Errorf("--client-ca-file: %w", err)
+			}
+		}
+	}
+	var token *server.TokenFile
+	if o.TokenFile != "" {
+		if token, err = server.NewTokenFile(o.TokenFile, log); err != nil {
+			return err
+		}
+	}
+	if o.Plain {
+		log.Warn("serving plain HTTP (--insecure-plain-http): requests and answers carry S3 credentials in clear; use it only on your own machine")
+	}
+	if servesHooks && token == nil && o.ClientCAFile == "" {
+		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
+	}
+	if o.Floor {
+		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
+	}
+	metrics := server.NewMetrics(buildinfo.Get())
+	readiness := server.NewReadiness()
+	e := server.New(server.Config{
+		MaxBodyBytes:      o.MaxBody,
+		BodyReadTimeout:   o.BodyTimeout,
+		Logger:            log,
+		Routes:            routes,
+		Lister:            lister,
+		HookToken:         token,
+		RequireClientCert: o.ClientCAFile != "",
+		Metrics:           metrics,
+		Readiness:         readiness,
+	})
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return err
+	}
+	stopMetrics, metricsDone, err := serveMetrics(o, metrics, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	info := buildinfo.Get()
+	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.RoutesName, "metrics", o.Metrics,
+		"version", info.Version, "commit", info.Commit)
+	err = server.ServeListener(ctx, e, ln, server.Stop{Drain: o.Drain, Grace: o.Grace, Readiness: readiness}, tlsConfig)
+	// Metrics are served through the drain, then stop.
+	stopMetrics()
+	if merr := <-metricsDone; err == nil {
+		err = merr
+	}
+	log.Info("stopped")
+	return err
+}
+
+// serveMetrics starts the --metrics-listen server, over TLS with the same
+// certificate when the service serves TLS (no client certificate asked).
+// stop ends it; done reports how it ended.
+func serveMetrics(o Options, m *server.Metrics, log *slog.Logger) (stop func(), done <-chan error, err error) {
+	errc := make(chan error, 1)
+	if o.Metrics == "" {
+		errc <- nil
+		return func() {}, errc, nil
+	}
+	var tlsConfig *tls.Config
+	if o.CertFile != "" {
+		r, err := server.NewCertReloader(o.CertFile, o.KeyFile, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		tlsConfig = r.TLSConfig()
+	}
+	ln, err := net.Listen("tcp", o.Metrics)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--metrics-listen: %w", err)
+	}
+	log.Info("serving metrics", "listen", ln.Addr().String(), "tls", tlsConfig != nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		errc <- server.ServeListener(ctx, server.MetricsServer(m, log), ln, server.Stop{Grace: time.Second}, tlsConfig)
+	}()
+	return cancel, errc, nil
+}
+
+// newLister gives /validate its API access. A kubeconfig the operator named
+// that does not load stops the service; no configuration at all does not:
+// the sync hooks keep serving and /validate refuses what needs the API.
+func newLister(kubeconfig string, timeout time.Duration, log *slog.Logger) (admission.Lister, error) {
+	cfg, src, err := kube.RESTConfig(kubeconfig)
+	switch {
+	case err != nil && src.Explicit():
+		return nil, err
+	case err != nil:
+		log.Warn("no API access; /validate refuses every GlanceBackend change that needs its siblings", "error", err.Error())
+		return admission.Unavailable{Reason: err.Error()}, nil
+	}
+	l, err := kube.NewLister(cfg, timeout)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("API access for /validate", "source", string(src), "host", cfg.Host, "api_timeout", timeout.String())
+	return l, nil
+}
