@@ -100,8 +100,7 @@ func (b *body) fail(err error) error {
 		return newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", b.limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		// The deadline stays passed and the connection is closed after the
-		// answer: net/http would otherwise wait for the rest of the body.
-		b.c.Response().Header().Set(echo.HeaderConnection, "close")
+		// answer (closesConnection).
 		return newHTTPError(http.StatusRequestTimeout, "the request body did not arrive within %s", b.timeout)
 	}
 	return newHTTPError(http.StatusBadRequest, "reading the request body failed")
