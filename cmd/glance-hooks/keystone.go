@@ -52,6 +52,9 @@ func newKeystoneRegisterCommand() *cobra.Command {
 					return usageErrorf("--%s is required", flag)
 				}
 			}
+			if err := keystone.CheckRegistration(s); err != nil {
+				return usageErrorf("%s", err)
+			}
 			password := os.Getenv(reg.EnvServiceUserPassword)
 			if password == "" {
 				return &exitError{code: reg.ExitRefused, err: fmt.Errorf("%s is not set: the service user's password comes from Secret %q", reg.EnvServiceUserPassword, s.PasswordSecret)}
