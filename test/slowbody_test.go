@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -133,4 +134,88 @@ func TestSlowBodyIsCutAtTheDeadline(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), `"status":408`) }, 5*time.Second, 10*time.Millisecond)
 	assert.Contains(t, logs.String(), "the request body did not arrive within 300ms")
 	assert.NotContains(t, logs.String(), "parent")
+}
+
+// fastHead is the client of a slow-tail attack: it announces a 100,000-byte
+// body, sends its first 17,408 bytes at once (past the head a request waits
+// for its turn with) and then a byte a second, reconnecting whenever the
+// server answers or drops it, until stop is closed.
+func fastHead(addr string, stop <-chan struct{}) {
+	head := append([]byte(`{"parent":`), bytes.Repeat([]byte(" "), 17408-10)...)
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		_, err = fmt.Fprintf(conn, "POST /sync/glance HTTP/1.1\r\nHost: hooks\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n%s", head)
+		for err == nil {
+			select {
+			case <-stop:
+				conn.Close()
+				return
+			case <-time.After(time.Second):
+			}
+			_, err = conn.Write([]byte(" "))
+			if err == nil {
+				// An answer (the 408) means the server is done with it.
+				_ = conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+				if n, _ := conn.Read(make([]byte, 1)); n > 0 {
+					err = io.EOF
+				}
+			}
+		}
+		conn.Close()
+	}
+}
+
+// Sixteen clients that send the head of their bodies at once and the rest a
+// byte a second, reconnecting when dropped, hold the turns only briefly:
+// without a token to refuse them, every valid /sync/glance over 30 s is
+// answered 200 within a second. (Holding a turn for the whole body timeout,
+// they delayed valid requests by 3 to 8 s, and 64 of them starved them.)
+func TestSlowTailsDoNotDelayValidRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("watches a 30 s window")
+	}
+	const clients, window = 16, 30 * time.Second
+	addr, _ := slowServer(t, server.Config{})
+	stop := make(chan struct{})
+	done := make(chan struct{}, clients)
+	for range clients {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			fastHead(addr, stop)
+		}()
+	}
+	defer func() {
+		close(stop)
+		for range clients {
+			<-done
+		}
+	}()
+	body, err := os.ReadFile("fixtures/sync-glance/recorded-metacontroller/request.json")
+	require.NoError(t, err)
+	client := &http.Client{Timeout: 10 * time.Second}
+	time.Sleep(2 * time.Second) // every attacker is cycling
+	var worst time.Duration
+	requests := 0
+	for end := time.Now().Add(window); time.Now().Before(end); requests++ {
+		start := time.Now()
+		resp, err := client.Post("http://"+addr+"/sync/glance", "application/json", bytes.NewReader(body))
+		elapsed := time.Since(start)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		worst = max(worst, elapsed)
+		assert.Less(t, elapsed, time.Second, "request %d answered after %s", requests, elapsed)
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("%d valid /sync/glance requests under %d slow-tail clients: the slowest answered in %s", requests, clients, worst.Round(time.Millisecond))
 }

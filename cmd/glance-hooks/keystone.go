@@ -52,6 +52,9 @@ func newKeystoneRegisterCommand() *cobra.Command {
 		Args:    noArgs,
 		PreRunE: requireFlags(reg.FlagOwner, reg.FlagPublicURL, reg.FlagInternalURL),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := keystone.CheckRegistration(s); err != nil {
+				return usageErrorf("%s", err)
+			}
 			password := os.Getenv(reg.EnvServiceUserPassword)
 			if password == "" {
 				return &exitError{code: reg.ExitRefused, err: fmt.Errorf("%s is not set: the service user's password comes from Secret %q", reg.EnvServiceUserPassword, s.PasswordSecret)}

@@ -97,6 +97,11 @@ func (o *serveOptions) validate() error {
 	if o.bodyTimeout <= 0 {
 		return usageErrorf("--body-read-timeout must be positive")
 	}
+	if o.maxBody <= 0 {
+		// The server would read it as "the default" and serve 8 MiB bodies
+		// to an operator who asked for something else.
+		return usageErrorf("--max-body-bytes must be positive")
+	}
 	if o.drain < 0 || o.grace < 0 {
 		return usageErrorf("--shutdown-drain and --shutdown-grace cannot be negative")
 	}

@@ -203,6 +203,8 @@ func TestServeFlagErrors(t *testing.T) {
 		"client CA without TLS":      {plain("--client-ca-file", certFile), exitUsage, "--client-ca-file needs TLS"},
 		"bad timeout":                {plain("--api-timeout", "0s"), exitUsage, "--api-timeout must be positive"},
 		"bad body timeout":           {plain("--body-read-timeout", "0s"), exitUsage, "--body-read-timeout must be positive"},
+		"zero max body":              {plain("--max-body-bytes", "0"), exitUsage, "--max-body-bytes must be positive"},
+		"negative max body":          {plain("--max-body-bytes", "-1"), exitUsage, "--max-body-bytes must be positive"},
 		"unknown routes":             {plain("--routes", "sync"), exitUsage, "--routes must be hooks, validate or all"},
 		"token for validate":         {plain("--routes", "validate", "--auth-token-file", tokenFile), exitUsage, "which --routes=validate does not serve"},
 		"stray argument":             {plain("extra"), exitUsage, "serve takes no arguments"},

@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Conditions and reasons of the credentials a Glance reads.
@@ -67,6 +68,10 @@ func secretValue(related metacontroller.ObjectMap, name, key string) (value stri
 	}
 	if len(b) == 0 {
 		return "", "", fmt.Sprintf("Secret %s key %s is empty", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	// Every credential read here reaches the pods through the environment.
+	if p := storeconf.EnvValueProblem(string(b)); p != "" {
+		return "", "", fmt.Sprintf("Secret %s key %s %s", excerpt.Name(name), excerpt.Name(key), p), nil
 	}
 	return string(b), sec.Metadata.UID, "", nil
 }

@@ -146,6 +146,27 @@ func (w *World) Objects() []Object {
 	return out
 }
 
+// ObjectsIn returns copies of the objects of the given kinds in a
+// namespace, sorted as Objects sorts them. It walks only those kinds (the
+// index), so asking for the few objects one object's admission reads costs
+// nothing for the thousands of others a render may hold.
+func (w *World) ObjectsIn(namespace string, kinds ...string) []Object {
+	var refs []Ref
+	for _, k := range kinds {
+		for r := range w.byKind[k] {
+			if r.Namespace == namespace {
+				refs = append(refs, r)
+			}
+		}
+	}
+	SortRefs(refs)
+	out := make([]Object, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, deepCopy(w.objects[r]))
+	}
+	return out
+}
+
 // SortRefs sorts refs the way objects are listed everywhere: by kind,
 // namespace and name, then apiVersion.
 func SortRefs(refs []Ref) {

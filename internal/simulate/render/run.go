@@ -118,15 +118,12 @@ func (s *State) run(opts Options) error {
 	return nil
 }
 
-// storedIn are the objects of a namespace: what the webhook can read there.
+// storedIn are the objects of a namespace the webhook can read there: the
+// kinds its lister reads (see lister). Only those: copying every object of
+// the namespace for each object applied made a render quadratic in its
+// input (2,000 ConfigMaps took 21 s, 4,000 took 138 s).
 func (s *State) storedIn(ns string) []chain.Object {
-	var out []chain.Object
-	for _, o := range s.world.Objects() {
-		if chain.RefOf(o).Namespace == ns {
-			out = append(out, o)
-		}
-	}
-	return out
+	return s.world.ObjectsIn(ns, webhookReads...)
 }
 
 // IsNotConverged reports whether err is a run that hit the round limit;

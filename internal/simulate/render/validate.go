@@ -18,9 +18,9 @@ import (
 // Validator is the validate hook's decision on one object about to be
 // applied: nil admits it, an error refuses it and its text is the admission
 // message. old is the stored object it replaces (nil when it is created);
-// stored are the objects of the object's namespace at that moment, what the
-// webhook reads (the GlanceBackends it lists, the Glance or ControlPlane it
-// gets).
+// stored are the objects of the object's namespace at that moment that the
+// webhook reads (webhookReads: the GlanceBackends it lists, the Glance or
+// ControlPlane it gets).
 type Validator func(obj, old chain.Object, stored []chain.Object) error
 
 // renderUID is the uid of every admission request render makes.
@@ -65,6 +65,10 @@ func Admission(obj, old chain.Object, stored []chain.Object) error {
 	}
 	return errors.New(resp.Result.Message)
 }
+
+// webhookReads are the kinds the validate hook reads from the API server,
+// the only ones lister is given.
+var webhookReads = []string{api.KindGlanceBackend, api.KindGlance, api.KindControlPlane}
 
 // lister serves the objects render holds to the admission rules.
 type lister []chain.Object

@@ -67,18 +67,26 @@ func (b *body) bytes() int64 { return max(b.size, int64(len(b.data))) }
 
 // rest reads the rest of the body into one buffer of its size (a buffer
 // grown by doubling would leave up to twice the body allocated) and returns
-// the whole body. It has the body's timeout from now: the wait for a turn
-// is not the client's. (Pooling the buffers was measured: the same CPU
-// time, and a body more held between requests, 8 MiB more peak RSS.)
+// the whole body. (Pooling the buffers was measured: the same CPU time, and
+// a body more held between requests, 8 MiB more peak RSS.)
+//
+// The rest is read with the turn, so it must keep coming (tailDeadline):
+// a client that sends the head of its body and then stalls or trickles
+// holds the turn for tailGrace, not for the body's whole timeout.
 func (b *body) rest() ([]byte, error) {
 	if b.size > int64(len(b.data)) {
-		if b.rc != nil {
-			_ = b.rc.SetReadDeadline(time.Now().Add(b.timeout))
-		}
 		full := make([]byte, b.size)
 		n := copy(full, b.data)
-		if _, err := io.ReadFull(b.r, full[n:]); err != nil {
-			return nil, b.fail(err)
+		start, head := time.Now(), n
+		for n < len(full) {
+			end := min(len(full), n+tailChunk)
+			if b.rc != nil {
+				_ = b.rc.SetReadDeadline(tailDeadline(start, int64(end-head), b.timeout))
+			}
+			if _, err := io.ReadFull(b.r, full[n:end]); err != nil {
+				return nil, b.fail(err)
+			}
+			n = end
 		}
 		b.data = full
 	}
@@ -91,6 +99,26 @@ func (b *body) rest() ([]byte, error) {
 	return b.data, nil
 }
 
+// The rest of a body, read with a turn, must arrive at MinTailRate after a
+// grace of tailGrace: by then Metacontroller's body is in the socket's
+// buffers or on the wire at the network's speed (a cluster network moves
+// 8 MiB in well under a second), while a client that sends its head at
+// once and the rest a byte a second is cut after tailGrace, its turn free
+// for the next request. The rate is checked every tailChunk bytes.
+const (
+	MinTailRate = 1 << 20 // bytes a second
+	tailGrace   = 100 * time.Millisecond
+	tailChunk   = 16 << 10
+)
+
+// tailDeadline is when the first n bytes of a body's rest, read from
+// start, must have arrived: at MinTailRate after tailGrace, and never
+// later than the body's timeout.
+func tailDeadline(start time.Time, n int64, timeout time.Duration) time.Time {
+	d := tailGrace + time.Duration(n)*time.Second/MinTailRate
+	return start.Add(min(d, timeout))
+}
+
 // fail maps a read error to its answer: 413 over the limit, 408 past the
 // deadline, 400 otherwise.
 func (b *body) fail(err error) error {
@@ -100,9 +128,8 @@ func (b *body) fail(err error) error {
 		return newHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than the %d-byte limit", b.limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		// The deadline stays passed and the connection is closed after the
-		// answer: net/http would otherwise wait for the rest of the body.
-		b.c.Response().Header().Set(echo.HeaderConnection, "close")
-		return newHTTPError(http.StatusRequestTimeout, "the request body did not arrive within %s", b.timeout)
+		// answer (closesConnection).
+		return newHTTPError(http.StatusRequestTimeout, "the request body did not arrive within %s (its rest at %d bytes a second once it had its turn)", b.timeout, MinTailRate)
 	}
 	return newHTTPError(http.StatusBadRequest, "reading the request body failed")
 }

@@ -52,9 +52,26 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			code, msg = ee.Code, strings.ToLower(http.StatusText(ee.Code))
 		}
 		msg = hook.Truncate(oneLine(msg), MaxErrorMessage)
+		if closesConnection(code) {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+		}
 		c.Set(logErrorKey, msg)
 		_ = c.JSON(code, errorBody{Error: msg})
 	}
+}
+
+// closesConnection tells the answers given without reading the body the
+// client still owes: refused callers (401), bodies too large (413) or of the
+// wrong type (415), bodies too slow (408). Closing the connection after
+// them is what makes them immediate: otherwise net/http reads up to 256 KiB
+// of the unread body before it writes the answer, so a client that
+// announced a body and sent none waited for the server's read timeout.
+func closesConnection(code int) bool {
+	switch code {
+	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return true
+	}
+	return false
 }
 
 // recoverPanics turns a panic into a 500; the server keeps serving and the

@@ -145,6 +145,7 @@ func New(cfg Config) *echo.Echo {
 		if r.Caller == Metacontroller && cfg.HookToken != nil {
 			mw = append(mw, requireBearer(cfg.HookToken))
 		}
+		mw = append(mw, requireJSON)
 		e.POST(r.Path, r.handler(cfg, slots), mw...)
 	}
 	return e
