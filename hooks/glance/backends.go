@@ -18,14 +18,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// ReasonBackendSkipped marks an attached backend left out of the config; the
-// guide calls the event of the same name GlanceBackendSkipped.
-const ReasonBackendSkipped = "GlanceBackendSkipped"
-
-// ReasonDefaultSetByControlPlane marks a hand-made backend on a
-// ControlPlane's Glance whose isDefault is ignored.
-const ReasonDefaultSetByControlPlane = "DefaultSetByControlPlane"
-
 // store is one attached backend and what the Glance made of it.
 type store struct {
 	backend api.GlanceBackend
@@ -321,10 +313,6 @@ func decodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	return string(b), err
 }
-
-// ReasonStoreOutdated marks a store whose running section is kept while its
-// store Secret catches up with a spec change.
-const ReasonStoreOutdated = "StoreSecretOutdated"
 
 // holdOutdated keeps the running section of stores whose store Secret lags
 // behind a spec change: dropping them would take the store (and every image

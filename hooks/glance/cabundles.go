@@ -28,10 +28,6 @@ var StoreCACertFrom = release.Release{Year: 2025, Minor: 1}
 // verifies TLS against this one file instead of its default trust roots.
 const EnvCABundle = "AWS_CA_BUNDLE"
 
-// ReasonCABundleConflict marks, in status.backends[], a store whose CA bundle
-// cannot be honoured on a release with one process-wide bundle.
-const ReasonCABundleConflict = "CABundleConflict"
-
 // caMount is a store's CA bundle as the pods mount it: the object and key
 // the backend checked, and the digest of the bytes it saw.
 type caMount struct {

@@ -19,16 +19,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// Conditions and reasons of the credentials a Glance reads.
-const (
-	CondDatabaseReady    = "DatabaseReady"
-	CondServiceUserReady = "ServiceUserReady"
-
-	ReasonWaitingForDBCredentials = "WaitingForDBCredentials"
-	ReasonCredentialsAvailable    = "CredentialsAvailable"
-	ReasonWaitingForCredentials   = "WaitingForCredentials"
-)
-
 // credentials is what the Glance's Secrets give the pods.
 type credentials struct {
 	// connection is the database URL and servicePassword the service user's

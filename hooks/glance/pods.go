@@ -11,27 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
 
-// Reasons a condition waiting for pods is False for when the scheduler or
-// the kubelet says why they do not run. Each is a case people meet and act
-// on differently (see the README's troubleshooting table).
-const (
-	// ReasonPodsUnschedulable: the scheduler found no node (PodScheduled
-	// False, reason Unschedulable).
-	ReasonPodsUnschedulable = "PodsUnschedulable"
-	// ReasonPodsNotStarting: a container cannot be created or its image
-	// cannot be pulled (CreateContainerConfigError, ImagePullBackOff, ...),
-	// or the pod has not started within its deadline.
-	ReasonPodsNotStarting = "PodsNotStarting"
-	// ReasonPodsCrashLooping: a container keeps exiting and is restarted.
-	ReasonPodsCrashLooping = "PodsCrashLooping"
-	// ReasonPodsFailed: a pod ended (a Job's container exited non-zero, or
-	// the kubelet evicted it).
-	ReasonPodsFailed = "PodsFailed"
-	// ReasonPodsNotReady: containers run but are not ready within the
-	// deadline.
-	ReasonPodsNotReady = "PodsNotReady"
-)
-
 // podReasonOrder is the order reasons are reported in, most fundamental
 // first: a pod that cannot be placed never gets to start, one that cannot
 // start never gets to crash, and so on. The condition takes the first

@@ -11,11 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// ReasonStoreRetiring marks a store whose backend is gone (a removed
-// backends[] entry, a deleted GlanceBackend) while its section stays in the
-// config: images in it stay readable until the store is dropped.
-const ReasonStoreRetiring = "StoreRetiring"
-
 // retiringStores are the stores the running backends.conf holds and no
 // attached backend names any more. Dropping such a section would make every
 // image in the store unreadable without a word, so each is kept, from the

@@ -14,11 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// ReasonPodsNotCreated: the Deployment's ReplicaSet cannot create pods at
-// all (a ResourceQuota, a PodSecurity level or another admission refusal);
-// the API server's refusal is in the Deployment's ReplicaFailure condition.
-const ReasonPodsNotCreated = "PodsNotCreated"
-
 // defaultProgressDeadline is the Deployment's progressDeadlineSeconds when
 // the API server has not defaulted it (as in a request built by hand).
 const defaultProgressDeadline = 600 * time.Second

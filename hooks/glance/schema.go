@@ -9,20 +9,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
-// Reasons of the DatabaseReady condition besides WaitingForDBCredentials.
-const (
-	ReasonSchemaSynced          = "SchemaSynced"
-	ReasonSchemaSyncRunning     = "SchemaSyncRunning"
-	ReasonSchemaSyncFailed      = "SchemaSyncFailed"
-	ReasonSchemaUpgrading       = "SchemaUpgrading"
-	ReasonSchemaUpgradeFailed   = "SchemaUpgradeFailed"
-	ReasonImageReleaseMismatch  = "ImageReleaseMismatch"
-	ReasonDowngradeNotSupported = "DowngradeNotSupported"
-	ReasonUpgradeSkipsReleases  = "UpgradeSkipsReleases"
-	ReasonUpgradeTargetChanged  = "UpgradeTargetChanged"
-	ReasonWaitingForConfig      = "WaitingForConfig"
-)
-
 // action is what a schema Job does.
 type action string
 

@@ -20,30 +20,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
-// Conditions of a Glance.
-const (
-	CondBackendsReady   = "BackendsReady"
-	CondConfigRendered  = "ConfigRendered"
-	CondDeploymentReady = "DeploymentReady"
-
-	ReasonAllBackendsProjected = "AllBackendsProjected"
-	ReasonWaitingForBackends   = "WaitingForBackends"
-	ReasonNoDefaultBackend     = "NoDefaultBackend"
-	ReasonRendered             = "Rendered"
-	ReasonLastGoodKept         = "LastGoodKept"
-	ReasonNotRendered          = "NotRendered"
-	ReasonInvalidSpec          = "InvalidSpec"
-	ReasonDeploymentAvailable  = "DeploymentAvailable"
-	ReasonDeploymentMissing    = "DeploymentMissing"
-	ReasonRollingOut           = "RollingOut"
-	// ReasonNotInRunningConfig marks a usable store left out because the
-	// config is not re-rendered while there is no valid default.
-	ReasonNotInRunningConfig = "NotInRunningConfig"
-	// ReasonStorePending marks a store on its way: its backend has not
-	// reported yet, or its store Secret is not there yet. Not a fault.
-	ReasonStorePending = "StorePending"
-)
-
 // outcome is what a sync returns besides status.
 type outcome struct {
 	children     []any
