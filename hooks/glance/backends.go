@@ -24,30 +24,23 @@ type store struct {
 	id      string
 	section string // the rendered section, when usable
 	skipped string // why it is left out, when it is
-	// skipReason is the status.backends[] reason of a skipped store, when
-	// it is not ReasonBackendSkipped.
-	skipReason string
-	rendered   bool
+	state   storeState
 	// ca is the store's CA bundle, when it names one.
 	ca *caMount
-	// stale is set when the store Secret was rendered from an older spec;
-	// held is set when the running config's section is used meanwhile.
-	stale, held bool
 	// projected is set on a ControlPlane's Glance for the backends that
 	// ControlPlane projects; defaultIgnored on a hand-made backend there
 	// that is marked isDefault: the ControlPlane alone sets the default.
 	projected, defaultIgnored bool
 	// retired is set on a store of the running config whose backend is
-	// gone (backend is then empty); dropped when its section goes.
-	retired, dropped bool
-	ignored          string // why isDefault is ignored
-	// pending is set for a store on its way: its backend has not reported
-	// yet, or reported usable credentials and its store Secret is not
-	// there (or not current) yet. It is left out like a skipped one, but
-	// it is not a fault; since is when it started on its way.
-	pending bool
-	since   time.Time
+	// gone (backend is then empty).
+	retired bool
+	ignored string // why isDefault is ignored
+	// since is when a pending store started on its way.
+	since time.Time
 }
+
+// skip leaves the store out for a fault, saying why.
+func (s *store) skip(why string) { s.state, s.skipped = stateSkipped, why }
 
 // wantsDefault reports whether the store counts as marked isDefault.
 func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
@@ -140,7 +133,7 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	}
 	for _, s := range stores {
 		if p := holders[s.id]; p != nil && p != s {
-			s.skipped = fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, p.backend.Name)
+			s.skip(fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, p.backend.Name))
 			continue
 		}
 		if others := byID[s.id]; len(others) > 1 && holders[s.id] == nil {
@@ -151,7 +144,7 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 			if other == s {
 				other = others[1]
 			}
-			s.skipped = fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.id, other.backend.Name, len(others))
+			s.skip(fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.id, other.backend.Name, len(others)))
 			continue
 		}
 		if err := evaluate(s, g, related); err != nil {
@@ -192,7 +185,7 @@ type usableWhen struct{ condition, fault string }
 func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 	b := &s.backend
 	if problems := storeconf.BackendProblems(b.Spec, s.id); len(problems) > 0 {
-		s.skipped = "its spec cannot be rendered: " + problems.String()
+		s.skip("its spec cannot be rendered: " + problems.String())
 		return nil
 	}
 	// Usable credentials (and CA bundle): the store Secret follows in the
@@ -209,19 +202,20 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		c, reported := hook.FindCondition(b.Status.Conditions, r.condition)
 		switch {
 		case !reported:
-			s.pending, s.since, s.skipped = true, b.CreationTimestamp.Time, pendingMessage
+			s.state, s.since, s.skipped = statePending, b.CreationTimestamp.Time, pendingMessage
 			return nil
 		case c.Status != metav1.ConditionTrue:
-			s.skipped = r.fault
+			why := r.fault
 			if c.Message != "" {
-				s.skipped += ": " + c.Message
+				why += ": " + c.Message
 			}
+			s.skip(why)
 			return nil
 		case c.LastTransitionTime.After(since):
 			since = c.LastTransitionTime.Time
 		}
 	}
-	onItsWay := func() { s.pending, s.since, s.skipped = true, since, pendingMessage }
+	onItsWay := func() { s.state, s.since, s.skipped = statePending, since, pendingMessage }
 	name := names.StoreSecretName(b.Name)
 	sec, found, err := readStoreSecret(related, name)
 	if err != nil {
@@ -232,12 +226,12 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		onItsWay()
 		return nil
 	case sec.glance != g.Name || !ownedBy(sec.owners, b):
-		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
+		s.skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
 		return nil
 	case sec.storeID != s.id || sec.specHash != storeconf.SpecHash(b.Spec, s.id):
 		// holdOutdated may keep its running section meanwhile.
 		onItsWay()
-		s.stale = true
+		s.state = stateOutdated
 		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
 		return nil
 	}
@@ -246,19 +240,19 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		err = storeconf.CheckSection(string(section), s.id)
 	}
 	if err != nil {
-		s.skipped = fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err)
+		s.skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err))
 		return nil
 	}
 	if ref := b.Spec.S3.CABundleRef; ref != nil {
 		digest := sec.caBundleDigest
 		if !digestPattern.MatchString(digest) {
-			s.skipped = fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest)
+			s.skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
 			return nil
 		}
 		s.ca = &caMount{ref: *ref, digest: digest}
 	}
 	s.section = string(section)
-	s.rendered = true
+	s.state = stateRendered
 	return nil
 }
 
@@ -280,7 +274,7 @@ func chooseDefault(stores []*store) (*store, string) {
 	for _, s := range stores {
 		if s.wantsDefault() {
 			candidates = append(candidates, s)
-			if s.rendered {
+			if s.state.rendered() {
 				rendered = append(rendered, s)
 			}
 		}
@@ -324,7 +318,7 @@ func decodeBase64(s string) (string, error) {
 func holdOutdated(stores []*store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
 	for _, s := range stores {
-		if !s.stale {
+		if s.state != stateOutdated {
 			continue
 		}
 		if !read {
@@ -341,7 +335,7 @@ func holdOutdated(stores []*store, running func() string, current *appsv1.Deploy
 				}
 				s.ca = ca
 			}
-			s.section, s.rendered, s.held, s.pending = section, true, true, false
+			s.section, s.state = section, stateHeld
 			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
 		}
 	}

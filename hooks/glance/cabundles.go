@@ -115,7 +115,7 @@ func weighCABundles(stores []*store) caNeeds {
 	n := caNeeds{digests: map[string]bool{}}
 	for _, s := range stores {
 		switch {
-		case !s.rendered:
+		case !s.state.rendered():
 		case s.ca != nil:
 			n.withCA = append(n.withCA, s)
 			n.digests[s.ca.digest] = true
@@ -142,7 +142,7 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 	withBundle := pluralStores(quoted(incumbents.withCA))
 	drop := fmt.Sprintf("drop retiring %s (spec.dropRetiredStores), or run %s or later", withBundle, StoreCACertFrom)
 	for _, s := range attached {
-		if !s.rendered {
+		if !s.state.rendered() {
 			continue
 		}
 		switch {
@@ -168,8 +168,7 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 // skipForCABundle leaves a store out of the config with
 // ReasonCABundleConflict.
 func skipForCABundle(s *store, msg string) {
-	s.rendered, s.held, s.section = false, false, ""
-	s.skipReason = ReasonCABundleConflict
+	s.state, s.section = stateCAConflict, ""
 	s.skipped = msg
 }
 
@@ -223,7 +222,7 @@ func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 	}
 	var digests []string
 	for _, s := range stores {
-		if !s.rendered || s.ca == nil {
+		if !s.state.rendered() || s.ca == nil {
 			continue
 		}
 		vol := names.CABundleVolume(s.id)

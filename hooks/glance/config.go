@@ -56,7 +56,7 @@ func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]st
 func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []*store, def *store) (string, error) {
 	var enabled []string
 	for _, s := range stores {
-		if s.rendered {
+		if s.state.rendered() {
 			enabled = append(enabled, s.id+":s3")
 		}
 	}
@@ -148,7 +148,7 @@ func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
 func renderBackends(stores []*store) string {
 	var parts []string
 	for _, s := range stores {
-		if s.rendered {
+		if s.state.rendered() {
 			parts = append(parts, strings.TrimSuffix(s.section, "\n")+"\n")
 		}
 	}

@@ -171,8 +171,8 @@ func keepJob(o observedJob, p schemaPlan) bool {
 
 // schemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
-func schemaJobs(g *api.Glance, spec api.GlanceSpec, children metacontroller.ObjectMap, jobs []observedJob, p schemaPlan,
-	jobName func(schemaJob) string, m mounts, digest string) ([]any, error) {
+func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, m mounts) ([]any, error) {
+	children, jobs := o.children, o.jobs
 	var out []any
 	planned := ""
 	if p.job != nil {
@@ -184,7 +184,7 @@ func schemaJobs(g *api.Glance, spec api.GlanceSpec, children metacontroller.Obje
 			}
 			out = append(out, json.RawMessage(applied))
 		} else {
-			out = append(out, schemaJobChild(g, spec, *p.job, planned, m, digest))
+			out = append(out, schemaJobChild(o.glance, o.spec, *p.job, planned, m, o.creds.creds.digest))
 		}
 	}
 	for _, o := range jobs {

@@ -66,7 +66,7 @@ func testSpec(mods ...func(*api.GlanceSpec)) api.GlanceSpec {
 func TestConfigData(t *testing.T) {
 	three, eight := int32(3), int32(8)
 	sized := testSpec(func(s *api.GlanceSpec) { s.API = &api.APISpec{Processes: &three, Threads: &eight} })
-	def := &store{id: "default", rendered: true, section: "[default]\n"}
+	def := &store{id: "default", state: stateRendered, section: "[default]\n"}
 	type want struct {
 		files        []string
 		workers      string // [DEFAULT] workers, "" when absent
