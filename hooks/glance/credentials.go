@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // credentials is what the Glance's Secrets give the pods.
@@ -107,6 +108,15 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 	c := &credentials{connection: osloEnvValue(url), servicePassword: osloEnvValue(password),
 		digest: credentialsDigest(dbUID, userUID, url, password)}
 	return c, database, user, nil
+}
+
+// databaseConf is the [database] section; connection comes from
+// OS_DATABASE__CONNECTION (EnvDatabaseConnection). glance-api and
+// glance-manage wait for the database as long as it takes.
+func databaseConf(confInput) (confPart, error) {
+	return confPart{sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
+		{Key: "max_retries", Value: "-1"},
+	}}}}, nil
 }
 
 // connectionURL is the SQLAlchemy URL glance-manage and glance-api take:

@@ -123,7 +123,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		mode = LaunchModeOf(plan.run.release)
 	}
 	stores := withRetired(d.stores, d.retired)
-	conf, err := renderConfig(g, spec, mode, stores, d.def)
+	conf, err := renderConfig(confInput{glance: g, spec: spec, mode: mode, stores: stores, def: d.def})
 	if err != nil {
 		return nil, err
 	}
@@ -138,15 +138,15 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	for _, s := range stores {
 		out.inConfig[s.id] = s.state.rendered()
 	}
-	m := mounts{out.configName, out.backendsName}
+	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
 	if plan.run != nil {
 		out.runImage = plan.run.image
-		deploy := deployment(g, spec, *plan.run, m, o.creds.creds.digest, desiredReplicas(spec, o.deployment))
+		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
 		addCABundles(deploy, stores, d.processWideCA)
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, scalingChildren(g, spec)...)
 	}
-	jobChildren, err := schemaJobs(o, plan, jobName, m)
+	jobChildren, err := schemaJobs(o, plan, jobName, pod)
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +234,11 @@ func history(o *observed, out *outcome) ([]any, error) {
 		mountedConfigs, mountedSecrets = append(mountedConfigs, jm.configMap), append(mountedSecrets, jm.backendsSecret)
 	}
 	var kept []any
-	for _, h := range []struct {
-		key, prefix, desired string
-		mounted              []string
-	}{
+	for _, h := range []hashedKind{
 		{names.ConfigMapsKey, o.glance.Name + "-config-", out.configName, mountedConfigs},
 		{names.SecretsKey, o.glance.Name + "-backends-", out.backendsName, mountedSecrets},
 	} {
-		objs, err := retained(o.children, h.key, h.prefix, h.desired, h.mounted, rolling)
+		objs, err := retained(o.children, h, rolling)
 		if err != nil {
 			return nil, err
 		}
