@@ -207,6 +207,9 @@ func isHTTPS(host string) bool {
 	return err == nil && u.Scheme == "https"
 }
 
+// mountCABundles is the CA bundles' part of the glance-api pod.
+func mountCABundles(in podInput, d *deploymentChild) { addCABundles(d, in.stores, in.processWideCA) }
+
 // addCABundles mounts the CA bundle of every rendered store that names one,
 // read-only at names.CABundleMountDir(<store id>) where its section's
 // s3_store_cacert points, annotates their digests on the pod template (a

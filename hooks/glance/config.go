@@ -64,20 +64,6 @@ type confPart struct {
 	sections []storeconf.Section
 }
 
-// confFeatures render glance-api.conf, each the lines of one feature, in
-// this order: [DEFAULT] holds their options in it, and their sections
-// follow it in it. A feature with config lines is a function beside the
-// rest of it and one entry here.
-var confFeatures = []func(confInput) (confPart, error){
-	launchConf,    // launch.go
-	storesConf,    // config.go
-	importsConf,   // config.go
-	locationsConf, // config.go
-	databaseConf,  // credentials.go
-	keystoneConf,  // keystone.go
-	runtimeConf,   // config.go
-}
-
 // renderConfig renders glance-api.conf. Secrets never appear in it: the
 // database URL and the service user's password reach glance-api as
 // environment variables (oslo.config reads OS_<GROUP>__<OPTION>).

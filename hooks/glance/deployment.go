@@ -164,12 +164,10 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs,
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
 	container.Resources = *spec.Resources
-	placement := schedulingOf(spec)
-	pod := glancePod(in.mounts, apiStateVolumes(spec), placement, container)
+	pod := glancePod(in.mounts, apiStateVolumes(spec), api.SchedulingSpec{}, container)
 	grace := int64(TerminationGraceSeconds)
 	pod.TerminationGracePeriodSeconds = &grace
 	pod.ShareProcessNamespace = notPIDOne(mode)
-	pod.TopologySpreadConstraints = spreadConstraints(g, placement)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},

@@ -142,7 +142,9 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	if plan.run != nil {
 		out.runImage = plan.run.image
 		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
-		addCABundles(deploy, stores, d.processWideCA)
+		for _, feature := range podFeatures {
+			feature(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
+		}
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, scalingChildren(g, spec)...)
 	}
