@@ -73,12 +73,17 @@ func renderConfig(in confInput) (string, error) {
 	for _, feature := range confFeatures {
 		p, err := feature(in)
 		if err != nil {
-			return "", err
+			return "", invalidSpec("%w", err)
 		}
 		defaults = append(defaults, p.defaults...)
 		sections = append(sections, p.sections...)
 	}
-	return storeconf.Write(append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...)...)
+	conf, err := storeconf.Write(append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...)...)
+	if err != nil {
+		// Every value written comes from the spec or from constants.
+		return "", invalidSpec("%w", err)
+	}
+	return conf, nil
 }
 
 // storesConf enables the rendered stores and names the default one; their

@@ -1,7 +1,6 @@
 package glance
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -70,7 +69,7 @@ func render(o *observed, d *decision) (*outcome, error) {
 		}
 	} else {
 		out, err = renderNew(o, d)
-		if err != nil && !hook.IsInputError(err) {
+		if isSpecError(err) {
 			out, err = keepLastGood(o, lastGood{ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
 		}
 	}
@@ -109,10 +108,10 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	g, spec := o.glance, o.spec
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
-		return nil, fmt.Errorf("spec.openStackRelease: %w", err)
+		return nil, invalidSpec("spec.openStackRelease: %w", err)
 	}
 	if db := spec.Database; (db.ClusterRef == nil) == (db.Host == "") {
-		return nil, errors.New("spec.database needs exactly one of clusterRef and host")
+		return nil, invalidSpec("spec.database needs exactly one of clusterRef and host")
 	}
 	jobName := jobNamer(g.Name, spec.MetadefsPath)
 	plan := planSchema(schemaInputsOf(o, rel, jobName))
