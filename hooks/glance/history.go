@@ -1,7 +1,6 @@
 package glance
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -64,7 +63,7 @@ func retained(children metacontroller.ObjectMap, h hashedKind, rolling bool) ([]
 		if err != nil {
 			return hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
 		}
-		out = append(out, json.RawMessage(applied))
+		out = append(out, applied)
 		return nil
 	}
 	for _, name := range children.Names(key) {

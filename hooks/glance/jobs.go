@@ -1,8 +1,6 @@
 package glance
 
 import (
-	"encoding/json"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -182,7 +180,7 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 			if err != nil {
 				return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(planned), err)
 			}
-			out = append(out, json.RawMessage(applied))
+			out = append(out, applied)
 		} else {
 			out = append(out, schemaJobChild(o.glance, o.spec, *p.job, planned, in))
 		}
@@ -196,7 +194,7 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 		if err != nil {
 			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.name), err)
 		}
-		out = append(out, json.RawMessage(applied))
+		out = append(out, applied)
 	}
 	return out, nil
 }
