@@ -7,13 +7,15 @@ CACHE_BIN := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/glance-hooks/bin
 HELM_VERSION := v3.19.0
 HELM := $(CACHE_BIN)/helm-$(HELM_VERSION)
 # staticcheck reads the code with the go/types of the Go it was built with,
-# so each toolchain gets its own build (hack/install-staticcheck.sh).
+# so each toolchain gets its own build (hack/go-install.sh).
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE_BIN)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(CACHE_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(shell $(GO) env GOVERSION)
 CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
-.PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run \
+.PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
 	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push release-notes bench catalogs
 
 all: build
@@ -35,7 +37,7 @@ build:
 # uWSGI from Debian's packages need root or sudo; kube-apiserver, etcd,
 # versitygw and helm are built into the cache dir), so the tests that run
 # them must run rather than skip.
-test: datapath-deps services-deps kube-bins helm staticcheck
+test: datapath-deps services-deps kube-bins helm staticcheck golangci-lint
 	REQUIRE_SERVICES=1 $(MAKE) --no-print-directory vet fmt-check lint unit fixtures-check integration
 
 # The quick loop while developing: Go tests only; the data-path and chart
@@ -131,9 +133,17 @@ run: build
 
 # staticcheck with its default checks, on the code as built with and without
 # the integration tag; it must find nothing.
-lint: staticcheck
+lint: staticcheck golangci-lint
 	$(STATICCHECK) ./...
 	$(STATICCHECK) -tags integration ./...
+	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_LINT) run --build-tags integration ./...
+
+# golangci-lint (.golangci.yml), built from the Go module proxy into the
+# cache dir when missing, like staticcheck.
+golangci-lint: $(GOLANGCI_LINT)
+$(GOLANGCI_LINT):
+	GOLANGCI_LINT_VERSION=$(GOLANGCI_LINT_VERSION) GOLANGCI_LINT_BIN_DIR=$(CACHE_BIN) bash hack/install-golangci-lint.sh >/dev/null
 
 # staticcheck, built from the Go module proxy into the cache dir when missing.
 staticcheck: $(STATICCHECK)

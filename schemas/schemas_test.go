@@ -405,24 +405,60 @@ func TestSpecIsBounded(t *testing.T) {
 	}
 }
 
-// TestOwnedOptionsMatchStoreconf keeps the CEL list of options extraOptions
-// may not set equal to the list the renderer refuses.
-func TestOwnedOptionsMatchStoreconf(t *testing.T) {
-	var want []string
-	for k := range storeconf.OwnedOptions {
-		want = append(want, k)
+// ownedRuleWidth is how wide the generated rule's lines are, indent aside.
+const ownedRuleWidth = 72
+
+// ownedOptionsRule is the CEL rule that keeps extraOptions off the options
+// the service renders, generated from storeconf.OwnedOptionKeys and wrapped
+// at ownedRuleWidth, each line indented by indent.
+func ownedOptionsRule(indent string) string {
+	items := make([]string, len(storeconf.OwnedOptionKeys))
+	for i, k := range storeconf.OwnedOptionKeys {
+		items[i] = "'" + k + "'"
 	}
-	sort.Strings(want)
-	quoted := regexp.MustCompile(`'(s3_store_[a-z_]+)'`)
+	line := "!self.exists(k, k in ["
+	var lines []string
+	for i, item := range items {
+		if i < len(items)-1 {
+			item += ","
+		} else {
+			item += "])"
+		}
+		switch {
+		case i == 0:
+			line += item
+		case len(line)+1+len(item) > ownedRuleWidth:
+			lines = append(lines, line)
+			line = item
+		default:
+			line += " " + item
+		}
+	}
+	lines = append(lines, line)
+	return indent + strings.Join(lines, "\n"+indent)
+}
+
+var ownedRule = regexp.MustCompile(`(?m)^( *)!self\.exists\(k, k in \[[^\]]*\]\)`)
+
+// TestOwnedOptionsRule keeps the CEL list of options extraOptions may not
+// set generated from the list the renderer refuses: with UPDATE_SCHEMAS=1
+// it rewrites the rule in the CRDs (then `make chart-crds`), otherwise it
+// fails when a CRD's rule is not the generated one.
+func TestOwnedOptionsRule(t *testing.T) {
 	for _, file := range []string{"controlplanes.c5c3.io.yaml", "glancebackends.glance.openstack.c5c3.io.yaml"} {
 		raw, err := os.ReadFile(file)
 		require.NoError(t, err)
-		var got []string
-		for _, m := range quoted.FindAllStringSubmatch(string(raw), -1) {
-			got = append(got, m[1])
+		found := ownedRule.FindAllStringSubmatchIndex(string(raw), -1)
+		require.Len(t, found, 1, "%s holds the extraOptions rule once", file)
+		m := found[0]
+		indent := string(raw[m[2]:m[3]])
+		want := ownedOptionsRule(indent)
+		if os.Getenv("UPDATE_SCHEMAS") != "" {
+			out := string(raw[:m[0]]) + want + string(raw[m[1]:])
+			require.NoError(t, os.WriteFile(file, []byte(out), 0o644))
+			continue
 		}
-		sort.Strings(got)
-		assert.Equal(t, want, got, file)
+		assert.Equal(t, want, string(raw[m[0]:m[1]]), "%s: the extraOptions rule is generated from storeconf.OwnedOptionKeys; run UPDATE_SCHEMAS=1 go test ./schemas -run TestOwnedOptionsRule, then make chart-crds", file)
 	}
 }
 

@@ -21,21 +21,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// The KeystoneRegistered condition and its reasons.
-const (
-	CondKeystoneRegistered = "KeystoneRegistered"
-
-	ReasonRegistered                    = "Registered"
-	ReasonWaitingForAdminCredentials    = "WaitingForAdminCredentials"
-	ReasonWaitingForServiceUserPassword = "WaitingForServiceUserPassword"
-	ReasonRegistrationRunning           = "RegistrationRunning"
-	ReasonRegistrationFailed            = "RegistrationFailed"
-	ReasonInvalidSpec                   = "InvalidSpec"
-	ReasonDeregistrationRunning         = "DeregistrationRunning"
-	ReasonDeregistrationFailed          = "DeregistrationFailed"
-	ReasonDeregistered                  = "Deregistered"
-)
-
 // The registration container's name; its pod failure policy names it.
 const registerContainer = "keystone"
 

@@ -14,19 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// Condition types and reasons of the ControlPlane status.
-const (
-	CondGlanceProjected = "GlanceProjected"
-	CondGlanceReady     = "GlanceReady"
-
-	ReasonProjected        = "Projected"
-	ReasonInvalidBackends  = "InvalidBackends"
-	ReasonGlanceNotEnabled = "GlanceNotEnabled"
-	ReasonWaitingForGlance = "WaitingForGlance"
-	ReasonGlanceReady      = "GlanceReady"
-	ReasonGlanceNotReady   = "GlanceNotReady"
-)
-
 // Hook is the ControlPlane's sync (and finalize) hook with what it needs
 // besides the request.
 type Hook struct {

@@ -18,44 +18,29 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// ReasonBackendSkipped marks an attached backend left out of the config; the
-// guide calls the event of the same name GlanceBackendSkipped.
-const ReasonBackendSkipped = "GlanceBackendSkipped"
-
-// ReasonDefaultSetByControlPlane marks a hand-made backend on a
-// ControlPlane's Glance whose isDefault is ignored.
-const ReasonDefaultSetByControlPlane = "DefaultSetByControlPlane"
-
 // store is one attached backend and what the Glance made of it.
 type store struct {
 	backend api.GlanceBackend
 	id      string
 	section string // the rendered section, when usable
 	skipped string // why it is left out, when it is
-	// skipReason is the status.backends[] reason of a skipped store, when
-	// it is not ReasonBackendSkipped.
-	skipReason string
-	rendered   bool
+	state   storeState
 	// ca is the store's CA bundle, when it names one.
 	ca *caMount
-	// stale is set when the store Secret was rendered from an older spec;
-	// held is set when the running config's section is used meanwhile.
-	stale, held bool
 	// projected is set on a ControlPlane's Glance for the backends that
 	// ControlPlane projects; defaultIgnored on a hand-made backend there
 	// that is marked isDefault: the ControlPlane alone sets the default.
 	projected, defaultIgnored bool
 	// retired is set on a store of the running config whose backend is
-	// gone (backend is then empty); dropped when its section goes.
-	retired, dropped bool
-	ignored          string // why isDefault is ignored
-	// pending is set for a store on its way: its backend has not reported
-	// yet, or reported usable credentials and its store Secret is not
-	// there (or not current) yet. It is left out like a skipped one, but
-	// it is not a fault; since is when it started on its way.
-	pending bool
-	since   time.Time
+	// gone (backend is then empty).
+	retired bool
+	ignored string // why isDefault is ignored
+	// since is when a pending store started on its way.
+	since time.Time
 }
+
+// skip leaves the store out for a fault, saying why.
+func (s *store) skip(why string) { s.state, s.skipped = stateSkipped, why }
 
 // wantsDefault reports whether the store counts as marked isDefault.
 func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
@@ -115,22 +100,10 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
-	// On a ControlPlane's Glance, the ControlPlane's backends[] list is the
-	// single source of truth for the default and for the store ids it names.
-	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
 	stores := make([]*store, 0, len(observed))
 	byID := map[string][]*store{}
 	for _, o := range observed {
-		b := o.backend()
-		s := &store{backend: b, id: b.EffectiveStoreID()}
-		if fromControlPlane {
-			ref, ok := api.ControlPlaneController(b.OwnerReferences)
-			s.projected = ok && ref.UID == owner.UID
-			s.defaultIgnored = b.Spec.IsDefault && !s.projected
-			if s.defaultIgnored {
-				s.ignored = fmt.Sprintf("isDefault is ignored: ControlPlane %q sets the default store of this Glance in spec.services.glance.backends[]; the store is attached as a non-default store", owner.Name)
-			}
-		}
+		s := newStore(g, o.backend())
 		stores = append(stores, s)
 		byID[s.id] = append(byID[s.id], s)
 	}
@@ -147,19 +120,8 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 		holders[id] = projectedHolder(sharing)
 	}
 	for _, s := range stores {
-		if p := holders[s.id]; p != nil && p != s {
-			s.skipped = fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, p.backend.Name)
-			continue
-		}
-		if others := byID[s.id]; len(others) > 1 && holders[s.id] == nil {
-			// One other backend named, not all of them: with n backends
-			// sharing an id, n messages naming n backends each made the
-			// answer grow with n².
-			other := others[0]
-			if other == s {
-				other = others[1]
-			}
-			s.skipped = fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.id, other.backend.Name, len(others))
+		if why := sharedID(s, byID[s.id], holders[s.id]); why != "" {
+			s.skip(why)
 			continue
 		}
 		if err := evaluate(s, g, related); err != nil {
@@ -167,6 +129,43 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 		}
 	}
 	return stores, nil
+}
+
+// newStore is an attached backend as a store. On a ControlPlane's Glance,
+// the ControlPlane's backends[] list is the single source of truth for the
+// default and for the store ids it names.
+func newStore(g *api.Glance, b api.GlanceBackend) *store {
+	s := &store{backend: b, id: b.EffectiveStoreID()}
+	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
+	if !fromControlPlane {
+		return s
+	}
+	ref, ok := api.ControlPlaneController(b.OwnerReferences)
+	s.projected = ok && ref.UID == owner.UID
+	s.defaultIgnored = b.Spec.IsDefault && !s.projected
+	if s.defaultIgnored {
+		s.ignored = fmt.Sprintf("isDefault is ignored: ControlPlane %q sets the default store of this Glance in spec.services.glance.backends[]; the store is attached as a non-default store", owner.Name)
+	}
+	return s
+}
+
+// sharedID says why a store whose id other backends use too is skipped, ""
+// when it keeps the id: it is the only one, or the projected holder of it.
+func sharedID(s *store, sharing []*store, holder *store) string {
+	if holder != nil && holder != s {
+		return fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, holder.backend.Name)
+	}
+	if len(sharing) > 1 && holder == nil {
+		// One other backend named, not all of them: with n backends
+		// sharing an id, n messages naming n backends each made the
+		// answer grow with n².
+		other := sharing[0]
+		if other == s {
+			other = sharing[1]
+		}
+		return fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.id, other.backend.Name, len(sharing))
+	}
+	return ""
 }
 
 // projectedHolder is the one projected backend among those sharing a store
@@ -198,17 +197,37 @@ type usableWhen struct{ condition, fault string }
 // them, a store Secret that is not its own or not as the service writes it)
 // skips it, naming the cause; a store still on its way is pending.
 func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
-	b := &s.backend
-	if problems := storeconf.BackendProblems(b.Spec, s.id); len(problems) > 0 {
-		s.skipped = "its spec cannot be rendered: " + problems.String()
+	if problems := storeconf.BackendProblems(s.backend.Spec, s.id); len(problems) > 0 {
+		s.skip("its spec cannot be rendered: " + problems.String())
 		return nil
 	}
-	// Usable credentials (and CA bundle): the store Secret follows in the
-	// same sync of the backend, so until it is here (and current) the store
-	// is on its way, since the later of the backend's creation and the
-	// conditions' becoming usable. Not reported yet is not a fault either:
-	// what is wrong, if anything, is for the backend to say.
-	since := b.CreationTimestamp.Time
+	since, usable := usableSince(s)
+	if !usable {
+		return nil
+	}
+	name := names.StoreSecretName(s.backend.Name)
+	sec, found, err := readStoreSecret(related, name)
+	if err != nil {
+		return hook.Invalid("related %v", err)
+	}
+	if !found {
+		s.state, s.since, s.skipped = statePending, since, pendingMessage
+		return nil
+	}
+	fromStoreSecret(s, g, sec, since)
+	return nil
+}
+
+// usableSince reads the conditions a store needs True on its backend. With
+// usable credentials (and CA bundle) the store Secret follows in the same
+// sync of the backend, so until it is here (and current) the store is on
+// its way, since the later of the backend's creation and the conditions'
+// becoming usable. Not reported yet is not a fault either: what is wrong,
+// if anything, is for the backend to say. usable is false when the store
+// is left out (pending or skipped) for its conditions.
+func usableSince(s *store) (since time.Time, usable bool) {
+	b := &s.backend
+	since = b.CreationTimestamp.Time
 	required := []usableWhen{{names.ConditionCredentialsReady, "its credentials are not ready"}}
 	if b.Spec.S3 != nil && b.Spec.S3.CABundleRef != nil {
 		required = append(required, usableWhen{names.ConditionCABundleReady, "its CA bundle is not ready"})
@@ -217,57 +236,56 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		c, reported := hook.FindCondition(b.Status.Conditions, r.condition)
 		switch {
 		case !reported:
-			s.pending, s.since, s.skipped = true, b.CreationTimestamp.Time, pendingMessage
-			return nil
+			s.state, s.since, s.skipped = statePending, b.CreationTimestamp.Time, pendingMessage
+			return since, false
 		case c.Status != metav1.ConditionTrue:
-			s.skipped = r.fault
+			why := r.fault
 			if c.Message != "" {
-				s.skipped += ": " + c.Message
+				why += ": " + c.Message
 			}
-			return nil
+			s.skip(why)
+			return since, false
 		case c.LastTransitionTime.After(since):
 			since = c.LastTransitionTime.Time
 		}
 	}
-	onItsWay := func() { s.pending, s.since, s.skipped = true, since, pendingMessage }
+	return since, true
+}
+
+// fromStoreSecret takes the store's section from its store Secret when the
+// Secret is its own, current, and holds the section (and CA bundle digest)
+// as the service writes them.
+func fromStoreSecret(s *store, g *api.Glance, sec observedStoreSecret, since time.Time) {
+	b := &s.backend
 	name := names.StoreSecretName(b.Name)
-	sec, found, err := readStoreSecret(related, name)
-	if err != nil {
-		return hook.Invalid("related %v", err)
-	}
 	switch {
-	case !found:
-		onItsWay()
-		return nil
 	case sec.glance != g.Name || !ownedBy(sec.owners, b):
-		s.skipped = fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name)
-		return nil
+		s.skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
+		return
 	case sec.storeID != s.id || sec.specHash != storeconf.SpecHash(b.Spec, s.id):
-		// holdOutdated may keep its running section meanwhile.
-		onItsWay()
-		s.stale = true
+		// On its way; holdOutdated may keep its running section meanwhile.
+		s.state, s.since = stateOutdated, since
 		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
-		return nil
+		return
 	}
 	section, err := base64.StdEncoding.DecodeString(sec.section)
 	if err == nil {
 		err = storeconf.CheckSection(string(section), s.id)
 	}
 	if err != nil {
-		s.skipped = fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err)
-		return nil
+		s.skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err))
+		return
 	}
 	if ref := b.Spec.S3.CABundleRef; ref != nil {
 		digest := sec.caBundleDigest
 		if !digestPattern.MatchString(digest) {
-			s.skipped = fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest)
-			return nil
+			s.skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
+			return
 		}
 		s.ca = &caMount{ref: *ref, digest: digest}
 	}
 	s.section = string(section)
-	s.rendered = true
-	return nil
+	s.state = stateRendered
 }
 
 // ownedBy checks the Secret's controller is this backend. A backend without
@@ -288,7 +306,7 @@ func chooseDefault(stores []*store) (*store, string) {
 	for _, s := range stores {
 		if s.wantsDefault() {
 			candidates = append(candidates, s)
-			if s.rendered {
+			if s.state.rendered() {
 				rendered = append(rendered, s)
 			}
 		}
@@ -322,10 +340,6 @@ func decodeBase64(s string) (string, error) {
 	return string(b), err
 }
 
-// ReasonStoreOutdated marks a store whose running section is kept while its
-// store Secret catches up with a spec change.
-const ReasonStoreOutdated = "StoreSecretOutdated"
-
 // holdOutdated keeps the running section of stores whose store Secret lags
 // behind a spec change: dropping them would take the store (and every image
 // in it) out of glance-api for the moment it takes the backend's own hook to
@@ -336,7 +350,7 @@ const ReasonStoreOutdated = "StoreSecretOutdated"
 func holdOutdated(stores []*store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
 	for _, s := range stores {
-		if !s.stale {
+		if s.state != stateOutdated {
 			continue
 		}
 		if !read {
@@ -353,7 +367,7 @@ func holdOutdated(stores []*store, running func() string, current *appsv1.Deploy
 				}
 				s.ca = ca
 			}
-			s.section, s.rendered, s.held, s.pending = section, true, true, false
+			s.section, s.state = section, stateHeld
 			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
 		}
 	}

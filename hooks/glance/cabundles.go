@@ -28,10 +28,6 @@ var StoreCACertFrom = release.Release{Year: 2025, Minor: 1}
 // verifies TLS against this one file instead of its default trust roots.
 const EnvCABundle = "AWS_CA_BUNDLE"
 
-// ReasonCABundleConflict marks, in status.backends[], a store whose CA bundle
-// cannot be honoured on a release with one process-wide bundle.
-const ReasonCABundleConflict = "CABundleConflict"
-
 // caMount is a store's CA bundle as the pods mount it: the object and key
 // the backend checked, and the digest of the bytes it saw.
 type caMount struct {
@@ -119,7 +115,7 @@ func weighCABundles(stores []*store) caNeeds {
 	n := caNeeds{digests: map[string]bool{}}
 	for _, s := range stores {
 		switch {
-		case !s.rendered:
+		case !s.state.rendered():
 		case s.ca != nil:
 			n.withCA = append(n.withCA, s)
 			n.digests[s.ca.digest] = true
@@ -146,7 +142,7 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 	withBundle := pluralStores(quoted(incumbents.withCA))
 	drop := fmt.Sprintf("drop retiring %s (spec.dropRetiredStores), or run %s or later", withBundle, StoreCACertFrom)
 	for _, s := range attached {
-		if !s.rendered {
+		if !s.state.rendered() {
 			continue
 		}
 		switch {
@@ -172,8 +168,7 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 // skipForCABundle leaves a store out of the config with
 // ReasonCABundleConflict.
 func skipForCABundle(s *store, msg string) {
-	s.rendered, s.held, s.section = false, false, ""
-	s.skipReason = ReasonCABundleConflict
+	s.state, s.section = stateCAConflict, ""
 	s.skipped = msg
 }
 
@@ -212,6 +207,9 @@ func isHTTPS(host string) bool {
 	return err == nil && u.Scheme == "https"
 }
 
+// mountCABundles is the CA bundles' part of the glance-api pod.
+func mountCABundles(in podInput, d *deploymentChild) { addCABundles(d, in.stores, in.processWideCA) }
+
 // addCABundles mounts the CA bundle of every rendered store that names one,
 // read-only at names.CABundleMountDir(<store id>) where its section's
 // s3_store_cacert points, annotates their digests on the pod template (a
@@ -227,7 +225,7 @@ func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 	}
 	var digests []string
 	for _, s := range stores {
-		if !s.rendered || s.ca == nil {
+		if !s.state.rendered() || s.ca == nil {
 			continue
 		}
 		vol := names.CABundleVolume(s.id)

@@ -1,8 +1,6 @@
 package glance
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -50,96 +48,96 @@ func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]st
 	return data
 }
 
+// confInput is what glance-api.conf is rendered from.
+type confInput struct {
+	glance *api.Glance
+	spec   api.GlanceSpec
+	mode   LaunchMode
+	stores []*store
+	def    *store
+}
+
+// confPart is what one feature adds to glance-api.conf: options of
+// [DEFAULT], and sections of its own.
+type confPart struct {
+	defaults []storeconf.Option
+	sections []storeconf.Section
+}
+
 // renderConfig renders glance-api.conf. Secrets never appear in it: the
 // database URL and the service user's password reach glance-api as
 // environment variables (oslo.config reads OS_<GROUP>__<OPTION>).
-func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []*store, def *store) (string, error) {
+func renderConfig(in confInput) (string, error) {
+	var defaults []storeconf.Option
+	var sections []storeconf.Section
+	for _, feature := range confFeatures {
+		p, err := feature(in)
+		if err != nil {
+			return "", invalidSpec("%w", err)
+		}
+		defaults = append(defaults, p.defaults...)
+		sections = append(sections, p.sections...)
+	}
+	conf, err := storeconf.Write(append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...)...)
+	if err != nil {
+		// Every value written comes from the spec or from constants.
+		return "", invalidSpec("%w", err)
+	}
+	return conf, nil
+}
+
+// storesConf enables the rendered stores and names the default one; their
+// sections are in the backends Secret.
+func storesConf(in confInput) (confPart, error) {
 	var enabled []string
-	for _, s := range stores {
-		if s.rendered {
+	for _, s := range in.stores {
+		if s.state.rendered() {
 			enabled = append(enabled, s.id+":s3")
 		}
 	}
-	public := spec.KeystonePublicEndpoint
-	if public == "" {
-		public = spec.KeystoneEndpoint
-	}
-	user := spec.ServiceUser
-	memcached, err := memcachedServers(g, *spec.Cache)
-	if err != nil {
-		return "", err
-	}
-	// bind_host comes from OS_DEFAULT__BIND_HOST (the pod's IP).
-	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
-	if mode == Eventlet {
-		// uWSGI has its own processes; from 2026.2 Glance has no workers option.
-		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*spec.API.Processes)})
-	}
-	defaults = append(defaults,
-		storeconf.Option{Key: "enabled_backends", Value: strings.Join(enabled, ",")},
+	return confPart{
+		defaults: []storeconf.Option{{Key: "enabled_backends", Value: strings.Join(enabled, ",")}},
+		sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.def.id}}}},
+	}, nil
+}
+
+// importsConf is the import methods and the staging and tasks areas of
+// the import flows.
+func importsConf(in confInput) (confPart, error) {
+	return confPart{
 		// Explicit, so a release changing its default changes nothing here.
 		// oslo.config wants this list in brackets.
-		storeconf.Option{Key: "enabled_import_methods", Value: "[" + strings.Join(spec.ImportMethods, ",") + "]"},
-		// glance_store writes S3 locations as s3://KEY:SECRET@host/...:
-		// exposing locations would hand the S3 keys to API clients.
-		storeconf.Option{Key: "show_image_direct_url", Value: "false"},
-		storeconf.Option{Key: "show_multiple_locations", Value: "false"},
-	)
-	return storeconf.Write(
-		storeconf.Section{Name: "DEFAULT", Options: defaults},
-		storeconf.Section{Name: "glance_store", Options: []storeconf.Option{
-			{Key: "default_backend", Value: def.id},
-		}},
-		storeconf.Section{Name: "os_glance_staging_store", Options: []storeconf.Option{
-			{Key: "filesystem_store_datadir", Value: StagingDir},
-		}},
-		storeconf.Section{Name: "os_glance_tasks_store", Options: []storeconf.Option{
-			{Key: "filesystem_store_datadir", Value: TasksDir},
-		}},
-		// connection comes from OS_DATABASE__CONNECTION.
-		storeconf.Section{Name: "database", Options: []storeconf.Option{
-			{Key: "max_retries", Value: "-1"},
-		}},
-		// password comes from OS_KEYSTONE_AUTHTOKEN__PASSWORD.
-		storeconf.Section{Name: "keystone_authtoken", Options: []storeconf.Option{
-			{Key: "www_authenticate_uri", Value: public},
-			{Key: "auth_url", Value: spec.KeystoneEndpoint},
-			{Key: "auth_type", Value: "password"},
-			{Key: "username", Value: user.Username},
-			{Key: "project_name", Value: user.ProjectName},
-			{Key: "user_domain_name", Value: user.UserDomainName},
-			{Key: "project_domain_name", Value: user.ProjectDomainName},
-			{Key: "interface", Value: "internal"},
-			{Key: "service_token_roles_required", Value: "true"},
-			{Key: "memcached_servers", Value: memcached},
-		}},
-		storeconf.Section{Name: "oslo_concurrency", Options: []storeconf.Option{
-			{Key: "lock_path", Value: LockDir},
-		}},
-		storeconf.Section{Name: "oslo_messaging_notifications", Options: []storeconf.Option{
-			{Key: "driver", Value: "noop"},
-		}},
-		storeconf.Section{Name: "paste_deploy", Options: []storeconf.Option{
+		defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.spec.ImportMethods, ",") + "]"}},
+		sections: []storeconf.Section{
+			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: StagingDir}}},
+			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: TasksDir}}},
+		},
+	}, nil
+}
+
+// locationsConf hides image locations: glance_store writes S3 locations as
+// s3://KEY:SECRET@host/..., so exposing them would hand the S3 keys to API
+// clients.
+func locationsConf(confInput) (confPart, error) {
+	return confPart{defaults: []storeconf.Option{
+		{Key: "show_image_direct_url", Value: "false"},
+		{Key: "show_multiple_locations", Value: "false"},
+	}}, nil
+}
+
+// runtimeConf is where glance-api keeps its locks, that it sends no
+// notifications, and its paste pipeline.
+func runtimeConf(confInput) (confPart, error) {
+	return confPart{sections: []storeconf.Section{
+		{Name: "oslo_concurrency", Options: []storeconf.Option{{Key: "lock_path", Value: LockDir}}},
+		{Name: "oslo_messaging_notifications", Options: []storeconf.Option{{Key: "driver", Value: "noop"}}},
+		{Name: "paste_deploy", Options: []storeconf.Option{
 			{Key: "flavor", Value: PasteFlavor},
 			// Named, not searched for: glance looks for it next to the last
 			// config file it read, which differs by release and launch mode.
 			{Key: "config_file", Value: PasteConfig},
 		}},
-	)
-}
-
-// memcachedServers is [keystone_authtoken] memcached_servers: the cluster's
-// Service, or the servers given.
-func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
-	switch {
-	case c.ClusterRef != nil && len(c.Servers) > 0:
-		return "", errors.New("spec.cache sets both clusterRef and servers")
-	case c.ClusterRef != nil:
-		return fmt.Sprintf("%s.%s.svc.cluster.local:%d", c.ClusterRef.Name, g.Namespace, MemcachedPort), nil
-	case len(c.Servers) > 0:
-		return strings.Join(c.Servers, ","), nil
-	}
-	return "", errors.New("spec.cache needs clusterRef or servers")
+	}}, nil
 }
 
 // renderBackends concatenates the rendered store sections, sorted by store
@@ -148,7 +146,7 @@ func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
 func renderBackends(stores []*store) string {
 	var parts []string
 	for _, s := range stores {
-		if s.rendered {
+		if s.state.rendered() {
 			parts = append(parts, strings.TrimSuffix(s.section, "\n")+"\n")
 		}
 	}

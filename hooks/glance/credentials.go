@@ -20,16 +20,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Conditions and reasons of the credentials a Glance reads.
-const (
-	CondDatabaseReady    = "DatabaseReady"
-	CondServiceUserReady = "ServiceUserReady"
-
-	ReasonWaitingForDBCredentials = "WaitingForDBCredentials"
-	ReasonCredentialsAvailable    = "CredentialsAvailable"
-	ReasonWaitingForCredentials   = "WaitingForCredentials"
-)
-
 // credentials is what the Glance's Secrets give the pods.
 type credentials struct {
 	// connection is the database URL and servicePassword the service user's
@@ -122,6 +112,15 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 	c := &credentials{connection: osloEnvValue(url), servicePassword: osloEnvValue(password),
 		digest: credentialsDigest(dbUID, userUID, url, password)}
 	return c, database, user, nil
+}
+
+// databaseConf is the [database] section; connection comes from
+// OS_DATABASE__CONNECTION (EnvDatabaseConnection). glance-api and
+// glance-manage wait for the database as long as it takes.
+func databaseConf(confInput) (confPart, error) {
+	return confPart{sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
+		{Key: "max_retries", Value: "-1"},
+	}}}}, nil
 }
 
 // connectionURL is the SQLAlchemy URL glance-manage and glance-api take:

@@ -55,16 +55,30 @@ type mounts struct {
 	configMap, backendsSecret string
 }
 
+// podInputs is what every glance pod of a Glance is rendered around: the
+// config it mounts and the credentials digest on its template.
+type podInputs struct {
+	mounts mounts
+	digest string
+}
+
+// program is one glance program: its container's name, image, command and
+// arguments.
+type program struct {
+	name, image string
+	cmd, args   []string
+}
+
 // glanceContainer is a container of the glance image with the config, the
 // state directories, the environment and the restrictions every glance
 // program of a Glance runs with: glance-api and the schema Jobs' glance-manage.
-func glanceContainer(g *api.Glance, spec api.GlanceSpec, name, image string, cmd, args []string) corev1.Container {
+func glanceContainer(g *api.Glance, spec api.GlanceSpec, p program) corev1.Container {
 	yes, no := true, false
 	return corev1.Container{
-		Name:    name,
-		Image:   image,
-		Command: cmd,
-		Args:    args,
+		Name:    p.name,
+		Image:   p.image,
+		Command: p.cmd,
+		Args:    p.args,
 		Env:     launchEnv(g, spec),
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
@@ -133,7 +147,7 @@ func notPIDOne(mode LaunchMode) *bool {
 // deployment runs glance-api with the two hashed objects mounted; their
 // names, the image and the credentials digest are in the pod template, so
 // a change of any of them rolls the pods.
-func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, digest string, replicas *int32) *deploymentChild {
+func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs, replicas *int32) *deploymentChild {
 	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
 	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
 	// authtoken: it answers without a token, a database or Keystone, in
@@ -141,7 +155,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
 	mode := LaunchModeOf(run.release)
 	cmd, args := command(mode)
-	container := glanceContainer(g, spec, ContainerName, run.image, cmd, args)
+	container := glanceContainer(g, spec, program{ContainerName, run.image, cmd, args})
 	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}}
 	// Every worker imports glance before the first answer; on a busy node
 	// that has taken over a minute.
@@ -150,12 +164,10 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
 	container.Resources = *spec.Resources
-	placement := schedulingOf(spec)
-	pod := glancePod(m, apiStateVolumes(spec), placement, container)
+	pod := glancePod(in.mounts, apiStateVolumes(spec), api.SchedulingSpec{}, container)
 	grace := int64(TerminationGraceSeconds)
 	pod.TerminationGracePeriodSeconds = &grace
 	pod.ShareProcessNamespace = notPIDOne(mode)
-	pod.TopologySpreadConstraints = spreadConstraints(g, placement)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
@@ -169,7 +181,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 			},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g),
-					Annotations: map[string]string{names.AnnotationCredentialsDigest: digest}},
+					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
 				Spec: pod,
 			},
 		},

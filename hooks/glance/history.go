@@ -1,7 +1,6 @@
 package glance
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -32,6 +31,13 @@ func rolledOut(d *appsv1.Deployment) bool {
 		s.Replicas == want && s.AvailableReplicas == want
 }
 
+// hashedKind is one type of hashed object: its object-map key, the prefix
+// of its names, the name desired now and the names pods mount.
+type hashedKind struct {
+	key, prefix, desired string
+	mounted              []string
+}
+
 // retained returns the observed hashed objects of one type that must stay
 // besides the desired one: Metacontroller deletes what a sync stops
 // returning before it creates anything new, so everything a running pod may
@@ -40,7 +46,8 @@ func rolledOut(d *appsv1.Deployment) bool {
 // rollout is in progress, the HistoryLimit newest others. Only names with
 // prefix (the hashed objects: "<glance>-config-") count; the Glance's other
 // children of the type are not history.
-func retained(children metacontroller.ObjectMap, key, prefix, desired string, mounted []string, rolling bool) ([]any, error) {
+func retained(children metacontroller.ObjectMap, h hashedKind, rolling bool) ([]any, error) {
+	key, prefix, desired, mounted := h.key, h.prefix, h.desired, h.mounted
 	type observed struct {
 		name    string
 		created metav1.Time
@@ -56,7 +63,7 @@ func retained(children metacontroller.ObjectMap, key, prefix, desired string, mo
 		if err != nil {
 			return hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
 		}
-		out = append(out, json.RawMessage(applied))
+		out = append(out, applied)
 		return nil
 	}
 	for _, name := range children.Names(key) {

@@ -79,7 +79,7 @@ func TestRetained(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			kept, err := retained(observedConfigMaps(t, observed), names.ConfigMapsKey, "g-", tc.args.desired, tc.args.mounted, tc.args.rolling)
+			kept, err := retained(observedConfigMaps(t, observed), hashedKind{names.ConfigMapsKey, "g-", tc.args.desired, tc.args.mounted}, tc.args.rolling)
 			if err != nil {
 				t.Fatalf("%s\nretained(...): %v", tc.reason, err)
 			}

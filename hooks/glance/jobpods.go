@@ -1,10 +1,7 @@
 package glance
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
-	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
 
 // schemaPodDeadline is how long a schema Job's pod may take to get its
@@ -14,11 +11,6 @@ import (
 // database it cannot reach, say) is worth saying long before the Job's
 // activeDeadlineSeconds ends it.
 const schemaPodDeadline = defaultProgressDeadline
-
-// schemaJobPods are the related pods the schema Job named job controls.
-func schemaJobPods(related metacontroller.ObjectMap, job string) ([]corev1.Pod, error) {
-	return relatedPods(related, func(kind, name string) bool { return kind == "Job" && name == job })
-}
 
 // explainSchemaJob adds what the pods of the current step's Job show to
 // DatabaseReady. While the Job runs, their reason replaces SchemaSyncRunning

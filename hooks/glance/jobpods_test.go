@@ -31,8 +31,9 @@ func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
 		"glance-db-sync-0-a":   pod("glance-db-sync-0-a", "Job", "glance-db-sync-0"),
 		"glance-db-sync-1-x-y": pod("glance-db-sync-1-x-y", "ReplicaSet", "glance-db-sync-1-x"),
 	}}
-	pods, err := schemaJobPods(related, "glance-db-sync-1")
+	observed, err := readPods(related, "glance")
 	require.NoError(t, err)
+	pods := observed.byJob["glance-db-sync-1"]
 	var got []string
 	for _, p := range pods {
 		got = append(got, p.Name)

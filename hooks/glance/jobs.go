@@ -1,8 +1,6 @@
 package glance
 
 import (
-	"encoding/json"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +60,7 @@ func manage(args ...string) (cmd, argv []string) {
 // environment, digest and restrictions as glance-api, with the glance-manage
 // commands of the step in order (all but the last as init containers, so
 // each runs only when the one before succeeded, without a shell).
-func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string, m mounts, digest string) *jobChild {
+func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string, in podInputs) *jobChild {
 	type step struct {
 		name string
 		args []string
@@ -77,9 +75,9 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 	var containers []corev1.Container
 	for _, st := range steps {
 		cmd, args := manage(st.args...)
-		containers = append(containers, glanceContainer(g, spec, st.name, j.image, cmd, args))
+		containers = append(containers, glanceContainer(g, spec, program{st.name, j.image, cmd, args}))
 	}
-	pod := glancePod(m, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
+	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
 	pod.InitContainers = containers[:len(containers)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
 	labels := jobLabels(g, j.action)
@@ -92,7 +90,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 			ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels,
-					Annotations: map[string]string{names.AnnotationCredentialsDigest: digest}},
+					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
 				Spec: pod,
 			},
 		},
@@ -171,8 +169,8 @@ func keepJob(o observedJob, p schemaPlan) bool {
 
 // schemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
-func schemaJobs(g *api.Glance, spec api.GlanceSpec, children metacontroller.ObjectMap, jobs []observedJob, p schemaPlan,
-	jobName func(schemaJob) string, m mounts, digest string) ([]any, error) {
+func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in podInputs) ([]any, error) {
+	children, jobs := o.children, o.jobs
 	var out []any
 	planned := ""
 	if p.job != nil {
@@ -182,9 +180,9 @@ func schemaJobs(g *api.Glance, spec api.GlanceSpec, children metacontroller.Obje
 			if err != nil {
 				return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(planned), err)
 			}
-			out = append(out, json.RawMessage(applied))
+			out = append(out, applied)
 		} else {
-			out = append(out, schemaJobChild(g, spec, *p.job, planned, m, digest))
+			out = append(out, schemaJobChild(o.glance, o.spec, *p.job, planned, in))
 		}
 	}
 	for _, o := range jobs {
@@ -196,7 +194,7 @@ func schemaJobs(g *api.Glance, spec api.GlanceSpec, children metacontroller.Obje
 		if err != nil {
 			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.name), err)
 		}
-		out = append(out, json.RawMessage(applied))
+		out = append(out, applied)
 	}
 	return out, nil
 }

@@ -61,6 +61,18 @@ const (
 	EnvServicePassword    = "OS_KEYSTONE_AUTHTOKEN__PASSWORD"
 )
 
+// launchConf is what the launch mode sets in [DEFAULT]: the port, and the
+// eventlet server's worker processes (uWSGI has its own processes; from
+// 2026.2 Glance has no workers option). bind_host comes from
+// OS_DEFAULT__BIND_HOST (the pod's IP).
+func launchConf(in confInput) (confPart, error) {
+	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
+	if in.mode == Eventlet {
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.spec.API.Processes)})
+	}
+	return confPart{defaults: defaults}, nil
+}
+
 // command is the glance-api container's command and arguments. Both modes
 // read the same files: glance-api.conf from ConfigDir and every *.conf in
 // BackendsDir. The eventlet server is told so; the WSGI application takes no

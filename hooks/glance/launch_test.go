@@ -66,7 +66,7 @@ func testSpec(mods ...func(*api.GlanceSpec)) api.GlanceSpec {
 func TestConfigData(t *testing.T) {
 	three, eight := int32(3), int32(8)
 	sized := testSpec(func(s *api.GlanceSpec) { s.API = &api.APISpec{Processes: &three, Threads: &eight} })
-	def := &store{id: "default", rendered: true, section: "[default]\n"}
+	def := &store{id: "default", state: stateRendered, section: "[default]\n"}
 	type want struct {
 		files        []string
 		workers      string // [DEFAULT] workers, "" when absent
@@ -85,7 +85,7 @@ func TestConfigData(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			conf, err := renderConfig(&api.Glance{}, sized, tc.mode, []*store{def}, def)
+			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*store{def}, def: def})
 			require.NoError(t, err)
 			data := configData(conf, sized, tc.mode)
 			var got want
@@ -168,7 +168,7 @@ func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
 	assert.Equal(t, []string{"Connection: close"}, s.Key("add-header").ValueWithShadows())
 
 	var d appsv1.Deployment
-	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: UWSGIFrom}, mounts{"c", "b"}, "x", nil))
+	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: UWSGIFrom}, podInputs{mounts{"c", "b"}, "x"}, nil))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &d))
 	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
@@ -183,7 +183,7 @@ func TestEventletGlanceAPIIsNotPIDOne(t *testing.T) {
 	require.NoError(t, err)
 	for release, want := range map[release.Release]*bool{eventlet: ptr(true), UWSGIFrom: nil} {
 		var d appsv1.Deployment
-		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: release}, mounts{"c", "b"}, "x", nil))
+		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: release}, podInputs{mounts{"c", "b"}, "x"}, nil))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(raw, &d))
 		assert.Equal(t, want, d.Spec.Template.Spec.ShareProcessNamespace, "release %s (%s)", release, LaunchModeOf(release))

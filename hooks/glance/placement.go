@@ -71,6 +71,15 @@ func schedulingOf(spec api.GlanceSpec) api.SchedulingSpec {
 	return *spec.Scheduling
 }
 
+// placeAPIPods places the glance-api pods as the spec's scheduling says,
+// spread over nodes and zones unless it says otherwise.
+func placeAPIPods(in podInput, d *deploymentChild) {
+	s := schedulingOf(in.spec)
+	pod := &d.Spec.Template.Spec
+	pod.NodeSelector, pod.Affinity, pod.Tolerations, pod.PriorityClassName = s.NodeSelector, s.Affinity, s.Tolerations, s.PriorityClassName
+	pod.TopologySpreadConstraints = spreadConstraints(in.glance, s)
+}
+
 // jobPlacement is where a schema Job may run: the nodes glance-api may run
 // on (node selector, node affinity, tolerations) at its priority. Pod
 // affinities and spreading are about glance-api pods and stay theirs.

@@ -11,27 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
 
-// Reasons a condition waiting for pods is False for when the scheduler or
-// the kubelet says why they do not run. Each is a case people meet and act
-// on differently (see the README's troubleshooting table).
-const (
-	// ReasonPodsUnschedulable: the scheduler found no node (PodScheduled
-	// False, reason Unschedulable).
-	ReasonPodsUnschedulable = "PodsUnschedulable"
-	// ReasonPodsNotStarting: a container cannot be created or its image
-	// cannot be pulled (CreateContainerConfigError, ImagePullBackOff, ...),
-	// or the pod has not started within its deadline.
-	ReasonPodsNotStarting = "PodsNotStarting"
-	// ReasonPodsCrashLooping: a container keeps exiting and is restarted.
-	ReasonPodsCrashLooping = "PodsCrashLooping"
-	// ReasonPodsFailed: a pod ended (a Job's container exited non-zero, or
-	// the kubelet evicted it).
-	ReasonPodsFailed = "PodsFailed"
-	// ReasonPodsNotReady: containers run but are not ready within the
-	// deadline.
-	ReasonPodsNotReady = "PodsNotReady"
-)
-
 // podReasonOrder is the order reasons are reported in, most fundamental
 // first: a pod that cannot be placed never gets to start, one that cannot
 // start never gets to crash, and so on. The condition takes the first
@@ -173,6 +152,9 @@ func podVerb(reason string, n int) string {
 	return verb[1]
 }
 
+// problemFunc makes a podProblem of one pod.
+type problemFunc func(reason, format string, args ...any) *podProblem
+
 // diagnosePod says what keeps a pod from running, nil when nothing does
 // (yet). slowCounts says whether a slow start counts.
 func diagnosePod(p *corev1.Pod, slowCounts bool) *podProblem {
@@ -188,39 +170,11 @@ func diagnosePod(p *corev1.Pod, slowCounts bool) *podProblem {
 			return problem(ReasonPodsUnschedulable, ": %s", kubeletMessage(c.Message))
 		}
 	}
-	// Init containers run one after the other before the others start:
-	// the first that has not completed is where the pod is.
-	for _, cs := range p.Status.InitContainerStatuses {
-		if t := cs.State.Terminated; t != nil && t.ExitCode == 0 {
-			continue
-		}
-		if prob := diagnoseContainer(&cs, "init container ", problem); prob != nil {
-			return prob
-		}
-		if slowCounts {
-			return problem(ReasonPodsNotStarting, " init container %s has not completed within the deadline", excerpt.Name(cs.Name))
-		}
-		return nil
+	if prob, atInit := diagnoseInit(p, slowCounts, problem); atInit {
+		return prob
 	}
-	slow := (*podProblem)(nil)
-	for _, cs := range p.Status.ContainerStatuses {
-		if prob := diagnoseContainer(&cs, "container ", problem); prob != nil {
-			return prob
-		}
-		if slow != nil || cs.Ready || !slowCounts {
-			continue
-		}
-		switch {
-		case cs.State.Running == nil:
-			slow = problem(ReasonPodsNotStarting, " container %s is still %s past the deadline", excerpt.Name(cs.Name), waitingReason(&cs))
-		case cs.Started != nil && !*cs.Started:
-			slow = problem(ReasonPodsNotReady, " container %s runs but its startup probe has not succeeded within the deadline", excerpt.Name(cs.Name))
-		default:
-			slow = problem(ReasonPodsNotReady, " container %s runs but is not ready within the deadline", excerpt.Name(cs.Name))
-		}
-	}
-	if slow != nil {
-		return slow
+	if prob := diagnoseContainers(p, slowCounts, problem); prob != nil {
+		return prob
 	}
 	if len(p.Status.ContainerStatuses) == 0 && slowCounts {
 		// Scheduled, or not even that, and no kubelet has reported
@@ -230,9 +184,56 @@ func diagnosePod(p *corev1.Pod, slowCounts bool) *podProblem {
 	return nil
 }
 
+// diagnoseInit reads the init containers. They run one after the other
+// before the others start: the first that has not completed is where the
+// pod is (atInit), and what it shows is the pod's problem, if any.
+func diagnoseInit(p *corev1.Pod, slowCounts bool, problem problemFunc) (prob *podProblem, atInit bool) {
+	for _, cs := range p.Status.InitContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.ExitCode == 0 {
+			continue
+		}
+		if prob := diagnoseContainer(&cs, "init container ", problem); prob != nil {
+			return prob, true
+		}
+		if slowCounts {
+			return problem(ReasonPodsNotStarting, " init container %s has not completed within the deadline", excerpt.Name(cs.Name)), true
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// diagnoseContainers reads the containers: the first problem any of them
+// has whatever the pod's age, else the first slow one when a slow start
+// counts.
+func diagnoseContainers(p *corev1.Pod, slowCounts bool, problem problemFunc) *podProblem {
+	var slow *podProblem
+	for _, cs := range p.Status.ContainerStatuses {
+		if prob := diagnoseContainer(&cs, "container ", problem); prob != nil {
+			return prob
+		}
+		if slow == nil && !cs.Ready && slowCounts {
+			slow = slowContainer(&cs, problem)
+		}
+	}
+	return slow
+}
+
+// slowContainer says how a container that is not ready past the deadline
+// is slow.
+func slowContainer(cs *corev1.ContainerStatus, problem problemFunc) *podProblem {
+	switch {
+	case cs.State.Running == nil:
+		return problem(ReasonPodsNotStarting, " container %s is still %s past the deadline", excerpt.Name(cs.Name), waitingReason(cs))
+	case cs.Started != nil && !*cs.Started:
+		return problem(ReasonPodsNotReady, " container %s runs but its startup probe has not succeeded within the deadline", excerpt.Name(cs.Name))
+	}
+	return problem(ReasonPodsNotReady, " container %s runs but is not ready within the deadline", excerpt.Name(cs.Name))
+}
+
 // diagnoseContainer reports what the kubelet says about one container when
 // it is a problem whatever the pod's age.
-func diagnoseContainer(cs *corev1.ContainerStatus, what string, problem func(string, string, ...any) *podProblem) *podProblem {
+func diagnoseContainer(cs *corev1.ContainerStatus, what string, problem problemFunc) *podProblem {
 	c := what + excerpt.Name(cs.Name)
 	if w := cs.State.Waiting; w != nil {
 		switch w.Reason {
@@ -261,7 +262,7 @@ func diagnoseContainer(cs *corev1.ContainerStatus, what string, problem func(str
 // failedPod reports a pod that ended: what the kubelet said about the pod
 // (Evicted, DeadlineExceeded), else the first container that exited
 // non-zero.
-func failedPod(p *corev1.Pod, problem func(string, string, ...any) *podProblem) *podProblem {
+func failedPod(p *corev1.Pod, problem problemFunc) *podProblem {
 	if p.Status.Reason != "" {
 		return problem(ReasonPodsFailed, ": %s: %s", excerpt.Token(p.Status.Reason, excerpt.MaxKind), kubeletMessage(p.Status.Message))
 	}

@@ -11,11 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// ReasonStoreRetiring marks a store whose backend is gone (a removed
-// backends[] entry, a deleted GlanceBackend) while its section stays in the
-// config: images in it stay readable until the store is dropped.
-const ReasonStoreRetiring = "StoreRetiring"
-
 // retiringStores are the stores the running backends.conf holds and no
 // attached backend names any more. Dropping such a section would make every
 // image in the store unreadable without a word, so each is kept, from the
@@ -40,11 +35,11 @@ func retiringStores(attached []*store, running string, drop []string, current *a
 		if named[id] {
 			continue
 		}
-		s := &store{id: id, retired: true}
+		s := &store{id: id, retired: true, state: stateLost}
 		section, ok := sectionOf(running, id)
 		switch {
 		case slices.Contains(drop, id):
-			s.dropped = true
+			s.state = stateDropped
 			s.skipped = "its backend is gone and spec.dropRetiredStores lists it: its section is dropped"
 		case !ok:
 			continue
@@ -61,7 +56,7 @@ func retiringStores(attached []*store, running string, drop []string, current *a
 				}
 				s.ca = ca
 			}
-			s.section, s.rendered = section, true
+			s.section, s.state = section, stateRetiring
 			s.skipped = "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it"
 		}
 		out = append(out, s)

@@ -16,7 +16,7 @@ func TestRetiringStores(t *testing.T) {
 	attached := []*store{attached("default", true, ""), attached("faulted", false, "its credentials are not ready")}
 	digest := "sha256:" + strings.Repeat("cd", 32)
 	mounts := &deploymentChild{}
-	addCABundles(mounts, []*store{{id: "tls", rendered: true, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
+	addCABundles(mounts, []*store{{id: "tls", state: stateRendered, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
 	current := &appsv1.Deployment{Spec: mounts.Spec}
 	tlsCA := &caMount{ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, digest: digest}
 	type got struct {
@@ -59,7 +59,7 @@ func TestRetiringStores(t *testing.T) {
 				if !s.retired || s.skipped == "" {
 					t.Errorf("%s: a retired store says why it is kept or not", s.id)
 				}
-				out = append(out, got{ID: s.id, Rendered: s.rendered, Dropped: s.dropped, Section: s.section, CA: s.ca})
+				out = append(out, got{ID: s.id, Rendered: s.state.rendered(), Dropped: s.state == stateDropped, Section: s.section, CA: s.ca})
 			}
 			if diff := cmp.Diff(tc.want, out, cmp.AllowUnexported(caMount{})); diff != "" {
 				t.Errorf("%s\nretiringStores: -want, +got:\n%s", tc.reason, diff)

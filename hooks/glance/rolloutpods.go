@@ -14,11 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// ReasonPodsNotCreated: the Deployment's ReplicaSet cannot create pods at
-// all (a ResourceQuota, a PodSecurity level or another admission refusal);
-// the API server's refusal is in the Deployment's ReplicaFailure condition.
-const ReasonPodsNotCreated = "PodsNotCreated"
-
 // defaultProgressDeadline is the Deployment's progressDeadlineSeconds when
 // the API server has not defaulted it (as in a request built by hand).
 const defaultProgressDeadline = 600 * time.Second
@@ -48,37 +43,48 @@ type observedPod struct {
 	Status corev1.PodStatus `json:"status"`
 }
 
-// relatedPods decodes the related pods controlled by an owner that owns
-// accepts (kind and name of the controller owner reference), in name order.
-func relatedPods(related metacontroller.ObjectMap, owns func(kind, name string) bool) ([]corev1.Pod, error) {
+// observedPods are the related pods, each with its controller: the
+// Deployment's (of its ReplicaSets, named "<deployment>-<pod-template-hash>":
+// the current one and, during a rollout, the older ones) and the schema
+// Jobs', by Job name. One pass over the pods, whichever the sync needs.
+type observedPods struct {
+	rollout []corev1.Pod
+	byJob   map[string][]corev1.Pod
+}
+
+// readPods decodes the related pods a ReplicaSet of the Deployment or a Job
+// controls, in name order.
+func readPods(related metacontroller.ObjectMap, deployment string) (observedPods, error) {
+	var out observedPods
+	owners := map[string]metav1.OwnerReference{}
 	objs, err := metacontroller.Decode(related, names.PodsKey, func(p *observedPod) bool {
 		for _, ref := range p.Metadata.OwnerReferences {
 			if ref.Controller != nil && *ref.Controller {
-				return owns(ref.Kind, ref.Name)
+				owners[p.Metadata.Name] = ref
+				return ref.Kind == "Job" || ref.Kind == "ReplicaSet" && strings.HasPrefix(ref.Name, deployment+"-")
 			}
 		}
 		return false
 	})
 	if err != nil {
-		return nil, hook.Invalid("related %v", err)
+		return out, hook.Invalid("related %v", err)
 	}
-	pods := make([]corev1.Pod, len(objs))
-	for i, o := range objs {
-		pods[i].Name = o.Metadata.Name
-		pods[i].CreationTimestamp = o.Metadata.CreationTimestamp
-		pods[i].DeletionTimestamp = o.Metadata.DeletionTimestamp
-		pods[i].Status = o.Status
+	for _, o := range objs {
+		var pod corev1.Pod
+		pod.Name = o.Metadata.Name
+		pod.CreationTimestamp = o.Metadata.CreationTimestamp
+		pod.DeletionTimestamp = o.Metadata.DeletionTimestamp
+		pod.Status = o.Status
+		if ref := owners[pod.Name]; ref.Kind == "Job" {
+			if out.byJob == nil {
+				out.byJob = map[string][]corev1.Pod{}
+			}
+			out.byJob[ref.Name] = append(out.byJob[ref.Name], pod)
+			continue
+		}
+		out.rollout = append(out.rollout, pod)
 	}
-	return pods, nil
-}
-
-// deploymentPods are the related pods of the Deployment's ReplicaSets,
-// named "<deployment>-<pod-template-hash>": the current one and, during a
-// rollout, the older ones.
-func deploymentPods(related metacontroller.ObjectMap, deployment string) ([]corev1.Pod, error) {
-	return relatedPods(related, func(kind, name string) bool {
-		return kind == "ReplicaSet" && strings.HasPrefix(name, deployment+"-")
-	})
+	return out, nil
 }
 
 // rolloutPods says what the pods of an unfinished rollout show. Their

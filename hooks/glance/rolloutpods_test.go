@@ -40,10 +40,10 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 		"glance-bare":        pod("glance-bare", nil),
 		"glancex-1-a":        pod("glancex-1-a", &metav1.OwnerReference{Kind: "ReplicaSet", Name: "glancex-1", Controller: &yes}),
 	}}
-	pods, err := deploymentPods(related, "glance")
+	observed, err := readPods(related, "glance")
 	require.NoError(t, err)
 	var got []string
-	for _, p := range pods {
+	for _, p := range observed.rollout {
 		got = append(got, p.Name)
 		assert.Empty(t, p.Spec.Containers, "the spec is not read")
 	}
@@ -51,7 +51,7 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 		"the pods a ReplicaSet of the Deployment controls, old and new, in name order; not a Job's, not a bare pod, not another Deployment's")
 
 	related[names.PodsKey]["glance-broken"] = json.RawMessage(`{"metadata": {"name": "glance-broken"}, "status": {"phase": 7}}`)
-	_, err = deploymentPods(related, "glance")
+	_, err = readPods(related, "glance")
 	require.Error(t, err)
 	assert.True(t, hook.IsInputError(err))
 	assert.Contains(t, err.Error(), `"glance-broken"`)

@@ -9,20 +9,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
-// Reasons of the DatabaseReady condition besides WaitingForDBCredentials.
-const (
-	ReasonSchemaSynced          = "SchemaSynced"
-	ReasonSchemaSyncRunning     = "SchemaSyncRunning"
-	ReasonSchemaSyncFailed      = "SchemaSyncFailed"
-	ReasonSchemaUpgrading       = "SchemaUpgrading"
-	ReasonSchemaUpgradeFailed   = "SchemaUpgradeFailed"
-	ReasonImageReleaseMismatch  = "ImageReleaseMismatch"
-	ReasonDowngradeNotSupported = "DowngradeNotSupported"
-	ReasonUpgradeSkipsReleases  = "UpgradeSkipsReleases"
-	ReasonUpgradeTargetChanged  = "UpgradeTargetChanged"
-	ReasonWaitingForConfig      = "WaitingForConfig"
-)
-
 // action is what a schema Job does.
 type action string
 
@@ -113,41 +99,52 @@ type schemaPlan struct {
 func planSchema(in schemaInputs) schemaPlan {
 	p := schemaPlan{installedRelease: in.installedRelease, installedImage: in.installedImage, upgrade: in.upgrade,
 		cond: hook.Condition{Type: CondDatabaseReady}}
-	installed, installedErr := release.Parse(in.installedRelease)
-	switch {
-	case in.installedRelease != "" && installedErr != nil:
-		// Only this hook writes status; a release it cannot read is treated
-		// as none: db sync is safe on any schema.
-		p.installedRelease, p.installedImage = "", ""
-		installed = release.Release{}
-	case in.installedRelease == "":
+	installed, err := release.Parse(in.installedRelease)
+	if err != nil {
+		// Only this hook writes status; a release it cannot read (or none)
+		// is treated as none: db sync is safe on any schema.
+		if in.installedRelease != "" {
+			p.installedRelease, p.installedImage = "", ""
+		}
 		installed = release.Release{}
 	}
-	if prob := release.TagProblem(in.tag, in.release); prob != "" {
+	switch prob := release.TagProblem(in.tag, in.release); {
+	case prob != "":
 		p.refuse(in, ReasonImageReleaseMismatch, fmt.Sprintf("spec.image.tag %s (spec.openStackRelease): no schema Job runs for it and glance-api keeps its image", prob))
 		return p
-	}
-	if up := p.upgrade; up != nil {
-		target, err := release.Parse(up.TargetRelease)
-		switch {
-		case err == nil && in.release == target && in.image == up.TargetImage:
-			p.advance(in)
-		case !installed.IsZero() && in.release == installed && in.image == in.installedImage && up.Phase != api.PhaseContracting:
-			p.upgrade = nil
-			p.cond = hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
-				Message: fmt.Sprintf("the upgrade to %s was abandoned in phase %s, before its contract step; release %s runs on its schema again", excerpt.Value(up.TargetRelease), excerpt.Value(up.Phase), installed)}
-		default:
-			p.refuse(in, ReasonUpgradeTargetChanged, fmt.Sprintf("an upgrade from %s to %s (image %s) is in phase %s: set spec.openStackRelease and the image back to it to finish it%s",
-				excerpt.Value(in.installedRelease), excerpt.Value(up.TargetRelease), excerpt.Name(up.TargetImage), excerpt.Value(up.Phase), abandonHint(up, in.installedRelease)))
-		}
-		p.run = runOf(p.installedRelease, p.installedImage, p.upgrade, in)
-		return p
-	}
-	if installed.IsZero() {
+	case p.upgrade != nil:
+		p.resume(in, installed)
+	case installed.IsZero():
 		p.sync(in, "the first schema")
-		p.run = runOf(p.installedRelease, p.installedImage, p.upgrade, in)
-		return p
+	default:
+		p.step(in, installed)
 	}
+	p.run = runOf(p.installedRelease, p.installedImage, p.upgrade, in)
+	return p
+}
+
+// resume goes on with the upgrade in progress when the spec still asks for
+// its target, abandons it when the spec went back to the installed release
+// before its contract step, and refuses any other change.
+func (p *schemaPlan) resume(in schemaInputs, installed release.Release) {
+	up := p.upgrade
+	target, err := release.Parse(up.TargetRelease)
+	switch {
+	case err == nil && in.release == target && in.image == up.TargetImage:
+		p.advance(in)
+	case !installed.IsZero() && in.release == installed && in.image == in.installedImage && up.Phase != api.PhaseContracting:
+		p.upgrade = nil
+		p.cond = hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
+			Message: fmt.Sprintf("the upgrade to %s was abandoned in phase %s, before its contract step; release %s runs on its schema again", excerpt.Value(up.TargetRelease), excerpt.Value(up.Phase), installed)}
+	default:
+		p.refuse(in, ReasonUpgradeTargetChanged, fmt.Sprintf("an upgrade from %s to %s (image %s) is in phase %s: set spec.openStackRelease and the image back to it to finish it%s",
+			excerpt.Value(in.installedRelease), excerpt.Value(up.TargetRelease), excerpt.Name(up.TargetImage), excerpt.Value(up.Phase), abandonHint(up, in.installedRelease)))
+	}
+}
+
+// step takes the spec's release from the installed one: nothing or a db
+// sync for the same release, an upgrade to the next, a refusal otherwise.
+func (p *schemaPlan) step(in schemaInputs, installed release.Release) {
 	switch step, why := release.CheckStep(installed, in.release); step {
 	case release.Same:
 		if in.image == in.installedImage {
@@ -163,8 +160,6 @@ func planSchema(in schemaInputs) schemaPlan {
 	default:
 		p.refuse(in, ReasonUpgradeSkipsReleases, why)
 	}
-	p.run = runOf(p.installedRelease, p.installedImage, p.upgrade, in)
-	return p
 }
 
 func abandonHint(up *api.UpgradeStatus, installed string) string {

@@ -42,7 +42,7 @@ func TestBuildStatus(t *testing.T) {
 			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"},
 			database: synced, serviceUser: userReady}
 		for _, s := range stores {
-			out.inConfig[s.id] = s.rendered
+			out.inConfig[s.id] = s.state.rendered()
 		}
 		return out
 	}
@@ -59,9 +59,9 @@ func TestBuildStatus(t *testing.T) {
 		return d
 	}
 	held := attached("b", false, "")
-	held.held, held.skipped = true, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
+	held.state, held.skipped = stateHeld, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
 	pending := attached("b", false, pendingMessage)
-	pending.pending = true
+	pending.state = statePending
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
 	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,
@@ -316,7 +316,8 @@ func TestBuildStatus(t *testing.T) {
 				}
 			}
 			g := &api.Glance{}
-			status := buildStatus(g, time.Unix(0, 0), tc.args.stores, nil, def, tc.args.noDefault, out, tc.args.current, tc.args.pods)
+			d := &decision{stores: tc.args.stores, def: def, noDefault: tc.args.noDefault}
+			status := buildStatus(g, time.Unix(0, 0), d, out, statusInputs{current: tc.args.current, pods: tc.args.pods})
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
 			for _, c := range status.Conditions {
 				got.conditions = append(got.conditions, fmt.Sprintf("%s %s %s: %s", c.Type, c.Status, c.Reason, c.Message))

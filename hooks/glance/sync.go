@@ -1,47 +1,19 @@
 package glance
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
-	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
-)
-
-// Conditions of a Glance.
-const (
-	CondBackendsReady   = "BackendsReady"
-	CondConfigRendered  = "ConfigRendered"
-	CondDeploymentReady = "DeploymentReady"
-
-	ReasonAllBackendsProjected = "AllBackendsProjected"
-	ReasonWaitingForBackends   = "WaitingForBackends"
-	ReasonNoDefaultBackend     = "NoDefaultBackend"
-	ReasonRendered             = "Rendered"
-	ReasonLastGoodKept         = "LastGoodKept"
-	ReasonNotRendered          = "NotRendered"
-	ReasonInvalidSpec          = "InvalidSpec"
-	ReasonDeploymentAvailable  = "DeploymentAvailable"
-	ReasonDeploymentMissing    = "DeploymentMissing"
-	ReasonRollingOut           = "RollingOut"
-	// ReasonNotInRunningConfig marks a usable store left out because the
-	// config is not re-rendered while there is no valid default.
-	ReasonNotInRunningConfig = "NotInRunningConfig"
-	// ReasonStorePending marks a store on its way: its backend has not
-	// reported yet, or its store Secret is not there yet. Not a fault.
-	ReasonStorePending = "StorePending"
 )
 
 // outcome is what a sync returns besides status.
@@ -68,113 +40,51 @@ type outcome struct {
 	waiting bool
 }
 
-// Sync answers /sync/glance.
+// Sync answers /sync/glance in four steps: observe decodes the request
+// once, decide makes every decision from what was observed, render builds
+// the children, and report the status from all three.
 func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
-	var g api.Glance
-	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
-		return nil, err
-	}
-	stores, err := attachedStores(&g, req.Related)
+	o, err := observe(req, now)
 	if err != nil {
 		return nil, err
 	}
-	observed, deployFound, err := metacontroller.DecodeOne[appsv1.Deployment](req.Children, names.DeploymentsKey, g.Name)
-	if err != nil {
-		return nil, hook.Invalid("observed %v", err)
-	}
-	spec := g.Spec.WithDefaults(g.Namespace)
-	var current *appsv1.Deployment
-	var pods, jobPods podsVerdict
-	var retired []*store
-	if deployFound {
-		current = &observed
-		_, mountedBackends := mountedNames(current)
-		running := backendsText(req.Children, mountedBackends)
-		holdOutdated(stores, func() string { return running }, current)
-		retired = retiringStores(stores, running, spec.DropRetiredStores, current)
-		if !rolledOut(current) {
-			observedPods, err := deploymentPods(req.Related, current.Name)
-			if err != nil {
-				return nil, err
-			}
-			pods = rolloutPods(current, observedPods, now)
-		}
-	}
-	// A release whose glance_store has one process-wide CA bundle may have
-	// to leave stores out, attached or retiring, which decides the default
-	// too.
-	processWideCA := ""
-	if rel, ok := oldestRunRelease(spec.OpenStackRelease, g.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
-		processWideCA = processWideCABundle(stores, retired, rel)
-	}
-	creds, dbProblem, userCond, err := readCredentials(&g, spec, req.Related)
+	d := decide(o)
+	out, err := render(o, &d)
 	if err != nil {
 		return nil, err
 	}
-	jobs, jobMounts, err := observedJobs(req.Children)
-	if err != nil {
-		return nil, err
-	}
+	return report(o, &d, out), nil
+}
 
-	// Before anything is rendered, the first render waits for the stores
-	// on their way (firstRenderHold).
-	var hold bool
-	var until time.Time
-	if current == nil && len(req.Children[names.ConfigMapsKey]) == 0 {
-		hold, until = firstRenderHold(&g, stores, now)
-	}
-	def, noDefault := chooseDefault(stores)
+// render renders what the decision calls for: the config and everything
+// around it, or the last-good children as they are. A spec that holds a
+// value that cannot be written safely keeps the last-good ones too.
+func render(o *observed, d *decision) (*outcome, error) {
 	var out *outcome
-	switch {
-	case hold:
-		out, err = keepLastGood(req.Children, current, ReasonNotRendered, "the attached GlanceBackends are rendering their stores")
+	var err error
+	if d.keep.reason != "" {
+		out, err = keepLastGood(o, d.keep)
 		if out != nil {
-			out.waiting = true
+			out.waiting = d.hold
 		}
-	case def == nil:
-		out, err = keepLastGood(req.Children, current, ReasonNoDefaultBackend, noDefault)
-	case creds == nil:
-		why := "the service user's password is missing"
-		if dbProblem != nil {
-			why = "the database credentials are not complete"
-		}
-		out, err = keepLastGood(req.Children, current, ReasonLastGoodKept, why)
-	default:
-		out, err = renderNew(&g, spec, req.Children, withRetired(stores, retired), def, current, creds, jobs, jobMounts, processWideCA)
-		if err != nil && !hook.IsInputError(err) {
-			// The spec holds a value that cannot be written safely.
-			out, err = keepLastGood(req.Children, current, ReasonInvalidSpec, "the Glance spec cannot be rendered: "+err.Error())
+	} else {
+		out, err = renderNew(o, d)
+		if isSpecError(err) {
+			out, err = keepLastGood(o, lastGood{ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	out.serviceUser = userCond
+	out.serviceUser = o.creds.user
 	if !out.rendered.Status {
 		// Nothing ran: the schema status stays, and so does what the
 		// database condition said, unless the credentials are the reason.
-		out.installed = api.GlanceStatus{InstalledRelease: g.Status.InstalledRelease, InstalledImage: g.Status.InstalledImage, Upgrade: g.Status.Upgrade}
-		out.database = carriedDatabase(g.Status.Conditions, dbProblem)
+		st := o.glance.Status
+		out.installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade}
+		out.database = carriedDatabase(st.Conditions, o.creds.dbProblem)
 	}
-	if out.schemaJob != "" {
-		observedPods, err := schemaJobPods(req.Related, out.schemaJob)
-		if err != nil {
-			return nil, err
-		}
-		jobPods = summarizePods(observedPods, podDeadline{now: now, after: schemaPodDeadline})
-		out.database = explainSchemaJob(out.database, jobPods)
-	}
-	resp := &metacontroller.SyncResponse{
-		Status:             buildStatus(&g, now, stores, retired, def, noDefault, out, current, pods),
-		Children:           out.children,
-		ResyncAfterSeconds: resyncAfter(pods, jobPods),
-	}
-	if hold {
-		if r := resyncSeconds(now, until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
-			resp.ResyncAfterSeconds = r
-		}
-	}
-	return resp, nil
+	return out, nil
 }
 
 // carriedDatabase is DatabaseReady when nothing is re-rendered: the
@@ -190,59 +100,92 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 		Message: "no config is rendered yet; the schema Job mounts it, so it starts once there is one"}
 }
 
-// renderNew renders the hashed ConfigMap and Secret, the database URL's
-// Secret, the schema Jobs the schema's state calls for, the Deployment that
+// renderNew renders the hashed ConfigMap and Secret, the credential
+// Secrets, the schema Jobs the schema's state calls for, the Deployment that
 // mounts the config (once glance-api may run) and the Service, and keeps
 // what running pods may still mount.
-func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, stores []*store, def *store,
-	current *appsv1.Deployment, creds *credentials, jobs []observedJob, jobMounts []mounts, processWideCA string) (*outcome, error) {
+func renderNew(o *observed, d *decision) (*outcome, error) {
+	g, spec := o.glance, o.spec
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
-		return nil, fmt.Errorf("spec.openStackRelease: %w", err)
+		return nil, invalidSpec("spec.openStackRelease: %w", err)
 	}
-	if d := spec.Database; (d.ClusterRef == nil) == (d.Host == "") {
-		return nil, errors.New("spec.database needs exactly one of clusterRef and host")
+	if db := spec.Database; (db.ClusterRef == nil) == (db.Host == "") {
+		return nil, invalidSpec("spec.database needs exactly one of clusterRef and host")
 	}
 	jobName := jobNamer(g.Name, spec.MetadefsPath)
-	in := schemaInputs{
-		release: rel, image: spec.Image.Repository + ":" + spec.Image.Tag, tag: spec.Image.Tag,
-		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
-		jobs: jobs, jobName: jobName, namespace: g.Namespace,
-	}
-	if current != nil {
-		in.deployment = &deployed{image: runningImage(current), rolledOut: rolledOut(current)}
-	}
-	plan := planSchema(in)
+	plan := planSchema(schemaInputsOf(o, rel, jobName))
 	// The config is rendered for the release glance-api runs; the schema
 	// Jobs read only its [database] part.
 	mode := LaunchModeOf(rel)
 	if plan.run != nil {
 		mode = LaunchModeOf(plan.run.release)
 	}
-	conf, err := renderConfig(g, spec, mode, stores, def)
+	stores := withRetired(d.stores, d.retired)
+	conf, err := renderConfig(confInput{glance: g, spec: spec, mode: mode, stores: stores, def: d.def})
 	if err != nil {
 		return nil, err
 	}
-	cfgData := configData(conf, spec, mode)
-	backendsData := map[string]string{names.BackendsFile: renderBackends(stores)}
-	out := &outcome{
-		configName:   contenthash.Name(g.Name+"-config", cfgData),
-		backendsName: contenthash.Name(g.Name+"-backends", backendsData),
-		inConfig:     map[string]bool{},
-		database:     plan.cond,
-		installed:    api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade},
-	}
+	out := &outcome{database: plan.cond, inConfig: map[string]bool{},
+		installed: api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade}}
+	out.children = configChildren(g, out, configData(conf, spec, mode), renderBackends(stores))
+	out.children = append(out.children, credentialChildren(g, o.creds.creds)...)
+	out.children = append(out.children, service(g))
 	if plan.job != nil {
 		out.schemaJob = jobName(*plan.job)
 	}
 	for _, s := range stores {
-		out.inConfig[s.id] = s.rendered
+		out.inConfig[s.id] = s.state.rendered()
 	}
-	m := mounts{out.configName, out.backendsName}
+	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
+	if plan.run != nil {
+		out.runImage = plan.run.image
+		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
+		for _, feature := range podFeatures {
+			feature(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
+		}
+		out.children = append(out.children, deploy)
+		out.children = append(out.children, scalingChildren(g, spec)...)
+	}
+	jobChildren, err := schemaJobs(o, plan, jobName, pod)
+	if err != nil {
+		return nil, err
+	}
+	out.children = append(out.children, jobChildren...)
+	kept, err := history(o, out)
+	if err != nil {
+		return nil, err
+	}
+	out.children = append(out.children, kept...)
+	out.rendered = hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered,
+		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.def.id)}
+	return out, nil
+}
+
+// schemaInputsOf is what the schema decision reads of the observed request.
+func schemaInputsOf(o *observed, rel release.Release, jobName func(schemaJob) string) schemaInputs {
+	g, spec := o.glance, o.spec
+	in := schemaInputs{
+		release: rel, image: spec.Image.Repository + ":" + spec.Image.Tag, tag: spec.Image.Tag,
+		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
+		jobs: o.jobs, jobName: jobName, namespace: g.Namespace,
+	}
+	if o.deployment != nil {
+		in.deployment = &deployed{image: runningImage(o.deployment), rolledOut: rolledOut(o.deployment)}
+	}
+	return in
+}
+
+// configChildren are the hashed config ConfigMap and backends Secret; their
+// names go to out.
+func configChildren(g *api.Glance, out *outcome, cfgData map[string]string, backends string) []any {
+	backendsData := map[string]string{names.BackendsFile: backends}
+	out.configName = contenthash.Name(g.Name+"-config", cfgData)
+	out.backendsName = contenthash.Name(g.Name+"-backends", backendsData)
 	immutable := true
 	backendsLabels := objectLabels(g)
 	backendsLabels[names.LabelBackendsOf] = g.Name
-	out.children = []any{
+	return []any{
 		&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: out.configName, Namespace: g.Namespace, Labels: objectLabels(g)},
@@ -254,74 +197,64 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 			ObjectMeta: metav1.ObjectMeta{Name: out.backendsName, Namespace: g.Namespace, Labels: backendsLabels},
 			Immutable:  &immutable,
 			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{names.BackendsFile: []byte(backendsData[names.BackendsFile])},
+			Data:       map[string][]byte{names.BackendsFile: []byte(backends)},
 		},
-		// Not hashed and not immutable: a hashed name in the pod template
-		// would be a plain hash of the password; the keyed digest rolls
-		// the pods instead.
-		&corev1.Secret{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: names.DBConnectionSecretName(g.Name), Namespace: g.Namespace, Labels: objectLabels(g)},
-			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{names.DBConnectionKey: []byte(creds.connection)},
-		},
-		// The service user's password, escaped for oslo.config; like the
-		// URL's Secret, neither hashed nor immutable.
-		&corev1.Secret{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: names.AuthtokenSecretName(g.Name), Namespace: g.Namespace, Labels: objectLabels(g)},
-			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{names.AuthtokenPasswordKey: []byte(creds.servicePassword)},
-		},
-		service(g),
 	}
-	if plan.run != nil {
-		out.runImage = plan.run.image
-		deploy := deployment(g, spec, *plan.run, m, creds.digest, desiredReplicas(spec, current))
-		addCABundles(deploy, stores, processWideCA)
-		out.children = append(out.children, deploy)
-		out.children = append(out.children, scalingChildren(g, spec)...)
-	}
-	jobChildren, err := schemaJobs(g, spec, observed, jobs, plan, jobName, m, creds.digest)
-	if err != nil {
-		return nil, err
-	}
-	out.children = append(out.children, jobChildren...)
+}
 
+// credentialChildren are the database URL's and the service user's
+// Secrets. Not hashed and not immutable: a hashed name in the pod template
+// would be a plain hash of the password; the keyed digest rolls the pods
+// instead. The password is escaped for oslo.config.
+func credentialChildren(g *api.Glance, creds *credentials) []any {
+	secret := func(name, key, value string) *corev1.Secret {
+		return &corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.Namespace, Labels: objectLabels(g)},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       map[string][]byte{key: []byte(value)},
+		}
+	}
+	return []any{
+		secret(names.DBConnectionSecretName(g.Name), names.DBConnectionKey, creds.connection),
+		secret(names.AuthtokenSecretName(g.Name), names.AuthtokenPasswordKey, creds.servicePassword),
+	}
+}
+
+// history keeps the hashed ConfigMaps and backends Secrets a pod may still
+// mount: the running Deployment's and the unfinished schema Jobs'.
+func history(o *observed, out *outcome) ([]any, error) {
 	var mountedConfigs, mountedSecrets []string
 	rolling := false
-	if current != nil {
-		cm, sec := mountedNames(current)
+	if o.deployment != nil {
+		cm, sec := mountedNames(o.deployment)
 		mountedConfigs, mountedSecrets = append(mountedConfigs, cm), append(mountedSecrets, sec)
-		rolling = !rolledOut(current)
+		rolling = !rolledOut(o.deployment)
 	}
-	for _, jm := range jobMounts {
+	for _, jm := range o.jobMounts {
 		mountedConfigs, mountedSecrets = append(mountedConfigs, jm.configMap), append(mountedSecrets, jm.backendsSecret)
 	}
-	for _, h := range []struct {
-		key, prefix, desired string
-		mounted              []string
-	}{
-		{names.ConfigMapsKey, g.Name + "-config-", out.configName, mountedConfigs},
-		{names.SecretsKey, g.Name + "-backends-", out.backendsName, mountedSecrets},
+	var kept []any
+	for _, h := range []hashedKind{
+		{names.ConfigMapsKey, o.glance.Name + "-config-", out.configName, mountedConfigs},
+		{names.SecretsKey, o.glance.Name + "-backends-", out.backendsName, mountedSecrets},
 	} {
-		kept, err := retained(observed, h.key, h.prefix, h.desired, h.mounted, rolling)
+		objs, err := retained(o.children, h, rolling)
 		if err != nil {
 			return nil, err
 		}
-		out.children = append(out.children, kept...)
+		kept = append(kept, objs...)
 	}
-	out.rendered = hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered,
-		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, def.id)}
-	return out, nil
+	return kept, nil
 }
 
 // keepLastGood re-renders nothing: every observed child is returned exactly
 // as last applied, so running pods keep their last-good config and no
 // schema Job starts. On first install there is nothing to keep and nothing
 // is created.
-func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment, reason, why string) (*outcome, error) {
-	kept, err := observed.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
+func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
+	current, reason, why := o.deployment, keep.reason, keep.why
+	kept, err := o.children.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
 		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey)
 	if err != nil {
 		return nil, hook.Invalid("%v", err)
@@ -343,7 +276,7 @@ func keepLastGood(observed metacontroller.ObjectMap, current *appsv1.Deployment,
 	out.configName, out.backendsName = mountedNames(current)
 	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
 		why, out.configName, out.backendsName)
-	for _, line := range strings.Split(backendsText(observed, out.backendsName), "\n") {
+	for _, line := range strings.Split(o.running, "\n") {
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
 			out.inConfig[line[1:len(line)-1]] = true
 		}
@@ -366,124 +299,4 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 		return ""
 	}
 	return text
-}
-
-// buildStatus reports the stores (the retiring ones too), the config and
-// the Deployment with what its pods show.
-func buildStatus(g *api.Glance, now time.Time, stores, retired []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment, pods podsVerdict) api.GlanceStatus {
-	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
-		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade}
-	var retiring []string
-	for _, s := range retired {
-		kept := out.inConfig[s.id]
-		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.id, Kept: kept, Message: s.skipped})
-		if kept {
-			retiring = append(retiring, fmt.Sprintf("%q", s.id))
-		}
-	}
-	var skipped []string
-	// While the first render waits, the status names no backend, so it stays
-	// the same while they arrive; each one's own status says where it is.
-	listed := stores
-	if out.waiting {
-		listed = nil
-	}
-	for _, s := range listed {
-		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
-		switch {
-		case s.pending:
-			bs.Reason, bs.Message = ReasonStorePending, s.skipped
-			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
-		case !s.rendered:
-			bs.Reason, bs.Message = cmp.Or(s.skipReason, ReasonBackendSkipped), s.skipped
-			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
-		case s.held:
-			bs.Reason, bs.Message = ReasonStoreOutdated, s.skipped
-			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
-		case s.defaultIgnored && bs.Projected:
-			bs.Reason, bs.Message = ReasonDefaultSetByControlPlane, s.ignored
-			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.ignored))
-		case !bs.Projected:
-			// Not the ConfigRendered message itself, which names every
-			// candidate default: repeated per store it grew with n².
-			bs.Reason, bs.Message = ReasonNotInRunningConfig, "usable, but the config is not re-rendered: see condition "+CondConfigRendered
-		}
-		status.Backends = append(status.Backends, bs)
-	}
-
-	backends := hook.Condition{Type: CondBackendsReady}
-	switch {
-	case out.waiting:
-		backends.Reason = ReasonWaitingForBackends
-		backends.Message = "the first config is rendered once the attached GlanceBackends have rendered their stores; " +
-			"each one's status says where it is"
-	case def == nil:
-		backends.Reason = ReasonNoDefaultBackend
-		backends.Message = noDefault + "; nothing is re-rendered and the last-good config is kept"
-	case len(skipped) > 0:
-		backends.Reason = ReasonWaitingForBackends
-		backends.Message = hook.Plural(len(skipped), "backend is", "backends are") + " not projected as specified: " +
-			strings.Join(skipped, "; ")
-	default:
-		backends.Status, backends.Reason = true, ReasonAllBackendsProjected
-		backends.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(stores), "store", "stores"), def.id)
-	}
-	if len(retiring) > 0 {
-		backends.Message += fmt.Sprintf("; retiring, kept readable until spec.dropRetiredStores lists them: %s", strings.Join(retiring, ", "))
-	}
-	if out.rendered.Status {
-		status.DefaultBackend = def.id
-	}
-
-	deploy := explainRollout(deploymentReady(current, out.configName, out.backendsName, out.runImage), pods)
-	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config",
-		backends, out.rendered, out.database, out.serviceUser, deploy)
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, backends, out.rendered, out.database, out.serviceUser, deploy, ready)
-	return status
-}
-
-// deploymentReady reports the observed Deployment: present, mounting the
-// config and running the image it should (image "": any), and fully rolled
-// out and available. From the answer that creates or changes the
-// Deployment until the Deployment controller has seen that change, it says
-// one thing, so the status is not written again in between.
-func deploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
-	c := hook.Condition{Type: CondDeploymentReady, Reason: ReasonDeploymentMissing}
-	rollsOut := func(img string) {
-		c.Reason = ReasonRollingOut
-		c.Message = fmt.Sprintf("the Deployment rolls out ConfigMap %q and Secret %q", configName, backendsName)
-		if img != "" {
-			c.Message += " with image " + excerpt.Name(img)
-		}
-	}
-	if d == nil {
-		if image != "" { // this answer creates it
-			rollsOut(image)
-			return c
-		}
-		c.Message = "the glance-api Deployment does not exist yet"
-		return c
-	}
-	c.Reason = ReasonRollingOut
-	want := int32(1)
-	if d.Spec.Replicas != nil {
-		want = *d.Spec.Replicas
-	}
-	if image == "" {
-		image = runningImage(d)
-	}
-	cm, sec := mountedNames(d)
-	switch {
-	case cm != configName || sec != backendsName || runningImage(d) != image || d.Status.ObservedGeneration < d.Generation:
-		rollsOut(image)
-	case !rolledOut(d):
-		// Two counts: during a rollout the available replicas may all be
-		// old ones, so neither count says how many updated ones serve.
-		c.Message = fmt.Sprintf("%d of %d replicas are updated to the current config, %d available",
-			d.Status.UpdatedReplicas, want, d.Status.AvailableReplicas)
-	default:
-		c.Status, c.Reason = true, ReasonDeploymentAvailable
-		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)
-	}
-	return c
 }

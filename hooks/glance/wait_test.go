@@ -93,7 +93,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 			if err := evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
-			got := want{pending: s.pending, since: s.since, skipped: s.skipped, rendered: s.rendered}
+			got := want{pending: s.state.pending(), since: s.since, skipped: s.skipped, rendered: s.state.rendered()}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nevaluate: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -108,7 +108,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 func TestFirstRenderHold(t *testing.T) {
 	pendingSince := func(name string, since time.Time) *store {
 		s := attached(name, false, pendingMessage)
-		s.pending, s.since = true, since
+		s.state, s.since = statePending, since
 		return s
 	}
 	type want struct {

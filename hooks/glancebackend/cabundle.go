@@ -16,14 +16,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// Reasons of CABundleReady.
-const (
-	ReasonCABundleAvailable  = "CABundleAvailable"
-	ReasonNoCABundle         = "NoCABundle"
-	ReasonWaitingForCABundle = "WaitingForCABundle"
-	ReasonInvalidCABundle    = "InvalidCABundle"
-)
-
 // subjectsShown is how many certificate subjects the condition names; a
 // trust bundle with the public roots holds over a hundred.
 const subjectsShown = 3

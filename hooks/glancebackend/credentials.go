@@ -9,13 +9,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Reasons of CredentialsReady.
-const (
-	ReasonCredentialsAvailable  = "CredentialsAvailable"
-	ReasonWaitingForCredentials = "WaitingForCredentials"
-	ReasonInvalidCredentials    = "InvalidCredentials"
-)
-
 // rawSecret is a Secret with its data still base64, so one undecodable key
 // is reported as such instead of failing the whole request.
 type rawSecret struct {

@@ -14,13 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Reasons of ConfigProjected.
-const (
-	ReasonProjected        = "Projected"
-	ReasonNotProjected     = "NotProjected"
-	ReasonWaitingForParent = "WaitingForParent"
-)
-
 // checkProjected decides ConfigProjected: true only when the Glance's
 // Deployment mounts a backends Secret whose backends.conf has this store's
 // section header on a line of its own.

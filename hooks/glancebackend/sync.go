@@ -14,17 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Condition types of a GlanceBackend.
-const (
-	CondCredentialsReady = names.ConditionCredentialsReady
-	CondCABundleReady    = names.ConditionCABundleReady
-	CondStoreRendered    = "StoreRendered"
-	CondConfigProjected  = "ConfigProjected"
-
-	ReasonRendered    = "Rendered"
-	ReasonInvalidSpec = "InvalidSpec"
-)
-
 // Sync answers /sync/glancebackend: status, and the store Secret when the
 // credentials are usable and the spec renders.
 func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {

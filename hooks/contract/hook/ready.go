@@ -13,6 +13,10 @@ const (
 	ReasonNotAllReady = "NotAllReady"
 )
 
+// ReasonInvalidSpec is the reason every kind gives when its spec holds what
+// cannot be rendered; one definition for the three hooks that report it.
+const ReasonInvalidSpec = "InvalidSpec"
+
 // Ready aggregates the other conditions of an object: True with message when
 // every one is True, otherwise False naming each condition it waits for and
 // that condition's reason, in the order given.

@@ -60,7 +60,7 @@ func (m ObjectMap) KeepAsLastApplied(keys ...string) ([]any, error) {
 			if err != nil {
 				return nil, fmt.Errorf("observed %s %s: %w", excerpt.Bare(key), excerpt.Name(name), err)
 			}
-			out = append(out, json.RawMessage(applied))
+			out = append(out, applied)
 		}
 	}
 	return out, nil

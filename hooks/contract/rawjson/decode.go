@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -37,10 +38,25 @@ func Unmarshal(data []byte, v any) error {
 	return json.Unmarshal(data, v)
 }
 
+// fallbacks counts the values Decode left to encoding/json, panics those of
+// them it left because reading them panicked. A fallback is not an error
+// (encoding/json gives the answer) but is never silent: a steady stream of
+// them means the fast path stopped paying, and a panic is a bug here.
+var fallbacks, panics atomic.Uint64
+
+// Fallbacks reports how many values Decode has left to encoding/json since
+// the process started, and how many of them because reading them panicked.
+func Fallbacks() (total, panicked uint64) { return fallbacks.Load(), panics.Load() }
+
 // Decode is Unmarshal without the fallback: it reports whether it decoded
 // data into v exactly as encoding/json would; when it did not, v may hold
 // part of the value and is to be decoded afresh.
 func Decode(data []byte, v any) (ok bool) {
+	defer func() {
+		if !ok {
+			fallbacks.Add(1)
+		}
+	}()
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return false
@@ -49,6 +65,7 @@ func Decode(data []byte, v any) (ok bool) {
 	// would be a bug here, and encoding/json still gives the answer.
 	defer func() {
 		if recover() != nil {
+			panics.Add(1)
 			ok = false
 		}
 	}()

@@ -177,3 +177,22 @@ func FuzzUnmarshal(f *testing.F) {
 		sameAsStd[map[string]any](t, data)
 	})
 }
+
+func TestFallbacksAreCounted(t *testing.T) {
+	before, _ := Fallbacks()
+	var v struct {
+		A int `json:"a"`
+	}
+	if !Decode([]byte(`{"a": 1}`), &v) {
+		t.Fatal("a plain object is decoded")
+	}
+	if got, _ := Fallbacks(); got != before {
+		t.Errorf("a value decoded counts no fallback: %d, was %d", got, before)
+	}
+	if Decode([]byte(`{"a": "x"}`), &v) {
+		t.Fatal("a string for an int is left to encoding/json")
+	}
+	if got, _ := Fallbacks(); got != before+1 {
+		t.Errorf("a value left to encoding/json counts one fallback: %d, was %d", got, before)
+	}
+}

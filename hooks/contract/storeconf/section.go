@@ -45,12 +45,23 @@ type renderInput struct {
 	creds   Credentials
 }
 
-// OwnedOptions are the store options only the service sets; extraOptions
-// may not set any of them.
+// OwnedOptionKeys are the store options only the service sets, in the
+// order they are written; extraOptions may not set any of them. The CRDs'
+// CEL rule that says so is generated from this list (schemas,
+// TestOwnedOptionsRule).
+var OwnedOptionKeys = func() []string {
+	keys := make([]string, len(storeOptions))
+	for i, o := range storeOptions {
+		keys[i] = o.key
+	}
+	return keys
+}()
+
+// OwnedOptions is OwnedOptionKeys as a set.
 var OwnedOptions = func() map[string]bool {
-	owned := make(map[string]bool, len(storeOptions))
-	for _, o := range storeOptions {
-		owned[o.key] = true
+	owned := make(map[string]bool, len(OwnedOptionKeys))
+	for _, k := range OwnedOptionKeys {
+		owned[k] = true
 	}
 	return owned
 }()

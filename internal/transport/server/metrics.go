@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
 )
 
@@ -23,17 +24,24 @@ const (
 	MetricAdmission      = "glance_hooks_admission_decisions_total"
 	MetricHookInputError = "glance_hooks_hook_input_errors_total"
 	MetricBuildInfo      = "glance_hooks_build_info"
+	// MetricDecoderFallbacks counts the values the fast decoder left to
+	// encoding/json, MetricDecoderPanics those of them it left because
+	// reading them panicked (a bug in the fast decoder, answered right).
+	MetricDecoderFallbacks = "glance_hooks_decoder_fallbacks_total"
+	MetricDecoderPanics    = "glance_hooks_decoder_panics_total"
 )
 
 // MetricLabels are the label names of each metric: what dashboards and
 // alerts may select and group by.
 var MetricLabels = map[string][]string{
-	MetricRequests:       {"route", "status_class"},
-	MetricDuration:       {"route"},
-	MetricInFlight:       nil,
-	MetricAdmission:      {"kind", "operation", "outcome", "reason"},
-	MetricHookInputError: {"route", "reason"},
-	MetricBuildInfo:      {"version", "commit", "goversion"},
+	MetricRequests:         {"route", "status_class"},
+	MetricDuration:         {"route"},
+	MetricInFlight:         nil,
+	MetricAdmission:        {"kind", "operation", "outcome", "reason"},
+	MetricHookInputError:   {"route", "reason"},
+	MetricBuildInfo:        {"version", "commit", "goversion"},
+	MetricDecoderFallbacks: nil,
+	MetricDecoderPanics:    nil,
 }
 
 // Every label value comes from a closed set written in this file or fixed
@@ -115,7 +123,15 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		Help: "Always 1; the labels say which build is running.",
 	}, MetricLabels[MetricBuildInfo])
 	buildInfo.WithLabelValues(info.Version, info.Commit, info.GoVersion).Set(1)
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, buildInfo,
+	fallbacks := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricDecoderFallbacks,
+		Help: "Values the fast JSON decoder left to encoding/json (same answer, slower path).",
+	}, func() float64 { n, _ := rawjson.Fallbacks(); return float64(n) })
+	panics := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricDecoderPanics,
+		Help: "Values the fast JSON decoder left to encoding/json because reading them panicked: a bug to report.",
+	}, func() float64 { _, n := rawjson.Fallbacks(); return float64(n) })
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, buildInfo, fallbacks, panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

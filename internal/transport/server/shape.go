@@ -43,8 +43,8 @@ func countArrayItems(body []byte) (int, error) {
 			continue
 		}
 		if expectItem && b != ']' {
-			// The first character of an array's next item.
-			expectItem = false
+			// The first character of an array's next item (expectItem is
+			// reset below, as for every character).
 			items[len(items)-1]++
 			total++
 			if items[len(items)-1] > MaxArrayItems {

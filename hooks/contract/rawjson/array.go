@@ -1,16 +1,5 @@
 package rawjson
 
-// Elements calls fn with every item of the array arr, in order. fn returns
-// false to stop. Elements returns false when arr is not an array, ends
-// early, or fn stopped.
-func Elements(arr []byte, fn func(item []byte) bool) bool {
-	end, ok := walkArray(arr, space(arr, 0), func(start int) (int, bool) {
-		end, ok := SkipValue(arr, start)
-		return end, ok && fn(arr[start:end])
-	})
-	return ok && space(arr, end) == len(arr)
-}
-
 // walkArray walks the array that starts at data[i] as WalkObject walks an
 // object: fn gets the index each item starts at and returns the index
 // after it.

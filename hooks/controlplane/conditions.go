@@ -1,0 +1,34 @@
+package controlplane
+
+import "github.com/c5c3/glance-hooks/hooks/contract/hook"
+
+// Every condition type and reason the controlplane hook reports, each defined
+// once, so a reader finds what a status can say in one place.
+
+// Condition types and reasons of the ControlPlane status.
+const (
+	CondGlanceProjected = "GlanceProjected"
+	CondGlanceReady     = "GlanceReady"
+
+	ReasonProjected        = "Projected"
+	ReasonInvalidBackends  = "InvalidBackends"
+	ReasonGlanceNotEnabled = "GlanceNotEnabled"
+	ReasonWaitingForGlance = "WaitingForGlance"
+	ReasonGlanceReady      = "GlanceReady"
+	ReasonGlanceNotReady   = "GlanceNotReady"
+)
+
+// The KeystoneRegistered condition and its reasons.
+const (
+	CondKeystoneRegistered = "KeystoneRegistered"
+
+	ReasonRegistered                    = "Registered"
+	ReasonWaitingForAdminCredentials    = "WaitingForAdminCredentials"
+	ReasonWaitingForServiceUserPassword = "WaitingForServiceUserPassword"
+	ReasonRegistrationRunning           = "RegistrationRunning"
+	ReasonRegistrationFailed            = "RegistrationFailed"
+	ReasonInvalidSpec                   = hook.ReasonInvalidSpec
+	ReasonDeregistrationRunning         = "DeregistrationRunning"
+	ReasonDeregistrationFailed          = "DeregistrationFailed"
+	ReasonDeregistered                  = "Deregistered"
+)

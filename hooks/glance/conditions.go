@@ -1,0 +1,102 @@
+package glance
+
+import "github.com/c5c3/glance-hooks/hooks/contract/hook"
+
+// Every condition type and reason the Glance hook reports, each defined
+// once: a reader looking for what a status can say finds it here, and the
+// status is built from the plan in report.go.
+
+// Conditions of a Glance.
+const (
+	CondBackendsReady   = "BackendsReady"
+	CondConfigRendered  = "ConfigRendered"
+	CondDeploymentReady = "DeploymentReady"
+
+	ReasonAllBackendsProjected = "AllBackendsProjected"
+	ReasonWaitingForBackends   = "WaitingForBackends"
+	ReasonNoDefaultBackend     = "NoDefaultBackend"
+	ReasonRendered             = "Rendered"
+	ReasonLastGoodKept         = "LastGoodKept"
+	ReasonNotRendered          = "NotRendered"
+	ReasonInvalidSpec          = hook.ReasonInvalidSpec
+	ReasonDeploymentAvailable  = "DeploymentAvailable"
+	ReasonDeploymentMissing    = "DeploymentMissing"
+	ReasonRollingOut           = "RollingOut"
+	// ReasonNotInRunningConfig marks a usable store left out because the
+	// config is not re-rendered while there is no valid default.
+	ReasonNotInRunningConfig = "NotInRunningConfig"
+	// ReasonStorePending marks a store on its way: its backend has not
+	// reported yet, or its store Secret is not there yet. Not a fault.
+	ReasonStorePending = "StorePending"
+)
+
+// Conditions and reasons of the credentials a Glance reads.
+const (
+	CondDatabaseReady    = "DatabaseReady"
+	CondServiceUserReady = "ServiceUserReady"
+
+	ReasonWaitingForDBCredentials = "WaitingForDBCredentials"
+	ReasonCredentialsAvailable    = "CredentialsAvailable"
+	ReasonWaitingForCredentials   = "WaitingForCredentials"
+)
+
+// Reasons of the DatabaseReady condition besides WaitingForDBCredentials.
+const (
+	ReasonSchemaSynced          = "SchemaSynced"
+	ReasonSchemaSyncRunning     = "SchemaSyncRunning"
+	ReasonSchemaSyncFailed      = "SchemaSyncFailed"
+	ReasonSchemaUpgrading       = "SchemaUpgrading"
+	ReasonSchemaUpgradeFailed   = "SchemaUpgradeFailed"
+	ReasonImageReleaseMismatch  = "ImageReleaseMismatch"
+	ReasonDowngradeNotSupported = "DowngradeNotSupported"
+	ReasonUpgradeSkipsReleases  = "UpgradeSkipsReleases"
+	ReasonUpgradeTargetChanged  = "UpgradeTargetChanged"
+	ReasonWaitingForConfig      = "WaitingForConfig"
+)
+
+// ReasonBackendSkipped marks an attached backend left out of the config; the
+// guide calls the event of the same name GlanceBackendSkipped.
+const ReasonBackendSkipped = "GlanceBackendSkipped"
+
+// ReasonDefaultSetByControlPlane marks a hand-made backend on a
+// ControlPlane's Glance whose isDefault is ignored.
+const ReasonDefaultSetByControlPlane = "DefaultSetByControlPlane"
+
+// ReasonStoreOutdated marks a store whose running section is kept while its
+// store Secret catches up with a spec change.
+const ReasonStoreOutdated = "StoreSecretOutdated"
+
+// ReasonStoreRetiring marks a store whose backend is gone (a removed
+// backends[] entry, a deleted GlanceBackend) while its section stays in the
+// config: images in it stay readable until the store is dropped.
+const ReasonStoreRetiring = "StoreRetiring"
+
+// ReasonCABundleConflict marks, in status.backends[], a store whose CA bundle
+// cannot be honoured on a release with one process-wide bundle.
+const ReasonCABundleConflict = "CABundleConflict"
+
+// Reasons a condition waiting for pods is False for when the scheduler or
+// the kubelet says why they do not run. Each is a case people meet and act
+// on differently (see the README's troubleshooting table).
+const (
+	// ReasonPodsUnschedulable: the scheduler found no node (PodScheduled
+	// False, reason Unschedulable).
+	ReasonPodsUnschedulable = "PodsUnschedulable"
+	// ReasonPodsNotStarting: a container cannot be created or its image
+	// cannot be pulled (CreateContainerConfigError, ImagePullBackOff, ...),
+	// or the pod has not started within its deadline.
+	ReasonPodsNotStarting = "PodsNotStarting"
+	// ReasonPodsCrashLooping: a container keeps exiting and is restarted.
+	ReasonPodsCrashLooping = "PodsCrashLooping"
+	// ReasonPodsFailed: a pod ended (a Job's container exited non-zero, or
+	// the kubelet evicted it).
+	ReasonPodsFailed = "PodsFailed"
+	// ReasonPodsNotReady: containers run but are not ready within the
+	// deadline.
+	ReasonPodsNotReady = "PodsNotReady"
+)
+
+// ReasonPodsNotCreated: the Deployment's ReplicaSet cannot create pods at
+// all (a ResourceQuota, a PodSecurity level or another admission refusal);
+// the API server's refusal is in the Deployment's ReplicaFailure condition.
+const ReasonPodsNotCreated = "PodsNotCreated"

@@ -1,0 +1,69 @@
+package glance
+
+import "time"
+
+// decision is what a sync does, decided from the observed request alone:
+// each store's state, the default, whether the config is rendered or the
+// last-good one kept, and how long the first render waits.
+type decision struct {
+	// stores are the attached stores, retired the retiring ones the
+	// running config holds.
+	stores, retired []*store
+	// processWideCA is the one CA bundle file glance-api verifies every S3
+	// store with, on a release without s3_store_cacert; "" for none.
+	processWideCA string
+	// hold says the first render waits for stores on their way, until at
+	// the earliest something changes without an event.
+	hold  bool
+	until time.Time
+	// def is the default store, nil with noDefault saying why.
+	def       *store
+	noDefault string
+	// keep is why nothing is re-rendered; its reason is "" when the
+	// config is rendered.
+	keep lastGood
+}
+
+// lastGood is why a sync keeps what runs instead of rendering.
+type lastGood struct{ reason, why string }
+
+// decide decides the sync. It changes the states of o.stores (a store held
+// from the running config, one left out for its CA bundle) and reads
+// nothing but o.
+func decide(o *observed) decision {
+	d := decision{stores: o.stores}
+	if o.deployment != nil {
+		holdOutdated(o.stores, func() string { return o.running }, o.deployment)
+		d.retired = retiringStores(o.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+	}
+	// A release whose glance_store has one process-wide CA bundle may have
+	// to leave stores out, attached or retiring, which decides the default
+	// too.
+	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
+		d.processWideCA = processWideCABundle(o.stores, d.retired, rel)
+	}
+	// Before anything is rendered, the first render waits for the stores
+	// on their way (firstRenderHold).
+	if o.deployment == nil && !o.hasConfig {
+		d.hold, d.until = firstRenderHold(o.glance, o.stores, o.now)
+	}
+	d.def, d.noDefault = chooseDefault(o.stores)
+	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.creds)
+	return d
+}
+
+// whyKeep says why nothing is re-rendered, in order: the first render
+// waiting, no default store, credentials that are not complete.
+func whyKeep(hold, hasDefault bool, noDefault string, creds credentialsRead) lastGood {
+	switch {
+	case hold:
+		return lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}
+	case !hasDefault:
+		return lastGood{ReasonNoDefaultBackend, noDefault}
+	case creds.creds == nil && creds.dbProblem != nil:
+		return lastGood{ReasonLastGoodKept, "the database credentials are not complete"}
+	case creds.creds == nil:
+		return lastGood{ReasonLastGoodKept, "the service user's password is missing"}
+	}
+	return lastGood{}
+}

@@ -1,0 +1,90 @@
+package glance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+)
+
+func TestWhyKeep(t *testing.T) {
+	complete := credentialsRead{creds: &credentials{}}
+	noPassword := credentialsRead{}
+	noDatabase := credentialsRead{dbProblem: &hook.Condition{Type: CondDatabaseReady}}
+	cases := map[string]struct {
+		reason     string
+		hold       bool
+		hasDefault bool
+		creds      credentialsRead
+		want       lastGood
+	}{
+		"Render":     {"a default and complete credentials render", false, true, complete, lastGood{}},
+		"Hold":       {"the first render waiting goes before everything", true, false, noDatabase, lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}},
+		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, noDatabase, lastGood{ReasonNoDefaultBackend, "none"}},
+		"NoDatabase": {"incomplete database credentials are named first", false, true, noDatabase, lastGood{ReasonLastGoodKept, "the database credentials are not complete"}},
+		"NoPassword": {"else the missing service password", false, true, noPassword, lastGood{ReasonLastGoodKept, "the service user's password is missing"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := whyKeep(tc.hold, tc.hasDefault, "none", tc.creds)
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(lastGood{})); diff != "" {
+				t.Errorf("%s\nwhyKeep: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestDecide(t *testing.T) {
+	now := time.Unix(1000, 0)
+	ready := func() []*store { return []*store{attached("a", true, "")} }
+	pending := func() []*store {
+		s := attached("a", true, pendingMessage)
+		s.state, s.since = statePending, now.Add(-time.Second)
+		return []*store{s}
+	}
+	glance := &api.Glance{}
+	glance.Spec.OpenStackRelease = "2025.2"
+	withCreds := credentialsRead{creds: &credentials{}}
+	cases := map[string]struct {
+		reason   string
+		observed observed
+		wantKeep string
+		wantHold bool
+		wantDef  string
+	}{
+		"FirstRenderWaits": {
+			reason:   "nothing rendered yet and a store on its way: the first render waits",
+			observed: observed{stores: pending(), creds: withCreds},
+			wantKeep: ReasonNotRendered, wantHold: true,
+		},
+		"RenderedBeforeNoWait": {
+			reason:   "a config rendered before: no first-render wait, and no default keeps the last-good one",
+			observed: observed{stores: pending(), creds: withCreds, hasConfig: true},
+			wantKeep: ReasonNoDefaultBackend,
+		},
+		"Renders": {
+			reason:   "a ready default store and credentials: render",
+			observed: observed{stores: ready(), creds: withCreds, deployment: &appsv1.Deployment{}},
+			wantDef:  "a",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := tc.observed
+			o.glance, o.spec, o.now = glance, glance.Spec, now
+			d := decide(&o)
+			def := ""
+			if d.def != nil {
+				def = d.def.id
+			}
+			got := []any{d.keep.reason, d.hold, def}
+			if diff := cmp.Diff([]any{tc.wantKeep, tc.wantHold, tc.wantDef}, got); diff != "" {
+				t.Errorf("%s\ndecide: -want, +got (keep, hold, default):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

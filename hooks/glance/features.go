@@ -1,0 +1,35 @@
+package glance
+
+import "github.com/c5c3/glance-hooks/hooks/contract/api"
+
+// The features of a Glance, each in a file of its own, registered here in
+// the order their lines are rendered. Adding a feature is its file and one
+// line in each list it contributes to (docs/hooks.md, "Adding a feature").
+
+// confFeatures render glance-api.conf: [DEFAULT] holds their options in
+// this order, and their sections follow it in this order.
+var confFeatures = []func(confInput) (confPart, error){
+	launchConf,    // launch.go: the port, the eventlet server's workers
+	storesConf,    // config.go: enabled_backends, the default store
+	importsConf,   // config.go: import methods, staging and tasks areas
+	locationsConf, // config.go: image locations hidden
+	databaseConf,  // credentials.go: [database]
+	keystoneConf,  // keystone.go: [keystone_authtoken]
+	runtimeConf,   // config.go: locks, notifications, paste pipeline
+}
+
+// podInput is what the pod features read: the Glance, its spec with
+// defaults, every store the config renders and the process-wide CA bundle.
+type podInput struct {
+	glance        *api.Glance
+	spec          api.GlanceSpec
+	stores        []*store
+	processWideCA string
+}
+
+// podFeatures add to the glance-api pod template of the Deployment: where
+// the pods run, volumes, mounts, environment, annotations.
+var podFeatures = []func(podInput, *deploymentChild){
+	placeAPIPods,   // placement.go: node selection, spreading, priority
+	mountCABundles, // cabundles.go: the stores' CA bundles
+}

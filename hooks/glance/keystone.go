@@ -1,0 +1,52 @@
+package glance
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+)
+
+// keystoneConf is how glance-api checks tokens with Keystone: as its
+// service user, caching in memcached. The password comes from
+// OS_KEYSTONE_AUTHTOKEN__PASSWORD (EnvServicePassword).
+func keystoneConf(in confInput) (confPart, error) {
+	spec := in.spec
+	public := spec.KeystonePublicEndpoint
+	if public == "" {
+		public = spec.KeystoneEndpoint
+	}
+	user := spec.ServiceUser
+	memcached, err := memcachedServers(in.glance, *spec.Cache)
+	if err != nil {
+		return confPart{}, err
+	}
+	return confPart{sections: []storeconf.Section{{Name: "keystone_authtoken", Options: []storeconf.Option{
+		{Key: "www_authenticate_uri", Value: public},
+		{Key: "auth_url", Value: spec.KeystoneEndpoint},
+		{Key: "auth_type", Value: "password"},
+		{Key: "username", Value: user.Username},
+		{Key: "project_name", Value: user.ProjectName},
+		{Key: "user_domain_name", Value: user.UserDomainName},
+		{Key: "project_domain_name", Value: user.ProjectDomainName},
+		{Key: "interface", Value: "internal"},
+		{Key: "service_token_roles_required", Value: "true"},
+		{Key: "memcached_servers", Value: memcached},
+	}}}}, nil
+}
+
+// memcachedServers is [keystone_authtoken] memcached_servers: the cluster's
+// Service, or the servers given.
+func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
+	switch {
+	case c.ClusterRef != nil && len(c.Servers) > 0:
+		return "", errors.New("spec.cache sets both clusterRef and servers")
+	case c.ClusterRef != nil:
+		return fmt.Sprintf("%s.%s.svc.cluster.local:%d", c.ClusterRef.Name, g.Namespace, MemcachedPort), nil
+	case len(c.Servers) > 0:
+		return strings.Join(c.Servers, ","), nil
+	}
+	return "", errors.New("spec.cache needs clusterRef or servers")
+}

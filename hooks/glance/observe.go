@@ -1,0 +1,91 @@
+package glance
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// observed is a /sync/glance request decoded once: the Glance, its attached
+// stores as their backends and store Secrets show them, the credentials,
+// the schema Jobs and their pods, and the running Deployment with the
+// backends.conf it mounts and, during a rollout, its pods. The decisions
+// (decide.go) read this value only.
+type observed struct {
+	glance *api.Glance
+	spec   api.GlanceSpec
+	now    time.Time
+	// stores are the attached backends, sorted by store id, each
+	// evaluated against its store Secret.
+	stores []*store
+	// deployment is the running Deployment, nil before there is one;
+	// running the backends.conf its pods mount, "" when there is none.
+	deployment *appsv1.Deployment
+	running    string
+	// pods are the Deployment's pods and the schema Jobs'.
+	pods observedPods
+	// hasConfig says a config ConfigMap was ever rendered.
+	hasConfig bool
+	creds     credentialsRead
+	jobs      []observedJob
+	// jobMounts are what the unfinished schema Jobs mount.
+	jobMounts []mounts
+	// children are returned as last applied when nothing is re-rendered,
+	// or kept while a pod may mount them; no decision reads them.
+	children metacontroller.ObjectMap
+}
+
+// credentialsRead is what the database and service-user Secrets give: the
+// credentials when both are complete, and the two conditions.
+type credentialsRead struct {
+	creds     *credentials
+	dbProblem *hook.Condition
+	user      hook.Condition
+}
+
+// observe decodes the request. A request that is not a Glance's, or holds an
+// object that does not decode, is an input error and nothing is decided.
+func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) {
+	var g api.Glance
+	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
+		return nil, err
+	}
+	o := &observed{glance: &g, spec: g.Spec.WithDefaults(g.Namespace), now: now, children: req.Children,
+		hasConfig: len(req.Children[names.ConfigMapsKey]) > 0}
+	var err error
+	if o.stores, err = attachedStores(&g, req.Related); err != nil {
+		return nil, err
+	}
+	if err := o.observeDeployment(req); err != nil {
+		return nil, err
+	}
+	if o.creds.creds, o.creds.dbProblem, o.creds.user, err = readCredentials(&g, o.spec, req.Related); err != nil {
+		return nil, err
+	}
+	if o.jobs, o.jobMounts, err = observedJobs(req.Children); err != nil {
+		return nil, err
+	}
+	o.pods, err = readPods(req.Related, g.Name)
+	return o, err
+}
+
+// observeDeployment reads the running Deployment, the backends.conf it
+// mounts.
+func (o *observed) observeDeployment(req *metacontroller.SyncRequest) error {
+	d, found, err := metacontroller.DecodeOne[appsv1.Deployment](req.Children, names.DeploymentsKey, o.glance.Name)
+	if err != nil {
+		return hook.Invalid("observed %v", err)
+	}
+	if !found {
+		return nil
+	}
+	o.deployment = &d
+	_, mountedBackends := mountedNames(&d)
+	o.running = backendsText(req.Children, mountedBackends)
+	return nil
+}

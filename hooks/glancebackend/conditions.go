@@ -1,0 +1,42 @@
+package glancebackend
+
+import (
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// Every condition type and reason the glancebackend hook reports, each defined
+// once, so a reader finds what a status can say in one place.
+
+// Condition types of a GlanceBackend.
+const (
+	CondCredentialsReady = names.ConditionCredentialsReady
+	CondCABundleReady    = names.ConditionCABundleReady
+	CondStoreRendered    = "StoreRendered"
+	CondConfigProjected  = "ConfigProjected"
+
+	ReasonRendered    = "Rendered"
+	ReasonInvalidSpec = hook.ReasonInvalidSpec
+)
+
+// Reasons of CredentialsReady.
+const (
+	ReasonCredentialsAvailable  = "CredentialsAvailable"
+	ReasonWaitingForCredentials = "WaitingForCredentials"
+	ReasonInvalidCredentials    = "InvalidCredentials"
+)
+
+// Reasons of CABundleReady.
+const (
+	ReasonCABundleAvailable  = "CABundleAvailable"
+	ReasonNoCABundle         = "NoCABundle"
+	ReasonWaitingForCABundle = "WaitingForCABundle"
+	ReasonInvalidCABundle    = "InvalidCABundle"
+)
+
+// Reasons of ConfigProjected.
+const (
+	ReasonProjected        = "Projected"
+	ReasonNotProjected     = "NotProjected"
+	ReasonWaitingForParent = "WaitingForParent"
+)
