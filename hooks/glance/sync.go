@@ -174,6 +174,11 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 			resp.ResyncAfterSeconds = r
 		}
 	}
+	evs, err := events(&g, req.Children, now)
+	if err != nil {
+		return nil, err
+	}
+	resp.Children = append(resp.Children, evs...)
 	return resp, nil
 }
 
