@@ -107,11 +107,13 @@ type occurrence struct {
 // observed yet is still fresh (EventFreshFor).
 func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]any, error) {
 	byName := map[string]any{}
+	// One label map for every Event: nothing writes to it.
+	labels := objectLabels(g)
 	for _, o := range occurrences(g.Status) {
 		if o.at.IsZero() {
 			continue
 		}
-		e := eventOf(g, o)
+		e := eventOf(g, labels, o)
 		_, seen := observed.Get(names.EventsKey, e.Name)
 		if !o.warning && !seen && now.Sub(o.at.Time) > EventFreshFor {
 			continue
@@ -204,7 +206,7 @@ func occurrences(st api.GlanceStatus) []occurrence {
 // eventOf is the Event of one occurrence. Its name is the Glance's and a
 // digest of what it says, so one name always carries the same bytes and a
 // resync returns the Event already there.
-func eventOf(g *api.Glance, o occurrence) *eventChild {
+func eventOf(g *api.Glance, labels map[string]string, o occurrence) *eventChild {
 	typ := "Normal"
 	if o.warning {
 		typ = "Warning"
@@ -215,7 +217,7 @@ func eventOf(g *api.Glance, o occurrence) *eventChild {
 	return &eventChild{
 		TypeMeta: metav1.TypeMeta{APIVersion: names.EventAPIVersion, Kind: "Event"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name + "." + hex.EncodeToString(sum[:8]), Namespace: g.Namespace,
-			Labels: objectLabels(g)},
+			Labels: labels},
 		EventTime:           at,
 		ReportingController: EventReportingController,
 		ReportingInstance:   EventReportingInstance,

@@ -319,3 +319,23 @@ func TestEventNoteBounded(t *testing.T) {
 		t.Errorf("note of %d bytes", n)
 	}
 }
+
+// BenchmarkEvents is the Events' share of a Glance sync at its worst: every
+// one of 100 backends skipped, each a Warning.
+func BenchmarkEvents(b *testing.B) {
+	st := api.GlanceStatus{InstalledRelease: "2025.2", Conditions: []metav1.Condition{
+		cond(CondBackendsReady, false, ReasonWaitingForBackends, "100 backends are not projected"),
+		cond(CondDatabaseReady, true, ReasonSchemaSynced, "the schema of 2025.2 is in place")}}
+	for i := range 100 {
+		id := "store-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		st.Backends = append(st.Backends, api.BackendStatus{Name: "glance-" + id, StoreID: id, Reason: ReasonBackendSkipped,
+			Message: `its credentials are not ready: credentials Secret "` + id + `" not found`})
+	}
+	g := glanceWith(st)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got, err := events(g, nil, soon); err != nil || len(got) != 101 {
+			b.Fatalf("%d Events, %v", len(got), err)
+		}
+	}
+}
