@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
@@ -127,7 +128,7 @@ func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]
 		raw, _ := observed.Get(names.EventsKey, name)
 		applied, err := metacontroller.AsLastApplied(raw)
 		if err != nil {
-			return nil, hook.Invalid("observed Event %q: %v", name, err)
+			return nil, hook.Invalid("observed Event %s: %v", excerpt.Name(name), err)
 		}
 		byName[name] = json.RawMessage(applied)
 	}
