@@ -53,7 +53,15 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, err
 	}
-	return report(o, &d, out), nil
+	resp := report(o, &d, out)
+	// The Events tell what the observed status says; they are children of
+	// their own, derived from that status alone (events.go).
+	evs, err := events(o.glance, o.children, o.now)
+	if err != nil {
+		return nil, err
+	}
+	resp.Children = append(resp.Children, evs...)
+	return resp, nil
 }
 
 // render renders what the decision calls for: the config and everything

@@ -35,8 +35,11 @@ import (
 // expectedController is what the chart must register for one of the
 // service's CompositeControllers.
 type expectedController struct {
-	parent   string            // "<apiVersion> <resource>"
-	children []string          // sorted "<apiVersion> <resource>"
+	parent   string   // "<apiVersion> <resource>"
+	children []string // sorted "<apiVersion> <resource>"
+	// onDelete are the children registered with updateStrategy OnDelete
+	// (created and deleted, never updated); every other child is InPlace.
+	onDelete []string
 	hooks    map[string]string // hook -> path
 }
 
@@ -45,7 +48,7 @@ var resourceOf = map[string]string{
 	"ControlPlane": "controlplanes", "Glance": "glances", "GlanceBackend": "glancebackends",
 	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services", "Job": "jobs",
 	"PodDisruptionBudget": "poddisruptionbudgets", "HorizontalPodAutoscaler": "horizontalpodautoscalers",
-	"ServiceAccount": "serviceaccounts",
+	"ServiceAccount": "serviceaccounts", "Event": "events",
 }
 
 // expectedControllers derives what the chart must register from the code:
@@ -77,6 +80,9 @@ func expectedControllers(t *testing.T) map[string]expectedController {
 			e.children = append(e.children, gvr(ch))
 		}
 		sort.Strings(e.children)
+		for _, ch := range c.OnDelete {
+			e.onDelete = append(e.onDelete, gvr(ch))
+		}
 		require.NotNil(t, c.Sync, c.Name)
 		e.hooks["sync"] = routeOf[fn(c.Sync)]
 		if c.Customize != nil {
@@ -99,13 +105,14 @@ func expectedControllers(t *testing.T) map[string]expectedController {
 func TestExpectedControllersMatchTheREADME(t *testing.T) {
 	want := map[string]expectedController{
 		"controlplane-glance": {"c5c3.io/v1alpha1 controlplanes",
-			[]string{"batch/v1 jobs", "glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances", "v1 serviceaccounts"},
+			[]string{"batch/v1 jobs", "glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances", "v1 serviceaccounts"}, nil,
 			map[string]string{"customize": "/customize/controlplane", "sync": "/sync/controlplane", "finalize": "/sync/controlplane"}},
-		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"},
+		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"}, nil,
 			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}},
 		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
-			[]string{"apps/v1 deployments", "autoscaling/v2 horizontalpodautoscalers", "batch/v1 jobs", "policy/v1 poddisruptionbudgets",
-				"v1 configmaps", "v1 secrets", "v1 services"},
+			[]string{"apps/v1 deployments", "autoscaling/v2 horizontalpodautoscalers", "batch/v1 jobs", "events.k8s.io/v1 events",
+				"policy/v1 poddisruptionbudgets", "v1 configmaps", "v1 secrets", "v1 services"},
+			[]string{"events.k8s.io/v1 events"},
 			map[string]string{"customize": "/customize/glance", "sync": "/sync/glance"}},
 	}
 	assert.Equal(t, want, expectedControllers(t))
@@ -656,7 +663,11 @@ func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole, controllers 
 		assert.True(t, allows(group, resource+"/status", "update"), "%s: update %s/status", name, resource)
 		for _, child := range cc.children {
 			group, resource := splitGVR(child)
-			for _, verb := range []string{"get", "list", "watch", "create", "update", "patch", "delete"} {
+			verbs := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+			if slices.Contains(cc.onDelete, child) {
+				verbs = []string{"get", "list", "watch", "create", "delete"}
+			}
+			for _, verb := range verbs {
 				assert.True(t, allows(group, resource, verb), "%s: %s %s", name, verb, resource)
 			}
 		}
@@ -814,6 +825,10 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 		for _, ch := range cc.Spec.ChildResources {
 			children = append(children, ch.APIVersion+" "+ch.Resource)
 			require.NotNil(t, ch.UpdateStrategy, "%s %s", name, ch.Resource)
+			if slices.Contains(want.onDelete, ch.APIVersion+" "+ch.Resource) {
+				assert.Equal(t, "OnDelete", ch.UpdateStrategy.Method, "%s: %s are created and deleted, never updated", name, ch.Resource)
+				continue
+			}
 			assert.Equal(t, "InPlace", ch.UpdateStrategy.Method,
 				"%s: children of %s must follow the hook (the default OnDelete never updates them)", name, ch.Resource)
 		}

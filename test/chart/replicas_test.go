@@ -30,6 +30,9 @@ type replicas struct {
 	auth   string
 	bases  []string
 	calls  int
+	// events are the Event children the sync answers returned, by name,
+	// as answered: one name always carries the same bytes.
+	events map[string]json.RawMessage
 }
 
 // ask posts body to path on every replica, starting with the one whose turn
@@ -98,8 +101,10 @@ func (r *replicas) controllers(ccs map[string]compositeController) []chain.Contr
 			if err != nil {
 				return nil, err
 			}
+			answer := r.ask(syncPath, body)
+			r.recordEvents(answer)
 			var resp metacontroller.SyncResponse
-			return &resp, json.Unmarshal(r.ask(syncPath, body), &resp)
+			return &resp, json.Unmarshal(answer, &resp)
 		}
 		if c.Customize != nil {
 			customizePath := cc.Spec.Hooks["customize"].Webhook.Path
@@ -115,6 +120,24 @@ func (r *replicas) controllers(ccs map[string]compositeController) []chain.Contr
 		out = append(out, c)
 	}
 	return out
+}
+
+// recordEvents keeps the Event children of a sync answer and checks that a
+// name seen before carries the same bytes as then.
+func (r *replicas) recordEvents(answer []byte) {
+	r.t.Helper()
+	var resp struct{ Children []json.RawMessage }
+	require.NoError(r.t, json.Unmarshal(answer, &resp))
+	for _, raw := range resp.Children {
+		o := chain.Object{}
+		require.NoError(r.t, json.Unmarshal(raw, &o))
+		if ref := chain.RefOf(o); ref.Kind == "Event" {
+			if before, seen := r.events[ref.Name]; seen {
+				require.JSONEq(r.t, string(before), string(raw), "Event %s: the same name, other bytes", ref.Name)
+			}
+			r.events[ref.Name] = raw
+		}
+	}
 }
 
 // Two hook replicas, each a `glance-hooks serve` process run with the
@@ -136,7 +159,8 @@ func TestReplicasAnswerAlike(t *testing.T) {
 	var token corev1.Secret
 	r.named(t, "Secret", ccs["glance"].Spec.Hooks["sync"].Webhook.Authorization.SecretRef.Name).into(t, &token)
 	host := strings.Split(strings.TrimPrefix(ccs["glance"].hookURL("sync"), "https://"), ":")[0]
-	rep := &replicas{t: t, client: chartClient(t, r, host), auth: "Bearer " + string(token.Data["token"])}
+	rep := &replicas{t: t, client: chartClient(t, r, host), auth: "Bearer " + string(token.Data["token"]),
+		events: map[string]json.RawMessage{}}
 	for range 2 {
 		rep.bases = append(rep.bases, "https://"+runContainer(t, ctr, dir)["hooks"])
 	}
@@ -160,12 +184,38 @@ func TestReplicasAnswerAlike(t *testing.T) {
 	}
 	last := remote[len(remote)-1].Objects
 	assert.Contains(t, conditionsOf(t, last, "Glance", "controlplane-glance"), "Ready=True", "the walk ends with a ready Glance")
+	// The Events: every answer above came from both replicas byte for byte;
+	// the walk's Glances report their schema synced (the walk's two worlds
+	// hold a Glance of the same name and uid, and within one second of the
+	// clock they answer the same Event).
+	require.NotEmpty(t, rep.events, "the walk returned Events")
+	for name, raw := range rep.events {
+		var e struct{ Reason, Type string }
+		require.NoError(t, json.Unmarshal(raw, &e))
+		assert.Equal(t, "Normal/DatabaseSynced", e.Type+"/"+e.Reason, "%s: the guide's walk has no fault", name)
+	}
+	for _, o := range last {
+		if ref := chain.RefOf(o); ref.Kind == "Event" {
+			assert.Contains(t, rep.events, ref.Name, "the Event in the cluster is one the replicas answered")
+		}
+	}
 }
 
 // withoutTransitionTimes is the objects as JSON, every lastTransitionTime
-// blanked.
+// blanked, and every Event named by its reason, without its eventTime and
+// its last-applied record: both walks' Events are named by a digest of
+// their condition's transition time.
 func withoutTransitionTimes(t *testing.T, objs []chain.Object) string {
-	raw, err := json.MarshalIndent(objs, "", " ")
+	var kept []chain.Object
+	for _, o := range objs {
+		if chain.RefOf(o).Kind == "Event" {
+			meta := o["metadata"].(map[string]any)
+			o = chain.Object{"metadata": map[string]any{"name": meta["name"].(string)[:strings.LastIndex(meta["name"].(string), ".")]},
+				"reason": o["reason"], "type": o["type"], "note": o["note"], "regarding": o["regarding"]}
+		}
+		kept = append(kept, o)
+	}
+	raw, err := json.MarshalIndent(kept, "", " ")
 	require.NoError(t, err)
 	var out []string
 	for _, line := range strings.Split(string(raw), "\n") {

@@ -231,7 +231,8 @@ const (
 	PhaseContracting   = "Contracting"
 )
 
-// BackendStatus reports one attached GlanceBackend, since hooks cannot emit events.
+// BackendStatus reports one attached GlanceBackend; a skipped one also gets a
+// GlanceBackendSkipped Warning Event, made from this entry.
 type BackendStatus struct {
 	Name      string `json:"name"`
 	StoreID   string `json:"storeId"`

@@ -166,7 +166,15 @@ var (
 	// pods, and the pods of a ControlPlane's registration Jobs.
 	PodsKey            = metacontroller.Key("Pod", "v1")
 	ServiceAccountsKey = metacontroller.Key("ServiceAccount", "v1")
+	// EventsKey: the Glance's Events are its children, in the
+	// events.k8s.io form (EventAPIVersion) its registration declares.
+	EventsKey = metacontroller.Key("Event", EventAPIVersion)
 )
+
+// EventAPIVersion is the API of the Events the Glance returns. A child of
+// another apiVersion than the registration's would be deleted and created
+// again on every sync.
+const EventAPIVersion = "events.k8s.io/v1"
 
 // MaxJobName is the longest Job name: the Job controller labels its pods
 // with the name, and a label value has at most 63 characters.

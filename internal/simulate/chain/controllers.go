@@ -2,6 +2,7 @@ package chain
 
 import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
@@ -17,6 +18,8 @@ func Controllers() []Controller { return ControllersWith(buildinfo.Get().Image()
 func ControllersWith(jobImage string) []Controller {
 	glanceType := Type{api.GlanceAPIVersion, api.KindGlance}
 	backendType := Type{api.GlanceAPIVersion, api.KindGlanceBackend}
+	// An Event is never updated: the hook names each one by what it says.
+	eventType := Type{names.EventAPIVersion, "Event"}
 	return []Controller{
 		{
 			Name:      "controlplane-glance",
@@ -37,7 +40,8 @@ func ControllersWith(jobImage string) []Controller {
 			Name:   "glance",
 			Parent: glanceType,
 			Children: []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}, {"batch/v1", "Job"},
-				{"policy/v1", "PodDisruptionBudget"}, {"autoscaling/v2", "HorizontalPodAutoscaler"}},
+				{"policy/v1", "PodDisruptionBudget"}, {"autoscaling/v2", "HorizontalPodAutoscaler"}, eventType},
+			OnDelete:  []Type{eventType},
 			Customize: glance.Customize,
 			Sync:      glance.Sync,
 		},

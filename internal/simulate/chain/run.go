@@ -21,9 +21,12 @@ type Type struct{ APIVersion, Kind string }
 // Controller is one CompositeController: its parent type, child types and
 // hooks.
 type Controller struct {
-	Name      string
-	Parent    Type
-	Children  []Type
+	Name     string
+	Parent   Type
+	Children []Type
+	// OnDelete are the child types registered with updateStrategy OnDelete:
+	// Metacontroller creates and deletes them, and never updates one.
+	OnDelete  []Type
 	Customize func(*metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error)
 	Sync      func(*metacontroller.SyncRequest, time.Time) (*metacontroller.SyncResponse, error)
 	// Finalizes says the controller has a finalize hook (the sync hook's
@@ -59,6 +62,7 @@ type Result struct {
 // the next resync due.
 func (w *World) Run(controllers []Controller, maxRounds int) (Result, error) {
 	for round := 1; round <= maxRounds; round++ {
+		w.expireEvents()
 		before := w.version
 		for i, c := range controllers {
 			for _, r := range w.parentsOf(c) {
@@ -438,6 +442,9 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			return fmt.Errorf("sync %s: child %s exists and belongs to another owner", r, cr)
 		}
 		write, verb := o, VerbCreate
+		if exists && slices.Contains(c.OnDelete, Type{cr.APIVersion, cr.Kind}) {
+			continue
+		}
 		if exists {
 			merged, err := mergeApplied(existing, o)
 			if err != nil {

@@ -96,8 +96,13 @@ type World struct {
 	// which a real cluster does not show: the sibling's create is made
 	// before the first backend's own writes, which wait behind it.)
 	ReactBetweenWrites bool
-	version            int
-	afterWrite         func() error
+	// EventTTL is how long the API server keeps an Event after its
+	// creation (kube-apiserver's --event-ttl, one hour by default); at the
+	// start of each round of Run the Events older than that are gone.
+	// Zero keeps them.
+	EventTTL   time.Duration
+	version    int
+	afterWrite func() error
 
 	// What Metacontroller keeps between syncs: the version of what each
 	// parent's last sync read, the resyncs asked for, the customize
@@ -112,7 +117,7 @@ type World struct {
 
 // NewWorld starts an empty cluster at a clock.
 func NewWorld(now time.Time) *World {
-	w := &World{objects: map[Ref]Object{}, Now: now, Rollouts: true}
+	w := &World{objects: map[Ref]Object{}, Now: now, Rollouts: true, EventTTL: time.Hour}
 	w.init()
 	return w
 }
@@ -204,7 +209,11 @@ func (w *World) apply(o Object) error {
 	meta := metadataOf(o)
 	if !exists {
 		w.version++
-		meta["uid"] = uidFor(r)
+		// An object read from a cluster brings its uid; the others get
+		// one derived from their name, so renders are repeatable.
+		if uid, _ := meta["uid"].(string); uid == "" {
+			meta["uid"] = uidFor(r)
+		}
 		meta["creationTimestamp"] = w.Now.UTC().Format(time.RFC3339)
 		meta["resourceVersion"] = strconv.Itoa(w.version)
 		if hasGeneration(r.Kind) {
@@ -292,7 +301,8 @@ func (w *World) snapshot(o Object) Object {
 }
 
 // Delete removes an object and, as the garbage collector would, everything
-// it controls. An object with finalizers only gets its deletionTimestamp,
+// it controls but Events, which the garbage collector ignores (they go at
+// their TTL). An object with finalizers only gets its deletionTimestamp,
 // as the API server does; it goes once the last finalizer is removed.
 func (w *World) Delete(r Ref) bool {
 	o, ok := w.objects[r]
@@ -310,9 +320,29 @@ func (w *World) Delete(r Ref) bool {
 	w.unindex(r, o)
 	uid, _ := metadataOf(o)["uid"].(string)
 	for _, cr := range w.controlledBy(uid) {
-		w.Delete(cr)
+		if !isEvent(cr) {
+			w.Delete(cr)
+		}
 	}
 	return true
+}
+
+func isEvent(r Ref) bool {
+	return r.Kind == "Event" && (r.APIVersion == "v1" || r.APIVersion == "events.k8s.io/v1")
+}
+
+// expireEvents deletes the Events created EventTTL or longer ago, as the
+// API server's TTL does: not a write of Metacontroller's, so not counted.
+func (w *World) expireEvents() {
+	if w.EventTTL <= 0 {
+		return
+	}
+	for _, r := range w.refsOfKind("Event") {
+		created, err := time.Parse(time.RFC3339, fmt.Sprint(metadataOf(w.objects[r])["creationTimestamp"]))
+		if err == nil && isEvent(r) && !w.Now.Before(created.Add(w.EventTTL)) {
+			w.Delete(r)
+		}
+	}
 }
 
 // touch records a change of o, stored under r, made in place: a new
@@ -428,7 +458,7 @@ func uidFor(r Ref) string {
 }
 
 func hasGeneration(kind string) bool {
-	return kind != "ConfigMap" && kind != "Secret" && kind != "Service"
+	return kind != "ConfigMap" && kind != "Secret" && kind != "Service" && kind != "Event"
 }
 
 func immutable(o Object) bool { b, _ := o["immutable"].(bool); return b }

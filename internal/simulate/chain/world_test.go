@@ -41,3 +41,25 @@ func TestSortedRefs(t *testing.T) {
 		})
 	}
 }
+
+// An object read from a cluster keeps its uid, so what the hooks derive
+// from it (an Event's regarding.uid) names the cluster's object; any other
+// gets a uid derived from its name.
+func TestApplyKeepsAGivenUID(t *testing.T) {
+	w := NewWorld(t0)
+	given := Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "ns", "uid": "from-the-cluster"}}
+	plain := Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "b", "namespace": "ns"}}
+	for _, o := range []Object{given, plain} {
+		if err := w.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := w.Get(RefOf(given))
+	b, _ := w.Get(RefOf(plain))
+	if uid := a["metadata"].(map[string]any)["uid"]; uid != "from-the-cluster" {
+		t.Errorf("given uid: got %v", uid)
+	}
+	if uid := b["metadata"].(map[string]any)["uid"]; uid != uidFor(RefOf(plain)) {
+		t.Errorf("derived uid: got %v", uid)
+	}
+}

@@ -24,7 +24,8 @@ type OutputOptions struct {
 	ShowSecrets bool
 	// KeepServerFields keeps what the API server and Metacontroller add
 	// (uid, resourceVersion, generation, creationTimestamp, managedFields,
-	// the controller-uid label, owner uids, last-applied annotations).
+	// the controller-uid label, owner uids and an Event's uid of its
+	// object, last-applied annotations).
 	KeepServerFields bool
 }
 
@@ -64,6 +65,10 @@ func Clean(o chain.Object, opts OutputOptions) chain.Object {
 					delete(m, "uid")
 				}
 			}
+		}
+		// An Event names its Glance by uid too.
+		if reg, ok := c["regarding"].(map[string]any); ok && c["kind"] == "Event" {
+			delete(reg, "uid")
 		}
 	}
 	if !opts.ShowSecrets {

@@ -1,0 +1,232 @@
+package glance
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// Reasons of the Events on a Glance, the reference's names.
+const (
+	EventBackendSkipped            = ReasonBackendSkipped
+	EventDatabaseSynced            = "DatabaseSynced"
+	EventDBSyncFailed              = "DBSyncFailed"
+	EventUpgradeInitiated          = "UpgradeInitiated"
+	EventExpandComplete            = "ExpandComplete"
+	EventMigrateComplete           = "MigrateComplete"
+	EventDeploymentRolloutComplete = "DeploymentRolloutComplete"
+	EventExpandFailed              = "ExpandFailed"
+	EventMigrateFailed             = "MigrateFailed"
+	EventContractFailed            = "ContractFailed"
+	EventDowngradeNotSupported     = "DowngradeNotSupported"
+	EventUpgradePathInvalid        = "UpgradePathInvalid"
+	EventUpgradeTargetChanged      = "UpgradeTargetChanged"
+)
+
+// Who reports the Events. Both are constants: an Event carrying the pod
+// that answered would differ between the replicas of the service.
+const (
+	EventReportingController = "c5c3.io/glance-hooks"
+	EventReportingInstance   = "glance-hooks"
+)
+
+// EventFreshFor is how long after its condition's transition a Normal
+// Event is still created. A Normal Event reports a step done once; the API
+// server deletes every Event after its TTL (one hour by default), and
+// without a bound the next sync would create it again, every TTL, for as
+// long as the Glance stays in that state. The Event is created by the sync
+// that follows the status write, seconds after the transition, so the bound
+// only matters once the API server has deleted it.
+const EventFreshFor = 10 * time.Minute
+
+// eventTimeLayout is the MicroTime form events.k8s.io/v1 requires for
+// eventTime; the API server refuses a time without the microseconds.
+const eventTimeLayout = "2006-01-02T15:04:05.000000Z"
+
+// eventChild is an events.k8s.io/v1 Event as the hook returns it: only the
+// fields it sets, so no empty deprecated field reaches the API server,
+// which refuses them on create.
+type eventChild struct {
+	metav1.TypeMeta     `json:",inline"`
+	metav1.ObjectMeta   `json:"metadata"`
+	EventTime           string         `json:"eventTime"`
+	ReportingController string         `json:"reportingController"`
+	ReportingInstance   string         `json:"reportingInstance"`
+	Action              string         `json:"action"`
+	Reason              string         `json:"reason"`
+	Regarding           eventRegarding `json:"regarding"`
+	Note                string         `json:"note"`
+	Type                string         `json:"type"`
+}
+
+type eventRegarding struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+}
+
+// maxEventNote is the longest note events.k8s.io/v1 accepts, in bytes.
+const maxEventNote = 1024
+
+// occurrence is one Event the observed status calls for.
+type occurrence struct {
+	warning bool
+	reason  string
+	action  string
+	// subject tells apart two Events of one reason and one transition
+	// (two skipped backends).
+	subject string
+	note    string
+	// at is the lastTransitionTime of the condition it comes from.
+	at metav1.Time
+}
+
+// events are the Event children of a Glance: one per occurrence its observed
+// status reports, and every Event observed among its children that is no
+// longer called for, returned as last applied until the API server's TTL
+// deletes it. Everything comes from the request: the status Metacontroller
+// observed, not the one this sync computes (a transition computed now is
+// stamped with this replica's clock; once written and observed, every
+// replica reads the same time), so the name and the bytes of an Event are
+// the same in every answer. now only decides whether a Normal Event not
+// observed yet is still fresh (EventFreshFor).
+func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]any, error) {
+	byName := map[string]any{}
+	// One label map for every Event: nothing writes to it.
+	labels := objectLabels(g)
+	for _, o := range occurrences(g.Status) {
+		if o.at.IsZero() {
+			continue
+		}
+		e := eventOf(g, labels, o)
+		_, seen := observed.Get(names.EventsKey, e.Name)
+		if !o.warning && !seen && now.Sub(o.at.Time) > EventFreshFor {
+			continue
+		}
+		byName[e.Name] = e
+	}
+	for _, name := range observed.Names(names.EventsKey) {
+		if _, ok := byName[name]; ok {
+			continue
+		}
+		raw, _ := observed.Get(names.EventsKey, name)
+		applied, err := metacontroller.AsLastApplied(raw)
+		if err != nil {
+			return nil, hook.Invalid("observed Event %s: %v", excerpt.Name(name), err)
+		}
+		byName[name] = json.RawMessage(applied)
+	}
+	out := make([]any, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[name])
+	}
+	return out, nil
+}
+
+// occurrences reads the Events a status calls for: a skipped backend, the
+// schema synced or failed, each step of a release upgrade and its refusals.
+func occurrences(st api.GlanceStatus) []occurrence {
+	var out []occurrence
+	if c, ok := hook.FindCondition(st.Conditions, CondBackendsReady); ok && c.Status == metav1.ConditionFalse {
+		for _, b := range st.Backends {
+			if b.Reason != ReasonBackendSkipped && b.Reason != ReasonCABundleConflict {
+				continue
+			}
+			cause := ""
+			if b.Reason != ReasonBackendSkipped {
+				cause = " (" + b.Reason + ")"
+			}
+			out = append(out, occurrence{warning: true, reason: EventBackendSkipped, action: "ProjectBackend", subject: b.Name,
+				note: fmt.Sprintf("backend %q (store %s) is skipped%s: %s", b.Name, b.StoreID, cause, b.Message), at: c.LastTransitionTime})
+		}
+	}
+	c, ok := hook.FindCondition(st.Conditions, CondDatabaseReady)
+	if !ok {
+		return out
+	}
+	phase, target := "", ""
+	if st.Upgrade != nil {
+		phase, target = st.Upgrade.Phase, st.Upgrade.TargetRelease
+	}
+	o := occurrence{action: "SyncSchema", note: c.Message, at: c.LastTransitionTime, subject: target}
+	switch c.Reason {
+	case ReasonSchemaSynced:
+		if c.Status != metav1.ConditionTrue {
+			return out
+		}
+		o.reason, o.subject = EventDatabaseSynced, st.InstalledRelease
+	case ReasonSchemaSyncFailed:
+		o.warning, o.reason = true, EventDBSyncFailed
+	case ReasonSchemaUpgradeFailed:
+		o.warning, o.action, o.reason = true, "Upgrade", map[string]string{
+			api.PhaseExpanding: EventExpandFailed, api.PhaseMigrating: EventMigrateFailed, api.PhaseContracting: EventContractFailed}[phase]
+	case ReasonDowngradeNotSupported:
+		o.warning, o.action, o.reason = true, "Upgrade", EventDowngradeNotSupported
+	case ReasonUpgradeSkipsReleases:
+		o.warning, o.action, o.reason = true, "Upgrade", EventUpgradePathInvalid
+	case ReasonUpgradeTargetChanged:
+		o.warning, o.action, o.reason = true, "Upgrade", EventUpgradeTargetChanged
+	case ReasonSchemaUpgrading:
+		// The condition's message changes within a phase (which Job runs);
+		// the note names the step only, so one phase is one Event.
+		steps := map[string]struct{ reason, done string }{
+			api.PhaseExpanding:     {EventUpgradeInitiated, "upgrade initiated"},
+			api.PhaseMigrating:     {EventExpandComplete, "expand phase complete"},
+			api.PhaseRollingUpdate: {EventMigrateComplete, "migrate phase complete"},
+			api.PhaseContracting:   {EventDeploymentRolloutComplete, "Deployment rollout complete"},
+		}
+		step, known := steps[phase]
+		if !known {
+			return out
+		}
+		o.action, o.reason = "Upgrade", step.reason
+		o.note = fmt.Sprintf("%s: %s → %s", step.done, cmp.Or(st.InstalledRelease, "(none)"), target)
+	}
+	if o.reason == "" {
+		return out
+	}
+	return append(out, o)
+}
+
+// eventOf is the Event of one occurrence. Its name is the Glance's and a
+// digest of what it says, so one name always carries the same bytes and a
+// resync returns the Event already there.
+func eventOf(g *api.Glance, labels map[string]string, o occurrence) *eventChild {
+	typ := "Normal"
+	if o.warning {
+		typ = "Warning"
+	}
+	note := hook.Truncate(o.note, maxEventNote)
+	at := o.at.UTC().Format(eventTimeLayout)
+	sum := sha256.Sum256([]byte(strings.Join([]string{string(g.UID), o.reason, o.subject, at, note}, "\x00")))
+	return &eventChild{
+		TypeMeta: metav1.TypeMeta{APIVersion: names.EventAPIVersion, Kind: "Event"},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name + "." + hex.EncodeToString(sum[:8]), Namespace: g.Namespace,
+			Labels: labels},
+		EventTime:           at,
+		ReportingController: EventReportingController,
+		ReportingInstance:   EventReportingInstance,
+		Action:              o.action,
+		Reason:              o.reason,
+		Regarding: eventRegarding{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance, Namespace: g.Namespace,
+			Name: g.Name, UID: string(g.UID)},
+		Note: note,
+		Type: typ,
+	}
+}
