@@ -73,7 +73,7 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
 	if mode == Eventlet {
 		// uWSGI has its own processes; from 2026.2 Glance has no workers option.
-		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*spec.API.Processes)})
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*spec.APIServer.Workers)})
 	}
 	defaults = append(defaults,
 		storeconf.Option{Key: "enabled_backends", Value: strings.Join(enabled, ",")},

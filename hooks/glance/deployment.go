@@ -85,7 +85,7 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, name, image string, cmd
 // glancePod is the pod spec around glance containers: non-root as
 // GlanceUID, no service account token, the config volumes and the state
 // volumes they mount, and where they may run.
-func glancePod(m mounts, state []corev1.Volume, placement api.SchedulingSpec, containers ...corev1.Container) corev1.PodSpec {
+func glancePod(m mounts, state []corev1.Volume, placement api.DeploymentSpec, containers ...corev1.Container) corev1.PodSpec {
 	yes, no := true, false
 	uid := GlanceUID
 	readOnly := int32(0o440)
@@ -149,7 +149,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	container.ReadinessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5}
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
-	container.Resources = *spec.Resources
+	container.Resources = *spec.Deployment.Resources
 	placement := schedulingOf(spec)
 	pod := glancePod(m, apiStateVolumes(spec), placement, container)
 	grace := int64(TerminationGraceSeconds)

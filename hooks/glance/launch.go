@@ -14,7 +14,7 @@ import (
 
 // UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
 // removed the eventlet glance-api console script after 2025.2.
-var UWSGIFrom = release.Release{Year: 2026, Minor: 1}
+var UWSGIFrom = release.UWSGIFrom
 
 // LaunchMode is how the glance-api container serves.
 type LaunchMode string
@@ -137,8 +137,8 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"eval = import glance.common.wsgi_app; application = glance.common.wsgi_app.init_app()",
 		"need-app = true",
 		"master = true",
-		fmt.Sprintf("processes = %d", *spec.API.Processes),
-		fmt.Sprintf("threads = %d", *spec.API.Threads),
+		fmt.Sprintf("processes = %d", *spec.APIServer.UWSGI.Processes),
+		fmt.Sprintf("threads = %d", *spec.APIServer.UWSGI.Threads),
 		"enable-threads = true",
 		"# Every worker loads the application itself, after the fork.",
 		"lazy-apps = true",

@@ -205,7 +205,7 @@ func renderNew(g *api.Glance, spec api.GlanceSpec, observed metacontroller.Objec
 	}
 	jobName := jobNamer(g.Name, spec.MetadefsPath)
 	in := schemaInputs{
-		release: rel, image: spec.Image.Repository + ":" + spec.Image.Tag, tag: spec.Image.Tag,
+		release: rel, image: spec.Image.Reference(), tag: spec.Image.Tag,
 		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
 		jobs: jobs, jobName: jobName, namespace: g.Namespace,
 	}

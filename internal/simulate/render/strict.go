@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/spelling"
 	"github.com/c5c3/glance-hooks/schemas"
 )
 
@@ -98,7 +99,7 @@ func unknownFields(v any, s shape, at fieldPath, out *[]unknownField) {
 			}
 			if !known {
 				if !s.keepsUnknown() {
-					*out = append(*out, unknownField{path: at.child(k), suggest: closest(k, s.properties())})
+					*out = append(*out, unknownField{path: at.child(k), suggest: spelling.Closest(k, s.properties())})
 				}
 				continue
 			}
@@ -303,39 +304,6 @@ func strictFields(o map[string]any) ([]unknownField, error) {
 	var out []unknownField
 	unknownFields(o, s, nil, &out)
 	return out, nil
-}
-
-// closest is the known name nearest to name, when it is near enough to be
-// the likely intent (at most two edits, and fewer than half its letters).
-func closest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD && d*2 < len(k) {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func mergeSorted(a, b []string) []string {

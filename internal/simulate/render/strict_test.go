@@ -3,7 +3,6 @@ package render
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,10 +99,3 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 	}
 }
 
-func TestClosest(t *testing.T) {
-	known := []string{"bucket", "bucketURLFormat", "host", "region"}
-	assert.Equal(t, "region", closest("regon", known))
-	assert.Equal(t, "bucketURLFormat", closest("bucketUrlFormat", known), "case does not count")
-	assert.Equal(t, "", closest("hx", known), "two edits on a short name are a different word")
-	assert.Equal(t, "", closest("zzzzzz", known))
-}
