@@ -97,7 +97,9 @@ func TestGlanceRules(t *testing.T) {
 			"spec.image.tag names release 2025.2, not 2026.1"},
 		{"no processes", func(g *api.Glance) { g.Spec.APIServer = &api.APIServerSpec{Workers: ptr(int32(0))} },
 			"spec.apiServer.workers must be between 1 and 64"},
-		{"too many threads", func(g *api.Glance) { g.Spec.APIServer = &api.APIServerSpec{UWSGI: &api.UWSGISpec{Threads: ptr(int32(65))}} },
+		{"too many threads", func(g *api.Glance) {
+			g.Spec.APIServer = &api.APIServerSpec{UWSGI: &api.UWSGISpec{Threads: ptr(int32(65))}}
+		},
 			"spec.apiServer.uwsgi.threads must be between 1 and 64"},
 	}
 	for _, tc := range cases {

@@ -98,4 +98,3 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 		})
 	}
 }
-
