@@ -94,15 +94,21 @@ func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
 	var l problem.List
 	at := field.NewPath("apiServer")
 	u := at.Child("uwsgi")
+	// A ControlPlane's projection spells out only the launch mode its
+	// release runs, so either block may be missing here.
+	uw := api.UWSGISpec{}
+	if a.UWSGI != nil {
+		uw = *a.UWSGI
+	}
 	for _, f := range []struct {
 		at *field.Path
-		n  int32
-	}{{at.Child("workers"), *a.Workers}, {u.Child("processes"), *a.UWSGI.Processes}, {u.Child("threads"), *a.UWSGI.Threads}} {
-		if f.n < 1 || f.n > maxAPIConcurrency {
+		n  *int32
+	}{{at.Child("workers"), a.Workers}, {u.Child("processes"), uw.Processes}, {u.Child("threads"), uw.Threads}} {
+		if f.n != nil && (*f.n < 1 || *f.n > maxAPIConcurrency) {
 			l = append(l, problem.Invalid(f.at, "must be between 1 and %d", maxAPIConcurrency))
 		}
 	}
-	if h := a.UWSGI.Harakiri; h != nil {
+	if h := uw.Harakiri; h != nil {
 		window := graceSeconds(d)
 		if d.PreStopSleepSeconds != nil {
 			window -= *d.PreStopSleepSeconds
@@ -115,11 +121,11 @@ func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
 				"must be less than the pod's drain window, terminationGracePeriodSeconds less preStopSleepSeconds (%d s)", window))
 		}
 	}
-	if t := a.UWSGI.HTTPKeepAliveTimeout; t != nil {
+	if t := uw.HTTPKeepAliveTimeout; t != nil {
 		switch {
 		case *t < 1:
 			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "must be at least 1"))
-		case a.UWSGI.HTTPKeepAlive == nil || !*a.UWSGI.HTTPKeepAlive:
+		case uw.HTTPKeepAlive == nil || !*uw.HTTPKeepAlive:
 			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "needs httpKeepAlive: true"))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
 // Condition types and reasons of the ControlPlane status.
@@ -161,7 +162,7 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 // hand-made Glance's.
 func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	svc := cp.Spec.Services.Glance
-	return api.GlanceSpec{
+	spec := api.GlanceSpec{
 		OpenStackRelease:       cp.Spec.OpenStackRelease,
 		Deployment:             projectedDeployment(svc),
 		Image:                  svc.Image,
@@ -184,6 +185,16 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		ImportMethods:          svc.ImportMethods,
 		DropRetiredStores:      svc.DropRetiredStores,
 	}.WithDefaults(cp.Namespace)
+	// Only the launch mode the release runs is spelled out: the other's
+	// knob is inert, and admission would warn of it on every update.
+	if rel, err := release.Parse(spec.OpenStackRelease); err == nil {
+		if rel.Before(release.UWSGIFrom) {
+			spec.APIServer.UWSGI = nil
+		} else {
+			spec.APIServer.Workers = nil
+		}
+	}
+	return spec
 }
 
 // projectedDeployment is services.glance's deployment block with its

@@ -63,10 +63,10 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 			want:   `l.yaml:9: Secret default/a: unknown field "sneaky": the Secret schema does not define it (kubectl apply refuses it too)`,
 		},
 		"fields of other components kept": {
-			reason: "a ControlPlane keeps what this service does not own (the guide's services.glance.gateway, other services, other spec fields), as the CRD preserves them",
+			reason: "a ControlPlane keeps what this service does not own (other services, other spec fields), as the CRD preserves them",
 			name:   "cp.yaml",
 			input: replaceAll(controlPlane("default"), "spec:\n  services:\n    glance:\n",
-				"spec:\n  region: RegionOne\n  services:\n    keystone: {replicas: 3}\n    glance:\n      gateway: {hostname: glance.example.com}\n"),
+				"spec:\n  region: RegionOne\n  korc: {enabled: true}\n  services:\n    keystone: {replicas: 3}\n    glance:\n"),
 		},
 		"known fields under preserved parts still checked": {
 			reason: "unknown fields are kept where the CRD preserves them, but a field it defines there is still held to its schema",
