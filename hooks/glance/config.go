@@ -47,6 +47,9 @@ func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]st
 	if mode == UWSGI {
 		data[UWSGIFile] = renderUWSGI(spec)
 	}
+	if ownLoggingConfig(spec.Logging) {
+		data[LoggingFile] = renderLoggingConfig(*spec.Logging)
+	}
 	return data
 }
 
@@ -85,7 +88,8 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 		storeconf.Option{Key: "show_image_direct_url", Value: "false"},
 		storeconf.Option{Key: "show_multiple_locations", Value: "false"},
 	)
-	return storeconf.Write(
+	defaults = append(defaults, loggingOptions(spec.Logging)...)
+	sections := []storeconf.Section{
 		storeconf.Section{Name: "DEFAULT", Options: defaults},
 		storeconf.Section{Name: "glance_store", Options: []storeconf.Option{
 			{Key: "default_backend", Value: def.id},
@@ -101,7 +105,7 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 			{Key: "max_retries", Value: "-1"},
 		}},
 		// password comes from OS_KEYSTONE_AUTHTOKEN__PASSWORD.
-		storeconf.Section{Name: "keystone_authtoken", Options: []storeconf.Option{
+		storeconf.Section{Name: "keystone_authtoken", Options: append([]storeconf.Option{
 			{Key: "www_authenticate_uri", Value: public},
 			{Key: "auth_url", Value: spec.KeystoneEndpoint},
 			{Key: "auth_type", Value: "password"},
@@ -112,7 +116,7 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 			{Key: "interface", Value: "internal"},
 			{Key: "service_token_roles_required", Value: "true"},
 			{Key: "memcached_servers", Value: memcached},
-		}},
+		}, authtokenRegion(spec)...)},
 		storeconf.Section{Name: "oslo_concurrency", Options: []storeconf.Option{
 			{Key: "lock_path", Value: LockDir},
 		}},
@@ -125,7 +129,11 @@ func renderConfig(g *api.Glance, spec api.GlanceSpec, mode LaunchMode, stores []
 			// config file it read, which differs by release and launch mode.
 			{Key: "config_file", Value: PasteConfig},
 		}},
-	)
+	}
+	if spec.Cache.Backend != "" {
+		sections = append(sections, cacheSection(spec, memcached))
+	}
+	return storeconf.Write(sections...)
 }
 
 // memcachedServers is [keystone_authtoken] memcached_servers: the cluster's
@@ -153,4 +161,23 @@ func renderBackends(stores []*store) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// authtokenRegion is [keystone_authtoken] region_name when spec.region is
+// set; unset, keystonemiddleware takes the catalog's region.
+func authtokenRegion(spec api.GlanceSpec) []storeconf.Option {
+	if spec.Region == "" {
+		return nil
+	}
+	return []storeconf.Option{{Key: "region_name", Value: spec.Region}}
+}
+
+// cacheSection is oslo.cache's [cache] on spec.cache.backend, with the same
+// memcached the token cache uses.
+func cacheSection(spec api.GlanceSpec, memcached string) storeconf.Section {
+	return storeconf.Section{Name: "cache", Options: []storeconf.Option{
+		{Key: "enabled", Value: "true"},
+		{Key: "backend", Value: spec.Cache.Backend},
+		{Key: "memcache_servers", Value: memcached},
+	}}
 }

@@ -152,8 +152,12 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 	container.Resources = *spec.Deployment.Resources
 	placement := schedulingOf(spec)
 	pod := glancePod(m, apiStateVolumes(spec), placement, container)
-	grace := int64(TerminationGraceSeconds)
+	grace := graceSeconds(spec)
 	pod.TerminationGracePeriodSeconds = &grace
+	if p := spec.Deployment.PreStopSleepSeconds; p != nil && *p > 0 {
+		// The kubelet's own sleep: the image needs no sleep binary.
+		pod.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: *p}}}
+	}
 	pod.ShareProcessNamespace = notPIDOne(mode)
 	pod.TopologySpreadConstraints = spreadConstraints(g, placement)
 	return &deploymentChild{
@@ -162,11 +166,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, m mounts, dig
 		Spec: appsv1.DeploymentSpec{
 			Replicas: replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
-			Strategy: appsv1.DeploymentStrategy{
-				Type: appsv1.RollingUpdateDeploymentStrategyType,
-				// Keep every serving pod until its replacement is ready.
-				RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &maxUnavailable, MaxSurge: &maxSurge},
-			},
+			Strategy: rolloutStrategy(spec, &maxUnavailable, &maxSurge),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g),
 					Annotations: map[string]string{names.AnnotationCredentialsDigest: digest}},
@@ -219,4 +219,25 @@ func PodMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
 		}
 	}
 	return configMap, backendsSecret
+}
+
+// graceSeconds is the glance-api pods' grace period: the spec's, or the
+// Kubernetes default the uWSGI drain is sized against.
+func graceSeconds(spec api.GlanceSpec) int64 {
+	if d := spec.Deployment; d != nil && d.TerminationGracePeriodSeconds != nil {
+		return *d.TerminationGracePeriodSeconds
+	}
+	return TerminationGraceSeconds
+}
+
+// rolloutStrategy is the spec's, or by default one that keeps every
+// serving pod until its replacement is ready.
+func rolloutStrategy(spec api.GlanceSpec, maxUnavailable, maxSurge *intstr.IntOrString) appsv1.DeploymentStrategy {
+	if d := spec.Deployment; d != nil && d.Strategy != nil {
+		return *d.Strategy
+	}
+	return appsv1.DeploymentStrategy{
+		Type:          appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge},
+	}
 }

@@ -372,7 +372,11 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 // the Deployment with what its pods show.
 func buildStatus(g *api.Glance, now time.Time, stores, retired []*store, def *store, noDefault string, out *outcome, current *appsv1.Deployment, pods podsVerdict) api.GlanceStatus {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
-		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade}
+		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
+		Endpoint: serviceEndpoint(g)}
+	if up := out.installed.Upgrade; up != nil {
+		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
+	}
 	var retiring []string
 	for _, s := range retired {
 		kept := out.inConfig[s.id]
@@ -486,4 +490,10 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)
 	}
 	return c
+}
+
+// serviceEndpoint is status.endpoint: the glance-api Service's URL inside
+// the cluster, which the reference reports where it has no gateway.
+func serviceEndpoint(g *api.Glance) string {
+	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d", g.Name, g.Namespace, APIPort)
 }

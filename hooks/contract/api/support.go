@@ -30,6 +30,7 @@ var LaterFields = []LaterField{
 	{"middleware", "extra paste pipeline filters", func(s GlanceSpec) bool { return len(s.Middleware) > 0 }},
 	{"plugins", "plugin config sections", func(s GlanceSpec) bool { return len(s.Plugins) > 0 }},
 	{"extraConfig", "free-form glance-api.conf options", func(s GlanceSpec) bool { return len(s.ExtraConfig) > 0 }},
+	{"database.tls", "TLS to the database", func(s GlanceSpec) bool { return s.Database != nil && s.Database.TLS != nil }},
 	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
 		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic
 	}},
