@@ -20,6 +20,7 @@ import (
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 	"github.com/c5c3/glance-hooks/internal/simulate/render"
 	"github.com/c5c3/glance-hooks/schemas"
+	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
 // outcome is what a field does.
@@ -319,38 +320,11 @@ func base(t *testing.T) []render.Doc {
 	return docs
 }
 
-// set writes v at the dotted path under spec; nil deletes.
-func set(spec map[string]any, path string, v any) {
-	parts := strings.Split(path, ".")
-	m := spec
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	if v == nil {
-		delete(m, parts[len(parts)-1])
-		return
-	}
-	m[parts[len(parts)-1]] = v
-}
-
 func run(t *testing.T, c *fieldCase) (result, error) {
 	docs := base(t)
 	for _, d := range docs {
 		if d.Object["kind"] == "Glance" {
-			spec := d.Object["spec"].(map[string]any)
-			keys := make([]string, 0, len(c.set))
-			for k := range c.set {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys) // a block before its fields
-			for _, k := range keys {
-				set(spec, k, c.set[k])
-			}
+			refrules.Rule{Set: c.set}.Apply(d.Object)
 		}
 	}
 	st, err := render.Render(docs, render.Options{})

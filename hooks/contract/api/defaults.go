@@ -159,15 +159,20 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	if s.KeystoneEndpoint == "" {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
 	}
-	user := ServiceUserSpec{
-		Username:          DefaultServiceUsername,
-		ProjectName:       DefaultServiceProject,
-		UserDomainName:    DefaultServiceDomain,
-		ProjectDomainName: DefaultServiceDomain,
-		SecretRef:         SecretKeyRef{Name: DefaultServiceUserSecret},
-	}
+	// Each name on its own, as the reference fills them in: its minimal
+	// serviceUser names only the Secret.
+	user := ServiceUserSpec{SecretRef: SecretKeyRef{Name: DefaultServiceUserSecret}}
 	if s.ServiceUser != nil {
 		user = *s.ServiceUser
+	}
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{{&user.Username, DefaultServiceUsername}, {&user.ProjectName, DefaultServiceProject},
+		{&user.UserDomainName, DefaultServiceDomain}, {&user.ProjectDomainName, DefaultServiceDomain}} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
 	}
 	if user.SecretRef.Key == "" {
 		user.SecretRef.Key = DefaultServiceUserPassKey

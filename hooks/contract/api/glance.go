@@ -304,10 +304,11 @@ type CacheSpec struct {
 
 // ServiceUserSpec is glance's Keystone service user.
 type ServiceUserSpec struct {
-	Username          string       `json:"username"`
-	ProjectName       string       `json:"projectName"`
-	UserDomainName    string       `json:"userDomainName"`
-	ProjectDomainName string       `json:"projectDomainName"`
+	// The names default to glance, service, Default and Default.
+	Username          string       `json:"username,omitempty"`
+	ProjectName       string       `json:"projectName,omitempty"`
+	UserDomainName    string       `json:"userDomainName,omitempty"`
+	ProjectDomainName string       `json:"projectDomainName,omitempty"`
 	SecretRef         SecretKeyRef `json:"secretRef"`
 }
 
