@@ -79,3 +79,32 @@ func set(m map[string]any, path string, v any) {
 	}
 	m[parts[len(parts)-1]] = v
 }
+
+// ExampleGlance is the reference's example Glance, field for field: the
+// CR its documentation shows, which applies here unchanged.
+const ExampleGlance = `apiVersion: glance.openstack.c5c3.io/v1alpha1
+kind: Glance
+metadata:
+  name: glance
+  namespace: openstack
+spec:
+  openStackRelease: "2025.2"
+  deployment:
+    replicas: 3
+  image:
+    repository: ghcr.io/c5c3/glance
+    tag: "2025.2"
+  database:
+    clusterRef:
+      name: openstack-mariadb
+    database: glance
+    secretRef:
+      name: glance-db
+  cache:
+    clusterRef:
+      name: openstack-memcached
+  keystoneEndpoint: http://keystone.openstack.svc.cluster.local:5000/v3
+  serviceUser:
+    secretRef:
+      name: glance-keystone
+`
