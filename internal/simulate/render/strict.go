@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/spelling"
 	"github.com/c5c3/glance-hooks/schemas"
 )
@@ -53,6 +54,8 @@ func (p fieldPath) child(s any) fieldPath {
 type unknownField struct {
 	path    fieldPath
 	suggest string
+	// renamed is where a field of the old Glance API lives now.
+	renamed string
 	line    int
 }
 
@@ -303,7 +306,29 @@ func strictFields(o map[string]any) ([]unknownField, error) {
 	}
 	var out []unknownField
 	unknownFields(o, s, nil, &out)
+	for i, f := range out {
+		out[i].renamed = renamedField(kind, f.path.String())
+	}
 	return out, nil
+}
+
+// renamedField is the new name of an old Glance field at path of an object
+// of kind, for the hint; "" when it is no old field.
+func renamedField(kind, path string) string {
+	prefix := "spec."
+	if kind == api.KindControlPlane {
+		prefix = "spec.services.glance."
+	} else if kind != api.KindGlance {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(path, prefix)
+	if !ok {
+		return ""
+	}
+	if to := api.RenamedTo(rel); to != "" {
+		return prefix + strings.ReplaceAll(to, ", ", ", "+prefix)
+	}
+	return ""
 }
 
 func mergeSorted(a, b []string) []string {
@@ -318,7 +343,10 @@ func describeUnknown(kind string, fields []unknownField) string {
 	parts := make([]string, 0, len(fields))
 	for i, f := range fields {
 		s := strconv.Quote(f.path.String())
-		if f.suggest != "" {
+		switch {
+		case f.renamed != "":
+			s += fmt.Sprintf(" (renamed: now %s, as the reference Glance API names it; see the CHANGELOG)", f.renamed)
+		case f.suggest != "":
 			s += fmt.Sprintf(" (did you mean %q?)", f.suggest)
 		}
 		if i > 0 && f.line > 0 {

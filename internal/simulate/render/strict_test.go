@@ -43,6 +43,22 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 			want: `s.yaml:5: Secret default/s: unknown field "stringdata" (did you mean "stringData"?): ` +
 				`the Secret schema does not define it (kubectl apply refuses it too)`,
 		},
+		"an old name": {
+			reason: "a Glance written before the reference's names learns the new one",
+			name:   "g.yaml",
+			input:  "apiVersion: glance.openstack.c5c3.io/v1alpha1\nkind: Glance\nmetadata:\n  name: glance\nspec:\n  openStackRelease: \"2025.2\"\n  replicas: 3\n  staging: {size: 1Gi}\n",
+			want: `g.yaml:7: Glance default/glance: unknown fields "spec.replicas" (renamed: now spec.deployment.replicas, as the reference Glance API names it; see the CHANGELOG), ` +
+				`"spec.staging.size" (renamed: now spec.staging.sizeLimit, as the reference Glance API names it; see the CHANGELOG) at line 8: ` +
+				`the Glance schema defines none of them (kubectl apply refuses them too)`,
+		},
+		"an old block": {
+			reason: "a whole old block names where each of its fields went",
+			name:   "cp.yaml",
+			input:  replaceAll(controlPlane("default"), "    glance:\n", "    glance:\n      api: {processes: 2}\n"),
+			want: `cp.yaml:7: ControlPlane openstack/controlplane: unknown field "spec.services.glance.api" (renamed: now ` +
+				`spec.services.glance.apiServer.workers, spec.services.glance.apiServer.uwsgi.threads, as the reference Glance API names it; see the CHANGELOG): ` +
+				`the ControlPlane schema does not define it (kubectl apply refuses it too)`,
+		},
 		"no close match": {
 			reason: "no suggestion when nothing known is close",
 			name:   "g.yaml",
