@@ -387,3 +387,23 @@ func TestEveryField(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleIsTheReferences keeps examples/reference/glance.yaml's Glance
+// the reference's example, field for field.
+func TestExampleIsTheReferences(t *testing.T) {
+	raw, err := os.ReadFile("../../examples/reference/glance.yaml")
+	require.NoError(t, err)
+	docs, err := render.Parse(raw, "glance.yaml", "openstack")
+	require.NoError(t, err)
+	want, err := render.Parse([]byte(refrules.ExampleGlance), "example", "openstack")
+	require.NoError(t, err)
+	require.Len(t, want, 1)
+	found := false
+	for _, d := range docs {
+		if d.Object["kind"] == "Glance" {
+			found = true
+			assert.Equal(t, want[0].Object, d.Object)
+		}
+	}
+	assert.True(t, found, "the example holds a Glance")
+}
