@@ -27,6 +27,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/kubetest"
+	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -824,4 +825,66 @@ func TestControlPlaneKeepsFieldsItDoesNotOwn(t *testing.T) {
 	_, err = dryCreate(t, env, controlPlanes, bad)
 	require.Error(t, err, "replicas -1 is below the schema's minimum")
 	assert.Contains(t, err.Error(), "spec.services.glance.replicas")
+}
+
+// --- the reference Glance API ---------------------------------------------
+
+// TestReferenceExampleAccepted: the reference's example Glance applies.
+func TestReferenceExampleAccepted(t *testing.T) {
+	env := kubetest.Shared(t)
+	accepted(t, env, glances, object(t, refrules.ExampleGlance))
+}
+
+// TestReferenceCELRules: every rule the CRD holds itself refuses the
+// reference example changed to break it, naming the field.
+func TestReferenceCELRules(t *testing.T) {
+	env := kubetest.Shared(t)
+	n := 0
+	for _, r := range refrules.GlanceRules {
+		if !r.CEL {
+			continue
+		}
+		n++
+		t.Run(r.Name, func(t *testing.T) {
+			o := object(t, refrules.ExampleGlance)
+			r.Apply(o.Object)
+			// Through JSON, as kubectl would send it (Go ints are no JSON values of unstructured).
+			js, err := json.Marshal(o.Object)
+			require.NoError(t, err)
+			o = &unstructured.Unstructured{}
+			require.NoError(t, o.UnmarshalJSON(js))
+			_, err = dryCreate(t, env, glances, o)
+			refused(t, err, r.Field)
+		})
+	}
+	require.NotZero(t, n)
+}
+
+// TestStandaloneBackendNamedDefault: the guide's reserved names include
+// default for a GlanceBackend whose name is its store id; a ControlPlane's
+// child carries the store id default under another name.
+func TestStandaloneBackendNamedDefault(t *testing.T) {
+	env := kubetest.Shared(t)
+	refusedCreate(t, env, glanceBackends, backend(t, "default"), msgReserved)
+	child := backend(t, "controlplane-glance-default")
+	set(t, child, "default", "spec", "storeId")
+	accepted(t, env, glanceBackends, child)
+}
+
+// TestControlPlaneGlanceIsStructural: a misspelt field under
+// services.glance is refused (kubectl's strict field validation), not kept.
+func TestControlPlaneGlanceIsStructural(t *testing.T) {
+	env := kubetest.Shared(t)
+	env.Namespace(t, ns)
+	cp := object(t, guide.ControlPlane)
+	cp.SetNamespace(ns)
+	set(t, cp, int64(2), "spec", "services", "glance", "replcas")
+	_, err := client(env, controlPlanes).Create(context.Background(), cp,
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown field "spec.services.glance.replcas"`)
+	// A service these hooks do not run is kept as written.
+	cp = object(t, guide.ControlPlane)
+	set(t, cp, int64(3), "spec", "services", "keystone", "replicas")
+	accepted(t, env, controlPlanes, cp)
 }

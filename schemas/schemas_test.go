@@ -125,6 +125,7 @@ var (
 	timeType     = reflect.TypeFor[metav1.Time]()
 	quantityType = reflect.TypeFor[resource.Quantity]()
 	objectMeta   = reflect.TypeFor[metav1.ObjectMeta]()
+	durationType = reflect.TypeFor[metav1.Duration]()
 )
 
 // jsonField is one field as encoding/json writes it.
@@ -185,6 +186,9 @@ func compare(t reflect.Type, s node, path string, problems *[]string) {
 		if s["format"] != "date-time" {
 			bad("a metav1.Time needs format date-time")
 		}
+		return
+	case t == durationType:
+		wantType("string", "")
 		return
 	case t == quantityType:
 		if s["x-kubernetes-int-or-string"] != true {
@@ -354,12 +358,19 @@ func TestReservedIDsMatchStoreconf(t *testing.T) {
 					ids = append(ids, m[1])
 				}
 				sort.Strings(ids)
-				assert.Equal(t, storeconf.ReservedSections(), ids)
+				want := storeconf.ReservedSections()
+				if strings.Contains(before, "self.metadata.name") {
+					// A name is refused what a store id is, and the
+					// names only a standalone backend may not take.
+					want = append(want, storeconf.ReservedNames()...)
+					sort.Strings(want)
+				}
+				assert.Equal(t, want, ids)
 				for _, p := range storeconf.ReservedPrefixes() {
 					assert.Contains(t, before, "startsWith('"+p+"')")
 				}
 				for _, id := range ids {
-					assert.Error(t, storeconf.ValidateStoreID(id), "storeconf accepts %q", id)
+					assert.Error(t, storeconf.ValidateBackendName(id), "storeconf accepts the name %q", id)
 				}
 			}
 		})

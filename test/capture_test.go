@@ -363,13 +363,13 @@ status.retiringStores until spec.dropRetiredStores lists "secondary".`,
 			return "controlplane-glance"
 		}},
 	{"several-replicas-disruption-budget", `
-spec.replicas: 3. The Deployment runs three pods spread over nodes, then
+spec.deployment.replicas: 3. The Deployment runs three pods spread over nodes, then
 zones (ScheduleAnyway), and a PodDisruptionBudget (maxUnavailable: 1) lets a
 drain take one at a time. Every pod names itself to the others
 (OS_DEFAULT__WORKER_SELF_REFERENCE_URL=http://$(POD_IP):9292) for imports
 staged on another pod; enabled_import_methods is explicit.`,
 		func(s *scenario) string {
-			s.apply(credentials + "\n---\n" + standaloneGlance + "  replicas: 3\n---\n" +
+			s.apply(credentials + "\n---\n" + standaloneGlance + "  deployment: {replicas: 3}\n---\n" +
 				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
 			s.converge()
 			return "glance"
@@ -378,7 +378,7 @@ staged on another pod; enabled_import_methods is explicit.`,
 spec.autoscaling {maxReplicas: 6}: a HorizontalPodAutoscaler (minReplicas 2,
 80% of the CPU request) owns the number of pods. It has scaled the
 Deployment to 4; the answer returns replicas: 4, as observed, so
-Metacontroller's apply neither resets it to spec.replicas nor drops it (which
+Metacontroller's apply neither resets it to spec.deployment.replicas nor drops it (which
 would have the API server default it to 1). A PodDisruptionBudget too.`,
 		func(s *scenario) string {
 			s.apply(credentials + "\n---\n" + standaloneGlance + "  autoscaling: {maxReplicas: 6}\n---\n" +
@@ -390,16 +390,16 @@ would have the API server default it to 1). A PodDisruptionBudget too.`,
 			return "glance"
 		}},
 	{"placement-and-staging-claim", `
-spec.scheduling (node selector, toleration, node affinity, a spread
-constraint without labelSelector, priority class) and spec.staging with a
+spec.deployment's placement (node selector, toleration, node affinity, a
+spread constraint without labelSelector, priority class) and spec.staging with a
 volume claim: the glance-api pods get all of it (the spread constraint
 selects the Glance's pods) and their staging area is a generic ephemeral
 volume of 50Gi in class fast, one per pod; the tasks area is an emptyDir of
 50Gi. A schema Job would run on the same nodes (selector, toleration, node
 affinity, priority), without the spread.`,
 		func(s *scenario) string {
-			s.apply(credentials + "\n---\n" + standaloneGlance + `  staging: {size: 50Gi, volumeClaim: {storageClassName: fast}}
-  scheduling:
+			s.apply(credentials + "\n---\n" + standaloneGlance + `  staging: {sizeLimit: 50Gi, volumeClaim: {storageClassName: fast}}
+  deployment:
     nodeSelector: {node-role.kubernetes.io/control-plane: ""}
     tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
     affinity:

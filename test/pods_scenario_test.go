@@ -199,7 +199,7 @@ first pod by name, the most fundamental reason first
 			s.apply(standaloneBackend("primary", "glance-images", "garage-s3-credentials", false))
 			s.apply(standaloneBackend("secondary", "glance-images-2", "garage-s3-credentials", true))
 			g := s.get("Glance", "glance")
-			g["spec"].(map[string]any)["replicas"] = 5
+			g["spec"].(map[string]any)["deployment"] = map[string]any{"replicas": 5}
 			require.NoError(s.t, s.w.Apply(g))
 			s.converge()
 			s.startPod("glance", "new1a", "crash-loop-backoff", 5*time.Minute)

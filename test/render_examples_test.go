@@ -128,3 +128,15 @@ func TestRenderExamplePrivateCA(t *testing.T) {
 	assert.Regexp(t, `glance.openstack.c5c3.io/ca-bundles: internal=sha256:[0-9a-f]{64}\n`, out)
 	assert.NotContains(t, out, "AWS_CA_BUNDLE", "2025.2 reads the bundle per store")
 }
+
+// TestRenderExampleReference: the reference API's example Glance renders
+// Ready under --check, with its three replicas and the service user's
+// defaulted names.
+func TestRenderExampleReference(t *testing.T) {
+	out, errs := renderFixture(t, "reference-example", "stdout"), renderFixture(t, "reference-example", "stderr")
+	assert.Equal(t, "0\n", renderFixture(t, "reference-example", "exit-code"))
+	assert.Regexp(t, conditionRow("Glance", "glance", "Ready", "True", "AllReady"), errs)
+	assert.Contains(t, out, "  replicas: 3\n")
+	assert.Contains(t, out, "    username = glance\n    project_name = service\n")
+	assert.Contains(t, out, "    memcached_servers = openstack-memcached.openstack.svc.cluster.local:11211\n")
+}

@@ -397,7 +397,7 @@ func TestHandMadeDefaultBeforeTheControlPlane(t *testing.T) {
 // goes.
 func TestAutoscalerOwnsReplicas(t *testing.T) {
 	s := newScenario(t)
-	s.apply(credentials + "\n---\n" + standaloneGlance + "  replicas: 3\n---\n" +
+	s.apply(credentials + "\n---\n" + standaloneGlance + "  deployment: {replicas: 3}\n---\n" +
 		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
 	s.converge()
 	replicas := func() any { return s.get("Deployment", "glance")["spec"].(map[string]any)["replicas"] }
@@ -405,7 +405,7 @@ func TestAutoscalerOwnsReplicas(t *testing.T) {
 	assert.True(t, s.exists("PodDisruptionBudget", "glance"))
 	assert.False(t, s.exists("HorizontalPodAutoscaler", "glance"))
 
-	s.apply(standaloneGlance + "  replicas: 3\n  autoscaling: {minReplicas: 2, maxReplicas: 8}\n")
+	s.apply(standaloneGlance + "  deployment: {replicas: 3}\n  autoscaling: {minReplicas: 2, maxReplicas: 8}\n")
 	s.converge()
 	assert.True(t, s.exists("HorizontalPodAutoscaler", "glance"))
 	assert.EqualValues(t, 3, replicas(), "turning autoscaling on keeps the running pods")
@@ -417,13 +417,13 @@ func TestAutoscalerOwnsReplicas(t *testing.T) {
 	s.converge()
 	assert.EqualValues(t, 6, replicas(), "the hooks leave the autoscaler's number")
 
-	s.apply(standaloneGlance + "  replicas: 2\n")
+	s.apply(standaloneGlance + "  deployment: {replicas: 2}\n")
 	s.converge()
 	assert.False(t, s.exists("HorizontalPodAutoscaler", "glance"))
 	assert.EqualValues(t, 2, replicas(), "without autoscaling, spec.replicas")
 	assert.True(t, s.exists("PodDisruptionBudget", "glance"))
 
-	s.apply(standaloneGlance + "  replicas: 1\n")
+	s.apply(standaloneGlance + "  deployment: {replicas: 1}\n")
 	s.converge()
 	assert.False(t, s.exists("PodDisruptionBudget", "glance"), "one pod needs no budget")
 }

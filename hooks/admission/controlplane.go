@@ -19,8 +19,12 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	if err := decodeObject(req.Object.Raw, &cp); err != nil {
 		return undecodable(api.KindControlPlane, "object", err)
 	}
-	if cp.DeletionTimestamp != nil || cp.Spec.Services.Glance == nil {
+	if cp.DeletionTimestamp != nil {
 		return decision{}
+	}
+	serviceWarnings := unknownServiceWarnings(req.Object.Raw)
+	if cp.Spec.Services.Glance == nil {
+		return decision{warnings: serviceWarnings}
 	}
 	name := nameOf(req, &cp.ObjectMeta)
 	cp.Name, cp.Namespace = name, namespaceOf(req, &cp.ObjectMeta)
@@ -37,6 +41,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	// include the checks of a hand-made GlanceBackend on each projected one.
 	l = append(l, problem.Wrap(glanceServicePath, controlplane.ValidateBackends(name, cp.Spec.Services.Glance.Backends))...)
 	l = append(l, problem.Wrap(glanceServicePath.Child("keystone"), controlplane.ValidateKeystone(cp.Spec.Services.Glance.Keystone))...)
+	l = append(l, controlPlaneReferenceProblems(&cp)...)
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}
@@ -50,14 +55,16 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}
+	warnings := append(serviceWarnings, apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)...)
+	warnings = append(warnings, unusedSizingWarnings(glanceServicePath, spec)...)
 	if req.Operation == admissionv1.Update {
 		var old api.ControlPlane
 		if err := decodeObject(req.OldObject.Raw, &old); err == nil && old.Spec.Services.Glance != nil {
-			return decision{warnings: retirementWarnings(glance, glanceServicePath, storeIDs(old.Spec.Services.Glance.Backends),
-				storeIDs(cp.Spec.Services.Glance.Backends), old.Spec.Services.Glance.DropRetiredStores, spec.DropRetiredStores)}
+			warnings = append(warnings, retirementWarnings(glance, glanceServicePath, storeIDs(old.Spec.Services.Glance.Backends),
+				storeIDs(cp.Spec.Services.Glance.Backends), old.Spec.Services.Glance.DropRetiredStores, spec.DropRetiredStores)...)
 		}
 	}
-	return decision{}
+	return decision{warnings: warnings}
 }
 
 // storeIDs are the store ids of backends[] entries: their names.

@@ -39,6 +39,8 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
 	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(req.Object.Raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
+	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
+	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
 	if req.Operation == admissionv1.Update {
 		var old api.Glance
 		if err := decodeObject(req.OldObject.Raw, &old); err != nil {
@@ -46,13 +48,13 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 		}
 		l = append(l, releaseStepProblems(old.Status, old.Spec.WithDefaults(namespaceOf(req, &old.ObjectMeta)), spec)...)
 		if len(l) == 0 {
-			return decision{warnings: retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)}
+			warnings = append(warnings, retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)...)
 		}
 	}
 	if len(l) > 0 {
 		return invalid(api.KindGlance, name, l)
 	}
-	return decision{}
+	return decision{warnings: warnings}
 }
 
 // glanceNameProblems checks a Glance's name, which is also its Service's.
@@ -84,7 +86,8 @@ func releaseProblems(s api.GlanceSpec, tagPath *field.Path) problem.List {
 	return nil
 }
 
-// maxAPIConcurrency bounds spec.api.processes and threads, as the CRD does.
+// maxAPIConcurrency bounds spec.apiServer's workers, processes and
+// threads, as the CRD does.
 const maxAPIConcurrency = 64
 
 // glanceServiceProblems checks a Glance spec, with the conventional defaults
@@ -100,22 +103,16 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	if s.KeystonePublicEndpoint != "" {
 		l = append(l, urlProblems(field.NewPath("keystonePublicEndpoint"), s.KeystonePublicEndpoint)...)
 	}
-	if *s.Replicas < 0 {
-		l = append(l, problem.Invalid(field.NewPath("replicas"), "must not be negative"))
-	}
-	for _, f := range []struct {
-		at *field.Path
-		n  int32
-	}{{field.NewPath("api", "processes"), *s.API.Processes}, {field.NewPath("api", "threads"), *s.API.Threads}} {
-		if f.n < 1 || f.n > maxAPIConcurrency {
-			l = append(l, problem.Invalid(f.at, "must be between 1 and %d", maxAPIConcurrency))
-		}
-	}
-	image := field.NewPath("image")
-	required(image.Child("repository"), s.Image.Repository)
-	required(image.Child("tag"), s.Image.Tag)
+	l = append(l, deploymentProblems(*s.Deployment)...)
+	l = append(l, apiServerProblems(*s.APIServer, *s.Deployment)...)
+	l = append(l, imageProblems(*s.Image)...)
 	l = append(l, databaseProblems(field.NewPath("database"), *s.Database)...)
+	l = append(l, databaseTLSProblems(field.NewPath("database"), *s.Database)...)
 	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
+	l = append(l, cacheBackendProblems(field.NewPath("cache"), *s.Cache)...)
+	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
+	l = append(l, loggingProblems(s.Logging)...)
+	l = append(l, stagingProblems(*s.Staging)...)
 	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
 		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
 	} else {

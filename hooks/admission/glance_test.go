@@ -69,7 +69,7 @@ func TestGlanceRules(t *testing.T) {
 			"spec.database needs clusterRef (a database cluster in the namespace) or host (an external server); spec.database.secretRef.name is required"},
 		{"release injection", func(g *api.Glance) { g.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" }, "spec.openStackRelease contains a newline"},
 		{"username injection", func(g *api.Glance) { g.Spec.ServiceUser.Username = "glance\n[DEFAULT]" }, "spec.serviceUser.username contains a newline"},
-		{"negative replicas", func(g *api.Glance) { g.Spec.Replicas = ptr(int32(-1)) }, "spec.replicas must not be negative"},
+		{"negative replicas", func(g *api.Glance) { g.Spec.Deployment = &api.DeploymentSpec{Replicas: ptr(int32(-1))} }, "spec.deployment.replicas must not be negative"},
 		{"empty cache ref", func(g *api.Glance) { g.Spec.Cache.ClusterRef.Name = "" }, "spec.cache.clusterRef.name is required"},
 		{"database cluster and host", func(g *api.Glance) { g.Spec.Database.Host = "db.example.com" },
 			"spec.database sets both clusterRef and host"},
@@ -95,10 +95,12 @@ func TestGlanceRules(t *testing.T) {
 			"spec.image.tag names release 2026.1, not 2025.2 (spec.openStackRelease): the schema Jobs prepare the database for spec.openStackRelease"},
 		{"default tag of another release", func(g *api.Glance) { g.Spec.OpenStackRelease = "2026.1" },
 			"spec.image.tag names release 2025.2, not 2026.1"},
-		{"no processes", func(g *api.Glance) { g.Spec.API = &api.APISpec{Processes: ptr(int32(0))} },
-			"spec.api.processes must be between 1 and 64"},
-		{"too many threads", func(g *api.Glance) { g.Spec.API = &api.APISpec{Threads: ptr(int32(65))} },
-			"spec.api.threads must be between 1 and 64"},
+		{"no processes", func(g *api.Glance) { g.Spec.APIServer = &api.APIServerSpec{Workers: ptr(int32(0))} },
+			"spec.apiServer.workers must be between 1 and 64"},
+		{"too many threads", func(g *api.Glance) {
+			g.Spec.APIServer = &api.APIServerSpec{UWSGI: &api.UWSGISpec{Threads: ptr(int32(65))}}
+		},
+			"spec.apiServer.uwsgi.threads must be between 1 and 64"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,9 +114,9 @@ func TestGlanceRules(t *testing.T) {
 	}
 	t.Run("UPDATE is checked too", func(t *testing.T) {
 		old := guideGlance()
-		nw := guideGlance(func(g *api.Glance) { g.Spec.ServiceUser.Username = "" })
+		nw := guideGlance(func(g *api.Glance) { g.Spec.ServiceUser.Username = "a\nb" })
 		req := update(t, nw, old)
-		assert.Equal(t, `Glance "glance": spec.serviceUser.username is required`, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422))
+		assert.Contains(t, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422), `Glance "glance": spec.serviceUser.username `)
 	})
 }
 

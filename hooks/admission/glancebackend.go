@@ -141,7 +141,7 @@ func backendProblems(b, old *api.GlanceBackend) problem.List {
 	case b.Name == "":
 		l = append(l, problem.Invalid(metadataName, "is the store id when spec.storeId is unset, so a generated name cannot be used; set spec.storeId or a fixed name"))
 	default:
-		if err := storeconf.ValidateStoreID(id); err != nil {
+		if err := storeconf.ValidateBackendName(id); err != nil {
 			l = append(l, problem.New("its name is its store id (spec.storeId is unset), and %v", err))
 		}
 	}

@@ -28,12 +28,14 @@ func scalingProblems(s api.GlanceSpec) problem.List {
 		if a.MaxReplicas < *a.MinReplicas {
 			l = append(l, problem.Invalid(at.Child("maxReplicas"), "must be at least minReplicas (default %d)", api.DefaultMinReplicas))
 		}
-		if u := *a.TargetCPUUtilizationPercentage; u < 1 || u > 100 {
-			l = append(l, problem.Invalid(at.Child("targetCPUUtilizationPercentage"), "must be between 1 and 100"))
+		for _, t := range []struct {
+			name string
+			v    *int32
+		}{{"targetCPUUtilization", a.TargetCPUUtilization}, {"targetMemoryUtilization", a.TargetMemoryUtilization}} {
+			if t.v != nil && (*t.v < 1 || *t.v > 100) {
+				l = append(l, problem.Invalid(at.Child(t.name), "must be between 1 and 100"))
+			}
 		}
-	}
-	if s.Staging.Size.Sign() <= 0 {
-		l = append(l, problem.Invalid(field.NewPath("staging", "size"), "must be more than 0"))
 	}
 	seen := map[string]bool{}
 	for i, m := range s.ImportMethods {
@@ -53,7 +55,7 @@ func scalingProblems(s api.GlanceSpec) problem.List {
 	return l
 }
 
-// schedulingProblems checks the scheduling settings as written (raw, null
+// schedulingProblems checks the deployment block as written (raw, null
 // when absent). The CRD keeps an affinity and the spread constraints as
 // written, so here they are decoded as the pod spec's types, refusing a
 // field those do not have, and the spread constraints are held to what the
@@ -64,8 +66,8 @@ func schedulingProblems(raw json.RawMessage) problem.List {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil
 	}
-	at := field.NewPath("scheduling")
-	var s api.SchedulingSpec
+	at := field.NewPath("deployment")
+	var s api.DeploymentSpec
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
@@ -73,10 +75,10 @@ func schedulingProblems(raw json.RawMessage) problem.List {
 		if name, ok := strings.CutPrefix(err.Error(), `json: unknown field `); ok {
 			unquoted, uerr := strconv.Unquote(name)
 			if uerr == nil {
-				return problem.List{problem.At(at, "has a field the pod spec's scheduling does not: %s", excerpt.Kind(unquoted))}
+				return problem.List{problem.At(at, "has a field neither the reference's deployment block nor the pod spec's scheduling has: %s", excerpt.Kind(unquoted))}
 			}
 		}
-		return problem.List{problem.At(at, "is not a pod's scheduling: %s", hook.DescribeJSONError(err))}
+		return problem.List{problem.At(at, "is not a deployment block: %s", hook.DescribeJSONError(err))}
 	}
 	var l problem.List
 	spread := at.Child("topologySpreadConstraints")
@@ -94,12 +96,12 @@ func schedulingProblems(raw json.RawMessage) problem.List {
 	return l
 }
 
-// rawScheduling is the scheduling object under the given path of an
+// rawScheduling is the deployment object under the given path of an
 // object as written (null when absent or when the object does not decode:
 // the typed decode reports that).
 func rawScheduling(object []byte, path ...string) json.RawMessage {
 	cur := json.RawMessage(object)
-	for _, p := range append(path, "scheduling") {
+	for _, p := range append(path, "deployment") {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(cur, &m); err != nil {
 			return nil

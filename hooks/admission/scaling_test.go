@@ -22,27 +22,28 @@ func TestGlanceScalingRules(t *testing.T) {
 	}{
 		"everything": {
 			reason: "every field, as a pod spec writes it",
-			spec: `"importMethods":["glance-direct","web-download","copy-image"],"staging":{"size":"50Gi","volumeClaim":{"storageClassName":"fast"}},` +
-				`"scheduling":{"nodeSelector":{"role":"control"},"tolerations":[{"key":"role","operator":"Equal","value":"control","effect":"NoSchedule"}],` +
+			spec: `"importMethods":["glance-direct","web-download","copy-image"],"staging":{"sizeLimit":"50Gi","volumeClaim":{"storageClassName":"fast"}},` +
+				`"deployment":{"nodeSelector":{"role":"control"},"tolerations":[{"key":"role","operator":"Equal","value":"control","effect":"NoSchedule"}],` +
 				`"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]}}},` +
 				`"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"DoNotSchedule"}],"priorityClassName":"high"},` +
-				`"autoscaling":{"minReplicas":2,"maxReplicas":6,"targetCPUUtilizationPercentage":70}`,
+				`"autoscaling":{"minReplicas":2,"maxReplicas":6,"targetCPUUtilization":70}`,
 		},
 		"misspelt affinity field": {
 			reason: "the CRD keeps an affinity as written, so a misspelt field would silently do nothing",
-			spec:   `"scheduling":{"affinity":{"nodeAfinity":{}}}`,
-			want:   `spec.scheduling: has a field the pod spec's scheduling does not: "nodeAfinity"`,
+			spec:   `"deployment":{"affinity":{"nodeAfinity":{}}}`,
+			want:   `spec.deployment: has a field neither the reference's deployment block nor the pod spec's scheduling has: "nodeAfinity"`,
 		},
 		"spread constraint the Deployment would refuse": {
 			reason: "every update of the Deployment would fail in Metacontroller",
-			spec:   `"scheduling":{"topologySpreadConstraints":[{"maxSkew":0,"whenUnsatisfiable":"Sometimes"}]}`,
-			want: `spec.scheduling.topologySpreadConstraints[0].maxSkew must be at least 1; spec.scheduling.topologySpreadConstraints[0].topologyKey is required; ` +
-				`spec.scheduling.topologySpreadConstraints[0].whenUnsatisfiable must be DoNotSchedule or ScheduleAnyway`,
+			spec:   `"deployment":{"topologySpreadConstraints":[{"maxSkew":0,"whenUnsatisfiable":"Sometimes"}]}`,
+			want: `spec.deployment.topologySpreadConstraints[0].maxSkew must be at least 1; spec.deployment.topologySpreadConstraints[0].topologyKey is required; ` +
+				`spec.deployment.topologySpreadConstraints[0].whenUnsatisfiable must be DoNotSchedule or ScheduleAnyway`,
 		},
 		"autoscaler bounds": {
 			reason: "the minimum (default 2) may not exceed the maximum",
-			spec:   `"autoscaling":{"maxReplicas":1,"targetCPUUtilizationPercentage":0}`,
-			want:   `spec.autoscaling.maxReplicas must be at least minReplicas (default 2); spec.autoscaling.targetCPUUtilizationPercentage must be between 1 and 100`,
+			spec:   `"autoscaling":{"maxReplicas":1,"targetCPUUtilization":0,"targetMemoryUtilization":101}`,
+			want: `spec.autoscaling.maxReplicas must be at least minReplicas (default 2); spec.autoscaling.targetCPUUtilization must be between 1 and 100; ` +
+				`spec.autoscaling.targetMemoryUtilization must be between 1 and 100`,
 		},
 		"import methods": {
 			reason: "glance-download needs a federated deployment; a method twice is a slip",
@@ -50,9 +51,14 @@ func TestGlanceScalingRules(t *testing.T) {
 			want:   `spec.importMethods[1] must be one of glance-direct, web-download, copy-image; spec.importMethods[2] is given twice`,
 		},
 		"staging size": {
-			reason: "an emptyDir of size 0 evicts the pod at the first staged byte",
-			spec:   `"staging":{"size":"0"}`,
-			want:   `spec.staging.size must be more than 0`,
+			reason: "an emptyDir of a tenth of a byte (100m, a slip for 100Mi) evicts the pod at the first staged byte",
+			spec:   `"staging":{"sizeLimit":"100m"}`,
+			want:   `spec.staging.sizeLimit must be at least 1Mi`,
+		},
+		"staging unbounded": {
+			reason: "an unbounded area has no limit to set",
+			spec:   `"staging":{"unbounded":true,"sizeLimit":"1Gi"}`,
+			want:   `spec.staging.unbounded excludes sizeLimit: an unbounded staging area has no limit`,
 		},
 	}
 	for name, tc := range cases {

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
 // Hook is the ControlPlane's sync (and finalize) hook with what it needs
@@ -148,22 +149,72 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 // hand-made Glance's.
 func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	svc := cp.Spec.Services.Glance
-	return api.GlanceSpec{
+	spec := api.GlanceSpec{
 		OpenStackRelease:       cp.Spec.OpenStackRelease,
+		Deployment:             projectedDeployment(svc),
 		Image:                  svc.Image,
-		Replicas:               svc.Replicas,
 		Database:               svc.Database,
 		Cache:                  svc.Cache,
 		KeystoneEndpoint:       svc.KeystoneEndpoint,
 		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
 		ServiceUser:            svc.ServiceUser,
-		API:                    svc.API,
-		MetadefsPath:           svc.MetadefsPath,
-		Resources:              svc.Resources,
-		ImportMethods:          svc.ImportMethods,
+		Region:                 cp.Spec.Region,
+		APIServer:              svc.APIServer,
 		Staging:                svc.Staging,
-		Scheduling:             svc.Scheduling,
 		Autoscaling:            svc.Autoscaling,
+		Logging:                svc.Logging,
+		ImportFiltering:        svc.ImportFiltering,
+		ImportPlugins:          svc.ImportPlugins,
+		ImageCache:             svc.ImageCache,
+		Gateway:                svc.Gateway,
+		ExtraConfig:            mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig),
+		MetadefsPath:           svc.MetadefsPath,
+		ImportMethods:          svc.ImportMethods,
 		DropRetiredStores:      svc.DropRetiredStores,
 	}.WithDefaults(cp.Namespace)
+	// Only the launch mode the release runs is spelled out: the other's
+	// knob is inert, and admission would warn of it on every update.
+	if rel, err := release.Parse(spec.OpenStackRelease); err == nil {
+		if rel.Before(release.UWSGIFrom) {
+			spec.APIServer.UWSGI = nil
+		} else {
+			spec.APIServer.Workers = nil
+		}
+	}
+	return spec
+}
+
+// projectedDeployment is services.glance's deployment block with its
+// replicas, the reference's services.glance.replicas, folded in (admission
+// refuses a ControlPlane that sets both).
+func projectedDeployment(svc *api.GlanceService) *api.DeploymentSpec {
+	if svc.Replicas == nil {
+		return svc.Deployment
+	}
+	d := api.DeploymentSpec{}
+	if svc.Deployment != nil {
+		d = *svc.Deployment
+	}
+	d.Replicas = svc.Replicas
+	return &d
+}
+
+// mergedExtraConfig is the service's extraConfig over the ControlPlane's
+// globalExtraConfig, key by key; nil when both are empty.
+func mergedExtraConfig(global, own map[string]map[string]string) map[string]map[string]string {
+	if len(global) == 0 && len(own) == 0 {
+		return nil
+	}
+	out := map[string]map[string]string{}
+	for _, layer := range []map[string]map[string]string{global, own} {
+		for section, keys := range layer {
+			if out[section] == nil {
+				out[section] = map[string]string{}
+			}
+			for k, v := range keys {
+				out[section][k] = v
+			}
+		}
+	}
+	return out
 }

@@ -45,6 +45,9 @@ func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]st
 	if mode == UWSGI {
 		data[UWSGIFile] = renderUWSGI(spec)
 	}
+	if ownLoggingConfig(spec.Logging) {
+		data[LoggingFile] = renderLoggingConfig(*spec.Logging)
+	}
 	return data
 }
 

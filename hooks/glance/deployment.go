@@ -99,7 +99,7 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, p program) corev1.Conta
 // glancePod is the pod spec around glance containers: non-root as
 // GlanceUID, no service account token, the config volumes and the state
 // volumes they mount, and where they may run.
-func glancePod(m mounts, state []corev1.Volume, placement api.SchedulingSpec, containers ...corev1.Container) corev1.PodSpec {
+func glancePod(m mounts, state []corev1.Volume, placement api.DeploymentSpec, containers ...corev1.Container) corev1.PodSpec {
 	yes, no := true, false
 	uid := GlanceUID
 	readOnly := int32(0o440)
@@ -163,10 +163,14 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs,
 	container.ReadinessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 10, FailureThreshold: 3, TimeoutSeconds: 5}
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
-	container.Resources = *spec.Resources
-	pod := glancePod(in.mounts, apiStateVolumes(spec), api.SchedulingSpec{}, container)
-	grace := int64(TerminationGraceSeconds)
+	container.Resources = *spec.Deployment.Resources
+	pod := glancePod(in.mounts, apiStateVolumes(spec), api.DeploymentSpec{}, container)
+	grace := graceSeconds(spec)
 	pod.TerminationGracePeriodSeconds = &grace
+	if p := spec.Deployment.PreStopSleepSeconds; p != nil && *p > 0 {
+		// The kubelet's own sleep: the image needs no sleep binary.
+		pod.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: *p}}}
+	}
 	pod.ShareProcessNamespace = notPIDOne(mode)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
@@ -174,11 +178,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs,
 		Spec: appsv1.DeploymentSpec{
 			Replicas: replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
-			Strategy: appsv1.DeploymentStrategy{
-				Type: appsv1.RollingUpdateDeploymentStrategyType,
-				// Keep every serving pod until its replacement is ready.
-				RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &maxUnavailable, MaxSurge: &maxSurge},
-			},
+			Strategy: rolloutStrategy(spec, &maxUnavailable, &maxSurge),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g),
 					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
@@ -231,4 +231,25 @@ func PodMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
 		}
 	}
 	return configMap, backendsSecret
+}
+
+// graceSeconds is the glance-api pods' grace period: the spec's, or the
+// Kubernetes default the uWSGI drain is sized against.
+func graceSeconds(spec api.GlanceSpec) int64 {
+	if d := spec.Deployment; d != nil && d.TerminationGracePeriodSeconds != nil {
+		return *d.TerminationGracePeriodSeconds
+	}
+	return TerminationGraceSeconds
+}
+
+// rolloutStrategy is the spec's, or by default one that keeps every
+// serving pod until its replacement is ready.
+func rolloutStrategy(spec api.GlanceSpec, maxUnavailable, maxSurge *intstr.IntOrString) appsv1.DeploymentStrategy {
+	if d := spec.Deployment; d != nil && d.Strategy != nil {
+		return *d.Strategy
+	}
+	return appsv1.DeploymentStrategy{
+		Type:          appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge},
+	}
 }

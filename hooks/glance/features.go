@@ -16,6 +16,8 @@ var confFeatures = []func(confInput) (confPart, error){
 	databaseConf,  // credentials.go: [database]
 	keystoneConf,  // keystone.go: [keystone_authtoken]
 	runtimeConf,   // config.go: locks, notifications, paste pipeline
+	loggingConf,   // logging.go: oslo.log's options
+	cacheConf,     // keystone.go: oslo.cache on the token cache's memcached
 }
 
 // podInput is what the pod features read: the Glance, its spec with

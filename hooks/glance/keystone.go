@@ -23,7 +23,7 @@ func keystoneConf(in confInput) (confPart, error) {
 	if err != nil {
 		return confPart{}, err
 	}
-	return confPart{sections: []storeconf.Section{{Name: "keystone_authtoken", Options: []storeconf.Option{
+	return confPart{sections: []storeconf.Section{{Name: "keystone_authtoken", Options: append([]storeconf.Option{
 		{Key: "www_authenticate_uri", Value: public},
 		{Key: "auth_url", Value: spec.KeystoneEndpoint},
 		{Key: "auth_type", Value: "password"},
@@ -34,6 +34,32 @@ func keystoneConf(in confInput) (confPart, error) {
 		{Key: "interface", Value: "internal"},
 		{Key: "service_token_roles_required", Value: "true"},
 		{Key: "memcached_servers", Value: memcached},
+	}, authtokenRegion(spec)...)}}}, nil
+}
+
+// authtokenRegion is [keystone_authtoken] region_name when spec.region is
+// set; unset, keystonemiddleware takes the catalog's region.
+func authtokenRegion(spec api.GlanceSpec) []storeconf.Option {
+	if spec.Region == "" {
+		return nil
+	}
+	return []storeconf.Option{{Key: "region_name", Value: spec.Region}}
+}
+
+// cacheConf is oslo.cache's [cache] on spec.cache.backend, with the same
+// memcached the token cache uses; nothing without a backend.
+func cacheConf(in confInput) (confPart, error) {
+	if in.spec.Cache.Backend == "" {
+		return confPart{}, nil
+	}
+	memcached, err := memcachedServers(in.glance, *in.spec.Cache)
+	if err != nil {
+		return confPart{}, err
+	}
+	return confPart{sections: []storeconf.Section{{Name: "cache", Options: []storeconf.Option{
+		{Key: "enabled", Value: "true"},
+		{Key: "backend", Value: in.spec.Cache.Backend},
+		{Key: "memcache_servers", Value: memcached},
 	}}}}, nil
 }
 

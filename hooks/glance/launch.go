@@ -14,7 +14,7 @@ import (
 
 // UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
 // removed the eventlet glance-api console script after 2025.2.
-var UWSGIFrom = release.Release{Year: 2026, Minor: 1}
+var UWSGIFrom = release.UWSGIFrom
 
 // LaunchMode is how the glance-api container serves.
 type LaunchMode string
@@ -68,7 +68,7 @@ const (
 func launchConf(in confInput) (confPart, error) {
 	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
 	if in.mode == Eventlet {
-		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.spec.API.Processes)})
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.spec.APIServer.Workers)})
 	}
 	return confPart{defaults: defaults}, nil
 }
@@ -126,8 +126,15 @@ const chunkedInputLimit = 16 << 20
 // default): below the pod's grace period, so the master always exits by
 // itself. A worker that gets the signal while it still loads the
 // application (lazy-apps) ignores it and would otherwise run until the
-// kubelet's SIGKILL; seen with uWSGI 2.0.21.
-const workerMercySeconds = TerminationGraceSeconds - 10
+// kubelet's SIGKILL; seen with uWSGI 2.0.21. The window is what the grace
+// period leaves after the preStop sleep.
+func workerMercySeconds(spec api.GlanceSpec) int64 {
+	window := graceSeconds(spec)
+	if p := spec.Deployment.PreStopSleepSeconds; p != nil {
+		window -= *p
+	}
+	return max(window-10, 1)
+}
 
 // renderUWSGI renders the uWSGI ini of the uWSGI launch mode. uWSGI expands
 // $(POD_IP) from its environment when it reads the file.
@@ -138,19 +145,17 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"# (pip) logs that it has no such plugin file and carries on.",
 		"plugins = python3",
 		"# HTTP straight from the workers, on the pod's own address.",
-		fmt.Sprintf("http-socket = $(%s):%d", EnvPodIP, APIPort),
-		"# http-socket closes the connection after each answer: say so, or a",
-		"# client reusing it (keystoneauth, Go) reads a reset. No keep-alive",
-		"# (http11-socket): an idle connection would hold a worker thread.",
-		"add-header = Connection: close",
+	}
+	lines = append(lines, httpSocketLines(*spec.APIServer.UWSGI)...)
+	lines = append(lines,
 		"# The application factory of every release from Zed on (glance.wsgi.api",
 		"# of newer releases calls the same). It reads its config from",
 		"# OS_GLANCE_CONFIG_DIR and oslo.config's default config directory.",
 		"eval = import glance.common.wsgi_app; application = glance.common.wsgi_app.init_app()",
 		"need-app = true",
 		"master = true",
-		fmt.Sprintf("processes = %d", *spec.API.Processes),
-		fmt.Sprintf("threads = %d", *spec.API.Threads),
+		fmt.Sprintf("processes = %d", *spec.APIServer.UWSGI.Processes),
+		fmt.Sprintf("threads = %d", *spec.APIServer.UWSGI.Threads),
 		"enable-threads = true",
 		"# Every worker loads the application itself, after the fork.",
 		"lazy-apps = true",
@@ -163,10 +168,35 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"# SIGTERM ends the workers once their requests are answered, and",
 		"# Glance's own exit hook has drained its task pool; a worker not done",
 		"# after the mercy is killed, so the master exits within the pod's",
-		fmt.Sprintf("# grace period (%d s).", TerminationGraceSeconds),
+		fmt.Sprintf("# grace period (%d s).", graceSeconds(spec)),
 		"die-on-term = true",
 		"hook-master-start = unix_signal:15 gracefully_kill_them_all",
-		fmt.Sprintf("worker-reload-mercy = %d", workerMercySeconds),
+		fmt.Sprintf("worker-reload-mercy = %d", workerMercySeconds(spec)),
+	)
+	if h := spec.APIServer.UWSGI.Harakiri; h != nil {
+		lines = append(lines, "# A worker still on one request after this long is ended.", fmt.Sprintf("harakiri = %d", *h))
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// httpSocketLines are the uWSGI ini's listening socket. By default
+// http-socket, which closes the connection after each answer: it says so,
+// or a client reusing the connection (keystoneauth, Go) reads a reset, and
+// an idle connection holds no worker thread. With httpKeepAlive,
+// http11-socket keeps connections open (HTTP/1.1), and an idle one is
+// closed after httpKeepAliveTimeout (uWSGI's socket-timeout).
+func httpSocketLines(u api.UWSGISpec) []string {
+	addr := fmt.Sprintf("$(%s):%d", EnvPodIP, APIPort)
+	if u.HTTPKeepAlive == nil || !*u.HTTPKeepAlive {
+		return []string{"http-socket = " + addr,
+			"# http-socket closes the connection after each answer: say so, or a",
+			"# client reusing it (keystoneauth, Go) reads a reset. No keep-alive",
+			"# (http11-socket): an idle connection would hold a worker thread.",
+			"add-header = Connection: close"}
+	}
+	out := []string{"# HTTP/1.1: a client may reuse its connection.", "http11-socket = " + addr}
+	if t := u.HTTPKeepAliveTimeout; t != nil {
+		out = append(out, fmt.Sprintf("socket-timeout = %d", *t))
+	}
+	return out
 }

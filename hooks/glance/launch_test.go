@@ -65,7 +65,9 @@ func testSpec(mods ...func(*api.GlanceSpec)) api.GlanceSpec {
 
 func TestConfigData(t *testing.T) {
 	three, eight := int32(3), int32(8)
-	sized := testSpec(func(s *api.GlanceSpec) { s.API = &api.APISpec{Processes: &three, Threads: &eight} })
+	sized := testSpec(func(s *api.GlanceSpec) {
+		s.APIServer = &api.APIServerSpec{Workers: &three, UWSGI: &api.UWSGISpec{Processes: &three, Threads: &eight}}
+	})
 	def := &store{id: "default", state: stateRendered, section: "[default]\n"}
 	type want struct {
 		files        []string

@@ -27,7 +27,12 @@ var (
 )
 
 func emptyDir(name string, limit resource.Quantity) corev1.Volume {
-	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &limit}}}
+	return boundedEmptyDir(name, &limit)
+}
+
+// boundedEmptyDir is an emptyDir with the limit given; none when nil.
+func boundedEmptyDir(name string, limit *resource.Quantity) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: limit}}}
 }
 
 // apiStateVolumes are glance-api's writable directories. Staging holds what
@@ -38,11 +43,13 @@ func emptyDir(name string, limit resource.Quantity) corev1.Volume {
 // number of replicas (one shared claim would need ReadWriteMany, and its
 // files would outlive the pods whose imports they were for). The tasks area
 // (the conversion plugins write a converted copy there) gets the staging
-// size too.
+// size too. staging.unbounded leaves both without a limit (admission
+// refuses it with a claim, which needs a size).
 func apiStateVolumes(spec api.GlanceSpec) []corev1.Volume {
-	size := *spec.Staging.Size
-	staging := emptyDir(VolumeStaging, size)
-	if c := spec.Staging.VolumeClaim; c != nil {
+	limit := spec.Staging.SizeLimit
+	staging := boundedEmptyDir(VolumeStaging, limit)
+	if c := spec.Staging.VolumeClaim; c != nil && limit != nil {
+		size := *limit
 		claim := corev1.PersistentVolumeClaimSpec{
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
@@ -54,7 +61,7 @@ func apiStateVolumes(spec api.GlanceSpec) []corev1.Volume {
 		staging = corev1.Volume{Name: VolumeStaging, VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
 			VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: claim}}}}
 	}
-	return []corev1.Volume{staging, emptyDir(VolumeTasks, size), emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
+	return []corev1.Volume{staging, boundedEmptyDir(VolumeTasks, limit), emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
 }
 
 // jobStateVolumes are a schema Job's: glance-manage stages nothing.
@@ -63,12 +70,13 @@ func jobStateVolumes() []corev1.Volume {
 		emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
 }
 
-// schedulingOf is the spec's scheduling, or none.
-func schedulingOf(spec api.GlanceSpec) api.SchedulingSpec {
-	if spec.Scheduling == nil {
-		return api.SchedulingSpec{}
+// schedulingOf is the spec's deployment block, whose placement fields say
+// where pods run, or none.
+func schedulingOf(spec api.GlanceSpec) api.DeploymentSpec {
+	if spec.Deployment == nil {
+		return api.DeploymentSpec{}
 	}
-	return *spec.Scheduling
+	return *spec.Deployment
 }
 
 // placeAPIPods places the glance-api pods as the spec's scheduling says,
@@ -83,9 +91,9 @@ func placeAPIPods(in podInput, d *deploymentChild) {
 // jobPlacement is where a schema Job may run: the nodes glance-api may run
 // on (node selector, node affinity, tolerations) at its priority. Pod
 // affinities and spreading are about glance-api pods and stay theirs.
-func jobPlacement(spec api.GlanceSpec) api.SchedulingSpec {
+func jobPlacement(spec api.GlanceSpec) api.DeploymentSpec {
 	s := schedulingOf(spec)
-	p := api.SchedulingSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: s.PriorityClassName}
+	p := api.DeploymentSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: s.PriorityClassName}
 	if s.Affinity != nil && s.Affinity.NodeAffinity != nil {
 		p.Affinity = &corev1.Affinity{NodeAffinity: s.Affinity.NodeAffinity}
 	}
@@ -96,7 +104,7 @@ func jobPlacement(spec api.GlanceSpec) api.SchedulingSpec {
 // the Glance's glance-api pods, or by default across nodes, then zones, as
 // a preference (ScheduleAnyway): a one-node or one-zone cluster still runs
 // every replica.
-func spreadConstraints(g *api.Glance, s api.SchedulingSpec) []corev1.TopologySpreadConstraint {
+func spreadConstraints(g *api.Glance, s api.DeploymentSpec) []corev1.TopologySpreadConstraint {
 	selector := &metav1.LabelSelector{MatchLabels: selectorLabels(g)}
 	if len(s.TopologySpreadConstraints) == 0 {
 		return []corev1.TopologySpreadConstraint{

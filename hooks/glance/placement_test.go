@@ -19,12 +19,12 @@ func TestStagingVolumes(t *testing.T) {
 	}{
 		"EmptyDir": {
 			reason:  "the staging area is an emptyDir bounded by the spec's size",
-			staging: api.StagingSpec{Size: &size},
+			staging: api.StagingSpec{SizeLimit: &size},
 			want:    corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &size}},
 		},
 		"VolumeClaim": {
 			reason:  "a claim per pod, made and deleted with it, of the spec's size and class",
-			staging: api.StagingSpec{Size: &size, VolumeClaim: &api.StagingVolumeClaim{StorageClassName: "fast"}},
+			staging: api.StagingSpec{SizeLimit: &size, VolumeClaim: &api.StagingVolumeClaim{StorageClassName: "fast"}},
 			want: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
 				Spec: corev1.PersistentVolumeClaimSpec{
 					AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
@@ -61,7 +61,7 @@ func TestPlacement(t *testing.T) {
 	node := &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}}
 	anti := &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 1}}}
-	s := api.SchedulingSpec{
+	s := api.DeploymentSpec{
 		NodeSelector: map[string]string{"role": "control"}, PriorityClassName: "high",
 		Tolerations: []corev1.Toleration{{Key: "role", Operator: corev1.TolerationOpExists}},
 		Affinity:    &corev1.Affinity{NodeAffinity: node, PodAntiAffinity: anti},
@@ -69,10 +69,10 @@ func TestPlacement(t *testing.T) {
 			{MaxSkew: 2, TopologyKey: "zone", WhenUnsatisfiable: corev1.DoNotSchedule},
 		},
 	}
-	spec := api.GlanceSpec{Scheduling: &s}
+	spec := api.GlanceSpec{Deployment: &s}
 
 	job := jobPlacement(spec)
-	want := api.SchedulingSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: "high",
+	want := api.DeploymentSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: "high",
 		Affinity: &corev1.Affinity{NodeAffinity: node}}
 	if diff := cmp.Diff(want, job); diff != "" {
 		t.Errorf("a schema Job runs where glance-api may, without the pod (anti-)affinities of glance-api: -want, +got:\n%s", diff)
@@ -85,7 +85,7 @@ func TestPlacement(t *testing.T) {
 	if s.TopologySpreadConstraints[0].LabelSelector != nil {
 		t.Error("the spec is not changed in place")
 	}
-	def := spreadConstraints(g, api.SchedulingSpec{})
+	def := spreadConstraints(g, api.DeploymentSpec{})
 	if len(def) != 2 || def[0].TopologyKey != "kubernetes.io/hostname" || def[1].TopologyKey != "topology.kubernetes.io/zone" ||
 		def[0].WhenUnsatisfiable != corev1.ScheduleAnyway || def[1].WhenUnsatisfiable != corev1.ScheduleAnyway {
 		t.Errorf("by default spread over nodes, then zones, as a preference: %+v", def)

@@ -50,7 +50,11 @@ type statusInputs struct {
 // the Deployment with what its pods show.
 func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run statusInputs) api.GlanceStatus {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
-		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade}
+		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
+		Endpoint: serviceEndpoint(g)}
+	if up := out.installed.Upgrade; up != nil {
+		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
+	}
 	var retiring []string
 	for _, s := range d.retired {
 		kept := out.inConfig[s.id]
@@ -160,4 +164,10 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)
 	}
 	return c
+}
+
+// serviceEndpoint is status.endpoint: the glance-api Service's URL inside
+// the cluster, which the reference reports where it has no gateway.
+func serviceEndpoint(g *api.Glance) string {
+	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d", g.Name, g.Namespace, APIPort)
 }

@@ -22,7 +22,7 @@ import (
 func desiredReplicas(spec api.GlanceSpec, current *appsv1.Deployment) *int32 {
 	a := spec.Autoscaling
 	if a == nil {
-		return spec.Replicas
+		return spec.Deployment.Replicas
 	}
 	if current != nil && current.Spec.Replicas != nil {
 		n := *current.Spec.Replicas
@@ -38,7 +38,7 @@ func severalPods(spec api.GlanceSpec) bool {
 	if a := spec.Autoscaling; a != nil {
 		return a.MaxReplicas > 1
 	}
-	return spec.Replicas != nil && *spec.Replicas > 1
+	return spec.Deployment != nil && spec.Deployment.Replicas != nil && *spec.Deployment.Replicas > 1
 }
 
 // podDisruptionBudgetChild is what the hook returns for a PodDisruptionBudget.
@@ -70,10 +70,26 @@ type horizontalPodAutoscalerChild struct {
 	Spec              autoscalingv2.HorizontalPodAutoscalerSpec `json:"spec"`
 }
 
-// horizontalPodAutoscaler scales the Deployment on the CPU its pods use
-// against their request.
+// horizontalPodAutoscaler scales the Deployment on the CPU and, when a
+// target is set for it, the memory its pods use against their requests.
 func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPodAutoscalerChild {
-	target := *a.TargetCPUUtilizationPercentage
+	var metrics []autoscalingv2.MetricSpec
+	for _, t := range []struct {
+		resource corev1.ResourceName
+		target   *int32
+	}{{corev1.ResourceCPU, a.TargetCPUUtilization}, {corev1.ResourceMemory, a.TargetMemoryUtilization}} {
+		if t.target == nil {
+			continue
+		}
+		u := *t.target
+		metrics = append(metrics, autoscalingv2.MetricSpec{
+			Type: autoscalingv2.ResourceMetricSourceType,
+			Resource: &autoscalingv2.ResourceMetricSource{
+				Name:   t.resource,
+				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &u},
+			},
+		})
+	}
 	return &horizontalPodAutoscalerChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
@@ -81,13 +97,7 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: g.Name},
 			MinReplicas:    a.MinReplicas,
 			MaxReplicas:    a.MaxReplicas,
-			Metrics: []autoscalingv2.MetricSpec{{
-				Type: autoscalingv2.ResourceMetricSourceType,
-				Resource: &autoscalingv2.ResourceMetricSource{
-					Name:   corev1.ResourceCPU,
-					Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &target},
-				},
-			}},
+			Metrics:        metrics,
 		},
 	}
 }

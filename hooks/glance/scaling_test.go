@@ -30,28 +30,28 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 	}{
 		"OneReplica": {
 			reason: "one pod: no budget, which would only say it may go",
-			spec:   api.GlanceSpec{Replicas: ptr(int32(1))},
+			spec:   api.GlanceSpec{Deployment: &api.DeploymentSpec{Replicas: ptr(int32(1))}},
 			want:   want{Replicas: ptr(int32(1))},
 		},
 		"ThreeReplicas": {
 			reason: "several pods: a budget lets a drain take one at a time",
-			spec:   api.GlanceSpec{Replicas: ptr(int32(3))}, current: observed(3),
+			spec:   api.GlanceSpec{Deployment: &api.DeploymentSpec{Replicas: ptr(int32(3))}}, current: observed(3),
 			want: want{Replicas: ptr(int32(3)), Budget: true},
 		},
 		"AutoscaledFirstInstall": {
 			reason: "with an autoscaler and no Deployment yet, its minimum",
-			spec:   api.GlanceSpec{Replicas: ptr(int32(1)), Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(2)), MaxReplicas: 5, TargetCPUUtilizationPercentage: ptr(int32(80))}},
+			spec:   api.GlanceSpec{Deployment: &api.DeploymentSpec{Replicas: ptr(int32(1))}, Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(2)), MaxReplicas: 5, TargetCPUUtilization: ptr(int32(80))}},
 			want:   want{Replicas: ptr(int32(2)), Budget: true, Scaler: true},
 		},
 		"AutoscaledKeepsWhatItObserves": {
 			reason:  "the autoscaler set 4: the hook returns 4, neither the spec's replicas nor nothing (InPlace apply would drop the field and the API server default it to 1)",
-			spec:    api.GlanceSpec{Replicas: ptr(int32(1)), Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(2)), MaxReplicas: 5, TargetCPUUtilizationPercentage: ptr(int32(80))}},
+			spec:    api.GlanceSpec{Deployment: &api.DeploymentSpec{Replicas: ptr(int32(1))}, Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(2)), MaxReplicas: 5, TargetCPUUtilization: ptr(int32(80))}},
 			current: observed(4),
 			want:    want{Replicas: ptr(int32(4)), Budget: true, Scaler: true},
 		},
 		"AutoscaledToOne": {
 			reason: "an autoscaler that may only run one pod needs no budget",
-			spec:   api.GlanceSpec{Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(1)), MaxReplicas: 1, TargetCPUUtilizationPercentage: ptr(int32(80))}},
+			spec:   api.GlanceSpec{Autoscaling: &api.AutoscalingSpec{MinReplicas: ptr(int32(1)), MaxReplicas: 1, TargetCPUUtilization: ptr(int32(80))}},
 			want:   want{Replicas: ptr(int32(1)), Scaler: true},
 		},
 	}

@@ -174,7 +174,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 func schemaInputsOf(o *observed, rel release.Release, jobName func(schemaJob) string) schemaInputs {
 	g, spec := o.glance, o.spec
 	in := schemaInputs{
-		release: rel, image: spec.Image.Repository + ":" + spec.Image.Tag, tag: spec.Image.Tag,
+		release: rel, image: spec.Image.Reference(), tag: spec.Image.Tag,
 		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
 		jobs: o.jobs, jobName: jobName, namespace: g.Namespace,
 	}

@@ -115,7 +115,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 		o, err := asObject(cp)
 		return []chain.Object{o}, err
 	}
-	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Replicas: &replicas, Database: db,
+	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Deployment: &api.DeploymentSpec{Replicas: &replicas}, Database: db,
 		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}
 	g.APIVersion, g.Kind, g.Name, g.Namespace = api.GlanceAPIVersion, api.KindGlance, StandaloneName, Namespace
 	o, err := asObject(g)

@@ -44,6 +44,7 @@ func TestMain(m *testing.M) {
 var (
 	controlPlanes  = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
 	glanceBackends = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glancebackends"}
+	glances        = schema.GroupVersionResource{Group: "glance.openstack.c5c3.io", Version: "v1alpha1", Resource: "glances"}
 )
 
 const (

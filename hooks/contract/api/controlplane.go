@@ -1,7 +1,6 @@
 package api
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -18,36 +17,62 @@ type ControlPlane struct {
 // ControlPlaneSpec holds the release and the services.
 type ControlPlaneSpec struct {
 	// OpenStackRelease of every service; default "2025.2".
-	OpenStackRelease string   `json:"openStackRelease,omitempty"`
-	Services         Services `json:"services,omitempty"`
+	OpenStackRelease string `json:"openStackRelease,omitempty"`
+	// Region of every service: the Glance's region_name and the region its
+	// Keystone endpoints are registered in (unless keystone.region says
+	// otherwise); default RegionOne.
+	Region string `json:"region,omitempty"`
+	// GlobalExtraConfig is config every service takes, under its own
+	// extraConfig; not supported yet.
+	GlobalExtraConfig map[string]map[string]string `json:"globalExtraConfig,omitempty"`
+	Services          Services                     `json:"services,omitempty"`
 }
 
-// Services lists the OpenStack services the ControlPlane runs.
+// Services lists the OpenStack services the ControlPlane runs; these hooks
+// reconcile Glance only, and the CRD keeps the others as written.
 type Services struct {
 	Glance *GlanceService `json:"glance,omitempty"`
 }
 
-// GlanceService is the Glance part of a ControlPlane. Everything but backends
-// has a conventional default, so the guide's short ControlPlane is complete.
+// KnownServices are the services a reference ControlPlane knows; a key
+// under spec.services outside this list is most likely a typo.
+var KnownServices = []string{"barbican", "glance", "horizon", "keystone", "placement"}
+
+// GlanceService is the Glance part of a ControlPlane: the knobs the
+// reference ControlPlane projects onto its Glance, plus the Glance's own
+// blocks this project lets a ControlPlane set, under the Glance's names.
+// Everything but backends has a conventional default, so the guide's short
+// ControlPlane is complete.
 type GlanceService struct {
 	Backends []BackendEntry `json:"backends"`
 	// Image overrides ghcr.io/c5c3/glance:<openStackRelease>.
-	Image    *ImageSpec    `json:"image,omitempty"`
-	Replicas *int32        `json:"replicas,omitempty"`
+	Image *ImageSpec `json:"image,omitempty"`
+	// Replicas of the glance-api Deployment; it excludes deployment.replicas.
+	Replicas *int32       `json:"replicas,omitempty"`
+	Staging  *StagingSpec `json:"staging,omitempty"`
+	// PublicEndpoint is the image endpoint clients reach; the default of
+	// keystone.publicURL.
+	PublicEndpoint string `json:"publicEndpoint,omitempty"`
+	// The reference's blocks later work builds; refused until then.
+	ExtraConfig     map[string]map[string]string `json:"extraConfig,omitempty"`
+	Gateway         *GatewaySpec                 `json:"gateway,omitempty"`
+	ImageCache      *ImageCacheSpec              `json:"imageCache,omitempty"`
+	ImportFiltering *ImportFilteringSpec         `json:"importFiltering,omitempty"`
+	ImportPlugins   *ImportPluginsSpec           `json:"importPlugins,omitempty"`
+
 	Database *DatabaseSpec `json:"database,omitempty"`
 	Cache    *CacheSpec    `json:"cache,omitempty"`
 	// KeystoneEndpoint defaults to http://keystone.<namespace>.svc.cluster.local:5000/v3.
-	KeystoneEndpoint       string                       `json:"keystoneEndpoint,omitempty"`
-	KeystonePublicEndpoint string                       `json:"keystonePublicEndpoint,omitempty"`
-	ServiceUser            *ServiceUserSpec             `json:"serviceUser,omitempty"`
-	API                    *APISpec                     `json:"api,omitempty"`
-	MetadefsPath           string                       `json:"metadefsPath,omitempty"`
-	Resources              *corev1.ResourceRequirements `json:"resources,omitempty"`
-	ImportMethods          []string                     `json:"importMethods,omitempty"`
-	Staging                *StagingSpec                 `json:"staging,omitempty"`
-	Scheduling             *SchedulingSpec              `json:"scheduling,omitempty"`
-	Autoscaling            *AutoscalingSpec             `json:"autoscaling,omitempty"`
-	DropRetiredStores      []string                     `json:"dropRetiredStores,omitempty"`
+	KeystoneEndpoint       string           `json:"keystoneEndpoint,omitempty"`
+	KeystonePublicEndpoint string           `json:"keystonePublicEndpoint,omitempty"`
+	ServiceUser            *ServiceUserSpec `json:"serviceUser,omitempty"`
+	APIServer              *APIServerSpec   `json:"apiServer,omitempty"`
+	Deployment             *DeploymentSpec  `json:"deployment,omitempty"`
+	Autoscaling            *AutoscalingSpec `json:"autoscaling,omitempty"`
+	Logging                *LoggingSpec     `json:"logging,omitempty"`
+	MetadefsPath           string           `json:"metadefsPath,omitempty"`
+	ImportMethods          []string         `json:"importMethods,omitempty"`
+	DropRetiredStores      []string         `json:"dropRetiredStores,omitempty"`
 	// Keystone is how the ControlPlane registers its Glance in Keystone.
 	Keystone *KeystoneRegistration `json:"keystone,omitempty"`
 }

@@ -33,6 +33,11 @@ const (
 	// drained while the other serves.
 	DefaultMinReplicas          = int32(2)
 	DefaultTargetCPUUtilization = int32(80)
+	// DefaultLogLevel is oslo.log's own root level without debug.
+	DefaultLogLevel = "INFO"
+	// DefaultTerminationGraceSeconds is the Kubernetes default, kept
+	// explicit: the uWSGI master's drain is sized against it.
+	DefaultTerminationGraceSeconds = int64(30)
 	// DefaultAdminCredentialsSecret holds the admin exports a ControlPlane
 	// registers its Glance in Keystone with.
 	DefaultAdminCredentialsSecret = "keystone-admin"
@@ -117,15 +122,24 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		if s.Image.Repository != "" {
 			image.Repository = s.Image.Repository
 		}
-		if s.Image.Tag != "" {
-			image.Tag = s.Image.Tag
+		if s.Image.Tag != "" || s.Image.Digest != "" {
+			image.Tag, image.Digest = s.Image.Tag, s.Image.Digest
 		}
 	}
 	s.Image = &image
-	if s.Replicas == nil {
-		r := DefaultReplicas
-		s.Replicas = &r
+	dep := DeploymentSpec{}
+	if s.Deployment != nil {
+		dep = *s.Deployment
 	}
+	if dep.Replicas == nil {
+		r := DefaultReplicas
+		dep.Replicas = &r
+	}
+	if dep.Resources == nil {
+		r := DefaultResources()
+		dep.Resources = &r
+	}
+	s.Deployment = &dep
 	db := DatabaseSpec{
 		ClusterRef: &LocalObjectReference{Name: DefaultDatabaseCluster},
 		Database:   DefaultDatabaseName,
@@ -145,39 +159,28 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	if s.KeystoneEndpoint == "" {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
 	}
-	user := ServiceUserSpec{
-		Username:          DefaultServiceUsername,
-		ProjectName:       DefaultServiceProject,
-		UserDomainName:    DefaultServiceDomain,
-		ProjectDomainName: DefaultServiceDomain,
-		SecretRef:         SecretKeyRef{Name: DefaultServiceUserSecret},
-	}
+	// Each name on its own, as the reference fills them in: its minimal
+	// serviceUser names only the Secret.
+	user := ServiceUserSpec{SecretRef: SecretKeyRef{Name: DefaultServiceUserSecret}}
 	if s.ServiceUser != nil {
 		user = *s.ServiceUser
+	}
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{{&user.Username, DefaultServiceUsername}, {&user.ProjectName, DefaultServiceProject},
+		{&user.UserDomainName, DefaultServiceDomain}, {&user.ProjectDomainName, DefaultServiceDomain}} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
 	}
 	if user.SecretRef.Key == "" {
 		user.SecretRef.Key = DefaultServiceUserPassKey
 	}
 	s.ServiceUser = &user
-	apiSpec := APISpec{}
-	if s.API != nil {
-		apiSpec = *s.API
-	}
-	if apiSpec.Processes == nil {
-		p := DefaultAPIProcesses
-		apiSpec.Processes = &p
-	}
-	if apiSpec.Threads == nil {
-		t := DefaultAPIThreads
-		apiSpec.Threads = &t
-	}
-	s.API = &apiSpec
+	s.APIServer = apiServerWithDefaults(s.APIServer)
 	if s.MetadefsPath == "" {
 		s.MetadefsPath = DefaultMetadefsPath
-	}
-	if s.Resources == nil {
-		r := DefaultResources()
-		s.Resources = &r
 	}
 	if len(s.ImportMethods) == 0 {
 		s.ImportMethods = DefaultImportMethods()
@@ -186,9 +189,9 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	if s.Staging != nil {
 		staging = *s.Staging
 	}
-	if staging.Size == nil {
+	if staging.SizeLimit == nil && !staging.Unbounded {
 		size := DefaultStagingSize.DeepCopy()
-		staging.Size = &size
+		staging.SizeLimit = &size
 	}
 	s.Staging = &staging
 	if s.Autoscaling != nil {
@@ -197,13 +200,50 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 			m := DefaultMinReplicas
 			a.MinReplicas = &m
 		}
-		if a.TargetCPUUtilizationPercentage == nil {
+		if a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil {
 			u := DefaultTargetCPUUtilization
-			a.TargetCPUUtilizationPercentage = &u
+			a.TargetCPUUtilization = &u
 		}
 		s.Autoscaling = &a
 	}
+	if s.Logging != nil {
+		l := *s.Logging
+		if l.Format == "" {
+			l.Format = LogFormatText
+		}
+		if l.Level == "" {
+			l.Level = DefaultLogLevel
+		}
+		s.Logging = &l
+	}
 	return s
+}
+
+// apiServerWithDefaults fills in both launch modes' sizes, so whichever the
+// release picks is spelled out.
+func apiServerWithDefaults(in *APIServerSpec) *APIServerSpec {
+	out := APIServerSpec{}
+	if in != nil {
+		out = *in
+	}
+	if out.Workers == nil {
+		w := DefaultAPIProcesses
+		out.Workers = &w
+	}
+	u := UWSGISpec{}
+	if out.UWSGI != nil {
+		u = *out.UWSGI
+	}
+	if u.Processes == nil {
+		p := DefaultAPIProcesses
+		u.Processes = &p
+	}
+	if u.Threads == nil {
+		t := DefaultAPIThreads
+		u.Threads = &t
+	}
+	out.UWSGI = &u
+	return &out
 }
 
 // Address is where the database server listens: the cluster's Service

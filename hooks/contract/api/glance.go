@@ -1,6 +1,7 @@
 package api
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,14 +17,19 @@ type Glance struct {
 	Status GlanceStatus `json:"status,omitzero"`
 }
 
-// GlanceSpec is what the Glance service needs besides its stores.
+// GlanceSpec is what the Glance service needs besides its stores. Its shape
+// and names are the reference Glance API's (the C5C3 glance-operator), so a
+// Glance written for it applies here; the fields after DropRetiredStores'
+// block are this project's own additions, placed where the reference would
+// put them.
 type GlanceSpec struct {
-	// OpenStackRelease, e.g. "2025.2"; the default image tag.
+	// OpenStackRelease, e.g. "2025.2"; the default image tag, the launch
+	// mode and the schema the database is prepared for.
 	OpenStackRelease string `json:"openStackRelease"`
+	// Deployment holds the pod-level knobs of the glance-api Deployment.
+	Deployment *DeploymentSpec `json:"deployment,omitempty"`
 	// Image of glance-api; defaults to ghcr.io/c5c3/glance:<openStackRelease>.
 	Image *ImageSpec `json:"image,omitempty"`
-	// Replicas of the glance-api Deployment; default 1.
-	Replicas *int32 `json:"replicas,omitempty"`
 	// Database glance-api keeps its catalogue in.
 	Database *DatabaseSpec `json:"database,omitempty"`
 	// Cache is the memcached cluster for token caching.
@@ -35,25 +41,42 @@ type GlanceSpec struct {
 	KeystonePublicEndpoint string `json:"keystonePublicEndpoint,omitempty"`
 	// ServiceUser is the Keystone user glance-api authenticates as.
 	ServiceUser *ServiceUserSpec `json:"serviceUser,omitempty"`
-	// API is how many processes and threads serve the API.
-	API *APISpec `json:"api,omitempty"`
+	// Region is [keystone_authtoken] region_name; unset, the option is left
+	// out and keystonemiddleware takes the catalog's first region.
+	Region string `json:"region,omitempty"`
+	// APIServer sizes the API server of the release's launch mode.
+	APIServer *APIServerSpec `json:"apiServer,omitempty"`
+	// Staging bounds each pod's scratch space for image imports.
+	Staging *StagingSpec `json:"staging,omitempty"`
+	// Autoscaling, when set, lets a HorizontalPodAutoscaler set the number
+	// of glance-api pods; deployment.replicas is then not used.
+	Autoscaling *AutoscalingSpec `json:"autoscaling,omitempty"`
+	// Logging is how glance-api logs (oslo.log).
+	Logging *LoggingSpec `json:"logging,omitempty"`
+
+	// The reference's blocks later issues build. They are part of the
+	// schema so a reference CR decodes whole, and admission refuses each
+	// one as not supported yet rather than let it be ignored.
+	ImportFiltering  *ImportFilteringSpec         `json:"importFiltering,omitempty"`
+	ImportPlugins    *ImportPluginsSpec           `json:"importPlugins,omitempty"`
+	DBPurge          *DBPurgeSpec                 `json:"dbPurge,omitempty"`
+	ImageCache       *ImageCacheSpec              `json:"imageCache,omitempty"`
+	Gateway          *GatewaySpec                 `json:"gateway,omitempty"`
+	NetworkPolicy    *NetworkPolicySpec           `json:"networkPolicy,omitempty"`
+	SecretStoreRef   *SecretStoreRefSpec          `json:"secretStoreRef,omitempty"`
+	TargetClusterRef *LocalObjectReference        `json:"targetClusterRef,omitempty"`
+	PolicyOverrides  *PolicySpec                  `json:"policyOverrides,omitempty"`
+	Middleware       []MiddlewareSpec             `json:"middleware,omitempty"`
+	Plugins          []PluginSpec                 `json:"plugins,omitempty"`
+	ExtraConfig      map[string]map[string]string `json:"extraConfig,omitempty"`
+
 	// MetadefsPath is where the image keeps Glance's metadata definitions,
 	// which the schema Jobs load; default /var/lib/openstack/etc/glance/metadefs.
 	MetadefsPath string `json:"metadefsPath,omitempty"`
-	// Resources of the glance-api container; default requests of 250m CPU
-	// and 512Mi memory, and a limit of 1Gi memory.
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 	// ImportMethods are the interoperable image import methods glance-api
 	// offers ([DEFAULT] enabled_import_methods); default glance-direct and
 	// copy-image.
 	ImportMethods []string `json:"importMethods,omitempty"`
-	// Staging is where each pod keeps image data between stage and import.
-	Staging *StagingSpec `json:"staging,omitempty"`
-	// Scheduling places the glance-api pods on nodes.
-	Scheduling *SchedulingSpec `json:"scheduling,omitempty"`
-	// Autoscaling, when set, lets a HorizontalPodAutoscaler set the number
-	// of glance-api pods; replicas is then not used.
-	Autoscaling *AutoscalingSpec `json:"autoscaling,omitempty"`
 	// DropRetiredStores lists store ids whose section may go once their
 	// backend is gone. A store whose GlanceBackend is deleted (or whose
 	// ControlPlane entry is removed) is retired: its section stays, never
@@ -73,14 +96,46 @@ const (
 // rendered.
 var ImportMethods = []string{ImportGlanceDirect, ImportWebDownload, ImportCopyImage}
 
-// StagingSpec sizes the staging area of each glance-api pod: the image data
+// DeploymentSpec is the glance-api Deployment's pod-level knobs. Placement
+// (nodeSelector, affinity, tolerations) is this project's addition.
+type DeploymentSpec struct {
+	// Replicas of the glance-api Deployment; default 1.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Resources of the glance-api container; default requests of 250m CPU
+	// and 512Mi memory, and a limit of 1Gi memory.
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// TerminationGracePeriodSeconds of the pods; default 30.
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	// PreStopSleepSeconds, when set, has each pod sleep that long before it
+	// is told to stop, so it leaves the Service's endpoints first.
+	PreStopSleepSeconds *int64 `json:"preStopSleepSeconds,omitempty"`
+	// Strategy replaces the default rollout (one surge pod, none unavailable).
+	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
+	// TopologySpreadConstraints replace the default spread (across nodes,
+	// then zones, both ScheduleAnyway). A constraint without labelSelector
+	// selects the Glance's glance-api pods.
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// PriorityClassName of the pods.
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// NodeSelector the nodes must match.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Affinity of the pods, as in a pod spec.
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+	// Tolerations of the pods.
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// StagingSpec bounds the staging area of each glance-api pod: the image data
 // a client stages (PUT /v2/images/{id}/stage) waits there for its import,
-// which the pod that staged it runs.
+// which the pod that staged it runs. The tasks area gets the same bound.
 type StagingSpec struct {
-	// Size of the staging area of one pod; default 10Gi. An emptyDir's
+	// SizeLimit of each area; default 10Gi, at least 1Mi. An emptyDir's
 	// sizeLimit (the kubelet evicts a pod whose staging grows beyond it),
 	// or the size a volume claim asks for.
-	Size *resource.Quantity `json:"size,omitempty"`
+	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
+	// Unbounded leaves the emptyDirs without a sizeLimit; it excludes
+	// sizeLimit and volumeClaim.
+	Unbounded bool `json:"unbounded,omitempty"`
 	// VolumeClaim, when set, puts each pod's staging area on a volume of
 	// its own (a generic ephemeral volume: a PersistentVolumeClaim made
 	// with the pod and deleted with it) instead of an emptyDir.
@@ -93,46 +148,81 @@ type StagingVolumeClaim struct {
 	StorageClassName string `json:"storageClassName,omitempty"`
 }
 
-// SchedulingSpec is where glance-api pods may run, as in a pod spec.
-type SchedulingSpec struct {
-	// NodeSelector the nodes must match.
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
-	// Affinity of the pods, as in a pod spec.
-	Affinity *corev1.Affinity `json:"affinity,omitempty"`
-	// Tolerations of the pods.
-	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
-	// TopologySpreadConstraints replace the default spread (across nodes,
-	// then zones, both ScheduleAnyway). A constraint without labelSelector
-	// selects the Glance's glance-api pods.
-	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
-	// PriorityClassName of the pods.
-	PriorityClassName string `json:"priorityClassName,omitempty"`
-}
-
 // AutoscalingSpec is the HorizontalPodAutoscaler of the glance-api pods.
 type AutoscalingSpec struct {
 	// MinReplicas; default 2.
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 	// MaxReplicas, at least minReplicas.
 	MaxReplicas int32 `json:"maxReplicas"`
-	// TargetCPUUtilizationPercentage of the CPU request; default 80.
-	TargetCPUUtilizationPercentage *int32 `json:"targetCPUUtilizationPercentage,omitempty"`
+	// TargetCPUUtilization in percent of the CPU request; 80 when neither
+	// target is set.
+	TargetCPUUtilization *int32 `json:"targetCPUUtilization,omitempty"`
+	// TargetMemoryUtilization in percent of the memory request.
+	TargetMemoryUtilization *int32 `json:"targetMemoryUtilization,omitempty"`
 }
 
-// APISpec sizes the glance-api server. Below 2026.1 glance-api is the
-// eventlet server and Processes is its workers option; from 2026.1 it runs
-// under uWSGI with Processes processes of Threads threads each.
-type APISpec struct {
-	// Processes serving requests; default 2.
+// APIServerSpec sizes the glance-api server. Below 2026.1 glance-api is the
+// eventlet server and Workers is its workers option; from 2026.1 it runs
+// under uWSGI as UWSGI says. The knob of the other mode is inert, and
+// admission warns when it is set.
+type APIServerSpec struct {
+	// Workers of the eventlet server; default 2.
+	Workers *int32 `json:"workers,omitempty"`
+	// UWSGI is the uWSGI server's settings.
+	UWSGI *UWSGISpec `json:"uwsgi,omitempty"`
+}
+
+// UWSGISpec is the uWSGI launch mode's server.
+type UWSGISpec struct {
+	// Processes; default 2.
 	Processes *int32 `json:"processes,omitempty"`
-	// Threads per uWSGI process; default 4. The eventlet server ignores it.
+	// Threads per process; default 4.
 	Threads *int32 `json:"threads,omitempty"`
+	// HTTPKeepAlive keeps client connections open between requests
+	// (HTTP/1.1); default off, each answer closes its connection.
+	HTTPKeepAlive *bool `json:"httpKeepAlive,omitempty"`
+	// Harakiri, in seconds, ends a worker whose request runs longer.
+	Harakiri *int32 `json:"harakiri,omitempty"`
+	// HTTPKeepAliveTimeout, in seconds, closes an idle kept-alive
+	// connection; only with httpKeepAlive.
+	HTTPKeepAliveTimeout *int32 `json:"httpKeepAliveTimeout,omitempty"`
 }
 
-// ImageSpec is a container image split into repository and tag.
+// LoggingSpec is what oslo.log writes.
+type LoggingSpec struct {
+	// Format of each record: text (default) or json.
+	Format string `json:"format,omitempty"`
+	// Level of the root logger: DEBUG, INFO (default), WARNING, ERROR or CRITICAL.
+	Level string `json:"level,omitempty"`
+	// Debug is oslo.log's debug option.
+	Debug *bool `json:"debug,omitempty"`
+	// PerLoggerLevels sets the level of named loggers.
+	PerLoggerLevels map[string]string `json:"perLoggerLevels,omitempty"`
+}
+
+// Log formats and levels oslo.log takes.
+const (
+	LogFormatText = "text"
+	LogFormatJSON = "json"
+)
+
+// LogLevels are the levels a logger may take, most verbose first.
+var LogLevels = []string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
+
+// ImageSpec is a container image: a repository and either a tag or a digest.
 type ImageSpec struct {
 	Repository string `json:"repository,omitempty"`
 	Tag        string `json:"tag,omitempty"`
+	// Digest pins the image by content, sha256:<64 hex digits>; it excludes tag.
+	Digest string `json:"digest,omitempty"`
+}
+
+// Reference is the image as a container runtime pulls it.
+func (i ImageSpec) Reference() string {
+	if i.Digest != "" {
+		return i.Repository + "@" + i.Digest
+	}
+	return i.Repository + ":" + i.Tag
 }
 
 // DatabaseSpec is the MariaDB database glance-api keeps its catalogue in:
@@ -151,7 +241,45 @@ type DatabaseSpec struct {
 	// hooks build the connection URL from them into a Secret of their own;
 	// it reaches glance-api only as an environment variable.
 	SecretRef LocalObjectReference `json:"secretRef"`
+	// CredentialsMode is Static: the Secret holds a long-lived user.
+	// Dynamic (short-lived users from a secrets engine) is not supported.
+	CredentialsMode string `json:"credentialsMode,omitempty"`
+	// TLS, when set, has the connection use TLS; not supported yet.
+	TLS *DatabaseTLSSpec `json:"tls,omitempty"`
+	// Replicas and StorageSize size a database cluster the reference
+	// operator creates; these hooks create none, and admission says so.
+	Replicas    *int32 `json:"replicas,omitempty"`
+	StorageSize string `json:"storageSize,omitempty"`
 }
+
+// Database credential modes.
+const (
+	CredentialsStatic  = "Static"
+	CredentialsDynamic = "Dynamic"
+)
+
+// DatabaseTLSSpec is the database connection's TLS.
+type DatabaseTLSSpec struct {
+	// Mode is how the server is checked: disabled, prefer, require,
+	// verify-ca or verify-full (default).
+	Mode string `json:"mode,omitempty"`
+	// CABundleSecretRef names the Secret key with the CA bundle the
+	// server's certificate is checked against; key default ca.crt.
+	CABundleSecretRef SecretKeyRef `json:"caBundleSecretRef"`
+	// ClientCertSecretRef names a kubernetes.io/tls Secret whose tls.crt
+	// and tls.key glance-api presents.
+	ClientCertSecretRef SecretKeyRef `json:"clientCertSecretRef"`
+}
+
+// TLS modes of a database connection, as MariaDB's and libpq's ssl-mode
+// name them.
+const (
+	DBTLSDisabled   = "disabled"
+	DBTLSPrefer     = "prefer"
+	DBTLSRequire    = "require"
+	DBTLSVerifyCA   = "verify-ca"
+	DBTLSVerifyFull = "verify-full"
+)
 
 // Data keys of the database Secret, as the guide's devstack writes it.
 const (
@@ -163,17 +291,24 @@ const (
 // cluster reachable as the Service <clusterRef.name>:11211 in the Glance's
 // namespace, or explicit servers. Exactly one of the two is set.
 type CacheSpec struct {
+	// Backend is the oslo.cache backend; dogpile.cache.pymemcache is the
+	// one keystonemiddleware's token cache uses here.
+	Backend    string                `json:"backend,omitempty"`
 	ClusterRef *LocalObjectReference `json:"clusterRef,omitempty"`
 	// Servers are host:port addresses of memcached servers.
 	Servers []string `json:"servers,omitempty"`
+	// Replicas sizes a memcached cluster the reference operator creates;
+	// these hooks create none, and admission says so.
+	Replicas *int32 `json:"replicas,omitempty"`
 }
 
 // ServiceUserSpec is glance's Keystone service user.
 type ServiceUserSpec struct {
-	Username          string       `json:"username"`
-	ProjectName       string       `json:"projectName"`
-	UserDomainName    string       `json:"userDomainName"`
-	ProjectDomainName string       `json:"projectDomainName"`
+	// The names default to glance, service, Default and Default.
+	Username          string       `json:"username,omitempty"`
+	ProjectName       string       `json:"projectName,omitempty"`
+	UserDomainName    string       `json:"userDomainName,omitempty"`
+	ProjectDomainName string       `json:"projectDomainName,omitempty"`
 	SecretRef         SecretKeyRef `json:"secretRef"`
 }
 
@@ -201,6 +336,12 @@ type GlanceStatus struct {
 	InstalledImage   string `json:"installedImage,omitempty"`
 	// Upgrade is the release upgrade in progress, if any.
 	Upgrade *UpgradeStatus `json:"upgrade,omitempty"`
+	// TargetRelease and UpgradePhase repeat Upgrade's, where the reference
+	// reports them; empty when no upgrade is under way.
+	TargetRelease string `json:"targetRelease,omitempty"`
+	UpgradePhase  string `json:"upgradePhase,omitempty"`
+	// Endpoint is the URL of the glance-api Service.
+	Endpoint string `json:"endpoint,omitempty"`
 	// RetiringStores are stores whose backend is gone and whose section
 	// the config keeps until spec.dropRetiredStores lists them.
 	RetiringStores []RetiringStore `json:"retiringStores,omitempty"`

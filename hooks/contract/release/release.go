@@ -129,3 +129,7 @@ func TagProblem(tag string, r Release) string {
 	}
 	return ""
 }
+
+// UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
+// removed the eventlet server's console script in 2026.1.
+var UWSGIFrom = Release{Year: 2026, Minor: 1}

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/spelling"
 	"github.com/c5c3/glance-hooks/schemas"
 )
 
@@ -52,6 +54,8 @@ func (p fieldPath) child(s any) fieldPath {
 type unknownField struct {
 	path    fieldPath
 	suggest string
+	// renamed is where a field of the old Glance API lives now.
+	renamed string
 	line    int
 }
 
@@ -98,7 +102,7 @@ func unknownFields(v any, s shape, at fieldPath, out *[]unknownField) {
 			}
 			if !known {
 				if !s.keepsUnknown() {
-					*out = append(*out, unknownField{path: at.child(k), suggest: closest(k, s.properties())})
+					*out = append(*out, unknownField{path: at.child(k), suggest: spelling.Closest(k, s.properties())})
 				}
 				continue
 			}
@@ -302,40 +306,29 @@ func strictFields(o map[string]any) ([]unknownField, error) {
 	}
 	var out []unknownField
 	unknownFields(o, s, nil, &out)
+	for i, f := range out {
+		out[i].renamed = renamedField(kind, f.path.String())
+	}
 	return out, nil
 }
 
-// closest is the known name nearest to name, when it is near enough to be
-// the likely intent (at most two edits, and fewer than half its letters).
-func closest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD && d*2 < len(k) {
-			best, bestD = k, d
-		}
+// renamedField is the new name of an old Glance field at path of an object
+// of kind, for the hint; "" when it is no old field.
+func renamedField(kind, path string) string {
+	prefix := "spec."
+	if kind == api.KindControlPlane {
+		prefix = "spec.services.glance."
+	} else if kind != api.KindGlance {
+		return ""
 	}
-	return best
-}
-
-// editDistance is the Levenshtein distance.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	rel, ok := strings.CutPrefix(path, prefix)
+	if !ok {
+		return ""
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
+	if to := api.RenamedTo(rel); to != "" {
+		return prefix + strings.ReplaceAll(to, ", ", ", "+prefix)
 	}
-	return prev[len(b)]
+	return ""
 }
 
 func mergeSorted(a, b []string) []string {
@@ -350,7 +343,10 @@ func describeUnknown(kind string, fields []unknownField) string {
 	parts := make([]string, 0, len(fields))
 	for i, f := range fields {
 		s := strconv.Quote(f.path.String())
-		if f.suggest != "" {
+		switch {
+		case f.renamed != "":
+			s += fmt.Sprintf(" (renamed: now %s, as the reference Glance API names it; see the CHANGELOG)", f.renamed)
+		case f.suggest != "":
 			s += fmt.Sprintf(" (did you mean %q?)", f.suggest)
 		}
 		if i > 0 && f.line > 0 {

@@ -1,0 +1,296 @@
+package admission
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+)
+
+// Checks of the blocks the reference Glance API brought: deployment,
+// apiServer, image digest, logging, database TLS, staging bounds. Paths are
+// relative to the Glance settings, as in glanceServiceProblems.
+
+// notSupportedProblems refuses every field of the reference API these
+// hooks do not build yet (api.LaterFields), each at its own path under at.
+func notSupportedProblems(s api.GlanceSpec) problem.List {
+	var l problem.List
+	for _, f := range api.LaterFields {
+		if f.IsSet(s) {
+			l = append(l, notSupported(dotted(f.Path), f.What))
+		}
+	}
+	return l
+}
+
+// notSupported is the refusal of one such field.
+func notSupported(at *field.Path, what string) problem.Problem {
+	return problem.Invalid(at, "is not supported yet: these hooks do not build %s; remove it", what)
+}
+
+// dotted is a path written with dots, as a field.Path.
+func dotted(p string) *field.Path {
+	parts := strings.Split(p, ".")
+	return field.NewPath(parts[0], parts[1:]...)
+}
+
+// minGraceSeconds is the shortest grace period a pod may have, as in the
+// reference: glance-api needs a few seconds to answer what it has taken.
+const minGraceSeconds = 10
+
+// deploymentProblems checks spec.deployment with the defaults filled in.
+func deploymentProblems(d api.DeploymentSpec) problem.List {
+	var l problem.List
+	at := field.NewPath("deployment")
+	if *d.Replicas < 0 {
+		l = append(l, problem.Invalid(at.Child("replicas"), "must not be negative"))
+	}
+	grace := graceSeconds(d)
+	if d.TerminationGracePeriodSeconds != nil && grace < minGraceSeconds {
+		l = append(l, problem.Invalid(at.Child("terminationGracePeriodSeconds"), "must be at least %d", minGraceSeconds))
+	}
+	if p := d.PreStopSleepSeconds; p != nil {
+		switch {
+		case *p < 0:
+			l = append(l, problem.Invalid(at.Child("preStopSleepSeconds"), "must not be negative"))
+		case *p >= grace:
+			l = append(l, problem.Invalid(at.Child("preStopSleepSeconds"),
+				"must be less than terminationGracePeriodSeconds (%d): the pod needs time after the sleep to finish its requests", grace))
+		}
+	}
+	if st := d.Strategy; st != nil {
+		switch st.Type {
+		case "", appsv1.RollingUpdateDeploymentStrategyType:
+		case appsv1.RecreateDeploymentStrategyType:
+			if st.RollingUpdate != nil {
+				l = append(l, problem.Invalid(at.Child("strategy", "rollingUpdate"), "must not be set with type Recreate"))
+			}
+		default:
+			l = append(l, problem.Invalid(at.Child("strategy", "type"), "must be RollingUpdate or Recreate"))
+		}
+	}
+	return l
+}
+
+// graceSeconds is the pods' grace period.
+func graceSeconds(d api.DeploymentSpec) int64 {
+	if d.TerminationGracePeriodSeconds != nil {
+		return *d.TerminationGracePeriodSeconds
+	}
+	return api.DefaultTerminationGraceSeconds
+}
+
+// apiServerProblems checks spec.apiServer with the defaults filled in.
+func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
+	var l problem.List
+	at := field.NewPath("apiServer")
+	u := at.Child("uwsgi")
+	// A ControlPlane's projection spells out only the launch mode its
+	// release runs, so either block may be missing here.
+	uw := api.UWSGISpec{}
+	if a.UWSGI != nil {
+		uw = *a.UWSGI
+	}
+	for _, f := range []struct {
+		at *field.Path
+		n  *int32
+	}{{at.Child("workers"), a.Workers}, {u.Child("processes"), uw.Processes}, {u.Child("threads"), uw.Threads}} {
+		if f.n != nil && (*f.n < 1 || *f.n > maxAPIConcurrency) {
+			l = append(l, problem.Invalid(f.at, "must be between 1 and %d", maxAPIConcurrency))
+		}
+	}
+	if h := uw.Harakiri; h != nil {
+		window := graceSeconds(d)
+		if d.PreStopSleepSeconds != nil {
+			window -= *d.PreStopSleepSeconds
+		}
+		switch {
+		case *h < 1:
+			l = append(l, problem.Invalid(u.Child("harakiri"), "must be at least 1"))
+		case int64(*h) >= window:
+			l = append(l, problem.Invalid(u.Child("harakiri"),
+				"must be less than the pod's drain window, terminationGracePeriodSeconds less preStopSleepSeconds (%d s)", window))
+		}
+	}
+	if t := uw.HTTPKeepAliveTimeout; t != nil {
+		switch {
+		case *t < 1:
+			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "must be at least 1"))
+		case uw.HTTPKeepAlive == nil || !*uw.HTTPKeepAlive:
+			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "needs httpKeepAlive: true"))
+		}
+	}
+	return l
+}
+
+// apiServerWarnings name a knob of the launch mode the release does not
+// use, as written (a nil field is not set): it is valid, and inert.
+func apiServerWarnings(at *field.Path, a *api.APIServerSpec, releaseName string) []string {
+	rel, err := release.Parse(releaseName)
+	if a == nil || err != nil {
+		return nil
+	}
+	uwsgi := !rel.Before(release.UWSGIFrom)
+	switch {
+	case uwsgi && a.Workers != nil:
+		return []string{fmt.Sprintf("%s has no effect: from %s glance-api runs under uWSGI, sized by %s",
+			at.Child("workers"), release.UWSGIFrom, at.Child("uwsgi"))}
+	case !uwsgi && a.UWSGI != nil:
+		return []string{fmt.Sprintf("%s has no effect: before %s glance-api is the eventlet server, sized by %s",
+			at.Child("uwsgi"), release.UWSGIFrom, at.Child("workers"))}
+	}
+	return nil
+}
+
+// imageDigest is the reference's digest form.
+var imageDigest = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
+
+// imageProblems checks spec.image with the defaults filled in.
+func imageProblems(i api.ImageSpec) problem.List {
+	at := field.NewPath("image")
+	l := requiredValue(at.Child("repository"), i.Repository)
+	switch {
+	case i.Tag != "" && i.Digest != "":
+		l = append(l, problem.Invalid(at, "sets both tag and digest: name the image by one of them"))
+	case i.Digest != "" && !imageDigest.MatchString(i.Digest):
+		l = append(l, problem.Invalid(at.Child("digest"), "must be sha256: and 64 lowercase hex digits"))
+	case i.Digest == "":
+		l = append(l, requiredValue(at.Child("tag"), i.Tag)...)
+	}
+	return l
+}
+
+// loggerName is what a logger may be called: it goes into oslo.log's
+// comma-separated name=LEVEL list, and into a logging config section name.
+var loggerName = regexp.MustCompile(`^[A-Za-z0-9_][-A-Za-z0-9_.]*$`)
+
+// loggingProblems checks spec.logging with the defaults filled in.
+func loggingProblems(lg *api.LoggingSpec) problem.List {
+	if lg == nil {
+		return nil
+	}
+	var l problem.List
+	at := field.NewPath("logging")
+	if lg.Format != api.LogFormatText && lg.Format != api.LogFormatJSON {
+		l = append(l, problem.Invalid(at.Child("format"), "must be text or json"))
+	}
+	if !isLogLevel(lg.Level) {
+		l = append(l, problem.Invalid(at.Child("level"), "must be one of %s", strings.Join(api.LogLevels, ", ")))
+	}
+	for _, name := range slices.Sorted(maps.Keys(lg.PerLoggerLevels)) {
+		k := at.Child("perLoggerLevels").Key(name)
+		if !loggerName.MatchString(name) {
+			l = append(l, problem.At(k, "a logger name must be letters, digits, '_', '-' or '.'"))
+		}
+		if !isLogLevel(lg.PerLoggerLevels[name]) {
+			l = append(l, problem.Invalid(k, "must be one of %s", strings.Join(api.LogLevels, ", ")))
+		}
+	}
+	return l
+}
+
+func isLogLevel(v string) bool {
+	for _, lv := range api.LogLevels {
+		if v == lv {
+			return true
+		}
+	}
+	return false
+}
+
+// databaseTLSProblems checks spec.database.tls and the credentials mode.
+func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
+	var l problem.List
+	if m := d.CredentialsMode; m != "" && m != api.CredentialsStatic && m != api.CredentialsDynamic {
+		l = append(l, problem.Invalid(at.Child("credentialsMode"), "must be Static or Dynamic"))
+	}
+	t := d.TLS
+	if t == nil {
+		return l
+	}
+	at = at.Child("tls")
+	switch t.Mode {
+	case "", api.DBTLSDisabled, api.DBTLSPrefer, api.DBTLSRequire, api.DBTLSVerifyCA, api.DBTLSVerifyFull:
+	default:
+		l = append(l, problem.Invalid(at.Child("mode"), "must be disabled, prefer, require, verify-ca or verify-full"))
+	}
+	l = append(l, requiredValue(at.Child("caBundleSecretRef", "name"), t.CABundleSecretRef.Name)...)
+	l = append(l, requiredValue(at.Child("clientCertSecretRef", "name"), t.ClientCertSecretRef.Name)...)
+	if t.ClientCertSecretRef.Key != "" {
+		l = append(l, problem.Invalid(at.Child("clientCertSecretRef", "key"),
+			"must not be set: the client certificate Secret is a kubernetes.io/tls Secret, read as tls.crt and tls.key"))
+	}
+	return l
+}
+
+// unusedSizingWarnings name the reference's fields that size a database or
+// memcached cluster its operator creates: these hooks reach a cluster that
+// exists, so the fields change nothing here, and the warning says so.
+func unusedSizingWarnings(at *field.Path, s api.GlanceSpec) []string {
+	var out []string
+	note := func(p *field.Path) {
+		out = append(out, fmt.Sprintf("%s has no effect: these hooks create no database or memcached cluster, they reach the one named", p))
+	}
+	if d := s.Database; d != nil {
+		if d.Replicas != nil {
+			note(at.Child("database", "replicas"))
+		}
+		if d.StorageSize != "" {
+			note(at.Child("database", "storageSize"))
+		}
+	}
+	if c := s.Cache; c != nil && c.Replicas != nil {
+		note(at.Child("cache", "replicas"))
+	}
+	return out
+}
+
+// minStagingSize is the smallest staging bound: below it (100m is a tenth
+// of a byte) the first staged byte would evict the pod.
+var minStagingSize = resource.MustParse("1Mi")
+
+// stagingProblems checks spec.staging with the defaults filled in.
+func stagingProblems(s api.StagingSpec) problem.List {
+	var l problem.List
+	at := field.NewPath("staging")
+	switch {
+	case s.Unbounded && s.VolumeClaim != nil:
+		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes volumeClaim: a claim asks for a size"))
+	case s.Unbounded && s.SizeLimit != nil:
+		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes sizeLimit: an unbounded staging area has no limit"))
+	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
+	}
+	return l
+}
+
+// regionProblems checks the Keystone region.
+func regionProblems(at *field.Path, region string) problem.List {
+	if region != "" && !regionID.MatchString(region) {
+		return problem.List{problem.Invalid(at, "must be letters, digits, '.', '_' or '-', starting with a letter or digit")}
+	}
+	return nil
+}
+
+// regionID is a Keystone region id as the CRDs allow it.
+var regionID = regexp.MustCompile(`^[A-Za-z0-9][-._A-Za-z0-9]{0,254}$`)
+
+// cacheBackend is an oslo.cache backend: a dotted Python name.
+var cacheBackend = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// cacheBackendProblems checks spec.cache.backend.
+func cacheBackendProblems(at *field.Path, c api.CacheSpec) problem.List {
+	if c.Backend != "" && !cacheBackend.MatchString(c.Backend) {
+		return problem.List{problem.Invalid(at.Child("backend"), "must be an oslo.cache backend's dotted name, e.g. dogpile.cache.pymemcache")}
+	}
+	return nil
+}

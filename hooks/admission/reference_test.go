@@ -1,0 +1,164 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/test/refrules"
+)
+
+// validGlance is a complete Glance as the reference's example writes it.
+const validGlance = `{"apiVersion":"glance.openstack.c5c3.io/v1alpha1","kind":"Glance","metadata":{"name":"glance","namespace":"openstack"},
+"spec":{"openStackRelease":"2026.1","deployment":{"replicas":3},"image":{"repository":"ghcr.io/c5c3/glance","tag":"2026.1"},
+"database":{"clusterRef":{"name":"openstack-mariadb"},"database":"glance","secretRef":{"name":"glance-db"}},
+"cache":{"backend":"dogpile.cache.pymemcache","clusterRef":{"name":"openstack-memcached"}},
+"keystoneEndpoint":"http://keystone.openstack.svc.cluster.local:5000/v3","serviceUser":{"secretRef":{"name":"glance-keystone"}}}}`
+
+// reviewRaw reviews a Glance or ControlPlane written as JSON.
+func reviewRaw(t *testing.T, kind string, raw []byte) (*admissionResponse, string) {
+	t.Helper()
+	var req = create(t, &api.Glance{})
+	if kind == api.KindControlPlane {
+		req = create(t, &api.ControlPlane{})
+	}
+	var meta struct {
+		Metadata struct{ Name, Namespace string } `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &meta))
+	req.Name, req.Namespace = meta.Metadata.Name, meta.Metadata.Namespace
+	req.Object.Raw = raw
+	resp := Review(context.Background(), req, &fakeLister{})
+	require.Equal(t, req.UID, resp.UID)
+	msg := ""
+	if resp.Result != nil {
+		msg = resp.Result.Message
+	}
+	return &admissionResponse{allowed: resp.Allowed, warnings: resp.Warnings}, msg
+}
+
+type admissionResponse struct {
+	allowed  bool
+	warnings []string
+}
+
+// TestReferenceGlanceAllowed: the reference's example applies as it is.
+func TestReferenceGlanceAllowed(t *testing.T) {
+	resp, msg := reviewRaw(t, api.KindGlance, []byte(validGlance))
+	require.True(t, resp.allowed, msg)
+	assert.Empty(t, resp.warnings)
+}
+
+// TestReferenceRulesRefused runs every rule of the reference API through
+// /validate: each is refused, naming its field.
+func TestReferenceRulesRefused(t *testing.T) {
+	for _, r := range refrules.GlanceRules {
+		t.Run(r.Name, func(t *testing.T) {
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal([]byte(validGlance), &obj))
+			r.Apply(obj)
+			raw, err := json.Marshal(obj)
+			require.NoError(t, err)
+			resp, msg := reviewRaw(t, api.KindGlance, raw)
+			require.False(t, resp.allowed, "allowed, want refused")
+			assert.Regexp(t, regexp.QuoteMeta(r.Field)+`[ :\[]`, msg, "the refusal names the field")
+			if strings.Contains(r.Name, "not supported yet") {
+				assert.Contains(t, msg, r.Field+" is not supported yet")
+			}
+		})
+	}
+}
+
+// TestReferenceWarnings: what is valid but does nothing here is admitted
+// with a warning saying so.
+func TestReferenceWarnings(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		set    map[string]any
+		want   []string
+	}{
+		"eventlet workers under uWSGI": {"2026.1 runs under uWSGI", map[string]any{"apiServer.workers": 4},
+			[]string{"spec.apiServer.workers has no effect: from 2026.1 glance-api runs under uWSGI, sized by spec.apiServer.uwsgi"}},
+		"uWSGI under eventlet": {"2025.2 is the eventlet server", map[string]any{"openStackRelease": "2025.2", "image.tag": "2025.2", "apiServer.uwsgi.processes": 4},
+			[]string{"spec.apiServer.uwsgi has no effect: before 2026.1 glance-api is the eventlet server, sized by spec.apiServer.workers"}},
+		"managed database sizing": {"these hooks create no database", map[string]any{"database.replicas": 3, "database.storageSize": "100Gi", "cache.replicas": 3},
+			[]string{
+				"spec.database.replicas has no effect: these hooks create no database or memcached cluster, they reach the one named",
+				"spec.database.storageSize has no effect: these hooks create no database or memcached cluster, they reach the one named",
+				"spec.cache.replicas has no effect: these hooks create no database or memcached cluster, they reach the one named",
+			}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal([]byte(validGlance), &obj))
+			refrules.Rule{Set: c.set}.Apply(obj)
+			raw, _ := json.Marshal(obj)
+			resp, msg := reviewRaw(t, api.KindGlance, raw)
+			require.True(t, resp.allowed, msg)
+			assert.Equal(t, c.want, resp.warnings, c.reason)
+		})
+	}
+}
+
+// TestControlPlaneReferenceRules: the reference ControlPlane's knobs.
+func TestControlPlaneReferenceRules(t *testing.T) {
+	const head = `{"apiVersion":"c5c3.io/v1alpha1","kind":"ControlPlane","metadata":{"name":"cp","namespace":"openstack"},"spec":{`
+	const backends = `"backends":[{"name":"default","type":"S3","isDefault":true,"s3":{"endpoint":"http://s3:3900","bucket":"b","credentialsSecretRef":{"name":"c"}}}]`
+	cases := map[string]struct {
+		reason, spec string
+		refused      string   // "" allowed
+		warnings     []string // when allowed
+	}{
+		"reference knobs": {reason: "region, replicas, staging, image digest and publicEndpoint are taken",
+			spec: `"region":"RegionTwo","services":{"glance":{` + backends + `,"replicas":2,"staging":{"sizeLimit":"20Gi"},` +
+				`"image":{"repository":"r","digest":"sha256:` + strings.Repeat("a", 64) + `"},"publicEndpoint":"https://glance.example.com"}}`},
+		"replicas twice": {reason: "services.glance.replicas and deployment.replicas say the same",
+			spec:    `"services":{"glance":{` + backends + `,"replicas":2,"deployment":{"replicas":3}}}`,
+			refused: `spec.services.glance.replicas and deployment.replicas are both set: set one of them`},
+		"global extra config": {reason: "merged into the Glance's extraConfig, which is not supported yet",
+			spec:    `"globalExtraConfig":{"DEFAULT":{"debug":"true"}},"services":{"glance":{` + backends + `}}`,
+			refused: `spec.globalExtraConfig is not supported yet`},
+		"image cache": {reason: "a later issue's block under services.glance",
+			spec:    `"services":{"glance":{` + backends + `,"imageCache":{"sizeLimit":"1Gi"}}}`,
+			refused: `spec.services.glance.imageCache is not supported yet`},
+		"misspelt service": {reason: "a services key near a known service is most likely that service",
+			spec:     `"services":{"glanse":{},"glance":{` + backends + `}}`,
+			warnings: []string{"spec.services.glanse is not a known service: did you mean glance?"}},
+		"other service": {reason: "a known service these hooks leave alone is said to be left alone",
+			spec:     `"services":{"keystone":{"replicas":3}}`,
+			warnings: []string{"spec.services.keystone is not reconciled here: these hooks run Glance only"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp, msg := reviewRaw(t, api.KindControlPlane, []byte(head+c.spec+`}}`))
+			if c.refused != "" {
+				require.False(t, resp.allowed, c.reason)
+				assert.Contains(t, msg, c.refused, c.reason)
+				return
+			}
+			require.True(t, resp.allowed, "%s: %s", c.reason, msg)
+			assert.Equal(t, c.warnings, resp.warnings, c.reason)
+		})
+	}
+}
+
+// TestStandaloneBackendNamedDefault: the guide's reserved names include
+// default for a backend whose name is its store id.
+func TestStandaloneBackendNamedDefault(t *testing.T) {
+	b := backend("default", "glance", false)
+	req := create(t, &b)
+	msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
+	assert.Contains(t, msg, `store id "default" collides with a reserved store section`)
+
+	b.Spec.StoreID = "default"
+	b.Name = "controlplane-glance-default"
+	req = create(t, &b)
+	allowed(t, req, Review(context.Background(), req, &fakeLister{}))
+}

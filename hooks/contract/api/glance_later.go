@@ -1,0 +1,110 @@
+package api
+
+import (
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The reference Glance's blocks that later work builds. They are typed now,
+// in the reference's shape, so a reference CR decodes and the schema can
+// check them; admission refuses each one as not supported yet.
+
+// ImportFilteringSpec restricts the URIs web-download may fetch.
+type ImportFilteringSpec struct {
+	AllowedSchemes    []string `json:"allowedSchemes,omitempty"`
+	DisallowedSchemes []string `json:"disallowedSchemes,omitempty"`
+	AllowedHosts      []string `json:"allowedHosts,omitempty"`
+	DisallowedHosts   []string `json:"disallowedHosts,omitempty"`
+	AllowedPorts      []int32  `json:"allowedPorts,omitempty"`
+	DisallowedPorts   []int32  `json:"disallowedPorts,omitempty"`
+}
+
+// ImportPluginsSpec selects the image import plugins.
+type ImportPluginsSpec struct {
+	Decompression  *ImportDecompressionSpec  `json:"decompression,omitempty"`
+	Conversion     *ImportConversionSpec     `json:"conversion,omitempty"`
+	InjectMetadata *ImportInjectMetadataSpec `json:"injectMetadata,omitempty"`
+}
+
+// ImportDecompressionSpec has no settings: its presence enables the plugin.
+type ImportDecompressionSpec struct{}
+
+// ImportConversionSpec is the conversion plugin's target format.
+type ImportConversionSpec struct {
+	OutputFormat string `json:"outputFormat,omitempty"`
+}
+
+// ImportInjectMetadataSpec is the properties the inject plugin sets.
+type ImportInjectMetadataSpec struct {
+	Properties      map[string]string `json:"properties"`
+	IgnoreUserRoles []string          `json:"ignoreUserRoles,omitempty"`
+}
+
+// DBPurgeSpec is the recurring purge of soft-deleted rows.
+type DBPurgeSpec struct {
+	RetentionDays    *int32 `json:"retentionDays,omitempty"`
+	Schedule         string `json:"schedule,omitempty"`
+	PurgeImagesTable *bool  `json:"purgeImagesTable,omitempty"`
+	Suspend          bool   `json:"suspend,omitempty"`
+}
+
+// ImageCacheSpec is each pod's local image cache.
+type ImageCacheSpec struct {
+	SizeLimit           *resource.Quantity `json:"sizeLimit,omitempty"`
+	MaintenanceInterval *metav1.Duration   `json:"maintenanceInterval,omitempty"`
+}
+
+// GatewaySpec exposes glance-api through a Gateway API HTTPRoute.
+type GatewaySpec struct {
+	Hostname    string            `json:"hostname"`
+	ParentRef   GatewayParentRef  `json:"parentRef"`
+	Path        string            `json:"path,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// GatewayParentRef names the Gateway (and listener) the route attaches to.
+type GatewayParentRef struct {
+	Name        string `json:"name"`
+	Namespace   string `json:"namespace,omitempty"`
+	SectionName string `json:"sectionName,omitempty"`
+}
+
+// NetworkPolicySpec is the NetworkPolicy around the glance-api pods.
+type NetworkPolicySpec struct {
+	Ingress          []NetworkPolicySource                  `json:"ingress"`
+	AdditionalEgress []networkingv1.NetworkPolicyEgressRule `json:"additionalEgress,omitempty"`
+}
+
+// NetworkPolicySource is one source allowed to reach glance-api.
+type NetworkPolicySource struct {
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+	PodSelector       *metav1.LabelSelector `json:"podSelector,omitempty"`
+}
+
+// SecretStoreRefSpec names an External Secrets store.
+type SecretStoreRefSpec struct {
+	Kind string `json:"kind,omitempty"`
+	Name string `json:"name"`
+}
+
+// PolicySpec is oslo.policy rules over the defaults.
+type PolicySpec struct {
+	Rules        map[string]string     `json:"rules,omitempty"`
+	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
+}
+
+// MiddlewareSpec is one WSGI filter put into the paste pipeline.
+type MiddlewareSpec struct {
+	Name          string            `json:"name"`
+	FilterFactory string            `json:"filterFactory"`
+	Position      string            `json:"position"`
+	Config        map[string]string `json:"config,omitempty"`
+}
+
+// PluginSpec is one config section for a service plugin or driver.
+type PluginSpec struct {
+	Name          string            `json:"name"`
+	ConfigSection string            `json:"configSection"`
+	Config        map[string]string `json:"config,omitempty"`
+}

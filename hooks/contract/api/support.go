@@ -1,0 +1,37 @@
+package api
+
+// A Glance field the reference API has and these hooks do not build yet.
+// Admission refuses it when set, naming what it would do, so a CR written
+// for the reference never runs here with a part of it silently dropped.
+type LaterField struct {
+	// Path under a Glance's spec, e.g. "imageCache".
+	Path string
+	// What the field asks for, for the refusal's message.
+	What string
+	// set reports whether a spec sets it.
+	set func(GlanceSpec) bool
+}
+
+// IsSet reports whether spec s sets the field.
+func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
+
+// LaterFields are the reference's Glance fields admission refuses as not
+// supported yet, in the spec's order.
+var LaterFields = []LaterField{
+	{"importFiltering", "the web-download URI filter", func(s GlanceSpec) bool { return s.ImportFiltering != nil }},
+	{"importPlugins", "the image import plugins", func(s GlanceSpec) bool { return s.ImportPlugins != nil }},
+	{"dbPurge", "the database purge CronJob", func(s GlanceSpec) bool { return s.DBPurge != nil }},
+	{"imageCache", "the per-pod image cache", func(s GlanceSpec) bool { return s.ImageCache != nil }},
+	{"gateway", "the Gateway API HTTPRoute", func(s GlanceSpec) bool { return s.Gateway != nil }},
+	{"networkPolicy", "the NetworkPolicy around the glance-api pods", func(s GlanceSpec) bool { return s.NetworkPolicy != nil }},
+	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
+	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil }},
+	{"policyOverrides", "oslo.policy overrides", func(s GlanceSpec) bool { return s.PolicyOverrides != nil }},
+	{"middleware", "extra paste pipeline filters", func(s GlanceSpec) bool { return len(s.Middleware) > 0 }},
+	{"plugins", "plugin config sections", func(s GlanceSpec) bool { return len(s.Plugins) > 0 }},
+	{"extraConfig", "free-form glance-api.conf options", func(s GlanceSpec) bool { return len(s.ExtraConfig) > 0 }},
+	{"database.tls", "TLS to the database", func(s GlanceSpec) bool { return s.Database != nil && s.Database.TLS != nil }},
+	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
+		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic
+	}},
+}

@@ -1,0 +1,409 @@
+// Package reference proves the Glance API field by field: every leaf of
+// the Glance CRD's spec is either rendered into the objects the hooks
+// return, accepted and shown to change nothing (with a warning), or
+// refused as not supported yet. The table is checked against the CRD, so
+// a field added to the schema without a case here fails the build.
+package reference
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/schemas"
+	"github.com/c5c3/glance-hooks/test/refrules"
+)
+
+// outcome is what a field does.
+type outcome int
+
+const (
+	// rendered: the field's value reaches the rendered objects (check says where).
+	rendered outcome = iota
+	// inert: accepted, and the rendered objects are those of the base.
+	inert
+	// refused: admission refuses it as not supported yet.
+	refused
+)
+
+// fieldCase sets one field (value under spec at the path, with whatever
+// else its block requires) and says what it does.
+type fieldCase struct {
+	// reference marks a field of the reference Glance API; the others are
+	// this project's own.
+	reference bool
+	set       map[string]any // dotted paths under spec -> value
+	outcome   outcome
+	// check looks at the rendered objects, for rendered fields.
+	check func(t *testing.T, r result)
+}
+
+// result is the render of one case.
+type result struct {
+	conf, uwsgi, logging string
+	// all is every object but the Glance itself, as JSON.
+	all             string
+	deployment, hpa chain.Object
+	status          chain.Object
+}
+
+func (r result) pod() map[string]any {
+	return dig(r.deployment, "spec", "template", "spec").(map[string]any)
+}
+
+func (r result) container() map[string]any {
+	return r.pod()["containers"].([]any)[0].(map[string]any)
+}
+
+func confHas(lines ...string) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		for _, l := range lines {
+			assert.Contains(t, r.conf, l+"\n", "glance-api.conf")
+		}
+	}
+}
+
+func podHas(key string, want any, path ...string) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.Equal(t, jsonish(want), jsonish(dig(r.pod(), append([]string{key}, path...)...)))
+	}
+}
+
+func jsonish(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func dig(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+var later = refused
+
+// cases: the Glance CRD's spec leaves (a leaf is a scalar, a list, a map,
+// or a block the schema keeps as written).
+var cases = map[string]fieldCase{
+	"openStackRelease": {true, map[string]any{"openStackRelease": "2025.2", "image.tag": "2025.2"}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, "2025.2", r.status["installedRelease"])
+	}},
+	"deployment.replicas": {true, map[string]any{"deployment.replicas": 3}, rendered, func(t *testing.T, r result) {
+		assert.EqualValues(t, 3, dig(r.deployment, "spec", "replicas"))
+	}},
+	"deployment.resources": {true, map[string]any{"deployment.resources": map[string]any{"requests": map[string]any{"cpu": "1", "memory": "1Gi"}}}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"requests":{"cpu":"1","memory":"1Gi"}}`, jsonish(r.container()["resources"]))
+	}},
+	"deployment.terminationGracePeriodSeconds": {true, map[string]any{"deployment.terminationGracePeriodSeconds": 60}, rendered,
+		podHas("terminationGracePeriodSeconds", 60)},
+	"deployment.preStopSleepSeconds": {true, map[string]any{"deployment.preStopSleepSeconds": 5}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"preStop":{"sleep":{"seconds":5}}}`, jsonish(r.container()["lifecycle"]))
+	}},
+	"deployment.strategy": {true, map[string]any{"deployment.strategy": map[string]any{"type": "Recreate"}}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"type":"Recreate"}`, jsonish(dig(r.deployment, "spec", "strategy")))
+	}},
+	"deployment.topologySpreadConstraints": {true, map[string]any{"deployment.topologySpreadConstraints": []any{map[string]any{"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}}}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, jsonish(r.pod()["topologySpreadConstraints"]), `"maxSkew":2,"topologyKey":"zone"`)
+	}},
+	"deployment.priorityClassName": {true, map[string]any{"deployment.priorityClassName": "high"}, rendered, podHas("priorityClassName", "high")},
+	"deployment.nodeSelector":      {false, map[string]any{"deployment.nodeSelector": map[string]any{"role": "control"}}, rendered, podHas("nodeSelector", map[string]any{"role": "control"})},
+	"deployment.affinity": {false, map[string]any{"deployment.affinity": map[string]any{"podAntiAffinity": map[string]any{"preferredDuringSchedulingIgnoredDuringExecution": []any{
+		map[string]any{"weight": 1, "podAffinityTerm": map[string]any{"topologyKey": "kubernetes.io/hostname"}}}}}}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, jsonish(r.pod()["affinity"]), `"weight":1`)
+	}},
+	"deployment.tolerations": {false, map[string]any{"deployment.tolerations": []any{map[string]any{"key": "role", "operator": "Exists"}}}, rendered,
+		podHas("tolerations", []any{map[string]any{"key": "role", "operator": "Exists"}})},
+	"image.repository": {true, map[string]any{"image.repository": "registry.example/glance"}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, "registry.example/glance:2025.2", r.container()["image"])
+	}},
+	"image.tag": {true, map[string]any{"image.tag": "2025.2-p1"}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, "ghcr.io/c5c3/glance:2025.2-p1", r.container()["image"])
+	}},
+	"image.digest": {true, map[string]any{"image.tag": nil, "image.digest": "sha256:" + strings.Repeat("ab", 32)}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, "ghcr.io/c5c3/glance@sha256:"+strings.Repeat("ab", 32), r.container()["image"])
+	}},
+	"database.clusterRef.name":              {true, map[string]any{"database.clusterRef.name": "mariadb"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.host":                         {true, map[string]any{"database.clusterRef": nil, "database.host": "db.example.com"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.port":                         {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.database":                     {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.secretRef.name":               {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.credentialsMode":              {true, map[string]any{"database.credentialsMode": "Dynamic"}, later, nil},
+	"database.replicas":                     {true, map[string]any{"database.replicas": 3}, inert, nil},
+	"database.storageSize":                  {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
+	"database.tls.mode":                     {true, dbTLS("mode", "verify-full"), later, nil},
+	"database.tls.caBundleSecretRef.name":   {true, dbTLS("caBundleSecretRef.name", "db-ca"), later, nil},
+	"database.tls.caBundleSecretRef.key":    {true, dbTLS("caBundleSecretRef.key", "ca.crt"), later, nil},
+	"database.tls.clientCertSecretRef.name": {true, dbTLS("clientCertSecretRef.name", "db-client"), later, nil},
+	"database.tls.clientCertSecretRef.key":  {true, dbTLS("mode", "require"), later, nil},
+	"cache.backend":                         {true, map[string]any{"cache.backend": "dogpile.cache.pymemcache"}, rendered, confHas("backend = dogpile.cache.pymemcache", "enabled = true")},
+	"cache.clusterRef.name":                 {true, map[string]any{"cache.clusterRef.name": "memcached"}, rendered, confHas("memcached_servers = memcached.openstack.svc.cluster.local:11211")},
+	"cache.servers":                         {true, map[string]any{"cache.clusterRef": nil, "cache.servers": []any{"10.0.0.5:11211"}}, rendered, confHas("memcached_servers = 10.0.0.5:11211")},
+	"cache.replicas":                        {true, map[string]any{"cache.replicas": 3}, inert, nil},
+	"keystoneEndpoint":                      {true, map[string]any{"keystoneEndpoint": "http://ks.example:5000/v3"}, rendered, confHas("auth_url = http://ks.example:5000/v3")},
+	"keystonePublicEndpoint":                {true, map[string]any{"keystonePublicEndpoint": "https://ks.example/v3"}, rendered, confHas("www_authenticate_uri = https://ks.example/v3")},
+	"serviceUser.username":                  {true, map[string]any{"serviceUser.username": "img"}, rendered, confHas("username = img")},
+	"serviceUser.projectName":               {true, map[string]any{"serviceUser.projectName": "svc"}, rendered, confHas("project_name = svc")},
+	"serviceUser.userDomainName":            {true, map[string]any{"serviceUser.userDomainName": "ud"}, rendered, confHas("user_domain_name = ud")},
+	"serviceUser.projectDomainName":         {true, map[string]any{"serviceUser.projectDomainName": "pd"}, rendered, confHas("project_domain_name = pd")},
+	"serviceUser.secretRef.name":            {true, map[string]any{"serviceUser.secretRef.name": "glance-service-user"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
+	"serviceUser.secretRef.key":             {true, map[string]any{"serviceUser.secretRef.key": "password"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
+	"region":                                {true, map[string]any{"region": "RegionTwo"}, rendered, confHas("region_name = RegionTwo")},
+	"apiServer.workers":                     {true, map[string]any{"apiServer.workers": 6}, rendered, confHas("workers = 6")},
+	"apiServer.uwsgi.processes":             {true, uwsgi("processes", 3), rendered, uwsgiHas("processes = 3")},
+	"apiServer.uwsgi.threads":               {true, uwsgi("threads", 2), rendered, uwsgiHas("threads = 2")},
+	"apiServer.uwsgi.httpKeepAlive":         {true, uwsgi("httpKeepAlive", true), rendered, uwsgiHas("http11-socket = $(POD_IP):9292")},
+	"apiServer.uwsgi.harakiri":              {true, uwsgi("harakiri", 20), rendered, uwsgiHas("harakiri = 20")},
+	"apiServer.uwsgi.httpKeepAliveTimeout": {true, map[string]any{"openStackRelease": "2026.1", "image.tag": "2026.1",
+		"apiServer.uwsgi": map[string]any{"httpKeepAlive": true, "httpKeepAliveTimeout": 15}}, rendered, uwsgiHas("socket-timeout = 15")},
+	"metadefsPath": {false, map[string]any{"metadefsPath": "/opt/metadefs"}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, r.all, "/opt/metadefs", "the schema Job loads the metadata definitions from there")
+	}},
+	"importMethods": {false, map[string]any{"importMethods": []any{"glance-direct"}}, rendered, confHas("enabled_import_methods = [glance-direct]")},
+	"staging.sizeLimit": {true, map[string]any{"staging.sizeLimit": "20Gi"}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, jsonish(r.pod()["volumes"]), `{"emptyDir":{"sizeLimit":"20Gi"},"name":"staging"}`)
+	}},
+	"staging.unbounded": {true, map[string]any{"staging.unbounded": true}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, jsonish(r.pod()["volumes"]), `{"emptyDir":{},"name":"staging"}`)
+	}},
+	"staging.volumeClaim.storageClassName": {false, map[string]any{"staging.volumeClaim.storageClassName": "fast"}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, jsonish(r.pod()["volumes"]), `"storageClassName":"fast"`)
+	}},
+	"autoscaling.minReplicas": {true, map[string]any{"autoscaling.minReplicas": 3, "autoscaling.maxReplicas": 5}, rendered, func(t *testing.T, r result) {
+		assert.EqualValues(t, 3, dig(r.hpa, "spec", "minReplicas"))
+	}},
+	"autoscaling.maxReplicas": {true, map[string]any{"autoscaling.maxReplicas": 7}, rendered, func(t *testing.T, r result) {
+		assert.EqualValues(t, 7, dig(r.hpa, "spec", "maxReplicas"))
+	}},
+	"autoscaling.targetCPUUtilization":    {true, map[string]any{"autoscaling.maxReplicas": 4, "autoscaling.targetCPUUtilization": 60}, rendered, hpaHas("cpu", 60)},
+	"autoscaling.targetMemoryUtilization": {true, map[string]any{"autoscaling.maxReplicas": 4, "autoscaling.targetMemoryUtilization": 70}, rendered, hpaHas("memory", 70)},
+	"logging.format": {true, map[string]any{"logging.format": "json"}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, r.conf, "log_config_append = /etc/glance/config/logging.conf\n")
+		assert.Contains(t, r.logging, "class = oslo_log.formatters.JSONFormatter\n")
+	}},
+	"logging.level": {true, map[string]any{"logging.level": "WARNING"}, rendered, func(t *testing.T, r result) {
+		assert.Contains(t, r.logging, "[logger_root]\nlevel = WARNING\n")
+	}},
+	"logging.debug":           {true, map[string]any{"logging.debug": true}, rendered, confHas("debug = true")},
+	"logging.perLoggerLevels": {true, map[string]any{"logging.perLoggerLevels": map[string]any{"sqlalchemy.engine": "WARNING", "amqp": "ERROR"}}, rendered, confHas("default_log_levels = amqp=ERROR,sqlalchemy.engine=WARNING")},
+	"dropRetiredStores":       {false, map[string]any{"dropRetiredStores": []any{"old"}}, inert, nil},
+
+	"importFiltering.allowedSchemes":               {true, map[string]any{"importFiltering.allowedSchemes": []any{"https"}}, later, nil},
+	"importFiltering.disallowedSchemes":            {true, map[string]any{"importFiltering.disallowedSchemes": []any{"http"}}, later, nil},
+	"importFiltering.allowedHosts":                 {true, map[string]any{"importFiltering.allowedHosts": []any{"mirror.example"}}, later, nil},
+	"importFiltering.disallowedHosts":              {true, map[string]any{"importFiltering.disallowedHosts": []any{"localhost"}}, later, nil},
+	"importFiltering.allowedPorts":                 {true, map[string]any{"importFiltering.allowedPorts": []any{443}}, later, nil},
+	"importFiltering.disallowedPorts":              {true, map[string]any{"importFiltering.disallowedPorts": []any{80}}, later, nil},
+	"importPlugins.decompression":                  {true, map[string]any{"importPlugins.decompression": map[string]any{}}, later, nil},
+	"importPlugins.conversion.outputFormat":        {true, map[string]any{"importPlugins.conversion.outputFormat": "raw"}, later, nil},
+	"importPlugins.injectMetadata.properties":      {true, map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"a": "b"}}, later, nil},
+	"importPlugins.injectMetadata.ignoreUserRoles": {true, map[string]any{"importPlugins.injectMetadata": map[string]any{"properties": map[string]any{"a": "b"}, "ignoreUserRoles": []any{"admin"}}}, later, nil},
+	"dbPurge.retentionDays":                        {true, map[string]any{"dbPurge.retentionDays": 30}, later, nil},
+	"dbPurge.schedule":                             {true, map[string]any{"dbPurge.schedule": "@daily"}, later, nil},
+	"dbPurge.purgeImagesTable":                     {true, map[string]any{"dbPurge.purgeImagesTable": true}, later, nil},
+	"dbPurge.suspend":                              {true, map[string]any{"dbPurge.suspend": true}, later, nil},
+	"imageCache.sizeLimit":                         {true, map[string]any{"imageCache.sizeLimit": "10Gi"}, later, nil},
+	"imageCache.maintenanceInterval":               {true, map[string]any{"imageCache.maintenanceInterval": "5m"}, later, nil},
+	"gateway.hostname":                             {true, gateway("hostname", "glance.example.com"), later, nil},
+	"gateway.parentRef.name":                       {true, gateway("parentRef.name", "gw"), later, nil},
+	"gateway.parentRef.namespace":                  {true, gateway("parentRef.namespace", "infra"), later, nil},
+	"gateway.parentRef.sectionName":                {true, gateway("parentRef.sectionName", "https"), later, nil},
+	"gateway.path":                                 {true, gateway("path", "/"), later, nil},
+	"gateway.annotations":                          {true, gateway("annotations", map[string]any{"a": "b"}), later, nil},
+	"networkPolicy.ingress":                        {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{}}}}, later, nil},
+	"networkPolicy.additionalEgress":               {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "networkPolicy.additionalEgress": []any{map[string]any{}}}, later, nil},
+	"secretStoreRef.kind":                          {true, map[string]any{"secretStoreRef.kind": "SecretStore", "secretStoreRef.name": "s"}, later, nil},
+	"secretStoreRef.name":                          {true, map[string]any{"secretStoreRef.name": "openbao"}, later, nil},
+	"targetClusterRef.name":                        {true, map[string]any{"targetClusterRef.name": "edge"}, later, nil},
+	"policyOverrides.rules":                        {true, map[string]any{"policyOverrides.rules": map[string]any{"get_image": "@"}}, later, nil},
+	"policyOverrides.configMapRef.name":            {true, map[string]any{"policyOverrides.configMapRef.name": "policy"}, later, nil},
+	"middleware":                                   {true, map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:f", "position": "before"}}}, later, nil},
+	"plugins":                                      {true, map[string]any{"plugins": []any{map[string]any{"name": "x", "configSection": "x"}}}, later, nil},
+	"extraConfig":                                  {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"a": "b"}}}, later, nil},
+}
+
+func dbTLS(path string, v any) map[string]any {
+	return map[string]any{"database.tls": map[string]any{"caBundleSecretRef": map[string]any{"name": "db-ca"}, "clientCertSecretRef": map[string]any{"name": "db-client"}},
+		"database.tls." + path: v}
+}
+
+func gateway(path string, v any) map[string]any {
+	return map[string]any{"gateway": map[string]any{"hostname": "glance.example.com", "parentRef": map[string]any{"name": "gw"}}, "gateway." + path: v}
+}
+
+// uwsgi sets a uWSGI knob on a release that runs uWSGI.
+func uwsgi(key string, v any) map[string]any {
+	return map[string]any{"openStackRelease": "2026.1", "image.tag": "2026.1", "apiServer.uwsgi." + key: v}
+}
+
+func uwsgiHas(line string) func(*testing.T, result) {
+	return func(t *testing.T, r result) { t.Helper(); assert.Contains(t, r.uwsgi, line+"\n") }
+}
+
+func hpaHas(resource string, target int) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.Contains(t, jsonish(dig(r.hpa, "spec", "metrics")), `"name":"`+resource+`","target":{"averageUtilization":`+jsonish(target))
+	}
+}
+
+func envHasSecret(name string) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.Contains(t, jsonish(r.container()["env"]), `{"name":"`+name+`","valueFrom":{"secretKeyRef"`)
+	}
+}
+
+// crdLeaves are the Glance CRD's spec leaves, as dotted paths.
+func crdLeaves(t *testing.T) []string {
+	raw, err := schemas.Read(schemas.GlanceFile)
+	require.NoError(t, err)
+	js, err := utilyaml.ToJSON(raw)
+	require.NoError(t, err)
+	var crd map[string]any
+	require.NoError(t, json.Unmarshal(js, &crd))
+	spec := dig(crd, "spec")
+	versions := dig(spec, "versions").([]any)
+	root := dig(versions[0], "schema", "openAPIV3Schema", "properties", "spec").(map[string]any)
+	var out []string
+	var walk func(n map[string]any, path string)
+	walk = func(n map[string]any, path string) {
+		props, _ := n["properties"].(map[string]any)
+		// A block of Kubernetes' own (resources) is one leaf: its fields
+		// are the pod spec's.
+		if n["type"] != "object" || len(props) == 0 || path == "deployment.resources" {
+			out = append(out, path)
+			return
+		}
+		for k, v := range props {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			walk(v.(map[string]any), p)
+		}
+	}
+	walk(root, "")
+	sort.Strings(out)
+	return out
+}
+
+// TestTableCoversTheCRD is the drift test: the table and the CRD's spec
+// leaves are the same set.
+func TestTableCoversTheCRD(t *testing.T) {
+	var table []string
+	for p := range cases {
+		table = append(table, p)
+	}
+	sort.Strings(table)
+	assert.Equal(t, crdLeaves(t), table, "every spec leaf of the Glance CRD has one case here, and every case is a leaf")
+}
+
+// base is the standalone example the cases change.
+func base(t *testing.T) []render.Doc {
+	raw, err := os.ReadFile("../../examples/standalone.yaml")
+	require.NoError(t, err)
+	docs, err := render.Parse(raw, "standalone.yaml", "openstack")
+	require.NoError(t, err)
+	return docs
+}
+
+func run(t *testing.T, c *fieldCase) (result, error) {
+	docs := base(t)
+	for _, d := range docs {
+		if d.Object["kind"] == "Glance" {
+			refrules.Rule{Set: c.set}.Apply(d.Object)
+		}
+	}
+	st, err := render.Render(docs, render.Options{})
+	if err != nil {
+		return result{}, err
+	}
+	return collect(st.Objects()), nil
+}
+
+func collect(objs []chain.Object) result {
+	var r result
+	var children []chain.Object
+	for _, o := range objs {
+		if o["kind"] != "Glance" {
+			children = append(children, o)
+		}
+		switch o["kind"] {
+		case "ConfigMap":
+			if d, ok := o["data"].(map[string]any); ok && d["glance-api.conf"] != nil {
+				r.conf, _ = d["glance-api.conf"].(string)
+				r.uwsgi, _ = d["glance-api-uwsgi.ini"].(string)
+				r.logging, _ = d["logging.conf"].(string)
+			}
+		case "Deployment":
+			r.deployment = o
+		case "HorizontalPodAutoscaler":
+			r.hpa = o
+		case "Glance":
+			r.status, _ = o["status"].(map[string]any)
+		}
+	}
+	r.all = jsonish(children)
+	return r
+}
+
+// TestEveryField runs each case through admission and the hooks.
+func TestEveryField(t *testing.T) {
+	baseline, err := run(t, &fieldCase{})
+	require.NoError(t, err)
+	for path, c := range cases {
+		t.Run(path, func(t *testing.T) {
+			got, err := run(t, &c)
+			switch c.outcome {
+			case refused:
+				require.Error(t, err)
+				block := strings.Split(path, ".")[0]
+				if strings.HasPrefix(path, "database.") {
+					block = strings.Join(strings.Split(path, ".")[:2], ".")
+				}
+				assert.Contains(t, err.Error(), "spec."+block+" is not supported yet")
+			case inert:
+				require.NoError(t, err)
+				assert.True(t, reflect.DeepEqual(baseline, got), "an inert field changes nothing rendered")
+			case rendered:
+				require.NoError(t, err)
+				if c.check != nil {
+					c.check(t, got)
+				}
+			}
+		})
+	}
+}
+
+// TestExampleIsTheReferences keeps examples/reference/glance.yaml's Glance
+// the reference's example, field for field.
+func TestExampleIsTheReferences(t *testing.T) {
+	raw, err := os.ReadFile("../../examples/reference/glance.yaml")
+	require.NoError(t, err)
+	docs, err := render.Parse(raw, "glance.yaml", "openstack")
+	require.NoError(t, err)
+	want, err := render.Parse([]byte(refrules.ExampleGlance), "example", "openstack")
+	require.NoError(t, err)
+	require.Len(t, want, 1)
+	found := false
+	for _, d := range docs {
+		if d.Object["kind"] == "Glance" {
+			found = true
+			assert.Equal(t, want[0].Object, d.Object)
+		}
+	}
+	assert.True(t, found, "the example holds a Glance")
+}
