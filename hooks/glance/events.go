@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -130,7 +129,7 @@ func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]
 		if err != nil {
 			return nil, hook.Invalid("observed Event %s: %v", excerpt.Name(name), err)
 		}
-		byName[name] = json.RawMessage(applied)
+		byName[name] = applied
 	}
 	out := make([]any, 0, len(byName))
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
