@@ -438,6 +438,11 @@ func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Obj
 		}
 		return nil, inputErr(source, "%s: %s", what, describeUnknown(kind, unknown))
 	}
+	if kind == api.KindControlPlane {
+		if err := checkServices(o, r, what); err != nil {
+			return nil, err
+		}
+	}
 	if kind == "Secret" {
 		if err := checkSecret(o, source, what); err != nil {
 			return nil, err

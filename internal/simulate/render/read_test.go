@@ -196,3 +196,29 @@ func TestParseRefusesDuplicateKeys(t *testing.T) {
 	_, err := Parse([]byte(secretDoc), "in.yaml", "default")
 	require.NoError(t, err)
 }
+
+// Under a ControlPlane's services, a misspelt field of glance is an unknown
+// field, and a misspelt service is refused too: the CRD keeps every service
+// key, so without the check the ControlPlane would render as one running
+// no Glance.
+func TestParseRefusesTyposUnderServices(t *testing.T) {
+	const head = "apiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  services:\n"
+	cases := map[string]struct{ in, want string }{
+		"a field of glance": {head + "    glance:\n      replcas: 3\n      backends: []\n",
+			`in.yaml:8: ControlPlane default/cp: unknown field "spec.services.glance.replcas" (did you mean "replicas"?): the ControlPlane schema does not define it (kubectl apply refuses it too)`},
+		"a service": {head + "    glanse: {}\n    glance:\n      backends: []\n",
+			"in.yaml:7: ControlPlane default/cp: spec.services.glanse is not a known service: did you mean glance?"},
+		"nothing close": {head + "    zzzzzzzz: {}\n",
+			"in.yaml:7: ControlPlane default/cp: spec.services.zzzzzzzz is not a known service ([barbican glance horizon keystone placement])"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			docs, err := Parse([]byte(tc.in), "in.yaml", "default")
+			assert.Nil(t, docs)
+			inputError(t, err, tc.want)
+		})
+	}
+	// The services the CRD knows stay accepted.
+	_, err := Parse([]byte(head+"    keystone: {}\n    glance:\n      backends: []\n"), "in.yaml", "default")
+	require.NoError(t, err)
+}
