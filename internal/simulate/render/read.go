@@ -438,17 +438,21 @@ func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Obj
 		}
 		return nil, inputErr(source, "%s: %s", what, describeUnknown(kind, unknown))
 	}
-	if kind == api.KindControlPlane {
-		if err := checkServices(o, r, what); err != nil {
-			return nil, err
-		}
-	}
-	if kind == "Secret" {
-		if err := checkSecret(o, source, what); err != nil {
-			return nil, err
-		}
+	if err := checkKind(kind, o, r, source, what); err != nil {
+		return nil, err
 	}
 	return o, nil
+}
+
+// checkKind is what one kind checks beyond its schema.
+func checkKind(kind string, o map[string]any, r rawDoc, source, what string) error {
+	switch kind {
+	case api.KindControlPlane:
+		return checkServices(o, r, what)
+	case "Secret":
+		return checkSecret(o, source, what)
+	}
+	return nil
 }
 
 // checkSecret checks data is base64 and stringData holds strings, naming
