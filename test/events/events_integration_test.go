@@ -248,7 +248,7 @@ func conditions(t *testing.T, w *chain.World, r chain.Ref) []string {
 	require.NoError(t, json.Unmarshal(raw, &st))
 	var out []string
 	for _, c := range st.Conditions {
-		out = append(out, string(c.Type)+"="+string(c.Status)+"/"+c.Reason)
+		out = append(out, c.Type+"="+string(c.Status)+"/"+c.Reason)
 	}
 	return out
 }
