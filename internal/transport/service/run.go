@@ -26,19 +26,22 @@ type Options struct {
 	Listen string
 	// Routes are served; RoutesName is how --routes named them, for the
 	// log line.
-	Routes       []server.Route
-	RoutesName   string
-	MaxBody      int64
-	BodyTimeout  time.Duration
-	Drain, Grace time.Duration
-	Metrics      string
-	CertFile     string
-	KeyFile      string
-	Plain        bool
-	TokenFile    string
-	ClientCAFile string
-	Kubeconfig   string
-	APITimeout   time.Duration
+	Routes      []server.Route
+	RoutesName  string
+	MaxBody     int64
+	BodyTimeout time.Duration
+	// MaxConnRequests and MaxConnAge are server.Config's.
+	MaxConnRequests int
+	MaxConnAge      time.Duration
+	Drain, Grace    time.Duration
+	Metrics         string
+	CertFile        string
+	KeyFile         string
+	Plain           bool
+	TokenFile       string
+	ClientCAFile    string
+	Kubeconfig      string
+	APITimeout      time.Duration
 	// Floor only changes the warning logged: the routes are already the
 	// floor's.
 	Floor bool
@@ -98,6 +101,8 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	e := server.New(server.Config{
 		MaxBodyBytes:      o.MaxBody,
 		BodyReadTimeout:   o.BodyTimeout,
+		MaxConnRequests:   o.MaxConnRequests,
+		MaxConnAge:        o.MaxConnAge,
 		Logger:            log,
 		Routes:            routes,
 		Lister:            lister,
