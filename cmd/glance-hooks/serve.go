@@ -32,7 +32,6 @@ type serveOptions struct {
 	kubeconfig   string
 	apiTimeout   time.Duration
 	jobImage     string
-	floor        bool
 }
 
 func newServeCommand() *cobra.Command {
@@ -76,11 +75,6 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
 	f.StringVar(&o.jobImage, "job-image", buildinfo.Get().Image(), "image of the ControlPlane's registration Jobs: this build's own image, whose keystone command parses the args the hooks render (the chart passes the image its pods run)")
-	// --floor serves, on the same paths, hook handlers that only decode and
-	// re-encode each request: the floor the load test compares the hooks
-	// with in the same binary. Not for production, so not in the help.
-	f.BoolVar(&o.floor, "floor", false, "serve the floor handlers (measurements only)")
-	_ = f.MarkHidden("floor")
 	return cmd
 }
 
@@ -122,13 +116,10 @@ func (o *serveOptions) validate() error {
 	return nil
 }
 
-// selectedRoutes is --routes (and --floor): each container of the chart
+// selectedRoutes is --routes: each container of the chart
 // serves one caller's routes only.
 func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 	all := server.RoutesWith(o.jobImage)
-	if o.floor {
-		all = server.FloorRoutes()
-	}
 	switch o.routes {
 	case "all":
 		return all, nil
@@ -145,7 +136,7 @@ func (o *serveOptions) options(routes []server.Route) service.Options {
 	return service.Options{Listen: o.listen, Routes: routes, RoutesName: o.routes, MaxBody: o.maxBody, BodyTimeout: o.bodyTimeout,
 		MaxConnRequests: noBoundIfZero(o.connRequests), MaxConnAge: noBoundIfZero(o.connAge),
 		Drain: o.drain, Grace: o.grace, Metrics: o.metrics, CertFile: o.certFile, KeyFile: o.keyFile, Plain: o.plain,
-		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout, Floor: o.floor}
+		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout}
 }
 
 // noBoundIfZero turns a flag's "0: no bound" into the server's negative

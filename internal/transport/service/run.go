@@ -42,9 +42,6 @@ type Options struct {
 	ClientCAFile    string
 	Kubeconfig      string
 	APITimeout      time.Duration
-	// Floor only changes the warning logged: the routes are already the
-	// floor's.
-	Floor bool
 }
 
 // Run serves until ctx is done. Logs go to logOut as JSON lines.
@@ -92,9 +89,6 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	}
 	if servesHooks && token == nil && o.ClientCAFile == "" {
 		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
-	}
-	if o.Floor {
-		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
 	}
 	metrics := server.NewMetrics(buildinfo.Get())
 	readiness := server.NewReadiness()
