@@ -193,7 +193,9 @@ func parseEnvelope[T any](body []byte, scanned bool, parse func([]byte) (*T, boo
 // Metacontroller envelope, as the hooks' routes do; a bad body is a 400
 // naming what (sync or customize) it is not. Exported for the measurements'
 // floor (test/floor), which must decode exactly as the routes do.
-func DecodeEnvelope(body []byte, into any, what string) error { return decodeEnvelope(body, into, what) }
+func DecodeEnvelope(body []byte, into any, what string) error {
+	return decodeEnvelope(body, into, what)
+}
 
 // decodeEnvelope decodes one JSON object and nothing after it.
 func decodeEnvelope(body []byte, into any, what string) error {
