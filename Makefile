@@ -206,7 +206,7 @@ release-notes:
 	@hack/release-notes.sh $(TAG)
 
 # Benchmarks of every hook against its floor (test/perf), then the load test
-# against the service and its --floor twin (test/load), printed as one table
+# against the service and its floor twin (test/load/floorserve), printed as one table
 # with each target; docs/performance.md explains it. Not part of test (which
 # only smoke-tests the load test): it takes about two minutes, and about one
 # more the first time, to generate and cache the 1000-backend requests in
@@ -217,4 +217,5 @@ LOADFLAGS ?=
 bench: build
 	@mkdir -p .cache/perf
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./test/perf > .cache/perf/bench.txt
-	$(GO) run ./test/load -bin $(BIN) -bench .cache/perf/bench.txt -large-backends 1000 $(LOADFLAGS)
+	$(GO) build -o bin/glance-hooks-floor ./test/load/floorserve
+	$(GO) run ./test/load -bin $(BIN) -floor-bin bin/glance-hooks-floor -bench .cache/perf/bench.txt -large-backends 1000 $(LOADFLAGS)

@@ -19,6 +19,8 @@ type serveOptions struct {
 	routes       string
 	maxBody      int64
 	bodyTimeout  time.Duration
+	connRequests int
+	connAge      time.Duration
 	drain        time.Duration
 	grace        time.Duration
 	metrics      string
@@ -30,7 +32,6 @@ type serveOptions struct {
 	kubeconfig   string
 	apiTimeout   time.Duration
 	jobImage     string
-	floor        bool
 }
 
 func newServeCommand() *cobra.Command {
@@ -61,6 +62,8 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.routes, "routes", "all", "which routes to serve: hooks (Metacontroller's sync and customize hooks), validate (the API server's /validate) or all")
 	f.Int64Var(&o.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "largest request body accepted; larger ones get 413")
 	f.DurationVar(&o.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "how long the first 16 KiB of a request body may take to arrive, and the rest once it has its turn (408 after); keep it well below the callers' timeouts")
+	f.IntVar(&o.connRequests, "max-conn-requests", server.DefaultMaxConnRequests, "requests served on one keep-alive connection before the server closes it, so the caller dials again and a connection balancer spreads the load over the replicas; 0: no bound")
+	f.DurationVar(&o.connAge, "max-conn-age", server.DefaultMaxConnAge, "age after which a keep-alive connection is closed after its next answer, for the same reason; 0: no bound")
 	f.DurationVar(&o.drain, "shutdown-drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while every request is still served, so callers stop picking this instance before its listener closes")
 	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "after the drain, how long in-flight requests may take to finish")
 	f.StringVar(&o.metrics, "metrics-listen", "", "address to serve GET /metrics (Prometheus) on, over TLS when the service serves TLS; empty: no metrics listener")
@@ -72,11 +75,6 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
 	f.StringVar(&o.jobImage, "job-image", buildinfo.Get().Image(), "image of the ControlPlane's registration Jobs: this build's own image, whose keystone command parses the args the hooks render (the chart passes the image its pods run)")
-	// --floor serves, on the same paths, hook handlers that only decode and
-	// re-encode each request: the floor the load test compares the hooks
-	// with in the same binary. Not for production, so not in the help.
-	f.BoolVar(&o.floor, "floor", false, "serve the floor handlers (measurements only)")
-	_ = f.MarkHidden("floor")
 	return cmd
 }
 
@@ -102,6 +100,9 @@ func (o *serveOptions) validate() error {
 		// to an operator who asked for something else.
 		return usageErrorf("--max-body-bytes must be positive")
 	}
+	if o.connRequests < 0 || o.connAge < 0 {
+		return usageErrorf("--max-conn-requests and --max-conn-age cannot be negative (0 means no bound)")
+	}
 	if o.drain < 0 || o.grace < 0 {
 		return usageErrorf("--shutdown-drain and --shutdown-grace cannot be negative")
 	}
@@ -115,13 +116,10 @@ func (o *serveOptions) validate() error {
 	return nil
 }
 
-// selectedRoutes is --routes (and --floor): each container of the chart
+// selectedRoutes is --routes: each container of the chart
 // serves one caller's routes only.
 func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 	all := server.RoutesWith(o.jobImage)
-	if o.floor {
-		all = server.FloorRoutes()
-	}
 	switch o.routes {
 	case "all":
 		return all, nil
@@ -136,6 +134,16 @@ func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 // options hands the checked flags to the service.
 func (o *serveOptions) options(routes []server.Route) service.Options {
 	return service.Options{Listen: o.listen, Routes: routes, RoutesName: o.routes, MaxBody: o.maxBody, BodyTimeout: o.bodyTimeout,
+		MaxConnRequests: noBoundIfZero(o.connRequests), MaxConnAge: noBoundIfZero(o.connAge),
 		Drain: o.drain, Grace: o.grace, Metrics: o.metrics, CertFile: o.certFile, KeyFile: o.keyFile, Plain: o.plain,
-		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout, Floor: o.floor}
+		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout}
+}
+
+// noBoundIfZero turns a flag's "0: no bound" into the server's negative
+// "no bound" (its zero means the default).
+func noBoundIfZero[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }

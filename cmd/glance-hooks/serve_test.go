@@ -205,6 +205,8 @@ func TestServeFlagErrors(t *testing.T) {
 		"bad body timeout":           {plain("--body-read-timeout", "0s"), exitUsage, "--body-read-timeout must be positive"},
 		"zero max body":              {plain("--max-body-bytes", "0"), exitUsage, "--max-body-bytes must be positive"},
 		"negative max body":          {plain("--max-body-bytes", "-1"), exitUsage, "--max-body-bytes must be positive"},
+		"negative conn requests":     {plain("--max-conn-requests", "-1"), exitUsage, "--max-conn-requests and --max-conn-age cannot be negative"},
+		"negative conn age":          {plain("--max-conn-age", "-1s"), exitUsage, "--max-conn-requests and --max-conn-age cannot be negative"},
 		"unknown routes":             {plain("--routes", "sync"), exitUsage, "--routes must be hooks, validate or all"},
 		"token for validate":         {plain("--routes", "validate", "--auth-token-file", tokenFile), exitUsage, "which --routes=validate does not serve"},
 		"stray argument":             {plain("extra"), exitUsage, "serve takes no arguments"},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,7 +13,8 @@ import (
 	"github.com/c5c3/glance-hooks/internal/testbin"
 )
 
-// TestSmoke keeps the load test working: it builds the service, loads both
+// TestSmoke keeps the load test working: it builds the service and its
+// floor twin, loads both
 // routes with 50 requests at concurrency 2 against the hooks and the floor,
 // and checks every answer was a 200 and the table says so. It measures
 // nothing: no figure is compared with a target here.
@@ -20,8 +23,16 @@ func TestSmoke(t *testing.T) {
 	require.NoError(t, err)
 	defer testbin.Cleanup()
 
+	root, err := testbin.ModuleRoot()
+	require.NoError(t, err)
+	floorBin := filepath.Join(t.TempDir(), "floor")
+	build := exec.Command("go", "build", "-o", floorBin, "./test/load/floorserve")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
 	cfg := config{
-		bin: bin, backends: 3, entries: 3, paths: []string{"/sync/glance", "/sync/controlplane"},
+		bin: bin, floorBin: floorBin, backends: 3, entries: 3, paths: []string{"/sync/glance", "/sync/controlplane"},
 		concurrency: []int{2}, requests: 50, duration: time.Minute, warmup: 2, slices: 2,
 	}
 	rep, err := run(cfg)

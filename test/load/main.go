@@ -1,6 +1,7 @@
 // Command load is the load test of the hook service. It starts the service
-// binary twice on free loopback ports, once serving the hooks and once with
-// --floor (handlers that only decode and re-encode each request), sends both
+// binary and its floor twin (test/load/floorserve: the same server with
+// handlers that only decode and re-encode each request, never part of the
+// service binary) on free loopback ports, sends both
 // the same requests at each concurrency, bounded by a request count and a
 // time limit, and prints throughput, p50/p99 latency, errors and each
 // process's peak RSS side by side. With -bench it also reads the output of
@@ -37,6 +38,7 @@ import (
 
 type config struct {
 	bin      string
+	floorBin string
 	backends int
 	// entries is the ControlPlane's backends entries for /sync/controlplane
 	// (a ControlPlane holds at most api.MaxBackendEntries, so that route
@@ -60,6 +62,7 @@ func main() {
 	var cfg config
 	var paths, conc, largeConc string
 	flag.StringVar(&cfg.bin, "bin", "bin/glance-hooks", "the service binary (make build)")
+	flag.StringVar(&cfg.floorBin, "floor-bin", "bin/glance-hooks-floor", "the floor binary (go build ./test/load/floorserve, as make bench does)")
 	flag.IntVar(&cfg.backends, "backends", 100, "backends of the generated Glance whose requests are sent")
 	flag.IntVar(&cfg.entries, "entries", api.MaxBackendEntries, fmt.Sprintf("backends entries of the generated ControlPlane whose /sync/controlplane request is sent (at most %d)", api.MaxBackendEntries))
 	flag.StringVar(&paths, "paths", "/sync/glance,/sync/controlplane", "routes to load, comma-separated")
@@ -249,7 +252,7 @@ func loadPath(cfg config, rep *report, path string, size int, concurrency []int,
 		}
 	}()
 	for _, mode := range []string{"hook", "floor"} {
-		s, err := start(cfg.bin, mode == "floor")
+		s, err := start(cfg, mode == "floor")
 		if err != nil {
 			return err
 		}
@@ -384,10 +387,10 @@ type server struct {
 // and thrown away, as a log collector would take it. It serves plain HTTP
 // on loopback: the load test measures the hooks, and TLS would cost the
 // hooks and the floor the same.
-func start(bin string, floor bool) (*server, error) {
-	args := []string{"serve", "--listen", "127.0.0.1:0", "--insecure-plain-http"}
+func start(cfg config, floor bool) (*server, error) {
+	bin, args := cfg.bin, []string{"serve", "--listen", "127.0.0.1:0", "--insecure-plain-http"}
 	if floor {
-		args = append(args, "--floor")
+		bin, args = cfg.floorBin, []string{"--listen", "127.0.0.1:0"}
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG=", "KUBERNETES_SERVICE_HOST=", "KUBERNETES_SERVICE_PORT=")

@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/test/floor"
 )
 
 // BenchSizes are the generated worlds the benchmarks serve: Glances up to a
@@ -148,14 +149,14 @@ func measure(b *testing.B, size int, op func()) float64 {
 // BenchmarkHooks serves every request four ways, one after the other:
 // "codec" decodes and re-encodes it with no transport and no logic, "floor"
 // serves it through the service's transport with the floor handlers
-// (server.FloorRoutes: decode the envelope, answer it re-encoded), "hook"
+// (floor.Routes: decode the envelope, answer it re-encoded), "hook"
 // serves it through the same transport with the real hook, and "resync"
 // serves it again with the ETag of the hook's answer, as Metacontroller
 // resyncs an unchanged parent (a 304). The hook's x-floor and x-codec
 // metrics are its time over the floor's and the codec's, the resync's
 // x-hook its time over the hook's, measured seconds apart in the same run.
 func BenchmarkHooks(b *testing.B) {
-	hook, floor := newServer(server.DefaultRoutes()), newServer(server.FloorRoutes())
+	hook, floor := newServer(server.DefaultRoutes()), newServer(floor.Routes())
 	for _, r := range benchRequests(b) {
 		name := strings.Replace(r.Path[1:], "/", "-", 1) + "/" + r.Case
 		var codecNs, floorNs, hookNs float64

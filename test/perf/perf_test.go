@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/test/floor"
 )
 
 // TestBenchRequestsAnswer keeps the benchmarks honest and cheap to trust:
@@ -34,7 +35,7 @@ func TestBenchRequestsAnswer(t *testing.T) {
 		reqs = append(reqs, append(g, cp)...)
 	}
 	require.Len(t, reqs, 3*len(Hooks))
-	hook, floor := newServer(server.DefaultRoutes()), newServer(server.FloorRoutes())
+	hook, floor := newServer(server.DefaultRoutes()), newServer(floor.Routes())
 	for _, r := range reqs {
 		t.Run(r.Path+"/"+r.Case, func(t *testing.T) {
 			rec := serve(hook, r)

@@ -29,19 +29,23 @@ const (
 	// reading them panicked (a bug in the fast decoder, answered right).
 	MetricDecoderFallbacks = "glance_hooks_decoder_fallbacks_total"
 	MetricDecoderPanics    = "glance_hooks_decoder_panics_total"
+	// MetricTLSHandshakeErrors counts every failed TLS handshake, logged
+	// or not (see serverErrorLog).
+	MetricTLSHandshakeErrors = "glance_hooks_tls_handshake_errors_total"
 )
 
 // MetricLabels are the label names of each metric: what dashboards and
 // alerts may select and group by.
 var MetricLabels = map[string][]string{
-	MetricRequests:         {"route", "status_class"},
-	MetricDuration:         {"route"},
-	MetricInFlight:         nil,
-	MetricAdmission:        {"kind", "operation", "outcome", "reason"},
-	MetricHookInputError:   {"route", "reason"},
-	MetricBuildInfo:        {"version", "commit", "goversion"},
-	MetricDecoderFallbacks: nil,
-	MetricDecoderPanics:    nil,
+	MetricRequests:           {"route", "status_class"},
+	MetricDuration:           {"route"},
+	MetricInFlight:           nil,
+	MetricAdmission:          {"kind", "operation", "outcome", "reason"},
+	MetricHookInputError:     {"route", "reason"},
+	MetricBuildInfo:          {"version", "commit", "goversion"},
+	MetricDecoderFallbacks:   nil,
+	MetricDecoderPanics:      nil,
+	MetricTLSHandshakeErrors: nil,
 }
 
 // Every label value comes from a closed set written in this file or fixed
@@ -88,6 +92,7 @@ type Metrics struct {
 	inFlight    prometheus.Gauge
 	admission   *prometheus.CounterVec
 	inputErrors *prometheus.CounterVec
+	handshakes  prometheus.Counter
 }
 
 // NewMetrics registers every metric; build_info is set from info at once.
@@ -118,6 +123,10 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 				"(malformed, body_timeout, too_large, unsupported_media_type, invalid).",
 		}, MetricLabels[MetricHookInputError]),
 	}
+	m.handshakes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricTLSHandshakeErrors,
+		Help: "TLS handshakes that failed, on the hook and metrics listeners; the log shows a few a minute.",
+	})
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricBuildInfo,
 		Help: "Always 1; the labels say which build is running.",
@@ -131,7 +140,7 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		Name: MetricDecoderPanics,
 		Help: "Values the fast JSON decoder left to encoding/json because reading them panicked: a bug to report.",
 	}, func() float64 { _, n := rawjson.Fallbacks(); return float64(n) })
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, buildInfo, fallbacks, panics,
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, buildInfo, fallbacks, panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -147,7 +156,7 @@ func MetricsServer(m *Metrics, log *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
-	e.StdLogger = serverErrorLog(log)
+	e.StdLogger = serverErrorLog(log, m.handshakes)
 	e.GET("/metrics", echo.WrapHandler(m.Handler()))
 	return e
 }
@@ -212,4 +221,13 @@ func set(values ...string) map[string]bool {
 		m[v] = true
 	}
 	return m
+}
+
+// handshakeCounter is where failed handshakes are counted: nowhere without
+// metrics.
+func (m *Metrics) handshakeCounter() prometheus.Counter {
+	if m == nil {
+		return nil
+	}
+	return m.handshakes
 }

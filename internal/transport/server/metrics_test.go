@@ -134,7 +134,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	assert.Equal(t, []string{MetricAdmission, MetricBuildInfo, MetricDecoderFallbacks, MetricDecoderPanics, MetricHookInputError, MetricDuration, MetricInFlight, MetricRequests}, names)
+	assert.Equal(t, []string{MetricAdmission, MetricBuildInfo, MetricDecoderFallbacks, MetricDecoderPanics, MetricHookInputError, MetricDuration, MetricInFlight, MetricRequests, MetricTLSHandshakeErrors}, names)
 	assert.Equal(t, 1.0, value(all, MetricAdmission, map[string]string{"kind": "other"}), "an unknown kind is counted as other")
 }
 

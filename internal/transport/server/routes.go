@@ -82,40 +82,6 @@ func RoutesOf(routes []Route, caller Caller) []Route {
 	return out
 }
 
-// FloorRoutes serve the paths of DefaultRoutes with no hook logic: each
-// decodes the body into its Metacontroller envelope with encoding/json and
-// answers the envelope encoded again. Serving them costs what reading and
-// writing the same JSON with the standard library costs through the same
-// transport, the floor the benchmarks and the load test measure the hooks
-// against (the hooks' handler reads the envelope faster, see handler). They
-// are served only by "serve --floor", never in production; routes that are
-// not Metacontroller hooks (/validate) stay as they are.
-func FloorRoutes() []Route {
-	routes := DefaultRoutes()
-	for i, r := range routes {
-		switch {
-		case r.Sync != nil:
-			routes[i] = Route{Path: r.Path, Caller: r.Caller, Body: floor("sync")}
-		case r.Customize != nil:
-			routes[i] = Route{Path: r.Path, Caller: r.Caller, Body: floor("customize")}
-		}
-	}
-	return routes
-}
-
-func floor(kind string) BodyFunc {
-	return func(_ echo.Context, _ *Config, body []byte) (any, error) {
-		var env any = &metacontroller.SyncRequest{}
-		if kind == "customize" {
-			env = &metacontroller.CustomizeRequest{}
-		}
-		if err := decodeEnvelope(body, env, kind); err != nil {
-			return nil, err
-		}
-		return env, nil
-	}
-}
-
 // handler waits for a turn once the head of the body arrived (see
 // bodyHead): a client that sends its body slowly holds a goroutine and what
 // it sent so far, never a turn a complete request could use, and requests
@@ -221,6 +187,14 @@ func parseEnvelope[T any](body []byte, scanned bool, parse func([]byte) (*T, boo
 		return nil, err
 	}
 	return req, nil
+}
+
+// DecodeEnvelope decodes one JSON object and nothing after it into a
+// Metacontroller envelope, as the hooks' routes do; a bad body is a 400
+// naming what (sync or customize) it is not. Exported for the measurements'
+// floor (test/floor), which must decode exactly as the routes do.
+func DecodeEnvelope(body []byte, into any, what string) error {
+	return decodeEnvelope(body, into, what)
 }
 
 // decodeEnvelope decodes one JSON object and nothing after it.

@@ -70,6 +70,11 @@ type Config struct {
 	// Readiness is what /readyz answers; nil means always ready. Give the
 	// same one to ServeListener, which drains it on shutdown.
 	Readiness *Readiness
+	// MaxConnRequests and MaxConnAge bound the use of one keep-alive
+	// connection (see limitConnUse): zero means DefaultMaxConnRequests and
+	// DefaultMaxConnAge, negative means no bound.
+	MaxConnRequests int
+	MaxConnAge      time.Duration
 	// Build identifies the build in the ETags of the hooks' answers, so an
 	// answer of one build is never taken for another's. Empty means
 	// buildinfo.Fingerprint().
@@ -107,6 +112,12 @@ func New(cfg Config) *echo.Echo {
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
 	}
+	if cfg.MaxConnRequests == 0 {
+		cfg.MaxConnRequests = DefaultMaxConnRequests
+	}
+	if cfg.MaxConnAge == 0 {
+		cfg.MaxConnAge = DefaultMaxConnAge
+	}
 	if cfg.Build == "" {
 		cfg.Build = buildinfo.Fingerprint()
 	}
@@ -123,7 +134,7 @@ func New(cfg Config) *echo.Echo {
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	// ServeListener gives this to http.Server, whose own errors (TLS
 	// handshakes, malformed requests) then become JSON log lines too.
-	e.StdLogger = serverErrorLog(cfg.Logger)
+	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.handshakeCounter())
 	if cfg.Metrics != nil {
 		routes := map[string]bool{"/healthz": true, "/readyz": true}
 		for _, r := range cfg.Routes {
@@ -132,6 +143,8 @@ func New(cfg Config) *echo.Echo {
 		e.Use(cfg.Metrics.instrument(routes))
 	}
 	e.Use(logRequests(cfg.Logger), recoverPanics(cfg.Logger))
+	// Before any route's refusal, so that a 401 or 404 counts too.
+	e.Pre(limitConnUse(cfg.MaxConnRequests, cfg.MaxConnAge))
 
 	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
 	e.GET("/healthz", ok)
@@ -189,6 +202,7 @@ func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, stop Stop
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		TLSConfig:         tlsConfig,
+		ConnContext:       countConnUse,
 	}
 	errc := make(chan error, 1)
 	go func() {

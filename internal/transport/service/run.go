@@ -26,22 +26,22 @@ type Options struct {
 	Listen string
 	// Routes are served; RoutesName is how --routes named them, for the
 	// log line.
-	Routes       []server.Route
-	RoutesName   string
-	MaxBody      int64
-	BodyTimeout  time.Duration
-	Drain, Grace time.Duration
-	Metrics      string
-	CertFile     string
-	KeyFile      string
-	Plain        bool
-	TokenFile    string
-	ClientCAFile string
-	Kubeconfig   string
-	APITimeout   time.Duration
-	// Floor only changes the warning logged: the routes are already the
-	// floor's.
-	Floor bool
+	Routes      []server.Route
+	RoutesName  string
+	MaxBody     int64
+	BodyTimeout time.Duration
+	// MaxConnRequests and MaxConnAge are server.Config's.
+	MaxConnRequests int
+	MaxConnAge      time.Duration
+	Drain, Grace    time.Duration
+	Metrics         string
+	CertFile        string
+	KeyFile         string
+	Plain           bool
+	TokenFile       string
+	ClientCAFile    string
+	Kubeconfig      string
+	APITimeout      time.Duration
 }
 
 // Run serves until ctx is done. Logs go to logOut as JSON lines.
@@ -90,14 +90,13 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	if servesHooks && token == nil && o.ClientCAFile == "" {
 		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
 	}
-	if o.Floor {
-		log.Warn("serving the floor handlers: the hooks only decode and re-encode each request, for measurements only")
-	}
 	metrics := server.NewMetrics(buildinfo.Get())
 	readiness := server.NewReadiness()
 	e := server.New(server.Config{
 		MaxBodyBytes:      o.MaxBody,
 		BodyReadTimeout:   o.BodyTimeout,
+		MaxConnRequests:   o.MaxConnRequests,
+		MaxConnAge:        o.MaxConnAge,
 		Logger:            log,
 		Routes:            routes,
 		Lister:            lister,
