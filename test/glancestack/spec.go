@@ -74,6 +74,7 @@ type spec struct {
 	s3Endpoint       string
 	backends         []Backend
 	dropRetired      []string
+	customize        func(*api.GlanceSpec)
 }
 
 // objects are the parents to apply: the ControlPlane, or the Glance and
@@ -117,6 +118,9 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 	}
 	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Deployment: &api.DeploymentSpec{Replicas: &replicas}, Database: db,
 		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}
+	if s.customize != nil {
+		s.customize(&g.Spec)
+	}
 	g.APIVersion, g.Kind, g.Name, g.Namespace = api.GlanceAPIVersion, api.KindGlance, StandaloneName, Namespace
 	o, err := asObject(g)
 	if err != nil {

@@ -47,6 +47,9 @@ type Options struct {
 	// Bucket2; the region to S3Region(); the key pair to a random access
 	// key and a secret key holding '$' and '%'.
 	S3 services.S3Options
+	// Customize edits the standalone Glance's spec after the stack filled
+	// it in: the feature blocks a proof turns on (only with Standalone).
+	Customize func(*api.GlanceSpec)
 	// Pods are podrun's options for every pod the stack runs (PATH and
 	// timeouts). MaxGracePeriod defaults to a minute, so the rendered
 	// terminationGracePeriodSeconds is what a stop gets.
@@ -145,7 +148,10 @@ func New(t testing.TB, svc *Services, o Options) *Stack {
 		release: o.Release, imageTag: o.ImageTag, replicas: o.Replicas,
 		dbHost: svc.DB.Host, dbPort: port(svc.DB.Port), database: o.Database,
 		cache: svc.Memcached.Addr(), keystoneEndpoint: svc.Keystone.URL, serviceUser: o.ServiceUser,
-		s3Endpoint: s.S3.Endpoint, backends: o.Backends,
+		s3Endpoint: s.S3.Endpoint, backends: o.Backends, customize: o.Customize,
+	}
+	if o.Customize != nil && !o.Standalone {
+		t.Fatal("glancestack: Customize edits the standalone Glance; set Standalone")
 	}
 	s.Apply(t, secretObject(S3CredentialsSecret, map[string]string{"access-key-id": o.S3.AccessKey, "secret-access-key": o.S3.SecretKey}))
 	s.Apply(t, secretObject(DBSecret, map[string]string{api.DatabaseUsernameKey: o.DBUser, api.DatabasePasswordKey: o.DBPassword}))
