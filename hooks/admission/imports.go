@@ -27,6 +27,17 @@ func importProblems(plugins *api.ImportPluginsSpec, filter *api.ImportFilteringS
 	return l
 }
 
+// importWarnings are the warnings of a spec's import blocks, with the
+// defaults filled in.
+func importWarnings(at *field.Path, s api.GlanceSpec) []string {
+	out := importFilterWarnings(at, s.ImportFiltering)
+	if p := s.ImportPlugins; p != nil && p.Decompression != nil && slices.Contains(s.ImportMethods, api.ImportGlanceDirect) {
+		out = append(out, fmt.Sprintf("%s does not work alone with glance-direct: staging records the packed size on the image, the plugin does not correct it, and the import fails Glance's size check unless a conversion rewrites the image; web-download imports are unpacked",
+			at.Child("importPlugins", "decompression")))
+	}
+	return out
+}
+
 // importFilterWarnings name filter settings that are valid but do less
 // than they seem to: a deny list whose allow list resolves to the default
 // (Glance ignores it), and an allow list wider than https on 443, which

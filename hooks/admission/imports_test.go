@@ -11,6 +11,10 @@ import (
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
+// glanceDirectDecompression is the warning of decompression beside
+// glance-direct, after the path.
+const glanceDirectDecompression = " does not work alone with glance-direct: staging records the packed size on the image, the plugin does not correct it, and the import fails Glance's size check unless a conversion rewrites the image; web-download imports are unpacked"
+
 // TestImportBlocks: what spec.importPlugins and spec.importFiltering admit,
 // refuse and warn of, on a Glance.
 func TestImportBlocks(t *testing.T) {
@@ -22,9 +26,10 @@ func TestImportBlocks(t *testing.T) {
 	}{
 		"every plugin": {reason: "decompression with a staging bound, conversion, injection with roles",
 			set: map[string]any{"staging.sizeLimit": "20Gi", "importPlugins": map[string]any{"decompression": map[string]any{}, "conversion": map[string]any{"outputFormat": "qcow2"},
-				"injectMetadata": map[string]any{"properties": map[string]any{"vendor": "https://example.com:8443/x", "b": ""}, "ignoreUserRoles": []any{"admin", "reader"}}}}},
+				"injectMetadata": map[string]any{"properties": map[string]any{"vendor": "https://example.com:8443/x", "b": ""}, "ignoreUserRoles": []any{"admin", "reader"}}}},
+			warnings: []string{"spec.importPlugins.decompression" + glanceDirectDecompression}},
 		"decompression with unbounded staging": {reason: "unbounded is the acknowledgement too",
-			set: map[string]any{"staging.unbounded": true, "importPlugins.decompression": map[string]any{}}},
+			set: map[string]any{"staging.unbounded": true, "importPlugins.decompression": map[string]any{}, "importMethods": []any{"web-download"}}},
 		"decompression with a claim only": {reason: "a claim alone leaves the size to the default",
 			set:     map[string]any{"staging.volumeClaim.storageClassName": "fast", "importPlugins.decompression": map[string]any{}},
 			refused: "spec.importPlugins.decompression needs staging.sizeLimit"},
@@ -40,10 +45,10 @@ func TestImportBlocks(t *testing.T) {
 		"pinned mirror": {reason: "an allow list of hosts with the https pin is the tightest filter",
 			set: map[string]any{"importFiltering.allowedHosts": []any{"mirror.example.com", "10.0.0.7"}}},
 		"empty allow lists": {reason: "an empty allow list opts out of the default; the deny lists then apply",
-			set: map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{}, "disallowedSchemes": []any{"http"}, "allowedPorts": []any{}, "disallowedPorts": []any{22}}},
+			set:      map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{}, "disallowedSchemes": []any{"http"}, "allowedPorts": []any{}, "disallowedPorts": []any{22}}},
 			warnings: []string{"spec.importFiltering allows more than https on port 443: the host deny list, which matches host names literally, is then all that keeps web-download off the metadata address and in-cluster services; name the mirrors in spec.importFiltering.allowedHosts"}},
 		"inert deny list": {reason: "a deny list beside a defaulted allow list is never read",
-			set: map[string]any{"importFiltering.disallowedSchemes": []any{"http"}},
+			set:      map[string]any{"importFiltering.disallowedSchemes": []any{"http"}},
 			warnings: []string{"spec.importFiltering.disallowedSchemes has no effect: spec.importFiltering.allowedSchemes is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.importFiltering.allowedSchemes: [] to use the deny list"}},
 		"plain http with named hosts": {reason: "widening is fine while the hosts are pinned",
 			set: map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{"http"}, "allowedPorts": []any{8080}, "allowedHosts": []any{"mirror.example.com"}}}},
@@ -80,8 +85,9 @@ func TestImportBlocksOnAControlPlane(t *testing.T) {
 	}{
 		"decompression without staging": {reason: "the staging bound is asked for where it is written",
 			glance: `,"importPlugins":{"decompression":{}}`, refused: "spec.services.glance.importPlugins.decompression needs staging.sizeLimit"},
-		"decompression with staging": {reason: "and taken with it",
-			glance: `,"staging":{"sizeLimit":"50Gi"},"importPlugins":{"decompression":{},"conversion":{}}`},
+		"decompression with staging": {reason: "and taken with it, with a warning for glance-direct, a default import method",
+			glance:   `,"staging":{"sizeLimit":"50Gi"},"importPlugins":{"decompression":{},"conversion":{}}`,
+			warnings: []string{"spec.services.glance.importPlugins.decompression" + glanceDirectDecompression}},
 		"colon in a property name": {reason: "Glance splits each pair at its first colon",
 			glance:  `,"importPlugins":{"injectMetadata":{"properties":{"a:b":"c"}}}`,
 			refused: "spec.services.glance.importPlugins.injectMetadata.properties[a:b]: the property name contains ':'"},

@@ -52,6 +52,14 @@ func pluginsConf(in confInput) (confPart, error) {
 			format = api.DefaultConversionFormat
 		}
 		sections = append(sections, storeconf.Section{Name: "image_conversion", Options: []storeconf.Option{{Key: "output_format", Value: format}}})
+		if in.mode == UWSGI {
+			// The plugin runs qemu-img under oslo.concurrency's prlimit,
+			// started with [wsgi] python_interpreter, whose default is
+			// sys.executable: the uWSGI binary under uWSGI, which would
+			// start a server and never return. The image's python3 (first
+			// on its PATH) has oslo.concurrency.
+			sections = append(sections, storeconf.Section{Name: "wsgi", Options: []storeconf.Option{{Key: "python_interpreter", Value: "python3"}}})
+		}
 	}
 	if m := p.InjectMetadata; m != nil {
 		sections = append(sections, storeconf.Section{Name: "inject_metadata_properties", Options: injectOptions(*m)})

@@ -43,7 +43,7 @@ func TestPluginsConf(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: c.plugins}})
+			got, err := pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: c.plugins}, mode: Eventlet})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("%s: err = %v, want %q", c.reason, err, c.wantErr)
@@ -76,5 +76,28 @@ func TestURIFilterConf(t *testing.T) {
 	}
 	if _, err := uriFilterConf(confInput{spec: api.GlanceSpec{ImportFiltering: &api.ImportFilteringSpec{AllowedHosts: []string{"a b"}}}}); err == nil {
 		t.Error("a host oslo.config would not read renders nothing")
+	}
+}
+
+// TestPluginsConfUnderUWSGI: conversion under uWSGI names the interpreter
+// its qemu-img runs under, which would otherwise be the uWSGI binary.
+func TestPluginsConfUnderUWSGI(t *testing.T) {
+	conversion := &api.ImportPluginsSpec{Conversion: &api.ImportConversionSpec{}}
+	got, err := pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: conversion}, mode: UWSGI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := storeconf.Section{Name: "wsgi", Options: []storeconf.Option{{Key: "python_interpreter", Value: "python3"}}}
+	if diff := cmp.Diff(want, got.sections[len(got.sections)-1]); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	got, err = pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: &api.ImportPluginsSpec{Decompression: &api.ImportDecompressionSpec{}}}, mode: UWSGI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got.sections {
+		if s.Name == "wsgi" {
+			t.Error("no conversion, no interpreter to name")
+		}
 	}
 }
