@@ -72,6 +72,17 @@ func injectProblems(m api.ImportInjectMetadataSpec) problem.List {
 			l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles").Index(i), "%s", p))
 		}
 	}
+	if len(l) > 0 {
+		return l
+	}
+	// Each part may be fine and the line not: a first name starting with
+	// a quote and a last value ending with it read as one quoted value.
+	if p := ValueProblem(DictValue(m.Properties)); p != "" {
+		l = append(l, problem.Invalid(props, "written as one line, %s", p))
+	}
+	if p := ValueProblem(strings.Join(m.IgnoreUserRoles, ",")); p != "" {
+		l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles"), "written as one line, %s", p))
+	}
 	return l
 }
 

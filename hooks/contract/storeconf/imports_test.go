@@ -22,6 +22,8 @@ func TestImportPluginsProblems(t *testing.T) {
 		"default":     {"an unset format is raw", &api.ImportPluginsSpec{Conversion: &api.ImportConversionSpec{}}, nil},
 		"unknown format": {"the plugin's choices", &api.ImportPluginsSpec{Conversion: &api.ImportConversionSpec{OutputFormat: "iso"}},
 			[]string{"importPlugins.conversion.outputFormat must be one of qcow2, raw, vmdk"}},
+		"quoted line": {"parts that pass alone, a line the parser would unquote", inject(map[string]string{"\"a": "1", "b": "2\""}),
+			[]string{"importPlugins.injectMetadata.properties written as one line, is wrapped in quotes, which the config parser would strip"}},
 		"good properties": {"names and values oslo.config reads back", inject(map[string]string{"src": "https://x.example/p", "tier": ""}, "admin"), nil},
 		"no properties":   {"nothing to inject", inject(nil), []string{"importPlugins.injectMetadata.properties must name at least one property"}},
 		"bad properties": {"every bad pair is named, in name order", inject(map[string]string{"a:b": "c", "os_glance_x": "1", "z": "1,2"}, "admin", ""),
