@@ -57,6 +57,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	}
 	warnings := append(serviceWarnings, apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)...)
 	warnings = append(warnings, unusedSizingWarnings(glanceServicePath, spec)...)
+	warnings = append(warnings, importWarnings(glanceServicePath, spec)...)
 	if req.Operation == admissionv1.Update {
 		var old api.ControlPlane
 		if err := decodeObject(req.OldObject.Raw, &old); err == nil && old.Spec.Services.Glance != nil {

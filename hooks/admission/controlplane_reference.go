@@ -41,6 +41,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, Gateway: svc.Gateway, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
+	l = append(l, problem.Wrap(glanceServicePath, importProblems(svc.ImportPlugins, svc.ImportFiltering, svc.Staging))...)
 	return l
 }
 

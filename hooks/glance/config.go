@@ -114,6 +114,9 @@ func importsConf(in confInput) (confPart, error) {
 		sections: []storeconf.Section{
 			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: StagingDir}}},
 			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: TasksDir}}},
+			// What a task flow reads as its work directory when it does not
+			// take the tasks store: the same bounded tasks volume.
+			{Name: "task", Options: []storeconf.Option{{Key: "work_dir", Value: TasksDir}}},
 		},
 	}, nil
 }

@@ -12,6 +12,8 @@ var confFeatures = []func(confInput) (confPart, error){
 	launchConf,    // launch.go: the port, the eventlet server's workers
 	storesConf,    // config.go: enabled_backends, the default store
 	importsConf,   // config.go: import methods, staging and tasks areas
+	uriFilterConf, // imports.go: the URI filter of web-download
+	pluginsConf,   // imports.go: the import plugins and their sections
 	locationsConf, // config.go: image locations hidden
 	databaseConf,  // credentials.go: [database]
 	keystoneConf,  // keystone.go: [keystone_authtoken]

@@ -36,6 +36,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 			importAcrossPods(t, svc, release)
 		})
 	}
+	t.Run("import plugins and the web-download filter", func(t *testing.T) { t.Parallel(); importsInBothModes(t, svc) })
 	t.Run("a retired store serves until it is dropped", func(t *testing.T) {
 		t.Parallel()
 		retiredStoreServes(t, svc)

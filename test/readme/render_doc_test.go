@@ -27,10 +27,13 @@ func TestRenderDocsDiffExampleIsTheFixture(t *testing.T) {
 	require.True(t, found, "docs/render.md shows %q", prompt)
 	example, _, _ = strings.Cut(example, "\nConditions that change")
 
-	config := regexp.MustCompile(`controlplane-glance-config-[0-9a-f]{10}`)
-	old := config.FindAllString(string(golden), 2)
-	require.Len(t, old, 2)
-	want := strings.NewReplacer(old[0], "controlplane-glance-config-<new>", old[1], "controlplane-glance-config-<old>").Replace(string(golden))
+	// Which hash is the new config is what the created ConfigMap replaces
+	// says; the objects are listed by name, so their order follows the
+	// hashes.
+	replaced := regexp.MustCompile(`created +ConfigMap +openstack/(controlplane-glance-config-[0-9a-f]{10}) +\(replaces (controlplane-glance-config-[0-9a-f]{10})\)`).
+		FindStringSubmatch(string(golden))
+	require.Len(t, replaced, 3, "the fixture creates a config ConfigMap that replaces another")
+	want := strings.NewReplacer(replaced[1], "controlplane-glance-config-<new>", replaced[2], "controlplane-glance-config-<old>").Replace(string(golden))
 	want = regexp.MustCompile(`-(backends|db-sync|register)-[0-9a-f]{10}`).ReplaceAllString(want, "-$1-<hash>")
 	want, _, _ = strings.Cut(want, "\nConditions that change")
 	assert.Equal(t, want, example)

@@ -174,9 +174,11 @@ var cases = map[string]fieldCase{
 	"importMethods": {false, map[string]any{"importMethods": []any{"glance-direct"}}, rendered, confHas("enabled_import_methods = [glance-direct]")},
 	"staging.sizeLimit": {true, map[string]any{"staging.sizeLimit": "20Gi"}, rendered, func(t *testing.T, r result) {
 		assert.Contains(t, jsonish(r.pod()["volumes"]), `{"emptyDir":{"sizeLimit":"20Gi"},"name":"staging"}`)
+		assert.Contains(t, jsonish(r.pod()["volumes"]), `{"emptyDir":{"sizeLimit":"20Gi"},"name":"tasks"}`, "import tasks get the same bound")
 	}},
 	"staging.unbounded": {true, map[string]any{"staging.unbounded": true}, rendered, func(t *testing.T, r result) {
 		assert.Contains(t, jsonish(r.pod()["volumes"]), `{"emptyDir":{},"name":"staging"}`)
+		assert.Contains(t, jsonish(r.pod()["volumes"]), `{"emptyDir":{},"name":"tasks"}`, "import tasks are unbounded too")
 	}},
 	"staging.volumeClaim.storageClassName": {false, map[string]any{"staging.volumeClaim.storageClassName": "fast"}, rendered, func(t *testing.T, r result) {
 		assert.Contains(t, jsonish(r.pod()["volumes"]), `"storageClassName":"fast"`)
@@ -200,16 +202,25 @@ var cases = map[string]fieldCase{
 	"logging.perLoggerLevels": {true, map[string]any{"logging.perLoggerLevels": map[string]any{"sqlalchemy.engine": "WARNING", "amqp": "ERROR"}}, rendered, confHas("default_log_levels = amqp=ERROR,sqlalchemy.engine=WARNING")},
 	"dropRetiredStores":       {false, map[string]any{"dropRetiredStores": []any{"old"}}, inert, nil},
 
-	"importFiltering.allowedSchemes":               {true, map[string]any{"importFiltering.allowedSchemes": []any{"https"}}, later, nil},
-	"importFiltering.disallowedSchemes":            {true, map[string]any{"importFiltering.disallowedSchemes": []any{"http"}}, later, nil},
-	"importFiltering.allowedHosts":                 {true, map[string]any{"importFiltering.allowedHosts": []any{"mirror.example"}}, later, nil},
-	"importFiltering.disallowedHosts":              {true, map[string]any{"importFiltering.disallowedHosts": []any{"localhost"}}, later, nil},
-	"importFiltering.allowedPorts":                 {true, map[string]any{"importFiltering.allowedPorts": []any{443}}, later, nil},
-	"importFiltering.disallowedPorts":              {true, map[string]any{"importFiltering.disallowedPorts": []any{80}}, later, nil},
-	"importPlugins.decompression":                  {true, map[string]any{"importPlugins.decompression": map[string]any{}}, later, nil},
-	"importPlugins.conversion.outputFormat":        {true, map[string]any{"importPlugins.conversion.outputFormat": "raw"}, later, nil},
-	"importPlugins.injectMetadata.properties":      {true, map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"a": "b"}}, later, nil},
-	"importPlugins.injectMetadata.ignoreUserRoles": {true, map[string]any{"importPlugins.injectMetadata": map[string]any{"properties": map[string]any{"a": "b"}, "ignoreUserRoles": []any{"admin"}}}, later, nil},
+	"importFiltering.allowedSchemes": {true, map[string]any{"importFiltering.allowedSchemes": []any{"http", "https"}, "importFiltering.allowedHosts": []any{"mirror.example.com"}}, rendered,
+		confHas("[import_filtering_opts]\nallowed_schemes = [http,https]")},
+	"importFiltering.disallowedSchemes": {true, map[string]any{"importFiltering.allowedSchemes": []any{}, "importFiltering.disallowedSchemes": []any{"http"}}, rendered,
+		confHas("allowed_schemes = []\ndisallowed_schemes = [http]")},
+	"importFiltering.allowedHosts": {true, map[string]any{"importFiltering.allowedHosts": []any{"mirror.example.com"}}, rendered,
+		confHas("allowed_hosts = [mirror.example.com]\ndisallowed_hosts = []")},
+	"importFiltering.disallowedHosts": {true, map[string]any{"importFiltering.disallowedHosts": []any{"metadata.example.com"}}, rendered,
+		confHas("disallowed_hosts = [localhost,127.0.0.1,0.0.0.0,::1,169.254.169.254,kubernetes,kubernetes.default,kubernetes.default.svc,kubernetes.default.svc.cluster.local,metadata.example.com]")},
+	"importFiltering.allowedPorts": {true, map[string]any{"importFiltering.allowedPorts": []any{443, 8443}, "importFiltering.allowedHosts": []any{"mirror.example.com"}}, rendered,
+		confHas("allowed_ports = [443,8443]")},
+	"importFiltering.disallowedPorts": {true, map[string]any{"importFiltering.allowedPorts": []any{}, "importFiltering.disallowedPorts": []any{22}}, rendered,
+		confHas("allowed_ports = []\ndisallowed_ports = [22]")},
+	"importPlugins.decompression": {true, map[string]any{"importPlugins.decompression": map[string]any{}, "staging.sizeLimit": "20Gi"}, rendered,
+		confHas("[image_import_opts]\nimage_import_plugins = [image_decompression]")},
+	"importPlugins.conversion.outputFormat": {true, map[string]any{"importPlugins.conversion.outputFormat": "qcow2"}, rendered,
+		confHas("image_import_plugins = [image_conversion]", "[image_conversion]\noutput_format = qcow2")},
+	"importPlugins.injectMetadata.properties": {true, map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"z": "1", "a": "https://x.example:8443/p"}}, rendered,
+		confHas("image_import_plugins = [inject_image_metadata]", "[inject_metadata_properties]\ninject = a:https://x.example:8443/p,z:1\nignore_user_roles = admin")},
+	"importPlugins.injectMetadata.ignoreUserRoles": {true, map[string]any{"importPlugins.injectMetadata": map[string]any{"properties": map[string]any{"a": "b"}, "ignoreUserRoles": []any{"admin", "reader"}}}, rendered, confHas("ignore_user_roles = admin,reader")},
 	"dbPurge.retentionDays":                        {true, map[string]any{"dbPurge.retentionDays": 30}, later, nil},
 	"dbPurge.schedule":                             {true, map[string]any{"dbPurge.schedule": "@daily"}, later, nil},
 	"dbPurge.purgeImagesTable":                     {true, map[string]any{"dbPurge.purgeImagesTable": true}, later, nil},

@@ -10,37 +10,6 @@ import (
 // in the reference's shape, so a reference CR decodes and the schema can
 // check them; admission refuses each one as not supported yet.
 
-// ImportFilteringSpec restricts the URIs web-download may fetch.
-type ImportFilteringSpec struct {
-	AllowedSchemes    []string `json:"allowedSchemes,omitempty"`
-	DisallowedSchemes []string `json:"disallowedSchemes,omitempty"`
-	AllowedHosts      []string `json:"allowedHosts,omitempty"`
-	DisallowedHosts   []string `json:"disallowedHosts,omitempty"`
-	AllowedPorts      []int32  `json:"allowedPorts,omitempty"`
-	DisallowedPorts   []int32  `json:"disallowedPorts,omitempty"`
-}
-
-// ImportPluginsSpec selects the image import plugins.
-type ImportPluginsSpec struct {
-	Decompression  *ImportDecompressionSpec  `json:"decompression,omitempty"`
-	Conversion     *ImportConversionSpec     `json:"conversion,omitempty"`
-	InjectMetadata *ImportInjectMetadataSpec `json:"injectMetadata,omitempty"`
-}
-
-// ImportDecompressionSpec has no settings: its presence enables the plugin.
-type ImportDecompressionSpec struct{}
-
-// ImportConversionSpec is the conversion plugin's target format.
-type ImportConversionSpec struct {
-	OutputFormat string `json:"outputFormat,omitempty"`
-}
-
-// ImportInjectMetadataSpec is the properties the inject plugin sets.
-type ImportInjectMetadataSpec struct {
-	Properties      map[string]string `json:"properties"`
-	IgnoreUserRoles []string          `json:"ignoreUserRoles,omitempty"`
-}
-
 // DBPurgeSpec is the recurring purge of soft-deleted rows.
 type DBPurgeSpec struct {
 	RetentionDays    *int32 `json:"retentionDays,omitempty"`

@@ -18,8 +18,6 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 // LaterFields are the reference's Glance fields admission refuses as not
 // supported yet, in the spec's order.
 var LaterFields = []LaterField{
-	{"importFiltering", "the web-download URI filter", func(s GlanceSpec) bool { return s.ImportFiltering != nil }},
-	{"importPlugins", "the image import plugins", func(s GlanceSpec) bool { return s.ImportPlugins != nil }},
 	{"dbPurge", "the database purge CronJob", func(s GlanceSpec) bool { return s.DBPurge != nil }},
 	{"imageCache", "the per-pod image cache", func(s GlanceSpec) bool { return s.ImageCache != nil }},
 	{"gateway", "the Gateway API HTTPRoute", func(s GlanceSpec) bool { return s.Gateway != nil }},

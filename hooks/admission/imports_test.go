@@ -1,0 +1,113 @@
+package admission
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/test/refrules"
+)
+
+// glanceDirectDecompression is the warning of decompression beside
+// glance-direct, after the path.
+const glanceDirectDecompression = " does not work alone with glance-direct: staging records the packed size on the image, the plugin does not correct it, and the import fails Glance's size check unless a conversion rewrites the image; web-download imports are unpacked"
+
+// TestImportBlocks: what spec.importPlugins and spec.importFiltering admit,
+// refuse and warn of, on a Glance.
+func TestImportBlocks(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		set      map[string]any
+		refused  string   // "" allowed
+		warnings []string // when allowed
+	}{
+		"every plugin": {reason: "decompression with a staging bound, conversion, injection with roles",
+			set: map[string]any{"staging.sizeLimit": "20Gi", "importPlugins": map[string]any{"decompression": map[string]any{}, "conversion": map[string]any{"outputFormat": "qcow2"},
+				"injectMetadata": map[string]any{"properties": map[string]any{"vendor": "https://example.com:8443/x", "b": ""}, "ignoreUserRoles": []any{"admin", "reader"}}}},
+			warnings: []string{"spec.importPlugins.decompression" + glanceDirectDecompression}},
+		"decompression with unbounded staging": {reason: "unbounded is the acknowledgement too",
+			set: map[string]any{"staging.unbounded": true, "importPlugins.decompression": map[string]any{}, "importMethods": []any{"web-download"}}},
+		"decompression with a claim only": {reason: "a claim alone leaves the size to the default",
+			set:     map[string]any{"staging.volumeClaim.storageClassName": "fast", "importPlugins.decompression": map[string]any{}},
+			refused: "spec.importPlugins.decompression needs staging.sizeLimit"},
+		"empty property map": {reason: "the plugin with nothing to inject does nothing",
+			set:     map[string]any{"importPlugins.injectMetadata.properties": map[string]any{}},
+			refused: "spec.importPlugins.injectMetadata.properties must name at least one property"},
+		"canonical address": {reason: "Glance canonicalizes the URI's host before it looks it up",
+			set:     map[string]any{"importFiltering.disallowedHosts": []any{"0:0::1"}},
+			refused: "spec.importFiltering.disallowedHosts[0] is an IP address not in its canonical form"},
+		"port zero": {reason: "not a port",
+			set:     map[string]any{"importFiltering.allowedPorts": []any{0}},
+			refused: "spec.importFiltering.allowedPorts[0] must be a port, 1 to 65535"},
+		"pinned mirror": {reason: "an allow list of hosts with the https pin is the tightest filter",
+			set: map[string]any{"importFiltering.allowedHosts": []any{"mirror.example.com", "10.0.0.7"}}},
+		"empty allow lists": {reason: "an empty allow list opts out of the default; the deny lists then apply",
+			set:      map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{}, "disallowedSchemes": []any{"http"}, "allowedPorts": []any{}, "disallowedPorts": []any{22}}},
+			warnings: []string{"spec.importFiltering allows more than https on port 443: the host deny list, which matches host names literally, is then all that keeps web-download off the metadata address and in-cluster services; name the mirrors in spec.importFiltering.allowedHosts"}},
+		"inert deny list": {reason: "a deny list beside a defaulted allow list is never read",
+			set:      map[string]any{"importFiltering.disallowedSchemes": []any{"http"}},
+			warnings: []string{"spec.importFiltering.disallowedSchemes has no effect: spec.importFiltering.allowedSchemes is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.importFiltering.allowedSchemes: [] to use the deny list"}},
+		"plain http with named hosts": {reason: "widening is fine while the hosts are pinned",
+			set: map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{"http"}, "allowedPorts": []any{8080}, "allowedHosts": []any{"mirror.example.com"}}}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal([]byte(validGlance), &obj))
+			refrules.Rule{Set: c.set}.Apply(obj)
+			raw, err := json.Marshal(obj)
+			require.NoError(t, err)
+			resp, msg := reviewRaw(t, api.KindGlance, raw)
+			if c.refused != "" {
+				require.False(t, resp.allowed, c.reason)
+				assert.Contains(t, msg, c.refused, c.reason)
+				return
+			}
+			require.True(t, resp.allowed, "%s: %s", c.reason, msg)
+			assert.Equal(t, c.warnings, resp.warnings, c.reason)
+		})
+	}
+}
+
+// TestImportBlocksOnAControlPlane: the same rules under
+// spec.services.glance, decompression judged by the staging the
+// ControlPlane writes (its Glance child gets the default size spelled out).
+func TestImportBlocksOnAControlPlane(t *testing.T) {
+	const head = `{"apiVersion":"c5c3.io/v1alpha1","kind":"ControlPlane","metadata":{"name":"cp","namespace":"openstack"},"spec":{"services":{"glance":{` +
+		`"backends":[{"name":"default","type":"S3","isDefault":true,"s3":{"endpoint":"http://s3:3900","bucket":"b","credentialsSecretRef":{"name":"c"}}}]`
+	cases := map[string]struct {
+		reason, glance string
+		refused        string
+		warnings       []string
+	}{
+		"decompression without staging": {reason: "the staging bound is asked for where it is written",
+			glance: `,"importPlugins":{"decompression":{}}`, refused: "spec.services.glance.importPlugins.decompression needs staging.sizeLimit"},
+		"decompression with staging": {reason: "and taken with it, with a warning for glance-direct, a default import method",
+			glance:   `,"staging":{"sizeLimit":"50Gi"},"importPlugins":{"decompression":{},"conversion":{}}`,
+			warnings: []string{"spec.services.glance.importPlugins.decompression" + glanceDirectDecompression}},
+		"colon in a property name": {reason: "Glance splits each pair at its first colon",
+			glance:  `,"importPlugins":{"injectMetadata":{"properties":{"a:b":"c"}}}`,
+			refused: "spec.services.glance.importPlugins.injectMetadata.properties[a:b]: the property name contains ':'"},
+		"both host lists": {reason: "Glance would ignore the deny half",
+			glance:  `,"importFiltering":{"allowedHosts":["m.example.com"],"disallowedHosts":["x.example.com"]}`,
+			refused: "spec.services.glance.importFiltering.disallowedHosts must not be set with allowedHosts"},
+		"inert port deny list": {reason: "warned of under the ControlPlane's path",
+			glance:   `,"importFiltering":{"disallowedPorts":[22]}`,
+			warnings: []string{"spec.services.glance.importFiltering.disallowedPorts has no effect: spec.services.glance.importFiltering.allowedPorts is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.services.glance.importFiltering.allowedPorts: [] to use the deny list"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp, msg := reviewRaw(t, api.KindControlPlane, []byte(head+c.glance+`}}}}`))
+			if c.refused != "" {
+				require.False(t, resp.allowed, c.reason)
+				assert.Contains(t, msg, c.refused, c.reason)
+				return
+			}
+			require.True(t, resp.allowed, "%s: %s", c.reason, msg)
+			assert.Equal(t, c.warnings, resp.warnings, c.reason)
+		})
+	}
+}
