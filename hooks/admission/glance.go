@@ -40,6 +40,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(req.Object.Raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
+	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(req.Object.Raw, "spec", "networkPolicy", "additionalEgress")))...)
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
 	if req.Operation == admissionv1.Update {
 		var old api.Glance

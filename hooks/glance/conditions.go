@@ -100,3 +100,18 @@ const (
 // all (a ResourceQuota, a PodSecurity level or another admission refusal);
 // the API server's refusal is in the Deployment's ReplicaFailure condition.
 const ReasonPodsNotCreated = "PodsNotCreated"
+
+// Conditions of spec.gateway and spec.networkPolicy, the reference's names;
+// each is reported only while its block is set.
+const (
+	CondHTTPRouteReady     = "HTTPRouteReady"
+	CondNetworkPolicyReady = "NetworkPolicyReady"
+
+	ReasonHTTPRouteAccepted      = "HTTPRouteAccepted"
+	ReasonHTTPRouteNotAccepted   = "HTTPRouteNotAccepted"
+	ReasonGatewayAPINotInstalled = "GatewayAPINotInstalled"
+	ReasonNetworkPolicyApplied   = "NetworkPolicyReady"
+	// ReasonWaitingForNetworkPolicy: the observed policy does not allow
+	// every derived endpoint yet; the stores it does not allow wait.
+	ReasonWaitingForNetworkPolicy = "WaitingForNetworkPolicy"
+)
