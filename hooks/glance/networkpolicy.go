@@ -183,13 +183,13 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*store) ([]netwo
 	return append([]networkingv1.NetworkPolicyEgressRule{dnsRule()}, sortedRules(eps, g.Namespace)...), nil
 }
 
-// sortedRules are the rules of eps, one per distinct rule, sorted by their
-// JSON.
+// sortedRules are the rules of eps, one per distinct rule, sorted by port,
+// then by their JSON (an address, then a namespace, then anywhere).
 func sortedRules(eps []endpoint, namespace string) []networkingv1.NetworkPolicyEgressRule {
 	byKey := map[string]networkingv1.NetworkPolicyEgressRule{}
 	for _, e := range eps {
 		r := egressRule(e, namespace)
-		byKey[ruleKey(r)] = r
+		byKey[fmt.Sprintf("%05d %s", e.port, ruleKey(r))] = r
 	}
 	keys := make([]string, 0, len(byKey))
 	for k := range byKey {
