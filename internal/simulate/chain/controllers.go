@@ -43,6 +43,7 @@ func ControllersWith(jobImage string) []Controller {
 				{"policy/v1", "PodDisruptionBudget"}, {"autoscaling/v2", "HorizontalPodAutoscaler"}, eventType,
 				{names.HTTPRouteAPIVersion, "HTTPRoute"}, {names.NetworkPolicyAPIVersion, "NetworkPolicy"}},
 			OnDelete:  []Type{eventType},
+			Optional:  []Type{{names.HTTPRouteAPIVersion, "HTTPRoute"}},
 			Customize: glance.Customize,
 			Sync:      glance.Sync,
 		},
