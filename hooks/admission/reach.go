@@ -9,6 +9,7 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -109,40 +110,51 @@ func networkPolicyProblems(np api.NetworkPolicySpec, rawEgress json.RawMessage) 
 func egressRuleProblems(at *field.Path, r networkingv1.NetworkPolicyEgressRule) problem.List {
 	var l problem.List
 	for i, p := range r.Ports {
-		pat := at.Child("ports").Index(i)
-		if p.Protocol != nil && *p.Protocol != "TCP" && *p.Protocol != "UDP" && *p.Protocol != "SCTP" {
-			l = append(l, problem.Invalid(pat.Child("protocol"), "must be TCP, UDP or SCTP"))
-		}
-		if p.Port != nil && p.Port.Type == 0 && (p.Port.IntVal < 1 || p.Port.IntVal > 65535) {
-			l = append(l, problem.Invalid(pat.Child("port"), "must be between 1 and 65535"))
-		}
-		if p.EndPort != nil && (p.Port == nil || p.Port.Type != 0 || *p.EndPort < p.Port.IntVal || *p.EndPort > 65535) {
-			l = append(l, problem.Invalid(pat.Child("endPort"), "needs a numeric port and must be between it and 65535"))
-		}
+		l = append(l, portProblems(at.Child("ports").Index(i), p)...)
 	}
 	for i, peer := range r.To {
-		pat := at.Child("to").Index(i)
-		if peer.IPBlock == nil && peer.NamespaceSelector == nil && peer.PodSelector == nil {
-			l = append(l, problem.Invalid(pat, "needs ipBlock, namespaceSelector or podSelector"))
-			continue
-		}
-		if b := peer.IPBlock; b != nil {
-			if peer.NamespaceSelector != nil || peer.PodSelector != nil {
-				l = append(l, problem.Invalid(pat.Child("ipBlock"), "excludes namespaceSelector and podSelector"))
-			}
-			if _, _, err := net.ParseCIDR(b.CIDR); err != nil {
-				l = append(l, problem.Invalid(pat.Child("ipBlock", "cidr"), "must be a CIDR"))
-			}
-			for j, ex := range b.Except {
-				if _, _, err := net.ParseCIDR(ex); err != nil {
-					l = append(l, problem.Invalid(pat.Child("ipBlock", "except").Index(j), "must be a CIDR"))
-				}
-			}
-		}
-		l = append(l, selectorProblems(pat.Child("namespaceSelector"), peer.NamespaceSelector)...)
-		l = append(l, selectorProblems(pat.Child("podSelector"), peer.PodSelector)...)
+		l = append(l, peerProblems(at.Child("to").Index(i), peer)...)
 	}
 	return l
+}
+
+// portProblems checks a rule's port: a protocol, a port, a range.
+func portProblems(at *field.Path, p networkingv1.NetworkPolicyPort) problem.List {
+	var l problem.List
+	if p.Protocol != nil && *p.Protocol != "TCP" && *p.Protocol != "UDP" && *p.Protocol != "SCTP" {
+		l = append(l, problem.Invalid(at.Child("protocol"), "must be TCP, UDP or SCTP"))
+	}
+	numeric := p.Port != nil && p.Port.Type == intstr.Int
+	if numeric && (p.Port.IntVal < 1 || p.Port.IntVal > 65535) {
+		l = append(l, problem.Invalid(at.Child("port"), "must be between 1 and 65535"))
+	}
+	if p.EndPort != nil && (!numeric || *p.EndPort < p.Port.IntVal || *p.EndPort > 65535) {
+		l = append(l, problem.Invalid(at.Child("endPort"), "needs a numeric port and must be between it and 65535"))
+	}
+	return l
+}
+
+// peerProblems checks a rule's destination: an address block or selectors.
+func peerProblems(at *field.Path, peer networkingv1.NetworkPolicyPeer) problem.List {
+	if peer.IPBlock == nil && peer.NamespaceSelector == nil && peer.PodSelector == nil {
+		return problem.List{problem.Invalid(at, "needs ipBlock, namespaceSelector or podSelector")}
+	}
+	var l problem.List
+	if b := peer.IPBlock; b != nil {
+		if peer.NamespaceSelector != nil || peer.PodSelector != nil {
+			l = append(l, problem.Invalid(at.Child("ipBlock"), "excludes namespaceSelector and podSelector"))
+		}
+		if _, _, err := net.ParseCIDR(b.CIDR); err != nil {
+			l = append(l, problem.Invalid(at.Child("ipBlock", "cidr"), "must be a CIDR"))
+		}
+		for j, ex := range b.Except {
+			if _, _, err := net.ParseCIDR(ex); err != nil {
+				l = append(l, problem.Invalid(at.Child("ipBlock", "except").Index(j), "must be a CIDR"))
+			}
+		}
+	}
+	l = append(l, selectorProblems(at.Child("namespaceSelector"), peer.NamespaceSelector)...)
+	return append(l, selectorProblems(at.Child("podSelector"), peer.PodSelector)...)
 }
 
 // selectorProblems checks a label selector: label keys and values, and the
