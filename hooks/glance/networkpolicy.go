@@ -39,7 +39,8 @@ type endpoint struct {
 
 // egressRule is what a NetworkPolicy needs to let a pod reach e. An IP
 // address is reached as itself. A Service's DNS name (<svc>.<ns>.svc...,
-// or a bare <svc> in the Glance's namespace) is reached in its namespace:
+// or a bare <svc> but localhost, in the Glance's namespace) is reached in
+// its namespace:
 // NetworkPolicies see the pod behind the Service, whose labels these hooks
 // do not know, so the rule admits that namespace on the port. Any other
 // host name resolves to addresses the policy cannot name and may change,
@@ -60,7 +61,10 @@ func egressRule(e endpoint, namespace string) networkingv1.NetworkPolicyEgressRu
 	labels := strings.Split(host, ".")
 	ns := ""
 	switch {
-	case len(labels) == 1 && host != "":
+	case len(labels) == 1 && host != "" && host != "localhost":
+		// A single label resolves through the pod's search domains to a
+		// Service of its namespace; localhost is the pod itself (its hosts
+		// file), a name like any other here.
 		ns = namespace
 	case len(labels) >= 3 && labels[2] == "svc":
 		ns = labels[1]

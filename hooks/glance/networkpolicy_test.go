@@ -109,11 +109,11 @@ func TestDerivedEgress(t *testing.T) {
 			want: []string{dns, "TCP 3306 to namespace databases", keystone, cache},
 		},
 		"MemcachedServers": {
-			reason: "memcached servers by name and address, each on its port",
+			reason: "memcached servers by name and address, each on its port; a bare name is a Service of the namespace, localhost is not",
 			spec: base(func(s *api.GlanceSpec) {
-				s.Cache = &api.CacheSpec{Servers: []string{"cache-0.example.com:11211", "[2001:db8::5]:11212", "memcached:11213"}}
+				s.Cache = &api.CacheSpec{Servers: []string{"cache-0.example.com:11211", "[2001:db8::5]:11212", "memcached:11213", "localhost:11214"}}
 			}),
-			want: []string{dns, clusterDB, keystone, "TCP 11211 anywhere", "TCP 11212 to 2001:db8::5/128", "TCP 11213 to namespace openstack"},
+			want: []string{dns, clusterDB, keystone, "TCP 11211 anywhere", "TCP 11212 to 2001:db8::5/128", "TCP 11213 to namespace openstack", "TCP 11214 anywhere"},
 		},
 		"KeystoneHTTPSNoPort": {
 			reason: "a URL without a port: the scheme's",
