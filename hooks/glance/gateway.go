@@ -121,23 +121,25 @@ type observedRouteStatus struct {
 // managed says whether the Glance's CompositeController manages HTTPRoutes
 // (the request lists the type among its children): without the Gateway
 // API's CRDs it cannot, and the route is not returned.
-func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, managed bool) ([]any, *hook.Condition, error) {
+func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, managed bool) ([]any, *hook.Condition) {
 	gw := spec.Gateway
 	if gw == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
 	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonGatewayAPINotInstalled,
 		Message: "the Glance's controller does not manage HTTPRoutes: install the Gateway API CRDs, then upgrade the chart so it registers them"}
 	if !managed {
-		return nil, &c, nil
+		return nil, &c
 	}
 	route := httpRoute(g, *gw)
+	// The route's status is the gateway controller's: one this hook cannot
+	// read says not accepted rather than failing the Glance's sync.
 	st, found, err := metacontroller.DecodeOne[observedRouteStatus](observed, names.HTTPRoutesKey, g.Name)
-	if err != nil {
-		return nil, nil, hook.Invalid("observed HTTPRoute: %v", err)
-	}
 	c = routeAccepted(found, st, route.Spec.ParentRefs[0])
-	return []any{route}, &c, nil
+	if err != nil {
+		c = hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
+	}
+	return []any{route}, &c
 }
 
 // routeAccepted is HTTPRouteReady from the route's status: True once the

@@ -20,10 +20,7 @@ type reach struct {
 func reachChildren(o *observed, stores []*store) (reach, error) {
 	var r reach
 	_, routes := o.children[names.HTTPRoutesKey]
-	route, rc, err := gatewayChildren(o.glance, o.spec, o.children, routes)
-	if err != nil {
-		return r, err
-	}
+	route, rc := gatewayChildren(o.glance, o.spec, o.children, routes)
 	r.children = append(r.children, route...)
 	if rc != nil {
 		r.conditions = append(r.conditions, *rc)
