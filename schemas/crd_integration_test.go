@@ -831,9 +831,11 @@ func TestControlPlaneKeepsFieldsItDoesNotOwn(t *testing.T) {
 	// A field this service owns is still held to its schema.
 	bad := object(t, guide.ControlPlane)
 	set(t, bad, int64(-1), "spec", "services", "glance", "replicas")
+	set(t, bad, "x", "spec", "services", "glance", "gateway", "hostname")
 	_, err = dryCreate(t, env, controlPlanes, bad)
 	require.Error(t, err, "replicas -1 is below the schema's minimum")
 	assert.Contains(t, err.Error(), "spec.services.glance.replicas")
+	assert.Contains(t, err.Error(), "spec.services.glance.gateway.parentRef", "a gateway names its Gateway")
 }
 
 // --- the reference Glance API ---------------------------------------------

@@ -413,6 +413,27 @@ affinity, priority), without the spread.`,
 			s.converge()
 			return "glance"
 		}},
+	{"gateway-and-network-policy", `
+spec.gateway and spec.networkPolicy on a running Glance, its route accepted by
+its Gateway, and a backend on another S3 endpoint just attached: the HTTPRoute
+glance routes images.example.com to the Service on 9292 with a 4h request
+timeout; status.endpoint is https://images.example.com/. The NetworkPolicy
+glance admits TCP 9292 from the gateways' namespace only and lets the pods
+reach DNS, the database, memcached, Keystone and both S3 endpoints, the new
+one included; the observed policy does not allow the new one yet, so its store
+waits (StorePending, "waiting for NetworkPolicy") and the running config stays.
+The NetworkPolicy glance-jobs lets the Job pods reach DNS and the database.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + reachGlance + "\n---\n" + standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			require.True(s.t, s.w.SetStatus(routeRef, map[string]any{"parents": []any{map[string]any{
+				"parentRef": map[string]any{"name": "edge", "namespace": "gateways", "sectionName": "https"}, "controllerName": "example.com/gateway",
+				"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}}}}}))
+			s.converge()
+			s.apply(archiveBackend)
+			s.convergeWithout("glance")
+			return "glance"
+		}},
 }
 
 // TestCaptureGlanceFixtures writes the request.json of every captured case

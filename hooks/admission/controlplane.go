@@ -51,6 +51,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	l = append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(spec))...)
 	l = append(l, releaseProblems(spec, glanceServicePath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(req.Object.Raw, "spec", "services", "glance")))...)
+	l = append(l, problem.Wrap(glanceServicePath, reachProblems(spec, rawAt(req.Object.Raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
 	l = append(l, problem.Wrap(glanceServicePath, ownedSecretProblems(glance, spec))...)
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)

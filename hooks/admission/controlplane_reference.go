@@ -38,7 +38,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	if len(cp.Spec.GlobalExtraConfig) > 0 {
 		l = append(l, notSupported(specPath.Child("globalExtraConfig"), "free-form glance-api.conf options"))
 	}
-	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, Gateway: svc.Gateway, ImageCache: svc.ImageCache,
+	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
 	l = append(l, problem.Wrap(glanceServicePath, importProblems(svc.ImportPlugins, svc.ImportFiltering, svc.Staging))...)

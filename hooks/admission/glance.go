@@ -41,6 +41,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
 	l = append(l, problem.Wrap(specPath, importProblems(g.Spec.ImportPlugins, g.Spec.ImportFiltering, g.Spec.Staging))...)
+	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(req.Object.Raw, "spec", "networkPolicy", "additionalEgress")))...)
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
 	warnings = append(warnings, importWarnings(specPath, spec)...)
 	if req.Operation == admissionv1.Update {

@@ -100,13 +100,5 @@ func schedulingProblems(raw json.RawMessage) problem.List {
 // object as written (null when absent or when the object does not decode:
 // the typed decode reports that).
 func rawScheduling(object []byte, path ...string) json.RawMessage {
-	cur := json.RawMessage(object)
-	for _, p := range append(path, "deployment") {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(cur, &m); err != nil {
-			return nil
-		}
-		cur = m[p]
-	}
-	return cur
+	return rawAt(object, append(path, "deployment")...)
 }

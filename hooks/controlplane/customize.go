@@ -23,7 +23,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 	if cp.Spec.Services.Glance == nil {
 		return &metacontroller.CustomizeResponse{RelatedResources: []metacontroller.RelatedResource{}}, nil
 	}
-	admin := cp.Spec.Services.Glance.Keystone.WithDefaults(cp.Name, cp.Namespace).AdminCredentialsSecretRef.Name
+	admin := cp.Spec.Services.Glance.Registration(cp.Name, cp.Namespace).AdminCredentialsSecretRef.Name
 	password := GlanceSpec(&cp).ServiceUser.SecretRef.Name
 	secrets := []string{admin}
 	if password != admin {

@@ -40,7 +40,7 @@ type registration struct {
 // waiting is the condition while it is not usable.
 func readAdmin(cp *api.ControlPlane, related metacontroller.ObjectMap) (*registration, *hook.Condition, error) {
 	glanceSpec := GlanceSpec(cp)
-	r := &registration{cp: cp, settings: cp.Spec.Services.Glance.Keystone.WithDefaults(cp.Name, cp.Namespace), user: *glanceSpec.ServiceUser}
+	r := &registration{cp: cp, settings: cp.Spec.Services.Glance.Registration(cp.Name, cp.Namespace), user: *glanceSpec.ServiceUser}
 	adminName := r.settings.AdminCredentialsSecretRef.Name
 	admin, found, err := hook.SecretData(related, adminName)
 	if err != nil {

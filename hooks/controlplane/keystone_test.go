@@ -17,7 +17,7 @@ func TestRegistrationJobReadsTheAdminSecretsCACert(t *testing.T) {
 	cp := &api.ControlPlane{Spec: api.ControlPlaneSpec{Services: api.Services{Glance: &api.GlanceService{}}}}
 	cp.Name, cp.Namespace = "cp", "openstack"
 	g := GlanceSpec(cp).WithDefaults(cp.Namespace)
-	r := &registration{cp: cp, settings: cp.Spec.Services.Glance.Keystone.WithDefaults(cp.Name, cp.Namespace), user: *g.ServiceUser}
+	r := &registration{cp: cp, settings: cp.Spec.Services.Glance.Registration(cp.Name, cp.Namespace), user: *g.ServiceUser}
 	for _, deregister := range []bool{false, true} {
 		job := r.job("example.test/glance-hooks:v0", deregister)
 		var got *corev1.EnvVar

@@ -80,7 +80,7 @@ func (h Hook) keystone(cp *api.ControlPlane, req *metacontroller.SyncRequest) (k
 
 // finalize answers a sync while the ControlPlane is being deleted.
 func (h Hook) finalize(cp *api.ControlPlane, r *registration, adminWait *hook.Condition, req *metacontroller.SyncRequest) (keystoneOutcome, error) {
-	settings := cp.Spec.Services.Glance.Keystone.WithDefaults(cp.Name, cp.Namespace)
+	settings := cp.Spec.Services.Glance.Registration(cp.Name, cp.Namespace)
 	c := hook.Condition{Type: CondKeystoneRegistered}
 	switch {
 	case settings.OnDelete == api.OnDeleteKeep:

@@ -173,6 +173,7 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		ImportPlugins:          svc.ImportPlugins,
 		ImageCache:             svc.ImageCache,
 		Gateway:                svc.Gateway,
+		NetworkPolicy:          svc.NetworkPolicy,
 		ExtraConfig:            mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig),
 		MetadefsPath:           svc.MetadefsPath,
 		ImportMethods:          svc.ImportMethods,

@@ -105,6 +105,21 @@ const (
 // the API server's refusal is in the Deployment's ReplicaFailure condition.
 const ReasonPodsNotCreated = "PodsNotCreated"
 
+// Conditions of spec.gateway and spec.networkPolicy, the reference's names;
+// each is reported only while its block is set.
+const (
+	CondHTTPRouteReady     = "HTTPRouteReady"
+	CondNetworkPolicyReady = "NetworkPolicyReady"
+
+	ReasonHTTPRouteAccepted      = "HTTPRouteAccepted"
+	ReasonHTTPRouteNotAccepted   = "HTTPRouteNotAccepted"
+	ReasonGatewayAPINotInstalled = "GatewayAPINotInstalled"
+	ReasonNetworkPolicyApplied   = "NetworkPolicyReady"
+	// ReasonWaitingForNetworkPolicy: the observed policy does not allow
+	// every derived endpoint yet; the stores it does not allow wait.
+	ReasonWaitingForNetworkPolicy = "WaitingForNetworkPolicy"
+)
+
 // progressReasons are the reasons a condition of a Glance is False for while
 // it is on its way rather than at fault: the schema Job runs, the Deployment
 // is about to be created or rolls out, a store is arriving.
@@ -114,6 +129,8 @@ var progressReasons = map[string]bool{
 	ReasonDeploymentMissing: true,
 	ReasonRollingOut:        true,
 	ReasonStorePending:      true,
+	// A store waits one sync for the NetworkPolicy to allow its endpoint.
+	ReasonWaitingForNetworkPolicy: true,
 }
 
 // Progressing reports whether a Glance is not ready only because it is on

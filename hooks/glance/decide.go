@@ -42,6 +42,8 @@ func decide(o *observed) decision {
 	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
 		d.processWideCA = processWideCABundle(o.stores, d.retired, rel)
 	}
+	// A store waits for the NetworkPolicy to allow its endpoint.
+	awaitEgress(o.glance, o.spec, o.stores, o.allowedEgress)
 	// Before anything is rendered, the first render waits for the stores
 	// on their way (firstRenderHold).
 	if o.deployment == nil && !o.hasConfig {

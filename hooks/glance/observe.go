@@ -38,6 +38,9 @@ type observed struct {
 	// children are returned as last applied when nothing is re-rendered,
 	// or kept while a pod may mount them; no decision reads them.
 	children metacontroller.ObjectMap
+	// allowedEgress is the egress of the observed glance-api
+	// NetworkPolicy, by rule key (networkpolicy.go).
+	allowedEgress map[string]bool
 }
 
 // credentialsRead is what the database and service-user Secrets give: the
@@ -68,6 +71,9 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 		return nil, err
 	}
 	if o.jobs, o.jobMounts, err = observedJobs(req.Children); err != nil {
+		return nil, err
+	}
+	if o.allowedEgress, err = observedPolicy(req.Children, g.Name); err != nil {
 		return nil, err
 	}
 	o.pods, err = readPods(req.Related, g.Name)

@@ -51,7 +51,7 @@ type statusInputs struct {
 func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run statusInputs) api.GlanceStatus {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
-		Endpoint: serviceEndpoint(g)}
+		Endpoint: statusEndpoint(g, g.Spec)}
 	if up := out.installed.Upgrade; up != nil {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}
@@ -73,9 +73,9 @@ func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run st
 		status.DefaultBackend = d.def.id
 	}
 	deploy := explainRollout(deploymentReady(run.current, out.configName, out.backendsName, out.runImage), run.pods)
-	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config",
-		backends, out.rendered, out.database, out.serviceUser, deploy)
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, backends, out.rendered, out.database, out.serviceUser, deploy, ready)
+	conds := append([]hook.Condition{backends, out.rendered, out.database, out.serviceUser, deploy}, out.reach...)
+	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", conds...)
+	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, append(conds, ready)...)
 	return status
 }
 

@@ -38,6 +38,8 @@ type outcome struct {
 	schemaJob string
 	// waiting is set while the first render waits for stores on their way.
 	waiting bool
+	// reach are the conditions of the route and the NetworkPolicies.
+	reach []hook.Condition
 }
 
 // Sync answers /sync/glance in four steps: observe decodes the request
@@ -53,6 +55,14 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, err
 	}
+	// The route and the NetworkPolicies follow the spec whatever was
+	// decided for the config (reach.go).
+	r, err := reachChildren(o, withRetired(d.stores, d.retired))
+	if err != nil {
+		return nil, err
+	}
+	out.children = append(out.children, r.children...)
+	out.reach = r.conditions
 	resp := report(o, &d, out)
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).

@@ -41,6 +41,24 @@ type expectedController struct {
 	// (created and deleted, never updated); every other child is InPlace.
 	onDelete []string
 	hooks    map[string]string // hook -> path
+	// optional are the children registered only where the cluster serves
+	// them (metacontroller.gatewayAPI).
+	optional []string
+}
+
+// registered are the children the chart registers, with or without the
+// optional ones.
+func (e expectedController) registered(withOptional bool) []string {
+	if withOptional {
+		return e.children
+	}
+	var out []string
+	for _, c := range e.children {
+		if !slices.Contains(e.optional, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // resourceOf maps the kinds the controllers use to their REST resources.
@@ -49,6 +67,7 @@ var resourceOf = map[string]string{
 	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services", "Job": "jobs",
 	"PodDisruptionBudget": "poddisruptionbudgets", "HorizontalPodAutoscaler": "horizontalpodautoscalers",
 	"ServiceAccount": "serviceaccounts", "Event": "events",
+	"HTTPRoute": "httproutes", "NetworkPolicy": "networkpolicies",
 }
 
 // expectedControllers derives what the chart must register from the code:
@@ -83,6 +102,9 @@ func expectedControllers(t *testing.T) map[string]expectedController {
 		for _, ch := range c.OnDelete {
 			e.onDelete = append(e.onDelete, gvr(ch))
 		}
+		for _, ch := range c.Optional {
+			e.optional = append(e.optional, gvr(ch))
+		}
 		require.NotNil(t, c.Sync, c.Name)
 		e.hooks["sync"] = routeOf[fn(c.Sync)]
 		if c.Customize != nil {
@@ -106,14 +128,16 @@ func TestExpectedControllersMatchTheREADME(t *testing.T) {
 	want := map[string]expectedController{
 		"controlplane-glance": {"c5c3.io/v1alpha1 controlplanes",
 			[]string{"batch/v1 jobs", "glance.openstack.c5c3.io/v1alpha1 glancebackends", "glance.openstack.c5c3.io/v1alpha1 glances", "v1 serviceaccounts"}, nil,
-			map[string]string{"customize": "/customize/controlplane", "sync": "/sync/controlplane", "finalize": "/sync/controlplane"}},
+			map[string]string{"customize": "/customize/controlplane", "sync": "/sync/controlplane", "finalize": "/sync/controlplane"}, nil},
 		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"}, nil,
-			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}},
+			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}, nil},
 		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
 			[]string{"apps/v1 deployments", "autoscaling/v2 horizontalpodautoscalers", "batch/v1 jobs", "events.k8s.io/v1 events",
+				"gateway.networking.k8s.io/v1 httproutes", "networking.k8s.io/v1 networkpolicies",
 				"policy/v1 poddisruptionbudgets", "v1 configmaps", "v1 secrets", "v1 services"},
 			[]string{"events.k8s.io/v1 events"},
-			map[string]string{"customize": "/customize/glance", "sync": "/sync/glance"}},
+			map[string]string{"customize": "/customize/glance", "sync": "/sync/glance"},
+			[]string{"gateway.networking.k8s.io/v1 httproutes"}},
 	}
 	assert.Equal(t, want, expectedControllers(t))
 }
@@ -138,6 +162,8 @@ type combo struct {
 	serviceAccount           string
 	image                    string
 	clusterDomain            string
+	// gatewayAPI: the glance controller manages HTTPRoutes.
+	gatewayAPI bool
 }
 
 // autoscaling is the HorizontalPodAutoscaler a combo asks for.
@@ -195,6 +221,10 @@ func combos() []combo {
 				"autoscaling.targetCPUUtilizationPercentage=60", "replicaCount=1"}
 			c.replicas = 3
 			c.autoscaling = &autoscaling{min: 3, max: 8, cpu: 60}
+		}),
+		with("gateway API", func(c *combo) {
+			c.set = []string{"metacontroller.gatewayAPI=true"}
+			c.gatewayAPI = true
 		}),
 		with("hooks at a URL", func(c *combo) {
 			c.set = []string{"metacontroller.hookBaseURL=http://10.0.0.5:8080/"}
@@ -611,7 +641,7 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 	}
 	if c.metacontroller {
 		want = append(want, mcRole)
-		checkMetacontrollerRole(t, roles[mcRole], expectedControllers(t))
+		checkMetacontrollerRole(t, roles[mcRole], expectedControllers(t), c.gatewayAPI)
 	}
 	got := make([]string, 0, len(roles))
 	for name := range roles {
@@ -646,7 +676,7 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 
 // Metacontroller must be able to watch every parent, write its status, and
 // manage every child type the CompositeControllers declare.
-func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole, controllers map[string]expectedController) {
+func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole, controllers map[string]expectedController, gatewayAPI bool) {
 	allows := func(group, resource, verb string) bool {
 		for _, r := range role.Rules {
 			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
@@ -661,7 +691,7 @@ func checkMetacontrollerRole(t *testing.T, role rbacv1.ClusterRole, controllers 
 			assert.True(t, allows(group, resource, verb), "%s: %s %s", name, verb, resource)
 		}
 		assert.True(t, allows(group, resource+"/status", "update"), "%s: update %s/status", name, resource)
-		for _, child := range cc.children {
+		for _, child := range cc.registered(gatewayAPI) {
 			group, resource := splitGVR(child)
 			verbs := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 			if slices.Contains(cc.onDelete, child) {
@@ -833,7 +863,7 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 				"%s: children of %s must follow the hook (the default OnDelete never updates them)", name, ch.Resource)
 		}
 		sort.Strings(children)
-		assert.Equal(t, want.children, children, name)
+		assert.Equal(t, want.registered(c.gatewayAPI), children, name)
 
 		gotHooks := map[string]string{}
 		for hook, h := range cc.Spec.Hooks {

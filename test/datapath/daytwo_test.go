@@ -45,6 +45,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Parallel()
 		referenceExample(t, svc)
 	})
+	t.Run("behind a gateway and a NetworkPolicy", func(t *testing.T) { t.Parallel(); reachBehindAPolicy(t, svc) })
 }
 
 // importAcrossPods runs two glance-api pods of the rendered Deployment,

@@ -1,6 +1,7 @@
 package glancestack
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -46,6 +47,10 @@ type Backend struct {
 	// CABundle names a ConfigMap whose ca.crt the store's endpoint is
 	// verified with (caBundleRef); "" trusts the system roots.
 	CABundle string
+	// Endpoint is the store's S3 URL (default the stack's S3 server's):
+	// another spelling of the same server is another endpoint to a
+	// NetworkPolicy.
+	Endpoint string
 }
 
 // GuideBackends are the guide's two stores: after Step 2 of the ControlPlane
@@ -111,7 +116,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 		for _, b := range s.backends {
 			cp.Spec.Services.Glance.Backends = append(cp.Spec.Services.Glance.Backends, api.BackendEntry{
 				Name: b.Name, Type: api.BackendTypeS3, IsDefault: b.IsDefault,
-				S3: &api.S3EntryStore{Endpoint: s.s3Endpoint, S3Options: store(b)}})
+				S3: &api.S3EntryStore{Endpoint: cmp.Or(b.Endpoint, s.s3Endpoint), S3Options: store(b)}})
 		}
 		o, err := asObject(cp)
 		return []chain.Object{o}, err
@@ -129,7 +134,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 	out := []chain.Object{o}
 	for _, b := range s.backends {
 		gb := api.GlanceBackend{Spec: api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: StandaloneName},
-			Type: api.BackendTypeS3, IsDefault: b.IsDefault, S3: &api.S3Store{Host: s.s3Endpoint, S3Options: store(b)}}}
+			Type: api.BackendTypeS3, IsDefault: b.IsDefault, S3: &api.S3Store{Host: cmp.Or(b.Endpoint, s.s3Endpoint), S3Options: store(b)}}}
 		gb.APIVersion, gb.Kind, gb.Name, gb.Namespace = api.GlanceAPIVersion, api.KindGlanceBackend, b.Name, Namespace
 		o, err := asObject(gb)
 		if err != nil {

@@ -30,21 +30,36 @@ func (e *Env) ApplySchemas(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
-		for {
-			var obj map[string]any
-			if err := dec.Decode(&obj); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return fmt.Errorf("%s: %w", name, err)
+		objs, err := decodeCRDs(name, raw)
+		if err != nil {
+			return err
+		}
+		crds = append(crds, objs...)
+	}
+	return e.applyCRDs(ctx, crds)
+}
+
+// decodeCRDs reads the CRDs of one YAML file of several documents.
+func decodeCRDs(name string, raw []byte) ([]*unstructured.Unstructured, error) {
+	var crds []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	for {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			if errors.Is(err, io.EOF) {
+				return crds, nil
 			}
-			if obj == nil {
-				continue
-			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if obj != nil {
 			crds = append(crds, &unstructured.Unstructured{Object: obj})
 		}
 	}
+}
+
+// applyCRDs creates or updates crds and waits until each is established
+// and served.
+func (e *Env) applyCRDs(ctx context.Context, crds []*unstructured.Unstructured) error {
 	client := e.Dynamic.Resource(crdGVR)
 	for _, crd := range crds {
 		_, err := client.Create(ctx, crd, metav1.CreateOptions{FieldManager: "kubetest"})

@@ -227,27 +227,43 @@ var cases = map[string]fieldCase{
 	"dbPurge.suspend":                              {true, map[string]any{"dbPurge.suspend": true}, later, nil},
 	"imageCache.sizeLimit":                         {true, map[string]any{"imageCache.sizeLimit": "10Gi"}, later, nil},
 	"imageCache.maintenanceInterval":               {true, map[string]any{"imageCache.maintenanceInterval": "5m"}, later, nil},
-	"gateway.hostname":                             {true, gateway("hostname", "glance.example.com"), later, nil},
-	"gateway.parentRef.name":                       {true, gateway("parentRef.name", "gw"), later, nil},
-	"gateway.parentRef.namespace":                  {true, gateway("parentRef.namespace", "infra"), later, nil},
-	"gateway.parentRef.sectionName":                {true, gateway("parentRef.sectionName", "https"), later, nil},
-	"gateway.path":                                 {true, gateway("path", "/"), later, nil},
-	"gateway.annotations":                          {true, gateway("annotations", map[string]any{"a": "b"}), later, nil},
-	"networkPolicy.ingress":                        {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{}}}}, later, nil},
-	"networkPolicy.additionalEgress":               {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "networkPolicy.additionalEgress": []any{map[string]any{}}}, later, nil},
-	"secretStoreRef.kind":                          {true, map[string]any{"secretStoreRef.kind": "SecretStore", "secretStoreRef.name": "s"}, later, nil},
-	"secretStoreRef.name":                          {true, map[string]any{"secretStoreRef.name": "openbao"}, later, nil},
-	"targetClusterRef.name":                        {true, map[string]any{"targetClusterRef.name": "edge"}, later, nil},
-	"policyOverrides.rules":                        {true, map[string]any{"policyOverrides.rules": map[string]any{"get_image": "@"}}, later, nil},
-	"policyOverrides.configMapRef.name":            {true, map[string]any{"policyOverrides.configMapRef.name": "policy"}, later, nil},
-	"middleware":                                   {true, map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:f", "position": "before"}}}, later, nil},
-	"plugins":                                      {true, map[string]any{"plugins": []any{map[string]any{"name": "x", "configSection": "x"}}}, later, nil},
-	"extraConfig":                                  {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"a": "b"}}}, later, nil},
+	"gateway.hostname": {true, gateway("hostname", "images.example.com"), rendered, func(t *testing.T, r result) {
+		allHas(`"hostnames":["images.example.com"]`)(t, r)
+		assert.Equal(t, "https://images.example.com/", r.status["endpoint"])
+	}},
+	"gateway.parentRef.name":        {true, gateway("parentRef.name", "edge"), rendered, allHas(`"parentRefs":[{"name":"edge"}]`)},
+	"gateway.parentRef.namespace":   {true, gateway("parentRef.namespace", "infra"), rendered, allHas(`"parentRefs":[{"name":"gw","namespace":"infra"}]`)},
+	"gateway.parentRef.sectionName": {true, gateway("parentRef.sectionName", "https"), rendered, allHas(`"parentRefs":[{"name":"gw","sectionName":"https"}]`)},
+	"gateway.path": {true, gateway("path", "/image"), rendered, func(t *testing.T, r result) {
+		allHas(`"filters":[{"type":"URLRewrite","urlRewrite":{"path":{"replacePrefixMatch":"/","type":"ReplacePrefixMatch"}}}],"matches":[{"path":{"type":"PathPrefix","value":"/image"}}]`)(t, r)
+		assert.Equal(t, "https://glance.example.com/image/", r.status["endpoint"])
+	}},
+	"gateway.annotations": {true, gateway("annotations", map[string]any{"a": "b"}), rendered, allHas(`"annotations":{"a":"b",`)},
+	"networkPolicy.ingress": {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}}}, rendered,
+		allHas(`"ingress":[{"from":[{"podSelector":{"matchLabels":{"role":"client"}}}],"ports":[{"port":9292,"protocol":"TCP"}]}]`)},
+	"networkPolicy.additionalEgress": {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{}}},
+		"networkPolicy.additionalEgress": []any{map[string]any{"to": []any{map[string]any{"ipBlock": map[string]any{"cidr": "203.0.113.0/24"}}}}}}, rendered,
+		allHas(`{"to":[{"ipBlock":{"cidr":"203.0.113.0/24"}}]}]`)},
+	"secretStoreRef.kind":               {true, map[string]any{"secretStoreRef.kind": "SecretStore", "secretStoreRef.name": "s"}, later, nil},
+	"secretStoreRef.name":               {true, map[string]any{"secretStoreRef.name": "openbao"}, later, nil},
+	"targetClusterRef.name":             {true, map[string]any{"targetClusterRef.name": "edge"}, later, nil},
+	"policyOverrides.rules":             {true, map[string]any{"policyOverrides.rules": map[string]any{"get_image": "@"}}, later, nil},
+	"policyOverrides.configMapRef.name": {true, map[string]any{"policyOverrides.configMapRef.name": "policy"}, later, nil},
+	"middleware":                        {true, map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:f", "position": "before"}}}, later, nil},
+	"plugins":                           {true, map[string]any{"plugins": []any{map[string]any{"name": "x", "configSection": "x"}}}, later, nil},
+	"extraConfig":                       {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"a": "b"}}}, later, nil},
 }
 
 func dbTLS(path string, v any) map[string]any {
 	return map[string]any{"database.tls": map[string]any{"caBundleSecretRef": map[string]any{"name": "db-ca"}, "clientCertSecretRef": map[string]any{"name": "db-client"}},
 		"database.tls." + path: v}
+}
+
+func allHas(want string) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.True(t, strings.Contains(r.all, want), "the rendered objects hold %s", want)
+	}
 }
 
 func gateway(path string, v any) map[string]any {

@@ -50,7 +50,9 @@ var GlanceRules = []Rule{
 	{"harakiri beyond the drain window", map[string]any{"apiServer.uwsgi.harakiri": 30}, "spec.apiServer.uwsgi.harakiri", false},
 	{"recreate with rolling parameters", map[string]any{"deployment.strategy": map[string]any{"type": "Recreate", "rollingUpdate": map[string]any{"maxSurge": 1}}}, "spec.deployment.strategy.rollingUpdate", false},
 	{"cache backend", map[string]any{"cache.backend": "not a module"}, "spec.cache.backend", false},
-	{"gateway not supported yet", map[string]any{"gateway": map[string]any{"hostname": "glance.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.gateway", false},
+	{"gateway wildcard host name", map[string]any{"gateway": map[string]any{"hostname": "*.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.gateway.hostname", false},
+	{"networkPolicy source without a selector", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{}}}}, "spec.networkPolicy.ingress[0]", false},
+	{"networkPolicy egress field misspelt", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "additionalEgress": []any{map[string]any{"too": []any{}}}}}, "spec.networkPolicy.additionalEgress", false},
 	{"dynamic credentials not supported yet", map[string]any{"database.credentialsMode": "Dynamic"}, "spec.database.credentialsMode", false},
 	{"extraConfig not supported yet", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},
 }

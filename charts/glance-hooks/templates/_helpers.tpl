@@ -315,3 +315,15 @@ The fewest hook pods there are: replicaCount, or the autoscaler's minimum.
 {{- fail (printf "autoscaling.maxReplicas (%d) must not be below autoscaling.minReplicas (%d)" (int .Values.autoscaling.maxReplicas) (int .Values.autoscaling.minReplicas)) }}
 {{- end }}
 {{- end }}
+
+{{/*
+glance-hooks.gatewayAPI is "true" when the glance controller manages
+HTTPRoutes: metacontroller.gatewayAPI true, or auto and the cluster serves
+gateway.networking.k8s.io/v1 HTTPRoute; empty otherwise.
+*/}}
+{{- define "glance-hooks.gatewayAPI" -}}
+{{- $v := toString .Values.metacontroller.gatewayAPI -}}
+{{- if or (eq $v "true") (and (eq $v "auto") (.Capabilities.APIVersions.Has "gateway.networking.k8s.io/v1/HTTPRoute")) -}}
+true
+{{- end -}}
+{{- end }}

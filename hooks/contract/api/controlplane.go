@@ -59,6 +59,8 @@ type GlanceService struct {
 	ImageCache      *ImageCacheSpec              `json:"imageCache,omitempty"`
 	ImportFiltering *ImportFilteringSpec         `json:"importFiltering,omitempty"`
 	ImportPlugins   *ImportPluginsSpec           `json:"importPlugins,omitempty"`
+	// NetworkPolicy is projected onto the Glance as it is.
+	NetworkPolicy *NetworkPolicySpec `json:"networkPolicy,omitempty"`
 
 	Database *DatabaseSpec `json:"database,omitempty"`
 	Cache    *CacheSpec    `json:"cache,omitempty"`

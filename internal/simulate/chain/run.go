@@ -26,7 +26,12 @@ type Controller struct {
 	Children []Type
 	// OnDelete are the child types registered with updateStrategy OnDelete:
 	// Metacontroller creates and deletes them, and never updates one.
-	OnDelete  []Type
+	OnDelete []Type
+	// Optional are child types a cluster may not serve (a CRD of someone
+	// else's): the chart registers them only where the API server serves
+	// them, since Metacontroller starts no controller with a child
+	// resource it cannot find. The chain manages them as any other.
+	Optional  []Type
 	Customize func(*metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error)
 	Sync      func(*metacontroller.SyncRequest, time.Time) (*metacontroller.SyncResponse, error)
 	// Finalizes says the controller has a finalize hook (the sync hook's

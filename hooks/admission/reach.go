@@ -1,0 +1,206 @@
+package admission
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"regexp"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// reachProblems checks spec.gateway and spec.networkPolicy, relative to
+// where a Glance's settings are. rawEgress is networkPolicy.additionalEgress
+// as written (null when absent).
+func reachProblems(s api.GlanceSpec, rawEgress json.RawMessage) problem.List {
+	var l problem.List
+	if s.Gateway != nil {
+		l = append(l, problem.Wrap(field.NewPath("gateway"), gatewayProblems(*s.Gateway))...)
+	}
+	if s.NetworkPolicy != nil {
+		l = append(l, problem.Wrap(field.NewPath("networkPolicy"), networkPolicyProblems(*s.NetworkPolicy, rawEgress))...)
+	}
+	return l
+}
+
+// routePath is what a route's path prefix may hold: RFC 3986 path
+// characters, no query or fragment.
+var routePath = regexp.MustCompile(`^/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$`)
+
+// gatewayProblems checks what the HTTPRoute is made of: its host name is
+// also status.endpoint and, on a ControlPlane, the public endpoint in
+// Keystone, so it must name one host.
+func gatewayProblems(g api.GatewaySpec) problem.List {
+	var l problem.List
+	host := field.NewPath("hostname")
+	switch {
+	case strings.HasPrefix(g.Hostname, "*."):
+		l = append(l, problem.Invalid(host, "must name one host: it is the endpoint clients use, which a wildcard is not"))
+	case len(validation.IsDNS1123Subdomain(g.Hostname)) > 0:
+		l = append(l, problem.Invalid(host, "must be a lower-case DNS name"))
+	}
+	ref := field.NewPath("parentRef")
+	if len(validation.IsDNS1123Subdomain(g.ParentRef.Name)) > 0 {
+		l = append(l, problem.Invalid(ref.Child("name"), "must be the name of a Gateway (a lower-case DNS name)"))
+	}
+	if ns := g.ParentRef.Namespace; ns != "" && len(validation.IsDNS1123Label(ns)) > 0 {
+		l = append(l, problem.Invalid(ref.Child("namespace"), "must be a namespace name"))
+	}
+	if sn := g.ParentRef.SectionName; sn != "" && len(validation.IsDNS1123Subdomain(sn)) > 0 {
+		l = append(l, problem.Invalid(ref.Child("sectionName"), "must be a listener name (a lower-case DNS name)"))
+	}
+	if p := g.Path; p != "" {
+		switch {
+		case !routePath.MatchString(p):
+			l = append(l, problem.Invalid(field.NewPath("path"), "must start with / and hold only URL path characters"))
+		case strings.Contains(p, "//") || strings.Contains(p+"/", "/./") || strings.Contains(p+"/", "/../"):
+			l = append(l, problem.Invalid(field.NewPath("path"), "must be a clean path: no //, /./ or /../"))
+		}
+	}
+	for k := range g.Annotations {
+		if len(validation.IsQualifiedName(k)) > 0 {
+			l = append(l, problem.Invalid(field.NewPath("annotations"), "holds a key that is not a qualified name ([prefix/]name)"))
+			break
+		}
+	}
+	return l
+}
+
+// networkPolicyProblems checks the sources and the extra egress rules: a
+// rule the API server would refuse would stop every apply of the Glance's
+// children, and a misspelt field in an egress rule would silently widen it.
+func networkPolicyProblems(np api.NetworkPolicySpec, rawEgress json.RawMessage) problem.List {
+	var l problem.List
+	ingress := field.NewPath("ingress")
+	if len(np.Ingress) == 0 {
+		l = append(l, problem.Invalid(ingress, "needs at least one source: a policy around glance-api admits only the sources listed"))
+	}
+	for i, src := range np.Ingress {
+		at := ingress.Index(i)
+		if src.NamespaceSelector == nil && src.PodSelector == nil {
+			l = append(l, problem.Invalid(at, "needs namespaceSelector or podSelector"))
+		}
+		l = append(l, selectorProblems(at.Child("namespaceSelector"), src.NamespaceSelector)...)
+		l = append(l, selectorProblems(at.Child("podSelector"), src.PodSelector)...)
+	}
+	egress := field.NewPath("additionalEgress")
+	if len(rawEgress) > 0 && !bytes.Equal(rawEgress, []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(rawEgress))
+		dec.DisallowUnknownFields()
+		var rules []networkingv1.NetworkPolicyEgressRule
+		if err := dec.Decode(&rules); err != nil {
+			return append(l, problem.Invalid(egress, "must be NetworkPolicy egress rules (to, ports) with no other fields"))
+		}
+	}
+	for i, r := range np.AdditionalEgress {
+		l = append(l, egressRuleProblems(egress.Index(i), r)...)
+	}
+	return l
+}
+
+// egressRuleProblems checks one egress rule the way the API server will.
+func egressRuleProblems(at *field.Path, r networkingv1.NetworkPolicyEgressRule) problem.List {
+	var l problem.List
+	for i, p := range r.Ports {
+		l = append(l, portProblems(at.Child("ports").Index(i), p)...)
+	}
+	for i, peer := range r.To {
+		l = append(l, peerProblems(at.Child("to").Index(i), peer)...)
+	}
+	return l
+}
+
+// portProblems checks a rule's port: a protocol, a port, a range.
+func portProblems(at *field.Path, p networkingv1.NetworkPolicyPort) problem.List {
+	var l problem.List
+	if p.Protocol != nil && *p.Protocol != "TCP" && *p.Protocol != "UDP" && *p.Protocol != "SCTP" {
+		l = append(l, problem.Invalid(at.Child("protocol"), "must be TCP, UDP or SCTP"))
+	}
+	numeric := p.Port != nil && p.Port.Type == intstr.Int
+	if numeric && (p.Port.IntVal < 1 || p.Port.IntVal > 65535) {
+		l = append(l, problem.Invalid(at.Child("port"), "must be between 1 and 65535"))
+	}
+	if p.EndPort != nil && (!numeric || *p.EndPort < p.Port.IntVal || *p.EndPort > 65535) {
+		l = append(l, problem.Invalid(at.Child("endPort"), "needs a numeric port and must be between it and 65535"))
+	}
+	return l
+}
+
+// peerProblems checks a rule's destination: an address block or selectors.
+func peerProblems(at *field.Path, peer networkingv1.NetworkPolicyPeer) problem.List {
+	if peer.IPBlock == nil && peer.NamespaceSelector == nil && peer.PodSelector == nil {
+		return problem.List{problem.Invalid(at, "needs ipBlock, namespaceSelector or podSelector")}
+	}
+	var l problem.List
+	if b := peer.IPBlock; b != nil {
+		if peer.NamespaceSelector != nil || peer.PodSelector != nil {
+			l = append(l, problem.Invalid(at.Child("ipBlock"), "excludes namespaceSelector and podSelector"))
+		}
+		if _, _, err := net.ParseCIDR(b.CIDR); err != nil {
+			l = append(l, problem.Invalid(at.Child("ipBlock", "cidr"), "must be a CIDR"))
+		}
+		for j, ex := range b.Except {
+			if _, _, err := net.ParseCIDR(ex); err != nil {
+				l = append(l, problem.Invalid(at.Child("ipBlock", "except").Index(j), "must be a CIDR"))
+			}
+		}
+	}
+	l = append(l, selectorProblems(at.Child("namespaceSelector"), peer.NamespaceSelector)...)
+	return append(l, selectorProblems(at.Child("podSelector"), peer.PodSelector)...)
+}
+
+// selectorProblems checks a label selector: label keys and values, and the
+// values each operator takes.
+func selectorProblems(at *field.Path, s *metav1.LabelSelector) problem.List {
+	if s == nil {
+		return nil
+	}
+	var l problem.List
+	for k, v := range s.MatchLabels {
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
+			l = append(l, problem.Invalid(at.Child("matchLabels"), "holds a label key or value Kubernetes does not allow"))
+			break
+		}
+	}
+	for i, e := range s.MatchExpressions {
+		eat := at.Child("matchExpressions").Index(i)
+		if len(validation.IsQualifiedName(e.Key)) > 0 {
+			l = append(l, problem.Invalid(eat.Child("key"), "must be a label key"))
+		}
+		switch e.Operator {
+		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
+			if len(e.Values) == 0 {
+				l = append(l, problem.Invalid(eat.Child("values"), "must not be empty for In and NotIn"))
+			}
+		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
+			if len(e.Values) > 0 {
+				l = append(l, problem.Invalid(eat.Child("values"), "must be empty for Exists and DoesNotExist"))
+			}
+		default:
+			l = append(l, problem.Invalid(eat.Child("operator"), "must be In, NotIn, Exists or DoesNotExist"))
+		}
+	}
+	return l
+}
+
+// rawAt is the JSON under path in an object as written (nil when absent,
+// or when the object does not decode: the typed decode reports that).
+func rawAt(object []byte, path ...string) json.RawMessage {
+	cur := json.RawMessage(object)
+	for _, p := range path {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(cur, &m); err != nil {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}

@@ -1,0 +1,91 @@
+package admission
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+)
+
+func TestReachProblems(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   string // the Glance's gateway and networkPolicy, as JSON
+		want   []string
+	}{
+		"Valid": {
+			reason: "a host, a Gateway in another namespace, a clean path, an annotation, a source and an extra rule",
+			spec: `{"gateway":{"hostname":"images.example.com","parentRef":{"name":"edge","namespace":"gw","sectionName":"https"},"path":"/image","annotations":{"example.com/x":"y"}},
+				"networkPolicy":{"ingress":[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"gw"}}}],
+				"additionalEgress":[{"to":[{"ipBlock":{"cidr":"203.0.113.0/24","except":["203.0.113.1/32"]}}],"ports":[{"protocol":"TCP","port":443}]}]}}`,
+		},
+		"GatewayShapes": {
+			reason: "a wildcard host, an upper-case Gateway name, a path with //, a bad annotation key",
+			spec:   `{"gateway":{"hostname":"*.example.com","parentRef":{"name":"Edge","namespace":"a.b","sectionName":"HTTPS"},"path":"/a//b","annotations":{"a b":"c"}}}`,
+			want: []string{
+				"gateway.hostname must name one host: it is the endpoint clients use, which a wildcard is not",
+				"gateway.parentRef.name must be the name of a Gateway (a lower-case DNS name)",
+				"gateway.parentRef.namespace must be a namespace name",
+				"gateway.parentRef.sectionName must be a listener name (a lower-case DNS name)",
+				"gateway.path must be a clean path: no //, /./ or /../",
+				"gateway.annotations holds a key that is not a qualified name ([prefix/]name)",
+			},
+		},
+		"PathWithQuery": {
+			reason: "a route path has no query",
+			spec:   `{"gateway":{"hostname":"images.example.com","parentRef":{"name":"edge"},"path":"image?x=1"}}`,
+			want:   []string{"gateway.path must start with / and hold only URL path characters"},
+		},
+		"NoSources": {
+			reason: "fail closed: a policy needs a source",
+			spec:   `{"networkPolicy":{"ingress":[]}}`,
+			want:   []string{"networkPolicy.ingress needs at least one source: a policy around glance-api admits only the sources listed"},
+		},
+		"SourceShapes": {
+			reason: "a source with no selector, a bad label value, an operator without values",
+			spec: `{"networkPolicy":{"ingress":[{},{"podSelector":{"matchLabels":{"role":"a b"}}},
+				{"namespaceSelector":{"matchExpressions":[{"key":"team","operator":"In"}]}}]}}`,
+			want: []string{
+				"networkPolicy.ingress[0] needs namespaceSelector or podSelector",
+				"networkPolicy.ingress[1].podSelector.matchLabels holds a label key or value Kubernetes does not allow",
+				"networkPolicy.ingress[2].namespaceSelector.matchExpressions[0].values must not be empty for In and NotIn",
+			},
+		},
+		"EgressMisspelt": {
+			reason: "a misspelt field would widen the rule: refused",
+			spec:   `{"networkPolicy":{"ingress":[{"podSelector":{}}],"additionalEgress":[{"too":[{"ipBlock":{"cidr":"10.0.0.0/8"}}]}]}}`,
+			want:   []string{"networkPolicy.additionalEgress must be NetworkPolicy egress rules (to, ports) with no other fields"},
+		},
+		"EgressShapes": {
+			reason: "a bad protocol, port, end port, CIDR, an empty peer, an ipBlock with a selector",
+			spec: `{"networkPolicy":{"ingress":[{"podSelector":{}}],"additionalEgress":[
+				{"ports":[{"protocol":"ICMP"},{"port":0},{"port":"https","endPort":444}]},
+				{"to":[{},{"ipBlock":{"cidr":"10.0.0.0/33"}},{"ipBlock":{"cidr":"10.0.0.0/8"},"podSelector":{}}]}]}}`,
+			want: []string{
+				"networkPolicy.additionalEgress[0].ports[0].protocol must be TCP, UDP or SCTP",
+				"networkPolicy.additionalEgress[0].ports[1].port must be between 1 and 65535",
+				"networkPolicy.additionalEgress[0].ports[2].endPort needs a numeric port and must be between it and 65535",
+				"networkPolicy.additionalEgress[1].to[0] needs ipBlock, namespaceSelector or podSelector",
+				"networkPolicy.additionalEgress[1].to[1].ipBlock.cidr must be a CIDR",
+				"networkPolicy.additionalEgress[1].to[2].ipBlock excludes namespaceSelector and podSelector",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var s api.GlanceSpec
+			if err := json.Unmarshal([]byte(tc.spec), &s); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range reachProblems(s, rawAt([]byte(tc.spec), "networkPolicy", "additionalEgress")) {
+				got = append(got, p.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,180 @@
+package glance
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// RouteRequestTimeout is the HTTPRoute's request timeout. An image upload
+// streams the whole image through the gateway in one request, and a
+// gateway's own default (15 s on Envoy Gateway) would cut it off; "0s"
+// (no timeout) would leave a stalled request holding a glance-api worker
+// for ever. Four hours moves tens of GiB over a slow link and still ends
+// a stalled one, as the reference's route does.
+const RouteRequestTimeout = "4h"
+
+// httpRouteChild is the Gateway API HTTPRoute the hook returns: the fields
+// it sets, typed here so the service does not depend on the Gateway API's
+// Go module.
+type httpRouteChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              httpRouteSpec `json:"spec"`
+}
+
+type httpRouteSpec struct {
+	ParentRefs []routeParentRef `json:"parentRefs"`
+	Hostnames  []string         `json:"hostnames"`
+	Rules      []routeRule      `json:"rules"`
+}
+
+type routeParentRef struct {
+	Name        string `json:"name"`
+	Namespace   string `json:"namespace,omitempty"`
+	SectionName string `json:"sectionName,omitempty"`
+}
+
+type routeRule struct {
+	Matches     []routeMatch      `json:"matches"`
+	Filters     []routeFilter     `json:"filters,omitempty"`
+	BackendRefs []routeBackendRef `json:"backendRefs"`
+	Timeouts    routeTimeouts     `json:"timeouts"`
+}
+
+type routeMatch struct {
+	Path routePathMatch `json:"path"`
+}
+
+type routePathMatch struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+type routeFilter struct {
+	Type       string           `json:"type"`
+	URLRewrite *routeURLRewrite `json:"urlRewrite,omitempty"`
+}
+
+type routeURLRewrite struct {
+	Path routePathModifier `json:"path"`
+}
+
+type routePathModifier struct {
+	Type               string `json:"type"`
+	ReplacePrefixMatch string `json:"replacePrefixMatch"`
+}
+
+type routeBackendRef struct {
+	Name string `json:"name"`
+	Port int32  `json:"port"`
+}
+
+type routeTimeouts struct {
+	Request string `json:"request"`
+}
+
+// httpRoute routes the gateway's listener for the spec's host name to the
+// glance-api Service. Under a path other than "/" the prefix is replaced by
+// "/": glance-api serves its API at the root only.
+func httpRoute(g *api.Glance, gw api.GatewaySpec) *httpRouteChild {
+	path := gw.RoutePath()
+	rule := routeRule{
+		Matches:     []routeMatch{{Path: routePathMatch{Type: "PathPrefix", Value: path}}},
+		BackendRefs: []routeBackendRef{{Name: g.Name, Port: APIPort}},
+		Timeouts:    routeTimeouts{Request: RouteRequestTimeout},
+	}
+	if path != "/" {
+		rule.Filters = []routeFilter{{Type: "URLRewrite", URLRewrite: &routeURLRewrite{
+			Path: routePathModifier{Type: "ReplacePrefixMatch", ReplacePrefixMatch: "/"}}}}
+	}
+	return &httpRouteChild{
+		TypeMeta: metav1.TypeMeta{APIVersion: names.HTTPRouteAPIVersion, Kind: "HTTPRoute"},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g),
+			Annotations: gw.Annotations},
+		Spec: httpRouteSpec{
+			ParentRefs: []routeParentRef{{Name: gw.ParentRef.Name, Namespace: gw.ParentRef.Namespace, SectionName: gw.ParentRef.SectionName}},
+			Hostnames:  []string{gw.Hostname},
+			Rules:      []routeRule{rule},
+		},
+	}
+}
+
+// observedRouteStatus is what the hook reads of an observed HTTPRoute: each
+// parent's conditions, as the gateway's controller reports them.
+type observedRouteStatus struct {
+	Status struct {
+		Parents []struct {
+			ParentRef      routeParentRef     `json:"parentRef"`
+			ControllerName string             `json:"controllerName"`
+			Conditions     []metav1.Condition `json:"conditions"`
+		} `json:"parents"`
+	} `json:"status"`
+}
+
+// gatewayChildren are the HTTPRoute of spec.gateway and its condition.
+// managed says whether the Glance's CompositeController manages HTTPRoutes
+// (the request lists the type among its children): without the Gateway
+// API's CRDs it cannot, and the route is not returned.
+func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, managed bool) ([]any, *hook.Condition) {
+	gw := spec.Gateway
+	if gw == nil {
+		return nil, nil
+	}
+	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonGatewayAPINotInstalled,
+		Message: "the Glance's controller does not manage HTTPRoutes: install the Gateway API CRDs, then upgrade the chart so it registers them"}
+	if !managed {
+		return nil, &c
+	}
+	route := httpRoute(g, *gw)
+	// The route's status is the gateway controller's: one this hook cannot
+	// read says not accepted rather than failing the Glance's sync.
+	st, found, err := metacontroller.DecodeOne[observedRouteStatus](observed, names.HTTPRoutesKey, g.Name)
+	c = routeAccepted(found, st, route.Spec.ParentRefs[0])
+	if err != nil {
+		c = hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
+	}
+	return []any{route}, &c
+}
+
+// routeAccepted is HTTPRouteReady from the route's status: True once the
+// controller of the Gateway it names accepted it.
+func routeAccepted(found bool, st observedRouteStatus, parent routeParentRef) hook.Condition {
+	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted}
+	if !found {
+		c.Message = "the HTTPRoute is not created yet"
+		return c
+	}
+	for _, p := range st.Status.Parents {
+		if p.ParentRef.Name != parent.Name || p.ParentRef.SectionName != parent.SectionName {
+			continue
+		}
+		a, ok := hook.FindCondition(p.Conditions, "Accepted")
+		switch {
+		case !ok:
+		case a.Status == metav1.ConditionTrue:
+			c.Status, c.Reason = true, ReasonHTTPRouteAccepted
+			c.Message = fmt.Sprintf("Gateway %q accepted the route", parent.Name)
+			return c
+		default:
+			c.Message = fmt.Sprintf("Gateway %q did not accept the route: %s: %s", parent.Name, a.Reason, a.Message)
+			return c
+		}
+	}
+	c.Message = fmt.Sprintf("no controller of Gateway %q has accepted the route yet", parent.Name)
+	return c
+}
+
+// statusEndpoint is status.endpoint: the gateway's URL when there is one,
+// the Service's inside the cluster otherwise.
+func statusEndpoint(g *api.Glance, spec api.GlanceSpec) string {
+	if spec.Gateway != nil {
+		return spec.Gateway.URL()
+	}
+	return serviceEndpoint(g)
+}

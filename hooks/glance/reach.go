@@ -1,0 +1,45 @@
+package glance
+
+import (
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// reach is what spec.gateway and spec.networkPolicy add to a sync: the
+// route and the NetworkPolicies, and their conditions.
+type reach struct {
+	children   []any
+	conditions []hook.Condition
+}
+
+// reachChildren renders the route and the NetworkPolicies whatever the
+// config decision: neither is mounted by a pod, and a store waiting for
+// its egress (awaitEgress) must not wait for a config render that waits
+// for it. A spec they cannot be rendered from keeps the observed ones as
+// last applied.
+func reachChildren(o *observed, stores []*store) (reach, error) {
+	var r reach
+	_, routes := o.children[names.HTTPRoutesKey]
+	route, rc := gatewayChildren(o.glance, o.spec, o.children, routes)
+	r.children = append(r.children, route...)
+	if rc != nil {
+		r.conditions = append(r.conditions, *rc)
+	}
+	policies, pc, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
+	if isSpecError(err) {
+		kept, kerr := o.children.KeepAsLastApplied(names.NetworkPoliciesKey)
+		if kerr != nil {
+			return r, hook.Invalid("%v", kerr)
+		}
+		policies = kept
+		pc = &hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec,
+			Message: "the NetworkPolicies are kept as last applied: " + err.Error()}
+	} else if err != nil {
+		return r, err
+	}
+	r.children = append(r.children, policies...)
+	if pc != nil {
+		r.conditions = append(r.conditions, *pc)
+	}
+	return r, nil
+}

@@ -1,0 +1,3 @@
+// Package gatewayapi holds nothing: its module pins sigs.k8s.io/gateway-api,
+// whose CRDs (config/crd/standard) the integration tests install.
+package gatewayapi
