@@ -40,7 +40,10 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(req.Object.Raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
+	operatorProblems, operatorWarnings := operatorConfigProblems(spec)
+	l = append(l, problem.Wrap(specPath, operatorProblems)...)
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
+	warnings = append(warnings, operatorWarnings...)
 	if req.Operation == admissionv1.Update {
 		var old api.Glance
 		if err := decodeObject(req.OldObject.Raw, &old); err != nil {

@@ -100,3 +100,12 @@ const (
 // all (a ResourceQuota, a PodSecurity level or another admission refusal);
 // the API server's refusal is in the Deployment's ReplicaFailure condition.
 const ReasonPodsNotCreated = "PodsNotCreated"
+
+// ExtraConfigHealthy says whether spec.extraConfig leaves the keys the
+// hooks own alone; it is not part of Ready.
+const (
+	CondExtraConfigHealthy     = "ExtraConfigHealthy"
+	ReasonNoOwnedKeyOverridden = "NoOwnedKeyOverridden"
+	ReasonOwnedKeyOverridden   = "OwnedKeyOverridden"
+	ReasonStoreSectionIgnored  = "StoreSectionIgnored"
+)

@@ -34,6 +34,7 @@ const (
 	EventDowngradeNotSupported     = "DowngradeNotSupported"
 	EventUpgradePathInvalid        = "UpgradePathInvalid"
 	EventUpgradeTargetChanged      = "UpgradeTargetChanged"
+	EventExtraConfigOwnedKey       = "ExtraConfigOwnedKeyOverride"
 )
 
 // Who reports the Events. Both are constants: an Event carrying the pod
@@ -155,6 +156,7 @@ func occurrences(st api.GlanceStatus) []occurrence {
 				note: fmt.Sprintf("backend %q (store %s) is skipped%s: %s", b.Name, b.StoreID, cause, b.Message), at: c.LastTransitionTime})
 		}
 	}
+	out = append(out, extraConfigOccurrences(st)...)
 	c, ok := hook.FindCondition(st.Conditions, CondDatabaseReady)
 	if !ok {
 		return out

@@ -136,7 +136,11 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	}
 	out := &outcome{database: plan.cond, inConfig: map[string]bool{},
 		installed: api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade}}
-	out.children = configChildren(g, out, configData(conf, spec, mode), renderBackends(stores))
+	cfgData := configData(conf, spec, mode)
+	if err := operatorFiles(cfgData, spec, o.policy, o.policyErr); err != nil {
+		return nil, err
+	}
+	out.children = configChildren(g, out, cfgData, renderBackends(stores))
 	out.children = append(out.children, credentialChildren(g, o.creds.creds)...)
 	out.children = append(out.children, service(g))
 	if plan.job != nil {

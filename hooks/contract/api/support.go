@@ -26,10 +26,6 @@ var LaterFields = []LaterField{
 	{"networkPolicy", "the NetworkPolicy around the glance-api pods", func(s GlanceSpec) bool { return s.NetworkPolicy != nil }},
 	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
 	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil }},
-	{"policyOverrides", "oslo.policy overrides", func(s GlanceSpec) bool { return s.PolicyOverrides != nil }},
-	{"middleware", "extra paste pipeline filters", func(s GlanceSpec) bool { return len(s.Middleware) > 0 }},
-	{"plugins", "plugin config sections", func(s GlanceSpec) bool { return len(s.Plugins) > 0 }},
-	{"extraConfig", "free-form glance-api.conf options", func(s GlanceSpec) bool { return len(s.ExtraConfig) > 0 }},
 	{"database.tls", "TLS to the database", func(s GlanceSpec) bool { return s.Database != nil && s.Database.TLS != nil }},
 	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
 		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic
