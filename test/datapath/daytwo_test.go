@@ -40,6 +40,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Parallel()
 		retiredStoreServes(t, svc)
 	})
+	t.Run("operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T) { t.Parallel(); operatorConfig(t, svc) })
 }
 
 // importAcrossPods runs two glance-api pods of the rendered Deployment,
