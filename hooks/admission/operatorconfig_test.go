@@ -128,7 +128,7 @@ func TestOperatorConfig(t *testing.T) {
 			resp := Review(context.Background(), req, &fakeLister{})
 			if tc.refused == "" {
 				allowed(t, req, resp)
-				if diff := cmp.Diff(tc.warnings, []string(resp.Warnings)); diff != "" {
+				if diff := cmp.Diff(tc.warnings, resp.Warnings); diff != "" {
 					t.Errorf("%s: warnings (-want +got):\n%s", tc.reason, diff)
 				}
 				return
