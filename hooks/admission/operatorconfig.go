@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -31,23 +32,21 @@ var catalogStores = optioncatalog.StoreSections{"os_glance_staging_store": "file
 // accepted but deserves a look (a deprecated option name, a release
 // without a catalog).
 func operatorConfigProblems(s api.GlanceSpec) (problem.List, []string) {
-	l, warnings := extraConfigProblems(s.OpenStackRelease, s.ExtraConfig)
+	l, warnings := extraConfigProblems(field.NewPath("extraConfig"), specPath.Child("extraConfig"), s.OpenStackRelease, s.ExtraConfig)
 	l = append(l, pluginProblems(s.Plugins)...)
 	l = append(l, middlewareProblems(s.Middleware)...)
 	l = append(l, policyProblems(s.PolicyOverrides)...)
 	return l, warnings
 }
 
-// extraConfigProblems checks spec.extraConfig: every line can be written,
-// no key a guarded field owns, and every section and key is an option of
-// the release's glance-api.
-func extraConfigProblems(releaseName string, ec map[string]map[string]string) (problem.List, []string) {
+// extraConfigProblems checks an extraConfig block, at at (relative, as
+// problems are) and warnAt (the whole path: warnings are not re-rooted):
+// every line can be written, no key a guarded field owns, and every section
+// and key is an option of the release's glance-api.
+func extraConfigProblems(at, warnAt *field.Path, releaseName string, ec map[string]map[string]string) (problem.List, []string) {
 	if len(ec) == 0 {
 		return nil, nil
 	}
-	at := field.NewPath("extraConfig")
-	// Warnings are not re-rooted like problems: they name the whole path.
-	warnAt := specPath.Child("extraConfig")
 	rel, relErr := release.Parse(releaseName)
 	var l problem.List
 	var warnings []string
@@ -217,4 +216,15 @@ func policyProblems(p *api.PolicySpec) problem.List {
 		}
 	}
 	return l
+}
+
+// controlPlaneExtraConfigProblems checks the two blocks a ControlPlane
+// merges into its Glance's extraConfig, each where it is written.
+func controlPlaneExtraConfigProblems(cp *api.ControlPlane) (problem.List, []string) {
+	rel := cmp.Or(cp.Spec.OpenStackRelease, api.DefaultOpenStackRelease)
+	global, globalWarnings := extraConfigProblems(field.NewPath("globalExtraConfig"), specPath.Child("globalExtraConfig"),
+		rel, cp.Spec.GlobalExtraConfig)
+	own, ownWarnings := extraConfigProblems(field.NewPath("extraConfig"), glanceServicePath.Child("extraConfig"),
+		rel, cp.Spec.Services.Glance.ExtraConfig)
+	return append(problem.Wrap(specPath, global), problem.Wrap(glanceServicePath, own)...), append(globalWarnings, ownWarnings...)
 }
