@@ -16,6 +16,9 @@ const (
 	ReasonWaitingForGlance = "WaitingForGlance"
 	ReasonGlanceReady      = "GlanceReady"
 	ReasonGlanceNotReady   = "GlanceNotReady"
+	// ReasonGlanceProgressing: the Glance is not ready only because it is
+	// on its way (glance.Progressing); one message for every step of it.
+	ReasonGlanceProgressing = "GlanceProgressing"
 )
 
 // The KeystoneRegistered condition and its reasons.

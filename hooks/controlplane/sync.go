@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance"
 )
 
 // Hook is the ControlPlane's sync (and finalize) hook with what it needs
@@ -136,6 +137,11 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 		c.Message = fmt.Sprintf("Glance %q has no Ready condition yet", name)
 	case r.Status == metav1.ConditionTrue:
 		c.Status, c.Reason, c.Message = true, ReasonGlanceReady, fmt.Sprintf("Glance %q is ready", name)
+	case glance.Progressing(g.Status.Conditions):
+		// Its own status tells each step; this one is written once for
+		// them all (docs/performance.md, "API writes per converge").
+		c.Reason = ReasonGlanceProgressing
+		c.Message = fmt.Sprintf("Glance %q is on its way: its schema, stores or rollout are in progress", name)
 	default:
 		c.Reason = ReasonGlanceNotReady
 		c.Message = fmt.Sprintf("Glance %q is not ready: %s: %s", name, r.Reason, r.Message)

@@ -1,6 +1,10 @@
 package glance
 
-import "github.com/c5c3/glance-hooks/hooks/contract/hook"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+)
 
 // Every condition type and reason the Glance hook reports, each defined
 // once: a reader looking for what a status can say finds it here, and the
@@ -100,6 +104,38 @@ const (
 // all (a ResourceQuota, a PodSecurity level or another admission refusal);
 // the API server's refusal is in the Deployment's ReplicaFailure condition.
 const ReasonPodsNotCreated = "PodsNotCreated"
+
+// progressReasons are the reasons a condition of a Glance is False for while
+// it is on its way rather than at fault: the schema Job runs, the Deployment
+// is about to be created or rolls out, a store is arriving.
+var progressReasons = map[string]bool{
+	ReasonSchemaSyncRunning: true,
+	ReasonSchemaUpgrading:   true,
+	ReasonDeploymentMissing: true,
+	ReasonRollingOut:        true,
+	ReasonStorePending:      true,
+}
+
+// Progressing reports whether a Glance is not ready only because it is on
+// its way: every False condition besides Ready has a progress reason. A
+// parent that mirrors the Glance's readiness says the same thing for every
+// step of the way, so one converge does not rewrite its status once per step
+// (the schema Job finishing, then the rollout).
+func Progressing(conds []metav1.Condition) bool {
+	waiting := false
+	for _, c := range conds {
+		// ExtraConfigHealthy is not part of readiness: an override the
+		// operator chose is no fault of the way there.
+		if c.Type == hook.ConditionReady || c.Type == CondExtraConfigHealthy || c.Status == metav1.ConditionTrue {
+			continue
+		}
+		if !progressReasons[c.Reason] {
+			return false
+		}
+		waiting = true
+	}
+	return waiting
+}
 
 // ExtraConfigHealthy says whether spec.extraConfig leaves the keys the
 // hooks own alone; it is not part of Ready.

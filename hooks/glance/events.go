@@ -142,24 +142,41 @@ func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]
 // occurrences reads the Events a status calls for: a skipped backend, the
 // schema synced or failed, each step of a release upgrade and its refusals.
 func occurrences(st api.GlanceStatus) []occurrence {
-	var out []occurrence
-	if c, ok := hook.FindCondition(st.Conditions, CondBackendsReady); ok && c.Status == metav1.ConditionFalse {
-		for _, b := range st.Backends {
-			if b.Reason != ReasonBackendSkipped && b.Reason != ReasonCABundleConflict {
-				continue
-			}
-			cause := ""
-			if b.Reason != ReasonBackendSkipped {
-				cause = " (" + b.Reason + ")"
-			}
-			out = append(out, occurrence{warning: true, reason: EventBackendSkipped, action: "ProjectBackend", subject: b.Name,
-				note: fmt.Sprintf("backend %q (store %s) is skipped%s: %s", b.Name, b.StoreID, cause, b.Message), at: c.LastTransitionTime})
-		}
+	out := skippedBackends(st)
+	if o, ok := schemaOccurrence(st); ok {
+		out = append(out, o)
 	}
-	out = append(out, extraConfigOccurrences(st)...)
+	return append(out, extraConfigOccurrences(st)...)
+}
+
+// skippedBackends is a GlanceBackendSkipped Warning per backend the config
+// leaves out while BackendsReady is False.
+func skippedBackends(st api.GlanceStatus) []occurrence {
+	c, ok := hook.FindCondition(st.Conditions, CondBackendsReady)
+	if !ok || c.Status != metav1.ConditionFalse {
+		return nil
+	}
+	var out []occurrence
+	for _, b := range st.Backends {
+		if b.Reason != ReasonBackendSkipped && b.Reason != ReasonCABundleConflict {
+			continue
+		}
+		cause := ""
+		if b.Reason != ReasonBackendSkipped {
+			cause = " (" + b.Reason + ")"
+		}
+		out = append(out, occurrence{warning: true, reason: EventBackendSkipped, action: "ProjectBackend", subject: b.Name,
+			note: fmt.Sprintf("backend %q (store %s) is skipped%s: %s", b.Name, b.StoreID, cause, b.Message), at: c.LastTransitionTime})
+	}
+	return out
+}
+
+// schemaOccurrence is the Event DatabaseReady calls for, if any: the schema
+// synced or failed, an upgrade step, an upgrade refused.
+func schemaOccurrence(st api.GlanceStatus) (occurrence, bool) {
 	c, ok := hook.FindCondition(st.Conditions, CondDatabaseReady)
 	if !ok {
-		return out
+		return occurrence{}, false
 	}
 	phase, target := "", ""
 	if st.Upgrade != nil {
@@ -169,40 +186,53 @@ func occurrences(st api.GlanceStatus) []occurrence {
 	switch c.Reason {
 	case ReasonSchemaSynced:
 		if c.Status != metav1.ConditionTrue {
-			return out
+			return occurrence{}, false
 		}
 		o.reason, o.subject = EventDatabaseSynced, st.InstalledRelease
 	case ReasonSchemaSyncFailed:
 		o.warning, o.reason = true, EventDBSyncFailed
-	case ReasonSchemaUpgradeFailed:
-		o.warning, o.action, o.reason = true, "Upgrade", map[string]string{
-			api.PhaseExpanding: EventExpandFailed, api.PhaseMigrating: EventMigrateFailed, api.PhaseContracting: EventContractFailed}[phase]
-	case ReasonDowngradeNotSupported:
-		o.warning, o.action, o.reason = true, "Upgrade", EventDowngradeNotSupported
-	case ReasonUpgradeSkipsReleases:
-		o.warning, o.action, o.reason = true, "Upgrade", EventUpgradePathInvalid
-	case ReasonUpgradeTargetChanged:
-		o.warning, o.action, o.reason = true, "Upgrade", EventUpgradeTargetChanged
 	case ReasonSchemaUpgrading:
-		// The condition's message changes within a phase (which Job runs);
-		// the note names the step only, so one phase is one Event.
-		steps := map[string]struct{ reason, done string }{
-			api.PhaseExpanding:     {EventUpgradeInitiated, "upgrade initiated"},
-			api.PhaseMigrating:     {EventExpandComplete, "expand phase complete"},
-			api.PhaseRollingUpdate: {EventMigrateComplete, "migrate phase complete"},
-			api.PhaseContracting:   {EventDeploymentRolloutComplete, "Deployment rollout complete"},
-		}
-		step, known := steps[phase]
-		if !known {
-			return out
-		}
-		o.action, o.reason = "Upgrade", step.reason
-		o.note = fmt.Sprintf("%s: %s → %s", step.done, cmp.Or(st.InstalledRelease, "(none)"), target)
+		return upgradeStep(o, st.InstalledRelease, phase, target)
+	default:
+		o.warning, o.action, o.reason = true, "Upgrade", upgradeRefusals(c.Reason, phase)
 	}
-	if o.reason == "" {
-		return out
+	return o, o.reason != ""
+}
+
+// upgradeRefusals is the Warning of a DatabaseReady reason that stops an
+// upgrade ("" for a reason that calls for none).
+func upgradeRefusals(reason, phase string) string {
+	switch reason {
+	case ReasonSchemaUpgradeFailed:
+		return map[string]string{api.PhaseExpanding: EventExpandFailed, api.PhaseMigrating: EventMigrateFailed,
+			api.PhaseContracting: EventContractFailed}[phase]
+	case ReasonDowngradeNotSupported:
+		return EventDowngradeNotSupported
+	case ReasonUpgradeSkipsReleases:
+		return EventUpgradePathInvalid
+	case ReasonUpgradeTargetChanged:
+		return EventUpgradeTargetChanged
 	}
-	return append(out, o)
+	return ""
+}
+
+// upgradeStep is the Normal Event of the upgrade phase a Glance is in. The
+// condition's message changes within a phase (which Job runs); the note
+// names the step only, so one phase is one Event.
+func upgradeStep(o occurrence, installed, phase, target string) (occurrence, bool) {
+	steps := map[string]struct{ reason, done string }{
+		api.PhaseExpanding:     {EventUpgradeInitiated, "upgrade initiated"},
+		api.PhaseMigrating:     {EventExpandComplete, "expand phase complete"},
+		api.PhaseRollingUpdate: {EventMigrateComplete, "migrate phase complete"},
+		api.PhaseContracting:   {EventDeploymentRolloutComplete, "Deployment rollout complete"},
+	}
+	step, known := steps[phase]
+	if !known {
+		return occurrence{}, false
+	}
+	o.action, o.reason = "Upgrade", step.reason
+	o.note = fmt.Sprintf("%s: %s → %s", step.done, cmp.Or(installed, "(none)"), target)
+	return o, true
 }
 
 // eventOf is the Event of one occurrence. Its name is the Glance's and a

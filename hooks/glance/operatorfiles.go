@@ -2,6 +2,17 @@ package glance
 
 import "github.com/c5c3/glance-hooks/hooks/contract/api"
 
+// renderFiles is the config ConfigMap's data: glance-api.conf, and the
+// files beside it.
+func renderFiles(in confInput, policy map[string]string, policyErr error) (map[string]string, error) {
+	conf, err := renderConfig(in)
+	if err != nil {
+		return nil, err
+	}
+	data := configData(conf, in.spec, in.mode)
+	return data, operatorFiles(data, in.spec, policy, policyErr)
+}
+
 // operatorFiles puts into the config ConfigMap's data what an operator
 // shapes beyond glance-api.conf: the paste pipeline with the features'
 // filters, and the policy file of spec.policyOverrides. Admission refuses

@@ -40,6 +40,10 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Parallel()
 		retiredStoreServes(t, svc)
 	})
+	t.Run("the reference API's example Glance serves", func(t *testing.T) {
+		t.Parallel()
+		referenceExample(t, svc)
+	})
 	t.Run("operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T) { t.Parallel(); operatorConfig(t, svc) })
 }
 
