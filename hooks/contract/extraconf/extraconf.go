@@ -73,7 +73,9 @@ func Guarded(section, key, value string) (Guard, bool) {
 // cannot be read, so might).
 func urlHasPassword(v string) bool {
 	u, err := url.Parse(v)
-	if err != nil {
+	if err != nil || u.User == nil {
+		// Unreadable, or no user info where a URL would have it: an '@'
+		// may still be one's end.
 		return strings.Contains(v, "@")
 	}
 	_, set := u.User.Password()
