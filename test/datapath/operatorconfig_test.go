@@ -2,7 +2,9 @@ package datapath
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,6 +103,26 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 		assert.Equal(t, http.StatusUnauthorized, code, "without them, no token is a 401: %s", body)
 	})
 
+	t.Run("spec.logging: JSON records through oslo.log's formatter, one logger at its own level", func(t *testing.T) {
+		st.Respec(t, func(s *api.GlanceSpec) {
+			s.Logging = &api.LoggingSpec{Format: api.LogFormatJSON, Level: "INFO",
+				PerLoggerLevels: map[string]string{"keystonemiddleware.auth_token": "DEBUG"}}
+		})
+		st.Reconcile(t)
+		code, body := asReaderOn(t, st, kc, reader).Call(t, http.MethodGet, "/v2/images", nil, nil)
+		require.Equal(t, http.StatusOK, code, "%s", body)
+		pod := onlyPod(t, st)
+		records, debug := jsonRecords(pod.Logs(pod.Container))
+		require.NotZero(t, records, "glance-api writes JSON records")
+		assert.NotEmpty(t, debug["keystonemiddleware.auth_token"], "the logger set to DEBUG logs at DEBUG")
+		for name := range debug {
+			assert.True(t, strings.HasPrefix(name, "keystonemiddleware.auth_token"), "no other logger logs at DEBUG under root INFO: %s", name)
+		}
+		t.Logf("%d JSON records, DEBUG ones from %v", records, slices.Sorted(maps.Keys(debug)))
+		st.Respec(t, nil)
+		st.Reconcile(t)
+	})
+
 	t.Run("an owned key overridden is reported, and its removal is quiet", func(t *testing.T) {
 		memcached := svc.Memcached.Addr()
 		st.Respec(t, func(s *api.GlanceSpec) {
@@ -192,4 +214,25 @@ func extraConfigEvents(st *glancestack.Stack) []string {
 		}
 	}
 	return out
+}
+
+// jsonRecords counts the log lines that are JSON records as oslo.log's
+// JSONFormatter writes them, and lists the DEBUG ones by logger.
+func jsonRecords(log string) (int, map[string][]string) {
+	n, debug := 0, map[string][]string{}
+	for _, line := range strings.Split(log, "\n") {
+		var rec struct {
+			Name      string `json:"name"`
+			LevelName string `json:"levelname"`
+			Message   string `json:"message"`
+		}
+		if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &rec) != nil || rec.LevelName == "" {
+			continue
+		}
+		n++
+		if rec.LevelName == "DEBUG" {
+			debug[rec.Name] = append(debug[rec.Name], rec.Message)
+		}
+	}
+	return n, debug
 }
