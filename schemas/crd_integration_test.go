@@ -610,9 +610,11 @@ func TestGlanceBackendReservedStoreIDs(t *testing.T) {
 			accepted(t, env, glanceBackends, set(t, backend(t, name), "s1", "spec", "storeId"))
 		})
 	}
-	// The guide's ControlPlane store id "default" is not reserved (DEFAULT is).
+	// The guide's ControlPlane store id "default" is not reserved (DEFAULT
+	// is), but a standalone backend named default would read as the default
+	// store in every listing: its name is refused while it is the store id.
 	accepted(t, env, glanceBackends, set(t, backend(t, "controlplane-glance-default"), "default", "spec", "storeId"))
-	accepted(t, env, glanceBackends, backend(t, "default"))
+	refusedCreate(t, env, glanceBackends, backend(t, "default"), `store id "default" (metadata.name, as spec.storeId is unset) is refused`)
 }
 
 func TestGlanceBackendStoreIDPattern(t *testing.T) {
@@ -730,12 +732,16 @@ func TestGlanceFields(t *testing.T) {
 	accepted(t, env, glances, set(t, object(t, guide.Glance), "https://keystone.example.com/v3", "spec", "keystonePublicEndpoint"))
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "openStackRelease"), "spec.openStackRelease: Required value")
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "dalmatian", "spec", "openStackRelease"), "spec.openStackRelease")
-	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), int64(-1), "spec", "replicas"), "spec.replicas")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), int64(-1), "spec", "deployment", "replicas"), "spec.deployment.replicas")
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "Openstack_Memcached", "spec", "cache", "clusterRef", "name"), "spec.cache.clusterRef.name")
-	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "username"), "spec.serviceUser.username: Required value")
+	// As in the reference, only the password's Secret is required: the
+	// user, project and domains default (glance, service, Default).
+	accepted(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "username"))
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "secretRef"), "spec.serviceUser.secretRef: Required value")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "", "spec", "serviceUser", "username"), "spec.serviceUser.username")
 	res := map[string]any{"requests": map[string]any{"cpu": "500m", "memory": "512Mi"}, "limits": map[string]any{"memory": int64(1073741824)}}
-	accepted(t, env, glances, set(t, object(t, guide.Glance), res, "spec", "resources"))
-	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "resources"), "spec.resources.requests")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), res, "spec", "deployment", "resources"))
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "deployment", "resources"), "spec.deployment.resources.requests")
 }
 
 func TestGlanceReleaseAndImageTag(t *testing.T) {
@@ -758,9 +764,15 @@ func TestGlanceReleaseAndImageTag(t *testing.T) {
 
 func TestGlanceAPISize(t *testing.T) {
 	env := kubetest.Shared(t)
-	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"processes": int64(0)}, "spec", "api"), "spec.api.processes")
-	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"threads": int64(65)}, "spec", "api"), "spec.api.threads")
-	accepted(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"processes": int64(4), "threads": int64(8)}, "spec", "api"))
+	uwsgi := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "apiServer", "uwsgi")
+	}
+	refusedCreate(t, env, glances, uwsgi(map[string]any{"processes": int64(0)}), "spec.apiServer.uwsgi.processes")
+	refusedCreate(t, env, glances, uwsgi(map[string]any{"threads": int64(65)}), "spec.apiServer.uwsgi.threads")
+	refusedCreate(t, env, glances, uwsgi(map[string]any{"httpKeepAliveTimeout": int64(5)}), "httpKeepAliveTimeout needs httpKeepAlive: true")
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), int64(0), "spec", "apiServer", "workers"), "spec.apiServer.workers")
+	accepted(t, env, glances, uwsgi(map[string]any{"processes": int64(4), "threads": int64(8)}))
+	accepted(t, env, glances, set(t, object(t, guide.Glance), int64(4), "spec", "apiServer", "workers"))
 }
 
 func TestGlanceDatabaseAndCache(t *testing.T) {
@@ -792,26 +804,24 @@ func TestGlanceDatabaseAndCache(t *testing.T) {
 }
 
 // TestControlPlaneKeepsFieldsItDoesNotOwn: a ControlPlane is shared with
-// other components. What this service does not read (the guide's
-// services.glance.gateway, other services, other spec fields) is stored as
-// written, kubectl's strict field validation does not refuse it, and the
+// other components. What this service does not read (other services,
+// other spec fields) is stored as written, kubectl's strict field validation does not refuse it, and the
 // fields this service owns are still checked where such fields live.
 func TestControlPlaneKeepsFieldsItDoesNotOwn(t *testing.T) {
 	env := kubetest.Shared(t)
 	env.Namespace(t, "shared")
 	y := strings.Replace(guide.ControlPlane, "namespace: openstack", "namespace: shared", 1)
 	y = strings.Replace(y, "spec:\n  services:\n    glance:\n",
-		"spec:\n  region: RegionOne\n  services:\n    keystone:\n      replicas: 3\n    glance:\n      gateway:\n        hostname: glance.example.com\n", 1)
-	require.Contains(t, y, "gateway", "the guide's ControlPlane has the shape this test edits")
+		"spec:\n  otherComponent:\n    enabled: true\n  services:\n    keystone:\n      replicas: 3\n    glance:\n", 1)
+	require.Contains(t, y, "otherComponent", "the guide's ControlPlane has the shape this test edits")
 	out, errOut, err := env.Kubectl(t, y, "apply", "--validate=strict", "-f", "-")
 	require.NoError(t, err, "kubectl apply: %s %s", out, errOut)
 
 	got, err := env.Dynamic.Resource(controlPlanes).Namespace("shared").Get(context.Background(), "controlplane", metav1.GetOptions{})
 	require.NoError(t, err)
 	for _, path := range [][]string{
-		{"spec", "region"},
+		{"spec", "otherComponent", "enabled"},
 		{"spec", "services", "keystone", "replicas"},
-		{"spec", "services", "glance", "gateway", "hostname"},
 	} {
 		_, found, err := unstructured.NestedFieldNoCopy(got.Object, path...)
 		require.NoError(t, err)
@@ -821,7 +831,6 @@ func TestControlPlaneKeepsFieldsItDoesNotOwn(t *testing.T) {
 	// A field this service owns is still held to its schema.
 	bad := object(t, guide.ControlPlane)
 	set(t, bad, int64(-1), "spec", "services", "glance", "replicas")
-	set(t, bad, "x", "spec", "services", "glance", "gateway", "hostname")
 	_, err = dryCreate(t, env, controlPlanes, bad)
 	require.Error(t, err, "replicas -1 is below the schema's minimum")
 	assert.Contains(t, err.Error(), "spec.services.glance.replicas")
