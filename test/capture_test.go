@@ -434,6 +434,29 @@ The NetworkPolicy glance-jobs lets the Job pods reach DNS and the database.`,
 			s.convergeWithout("glance")
 			return "glance"
 		}},
+	{"operator-config", `
+A Glance with everything an operator sets by hand: spec.extraConfig opening
+anonymous access and overriding [keystone_authtoken] memcached_servers (a key
+the hooks own), glance's unauthenticated-context filter after the pipeline's
+own, a plugin section, and a policy override. glance-api.conf has the plugin's
+section, the override in place of the rendered value and [oslo_policy]
+policy_file; the paste file has the filter; policy.yaml the rule.
+ExtraConfigHealthy is False naming the owned key, and Ready stays True.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + standaloneGlance + `  extraConfig:
+    DEFAULT: {allow_anonymous_access: "true"}
+    keystone_authtoken: {memcached_servers: "cache-0.openstack.svc:11211"}
+  middleware:
+  - {name: unauthenticated_context, filterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", position: after}
+  plugins:
+  - {name: example, configSection: example_driver, config: {enabled: "true"}}
+  policyOverrides:
+    rules: {delete_image: "role:admin"}
+---
+` + standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			return "glance"
+		}},
 }
 
 // TestCaptureGlanceFixtures writes the request.json of every captured case

@@ -42,6 +42,8 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, problem.Wrap(glanceServicePath, controlplane.ValidateBackends(name, cp.Spec.Services.Glance.Backends))...)
 	l = append(l, problem.Wrap(glanceServicePath.Child("keystone"), controlplane.ValidateKeystone(cp.Spec.Services.Glance.Keystone))...)
 	l = append(l, controlPlaneReferenceProblems(&cp)...)
+	extraProblems, extraWarnings := controlPlaneExtraConfigProblems(&cp)
+	l = append(l, extraProblems...)
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}
@@ -59,6 +61,7 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	warnings := append(serviceWarnings, apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)...)
 	warnings = append(warnings, unusedSizingWarnings(glanceServicePath, spec)...)
 	warnings = append(warnings, importWarnings(glanceServicePath, spec)...)
+	warnings = append(warnings, extraWarnings...)
 	if req.Operation == admissionv1.Update {
 		var old api.ControlPlane
 		if err := decodeObject(req.OldObject.Raw, &old); err == nil && old.Spec.Services.Glance != nil {

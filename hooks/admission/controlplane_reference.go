@@ -35,9 +35,6 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "and keystone.publicURL name different URLs: set one of them"))
 		}
 	}
-	if len(cp.Spec.GlobalExtraConfig) > 0 {
-		l = append(l, notSupported(specPath.Child("globalExtraConfig"), "free-form glance-api.conf options"))
-	}
 	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)

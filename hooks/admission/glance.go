@@ -42,8 +42,11 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
 	l = append(l, problem.Wrap(specPath, importProblems(g.Spec.ImportPlugins, g.Spec.ImportFiltering, g.Spec.Staging))...)
 	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(req.Object.Raw, "spec", "networkPolicy", "additionalEgress")))...)
+	operatorProblems, operatorWarnings := operatorConfigProblems(spec)
+	l = append(l, problem.Wrap(specPath, operatorProblems)...)
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
 	warnings = append(warnings, importWarnings(specPath, spec)...)
+	warnings = append(warnings, operatorWarnings...)
 	if req.Operation == admissionv1.Update {
 		var old api.Glance
 		if err := decodeObject(req.OldObject.Raw, &old); err != nil {

@@ -141,7 +141,9 @@ var progressReasons = map[string]bool{
 func Progressing(conds []metav1.Condition) bool {
 	waiting := false
 	for _, c := range conds {
-		if c.Type == hook.ConditionReady || c.Status == metav1.ConditionTrue {
+		// ExtraConfigHealthy is not part of readiness: an override the
+		// operator chose is no fault of the way there.
+		if c.Type == hook.ConditionReady || c.Type == CondExtraConfigHealthy || c.Status == metav1.ConditionTrue {
 			continue
 		}
 		if !progressReasons[c.Reason] {
@@ -151,3 +153,12 @@ func Progressing(conds []metav1.Condition) bool {
 	}
 	return waiting
 }
+
+// ExtraConfigHealthy says whether spec.extraConfig leaves the keys the
+// hooks own alone; it is not part of Ready.
+const (
+	CondExtraConfigHealthy     = "ExtraConfigHealthy"
+	ReasonNoOwnedKeyOverridden = "NoOwnedKeyOverridden"
+	ReasonOwnedKeyOverridden   = "OwnedKeyOverridden"
+	ReasonStoreSectionIgnored  = "StoreSectionIgnored"
+)

@@ -81,9 +81,11 @@ func renderConfig(in confInput) (string, error) {
 		defaults = append(defaults, p.defaults...)
 		sections = append(sections, p.sections...)
 	}
-	conf, err := storeconf.Write(append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...)...)
+	all := layerConf(in, append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...))
+	conf, err := storeconf.Write(all...)
 	if err != nil {
-		// Every value written comes from the spec or from constants.
+		// Every value written comes from the spec (admission refuses what
+		// cannot be written) or from constants.
 		return "", invalidSpec("%w", err)
 	}
 	return conf, nil

@@ -24,7 +24,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
 		return nil, err
 	}
-	return &metacontroller.CustomizeResponse{RelatedResources: []metacontroller.RelatedResource{
+	related := []metacontroller.RelatedResource{
 		{
 			APIVersion: api.GlanceAPIVersion, Resource: "glancebackends", Namespace: g.Namespace,
 			LabelSelector: &metav1.LabelSelector{},
@@ -38,7 +38,11 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 			Names: credentialSecrets(g.Spec.WithDefaults(g.Namespace)),
 		},
 		podsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
-	}}, nil
+	}
+	if ref := policyConfigMap(g.Spec); ref != "" {
+		related = append(related, metacontroller.RelatedResource{APIVersion: "v1", Resource: "configmaps", Namespace: g.Namespace, Names: []string{ref}})
+	}
+	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
 }
 
 // customizeParent is a Glance without its status. Customize answers from the

@@ -34,6 +34,7 @@ const (
 	EventDowngradeNotSupported     = "DowngradeNotSupported"
 	EventUpgradePathInvalid        = "UpgradePathInvalid"
 	EventUpgradeTargetChanged      = "UpgradeTargetChanged"
+	EventExtraConfigOwnedKey       = "ExtraConfigOwnedKeyOverride"
 )
 
 // Who reports the Events. Both are constants: an Event carrying the pod
@@ -145,7 +146,7 @@ func occurrences(st api.GlanceStatus) []occurrence {
 	if o, ok := schemaOccurrence(st); ok {
 		out = append(out, o)
 	}
-	return out
+	return append(out, extraConfigOccurrences(st)...)
 }
 
 // skippedBackends is a GlanceBackendSkipped Warning per backend the config

@@ -20,6 +20,12 @@ var confFeatures = []func(confInput) (confPart, error){
 	runtimeConf,   // config.go: locks, notifications, paste pipeline
 	loggingConf,   // logging.go: oslo.log's options
 	cacheConf,     // keystone.go: oslo.cache on the token cache's memcached
+	policyConf,    // policy.go: [oslo_policy], secure RBAC and the policy file
+}
+
+// pasteFeatures put filters into the paste pipeline (paste.go).
+var pasteFeatures = []func(api.GlanceSpec) []pasteFilter{
+	middlewareFilters, // middleware.go: spec.middleware
 }
 
 // podInput is what the pod features read: the Glance, its spec with

@@ -35,6 +35,9 @@ type observed struct {
 	jobs      []observedJob
 	// jobMounts are what the unfinished schema Jobs mount.
 	jobMounts []mounts
+	// policy is spec.policyOverrides' rules, or why they cannot be read.
+	policy    map[string]string
+	policyErr error
 	// children are returned as last applied when nothing is re-rendered,
 	// or kept while a pod may mount them; no decision reads them.
 	children metacontroller.ObjectMap
@@ -76,6 +79,7 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 	if o.allowedEgress, err = observedPolicy(req.Children, g.Name); err != nil {
 		return nil, err
 	}
+	o.policy, o.policyErr = policyRules(o.spec, req.Related)
 	o.pods, err = readPods(req.Related, g.Name)
 	return o, err
 }

@@ -1,5 +1,17 @@
 package glance
 
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+)
+
 // PasteIni is glance-api's paste pipeline, rendered into the config
 // ConfigMap because the image carries no config files. Only the keystone
 // flavour exists ([paste_deploy] flavor = keystone): the healthcheck filter
@@ -51,3 +63,74 @@ paste.filter_factory = oslo_middleware:HTTPProxyToWSGI.factory
 
 // PasteFlavor selects [pipeline:glance-api-<flavor>] in PasteIni.
 const PasteFlavor = "keystone"
+
+// pasteBasePipeline is PasteIni's pipeline line, filter by filter, and
+// pasteApp the application it ends in.
+var pasteBasePipeline = []string{"cors", "healthcheck", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context"}
+
+const pasteApp = "rootapp"
+
+// pasteFilter is a filter a feature puts into the pipeline: before every
+// filter of PasteIni (api.MiddlewareBefore) or after them, just before the
+// application (api.MiddlewareAfter). Filters of one position keep the
+// order of the features, then the order each feature gives.
+type pasteFilter struct {
+	name, factory, position string
+	options                 []storeconf.Option
+}
+
+// renderPaste is the paste file with the features' filters: PasteIni,
+// byte for byte, when there are none.
+func renderPaste(spec api.GlanceSpec) (string, error) {
+	var before, after, sections []string
+	seen := map[string]bool{}
+	for _, feature := range pasteFeatures {
+		for _, f := range feature(spec) {
+			if p := extraconf.FilterNameProblem(f.name); p != "" || seen[f.name] {
+				return "", fmt.Errorf("paste filter %s: %s", excerpt.Name(f.name), cmp.Or(p, "is put into the pipeline twice"))
+			}
+			seen[f.name] = true
+			section, err := pasteFilterSection(f)
+			if err != nil {
+				return "", err
+			}
+			sections = append(sections, section)
+			switch f.position {
+			case api.MiddlewareBefore:
+				before = append(before, f.name)
+			case api.MiddlewareAfter:
+				after = append(after, f.name)
+			default:
+				return "", fmt.Errorf("paste filter %s: position must be before or after", f.name)
+			}
+		}
+	}
+	if len(sections) == 0 {
+		return PasteIni, nil
+	}
+	line := "pipeline = " + strings.Join(pasteBasePipeline, " ") + " " + pasteApp + "\n"
+	pipeline := slices.Concat(before, pasteBasePipeline, after, []string{pasteApp})
+	out := strings.Replace(PasteIni, line, "pipeline = "+strings.Join(pipeline, " ")+"\n", 1)
+	return out + "\n" + strings.Join(sections, "\n"), nil
+}
+
+// pasteFilterSection is a filter's [filter:<name>] section. PasteDeploy
+// reads the file with Python's ConfigParser and its %(name)s
+// interpolation, so '%' is doubled; what cannot be written is refused.
+func pasteFilterSection(f pasteFilter) (string, error) {
+	if p := extraconf.FilterFactoryProblem(f.factory); p != "" {
+		return "", fmt.Errorf("paste filter %s: filterFactory %s", f.name, p)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[filter:%s]\npaste.filter_factory = %s\n", f.name, f.factory)
+	for _, o := range f.options {
+		if p := extraconf.FilterKeyProblem(o.Key); p != "" {
+			return "", fmt.Errorf("paste filter %s: setting %s %s", f.name, excerpt.Name(o.Key), p)
+		}
+		if p := storeconf.ValueProblem(o.Value); p != "" {
+			return "", fmt.Errorf("paste filter %s: setting %s %s", f.name, o.Key, p)
+		}
+		fmt.Fprintf(&b, "%s = %s\n", o.Key, strings.ReplaceAll(o.Value, "%", "%%"))
+	}
+	return b.String(), nil
+}

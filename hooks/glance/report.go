@@ -75,7 +75,12 @@ func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run st
 	deploy := explainRollout(deploymentReady(run.current, out.configName, out.backendsName, out.runImage), run.pods)
 	conds := append([]hook.Condition{backends, out.rendered, out.database, out.serviceUser, deploy}, out.reach...)
 	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", conds...)
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, append(conds, ready)...)
+	conds = append(conds, ready)
+	_, seen := hook.FindCondition(g.Status.Conditions, CondExtraConfigHealthy)
+	if c := extraConfigHealthy(g.Spec, withRetired(d.stores, d.retired), seen); c != nil {
+		conds = append(conds, *c)
+	}
+	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, conds...)
 	return status
 }
 

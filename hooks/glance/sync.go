@@ -140,13 +140,13 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		mode = LaunchModeOf(plan.run.release)
 	}
 	stores := withRetired(d.stores, d.retired)
-	conf, err := renderConfig(confInput{glance: g, spec: spec, mode: mode, stores: stores, def: d.def})
+	cfgData, err := renderFiles(confInput{glance: g, spec: spec, mode: mode, stores: stores, def: d.def}, o.policy, o.policyErr)
 	if err != nil {
 		return nil, err
 	}
 	out := &outcome{database: plan.cond, inConfig: map[string]bool{},
 		installed: api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade}}
-	out.children = configChildren(g, out, configData(conf, spec, mode), renderBackends(stores))
+	out.children = configChildren(g, out, cfgData, renderBackends(stores))
 	out.children = append(out.children, credentialChildren(g, o.creds.creds)...)
 	out.children = append(out.children, service(g))
 	if plan.job != nil {

@@ -46,6 +46,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		referenceExample(t, svc)
 	})
 	t.Run("behind a gateway and a NetworkPolicy", func(t *testing.T) { t.Parallel(); reachBehindAPolicy(t, svc) })
+	t.Run("operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T) { t.Parallel(); operatorConfig(t, svc) })
 }
 
 // importAcrossPods runs two glance-api pods of the rendered Deployment,

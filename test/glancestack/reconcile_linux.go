@@ -429,6 +429,7 @@ func (s *Stack) StartPod(t testing.TB) *Pod {
 func (s *Stack) launchPod(t testing.TB, deployment chain.Object) *Pod {
 	t.Helper()
 	pod := podrun.MustPodOf(t, deployment)
+	s.matchSecureRBACSwitch(t, &pod)
 	r := podrun.Start(s.life(t), pod, s.objects(t), s.podOpts)
 	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: templateHash(deployment)}
 }

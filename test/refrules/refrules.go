@@ -54,7 +54,22 @@ var GlanceRules = []Rule{
 	{"networkPolicy source without a selector", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{}}}}, "spec.networkPolicy.ingress[0]", false},
 	{"networkPolicy egress field misspelt", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "additionalEgress": []any{map[string]any{"too": []any{}}}}}, "spec.networkPolicy.additionalEgress", false},
 	{"dynamic credentials not supported yet", map[string]any{"database.credentialsMode": "Dynamic"}, "spec.database.credentialsMode", false},
-	{"extraConfig not supported yet", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},
+	{"extraConfig unknown option", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"no_such_option": "1"}}}, "spec.extraConfig[DEFAULT][no_such_option]", false},
+	{"extraConfig unknown section", map[string]any{"extraConfig": map[string]any{"no_such_section": map[string]any{"debug": "true"}}}, "spec.extraConfig[no_such_section][debug]", false},
+	{"extraConfig service password", map[string]any{"extraConfig": map[string]any{"keystone_authtoken": map[string]any{"password": "hunter2"}}}, "spec.extraConfig[keystone_authtoken][password]", false},
+	{"extraConfig import filtering", map[string]any{"extraConfig": map[string]any{"import_filtering_opts": map[string]any{"allowed_schemes": "[http]"}}}, "spec.extraConfig[import_filtering_opts][allowed_schemes]", false},
+	{"extraConfig image cache", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"image_cache_max_size": "1000"}}}, "spec.extraConfig[DEFAULT][image_cache_max_size]", false},
+	{"extraConfig import plugins", map[string]any{"extraConfig": map[string]any{"image_import_opts": map[string]any{"image_import_plugins": "[image_conversion]"}}}, "spec.extraConfig[image_import_opts][image_import_plugins]", false},
+	{"extraConfig newline in a value", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true\n[database]"}}}, "spec.extraConfig[DEFAULT][debug]", false},
+	{"extraConfig carriage return in a key", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug\r": "true"}}}, "spec.extraConfig[DEFAULT]", false},
+	{"extraConfig newline in a section", map[string]any{"extraConfig": map[string]any{"DEFAULT]\n[database": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},
+	{"policy rule empty", map[string]any{"policyOverrides.rules": map[string]any{"get_images": ""}}, "spec.policyOverrides.rules[get_images]", false},
+	{"policy without rules or ConfigMap", map[string]any{"policyOverrides": map[string]any{}}, "spec.policyOverrides", true},
+	{"middleware named like a filter of the hooks", map[string]any{"middleware": []any{map[string]any{"name": "authtoken", "filterFactory": "a.b:c", "position": "after"}}}, "spec.middleware[0].name", false},
+	{"middleware names twice", map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:c", "position": "after"}, map[string]any{"name": "x", "filterFactory": "a.b:c", "position": "before"}}}, "spec.middleware[1].name", false},
+	{"middleware factory", map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "not a factory", "position": "after"}}}, "spec.middleware[0].filterFactory", false},
+	{"plugin service password", map[string]any{"plugins": []any{map[string]any{"name": "p", "configSection": "keystone_authtoken", "config": map[string]any{"password": "hunter2"}}}}, "spec.plugins[0].config[password]", false},
+	{"plugin newline in a value", map[string]any{"plugins": []any{map[string]any{"name": "p", "configSection": "p", "config": map[string]any{"k": "v\n[DEFAULT]"}}}}, "spec.plugins[0].config[k]", false},
 }
 
 // Apply sets a rule's values on a Glance object's spec (as decoded JSON).

@@ -22,10 +22,6 @@ var LaterFields = []LaterField{
 	{"imageCache", "the per-pod image cache", func(s GlanceSpec) bool { return s.ImageCache != nil }},
 	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
 	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil }},
-	{"policyOverrides", "oslo.policy overrides", func(s GlanceSpec) bool { return s.PolicyOverrides != nil }},
-	{"middleware", "extra paste pipeline filters", func(s GlanceSpec) bool { return len(s.Middleware) > 0 }},
-	{"plugins", "plugin config sections", func(s GlanceSpec) bool { return len(s.Plugins) > 0 }},
-	{"extraConfig", "free-form glance-api.conf options", func(s GlanceSpec) bool { return len(s.ExtraConfig) > 0 }},
 	{"database.tls", "TLS to the database", func(s GlanceSpec) bool { return s.Database != nil && s.Database.TLS != nil }},
 	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
 		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic

@@ -124,3 +124,11 @@ func (c *Catalog) StoreDrivers() []string {
 	sort.Strings(out)
 	return out
 }
+
+// HasSection reports whether glance-api registers options in section
+// (store sections aside) or reads old names from it.
+func (c *Catalog) HasSection(section string) bool {
+	_, ok := c.groups[section]
+	_, alias := c.aliases[section]
+	return ok || alias
+}

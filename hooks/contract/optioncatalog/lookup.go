@@ -9,7 +9,7 @@ const (
 	// Known: an option of the release (ForRemoval says whether it is
 	// deprecated for removal).
 	Known
-	// Deprecated: an old name oslo.config still reads for Replacement.
+	// Deprecated is an old name oslo.config still reads for Replacement.
 	Deprecated
 	// NoCatalog: there is no catalog of the release, so nothing is known.
 	NoCatalog

@@ -1,0 +1,230 @@
+package admission
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/optioncatalog"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+)
+
+// Checks of what an operator writes into glance-api.conf and the paste
+// pipeline by hand: spec.extraConfig, spec.plugins, spec.middleware and
+// spec.policyOverrides. Paths are relative to the Glance's spec.
+
+// catalogStores are the store sections glance-api.conf itself holds: the
+// reserved staging and tasks stores, file stores. An S3 store's section
+// is in backends.conf, rendered from its GlanceBackend, so extraConfig
+// cannot reach it and the catalog does not know it as a section.
+var catalogStores = optioncatalog.StoreSections{"os_glance_staging_store": "file", "os_glance_tasks_store": "file"}
+
+// operatorConfigProblems checks the four blocks; the warnings say what is
+// accepted but deserves a look (a deprecated option name, a release
+// without a catalog).
+func operatorConfigProblems(s api.GlanceSpec) (problem.List, []string) {
+	l, warnings := extraConfigProblems(field.NewPath("extraConfig"), specPath.Child("extraConfig"), s.OpenStackRelease, s.ExtraConfig)
+	l = append(l, pluginProblems(s.Plugins)...)
+	l = append(l, middlewareProblems(s.Middleware)...)
+	l = append(l, policyProblems(s.PolicyOverrides)...)
+	return l, warnings
+}
+
+// extraConfigProblems checks an extraConfig block, at at (relative, as
+// problems are) and warnAt (the whole path: warnings are not re-rooted):
+// every line can be written, no key a guarded field owns, and every section
+// and key is an option of the release's glance-api.
+func extraConfigProblems(at, warnAt *field.Path, releaseName string, ec map[string]map[string]string) (problem.List, []string) {
+	if len(ec) == 0 {
+		return nil, nil
+	}
+	rel, relErr := release.Parse(releaseName)
+	var l problem.List
+	var warnings []string
+	noCatalog := false
+	for _, section := range slices.Sorted(maps.Keys(ec)) {
+		keys := ec[section]
+		if p := sectionProblem(section); p != "" {
+			l = append(l, problem.At(at, "section %s %s", excerpt.Value(section), p))
+			continue
+		}
+		if len(keys) == 0 {
+			l = append(l, problem.Invalid(at.Key(section), "is empty: name at least one option or leave the section out"))
+		}
+		for _, key := range slices.Sorted(maps.Keys(keys)) {
+			lp := lineProblems(at.Key(section), section, key, keys[key])
+			l = append(l, lp...)
+			if len(lp) > 0 || relErr != nil {
+				continue // the release is checked at spec.openStackRelease
+			}
+			v := optioncatalog.Lookup(rel, section, key, catalogStores)
+			switch v.Status {
+			case optioncatalog.NoCatalog:
+				noCatalog = true
+			case optioncatalog.Unknown:
+				l = append(l, problem.At(at.Key(section).Key(key), "%s", unknownOption(rel, section, key)))
+			case optioncatalog.Deprecated:
+				warnings = append(warnings, fmt.Sprintf("%s: [%s] %s is a deprecated name of %s in glance-api %s; use that name",
+					warnAt.Key(section).Key(key), section, key, v.Replacement, rel))
+			case optioncatalog.Known:
+				if v.ForRemoval {
+					warnings = append(warnings, fmt.Sprintf("%s: [%s] %s is deprecated for removal in glance-api %s", warnAt.Key(section).Key(key), section, key, rel))
+				}
+			}
+		}
+	}
+	if noCatalog {
+		warnings = append(warnings, fmt.Sprintf("%s is not checked: there is no option catalog of release %s (catalogs: %s)",
+			warnAt, rel, catalogReleases()))
+	}
+	return l, warnings
+}
+
+// unknownOption is the refusal of an option the release does not have,
+// naming where a store's or a plugin's options go instead.
+func unknownOption(rel release.Release, section, key string) string {
+	c, _ := optioncatalog.For(rel)
+	if c != nil && !c.HasSection(section) {
+		return fmt.Sprintf("[%s] %s: glance-api %s has no section [%s] (an S3 store's options go in its GlanceBackend's spec.extraOptions)", section, key, rel, section)
+	}
+	return fmt.Sprintf("[%s] %s is not an option of glance-api %s", section, key, rel)
+}
+
+func catalogReleases() string {
+	var out []string
+	for _, r := range optioncatalog.Releases() {
+		out = append(out, r.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+// sectionProblem says why a section name cannot be written, "" when it can.
+func sectionProblem(s string) string {
+	switch {
+	case s == "":
+		return "is empty"
+	case extraconf.LineBreak(s):
+		return "contains a newline or carriage return, which would start a line of glance-api.conf past every check"
+	case strings.ContainsAny(s, "[]") || storeconf.ValueProblem(s) != "":
+		return "is not a section name: no brackets, control characters or surrounding whitespace"
+	}
+	return ""
+}
+
+// lineProblems checks one option line of a section an operator writes
+// (extraConfig or a plugin), at the section's path.
+func lineProblems(at *field.Path, section, key, value string) problem.List {
+	switch {
+	case extraconf.LineBreak(key):
+		return problem.List{problem.At(at, "option %s contains a newline or carriage return, which would start a line of glance-api.conf past every check", excerpt.Value(key))}
+	case storeconf.ValidateKey(key) != nil:
+		return problem.List{problem.At(at, "option %s is not an option name: lowercase letters, digits and '_', starting with a letter", excerpt.Value(key))}
+	}
+	if g, ok := extraconf.Guarded(section, key, value); ok {
+		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key))}
+	}
+	if extraconf.LineBreak(value) {
+		return problem.List{problem.Invalid(at.Key(key), "contains a newline or carriage return, which would start a line of glance-api.conf past every check")}
+	}
+	return valueProblems(at.Key(key), value)
+}
+
+// pluginProblems checks spec.plugins: one entry per section, each line
+// writable and no guarded key. Their sections are not held to the catalog:
+// a plugin or driver registers its options when it loads.
+func pluginProblems(plugins []api.PluginSpec) problem.List {
+	var l problem.List
+	seen := map[string]bool{}
+	for i, p := range plugins {
+		at := field.NewPath("plugins").Index(i)
+		l = append(l, requiredValue(at.Child("name"), p.Name)...)
+		if sp := sectionProblem(p.ConfigSection); sp != "" {
+			l = append(l, problem.Invalid(at.Child("configSection"), "%s", sp))
+			continue
+		}
+		if seen[p.ConfigSection] {
+			l = append(l, problem.Invalid(at.Child("configSection"), "names a section another entry has: each section is one entry"))
+		}
+		seen[p.ConfigSection] = true
+		for _, key := range slices.Sorted(maps.Keys(p.Config)) {
+			l = append(l, lineProblems(at.Child("config"), p.ConfigSection, key, p.Config[key])...)
+		}
+	}
+	return l
+}
+
+// middlewareProblems checks spec.middleware: unique names that are not the
+// hooks' own filters, a filter factory, a position, writable settings.
+func middlewareProblems(mw []api.MiddlewareSpec) problem.List {
+	var l problem.List
+	seen := map[string]bool{}
+	for i, m := range mw {
+		at := field.NewPath("middleware").Index(i)
+		switch p := extraconf.FilterNameProblem(m.Name); {
+		case p != "":
+			l = append(l, problem.Invalid(at.Child("name"), "%s", p))
+		case seen[m.Name]:
+			l = append(l, problem.Invalid(at.Child("name"), "is the name of another entry: filter names are unique"))
+		}
+		seen[m.Name] = true
+		if p := extraconf.FilterFactoryProblem(m.FilterFactory); p != "" {
+			l = append(l, problem.Invalid(at.Child("filterFactory"), "%s", p))
+		}
+		if m.Position != api.MiddlewareBefore && m.Position != api.MiddlewareAfter {
+			l = append(l, problem.Invalid(at.Child("position"), "must be before or after"))
+		}
+		for _, key := range slices.Sorted(maps.Keys(m.Config)) {
+			if p := extraconf.FilterKeyProblem(key); p != "" {
+				l = append(l, problem.At(at.Child("config"), "setting %s %s", excerpt.Value(key), p))
+				continue
+			}
+			l = append(l, valueProblems(at.Child("config").Key(key), m.Config[key])...)
+		}
+	}
+	return l
+}
+
+// policyProblems checks spec.policyOverrides: rules or a ConfigMap, and no
+// empty rule ("@" allows everyone, "!" no one).
+func policyProblems(p *api.PolicySpec) problem.List {
+	if p == nil {
+		return nil
+	}
+	at := field.NewPath("policyOverrides")
+	if len(p.Rules) == 0 && p.ConfigMapRef == nil {
+		return problem.List{problem.Invalid(at, "needs rules or configMapRef")}
+	}
+	var l problem.List
+	if p.ConfigMapRef != nil {
+		l = append(l, requiredValue(at.Child("configMapRef", "name"), p.ConfigMapRef.Name)...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Rules)) {
+		switch {
+		case name == "":
+			l = append(l, problem.At(at.Child("rules"), "a rule name is empty"))
+		case p.Rules[name] == "":
+			l = append(l, problem.Invalid(at.Child("rules").Key(name), "is empty: write \"@\" to allow everyone or \"!\" to allow no one"))
+		}
+	}
+	return l
+}
+
+// controlPlaneExtraConfigProblems checks the two blocks a ControlPlane
+// merges into its Glance's extraConfig, each where it is written.
+func controlPlaneExtraConfigProblems(cp *api.ControlPlane) (problem.List, []string) {
+	rel := cmp.Or(cp.Spec.OpenStackRelease, api.DefaultOpenStackRelease)
+	global, globalWarnings := extraConfigProblems(field.NewPath("globalExtraConfig"), specPath.Child("globalExtraConfig"),
+		rel, cp.Spec.GlobalExtraConfig)
+	own, ownWarnings := extraConfigProblems(field.NewPath("extraConfig"), glanceServicePath.Child("extraConfig"),
+		rel, cp.Spec.Services.Glance.ExtraConfig)
+	return append(problem.Wrap(specPath, global), problem.Wrap(glanceServicePath, own)...), append(globalWarnings, ownWarnings...)
+}

@@ -1,0 +1,140 @@
+package admission
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+)
+
+// TestOperatorConfig: what spec.extraConfig, spec.plugins,
+// spec.middleware and spec.policyOverrides may say, with the refusal or the
+// warnings each gets.
+func TestOperatorConfig(t *testing.T) {
+	ec := func(section, key, value string) func(*api.Glance) {
+		return func(g *api.Glance) {
+			g.Spec.ExtraConfig = map[string]map[string]string{section: {key: value}}
+		}
+	}
+	cases := map[string]struct {
+		reason   string
+		mod      func(*api.Glance)
+		refused  string
+		warnings []string
+	}{
+		"known option": {reason: "an option of the release's glance-api is taken as it is",
+			mod: ec("DEFAULT", "allow_anonymous_access", "true")},
+		"owned key": {reason: "a key the hooks render may be overridden; the sync hook reports it",
+			mod: ec("DEFAULT", "enabled_backends", "a:s3")},
+		"secure RBAC off": {reason: "the switch that turns off the new policy defaults",
+			mod: ec("oslo_policy", "enforce_new_defaults", "false")},
+		"reserved store section": {reason: "the staging store is a file store; its driver's options are known",
+			mod: ec("os_glance_staging_store", "filesystem_store_datadir", "/srv")},
+		"unknown option": {reason: "a misspelt option would be ignored by glance-api",
+			mod:     ec("DEFAULT", "allow_anonymus_access", "true"),
+			refused: `spec.extraConfig[DEFAULT][allow_anonymus_access]: [DEFAULT] allow_anonymus_access is not an option of glance-api 2025.2`},
+		"unknown section": {reason: "an S3 store's section is in backends.conf, out of reach",
+			mod:     ec("secondary", "s3_store_bucket", "b"),
+			refused: `[secondary] s3_store_bucket: glance-api 2025.2 has no section [secondary] (an S3 store's options go in its GlanceBackend's spec.extraOptions)`},
+		"deprecated name": {reason: "an old name still works; the warning names the new one",
+			mod:      ec("keystone_authtoken", "memcache_servers", "m:11211"),
+			warnings: []string{"spec.extraConfig[keystone_authtoken][memcache_servers]: [keystone_authtoken] memcache_servers is a deprecated name of [keystone_authtoken] memcached_servers in glance-api 2025.2; use that name"}},
+		"release without a catalog": {reason: "nothing can be checked, and the warning says so",
+			mod: func(g *api.Glance) {
+				g.Spec.OpenStackRelease, g.Spec.Image.Tag = "2030.1", "2030.1"
+				ec("DEFAULT", "anything", "x")(g)
+			},
+			warnings: []string{"spec.extraConfig is not checked: there is no option catalog of release 2030.1 (catalogs: 2025.1, 2025.2, 2026.1)"}},
+		"service password": {reason: "the password stays in its Secret",
+			mod:     ec("keystone_authtoken", "password", "x"),
+			refused: `spec.extraConfig[keystone_authtoken][password]: [keystone_authtoken] password is owned by spec.serviceUser.secretRef`},
+		"database password": {reason: "a connection URL with a password is a credential",
+			mod:     ec("database", "connection", "mysql+pymysql://u:p@db/glance"),
+			refused: `[database] connection is owned by spec.database.secretRef`},
+		"import filtering": {reason: "its own field sets it",
+			mod: ec("import_filtering_opts", "allowed_ports", "[80]"), refused: `is owned by spec.importFiltering`},
+		"image cache": {reason: "its own field sets it",
+			mod: ec("DEFAULT", "image_cache_dir", "/c"), refused: `[DEFAULT] image_cache_dir is owned by spec.imageCache`},
+		"import plugins": {reason: "its own field sets it",
+			mod: ec("image_conversion", "output_format", "raw"), refused: `[image_conversion] output_format is owned by spec.importPlugins`},
+		"image locations": {reason: "locations carry the S3 keys",
+			mod: ec("DEFAULT", "show_multiple_locations", "true"), refused: `[DEFAULT] show_multiple_locations cannot be set here`},
+		"newline in a value": {reason: "a newline would inject a line",
+			mod: ec("DEFAULT", "debug", "true\n[database]"), refused: `spec.extraConfig[DEFAULT][debug] contains a newline or carriage return`},
+		"carriage return in a key": {reason: "a carriage return would end the line",
+			mod: ec("DEFAULT", "debug\r", "true"), refused: `spec.extraConfig[DEFAULT]: option "debug\r" contains a newline or carriage return`},
+		"newline in a section": {reason: "a newline would open another section",
+			mod: ec("DEFAULT]\n[database", "connection", "x"), refused: `spec.extraConfig: section "DEFAULT]\n[database" contains a newline or carriage return`},
+		"empty section": {reason: "a section with no option says nothing",
+			mod:     func(g *api.Glance) { g.Spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {}} },
+			refused: `spec.extraConfig[DEFAULT] is empty`},
+		"plugin section": {reason: "a plugin's section is its own, not held to the catalog",
+			mod: func(g *api.Glance) {
+				g.Spec.Plugins = []api.PluginSpec{{Name: "p", ConfigSection: "my_driver", Config: map[string]string{"opt": "1"}}}
+			}},
+		"plugin guarded key": {reason: "a plugin cannot set what extraConfig may not",
+			mod: func(g *api.Glance) {
+				g.Spec.Plugins = []api.PluginSpec{{Name: "p", ConfigSection: "keystone_authtoken", Config: map[string]string{"password": "x"}}}
+			},
+			refused: `spec.plugins[0].config[password]: [keystone_authtoken] password is owned by spec.serviceUser.secretRef`},
+		"plugin sections twice": {reason: "one entry per section",
+			mod: func(g *api.Glance) {
+				g.Spec.Plugins = []api.PluginSpec{{Name: "a", ConfigSection: "s"}, {Name: "b", ConfigSection: "s"}}
+			},
+			refused: `spec.plugins[1].configSection names a section another entry has`},
+		"middleware": {reason: "glance's own unauthenticated context filter, after the hooks' filters",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "unauthenticated_context", FilterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", Position: api.MiddlewareAfter}}
+			}},
+		"middleware of the hooks": {reason: "a filter named like the hooks' own would replace it",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "context", FilterFactory: "a:b", Position: api.MiddlewareAfter}}
+			},
+			refused: `spec.middleware[0].name is a filter or application of the pipeline the hooks render`},
+		"middleware twice": {reason: "names are unique",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "a", FilterFactory: "a:b", Position: "before"}, {Name: "a", FilterFactory: "a:b", Position: "after"}}
+			},
+			refused: `spec.middleware[1].name is the name of another entry`},
+		"middleware position": {reason: "before or after",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "a", FilterFactory: "a:b", Position: "middle"}}
+			},
+			refused: `spec.middleware[0].position must be before or after`},
+		"middleware setting": {reason: "the factory is set from filterFactory",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "a", FilterFactory: "a:b", Position: "before", Config: map[string]string{"paste.filter_factory": "x:y"}}}
+			},
+			refused: `spec.middleware[0].config: setting "paste.filter_factory" is set from filterFactory`},
+		"policy": {reason: "rules and a ConfigMap together",
+			mod: func(g *api.Glance) {
+				g.Spec.PolicyOverrides = &api.PolicySpec{Rules: map[string]string{"delete_image": "!"}, ConfigMapRef: &api.LocalObjectReference{Name: "p"}}
+			}},
+		"empty policy": {reason: "rules or a ConfigMap",
+			mod:     func(g *api.Glance) { g.Spec.PolicyOverrides = &api.PolicySpec{} },
+			refused: `spec.policyOverrides needs rules or configMapRef`},
+		"empty rule": {reason: "an empty rule is refused; \"@\" allows everyone",
+			mod: func(g *api.Glance) {
+				g.Spec.PolicyOverrides = &api.PolicySpec{Rules: map[string]string{"get_images": ""}}
+			},
+			refused: `spec.policyOverrides.rules[get_images] is empty: write "@" to allow everyone`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := create(t, guideGlance(tc.mod))
+			resp := Review(context.Background(), req, &fakeLister{})
+			if tc.refused == "" {
+				allowed(t, req, resp)
+				if diff := cmp.Diff(tc.warnings, resp.Warnings); diff != "" {
+					t.Errorf("%s: warnings (-want +got):\n%s", tc.reason, diff)
+				}
+				return
+			}
+			msg := denied(t, req, resp, 422)
+			assert.Contains(t, msg, tc.refused, tc.reason)
+		})
+	}
+}

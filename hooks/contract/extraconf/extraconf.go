@@ -1,0 +1,171 @@
+// Package extraconf holds the rules for options an operator writes into
+// glance-api.conf by hand (a Glance's spec.extraConfig and spec.plugins):
+// which keys stay with the field that guards them, and which keys the hooks
+// render themselves, so an override of them is reported. Admission refuses
+// by the first rule and the Glance hook reports by the second; both read
+// them here so the two never disagree.
+package extraconf
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Guard names the spec field that owns a key an operator may not set by
+// hand, and why.
+type Guard struct {
+	// Field is the spec field that sets it, or what keeps it ("" when no
+	// field does).
+	Field string
+	// Why the key is refused.
+	Why string
+}
+
+// The fields that guard keys.
+const (
+	FieldServiceUser     = "spec.serviceUser.secretRef"
+	FieldDatabase        = "spec.database.secretRef"
+	FieldImportFiltering = "spec.importFiltering"
+	FieldImageCache      = "spec.imageCache"
+	FieldImportPlugins   = "spec.importPlugins"
+	FieldPolicyOverrides = "spec.policyOverrides"
+	FieldMiddleware      = "spec.middleware"
+)
+
+// importPluginSections are the sections of glance's import plugins: the
+// plugins' settings belong to spec.importPlugins, which also enables them.
+var importPluginSections = map[string]bool{
+	"image_conversion":           true,
+	"inject_metadata_properties": true,
+	"image_decompression":        true,
+}
+
+// Guarded says whether section and key belong to a guarded field (or leak
+// a secret), and which. value is the value written, for the one key whose
+// guard depends on it ([database] connection holds a password only when its
+// URL carries one).
+func Guarded(section, key, value string) (Guard, bool) {
+	switch {
+	case section == "keystone_authtoken" && key == "password":
+		return Guard{FieldServiceUser, "the service user's password stays in its Secret and reaches glance-api as an environment variable"}, true
+	case section == "database" && (key == "connection" || key == "slave_connection") && urlHasPassword(value):
+		return Guard{FieldDatabase, "a database password stays in a Secret; a ConfigMap holds glance-api.conf"}, true
+	case section == "import_filtering_opts":
+		return Guard{FieldImportFiltering, "the web-download URI filter is set by its own field"}, true
+	case section == "DEFAULT" && strings.HasPrefix(key, "image_cache_"):
+		return Guard{FieldImageCache, "the image cache is set by its own field, which also mounts its directory"}, true
+	case section == "image_import_opts" && key == "image_import_plugins", importPluginSections[section]:
+		return Guard{FieldImportPlugins, "the import plugins are set by their own field"}, true
+	case section == "DEFAULT" && (key == "show_image_direct_url" || key == "show_multiple_locations"):
+		return Guard{"", "image locations carry the S3 store's access keys, so the hooks keep them hidden"}, true
+	case section == "oslo_policy" && (key == "policy_file" || key == "policy_dirs"):
+		return Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}, true
+	case section == "paste_deploy":
+		return Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}, true
+	}
+	return Guard{}, false
+}
+
+// urlHasPassword reports whether a database URL carries a password (or
+// cannot be read, so might).
+func urlHasPassword(v string) bool {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		// Unreadable, or no user info where a URL would have it: an '@'
+		// may still be one's end.
+		return strings.Contains(v, "@")
+	}
+	_, set := u.User.Password()
+	return set
+}
+
+// Message is the refusal of a guarded key, without its value.
+func (g Guard) Message(section, key string) string {
+	if g.Field == "" {
+		return fmt.Sprintf("[%s] %s cannot be set here: %s", section, key, g.Why)
+	}
+	return fmt.Sprintf("[%s] %s is owned by %s: %s", section, key, g.Field, g.Why)
+}
+
+// ownedKeys are the keys the hooks render from the spec and the attached
+// stores and that an override changes underneath them: the stores, the
+// database, the identity glance-api checks tokens as. A key not listed here
+// that the hooks render (workers, logging, the policy defaults, ...) is a
+// default an operator may tune; it is not reported.
+var ownedKeys = map[string]map[string]bool{
+	"DEFAULT":      {"enabled_backends": true},
+	"glance_store": {"default_backend": true},
+	"database":     {"connection": true},
+	"keystone_authtoken": {
+		"www_authenticate_uri": true, "auth_url": true, "auth_type": true, "username": true,
+		"project_name": true, "user_domain_name": true, "project_domain_name": true,
+		"user_domain_id": true, "project_domain_id": true, "user_id": true, "project_id": true,
+		"interface": true, "region_name": true, "memcached_servers": true,
+	},
+}
+
+// ownedSections are store sections whose every key the hooks own.
+var ownedSections = map[string]bool{"os_glance_staging_store": true, "os_glance_tasks_store": true}
+
+// Owned reports whether the hooks own section and key.
+func Owned(section, key string) bool {
+	return ownedSections[section] || ownedKeys[section][key]
+}
+
+// LineBreak reports whether s holds a newline or a carriage return, which
+// would start a new line of the INI file past every other check.
+func LineBreak(s string) bool {
+	return strings.ContainsAny(s, "\r\n")
+}
+
+// PasteNames are the filter and application names of the paste pipeline
+// the hooks render (the sections of glance-api-paste.ini): a filter from
+// spec.middleware with one of these names would replace the hooks' own.
+// A feature that puts a filter of its own into the pipeline lists it here.
+var PasteNames = []string{
+	"cors", "healthcheck", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context",
+	"rootapp", "apiversions", "apiv2app",
+}
+
+// pasteName is what a filter may be called: it is a section name and a
+// word of the pipeline line.
+var pasteName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+// filterFactory is a paste filter factory, module.path:callable.
+var filterFactory = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// pasteKey is what a filter setting may be called.
+var pasteKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`)
+
+// FilterNameProblem says why name cannot be a filter's, "" when it can.
+func FilterNameProblem(name string) string {
+	if !pasteName.MatchString(name) {
+		return "must be 1 to 63 lowercase letters, digits or '_', starting with a letter"
+	}
+	if slices.Contains(PasteNames, name) {
+		return "is a filter or application of the pipeline the hooks render"
+	}
+	return ""
+}
+
+// FilterFactoryProblem says why f cannot be a paste filter factory.
+func FilterFactoryProblem(f string) string {
+	if !filterFactory.MatchString(f) {
+		return "must be a Python module path and callable, module.path:callable"
+	}
+	return ""
+}
+
+// FilterKeyProblem says why k cannot name a filter setting.
+func FilterKeyProblem(k string) string {
+	switch {
+	case !pasteKey.MatchString(k):
+		return "must be letters, digits, '_', '.' or '-', starting with a letter or '_'"
+	case k == "paste.filter_factory" || k == "use":
+		return "is set from filterFactory"
+	}
+	return ""
+}

@@ -1,0 +1,85 @@
+//go:build integration
+
+package webhook_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/c5c3/glance-hooks/test/refrules"
+)
+
+// warnings collects the admission warnings the API server sends back.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.seen
+	w.seen = nil
+	return out
+}
+
+// TestExtraConfigWarnings: what the option catalogs accept with a warning
+// reaches a kubectl user through the real API server: a deprecated option
+// name, with its replacement named, and a release without a catalog.
+// Admitted options raise none. (The refusals are refrules.GlanceRules,
+// run by TestReferenceWebhookRules.)
+func TestExtraConfigWarnings(t *testing.T) {
+	s := setup(t)
+	const ns = "extra-config"
+	s.env.Namespace(t, ns)
+	w := &warnings{}
+	cfg := rest.CopyConfig(s.env.Config)
+	cfg.WarningHandler = w
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	glancesIn := client.Resource(glances).Namespace(ns)
+
+	cases := map[string]struct {
+		set  map[string]any
+		want []string
+	}{
+		"known option": {
+			set: map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}},
+		},
+		"deprecated name": {
+			set: map[string]any{"extraConfig": map[string]any{"keystone_authtoken": map[string]any{"memcache_servers": "m:11211"}}},
+			want: []string{"spec.extraConfig[keystone_authtoken][memcache_servers]: [keystone_authtoken] memcache_servers is a deprecated name of " +
+				"[keystone_authtoken] memcached_servers in glance-api 2025.2; use that name"},
+		},
+		"release without a catalog": {
+			set: map[string]any{"openStackRelease": "2030.1", "image.tag": "2030.1",
+				"extraConfig": map[string]any{"DEFAULT": map[string]any{"anything": "x"}}},
+			want: []string{"spec.extraConfig is not checked: there is no option catalog of release 2030.1 (catalogs: 2025.1, 2025.2, 2026.1)"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := object(t, inNamespace(refrules.ExampleGlance, ns))
+			refrules.Rule{Set: tc.set}.Apply(o.Object)
+			w.take()
+			ctx, cancel := contextTimeout()
+			defer cancel()
+			_, err := glancesIn.Create(ctx, &unstructured.Unstructured{Object: o.Object}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			require.NoError(t, err, "admitted")
+			assert.Equal(t, tc.want, w.take())
+		})
+	}
+}
