@@ -171,12 +171,9 @@ func memberClient(t *testing.T, svc *glancestack.Services, st *glancestack.Stack
 // createImage makes an empty image record of a disk format.
 func createImage(t *testing.T, c *glancestack.Client, name, diskFormat string) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"name": name, "disk_format": diskFormat, "container_format": "bare"})
-	code, b := c.Call(t, http.MethodPost, "/v2/images", body, map[string]string{"Content-Type": "application/json"})
+	code, b := postImage(t, c, name, diskFormat)
 	require.Equal(t, http.StatusCreated, code, "POST /v2/images: %s", b)
-	var img glancestack.Image
-	require.NoError(t, json.Unmarshal(b, &img))
-	return img.ID
+	return imageID(t, b)
 }
 
 // importGlanceDirect imports a staged image into the default store.

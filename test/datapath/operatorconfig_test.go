@@ -53,9 +53,9 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 		assert.Equal(t, http.StatusUnauthorized, code, "no token, no anonymous access: %s", body)
 		code, body = asReader.Call(t, http.MethodGet, "/v2/images", nil, nil)
 		assert.Equal(t, http.StatusOK, code, "a reader lists images: %s", body)
-		code, body = createImage(t, asReader, "by-reader")
+		code, body = postImage(t, asReader, "by-reader", "raw")
 		assert.Equal(t, http.StatusForbidden, code, "a reader cannot create an image: %s", body)
-		code, body = createImage(t, asMember, "by-member")
+		code, body = postImage(t, asMember, "by-member", "raw")
 		require.Equal(t, http.StatusCreated, code, "a member creates an image: %s", body)
 		memberImage = imageID(t, body)
 		t.Logf("secure RBAC on %s: no token 401, reader lists 200 and creates 403, member creates 201", st.Versions.Glance)
@@ -84,7 +84,7 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 		pod := onlyPod(t, st)
 		anon := &glancestack.Client{URL: pod.URL("api"), Logs: func() string { return pod.Logs(pod.Container) }}
 		data := randomBytes(26, 1<<20+3)
-		code, body := createImage(t, anon, "anonymous")
+		code, body := postImage(t, anon, "anonymous", "raw")
 		require.Equal(t, http.StatusCreated, code, "create without a token: %s", body)
 		id := imageID(t, body)
 		code, body = anon.Upload(t, id, data, "")
@@ -173,9 +173,11 @@ func mustConfigMap(t *testing.T, st *glancestack.Stack) string {
 	return cm
 }
 
-func createImage(t *testing.T, c *glancestack.Client, name string) (int, []byte) {
+// postImage asks for a new image record of a disk format and answers what
+// Glance said: a test of who may create one reads the code.
+func postImage(t *testing.T, c *glancestack.Client, name, diskFormat string) (int, []byte) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"name": name, "disk_format": "raw", "container_format": "bare"})
+	body, _ := json.Marshal(map[string]string{"name": name, "disk_format": diskFormat, "container_format": "bare"})
 	return c.Call(t, http.MethodPost, "/v2/images", body, map[string]string{"Content-Type": "application/json"})
 }
 
