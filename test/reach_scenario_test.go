@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/test/netpolicy"
 )
 
 // reachGlance is the standalone Glance behind a gateway, with a
@@ -95,8 +95,8 @@ func TestReachStandalone(t *testing.T) {
 	assert.Contains(t, secretText(t, s.get("Secret", backends), "backends.conf"), "[archive]\n")
 	assert.Equal(t, "True/AllBackendsProjected", s.condition("Glance", "glance", "BackendsReady"))
 	np := policyOf(t, s.w)
-	assert.True(t, allows(np, "198.51.100.7", 9000))
-	assert.False(t, allows(np, "198.51.100.8", 9000), "the policy allows the endpoint, not the port everywhere")
+	assert.True(t, netpolicy.EgressAllows(np, "198.51.100.7", 9000))
+	assert.False(t, netpolicy.EgressAllows(np, "198.51.100.8", 9000), "the policy allows the endpoint, not the port everywhere")
 
 	// The blocks removed: the route and the policies go.
 	s.apply(credentials + "\n---\n" + standaloneGlance)
@@ -204,45 +204,9 @@ func mountedStoresAllowed(w *chain.World, before *networkingv1.NetworkPolicySpec
 		if p := u.Port(); p != "" {
 			port, _ = strconv.Atoi(p)
 		}
-		if !allows(*before, u.Hostname(), port) {
+		if !netpolicy.EgressAllows(*before, u.Hostname(), port) {
 			return fmt.Errorf("the Deployment mounts store [%s] on %s, which the NetworkPolicy does not allow", sect.Name(), host)
 		}
 	}
 	return nil
-}
-
-// allows says whether an egress rule of np lets a pod reach host on TCP
-// port: read the way a CNI reads it, independently of the hook's code. A
-// Service name <svc>.<ns>.svc... is a pod in that namespace; another name
-// is anywhere.
-func allows(np networkingv1.NetworkPolicySpec, host string, port int) bool {
-	ip := net.ParseIP(host)
-	labels := strings.Split(host, ".")
-	for _, r := range np.Egress {
-		portOK := len(r.Ports) == 0
-		for _, p := range r.Ports {
-			if (p.Protocol == nil || *p.Protocol == "TCP") && (p.Port == nil || p.Port.IntValue() == port) {
-				portOK = true
-			}
-		}
-		if !portOK {
-			continue
-		}
-		if len(r.To) == 0 {
-			return true
-		}
-		for _, peer := range r.To {
-			switch {
-			case peer.IPBlock != nil && ip != nil:
-				if _, n, err := net.ParseCIDR(peer.IPBlock.CIDR); err == nil && n.Contains(ip) {
-					return true
-				}
-			case peer.NamespaceSelector != nil && len(labels) >= 3 && labels[2] == "svc":
-				if peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] == labels[1] {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }

@@ -120,7 +120,7 @@ func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release str
 	assert.Equal(t, http.StatusBadRequest, code, "the default filter refuses %s: %s", uri, body)
 	assert.Contains(t, string(body), "does not pass filtering")
 
-	st.Recustomize(t, withImportPlugins(&api.ImportFilteringSpec{AllowedSchemes: []string{api.SchemeHTTP}, AllowedPorts: []int32{int32(port)}}))
+	st.Respec(t, withImportPlugins(&api.ImportFilteringSpec{AllowedSchemes: []string{api.SchemeHTTP}, AllowedPorts: []int32{int32(port)}}))
 	st.Reconcile(t)
 	p = onlyPod(t, st)
 	admin = st.Client(t, p)
@@ -128,7 +128,7 @@ func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release str
 	assert.Equal(t, http.StatusBadRequest, code, "http on the port allowed, loopback is still denied: %s", body)
 	assert.Contains(t, string(body), "does not pass filtering")
 
-	st.Recustomize(t, withImportPlugins(&api.ImportFilteringSpec{AllowedSchemes: []string{api.SchemeHTTP}, AllowedPorts: []int32{int32(port)}, AllowedHosts: []string{host}}))
+	st.Respec(t, withImportPlugins(&api.ImportFilteringSpec{AllowedSchemes: []string{api.SchemeHTTP}, AllowedPorts: []int32{int32(port)}, AllowedHosts: []string{host}}))
 	st.Reconcile(t)
 	p = onlyPod(t, st)
 	admin = st.Client(t, p)

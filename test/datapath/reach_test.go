@@ -14,6 +14,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/netpolicy"
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
@@ -44,7 +45,7 @@ func reachBehindAPolicy(t *testing.T, svc *glancestack.Services) {
 	require.NoError(t, err)
 	for what, addr := range map[string]string{"MariaDB": svc.DB.Addr(), "memcached": svc.Memcached.Addr(), "Keystone": ks.Host, "S3": hostOf(t, st.S3.Endpoint)} {
 		host, port := splitHostPort(t, addr)
-		assert.True(t, egressAllows(np, host, port), "the policy allows %s at %s", what, addr)
+		assert.True(t, netpolicy.EgressAllows(np, host, port), "the policy allows %s at %s", what, addr)
 	}
 
 	u, err := url.Parse(st.S3.Endpoint)
@@ -55,7 +56,7 @@ func reachBehindAPolicy(t *testing.T, svc *glancestack.Services) {
 	c = st.Client(t, onlyPod(t, st))
 	require.Equal(t, map[string]bool{"primary": true, "secondary": false, "archive": false}, c.Stores(t))
 	port, _ := strconv.Atoi(u.Port())
-	assert.True(t, egressAllows(apiPolicy(t, st), "localhost", port), "the policy allows the new endpoint")
+	assert.True(t, netpolicy.EgressAllows(apiPolicy(t, st), "localhost", port), "the policy allows the new endpoint")
 	assert.Equal(t, "True/NetworkPolicyReady", st.Condition(t, "Glance", st.Glance, "NetworkPolicyReady"))
 	img := randomBytes(41, 300<<10+7)
 	id := c.UploadActive(t, "behind-a-policy", img, "archive", "archive")
@@ -86,33 +87,4 @@ func splitHostPort(t *testing.T, addr string) (string, int) {
 	port, err := strconv.Atoi(p)
 	require.NoError(t, err)
 	return host, port
-}
-
-// egressAllows reads the policy as a CNI would for a TCP connection to an
-// address, or, for a host name, the rule with no destination on its port.
-func egressAllows(np networkingv1.NetworkPolicySpec, host string, port int) bool {
-	ip := net.ParseIP(host)
-	for _, r := range np.Egress {
-		portOK := len(r.Ports) == 0
-		for _, p := range r.Ports {
-			if (p.Protocol == nil || *p.Protocol == "TCP") && (p.Port == nil || p.Port.IntValue() == port) {
-				portOK = true
-			}
-		}
-		if !portOK {
-			continue
-		}
-		if len(r.To) == 0 {
-			return true
-		}
-		for _, peer := range r.To {
-			if peer.IPBlock == nil || ip == nil {
-				continue
-			}
-			if _, n, err := net.ParseCIDR(peer.IPBlock.CIDR); err == nil && n.Contains(ip) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -247,11 +247,11 @@ var cases = map[string]fieldCase{
 	"secretStoreRef.kind":               {true, map[string]any{"secretStoreRef.kind": "SecretStore", "secretStoreRef.name": "s"}, later, nil},
 	"secretStoreRef.name":               {true, map[string]any{"secretStoreRef.name": "openbao"}, later, nil},
 	"targetClusterRef.name":             {true, map[string]any{"targetClusterRef.name": "edge"}, later, nil},
-	"policyOverrides.rules":                        {true, map[string]any{"policyOverrides.rules": map[string]any{"get_image": "@"}}, rendered, policyRendered(`\"get_image\": \"@\"`)},
-	"policyOverrides.configMapRef.name":            {true, map[string]any{"policyOverrides.configMapRef.name": "policy"}, rendered, waitsForPolicyConfigMap},
-	"middleware":                                   {true, map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:f", "position": "before"}}}, rendered, pasteHas("pipeline = x cors ", "[filter:x]\\npaste.filter_factory = a.b:f\\n")},
-	"plugins":                                      {true, map[string]any{"plugins": []any{map[string]any{"name": "x", "configSection": "x", "config": map[string]any{"k": "v"}}}}, rendered, confHas("[x]\nk = v")},
-	"extraConfig":                                  {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}}, rendered, confHas("allow_anonymous_access = true")},
+	"policyOverrides.rules":             {true, map[string]any{"policyOverrides.rules": map[string]any{"get_image": "@"}}, rendered, policyRendered(`\"get_image\": \"@\"`)},
+	"policyOverrides.configMapRef.name": {true, map[string]any{"policyOverrides.configMapRef.name": "policy"}, rendered, waitsForPolicyConfigMap},
+	"middleware":                        {true, map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:f", "position": "before"}}}, rendered, pasteHas("pipeline = x cors ", "[filter:x]\\npaste.filter_factory = a.b:f\\n")},
+	"plugins":                           {true, map[string]any{"plugins": []any{map[string]any{"name": "x", "configSection": "x", "config": map[string]any{"k": "v"}}}}, rendered, confHas("[x]\nk = v")},
+	"extraConfig":                       {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}}, rendered, confHas("allow_anonymous_access = true")},
 }
 
 func dbTLS(path string, v any) map[string]any {
