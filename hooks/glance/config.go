@@ -42,6 +42,9 @@ const (
 // glance-api reads besides the store sections.
 func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]string {
 	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
+	if spec.ImageCache != nil {
+		data[PasteFile] = withCacheFilter(data[PasteFile])
+	}
 	if mode == UWSGI {
 		data[UWSGIFile] = renderUWSGI(spec)
 	}

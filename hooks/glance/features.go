@@ -18,6 +18,9 @@ var confFeatures = []func(confInput) (confPart, error){
 	runtimeConf,   // config.go: locks, notifications, paste pipeline
 	loggingConf,   // logging.go: oslo.log's options
 	cacheConf,     // keystone.go: oslo.cache on the token cache's memcached
+
+	// imagecache.go: the per-pod image cache
+	imageCacheConf,
 }
 
 // podInput is what the pod features read: the Glance, its spec with
@@ -34,4 +37,7 @@ type podInput struct {
 var podFeatures = []func(podInput, *deploymentChild){
 	placeAPIPods,   // placement.go: node selection, spreading, priority
 	mountCABundles, // cabundles.go: the stores' CA bundles
+
+	// imagecache.go: the cache volume and its maintenance sidecar
+	mountImageCache,
 }

@@ -154,6 +154,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		}
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, scalingChildren(g, spec)...)
+		out.children = append(out.children, dbPurgeChildren(g, spec, *plan.run, pod)...)
 	}
 	jobChildren, err := schemaJobs(o, plan, jobName, pod)
 	if err != nil {
@@ -263,7 +264,7 @@ func history(o *observed, out *outcome) ([]any, error) {
 func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	current, reason, why := o.deployment, keep.reason, keep.why
 	kept, err := o.children.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
-		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey)
+		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey, names.CronJobsKey)
 	if err != nil {
 		return nil, hook.Invalid("%v", err)
 	}

@@ -43,6 +43,11 @@ var GlanceRules = []Rule{
 	{"gateway not supported yet", map[string]any{"gateway": map[string]any{"hostname": "glance.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.gateway", false},
 	{"dynamic credentials not supported yet", map[string]any{"database.credentialsMode": "Dynamic"}, "spec.database.credentialsMode", false},
 	{"extraConfig not supported yet", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},
+	{"image cache below 1Mi", map[string]any{"imageCache.sizeLimit": "100m"}, "spec.imageCache.sizeLimit", false},
+	{"image cache maintained more often than each minute", map[string]any{"imageCache.maintenanceInterval": "30s"}, "spec.imageCache.maintenanceInterval", false},
+	{"purge retention below a day", map[string]any{"dbPurge.retentionDays": 0}, "spec.dbPurge.retentionDays", true},
+	{"purge schedule not cron", map[string]any{"dbPurge.schedule": "every night"}, "spec.dbPurge.schedule", false},
+	{"purge schedule with a time zone", map[string]any{"dbPurge.schedule": "CRON_TZ=Europe/Berlin 0 3 * * *"}, "spec.dbPurge.schedule", false},
 }
 
 // Apply sets a rule's values on a Glance object's spec (as decoded JSON).

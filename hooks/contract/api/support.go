@@ -20,8 +20,6 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 var LaterFields = []LaterField{
 	{"importFiltering", "the web-download URI filter", func(s GlanceSpec) bool { return s.ImportFiltering != nil }},
 	{"importPlugins", "the image import plugins", func(s GlanceSpec) bool { return s.ImportPlugins != nil }},
-	{"dbPurge", "the database purge CronJob", func(s GlanceSpec) bool { return s.DBPurge != nil }},
-	{"imageCache", "the per-pod image cache", func(s GlanceSpec) bool { return s.ImageCache != nil }},
 	{"gateway", "the Gateway API HTTPRoute", func(s GlanceSpec) bool { return s.Gateway != nil }},
 	{"networkPolicy", "the NetworkPolicy around the glance-api pods", func(s GlanceSpec) bool { return s.NetworkPolicy != nil }},
 	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
