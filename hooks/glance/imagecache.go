@@ -102,8 +102,8 @@ var (
 // mountImageCache gives glance-api the cache volume and runs the pruner and
 // the cleaner beside it. They work on the pod's own emptyDir, which no
 // other pod (a CronJob's included) can reach, so they are a container of
-// the pod. The sidecar reads only glance-api.conf and the cache: no
-// environment, no Secret, no network.
+// the pod. The sidecar reads only glance-api.conf and uses the cache and
+// the lock directory: no environment, no Secret, no network.
 func mountImageCache(in podInput, d *deploymentChild) {
 	c := in.spec.ImageCache
 	if c == nil {
@@ -125,9 +125,13 @@ func mountImageCache(in podInput, d *deploymentChild) {
 		// which the cache tools never use.
 		Command: []string{"/bin/sh", "-c", cacheMaintenanceScript, CacheMaintenanceContainer,
 			fmt.Sprint(int64(c.Interval().Seconds())), "--config-file=" + ConfigDir + "/" + names.ConfigFile},
+		// The pod's lock directory too: the SQLite driver creates cache.db
+		// under an oslo.concurrency file lock, which glance-api takes as
+		// well, so the two never create it at once.
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
 			cacheMount,
+			{Name: VolumeLock, MountPath: LockDir},
 			{Name: VolumeTmp, MountPath: "/tmp"},
 		},
 		Resources: corev1.ResourceRequirements{

@@ -110,9 +110,12 @@ func TestImageCacheRendered(t *testing.T) {
 				require.Equal(t, CacheMaintenanceContainer, c.Name)
 				assert.Equal(t, "glance:1", c.Image, "the sidecar runs glance-api's image")
 				assert.Empty(t, c.Env, "no environment: the cache tools need no credentials")
+				var mounted []string
 				for _, m := range c.VolumeMounts {
-					assert.NotEqual(t, names.VolumeBackends, m.Name, "the S3 keys stay out of the sidecar")
+					mounted = append(mounted, m.Name+":"+m.MountPath)
 				}
+				assert.Equal(t, []string{names.VolumeConfig + ":" + ConfigDir, VolumeImageCache + ":" + ImageCacheDir, VolumeLock + ":" + LockDir, VolumeTmp + ":/tmp"},
+					mounted, "the config, the cache, the locks it shares with glance-api and /tmp; not the backends with the S3 keys")
 				got.Sidecar = c.Command[4:]
 				got.Resources = c.Resources.Requests.Cpu().MilliValue() > 0 && !c.Resources.Limits.Memory().IsZero()
 				assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)

@@ -40,6 +40,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Parallel()
 		retiredStoreServes(t, svc)
 	})
+	t.Run("maintenance", func(t *testing.T) { maintenance(t, svc) })
 }
 
 // importAcrossPods runs two glance-api pods of the rendered Deployment,
