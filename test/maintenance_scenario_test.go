@@ -44,18 +44,35 @@ func TestMaintenanceBlocksComeAndGo(t *testing.T) {
 	backend := standaloneBackend("primary", "glance-images", "garage-s3-credentials", true)
 	s.apply(credentials + "\n---\n" + standaloneGlance + everyBlock + "---\n" + backend)
 	s.converge()
-	on := cacheParts(t, s)
+	on := cacheParts(t, s, "glance")
 	assert.Equal(t, cacheView{volume: "20Gi", sidecar: true, mounted: true, conf: true, filter: true}, on)
 	require.True(t, s.exists("CronJob", "glance-db-purge"), "the purge CronJob")
 	before, _ := mounts(s.get("Deployment", "glance"))
 
 	s.apply(standaloneGlance)
 	s.converge()
-	assert.Equal(t, cacheView{}, cacheParts(t, s), "nothing of the cache is left")
+	assert.Equal(t, cacheView{}, cacheParts(t, s, "glance"), "nothing of the cache is left")
 	assert.False(t, s.exists("CronJob", "glance-db-purge"), "the CronJob is deleted")
 	after, _ := mounts(s.get("Deployment", "glance"))
 	assert.NotEqual(t, before, after, "the pods roll to a config without the cache")
 	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+}
+
+// TestControlPlaneProjectsTheImageCache: services.glance.imageCache
+// reaches the projected Glance and its pods, and goes with them.
+func TestControlPlaneProjectsTheImageCache(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials)
+	entries := entry("default", "glance-images", true)
+	s.apply(controlPlane(entries + "\n      imageCache: {sizeLimit: 2Gi}"))
+	s.converge()
+	assert.Equal(t, map[string]any{"sizeLimit": "2Gi"}, s.get("Glance", "controlplane-glance")["spec"].(map[string]any)["imageCache"])
+	assert.Equal(t, cacheView{volume: "2Gi", sidecar: true, mounted: true, conf: true, filter: true}, cacheParts(t, s, "controlplane-glance"))
+
+	s.apply(controlPlane(entries))
+	s.converge()
+	assert.Equal(t, cacheView{}, cacheParts(t, s, "controlplane-glance"))
+	assert.Equal(t, "True/GlanceReady", s.condition("ControlPlane", "controlplane", "GlanceReady"))
 }
 
 // cacheView is what of the image cache the Glance's children hold.
@@ -64,10 +81,10 @@ type cacheView struct {
 	sidecar, mounted, conf, filter bool
 }
 
-func cacheParts(t *testing.T, s *scenario) cacheView {
+func cacheParts(t *testing.T, s *scenario, deployment string) cacheView {
 	t.Helper()
 	var v cacheView
-	d := s.get("Deployment", "glance")
+	d := s.get("Deployment", deployment)
 	pod := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 	for _, x := range pod["volumes"].([]any) {
 		vol := x.(map[string]any)
