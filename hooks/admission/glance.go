@@ -48,6 +48,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 			return undecodable(api.KindGlance, "oldObject", err)
 		}
 		l = append(l, releaseStepProblems(old.Status, old.Spec.WithDefaults(namespaceOf(req, &old.ObjectMeta)), spec)...)
+		warnings = append(warnings, dbPurgeWarnings(old.Spec, spec)...)
 		if len(l) == 0 {
 			warnings = append(warnings, retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)...)
 		}

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/robfig/cron/v3"
@@ -72,4 +73,18 @@ func dbPurgeNameProblems(glance string, s api.GlanceSpec) problem.List {
 	}
 	return problem.List{problem.Invalid(metadataName, "must be at most %d characters with spec.dbPurge set: the purge CronJob %q may be at most %d (Kubernetes adds 11 to name each run's Job, whose name is at most %d)",
 		names.MaxGlanceNameForDBPurge, names.DBPurgeCronJobName("<name>"), names.MaxCronJobName, names.MaxJobName)}
+}
+
+// dbPurgeWarnings warn when an update shortens the retention: the next run
+// purges the rows of the days it no longer keeps, and they cannot come back.
+func dbPurgeWarnings(old, s api.GlanceSpec) []string {
+	if old.DBPurge == nil || s.DBPurge == nil {
+		return nil
+	}
+	before, after := old.DBPurge.Retention(), s.DBPurge.Retention()
+	if after >= before {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s goes from %d to %d days: the next purge deletes for good the rows deleted %d to %d days ago",
+		specPath.Child("dbPurge", "retentionDays"), before, after, after, before)}
 }
