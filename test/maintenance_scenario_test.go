@@ -58,6 +58,20 @@ func TestMaintenanceBlocksComeAndGo(t *testing.T) {
 	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
 }
 
+// TestPurgeKeptWithTheLastGoodConfig: while nothing can be re-rendered (no
+// default store), the CronJob stays as it was applied, like the Deployment.
+func TestPurgeKeptWithTheLastGoodConfig(t *testing.T) {
+	s := newScenario(t)
+	s.apply(credentials + "\n---\n" + standaloneGlance + everyBlock + "---\n" +
+		standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+	s.converge()
+	before := s.get("CronJob", "glance-db-purge")
+	s.apply(standaloneBackend("primary", "glance-images", "garage-s3-credentials", false))
+	s.converge()
+	assert.Equal(t, "False/NoDefaultBackend", s.condition("Glance", "glance", "BackendsReady"))
+	assert.Equal(t, before, s.get("CronJob", "glance-db-purge"), "the CronJob is kept as it was")
+}
+
 // TestControlPlaneProjectsTheImageCache: services.glance.imageCache
 // reaches the projected Glance and its pods, and goes with them.
 func TestControlPlaneProjectsTheImageCache(t *testing.T) {
