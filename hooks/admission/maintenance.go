@@ -34,6 +34,23 @@ func imageCacheProblems(c *api.ImageCacheSpec) problem.List {
 	return l
 }
 
+// cacheFilterProblems refuses a middleware named like the filter
+// spec.imageCache puts into the paste pipeline: the pipeline would name one
+// filter section twice.
+func cacheFilterProblems(s api.GlanceSpec) problem.List {
+	if s.ImageCache == nil {
+		return nil
+	}
+	var l problem.List
+	for i, m := range s.Middleware {
+		if m.Name == api.ImageCacheFilter {
+			l = append(l, problem.Invalid(field.NewPath("middleware").Index(i).Child("name"),
+				"must not be %q while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline", m.Name))
+		}
+	}
+	return l
+}
+
 // dbPurgeProblems checks spec.dbPurge.
 func dbPurgeProblems(d *api.DBPurgeSpec) problem.List {
 	if d == nil {

@@ -117,3 +117,23 @@ func TestDBPurgeWarnings(t *testing.T) {
 		})
 	}
 }
+
+func TestCacheFilterProblems(t *testing.T) {
+	mw := []api.MiddlewareSpec{{Name: "audit"}, {Name: "cache"}}
+	cases := map[string]struct {
+		reason string
+		spec   api.GlanceSpec
+		want   string
+	}{
+		"cache on": {"the filter's name is taken", api.GlanceSpec{ImageCache: &api.ImageCacheSpec{}, Middleware: mw},
+			`middleware[1].name must not be "cache" while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline`},
+		"cache off": {"without the cache the name is free", api.GlanceSpec{Middleware: mw}, ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, cacheFilterProblems(c.spec).String()); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
+			}
+		})
+	}
+}

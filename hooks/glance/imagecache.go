@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -31,7 +32,7 @@ const (
 	// every roll, and the rows of the pods that went would stay for good.
 	imageCacheDriver = "sqlite"
 	// cacheFilter is the paste filter that serves and fills the cache.
-	cacheFilter = "cache"
+	cacheFilter = api.ImageCacheFilter
 )
 
 // cacheMaxSize is image_cache_max_size: 80% of the volume's bound,
@@ -47,11 +48,12 @@ func imageCacheConf(in confInput) (confPart, error) {
 	if c == nil {
 		return confPart{}, nil
 	}
-	return confPart{defaults: []storeconf.Option{
-		{Key: "image_cache_dir", Value: ImageCacheDir},
-		{Key: "image_cache_driver", Value: imageCacheDriver},
-		{Key: "image_cache_max_size", Value: strconv.FormatInt(cacheMaxSize(c.Size()), 10)},
-	}}, nil
+	values := []string{ImageCacheDir, imageCacheDriver, strconv.FormatInt(cacheMaxSize(c.Size()), 10)}
+	var p confPart
+	for i, key := range api.ImageCacheOptions {
+		p.defaults = append(p.defaults, storeconf.Option{Key: key, Value: values[i]})
+	}
+	return p, nil
 }
 
 // withCacheFilter puts the cache filter into the paste pipeline right

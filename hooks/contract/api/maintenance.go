@@ -32,6 +32,16 @@ const (
 	DefaultPurgeSchedule = "1 0 * * *"
 )
 
+// ImageCacheFilter is the paste filter the image cache puts into the
+// pipeline; no other middleware may take its name while the cache is on.
+const ImageCacheFilter = "cache"
+
+// ImageCacheOptions are the [DEFAULT] options the image cache renders.
+// The hooks own them: image_cache_max_size at or above the volume's bound
+// leaves the pruner nothing to do until the kubelet evicts the pod, and an
+// image_cache_dir elsewhere fills another volume.
+var ImageCacheOptions = []string{"image_cache_dir", "image_cache_driver", "image_cache_max_size"}
+
 // Size is the cache volume's bound, resolved.
 func (c ImageCacheSpec) Size() resource.Quantity {
 	if c.SizeLimit != nil {
