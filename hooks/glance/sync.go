@@ -53,7 +53,10 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, err
 	}
-	resp := report(o, &d, out)
+	resp, err := report(o, &d, out)
+	if err != nil {
+		return nil, err
+	}
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).
 	evs, err := events(o.glance, o.children, o.now)
