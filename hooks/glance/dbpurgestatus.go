@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -75,4 +76,18 @@ func lastSuccess(st batchv1.CronJobStatus) string {
 		return "no run has succeeded yet"
 	}
 	return "last success " + st.LastSuccessfulTime.UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// EventDBPurgeJobFailed is the Warning Event of a failed purge run. The
+// condition's message names the run's start, so each failed run is an
+// Event of its own, and a run that keeps failing is reported once a run.
+const EventDBPurgeJobFailed = ReasonDBPurgeJobFailed
+
+// purgeOccurrences is the Event the observed DBPurgeReady calls for.
+func purgeOccurrences(st api.GlanceStatus) []occurrence {
+	c, ok := hook.FindCondition(st.Conditions, CondDBPurgeReady)
+	if !ok || c.Status != metav1.ConditionFalse || c.Reason != ReasonDBPurgeJobFailed {
+		return nil
+	}
+	return []occurrence{{warning: true, reason: EventDBPurgeJobFailed, action: "PurgeDatabase", note: c.Message, at: c.LastTransitionTime}}
 }

@@ -73,3 +73,38 @@ func TestDBPurgeReady(t *testing.T) {
 		})
 	}
 }
+
+// TestDBPurgeEvents: a failed run is a Warning Event, each failed run one
+// of its own; a purge that runs or is suspended makes none.
+func TestDBPurgeEvents(t *testing.T) {
+	failed := func(start string) api.GlanceStatus {
+		return api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, false, ReasonDBPurgeJobFailed,
+			"the run of CronJob \"glance-db-purge\" started at "+start+" did not succeed")}}
+	}
+	cases := map[string]struct {
+		reason string
+		status api.GlanceStatus
+		want   []string
+	}{
+		"failed": {"a Warning naming the run", failed("2026-01-02T00:01:00Z"),
+			[]string{`Warning DBPurgeJobFailed: the run of CronJob "glance-db-purge" started at 2026-01-02T00:01:00Z did not succeed`}},
+		"scheduled": {"nothing to report", api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, true, ReasonDBPurgeScheduled, "ok")}}, nil},
+		"suspended": {"a posture, not an Event", api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, true, ReasonDBPurgeSuspended, "paused")}}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			evs, err := events(glanceWith(tc.status), metacontroller.ObjectMap{}, soon)
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, summary(t, evs)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	first, err := events(glanceWith(failed("2026-01-02T00:01:00Z")), metacontroller.ObjectMap{}, soon)
+	require.NoError(t, err)
+	next, err := events(glanceWith(failed("2026-01-03T00:01:00Z")), metacontroller.ObjectMap{}, soon)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	require.Len(t, next, 1)
+	require.NotEqual(t, first[0].(*eventChild).Name, next[0].(*eventChild).Name, "the next failed run is another Event")
+}

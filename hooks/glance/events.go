@@ -155,6 +155,7 @@ func occurrences(st api.GlanceStatus) []occurrence {
 				note: fmt.Sprintf("backend %q (store %s) is skipped%s: %s", b.Name, b.StoreID, cause, b.Message), at: c.LastTransitionTime})
 		}
 	}
+	out = append(out, purgeOccurrences(st)...)
 	c, ok := hook.FindCondition(st.Conditions, CondDatabaseReady)
 	if !ok {
 		return out
