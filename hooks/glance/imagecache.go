@@ -73,25 +73,71 @@ func withCacheFilter(paste string) string {
 	return strings.Join(lines, "\n") + "\n[filter:" + cacheFilter + "]\npaste.filter_factory = glance.api.middleware.cache:CacheFilter.factory\n"
 }
 
-// cacheMaintenanceScript runs the pruner and the cleaner every interval
-// ($1 seconds) with the config files that follow. A failed pass is said on
-// stderr and tried again at the next: exiting would restart the container
-// and take the pod out of the Service over a cache that still serves.
-// SIGTERM ends the loop at once (the shell would otherwise ignore it as
-// PID 1, and the pod would wait out its grace period).
-const cacheMaintenanceScript = `interval=$1; shift
+// cacheMaintenanceScript is the sidecar's loop. Its arguments: the poll
+// period in seconds, the polls between two timed passes, the pruner's mark
+// in KiB, the cache directory, then the config arguments of the tools.
+// Glance never checks the cache's size when it writes to it, so a loop on
+// the clock alone would let a burst of downloads grow the emptyDir past its
+// bound between two passes, and the kubelet evict the pod. So the loop
+// measures the cache every poll and runs a pass at once when it is above
+// the mark, and otherwise every maintenanceInterval (rounded up to a whole
+// number of polls) to clean stalled entries. The incomplete, invalid and
+// queue directories do not count: their entries are the cleaner's, after a
+// day, and counting them would run a pass every poll for nothing. A cache
+// that cannot be measured gets a pass (du says why on stderr). A failed
+// pass is said on stderr and tried again at the next: exiting would restart
+// the container and take the pod out of the Service over a cache that still
+// serves. SIGTERM ends the loop at once (the shell would otherwise ignore it
+// as PID 1, and the pod would wait out its grace period).
+const cacheMaintenanceScript = `poll=$1 ticks=$2 mark=$3 dir=$4; shift 4
 trap 'exit 0' TERM INT
-failed=0
+kib() {
+  out=$(du -sk "$1") || return 1
+  echo "${out%%[[:space:]]*}"
+}
+used() {
+  total=$(kib "$dir") || return 1
+  for sub in incomplete invalid queue; do
+    if [ -d "$dir/$sub" ]; then
+      n=$(kib "$dir/$sub") || return 1
+      total=$((total - n))
+    fi
+  done
+  echo "$total"
+}
+failed=0 tick=0
 while :; do
-  sleep "$interval" & wait $!
+  sleep "$poll" & wait $!
+  tick=$((tick + 1))
+  if size=$(used); then
+    if [ "$tick" -lt "$ticks" ] && [ "$size" -le "$mark" ]; then
+      continue
+    fi
+  else
+    size=unknown
+    echo "glance-cache-maintenance unmeasured: could not measure $dir; running a pass" >&2
+  fi
+  tick=0
   if glance-cache-pruner "$@" && glance-cache-cleaner "$@"; then
     [ "$failed" -gt 0 ] && echo "glance-cache-maintenance recovered after $failed failed passes" >&2
     failed=0
   else
-    failed=$((failed+1))
-    echo "glance-cache-maintenance failed: $failed in a row" >&2
+    failed=$((failed + 1))
+    echo "glance-cache-maintenance failed: $failed in a row, cache at $size KiB, mark $mark KiB" >&2
   fi
 done`
+
+// cachePollSeconds is how often the sidecar measures the cache. A burst of
+// downloads has this long to grow the cache from the mark towards the
+// volume's bound; the 20% between them is sized for that.
+const cachePollSeconds = 30
+
+// cacheMaintenanceArgs are the script's arguments after its name.
+func cacheMaintenanceArgs(c api.ImageCacheSpec) []string {
+	ticks := max(1, (int64(c.Interval().Seconds())+cachePollSeconds-1)/cachePollSeconds)
+	return []string{fmt.Sprint(cachePollSeconds), fmt.Sprint(ticks), fmt.Sprint(cacheMaxSize(c.Size()) / 1024), ImageCacheDir,
+		"--config-file=" + ConfigDir + "/" + names.ConfigFile}
+}
 
 // Fixed resources of the maintenance sidecar: with requests on every
 // container an autoscaler can read the pod's CPU use.
@@ -125,8 +171,7 @@ func mountImageCache(in podInput, d *deploymentChild) {
 		Image: pod.Containers[0].Image,
 		// Only the config file: the backends directory holds the S3 keys,
 		// which the cache tools never use.
-		Command: []string{"/bin/sh", "-c", cacheMaintenanceScript, CacheMaintenanceContainer,
-			fmt.Sprint(int64(c.Interval().Seconds())), "--config-file=" + ConfigDir + "/" + names.ConfigFile},
+		Command: append([]string{"/bin/sh", "-c", cacheMaintenanceScript, CacheMaintenanceContainer}, cacheMaintenanceArgs(*c)...),
 		// The pod's lock directory too: the SQLite driver creates cache.db
 		// under an oslo.concurrency file lock, which glance-api takes as
 		// well, so the two never create it at once.

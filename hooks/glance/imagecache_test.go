@@ -69,11 +69,11 @@ func TestImageCacheRendered(t *testing.T) {
 		"defaults": {"an empty block: 10Gi, every 5 minutes", cached(&api.ImageCacheSpec{}), want{
 			Options:  map[string]string{"image_cache_dir": ImageCacheDir, "image_cache_driver": "sqlite", "image_cache_max_size": "8589934592"},
 			Pipeline: withCache, Filter: "glance.api.middleware.cache:CacheFilter.factory", Volume: &gi10, Mounted: true,
-			Sidecar: []string{"300", "--config-file=" + ConfigDir + "/" + names.ConfigFile}, Resources: true}},
+			Sidecar: []string{"30", "10", "8388608", ImageCacheDir, "--config-file=" + ConfigDir + "/" + names.ConfigFile}, Resources: true}},
 		"set": {"both fields as written", cached(&api.ImageCacheSpec{SizeLimit: &mi64, MaintenanceInterval: &metav1.Duration{Duration: 90 * time.Second}}), want{
 			Options:  map[string]string{"image_cache_dir": ImageCacheDir, "image_cache_driver": "sqlite", "image_cache_max_size": "53687088"},
 			Pipeline: withCache, Filter: "glance.api.middleware.cache:CacheFilter.factory", Volume: &mi64, Mounted: true,
-			Sidecar: []string{"90", "--config-file=" + ConfigDir + "/" + names.ConfigFile}, Resources: true}},
+			Sidecar: []string{"30", "3", "52428", ImageCacheDir, "--config-file=" + ConfigDir + "/" + names.ConfigFile}, Resources: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -136,35 +136,72 @@ func TestWithCacheFilterEveryPipeline(t *testing.T) {
 	assert.Equal(t, want, withCacheFilter(in))
 }
 
-// TestCacheMaintenanceLoop runs the sidecar's script with stand-ins for
-// the two tools: each pass runs both with the config file, a failed pass is
-// reported and the loop goes on, the next good pass says it recovered, and
-// SIGTERM ends the loop with status 0.
-func TestCacheMaintenanceLoop(t *testing.T) {
+// maintenanceRun runs the sidecar's script with stand-ins for the two
+// tools (the cleaner fails on its first pass when failOnce) on a cache
+// directory holding kib KiB, until the tools ran passes times, then stops
+// it with SIGTERM. It returns the tools' calls and the loop's stderr.
+func maintenanceRun(t *testing.T, ticks string, kib int, failOnce bool, passes int) (calls []string, stderr string) {
+	t.Helper()
 	dir := t.TempDir()
-	calls := filepath.Join(dir, "calls")
+	bin, cache := filepath.Join(dir, "bin"), filepath.Join(dir, "cache")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(cache, "incomplete"), 0o755))
+	// What the cleaner keeps for a day does not count.
+	require.NoError(t, os.WriteFile(filepath.Join(cache, "incomplete", "partial"), make([]byte, 4<<20), 0o644))
+	if kib > 0 {
+		require.NoError(t, os.WriteFile(filepath.Join(cache, "image"), make([]byte, kib<<10), 0o644))
+	}
+	log := filepath.Join(dir, "calls")
 	tool := func(name, body string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\necho "+name+" \"$@\" >> "+calls+"\n"+body), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\necho "+name+" \"$@\" >> "+log+"\n"+body), 0o755))
 	}
 	tool("glance-cache-pruner", "")
-	// The cleaner fails on its first pass only.
-	tool("glance-cache-cleaner", "[ -e "+dir+"/once ] && exit 0; touch "+dir+"/once; exit 1\n")
-	cmd := exec.Command("/bin/sh", "-c", cacheMaintenanceScript, CacheMaintenanceContainer, "0.05", "--config-file=/x.conf")
-	cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin"}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cleaner := ""
+	if failOnce {
+		cleaner = "[ -e " + dir + "/once ] && exit 0; touch " + dir + "/once; exit 1\n"
+	}
+	tool("glance-cache-cleaner", cleaner)
+	// A 0.05 s poll; the mark is 1024 KiB.
+	cmd := exec.Command("/bin/sh", "-c", cacheMaintenanceScript, CacheMaintenanceContainer, "0.05", ticks, "1024", cache, "--config-file=/x.conf")
+	cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin"}
+	var errs strings.Builder
+	cmd.Stderr = &errs
 	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool {
-		b, _ := os.ReadFile(calls)
-		return strings.Count(string(b), "glance-cache-cleaner") >= 3
-	}, time.Minute, 20*time.Millisecond, "three passes")
+	read := func() []string {
+		b, _ := os.ReadFile(log)
+		return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " --config-file=/x.conf", ""))
+	}
+	if passes > 0 {
+		require.Eventually(t, func() bool { return len(read()) >= 2*passes }, time.Minute, 20*time.Millisecond, "%d passes", passes)
+	} else {
+		// Enough polls for a pass that should not come.
+		time.Sleep(time.Second)
+	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, cmd.Wait(), "SIGTERM ends the loop with status 0; stderr: %s", stderr.String())
-	b, err := os.ReadFile(calls)
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	assert.Equal(t, []string{"glance-cache-pruner --config-file=/x.conf", "glance-cache-cleaner --config-file=/x.conf"}, lines[:2],
-		"the pruner, then the cleaner, each with the config file")
-	assert.Contains(t, stderr.String(), "glance-cache-maintenance failed: 1 in a row\n")
-	assert.Contains(t, stderr.String(), "glance-cache-maintenance recovered after 1 failed passes\n")
+	require.NoError(t, cmd.Wait(), "SIGTERM ends the loop with status 0; stderr: %s", errs.String())
+	return read(), errs.String()
+}
+
+// TestCacheMaintenanceLoop runs the sidecar's script: a pass is the pruner
+// then the cleaner with the config file; the clock runs one every ticks
+// polls, the cache above the mark one at the next poll, and a cache below
+// it none before its time; a failed pass is reported and the next one says
+// it recovered; SIGTERM ends the loop with status 0.
+func TestCacheMaintenanceLoop(t *testing.T) {
+	t.Run("on the clock", func(t *testing.T) {
+		calls, stderr := maintenanceRun(t, "1", 0, true, 3)
+		assert.Equal(t, []string{"glance-cache-pruner", "glance-cache-cleaner"}, calls[:2], "the pruner, then the cleaner")
+		assert.Regexp(t, `glance-cache-maintenance failed: 1 in a row, cache at [0-9]+ KiB, mark 1024 KiB\n`, stderr)
+		assert.Contains(t, stderr, "glance-cache-maintenance recovered after 1 failed passes\n")
+	})
+	t.Run("above the mark", func(t *testing.T) {
+		calls, stderr := maintenanceRun(t, "100000", 2048, false, 2)
+		assert.Equal(t, []string{"glance-cache-pruner", "glance-cache-cleaner"}, calls[:2], "passes long before the clock's")
+		assert.Empty(t, stderr)
+	})
+	t.Run("below the mark", func(t *testing.T) {
+		calls, stderr := maintenanceRun(t, "100000", 512, false, 0)
+		assert.Empty(t, calls, "no pass before the clock's: the 4 MiB being cleaned up does not count")
+		assert.Empty(t, stderr)
+	})
 }

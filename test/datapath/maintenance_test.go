@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/proc"
 )
 
 // maintenance proves the image cache in both launch modes and the
@@ -36,64 +37,78 @@ func maintenance(t *testing.T, svc *glancestack.Services) {
 	})
 }
 
-// The cache proof's sizes: the volume's bound, and an image above the
-// pruner's mark (80% of the bound) but below the bound, as an image a pod
-// caches in full and the next pass prunes.
+// The cache proof's sizes: the volume's bound, an image well below the
+// pruner's mark (80% of the bound), and one above it.
 var (
-	cacheBound     = resource.MustParse("4Mi")
-	cachedImageLen = 3<<20 + 512<<10
+	cacheBound                 = resource.MustParse("4Mi")
+	smallImageLen, bigImageLen = 1 << 20, 3<<20 + 512<<10
 )
 
-// imageCacheServes: the upload leaves the cache empty, the first download
-// fills it (the image's file in the pod's cache volume, listed by the
-// cache API with no hit), the second is answered from it (one hit, the
-// same bytes), and the sidecar's next pass, the pruner run with a mark
-// below the image's size, empties it.
+// imageCacheServes: an upload caches nothing; the first download of an
+// image below the mark writes it into the pod's cache volume (byte for
+// byte; GET /v2/cache lists it with no hit) and the second is answered from
+// the cache (one hit, the same bytes). The download of an image above the
+// mark takes the cache past it: the sidecar's next poll runs the pruner,
+// which removes the least recently used images until the cache is below
+// the mark, here both (its debug log names each), and the big image still
+// downloads from S3.
 func imageCacheServes(t *testing.T, svc *glancestack.Services, release string) {
 	interval := time.Minute
 	st := glancestack.New(t, svc, glancestack.Options{Release: release, Standalone: true,
 		Database: "glance_cache_" + strings.ReplaceAll(release, ".", "_"),
 		Customize: func(s *api.GlanceSpec) {
 			s.ImageCache = &api.ImageCacheSpec{SizeLimit: &cacheBound, MaintenanceInterval: &metav1.Duration{Duration: interval}}
+			// The pruner says what it prunes at debug level only.
+			s.Logging = &api.LoggingSpec{Debug: ptr(true)}
 		}})
 	st.Reconcile(t)
 	p := onlyPod(t, st)
 	started := time.Now()
 	c := st.Client(t, p)
-	data := randomBytes(41, cachedImageLen)
-	id := c.UploadActive(t, "cached", data, "", "primary")
-	cached, err := p.HostPath(p.Container, glance.ImageCacheDir+"/"+id)
-	require.NoError(t, err)
-	_, err = os.Stat(cached)
+	cachePath := func(id string) string {
+		path, err := p.HostPath(p.Container, glance.ImageCacheDir+"/"+id)
+		require.NoError(t, err)
+		return path
+	}
+
+	small := randomBytes(41, smallImageLen)
+	id := c.UploadActive(t, "small", small, "", "primary")
+	_, err := os.Stat(cachePath(id))
 	assert.True(t, errors.Is(err, fs.ErrNotExist), "an upload caches nothing: %v", err)
-
-	assert.Equal(t, data, c.Download(t, id), "the first download, from S3")
-	onDisk, err := os.ReadFile(cached)
+	assert.Equal(t, small, c.Download(t, id), "the first download, from S3")
+	onDisk, err := os.ReadFile(cachePath(id))
 	require.NoError(t, err, "the first download leaves the image in the pod's cache volume")
-	assert.Equal(t, data, onDisk)
+	assert.Equal(t, small, onDisk)
 	assert.Equal(t, map[string]int{id: 0}, cacheHits(t, c), "the cache API lists it, not served from the cache yet")
-
-	assert.Equal(t, data, c.Download(t, id), "the second download, the same bytes")
+	assert.Equal(t, small, c.Download(t, id), "the second download, the same bytes")
 	assert.Equal(t, map[string]int{id: 1}, cacheHits(t, c), "the second download was answered from the cache")
 
-	// Only the pruner removes a whole image from the cache (the cleaner
-	// takes incomplete and invalid entries). Its next pass comes at most
-	// one interval from now; give it two more on a loaded machine.
+	big := randomBytes(42, bigImageLen)
+	bigID := c.UploadActive(t, "big", big, "", "primary")
+	assert.Equal(t, big, c.Download(t, bigID), "the big image, from S3")
+	// The sidecar measures the cache every 30 s; give it a few polls on a
+	// loaded machine.
 	deadline := time.Now().Add(3 * interval)
 	for {
-		_, err := os.Stat(cached)
-		if errors.Is(err, fs.ErrNotExist) && len(cacheHits(t, c)) == 0 {
+		_, errSmall := os.Stat(cachePath(id))
+		_, errBig := os.Stat(cachePath(bigID))
+		if errors.Is(errSmall, fs.ErrNotExist) && errors.Is(errBig, fs.ErrNotExist) && len(cacheHits(t, c)) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the cache still holds %s after %s; the sidecar's log:\n%s", id, 3*interval, p.Logs(glance.CacheMaintenanceContainer))
+			t.Fatalf("the cache still holds %v after %s; the sidecar's log ends:\n%s", cacheHits(t, c), 3*interval,
+				proc.LastLines(p.Logs(glance.CacheMaintenanceContainer), 30))
 		}
 		time.Sleep(2 * time.Second)
 	}
-	assert.Equal(t, data, c.Download(t, id), "pruned from the cache, the image still downloads from S3")
-	assert.NotContains(t, p.Logs(glance.CacheMaintenanceContainer), "glance-cache-maintenance failed", "every pass succeeded")
-	t.Logf("%s (%s): a %d-byte image cached on the first download, served from the cache on the second, pruned by the sidecar within %s (mark %d bytes)",
-		release, p.Mode, len(data), time.Since(started).Round(time.Second), cacheBound.Value()/10*8)
+	sidecar := p.Logs(glance.CacheMaintenanceContainer)
+	for _, image := range []string{id, bigID} {
+		assert.Contains(t, sidecar, "Pruning '"+image+"' to free", "the pruner removed %s", image)
+	}
+	assert.NotContains(t, sidecar, "glance-cache-maintenance failed", "every pass succeeded")
+	assert.Equal(t, big, c.Download(t, bigID), "pruned from the cache, the image still downloads from S3")
+	t.Logf("%s (%s): a %d-byte image cached on the first download and served from the cache on the second; a %d-byte one took the cache past the %d-byte mark, and the sidecar pruned both within %s of the pod being ready",
+		release, p.Mode, len(small), len(big), cacheBound.Value()/10*8, time.Since(started).Round(time.Second))
 }
 
 // cacheHits is GET /v2/cache's cached images and their hits.

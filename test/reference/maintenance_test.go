@@ -27,15 +27,15 @@ func cacheBound(bound, maxSize string) func(*testing.T, result) {
 	}
 }
 
-// cacheInterval checks the sidecar's interval, in seconds.
-func cacheInterval(seconds string) func(*testing.T, result) {
+// cacheInterval checks the sidecar's interval, in 30 s polls.
+func cacheInterval(polls string) func(*testing.T, result) {
 	return func(t *testing.T, r result) {
 		t.Helper()
 		containers := r.pod()["containers"].([]any)
 		require.Len(t, containers, 2, "glance-api and the cache sidecar")
 		sidecar := containers[1].(map[string]any)
 		assert.Equal(t, glance.CacheMaintenanceContainer, sidecar["name"])
-		assert.Equal(t, seconds, sidecar["command"].([]any)[4])
+		assert.Equal(t, polls, sidecar["command"].([]any)[5])
 	}
 }
 

@@ -215,7 +215,7 @@ var cases = map[string]fieldCase{
 	"dbPurge.purgeImagesTable":                     {true, map[string]any{"dbPurge.purgeImagesTable": true}, rendered, purgeHas(`"db","purge_images_table"`)},
 	"dbPurge.suspend":                              {true, map[string]any{"dbPurge.suspend": true}, rendered, purgeHas(`"suspend":true`)},
 	"imageCache.sizeLimit":                         {true, map[string]any{"imageCache.sizeLimit": "2Gi"}, rendered, cacheBound("2Gi", "1717986912")},
-	"imageCache.maintenanceInterval":               {true, map[string]any{"imageCache.maintenanceInterval": "7m"}, rendered, cacheInterval("420")},
+	"imageCache.maintenanceInterval":               {true, map[string]any{"imageCache.maintenanceInterval": "7m"}, rendered, cacheInterval("14")},
 	"gateway.hostname":                             {true, gateway("hostname", "glance.example.com"), later, nil},
 	"gateway.parentRef.name":                       {true, gateway("parentRef.name", "gw"), later, nil},
 	"gateway.parentRef.namespace":                  {true, gateway("parentRef.namespace", "infra"), later, nil},
