@@ -38,8 +38,8 @@ const (
 // cacheMaxSize is image_cache_max_size: 80% of the volume's bound,
 // divided first so it is never above 80%. Glance checks the size only
 // when the pruner runs, and only prunes down to this mark; the rest of the
-// volume is the room downloads have between two passes before the kubelet
-// evicts the pod for outgrowing the emptyDir.
+// volume is the room downloads have between two of the sidecar's polls
+// before the kubelet evicts the pod for outgrowing the emptyDir.
 func cacheMaxSize(bound resource.Quantity) int64 { return bound.Value() / 10 * 8 }
 
 // imageCacheConf is the cache's [DEFAULT] options.
@@ -65,6 +65,9 @@ func withCacheFilter(paste string) string {
 	for i, line := range lines {
 		if rest, ok := strings.CutPrefix(line, "pipeline = "); ok {
 			words := strings.Fields(rest)
+			if len(words) == 0 {
+				continue
+			}
 			last := len(words) - 1
 			words = append(words[:last:last], cacheFilter, words[last])
 			lines[i] = "pipeline = " + strings.Join(words, " ")

@@ -130,8 +130,8 @@ func TestImageCacheRendered(t *testing.T) {
 // TestWithCacheFilterEveryPipeline: every pipeline of the file gets the
 // filter before its app, and the section is defined once.
 func TestWithCacheFilterEveryPipeline(t *testing.T) {
-	in := "[pipeline:a]\npipeline = x y app\n\n[pipeline:b]\npipeline = app\n"
-	want := "[pipeline:a]\npipeline = x y cache app\n\n[pipeline:b]\npipeline = cache app\n\n" +
+	in := "[pipeline:a]\npipeline = x y app\n\n[pipeline:b]\npipeline = app\n\n[pipeline:c]\npipeline = \n"
+	want := "[pipeline:a]\npipeline = x y cache app\n\n[pipeline:b]\npipeline = cache app\n\n[pipeline:c]\npipeline = \n\n" +
 		"[filter:cache]\npaste.filter_factory = glance.api.middleware.cache:CacheFilter.factory\n"
 	assert.Equal(t, want, withCacheFilter(in))
 }
