@@ -34,6 +34,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	name := nameOf(req, &g.ObjectMeta)
 	spec := g.Spec.WithDefaults(namespaceOf(req, &g.ObjectMeta))
 	l := glanceNameProblems(name)
+	l = append(l, dbPurgeNameProblems(name, spec)...)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
@@ -53,6 +54,7 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 			return undecodable(api.KindGlance, "oldObject", err)
 		}
 		l = append(l, releaseStepProblems(old.Status, old.Spec.WithDefaults(namespaceOf(req, &old.ObjectMeta)), spec)...)
+		warnings = append(warnings, dbPurgeWarnings(old.Spec, spec)...)
 		if len(l) == 0 {
 			warnings = append(warnings, retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)...)
 		}
@@ -119,6 +121,9 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
 	l = append(l, loggingProblems(s.Logging)...)
 	l = append(l, stagingProblems(*s.Staging)...)
+	l = append(l, imageCacheProblems(s.ImageCache)...)
+	l = append(l, cacheFilterProblems(s)...)
+	l = append(l, dbPurgeProblems(s.DBPurge)...)
 	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
 		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
 	} else {

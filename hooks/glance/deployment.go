@@ -73,7 +73,6 @@ type program struct {
 // state directories, the environment and the restrictions every glance
 // program of a Glance runs with: glance-api and the schema Jobs' glance-manage.
 func glanceContainer(g *api.Glance, spec api.GlanceSpec, p program) corev1.Container {
-	yes, no := true, false
 	return corev1.Container{
 		Name:    p.name,
 		Image:   p.image,
@@ -88,11 +87,18 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, p program) corev1.Conta
 			{Name: VolumeLock, MountPath: LockDir},
 			{Name: VolumeTmp, MountPath: "/tmp"},
 		},
-		SecurityContext: &corev1.SecurityContext{
-			AllowPrivilegeEscalation: &no,
-			ReadOnlyRootFilesystem:   &yes,
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		},
+		SecurityContext: restrictedContainer(),
+	}
+}
+
+// restrictedContainer is how every container of a Glance runs: no privilege
+// escalation, a read-only root filesystem, no capabilities.
+func restrictedContainer() *corev1.SecurityContext {
+	yes, no := true, false
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: &no,
+		ReadOnlyRootFilesystem:   &yes,
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 

@@ -146,7 +146,8 @@ func occurrences(st api.GlanceStatus) []occurrence {
 	if o, ok := schemaOccurrence(st); ok {
 		out = append(out, o)
 	}
-	return append(out, extraConfigOccurrences(st)...)
+	out = append(out, extraConfigOccurrences(st)...)
+	return append(out, purgeOccurrences(st)...)
 }
 
 // skippedBackends is a GlanceBackendSkipped Warning per backend the config

@@ -9,23 +9,25 @@ import "github.com/c5c3/glance-hooks/hooks/contract/api"
 // confFeatures render glance-api.conf: [DEFAULT] holds their options in
 // this order, and their sections follow it in this order.
 var confFeatures = []func(confInput) (confPart, error){
-	launchConf,    // launch.go: the port, the eventlet server's workers
-	storesConf,    // config.go: enabled_backends, the default store
-	importsConf,   // config.go: import methods, staging and tasks areas
-	uriFilterConf, // imports.go: the URI filter of web-download
-	pluginsConf,   // imports.go: the import plugins and their sections
-	locationsConf, // config.go: image locations hidden
-	databaseConf,  // credentials.go: [database]
-	keystoneConf,  // keystone.go: [keystone_authtoken]
-	runtimeConf,   // config.go: locks, notifications, paste pipeline
-	loggingConf,   // logging.go: oslo.log's options
-	cacheConf,     // keystone.go: oslo.cache on the token cache's memcached
-	policyConf,    // policy.go: [oslo_policy], secure RBAC and the policy file
+	launchConf,     // launch.go: the port, the eventlet server's workers
+	storesConf,     // config.go: enabled_backends, the default store
+	importsConf,    // config.go: import methods, staging and tasks areas
+	uriFilterConf,  // imports.go: the URI filter of web-download
+	pluginsConf,    // imports.go: the import plugins and their sections
+	locationsConf,  // config.go: image locations hidden
+	databaseConf,   // credentials.go: [database]
+	keystoneConf,   // keystone.go: [keystone_authtoken]
+	runtimeConf,    // config.go: locks, notifications, paste pipeline
+	loggingConf,    // logging.go: oslo.log's options
+	cacheConf,      // keystone.go: oslo.cache on the token cache's memcached
+	policyConf,     // policy.go: [oslo_policy], secure RBAC and the policy file
+	imageCacheConf, // imagecache.go: the per-pod image cache
 }
 
 // pasteFeatures put filters into the paste pipeline (paste.go).
 var pasteFeatures = []func(api.GlanceSpec) []pasteFilter{
 	middlewareFilters, // middleware.go: spec.middleware
+	imageCacheFilters, // imagecache.go: the cache, last before the app
 }
 
 // podInput is what the pod features read: the Glance, its spec with
@@ -42,4 +44,7 @@ type podInput struct {
 var podFeatures = []func(podInput, *deploymentChild){
 	placeAPIPods,   // placement.go: node selection, spreading, priority
 	mountCABundles, // cabundles.go: the stores' CA bundles
+
+	// imagecache.go: the cache volume and its maintenance sidecar
+	mountImageCache,
 }

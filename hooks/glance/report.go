@@ -17,7 +17,7 @@ import (
 // the observed request, the decision and what was rendered, in one place.
 // It adds what the pods of the rollout and of the current schema Job show,
 // and when to look again.
-func report(o *observed, d *decision, out *outcome) *metacontroller.SyncResponse {
+func report(o *observed, d *decision, out *outcome) (*metacontroller.SyncResponse, error) {
 	var pods, jobPods podsVerdict
 	if o.deployment != nil && !rolledOut(o.deployment) {
 		pods = rolloutPods(o.deployment, o.pods.rollout, o.now)
@@ -26,8 +26,12 @@ func report(o *observed, d *decision, out *outcome) *metacontroller.SyncResponse
 		jobPods = summarizePods(o.pods.byJob[out.schemaJob], podDeadline{now: o.now, after: schemaPodDeadline})
 		out.database = explainSchemaJob(out.database, jobPods)
 	}
+	purge, err := dbPurgeReady(o.glance, o.children)
+	if err != nil {
+		return nil, err
+	}
 	resp := &metacontroller.SyncResponse{
-		Status:             buildStatus(o.glance, o.now, d, out, statusInputs{current: o.deployment, pods: pods}),
+		Status:             buildStatus(o.glance, o.now, d, out, statusInputs{current: o.deployment, pods: pods, purge: purge}),
 		Children:           out.children,
 		ResyncAfterSeconds: resyncAfter(pods, jobPods),
 	}
@@ -36,7 +40,7 @@ func report(o *observed, d *decision, out *outcome) *metacontroller.SyncResponse
 			resp.ResyncAfterSeconds = r
 		}
 	}
-	return resp
+	return resp, nil
 }
 
 // statusInputs is what the status reads of the running Deployment: the
@@ -44,6 +48,8 @@ func report(o *observed, d *decision, out *outcome) *metacontroller.SyncResponse
 type statusInputs struct {
 	current *appsv1.Deployment
 	pods    podsVerdict
+	// purge is DBPurgeReady, nil without spec.dbPurge.
+	purge *hook.Condition
 }
 
 // buildStatus reports the stores (the retiring ones too), the config and
@@ -79,6 +85,9 @@ func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run st
 	_, seen := hook.FindCondition(g.Status.Conditions, CondExtraConfigHealthy)
 	if c := extraConfigHealthy(g.Spec, withRetired(d.stores, d.retired), seen); c != nil {
 		conds = append(conds, *c)
+	}
+	if run.purge != nil {
+		conds = append(conds, *run.purge)
 	}
 	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, conds...)
 	return status

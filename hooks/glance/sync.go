@@ -63,7 +63,10 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 	out.children = append(out.children, r.children...)
 	out.reach = r.conditions
-	resp := report(o, &d, out)
+	resp, err := report(o, &d, out)
+	if err != nil {
+		return nil, err
+	}
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).
 	evs, err := events(o.glance, o.children, o.now)
@@ -164,6 +167,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		}
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, scalingChildren(g, spec)...)
+		out.children = append(out.children, dbPurgeChildren(g, spec, *plan.run, pod)...)
 	}
 	jobChildren, err := schemaJobs(o, plan, jobName, pod)
 	if err != nil {
@@ -273,7 +277,7 @@ func history(o *observed, out *outcome) ([]any, error) {
 func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	current, reason, why := o.deployment, keep.reason, keep.why
 	kept, err := o.children.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
-		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey)
+		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey, names.CronJobsKey)
 	if err != nil {
 		return nil, hook.Invalid("%v", err)
 	}

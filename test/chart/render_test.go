@@ -66,7 +66,7 @@ var resourceOf = map[string]string{
 	"ControlPlane": "controlplanes", "Glance": "glances", "GlanceBackend": "glancebackends",
 	"Secret": "secrets", "ConfigMap": "configmaps", "Deployment": "deployments", "Service": "services", "Job": "jobs",
 	"PodDisruptionBudget": "poddisruptionbudgets", "HorizontalPodAutoscaler": "horizontalpodautoscalers",
-	"ServiceAccount": "serviceaccounts", "Event": "events",
+	"ServiceAccount": "serviceaccounts", "Event": "events", "CronJob": "cronjobs",
 	"HTTPRoute": "httproutes", "NetworkPolicy": "networkpolicies",
 }
 
@@ -132,7 +132,7 @@ func TestExpectedControllersMatchTheREADME(t *testing.T) {
 		"glancebackend": {"glance.openstack.c5c3.io/v1alpha1 glancebackends", []string{"v1 secrets"}, nil,
 			map[string]string{"customize": "/customize/glancebackend", "sync": "/sync/glancebackend"}, nil},
 		"glance": {"glance.openstack.c5c3.io/v1alpha1 glances",
-			[]string{"apps/v1 deployments", "autoscaling/v2 horizontalpodautoscalers", "batch/v1 jobs", "events.k8s.io/v1 events",
+			[]string{"apps/v1 deployments", "autoscaling/v2 horizontalpodautoscalers", "batch/v1 cronjobs", "batch/v1 jobs", "events.k8s.io/v1 events",
 				"gateway.networking.k8s.io/v1 httproutes", "networking.k8s.io/v1 networkpolicies",
 				"policy/v1 poddisruptionbudgets", "v1 configmaps", "v1 secrets", "v1 services"},
 			[]string{"events.k8s.io/v1 events"},

@@ -46,7 +46,7 @@ func growth(hook string) (large, small string, sizes float64, unit string) {
 // floorTarget is the hook / floor target of one benchmark case.
 func floorTarget(hook, kase string) float64 {
 	switch {
-	case hook == "sync-glance" && kase == "gen-1000":
+	case hook == "sync-glance" && (kase == "gen-1000" || kase == perf.EveryBlockCase(1000)):
 		return targetGlance1000
 	case strings.HasPrefix(hook, "customize-"):
 		return targetCustomizeFloor

@@ -26,6 +26,7 @@ import (
 var BenchSizes = Sizes{
 	Glance:       []int{1, 10, 100, 1000},
 	ControlPlane: []int{1, 10, api.MaxBackendEntries},
+	EveryBlock:   []int{1000},
 }
 
 var (

@@ -28,6 +28,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
@@ -153,11 +154,40 @@ func converge(w *chain.World) error {
 // /customize/glance for the Glance, /sync/glancebackend and
 // /customize/glancebackend for its default backend.
 func Glance(n int) ([]Request, error) {
+	return glanceWorld(n, glanceSpec(), fmt.Sprintf("gen-%d", n), len(Hooks)-1)
+}
+
+// GlanceEveryBlock is the Glance of Glance(n) with every feature block set
+// (withEveryFeatureBlock), and its /sync/glance request only: the other
+// hooks read none of the blocks.
+func GlanceEveryBlock(n int) ([]Request, error) {
+	out, err := glanceWorld(n, withEveryFeatureBlock(glanceSpec()), EveryBlockCase(n), 1)
+	if err != nil {
+		return nil, err
+	}
+	// The request must carry what the blocks render, or it measures a
+	// Glance without them.
+	var req metacontroller.SyncRequest
+	if err := json.Unmarshal(out[0].Body, &req); err != nil {
+		return nil, err
+	}
+	if _, ok := req.Children.Get(names.CronJobsKey, names.DBPurgeCronJobName("glance")); !ok {
+		return nil, errors.New("the converged Glance with every feature block has no purge CronJob")
+	}
+	return out, nil
+}
+
+// EveryBlockCase names the requests of GlanceEveryBlock(n).
+func EveryBlockCase(n int) string { return fmt.Sprintf("every-%d", n) }
+
+// glanceWorld converges the Glance with spec and n GlanceBackends and
+// returns the first routes of its requests, in the order Glance lists them.
+func glanceWorld(n int, spec map[string]any, kase string, routes int) ([]Request, error) {
 	w := chain.NewWorld(Now)
 	objs := append(glanceSecrets(), credentials(), chain.Object{
 		"apiVersion": api.GlanceAPIVersion, "kind": api.KindGlance,
 		"metadata": map[string]any{"name": "glance", "namespace": namespace},
-		"spec":     glanceSpec(),
+		"spec":     spec,
 	})
 	for i := 0; i < n; i++ {
 		s := s3(i)
@@ -178,7 +208,6 @@ func Glance(n int) ([]Request, error) {
 	if err := converge(w); err != nil {
 		return nil, err
 	}
-	c := fmt.Sprintf("gen-%d", n)
 	glanceRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance, Namespace: namespace, Name: "glance"}
 	backendRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlanceBackend, Namespace: namespace, Name: storeName(0)}
 	var out []Request
@@ -190,12 +219,12 @@ func Glance(n int) ([]Request, error) {
 		{"/customize/glance", "glance", glanceRef},
 		{"/sync/glancebackend", "glancebackend", backendRef},
 		{"/customize/glancebackend", "glancebackend", backendRef},
-	} {
+	}[:routes] {
 		body, err := capture(w, r.path, controller(r.controller), r.ref)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Request{Path: r.path, Case: c, Body: body})
+		out = append(out, Request{Path: r.path, Case: kase, Body: body})
 	}
 	return out, nil
 }
@@ -284,6 +313,8 @@ func capture(w *chain.World, path string, c chain.Controller, ref chain.Ref) ([]
 type Sizes struct {
 	Glance       []int
 	ControlPlane []int
+	// EveryBlock are the GlanceEveryBlock worlds.
+	EveryBlock []int
 }
 
 // key names the sizes in a cache file's name.
@@ -298,7 +329,11 @@ func (s Sizes) key() string {
 		}
 		return strings.Join(set, "-")
 	}
-	return "gen-glance-" + join(s.Glance) + "-controlplane-" + join(s.ControlPlane)
+	key := "gen-glance-" + join(s.Glance) + "-controlplane-" + join(s.ControlPlane)
+	if len(s.EveryBlock) > 0 {
+		key += "-every-" + join(s.EveryBlock)
+	}
+	return key
 }
 
 // Generated returns every generated request: for each Glance size the
@@ -318,14 +353,14 @@ func Generated(root string, sizes Sizes) ([]Request, error) {
 	prefix := sizes.key() + "-"
 	cache := filepath.Join(root, ".cache", "perf", prefix+key+".json")
 	// Glance answers every route but /sync/controlplane.
-	want := len(sizes.Glance)*(len(Hooks)-1) + len(sizes.ControlPlane)
+	want := len(sizes.Glance)*(len(Hooks)-1) + len(sizes.ControlPlane) + len(sizes.EveryBlock)
 	if raw, err := os.ReadFile(cache); err == nil {
 		var out []Request
 		if json.Unmarshal(raw, &out) == nil && len(out) == want {
 			return out, nil
 		}
 	}
-	results := make([][]Request, len(sizes.Glance)+len(sizes.ControlPlane))
+	results := make([][]Request, len(sizes.Glance)+len(sizes.ControlPlane)+len(sizes.EveryBlock))
 	errs := make([]error, len(results))
 	var wg sync.WaitGroup
 	for i, n := range sizes.Glance {
@@ -343,6 +378,15 @@ func Generated(root string, sizes Sizes) ([]Request, error) {
 			results[i], errs[i] = []Request{cp}, err
 			if err != nil {
 				errs[i] = fmt.Errorf("controlplane with %d backends entries: %w", n, err)
+			}
+		})
+	}
+	for j, n := range sizes.EveryBlock {
+		i := len(sizes.Glance) + len(sizes.ControlPlane) + j
+		wg.Go(func() {
+			results[i], errs[i] = GlanceEveryBlock(n)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("glance with every feature block and %d backends: %w", n, errs[i])
 			}
 		})
 	}
@@ -387,7 +431,7 @@ func sourceHash(root string, sizes Sizes) (string, error) {
 			return "", err
 		}
 	}
-	files = append(files, filepath.Join(root, "test", "perf", "gen.go"), filepath.Join(root, "go.sum"))
+	files = append(files, filepath.Join(root, "test", "perf", "gen.go"), filepath.Join(root, "test", "perf", "blocks.go"), filepath.Join(root, "go.sum"))
 	sort.Strings(files)
 	files = slices.Compact(files)
 	h := sha256.New()

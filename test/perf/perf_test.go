@@ -126,3 +126,19 @@ func serve(h http.Handler, r Request) *httptest.ResponseRecorder {
 	h.ServeHTTP(rec, req)
 	return rec
 }
+
+// TestGeneratedEveryBlock: the Glance with every feature block is answered
+// 200 and its answer renders each block (the cache's volume and the purge
+// CronJob); its cache file is apart from the plain worlds'.
+func TestGeneratedEveryBlock(t *testing.T) {
+	reqs, err := GlanceEveryBlock(3)
+	require.NoError(t, err)
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "/sync/glance", reqs[0].Path)
+	assert.Equal(t, "every-3", reqs[0].Case)
+	rec := serve(newServer(server.DefaultRoutes()), reqs[0])
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"name":"glance-db-purge"`)
+	assert.Contains(t, rec.Body.String(), `"name":"image-cache"`)
+	assert.NotEqual(t, Sizes{Glance: []int{1}}.key(), Sizes{Glance: []int{1}, EveryBlock: []int{1}}.key())
+}

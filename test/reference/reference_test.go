@@ -202,6 +202,12 @@ var cases = map[string]fieldCase{
 	"logging.perLoggerLevels": {true, map[string]any{"logging.perLoggerLevels": map[string]any{"sqlalchemy.engine": "WARNING", "amqp": "ERROR"}}, rendered, confHas("default_log_levels = amqp=ERROR,sqlalchemy.engine=WARNING")},
 	"dropRetiredStores":       {false, map[string]any{"dropRetiredStores": []any{"old"}}, inert, nil},
 
+	"dbPurge.retentionDays":          {true, map[string]any{"dbPurge.retentionDays": 12}, rendered, purgeHas(`"--age_in_days","12"`)},
+	"dbPurge.schedule":               {true, map[string]any{"dbPurge.schedule": "@weekly"}, rendered, purgeHas(`"schedule":"@weekly"`)},
+	"dbPurge.purgeImagesTable":       {true, map[string]any{"dbPurge.purgeImagesTable": true}, rendered, purgeHas(`"db","purge_images_table"`)},
+	"dbPurge.suspend":                {true, map[string]any{"dbPurge.suspend": true}, rendered, purgeHas(`"suspend":true`)},
+	"imageCache.sizeLimit":           {true, map[string]any{"imageCache.sizeLimit": "2Gi"}, rendered, cacheBound("2Gi", "1717986912")},
+	"imageCache.maintenanceInterval": {true, map[string]any{"imageCache.maintenanceInterval": "7m"}, rendered, cacheInterval("14")},
 	"importFiltering.allowedSchemes": {true, map[string]any{"importFiltering.allowedSchemes": []any{"http", "https"}, "importFiltering.allowedHosts": []any{"mirror.example.com"}}, rendered,
 		confHas("[import_filtering_opts]\nallowed_schemes = [http,https]")},
 	"importFiltering.disallowedSchemes": {true, map[string]any{"importFiltering.allowedSchemes": []any{}, "importFiltering.disallowedSchemes": []any{"http"}}, rendered,
@@ -221,12 +227,6 @@ var cases = map[string]fieldCase{
 	"importPlugins.injectMetadata.properties": {true, map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"z": "1", "a": "https://x.example:8443/p"}}, rendered,
 		confHas("image_import_plugins = [inject_image_metadata]", "[inject_metadata_properties]\ninject = a:https://x.example:8443/p,z:1\nignore_user_roles = admin")},
 	"importPlugins.injectMetadata.ignoreUserRoles": {true, map[string]any{"importPlugins.injectMetadata": map[string]any{"properties": map[string]any{"a": "b"}, "ignoreUserRoles": []any{"admin", "reader"}}}, rendered, confHas("ignore_user_roles = admin,reader")},
-	"dbPurge.retentionDays":                        {true, map[string]any{"dbPurge.retentionDays": 30}, later, nil},
-	"dbPurge.schedule":                             {true, map[string]any{"dbPurge.schedule": "@daily"}, later, nil},
-	"dbPurge.purgeImagesTable":                     {true, map[string]any{"dbPurge.purgeImagesTable": true}, later, nil},
-	"dbPurge.suspend":                              {true, map[string]any{"dbPurge.suspend": true}, later, nil},
-	"imageCache.sizeLimit":                         {true, map[string]any{"imageCache.sizeLimit": "10Gi"}, later, nil},
-	"imageCache.maintenanceInterval":               {true, map[string]any{"imageCache.maintenanceInterval": "5m"}, later, nil},
 	"gateway.hostname": {true, gateway("hostname", "images.example.com"), rendered, func(t *testing.T, r result) {
 		allHas(`"hostnames":["images.example.com"]`)(t, r)
 		assert.Equal(t, "https://images.example.com/", r.status["endpoint"])

@@ -70,6 +70,11 @@ var GlanceRules = []Rule{
 	{"middleware factory", map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "not a factory", "position": "after"}}}, "spec.middleware[0].filterFactory", false},
 	{"plugin service password", map[string]any{"plugins": []any{map[string]any{"name": "p", "configSection": "keystone_authtoken", "config": map[string]any{"password": "hunter2"}}}}, "spec.plugins[0].config[password]", false},
 	{"plugin newline in a value", map[string]any{"plugins": []any{map[string]any{"name": "p", "configSection": "p", "config": map[string]any{"k": "v\n[DEFAULT]"}}}}, "spec.plugins[0].config[k]", false},
+	{"image cache below 1Mi", map[string]any{"imageCache.sizeLimit": "100m"}, "spec.imageCache.sizeLimit", false},
+	{"image cache maintained more often than each minute", map[string]any{"imageCache.maintenanceInterval": "30s"}, "spec.imageCache.maintenanceInterval", false},
+	{"purge retention below a day", map[string]any{"dbPurge.retentionDays": 0}, "spec.dbPurge.retentionDays", true},
+	{"purge schedule not cron", map[string]any{"dbPurge.schedule": "every night"}, "spec.dbPurge.schedule", false},
+	{"purge schedule with a time zone", map[string]any{"dbPurge.schedule": "CRON_TZ=Europe/Berlin 0 3 * * *"}, "spec.dbPurge.schedule", false},
 }
 
 // Apply sets a rule's values on a Glance object's spec (as decoded JSON).

@@ -18,8 +18,6 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 // LaterFields are the reference's Glance fields admission refuses as not
 // supported yet, in the spec's order.
 var LaterFields = []LaterField{
-	{"dbPurge", "the database purge CronJob", func(s GlanceSpec) bool { return s.DBPurge != nil }},
-	{"imageCache", "the per-pod image cache", func(s GlanceSpec) bool { return s.ImageCache != nil }},
 	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
 	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil }},
 	{"database.tls", "TLS to the database", func(s GlanceSpec) bool { return s.Database != nil && s.Database.TLS != nil }},

@@ -41,7 +41,7 @@ func ControllersWith(jobImage string) []Controller {
 			Parent: glanceType,
 			Children: []Type{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"apps/v1", "Deployment"}, {"v1", "Service"}, {"batch/v1", "Job"},
 				{"policy/v1", "PodDisruptionBudget"}, {"autoscaling/v2", "HorizontalPodAutoscaler"}, eventType,
-				{names.HTTPRouteAPIVersion, "HTTPRoute"}, {names.NetworkPolicyAPIVersion, "NetworkPolicy"}},
+				{names.HTTPRouteAPIVersion, "HTTPRoute"}, {names.NetworkPolicyAPIVersion, "NetworkPolicy"}, {"batch/v1", "CronJob"}},
 			OnDelete:  []Type{eventType},
 			Optional:  []Type{{names.HTTPRouteAPIVersion, "HTTPRoute"}},
 			Customize: glance.Customize,

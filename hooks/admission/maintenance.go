@@ -1,0 +1,107 @@
+package admission
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// Checks of the image cache and the database purge. Their floors have no
+// schema counterpart: a quantity is int-or-string and a duration a string
+// in the CRD, neither of which takes a minimum, and a pattern that accepts
+// a cron descriptor (@daily) with the five-field form would accept invalid
+// expressions too. Paths are relative to the Glance settings.
+
+// imageCacheProblems checks spec.imageCache.
+func imageCacheProblems(c *api.ImageCacheSpec) problem.List {
+	if c == nil {
+		return nil
+	}
+	var l problem.List
+	at := field.NewPath("imageCache")
+	if c.SizeLimit != nil && c.SizeLimit.Cmp(api.MinImageCacheSize) < 0 {
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"))
+	}
+	if c.MaintenanceInterval != nil && c.MaintenanceInterval.Duration < api.MinCacheMaintenanceInterval {
+		l = append(l, problem.Invalid(at.Child("maintenanceInterval"), "must be at least 1m: each pass walks the whole cache"))
+	}
+	return l
+}
+
+// cacheFilterProblems refuses a middleware named like the filter
+// spec.imageCache puts into the paste pipeline: the pipeline would name one
+// filter section twice.
+func cacheFilterProblems(s api.GlanceSpec) problem.List {
+	if s.ImageCache == nil {
+		return nil
+	}
+	var l problem.List
+	for i, m := range s.Middleware {
+		if m.Name == api.ImageCacheFilter {
+			l = append(l, problem.Invalid(field.NewPath("middleware").Index(i).Child("name"),
+				"must not be %q while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline", m.Name))
+		}
+	}
+	return l
+}
+
+// dbPurgeProblems checks spec.dbPurge.
+func dbPurgeProblems(d *api.DBPurgeSpec) problem.List {
+	if d == nil {
+		return nil
+	}
+	var l problem.List
+	at := field.NewPath("dbPurge")
+	if d.RetentionDays != nil && *d.RetentionDays < 1 {
+		l = append(l, problem.Invalid(at.Child("retentionDays"), "must be at least 1: a purge must not race the rows an import in progress just wrote"))
+	}
+	if d.Schedule != "" {
+		if p := scheduleProblem(d.Schedule); p != "" {
+			l = append(l, problem.Invalid(at.Child("schedule"), "%s", p))
+		}
+	}
+	return l
+}
+
+// scheduleProblem says what is wrong with a CronJob schedule, "" when
+// nothing is: the API server's own rules (the standard five fields or a
+// descriptor such as @daily, and no time zone, which has a field of its
+// own), so a Glance admitted here never renders a CronJob it refuses.
+func scheduleProblem(s string) string {
+	if strings.Contains(s, "TZ") {
+		return "must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"
+	}
+	if _, err := cron.ParseStandard(s); err != nil {
+		return "must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
+	}
+	return ""
+}
+
+// dbPurgeNameProblems refuses a name too long for the purge CronJob's.
+func dbPurgeNameProblems(glance string, s api.GlanceSpec) problem.List {
+	if s.DBPurge == nil || len(glance) <= names.MaxGlanceNameForDBPurge {
+		return nil
+	}
+	return problem.List{problem.Invalid(metadataName, "must be at most %d characters with spec.dbPurge set: the purge CronJob %q may be at most %d (Kubernetes adds 11 to name each run's Job, whose name is at most %d)",
+		names.MaxGlanceNameForDBPurge, names.DBPurgeCronJobName("<name>"), names.MaxCronJobName, names.MaxJobName)}
+}
+
+// dbPurgeWarnings warn when an update shortens the retention: the next run
+// purges the rows of the days it no longer keeps, and they cannot come back.
+func dbPurgeWarnings(old, s api.GlanceSpec) []string {
+	if old.DBPurge == nil || s.DBPurge == nil {
+		return nil
+	}
+	before, after := old.DBPurge.Retention(), s.DBPurge.Retention()
+	if after >= before {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s goes from %d to %d days: the next purge deletes for good the rows deleted %d to %d days ago",
+		specPath.Child("dbPurge", "retentionDays"), before, after, after, before)}
+}

@@ -1,0 +1,92 @@
+package glance
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// The database purge (spec.dbPurge). Glance never deletes a row: a deleted
+// image, its properties, members, tags and locations, and every finished
+// task stay in the database marked deleted. A CronJob runs glance-manage
+// db purge over the rows deleted longer ago than the retention, and
+// db purge_images_table after it when asked. Only with the block: a purge
+// removes rows for good, so a Glance that ran without one must not start
+// losing its history because the hooks were upgraded.
+const (
+	// ComponentDBPurge labels the CronJob, its Jobs and their pods; not
+	// "api", so they stay out of the Service and the disruption budget.
+	ComponentDBPurge = "db-purge"
+	// purgeMaxRows bounds each table's delete transaction, so a long
+	// backlog never holds a Galera write-set for minutes; at the default
+	// daily schedule that is 1000 rows per table per day, and a shorter
+	// schedule drains faster.
+	purgeMaxRows = 1000
+	// purgeDeadlineSeconds ends a run stuck on a lock or a database that is
+	// gone, so the next firing is not blocked for ever (concurrencyPolicy
+	// Forbid skips a firing while a run is active).
+	purgeDeadlineSeconds = int64(3600)
+	purgeBackoffLimit    = int32(2)
+)
+
+// cronJobChild is a CronJob as the hook returns it: no status.
+type cronJobChild struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              batchv1.CronJobSpec `json:"spec"`
+}
+
+// dbPurgeChildren are the purge CronJob when the spec asks for one. It
+// runs the image glance-api runs, with the same config, database URL and
+// restrictions as the schema Jobs: only while glance-api may run, so it
+// never fires at a schema that is not there yet.
+func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs) []any {
+	p := spec.DBPurge
+	if p == nil {
+		return nil
+	}
+	age := fmt.Sprint(p.Retention())
+	step := func(name string, args ...string) corev1.Container {
+		cmd, argv := manage(append(args, "--age_in_days", age, "--max_rows", fmt.Sprint(purgeMaxRows))...)
+		return glanceContainer(g, spec, program{name, run.image, cmd, argv})
+	}
+	// The images table last, and only after the rest succeeded: a row of
+	// an image is purged once nothing refers to it. An init container runs
+	// the first step, so no shell is needed to chain them.
+	containers := []corev1.Container{step("db-purge", "db", "purge")}
+	if p.PurgesImagesTable() {
+		containers = append(containers, step("db-purge-images-table", "db", "purge_images_table"))
+	}
+	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
+	pod.InitContainers = containers[:len(containers)-1]
+	pod.RestartPolicy = corev1.RestartPolicyNever
+	labels := objectLabels(g)
+	labels[names.LabelComponent] = ComponentDBPurge
+	backoff, deadline, suspend := purgeBackoffLimit, purgeDeadlineSeconds, p.Suspend
+	return []any{&cronJobChild{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"},
+		ObjectMeta: metav1.ObjectMeta{Name: names.DBPurgeCronJobName(g.Name), Namespace: g.Namespace, Labels: labels},
+		Spec: batchv1.CronJobSpec{
+			Schedule:          p.CronSchedule(),
+			Suspend:           &suspend,
+			ConcurrencyPolicy: batchv1.ForbidConcurrent,
+			JobTemplate: batchv1.JobTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: batchv1.JobSpec{
+					BackoffLimit:          &backoff,
+					ActiveDeadlineSeconds: &deadline,
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: labels,
+							Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
+						Spec: pod,
+					},
+				},
+			},
+		},
+	}}
+}

@@ -1,0 +1,93 @@
+package glance
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// DBPurgeReady says whether the purge runs, with the reference's reasons.
+// It is reported only with spec.dbPurge and does not hold Ready back: a
+// purge that stopped makes the database grow, it does not stop glance-api
+// from serving. A suspended purge is True, a posture and not a fault, but
+// under a reason of its own, since nothing else says the backlog grows.
+const (
+	CondDBPurgeReady          = "DBPurgeReady"
+	ReasonDBPurgeScheduled    = "DBPurgeScheduled"
+	ReasonDBPurgeSuspended    = "DBPurgeSuspended"
+	ReasonDBPurgeJobFailed    = "DBPurgeJobFailed"
+	ReasonDBPurgeNotScheduled = "DBPurgeNotScheduled"
+)
+
+// observedCronJob is an observed CronJob as far as the hook reads it.
+type observedCronJob struct {
+	Status batchv1.CronJobStatus `json:"status"`
+}
+
+// dbPurgeReady is the condition from the spec and the observed CronJob's
+// status, nil without spec.dbPurge. The CronJob controller sets
+// lastScheduleTime when it starts a run and lastSuccessfulTime when a run
+// completes; a run that is no longer active and completed before the last
+// start (or never) failed.
+func dbPurgeReady(g *api.Glance, children metacontroller.ObjectMap) (*hook.Condition, error) {
+	p := g.Spec.DBPurge
+	if p == nil {
+		return nil, nil
+	}
+	name := names.DBPurgeCronJobName(g.Name)
+	c := &hook.Condition{Type: CondDBPurgeReady}
+	cj, found, err := metacontroller.DecodeOne[observedCronJob](children, names.CronJobsKey, name)
+	if err != nil {
+		return nil, hook.Invalid("observed %v", err)
+	}
+	what := fmt.Sprintf("rows deleted more than %d days ago", p.Retention())
+	st := cj.Status
+	switch {
+	case !found:
+		c.Reason = ReasonDBPurgeNotScheduled
+		c.Message = fmt.Sprintf("CronJob %s does not exist yet: it comes with the Deployment, once the schema is in place", excerpt.Name(name))
+	case p.Suspend:
+		c.Status, c.Reason = true, ReasonDBPurgeSuspended
+		c.Message = fmt.Sprintf("CronJob %s is suspended (%s): the %s stay and the database grows", excerpt.Name(name),
+			field.NewPath("spec", "dbPurge", "suspend"), what)
+	case st.LastScheduleTime != nil && len(st.Active) == 0 &&
+		(st.LastSuccessfulTime == nil || st.LastSuccessfulTime.Before(st.LastScheduleTime)):
+		c.Reason = ReasonDBPurgeJobFailed
+		c.Message = fmt.Sprintf("the run of CronJob %s started at %s did not succeed (%s); its Job's pods say why; the next run tries again",
+			excerpt.Name(name), st.LastScheduleTime.UTC().Format("2006-01-02T15:04:05Z"), lastSuccess(st))
+	default:
+		c.Status, c.Reason = true, ReasonDBPurgeScheduled
+		c.Message = fmt.Sprintf("CronJob %s purges the %s on %q (%s)", excerpt.Name(name), what, p.CronSchedule(), lastSuccess(st))
+	}
+	return c, nil
+}
+
+// lastSuccess says when a run last succeeded.
+func lastSuccess(st batchv1.CronJobStatus) string {
+	if st.LastSuccessfulTime == nil {
+		return "no run has succeeded yet"
+	}
+	return "last success " + st.LastSuccessfulTime.UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// EventDBPurgeJobFailed is the Warning Event of a failed purge run. The
+// condition's message names the run's start, so each failed run is an
+// Event of its own, and a run that keeps failing is reported once a run.
+const EventDBPurgeJobFailed = ReasonDBPurgeJobFailed
+
+// purgeOccurrences is the Event the observed DBPurgeReady calls for.
+func purgeOccurrences(st api.GlanceStatus) []occurrence {
+	c, ok := hook.FindCondition(st.Conditions, CondDBPurgeReady)
+	if !ok || c.Status != metav1.ConditionFalse || c.Reason != ReasonDBPurgeJobFailed {
+		return nil
+	}
+	return []occurrence{{warning: true, reason: EventDBPurgeJobFailed, action: "PurgeDatabase", note: c.Message, at: c.LastTransitionTime}}
+}

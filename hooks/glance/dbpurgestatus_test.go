@@ -1,0 +1,110 @@
+package glance
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+func TestDBPurgeReady(t *testing.T) {
+	at := func(h int) *metav1.Time {
+		tm := metav1.NewTime(time.Date(2026, 1, 2, h, 0, 0, 0, time.UTC))
+		return &tm
+	}
+	cronJob := func(st batchv1.CronJobStatus) metacontroller.ObjectMap {
+		raw, err := json.Marshal(map[string]any{"apiVersion": "batch/v1", "kind": "CronJob",
+			"metadata": map[string]any{"name": "glance-db-purge"}, "status": st})
+		require.NoError(t, err)
+		return metacontroller.ObjectMap{names.CronJobsKey: {"glance-db-purge": raw}}
+	}
+	cases := map[string]struct {
+		reason   string
+		purge    *api.DBPurgeSpec
+		children metacontroller.ObjectMap
+		want     *hook.Condition
+	}{
+		"off": {"no block, no condition", nil, cronJob(batchv1.CronJobStatus{}), nil},
+		"not yet": {"before the schema is in place there is no CronJob", &api.DBPurgeSpec{}, metacontroller.ObjectMap{},
+			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeNotScheduled,
+				Message: `CronJob "glance-db-purge" does not exist yet: it comes with the Deployment, once the schema is in place`}},
+		"scheduled": {"no run yet", &api.DBPurgeSpec{}, cronJob(batchv1.CronJobStatus{}),
+			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+				Message: `CronJob "glance-db-purge" purges the rows deleted more than 30 days ago on "1 0 * * *" (no run has succeeded yet)`}},
+		"succeeded": {"the last run succeeded after it started", &api.DBPurgeSpec{RetentionDays: ptr(int32(7)), Schedule: "@daily"},
+			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(0), LastSuccessfulTime: at(1)}),
+			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+				Message: `CronJob "glance-db-purge" purges the rows deleted more than 7 days ago on "@daily" (last success 2026-01-02T01:00:00Z)`}},
+		"running": {"a run in progress has not failed", &api.DBPurgeSpec{},
+			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2), LastSuccessfulTime: at(1), Active: []corev1.ObjectReference{{Name: "glance-db-purge-1"}}}),
+			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+				Message: `CronJob "glance-db-purge" purges the rows deleted more than 30 days ago on "1 0 * * *" (last success 2026-01-02T01:00:00Z)`}},
+		"failed": {"the last run ended without success", &api.DBPurgeSpec{},
+			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2), LastSuccessfulTime: at(1)}),
+			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeJobFailed,
+				Message: `the run of CronJob "glance-db-purge" started at 2026-01-02T02:00:00Z did not succeed (last success 2026-01-02T01:00:00Z); its Job's pods say why; the next run tries again`}},
+		"never succeeded": {"the first run failed", &api.DBPurgeSpec{}, cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2)}),
+			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeJobFailed,
+				Message: `the run of CronJob "glance-db-purge" started at 2026-01-02T02:00:00Z did not succeed (no run has succeeded yet); its Job's pods say why; the next run tries again`}},
+		"suspended": {"a posture, not a fault, under its own reason", &api.DBPurgeSpec{Suspend: true},
+			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2)}),
+			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeSuspended,
+				Message: `CronJob "glance-db-purge" is suspended (spec.dbPurge.suspend): the rows deleted more than 30 days ago stay and the database grows`}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			g := &api.Glance{Spec: api.GlanceSpec{DBPurge: tc.purge}}
+			g.Name = "glance"
+			got, err := dbPurgeReady(g, tc.children)
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestDBPurgeEvents: a failed run is a Warning Event, each failed run one
+// of its own; a purge that runs or is suspended makes none.
+func TestDBPurgeEvents(t *testing.T) {
+	failed := func(start string) api.GlanceStatus {
+		return api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, false, ReasonDBPurgeJobFailed,
+			"the run of CronJob \"glance-db-purge\" started at "+start+" did not succeed")}}
+	}
+	cases := map[string]struct {
+		reason string
+		status api.GlanceStatus
+		want   []string
+	}{
+		"failed": {"a Warning naming the run", failed("2026-01-02T00:01:00Z"),
+			[]string{`Warning DBPurgeJobFailed: the run of CronJob "glance-db-purge" started at 2026-01-02T00:01:00Z did not succeed`}},
+		"scheduled": {"nothing to report", api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, true, ReasonDBPurgeScheduled, "ok")}}, nil},
+		"suspended": {"a posture, not an Event", api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, true, ReasonDBPurgeSuspended, "paused")}}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			evs, err := events(glanceWith(tc.status), metacontroller.ObjectMap{}, soon)
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, summary(t, evs)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	first, err := events(glanceWith(failed("2026-01-02T00:01:00Z")), metacontroller.ObjectMap{}, soon)
+	require.NoError(t, err)
+	next, err := events(glanceWith(failed("2026-01-03T00:01:00Z")), metacontroller.ObjectMap{}, soon)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	require.Len(t, next, 1)
+	require.NotEqual(t, first[0].(*eventChild).Name, next[0].(*eventChild).Name, "the next failed run is another Event")
+}

@@ -1,0 +1,202 @@
+package datapath
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/proc"
+)
+
+// maintenance proves the image cache in both launch modes and the
+// database purge, each on a stack of its own.
+func maintenance(t *testing.T, svc *glancestack.Services) {
+	for _, release := range []string{"2025.2", "2026.1"} {
+		t.Run("image cache "+release, func(t *testing.T) {
+			t.Parallel()
+			imageCacheServes(t, svc, release)
+		})
+	}
+	t.Run("database purge", func(t *testing.T) {
+		t.Parallel()
+		dbPurgeRuns(t, svc)
+	})
+}
+
+// The cache proof's sizes: the volume's bound, an image well below the
+// pruner's mark (80% of the bound), and one above it.
+var (
+	cacheBound                 = resource.MustParse("4Mi")
+	smallImageLen, bigImageLen = 1 << 20, 3<<20 + 512<<10
+)
+
+// imageCacheServes: an upload caches nothing; the first download of an
+// image below the mark writes it into the pod's cache volume (byte for
+// byte; GET /v2/cache lists it with no hit) and the second is answered from
+// the cache (one hit, the same bytes). The download of an image above the
+// mark takes the cache past it: the sidecar's next poll runs the pruner,
+// which removes the least recently used images until the cache is below
+// the mark, here both (its debug log names each), and the big image still
+// downloads from S3.
+func imageCacheServes(t *testing.T, svc *glancestack.Services, release string) {
+	interval := time.Minute
+	st := glancestack.New(t, svc, glancestack.Options{Release: release, Standalone: true,
+		Database: "glance_cache_" + strings.ReplaceAll(release, ".", "_"),
+		Customize: func(s *api.GlanceSpec) {
+			s.ImageCache = &api.ImageCacheSpec{SizeLimit: &cacheBound, MaintenanceInterval: &metav1.Duration{Duration: interval}}
+			// The pruner says what it prunes at debug level only.
+			s.Logging = &api.LoggingSpec{Debug: ptr(true)}
+		}})
+	st.Reconcile(t)
+	p := onlyPod(t, st)
+	started := time.Now()
+	c := st.Client(t, p)
+	cachePath := func(id string) string {
+		path, err := p.HostPath(p.Container, glance.ImageCacheDir+"/"+id)
+		require.NoError(t, err)
+		return path
+	}
+
+	small := randomBytes(41, smallImageLen)
+	id := c.UploadActive(t, "small", small, "", "primary")
+	_, err := os.Stat(cachePath(id))
+	assert.True(t, errors.Is(err, fs.ErrNotExist), "an upload caches nothing: %v", err)
+	assert.Equal(t, small, c.Download(t, id), "the first download, from S3")
+	onDisk, err := os.ReadFile(cachePath(id))
+	require.NoError(t, err, "the first download leaves the image in the pod's cache volume")
+	assert.Equal(t, small, onDisk)
+	assert.Equal(t, map[string]int{id: 0}, cacheHits(t, c), "the cache API lists it, not served from the cache yet")
+	assert.Equal(t, small, c.Download(t, id), "the second download, the same bytes")
+	assert.Equal(t, map[string]int{id: 1}, cacheHits(t, c), "the second download was answered from the cache")
+
+	big := randomBytes(42, bigImageLen)
+	bigID := c.UploadActive(t, "big", big, "", "primary")
+	assert.Equal(t, big, c.Download(t, bigID), "the big image, from S3")
+	// The sidecar measures the cache every 30 s; give it a few polls on a
+	// loaded machine.
+	deadline := time.Now().Add(3 * interval)
+	for {
+		_, errSmall := os.Stat(cachePath(id))
+		_, errBig := os.Stat(cachePath(bigID))
+		if errors.Is(errSmall, fs.ErrNotExist) && errors.Is(errBig, fs.ErrNotExist) && len(cacheHits(t, c)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cache still holds %v after %s; the sidecar's log ends:\n%s", cacheHits(t, c), 3*interval,
+				proc.LastLines(p.Logs(glance.CacheMaintenanceContainer), 30))
+		}
+		time.Sleep(2 * time.Second)
+	}
+	sidecar := p.Logs(glance.CacheMaintenanceContainer)
+	for _, image := range []string{id, bigID} {
+		assert.Contains(t, sidecar, "Pruning '"+image+"' to free", "the pruner removed %s", image)
+	}
+	assert.NotContains(t, sidecar, "glance-cache-maintenance failed", "every pass succeeded")
+	assert.Equal(t, big, c.Download(t, bigID), "pruned from the cache, the image still downloads from S3")
+	t.Logf("%s (%s): a %d-byte image cached on the first download and served from the cache on the second; a %d-byte one took the cache past the %d-byte mark, and the sidecar pruned both within %s of the pod being ready",
+		release, p.Mode, len(small), len(big), cacheBound.Value()/10*8, time.Since(started).Round(time.Second))
+}
+
+// cacheHits is GET /v2/cache's cached images and their hits.
+func cacheHits(t *testing.T, c *glancestack.Client) map[string]int {
+	t.Helper()
+	var state struct {
+		Cached []struct {
+			ID   string `json:"image_id"`
+			Hits int    `json:"hits"`
+		} `json:"cached_images"`
+	}
+	c.GetJSON(t, "/v2/cache", &state)
+	out := map[string]int{}
+	for _, e := range state.Cached {
+		out[e.ID] = e.Hits
+	}
+	return out
+}
+
+// purgeRetention is the proof's retentionDays.
+const purgeRetention = 5
+
+// dbPurgeRuns deletes three of four images, ages two of the deleted ones
+// past the retention in MariaDB (their rows and their locations' rows),
+// and runs a Job of the rendered CronJob as the CronJob controller would:
+// the aged images' rows are gone from every table, images included
+// (purgeImagesTable), while the image deleted today and the live one stay.
+func dbPurgeRuns(t *testing.T, svc *glancestack.Services) {
+	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Database: "glance_purge",
+		Customize: func(s *api.GlanceSpec) {
+			s.DBPurge = &api.DBPurgeSpec{RetentionDays: ptr(int32(purgeRetention)), PurgeImagesTable: ptr(true)}
+		}})
+	st.Reconcile(t)
+	cronJob := names.DBPurgeCronJobName(st.Glance)
+	require.True(t, st.Exists("batch/v1", "CronJob", cronJob), "the Glance has its purge CronJob")
+	c := st.Client(t, onlyPod(t, st))
+	ids := map[string]string{}
+	for i, name := range []string{"old-1", "old-2", "deleted-today", "live"} {
+		ids[name] = c.UploadActive(t, name, randomBytes(uint64(50+i), 64<<10+i), "", "primary")
+	}
+	for _, name := range []string{"old-1", "old-2", "deleted-today"} {
+		code, body := c.Call(t, http.MethodDelete, "/v2/images/"+ids[name], nil, nil)
+		require.Equal(t, http.StatusNoContent, code, "DELETE %s: %s", name, body)
+	}
+	old := quoted(ids["old-1"], ids["old-2"])
+	db := "`" + st.Database + "`"
+	st.Services.DB.Exec(t, "UPDATE "+db+".images SET deleted_at = UTC_TIMESTAMP() - INTERVAL 10 DAY WHERE id IN ("+old+");"+
+		"UPDATE "+db+".image_locations SET deleted_at = UTC_TIMESTAMP() - INTERVAL 10 DAY WHERE deleted = 1 AND image_id IN ("+old+");"+
+		"UPDATE "+db+".image_properties SET deleted_at = UTC_TIMESTAMP() - INTERVAL 10 DAY WHERE deleted = 1 AND image_id IN ("+old+");")
+	before := rowsOf(t, st, ids)
+	require.Equal(t, map[string]string{"old-1": "deleted", "old-2": "deleted", "deleted-today": "deleted", "live": "live"}, before.images)
+	require.NotZero(t, before.locations["old-1"], "the aged image has a soft-deleted location row")
+
+	run := st.RunCronJob(t, cronJob)
+	require.True(t, run.Succeeded(), "the purge Job succeeds; its containers: %v", run.Pod)
+	assert.Equal(t, []string{"db-purge", "db-purge-images-table"}, run.Containers(), "db purge, then db purge_images_table")
+	after := rowsOf(t, st, ids)
+	assert.Equal(t, map[string]string{"deleted-today": "deleted", "live": "live"}, after.images,
+		"the rows deleted more than %d days ago are gone; the one deleted today and the live one stay", purgeRetention)
+	assert.Zero(t, after.locations["old-1"]+after.locations["old-2"], "the aged images' location rows are gone")
+	assert.Equal(t, before.locations["deleted-today"], after.locations["deleted-today"], "the recent image's location rows stay")
+	assert.Equal(t, before.locations["live"], after.locations["live"])
+	t.Logf("purge Job %s: %d image rows before, %d after, in %s", run.Name, len(before.images), len(after.images), run.Took.Round(time.Millisecond))
+}
+
+// purgeRows are the rows the proof's images have: each image's state, by
+// name, and the number of its location rows.
+type purgeRows struct {
+	images    map[string]string
+	locations map[string]int
+}
+
+func rowsOf(t *testing.T, st *glancestack.Stack, ids map[string]string) purgeRows {
+	t.Helper()
+	r := purgeRows{images: map[string]string{}, locations: map[string]int{}}
+	db := "`" + st.Database + "`"
+	for name, id := range ids {
+		for _, row := range st.Services.DB.Query(t, "SELECT deleted FROM "+db+".images WHERE id = '"+id+"'") {
+			r.images[name] = map[string]string{"0": "live", "1": "deleted"}[row[0]]
+		}
+		rows := st.Services.DB.Query(t, "SELECT COUNT(*) FROM "+db+".image_locations WHERE image_id = '"+id+"'")
+		n, err := strconv.Atoi(rows[0][0])
+		require.NoError(t, err)
+		r.locations[name] = n
+	}
+	return r
+}
+
+func quoted(ids ...string) string { return "'" + strings.Join(ids, "','") + "'" }
+
+func ptr[T any](v T) *T { return &v }
