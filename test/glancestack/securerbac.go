@@ -29,7 +29,14 @@ var enforceNewDefaults = regexp.MustCompile(`(?m)^enforce_new_defaults = (true|f
 // glance-api container to the enforce_new_defaults of the config it mounts.
 func (s *Stack) matchSecureRBACSwitch(t testing.TB, pod *podrun.Pod) {
 	t.Helper()
-	if !s.Versions.hasSecureRBACSwitch() {
+	MatchSecureRBACSwitch(t, pod, func(configMap string) string { return s.ConfigMapData(t, configMap)[names.ConfigFile] })
+}
+
+// MatchSecureRBACSwitch is matchSecureRBACSwitch for a pod started outside
+// a Stack: conf reads the glance-api.conf of the config ConfigMap it names.
+func MatchSecureRBACSwitch(t testing.TB, pod *podrun.Pod, conf func(configMap string) string) {
+	t.Helper()
+	if !DebianVersions(t).hasSecureRBACSwitch() {
 		return
 	}
 	cm := ""
@@ -38,7 +45,7 @@ func (s *Stack) matchSecureRBACSwitch(t testing.TB, pod *podrun.Pod) {
 			cm = v.ConfigMap.Name
 		}
 	}
-	m := enforceNewDefaults.FindAllStringSubmatch(s.ConfigMapData(t, cm)[names.ConfigFile], -1)
+	m := enforceNewDefaults.FindAllStringSubmatch(conf(cm), -1)
 	if len(m) == 0 {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
@@ -64,14 +65,25 @@ spec:
 
 	deployment, ok := c.w.Get(chain.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "openstack", Name: "controlplane-glance"})
 	require.True(t, ok, "no Deployment rendered")
-	api := podrun.StartReady(t, podrun.MustPodOf(t, deployment), podrun.ObjectsOf(t, c.w.Objects()), podrun.Options{})
+	pod := podrun.MustPodOf(t, deployment)
+	glancestack.MatchSecureRBACSwitch(t, &pod, func(configMap string) string {
+		o, _ := c.w.Get(chain.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openstack", Name: configMap})
+		data, _ := o["data"].(map[string]any)
+		conf, _ := data[names.ConfigFile].(string)
+		return conf
+	})
+	api := podrun.StartReady(t, pod, podrun.ObjectsOf(t, c.w.Objects()), podrun.Options{})
 	get := func(token string) (int, []byte) {
 		c := glancestack.Client{URL: api.URL(glance.PortName), Token: token}
 		return c.Call(t, http.MethodGet, "/v2/images", nil, nil)
 	}
 	glanceUser := services.Credentials{User: "glance", Password: password, Project: "service"}
+	// The service user's own token is valid (no 401), but under the secure
+	// RBAC defaults the hooks render the service role reads no project's
+	// images: the policy, not the token check, refuses the list.
 	code, body := get(ks.Token(t, glanceUser))
-	assert.Equal(t, http.StatusOK, code, "glance-api refused the service user's own token: %s\n%s", body, api.Logs(api.Pod.Spec.Containers[0].Name))
+	assert.Equal(t, http.StatusForbidden, code, "the service user's token is taken and the secure RBAC policy refuses it the list: %s\n%s", body, api.Logs(api.Pod.Spec.Containers[0].Name))
+	assert.Contains(t, string(body), "get_images", "the policy rule named is get_images")
 	code, body = get(ks.AdminToken(t))
 	assert.Equal(t, http.StatusOK, code, "glance-api refused the admin's token: %s", body)
 	code, _ = get("not-a-token")
