@@ -17,23 +17,31 @@ import (
 // Guard names the spec field that owns a key an operator may not set by
 // hand, and why.
 type Guard struct {
-	// Field is the spec field that sets it, or what keeps it ("" when no
-	// field does).
+	// Field is the field of a Glance's spec that sets it, relative to the
+	// spec ("" when no field does): a ControlPlane holds the same field
+	// under spec.services.glance, so where it is depends on the object.
 	Field string
 	// Why the key is refused.
 	Why string
 }
 
-// The fields that guard keys.
+// The fields that guard keys, relative to a Glance's spec.
 const (
-	FieldServiceUser     = "spec.serviceUser.secretRef"
-	FieldDatabase        = "spec.database.secretRef"
-	FieldImportFiltering = "spec.importFiltering"
-	FieldImageCache      = "spec.imageCache"
-	FieldImportPlugins   = "spec.importPlugins"
-	FieldPolicyOverrides = "spec.policyOverrides"
-	FieldMiddleware      = "spec.middleware"
+	FieldServiceUser     = "serviceUser.secretRef"
+	FieldDatabase        = "database.secretRef"
+	FieldImportFiltering = "importFiltering"
+	FieldImageCache      = "imageCache"
+	FieldImportPlugins   = "importPlugins"
+	FieldPolicyOverrides = "policyOverrides"
+	FieldMiddleware      = "middleware"
+	FieldStaging         = "staging"
 )
+
+// NotOnControlPlane are the guarding fields a ControlPlane's
+// spec.services.glance does not have: the Glance it projects never sets
+// them, so its refusal names them as the Glance's. A test in admission
+// holds this list to the ControlPlane's type.
+var NotOnControlPlane = map[string]bool{FieldPolicyOverrides: true, FieldMiddleware: true}
 
 // importPluginSections are the sections of glance's import plugins: the
 // plugins' settings belong to spec.importPlugins, which also enables them.
@@ -65,6 +73,10 @@ func Guarded(section, key, value string) (Guard, bool) {
 		return Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}, true
 	case section == "paste_deploy":
 		return Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}, true
+	case section == "task" && key == "work_dir":
+		return Guard{FieldStaging, "task flows work in the tasks volume, which is sized with the staging area"}, true
+	case section == "wsgi" && key == "python_interpreter":
+		return Guard{FieldImportPlugins, "image conversion under uWSGI needs the hooks' value here: its default is the uWSGI binary, which would start a server"}, true
 	}
 	return Guard{}, false
 }
@@ -82,12 +94,25 @@ func urlHasPassword(v string) bool {
 	return set
 }
 
-// Message is the refusal of a guarded key, without its value.
-func (g Guard) Message(section, key string) string {
-	if g.Field == "" {
+// Where a refusal is made: the object whose fields it names.
+const (
+	// OnGlance names a Glance's field, spec.<field>.
+	OnGlance = "spec"
+	// OnControlPlane names a ControlPlane's, spec.services.glance.<field>.
+	OnControlPlane = "spec.services.glance"
+)
+
+// Message is the refusal of a guarded key, without its value, naming the
+// owning field where the object being checked (root: OnGlance or
+// OnControlPlane) has it.
+func (g Guard) Message(section, key, root string) string {
+	switch {
+	case g.Field == "":
 		return fmt.Sprintf("[%s] %s cannot be set here: %s", section, key, g.Why)
+	case root == OnControlPlane && NotOnControlPlane[g.Field]:
+		return fmt.Sprintf("[%s] %s is owned by a Glance's spec.%s, which a ControlPlane does not set: %s", section, key, g.Field, g.Why)
 	}
-	return fmt.Sprintf("[%s] %s is owned by %s: %s", section, key, g.Field, g.Why)
+	return fmt.Sprintf("[%s] %s is owned by %s.%s: %s", section, key, root, g.Field, g.Why)
 }
 
 // ownedKeys are the keys the hooks render from the spec and the attached
