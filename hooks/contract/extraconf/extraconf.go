@@ -43,12 +43,40 @@ const (
 // holds this list to the ControlPlane's type.
 var NotOnControlPlane = map[string]bool{FieldPolicyOverrides: true, FieldMiddleware: true}
 
-// importPluginSections are the sections of glance's import plugins: the
+// The reasons a key is guarded, one per owner.
+var (
+	guardServiceUser = Guard{FieldServiceUser, "the service user's password stays in its Secret and reaches glance-api as an environment variable"}
+	guardDatabase    = Guard{FieldDatabase, "a database password stays in a Secret; a ConfigMap holds glance-api.conf"}
+	guardFiltering   = Guard{FieldImportFiltering, "the web-download URI filter is set by its own field"}
+	guardImageCache  = Guard{FieldImageCache, "the image cache is set by its own field, which also mounts its directory"}
+	guardPlugins     = Guard{FieldImportPlugins, "the import plugins are set by their own field"}
+	guardLocations   = Guard{"", "image locations carry the S3 store's access keys, so the hooks keep them hidden"}
+	guardPolicy      = Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}
+	guardPaste       = Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}
+	guardTasks       = Guard{FieldStaging, "task flows work in the tasks volume, which is sized with the staging area"}
+	guardInterpreter = Guard{FieldImportPlugins, "image conversion under uWSGI needs the hooks' value here: its default is the uWSGI binary, which would start a server"}
+)
+
+// guardedKeys are the guarded keys, by section and key.
+var guardedKeys = map[[2]string]Guard{
+	{"keystone_authtoken", "password"}:            guardServiceUser,
+	{"image_import_opts", "image_import_plugins"}: guardPlugins,
+	{"DEFAULT", "show_image_direct_url"}:          guardLocations,
+	{"DEFAULT", "show_multiple_locations"}:        guardLocations,
+	{"oslo_policy", "policy_file"}:                guardPolicy,
+	{"oslo_policy", "policy_dirs"}:                guardPolicy,
+	{"task", "work_dir"}:                          guardTasks,
+	{"wsgi", "python_interpreter"}:                guardInterpreter,
+}
+
+// guardedSections are the sections whose every key is guarded: the import
 // plugins' settings belong to spec.importPlugins, which also enables them.
-var importPluginSections = map[string]bool{
-	"image_conversion":           true,
-	"inject_metadata_properties": true,
-	"image_decompression":        true,
+var guardedSections = map[string]Guard{
+	"import_filtering_opts":      guardFiltering,
+	"paste_deploy":               guardPaste,
+	"image_conversion":           guardPlugins,
+	"inject_metadata_properties": guardPlugins,
+	"image_decompression":        guardPlugins,
 }
 
 // Guarded says whether section and key belong to a guarded field (or leak
@@ -56,27 +84,17 @@ var importPluginSections = map[string]bool{
 // guard depends on it ([database] connection holds a password only when its
 // URL carries one).
 func Guarded(section, key, value string) (Guard, bool) {
+	if g, ok := guardedKeys[[2]string{section, key}]; ok {
+		return g, true
+	}
+	if g, ok := guardedSections[section]; ok {
+		return g, true
+	}
 	switch {
-	case section == "keystone_authtoken" && key == "password":
-		return Guard{FieldServiceUser, "the service user's password stays in its Secret and reaches glance-api as an environment variable"}, true
 	case section == "database" && (key == "connection" || key == "slave_connection") && urlHasPassword(value):
-		return Guard{FieldDatabase, "a database password stays in a Secret; a ConfigMap holds glance-api.conf"}, true
-	case section == "import_filtering_opts":
-		return Guard{FieldImportFiltering, "the web-download URI filter is set by its own field"}, true
+		return guardDatabase, true
 	case section == "DEFAULT" && strings.HasPrefix(key, "image_cache_"):
-		return Guard{FieldImageCache, "the image cache is set by its own field, which also mounts its directory"}, true
-	case section == "image_import_opts" && key == "image_import_plugins", importPluginSections[section]:
-		return Guard{FieldImportPlugins, "the import plugins are set by their own field"}, true
-	case section == "DEFAULT" && (key == "show_image_direct_url" || key == "show_multiple_locations"):
-		return Guard{"", "image locations carry the S3 store's access keys, so the hooks keep them hidden"}, true
-	case section == "oslo_policy" && (key == "policy_file" || key == "policy_dirs"):
-		return Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}, true
-	case section == "paste_deploy":
-		return Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}, true
-	case section == "task" && key == "work_dir":
-		return Guard{FieldStaging, "task flows work in the tasks volume, which is sized with the staging area"}, true
-	case section == "wsgi" && key == "python_interpreter":
-		return Guard{FieldImportPlugins, "image conversion under uWSGI needs the hooks' value here: its default is the uWSGI binary, which would start a server"}, true
+		return guardImageCache, true
 	}
 	return Guard{}, false
 }
