@@ -99,18 +99,20 @@ catalogs:
 	python3 -B hack/optioncatalog/generate.py --sources "$(OPENSTACK_SOURCES)" --releases hack/optioncatalog/debian-12.json --out test/catalogs/testdata
 
 # Rewrite every fixture's response.json from what the service answers now,
-# and docs/performance.md's table of the API writes the guide's walk costs.
+# docs/performance.md's table of the API writes the guide's walk costs, and
+# the field reference of docs/reference from the CRDs.
 fixtures:
 	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestCaptureGlanceFixtures' ./test/
 	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestFixtures' ./test/
 	UPDATE_FIXTURES=1 $(GO) test -count=1 -run 'TestWritesTableInDocs' ./test/perf/
+	$(GO) run ./hack/crdref
 
 # Regenerating the fixtures must change nothing.
 fixtures-check:
-	@tmp=$$(mktemp -d) && cp -r test/fixtures $$tmp/ && cp docs/performance.md $$tmp/ && \
+	@tmp=$$(mktemp -d) && cp -r test/fixtures $$tmp/ && cp docs/performance.md $$tmp/ && cp -r docs/reference $$tmp/ && \
 	  $(MAKE) --no-print-directory fixtures >/dev/null && \
-	  if ! diff -r $$tmp/fixtures test/fixtures || ! diff $$tmp/performance.md docs/performance.md; then \
-	    cp -r $$tmp/fixtures/. test/fixtures/; cp $$tmp/performance.md docs/performance.md; rm -rf $$tmp; \
+	  if ! diff -r $$tmp/fixtures test/fixtures || ! diff $$tmp/performance.md docs/performance.md || ! diff -r $$tmp/reference docs/reference; then \
+	    cp -r $$tmp/fixtures/. test/fixtures/; cp $$tmp/performance.md docs/performance.md; cp -r $$tmp/reference/. docs/reference/; rm -rf $$tmp; \
 	    echo "regenerating the fixtures changed them"; exit 1; fi; rm -rf $$tmp
 
 # What the hooks make of the guide's ControlPlane, without a cluster.

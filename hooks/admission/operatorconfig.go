@@ -32,18 +32,27 @@ var catalogStores = optioncatalog.StoreSections{"os_glance_staging_store": "file
 // accepted but deserves a look (a deprecated option name, a release
 // without a catalog).
 func operatorConfigProblems(s api.GlanceSpec) (problem.List, []string) {
-	l, warnings := extraConfigProblems(field.NewPath("extraConfig"), specPath.Child("extraConfig"), s.OpenStackRelease, s.ExtraConfig)
+	l, warnings := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), specPath.Child("extraConfig"), extraconf.OnGlance},
+		s.OpenStackRelease, s.ExtraConfig)
 	l = append(l, pluginProblems(s.Plugins)...)
 	l = append(l, middlewareProblems(s.Middleware)...)
 	l = append(l, policyProblems(s.PolicyOverrides)...)
 	return l, warnings
 }
 
-// extraConfigProblems checks an extraConfig block, at at (relative, as
-// problems are) and warnAt (the whole path: warnings are not re-rooted):
-// every line can be written, no key a guarded field owns, and every section
-// and key is an option of the release's glance-api.
-func extraConfigProblems(at, warnAt *field.Path, releaseName string, ec map[string]map[string]string) (problem.List, []string) {
+// extraConfigAt is where an extraConfig block is written: rel (relative,
+// as problems are), whole (the whole path: warnings are not re-rooted),
+// and root, the path of the Glance fields a refusal names on that object.
+type extraConfigAt struct {
+	rel, whole *field.Path
+	root       string
+}
+
+// extraConfigProblems checks an extraConfig block: every line can be
+// written, no key a guarded field owns, and every section and key is an
+// option of the release's glance-api.
+func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]map[string]string) (problem.List, []string) {
+	at, warnAt := where.rel, where.whole
 	if len(ec) == 0 {
 		return nil, nil
 	}
@@ -61,7 +70,7 @@ func extraConfigProblems(at, warnAt *field.Path, releaseName string, ec map[stri
 			l = append(l, problem.Invalid(at.Key(section), "is empty: name at least one option or leave the section out"))
 		}
 		for _, key := range slices.Sorted(maps.Keys(keys)) {
-			lp := lineProblems(at.Key(section), section, key, keys[key])
+			lp := lineProblems(at.Key(section), where.root, section, key, keys[key])
 			l = append(l, lp...)
 			if len(lp) > 0 || relErr != nil {
 				continue // the release is checked at spec.openStackRelease
@@ -121,8 +130,9 @@ func sectionProblem(s string) string {
 }
 
 // lineProblems checks one option line of a section an operator writes
-// (extraConfig or a plugin), at the section's path.
-func lineProblems(at *field.Path, section, key, value string) problem.List {
+// (extraConfig or a plugin), at the section's path; root is where the
+// object has the Glance's fields (extraconf.OnGlance, OnControlPlane).
+func lineProblems(at *field.Path, root, section, key, value string) problem.List {
 	switch {
 	case extraconf.LineBreak(key):
 		return problem.List{problem.At(at, "option %s contains a newline or carriage return, which would start a line of glance-api.conf past every check", excerpt.Value(key))}
@@ -130,7 +140,7 @@ func lineProblems(at *field.Path, section, key, value string) problem.List {
 		return problem.List{problem.At(at, "option %s is not an option name: lowercase letters, digits and '_', starting with a letter", excerpt.Value(key))}
 	}
 	if g, ok := extraconf.Guarded(section, key, value); ok {
-		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key))}
+		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key, root))}
 	}
 	if extraconf.LineBreak(value) {
 		return problem.List{problem.Invalid(at.Key(key), "contains a newline or carriage return, which would start a line of glance-api.conf past every check")}
@@ -156,7 +166,7 @@ func pluginProblems(plugins []api.PluginSpec) problem.List {
 		}
 		seen[p.ConfigSection] = true
 		for _, key := range slices.Sorted(maps.Keys(p.Config)) {
-			l = append(l, lineProblems(at.Child("config"), p.ConfigSection, key, p.Config[key])...)
+			l = append(l, lineProblems(at.Child("config"), extraconf.OnGlance, p.ConfigSection, key, p.Config[key])...)
 		}
 	}
 	return l
@@ -222,9 +232,9 @@ func policyProblems(p *api.PolicySpec) problem.List {
 // merges into its Glance's extraConfig, each where it is written.
 func controlPlaneExtraConfigProblems(cp *api.ControlPlane) (problem.List, []string) {
 	rel := cmp.Or(cp.Spec.OpenStackRelease, api.DefaultOpenStackRelease)
-	global, globalWarnings := extraConfigProblems(field.NewPath("globalExtraConfig"), specPath.Child("globalExtraConfig"),
+	global, globalWarnings := extraConfigProblems(extraConfigAt{field.NewPath("globalExtraConfig"), specPath.Child("globalExtraConfig"), extraconf.OnControlPlane},
 		rel, cp.Spec.GlobalExtraConfig)
-	own, ownWarnings := extraConfigProblems(field.NewPath("extraConfig"), glanceServicePath.Child("extraConfig"),
+	own, ownWarnings := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), glanceServicePath.Child("extraConfig"), extraconf.OnControlPlane},
 		rel, cp.Spec.Services.Glance.ExtraConfig)
 	return append(problem.Wrap(specPath, global), problem.Wrap(glanceServicePath, own)...), append(globalWarnings, ownWarnings...)
 }

@@ -2,12 +2,15 @@ package admission
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
 )
 
 // TestOperatorConfig: what spec.extraConfig, spec.plugins,
@@ -60,6 +63,10 @@ func TestOperatorConfig(t *testing.T) {
 			mod: ec("DEFAULT", "image_cache_dir", "/c"), refused: `[DEFAULT] image_cache_dir is owned by spec.imageCache`},
 		"import plugins": {reason: "its own field sets it",
 			mod: ec("image_conversion", "output_format", "raw"), refused: `[image_conversion] output_format is owned by spec.importPlugins`},
+		"task work dir": {reason: "the tasks volume is sized by the staging field",
+			mod: ec("task", "work_dir", "/w"), refused: `spec.extraConfig[task][work_dir]: [task] work_dir is owned by spec.staging:`},
+		"python interpreter": {reason: "conversion under uWSGI needs the hooks' value",
+			mod: ec("wsgi", "python_interpreter", "/usr/bin/uwsgi"), refused: `[wsgi] python_interpreter is owned by spec.importPlugins:`},
 		"image locations": {reason: "locations carry the S3 keys",
 			mod: ec("DEFAULT", "show_multiple_locations", "true"), refused: `[DEFAULT] show_multiple_locations cannot be set here`},
 		"newline in a value": {reason: "a newline would inject a line",
@@ -136,5 +143,21 @@ func TestOperatorConfig(t *testing.T) {
 			msg := denied(t, req, resp, 422)
 			assert.Contains(t, msg, tc.refused, tc.reason)
 		})
+	}
+}
+
+// TestGuardFieldsOnControlPlane holds extraconf's list of the guarding
+// fields a ControlPlane lacks to the ControlPlane's type: a refusal on a
+// ControlPlane must name a path it has.
+func TestGuardFieldsOnControlPlane(t *testing.T) {
+	has := map[string]bool{}
+	typ := reflect.TypeFor[api.GlanceService]()
+	for i := range typ.NumField() {
+		has[strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]] = true
+	}
+	for _, f := range []string{extraconf.FieldServiceUser, extraconf.FieldDatabase, extraconf.FieldImportFiltering, extraconf.FieldImageCache,
+		extraconf.FieldImportPlugins, extraconf.FieldPolicyOverrides, extraconf.FieldMiddleware, extraconf.FieldStaging} {
+		top := strings.Split(f, ".")[0]
+		assert.Equal(t, !has[top], extraconf.NotOnControlPlane[f], "%s: spec.services.glance has it: %v", f, has[top])
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -55,6 +56,9 @@ func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]st
 type confInput struct {
 	glance *api.Glance
 	spec   api.GlanceSpec
+	// rel is the release glance-api runs (during an upgrade, not yet the
+	// spec's), mode its launch mode.
+	rel    release.Release
 	mode   LaunchMode
 	stores []*store
 	def    *store

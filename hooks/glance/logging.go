@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -25,12 +26,13 @@ func ownLoggingConfig(l *api.LoggingSpec) bool {
 
 // loggingConf is what spec.logging adds to [DEFAULT].
 func loggingConf(in confInput) (confPart, error) {
-	return confPart{defaults: loggingOptions(in.spec.Logging)}, nil
+	return confPart{defaults: loggingOptions(in.spec.Logging, in.rel)}, nil
 }
 
-// loggingOptions are the [DEFAULT] options spec.logging renders; none
-// without it, so oslo.log's defaults hold as they always did.
-func loggingOptions(l *api.LoggingSpec) []storeconf.Option {
+// loggingOptions are the [DEFAULT] options spec.logging renders for the
+// release glance-api runs; none without it, so oslo.log's defaults hold
+// as they always did.
+func loggingOptions(l *api.LoggingSpec, rel release.Release) []storeconf.Option {
 	if l == nil {
 		return nil
 	}
@@ -40,11 +42,7 @@ func loggingOptions(l *api.LoggingSpec) []storeconf.Option {
 		return append(out, storeconf.Option{Key: "log_config_append", Value: ConfigDir + "/" + LoggingFile})
 	}
 	if len(l.PerLoggerLevels) > 0 {
-		pairs := make([]string, 0, len(l.PerLoggerLevels))
-		for _, name := range slices.Sorted(maps.Keys(l.PerLoggerLevels)) {
-			pairs = append(pairs, name+"="+l.PerLoggerLevels[name])
-		}
-		out = append(out, storeconf.Option{Key: "default_log_levels", Value: strings.Join(pairs, ",")})
+		out = append(out, storeconf.Option{Key: "default_log_levels", Value: defaultLogLevels(rel, l.PerLoggerLevels)})
 	}
 	return out
 }

@@ -138,12 +138,13 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	plan := planSchema(schemaInputsOf(o, rel, jobName))
 	// The config is rendered for the release glance-api runs; the schema
 	// Jobs read only its [database] part.
-	mode := LaunchModeOf(rel)
+	runs := rel
 	if plan.run != nil {
-		mode = LaunchModeOf(plan.run.release)
+		runs = plan.run.release
 	}
+	mode := LaunchModeOf(runs)
 	stores := withRetired(d.stores, d.retired)
-	cfgData, err := renderFiles(confInput{glance: g, spec: spec, mode: mode, stores: stores, def: d.def}, o.policy, o.policyErr)
+	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.def}, o.policy, o.policyErr)
 	if err != nil {
 		return nil, err
 	}

@@ -123,6 +123,8 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 		st.Reconcile(t)
 	})
 
+	t.Run("spec.logging text: perLoggerLevels over oslo.log's default levels", func(t *testing.T) { textLogLevels(t, st, kc, reader) })
+
 	t.Run("an owned key overridden is reported, and its removal is quiet", func(t *testing.T) {
 		memcached := svc.Memcached.Addr()
 		st.Respec(t, func(s *api.GlanceSpec) {

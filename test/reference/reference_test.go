@@ -73,6 +73,14 @@ func confHas(lines ...string) func(*testing.T, result) {
 	}
 }
 
+// logLevelsMerged checks logging.perLoggerLevels' case: the levels are
+// merged into oslo.log's list, which default_log_levels would replace.
+func logLevelsMerged(t *testing.T, r result) {
+	assert.Contains(t, r.conf, "default_log_levels = amqp=ERROR,amqplib=WARN,", "the user's amqp over oslo.log's, first by name")
+	assert.Contains(t, r.conf, ",keystonemiddleware=WARN,", "oslo.log's own levels stay")
+	assert.Contains(t, r.conf, ",sqlalchemy=WARN,sqlalchemy.engine=WARNING,", "the user's logger beside oslo.log's parent")
+}
+
 func podHas(key string, want any, path ...string) func(*testing.T, result) {
 	return func(t *testing.T, r result) {
 		t.Helper()
@@ -199,7 +207,7 @@ var cases = map[string]fieldCase{
 		assert.Contains(t, r.logging, "[logger_root]\nlevel = WARNING\n")
 	}},
 	"logging.debug":           {true, map[string]any{"logging.debug": true}, rendered, confHas("debug = true")},
-	"logging.perLoggerLevels": {true, map[string]any{"logging.perLoggerLevels": map[string]any{"sqlalchemy.engine": "WARNING", "amqp": "ERROR"}}, rendered, confHas("default_log_levels = amqp=ERROR,sqlalchemy.engine=WARNING")},
+	"logging.perLoggerLevels": {true, map[string]any{"logging.perLoggerLevels": map[string]any{"sqlalchemy.engine": "WARNING", "amqp": "ERROR"}}, rendered, logLevelsMerged},
 	"dropRetiredStores":       {false, map[string]any{"dropRetiredStores": []any{"old"}}, inert, nil},
 
 	"dbPurge.retentionDays":          {true, map[string]any{"dbPurge.retentionDays": 12}, rendered, purgeHas(`"--age_in_days","12"`)},

@@ -60,6 +60,8 @@ var GlanceRules = []Rule{
 	{"extraConfig import filtering", map[string]any{"extraConfig": map[string]any{"import_filtering_opts": map[string]any{"allowed_schemes": "[http]"}}}, "spec.extraConfig[import_filtering_opts][allowed_schemes]", false},
 	{"extraConfig image cache", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"image_cache_max_size": "1000"}}}, "spec.extraConfig[DEFAULT][image_cache_max_size]", false},
 	{"extraConfig import plugins", map[string]any{"extraConfig": map[string]any{"image_import_opts": map[string]any{"image_import_plugins": "[image_conversion]"}}}, "spec.extraConfig[image_import_opts][image_import_plugins]", false},
+	{"extraConfig task work dir", map[string]any{"extraConfig": map[string]any{"task": map[string]any{"work_dir": "/var/tmp"}}}, "spec.extraConfig[task][work_dir]", false},
+	{"extraConfig uWSGI python interpreter", map[string]any{"extraConfig": map[string]any{"wsgi": map[string]any{"python_interpreter": "/usr/bin/python3"}}}, "spec.extraConfig[wsgi][python_interpreter]", false},
 	{"extraConfig newline in a value", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true\n[database]"}}}, "spec.extraConfig[DEFAULT][debug]", false},
 	{"extraConfig carriage return in a key", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug\r": "true"}}}, "spec.extraConfig[DEFAULT]", false},
 	{"extraConfig newline in a section", map[string]any{"extraConfig": map[string]any{"DEFAULT]\n[database": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},

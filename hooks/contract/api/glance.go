@@ -196,7 +196,10 @@ type LoggingSpec struct {
 	Level string `json:"level,omitempty"`
 	// Debug is oslo.log's debug option.
 	Debug *bool `json:"debug,omitempty"`
-	// PerLoggerLevels sets the level of named loggers.
+	// PerLoggerLevels sets the level of named loggers. In text mode they
+	// are merged with oslo.log's default levels of the release (sqlalchemy,
+	// keystonemiddleware, ... at WARN), a logger named here taking its level
+	// from here.
 	PerLoggerLevels map[string]string `json:"perLoggerLevels,omitempty"`
 }
 

@@ -17,30 +17,66 @@ import (
 // Guard names the spec field that owns a key an operator may not set by
 // hand, and why.
 type Guard struct {
-	// Field is the spec field that sets it, or what keeps it ("" when no
-	// field does).
+	// Field is the field of a Glance's spec that sets it, relative to the
+	// spec ("" when no field does): a ControlPlane holds the same field
+	// under spec.services.glance, so where it is depends on the object.
 	Field string
 	// Why the key is refused.
 	Why string
 }
 
-// The fields that guard keys.
+// The fields that guard keys, relative to a Glance's spec.
 const (
-	FieldServiceUser     = "spec.serviceUser.secretRef"
-	FieldDatabase        = "spec.database.secretRef"
-	FieldImportFiltering = "spec.importFiltering"
-	FieldImageCache      = "spec.imageCache"
-	FieldImportPlugins   = "spec.importPlugins"
-	FieldPolicyOverrides = "spec.policyOverrides"
-	FieldMiddleware      = "spec.middleware"
+	FieldServiceUser     = "serviceUser.secretRef"
+	FieldDatabase        = "database.secretRef"
+	FieldImportFiltering = "importFiltering"
+	FieldImageCache      = "imageCache"
+	FieldImportPlugins   = "importPlugins"
+	FieldPolicyOverrides = "policyOverrides"
+	FieldMiddleware      = "middleware"
+	FieldStaging         = "staging"
 )
 
-// importPluginSections are the sections of glance's import plugins: the
+// NotOnControlPlane are the guarding fields a ControlPlane's
+// spec.services.glance does not have: the Glance it projects never sets
+// them, so its refusal names them as the Glance's. A test in admission
+// holds this list to the ControlPlane's type.
+var NotOnControlPlane = map[string]bool{FieldPolicyOverrides: true, FieldMiddleware: true}
+
+// The reasons a key is guarded, one per owner.
+var (
+	guardServiceUser = Guard{FieldServiceUser, "the service user's password stays in its Secret and reaches glance-api as an environment variable"}
+	guardDatabase    = Guard{FieldDatabase, "a database password stays in a Secret; a ConfigMap holds glance-api.conf"}
+	guardFiltering   = Guard{FieldImportFiltering, "the web-download URI filter is set by its own field"}
+	guardImageCache  = Guard{FieldImageCache, "the image cache is set by its own field, which also mounts its directory"}
+	guardPlugins     = Guard{FieldImportPlugins, "the import plugins are set by their own field"}
+	guardLocations   = Guard{"", "image locations carry the S3 store's access keys, so the hooks keep them hidden"}
+	guardPolicy      = Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}
+	guardPaste       = Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}
+	guardTasks       = Guard{FieldStaging, "task flows work in the tasks volume, which is sized with the staging area"}
+	guardInterpreter = Guard{FieldImportPlugins, "image conversion under uWSGI needs the hooks' value here: its default is the uWSGI binary, which would start a server"}
+)
+
+// guardedKeys are the guarded keys, by section and key.
+var guardedKeys = map[[2]string]Guard{
+	{"keystone_authtoken", "password"}:            guardServiceUser,
+	{"image_import_opts", "image_import_plugins"}: guardPlugins,
+	{"DEFAULT", "show_image_direct_url"}:          guardLocations,
+	{"DEFAULT", "show_multiple_locations"}:        guardLocations,
+	{"oslo_policy", "policy_file"}:                guardPolicy,
+	{"oslo_policy", "policy_dirs"}:                guardPolicy,
+	{"task", "work_dir"}:                          guardTasks,
+	{"wsgi", "python_interpreter"}:                guardInterpreter,
+}
+
+// guardedSections are the sections whose every key is guarded: the import
 // plugins' settings belong to spec.importPlugins, which also enables them.
-var importPluginSections = map[string]bool{
-	"image_conversion":           true,
-	"inject_metadata_properties": true,
-	"image_decompression":        true,
+var guardedSections = map[string]Guard{
+	"import_filtering_opts":      guardFiltering,
+	"paste_deploy":               guardPaste,
+	"image_conversion":           guardPlugins,
+	"inject_metadata_properties": guardPlugins,
+	"image_decompression":        guardPlugins,
 }
 
 // Guarded says whether section and key belong to a guarded field (or leak
@@ -48,23 +84,17 @@ var importPluginSections = map[string]bool{
 // guard depends on it ([database] connection holds a password only when its
 // URL carries one).
 func Guarded(section, key, value string) (Guard, bool) {
+	if g, ok := guardedKeys[[2]string{section, key}]; ok {
+		return g, true
+	}
+	if g, ok := guardedSections[section]; ok {
+		return g, true
+	}
 	switch {
-	case section == "keystone_authtoken" && key == "password":
-		return Guard{FieldServiceUser, "the service user's password stays in its Secret and reaches glance-api as an environment variable"}, true
 	case section == "database" && (key == "connection" || key == "slave_connection") && urlHasPassword(value):
-		return Guard{FieldDatabase, "a database password stays in a Secret; a ConfigMap holds glance-api.conf"}, true
-	case section == "import_filtering_opts":
-		return Guard{FieldImportFiltering, "the web-download URI filter is set by its own field"}, true
+		return guardDatabase, true
 	case section == "DEFAULT" && strings.HasPrefix(key, "image_cache_"):
-		return Guard{FieldImageCache, "the image cache is set by its own field, which also mounts its directory"}, true
-	case section == "image_import_opts" && key == "image_import_plugins", importPluginSections[section]:
-		return Guard{FieldImportPlugins, "the import plugins are set by their own field"}, true
-	case section == "DEFAULT" && (key == "show_image_direct_url" || key == "show_multiple_locations"):
-		return Guard{"", "image locations carry the S3 store's access keys, so the hooks keep them hidden"}, true
-	case section == "oslo_policy" && (key == "policy_file" || key == "policy_dirs"):
-		return Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}, true
-	case section == "paste_deploy":
-		return Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}, true
+		return guardImageCache, true
 	}
 	return Guard{}, false
 }
@@ -82,12 +112,25 @@ func urlHasPassword(v string) bool {
 	return set
 }
 
-// Message is the refusal of a guarded key, without its value.
-func (g Guard) Message(section, key string) string {
-	if g.Field == "" {
+// Where a refusal is made: the object whose fields it names.
+const (
+	// OnGlance names a Glance's field, spec.<field>.
+	OnGlance = "spec"
+	// OnControlPlane names a ControlPlane's, spec.services.glance.<field>.
+	OnControlPlane = "spec.services.glance"
+)
+
+// Message is the refusal of a guarded key, without its value, naming the
+// owning field where the object being checked (root: OnGlance or
+// OnControlPlane) has it.
+func (g Guard) Message(section, key, root string) string {
+	switch {
+	case g.Field == "":
 		return fmt.Sprintf("[%s] %s cannot be set here: %s", section, key, g.Why)
+	case root == OnControlPlane && NotOnControlPlane[g.Field]:
+		return fmt.Sprintf("[%s] %s is owned by a Glance's spec.%s, which a ControlPlane does not set: %s", section, key, g.Field, g.Why)
 	}
-	return fmt.Sprintf("[%s] %s is owned by %s: %s", section, key, g.Field, g.Why)
+	return fmt.Sprintf("[%s] %s is owned by %s.%s: %s", section, key, root, g.Field, g.Why)
 }
 
 // ownedKeys are the keys the hooks render from the spec and the attached

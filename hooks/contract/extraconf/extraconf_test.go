@@ -26,6 +26,9 @@ func TestGuarded(t *testing.T) {
 		"policy file":        {"rendered from policyOverrides", "oslo_policy", "policy_file", "/p", FieldPolicyOverrides, true},
 		"secure RBAC":        {"the switch is the operator's", "oslo_policy", "enforce_scope", "false", "", false},
 		"paste":              {"the hooks' pipeline", "paste_deploy", "flavor", "x", FieldMiddleware, true},
+		"task work dir":      {"the tasks volume, sized by staging", "task", "work_dir", "/w", FieldStaging, true},
+		"python interpreter": {"conversion under uWSGI", "wsgi", "python_interpreter", "/usr/bin/uwsgi", FieldImportPlugins, true},
+		"other wsgi option":  {"an option like any other", "wsgi", "task_pool_threads", "16", "", false},
 		"anonymous":          {"an option like any other", "DEFAULT", "allow_anonymous_access", "true", "", false},
 	}
 	for name, tc := range cases {
@@ -33,7 +36,7 @@ func TestGuarded(t *testing.T) {
 		assert.Equal(t, tc.guarded, ok, "%s: %s", name, tc.reason)
 		assert.Equal(t, tc.field, g.Field, "%s: %s", name, tc.reason)
 		if ok {
-			assert.NotContains(t, g.Message(tc.section, tc.key), tc.value, "%s: the message never repeats the value", name)
+			assert.NotContains(t, g.Message(tc.section, tc.key, OnGlance), tc.value, "%s: the message never repeats the value", name)
 		}
 	}
 }
@@ -59,4 +62,21 @@ func TestFilterProblems(t *testing.T) {
 	assert.NotEmpty(t, FilterKeyProblem("k\r"))
 	assert.True(t, LineBreak("a\rb"))
 	assert.False(t, LineBreak("a b"))
+}
+
+func TestMessageNamesTheObjectsPath(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		g      Guard
+		root   string
+		want   string
+	}{
+		"glance":           {"a Glance's own field", Guard{FieldServiceUser, "why"}, OnGlance, "[s] k is owned by spec.serviceUser.secretRef: why"},
+		"controlplane":     {"the same field under services.glance", Guard{FieldServiceUser, "why"}, OnControlPlane, "[s] k is owned by spec.services.glance.serviceUser.secretRef: why"},
+		"glance only":      {"a field a ControlPlane lacks is the Glance's", Guard{FieldMiddleware, "why"}, OnControlPlane, "[s] k is owned by a Glance's spec.middleware, which a ControlPlane does not set: why"},
+		"nobody's on a cp": {"no field, no path", Guard{"", "why"}, OnControlPlane, "[s] k cannot be set here: why"},
+	}
+	for name, tc := range cases {
+		assert.Equal(t, tc.want, tc.g.Message("s", "k", tc.root), "%s: %s", name, tc.reason)
+	}
 }

@@ -1,0 +1,68 @@
+package glance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+)
+
+// oslo.log 7.x's list as [DEFAULT] default_log_levels writes it, sorted.
+const osloLog7Sorted = "amqp=WARN,amqplib=WARN,boto=WARN,dogpile.core.dogpile=INFO,iso8601=WARN,keystoneauth=WARN," +
+	"keystonemiddleware=WARN,oslo.cache=INFO,oslo.messaging=INFO,oslo_messaging=INFO,oslo_policy=INFO,qpid=WARN," +
+	"requests.packages.urllib3.connectionpool=WARN,requests.packages.urllib3.util.retry=WARN,routes.middleware=WARN," +
+	"sqlalchemy=WARN,stevedore=WARN,suds=INFO,taskflow=WARN,urllib3.connectionpool=WARN,urllib3.util.retry=WARN,websocket=WARN"
+
+func TestDefaultLogLevels(t *testing.T) {
+	r := func(y, m int) release.Release { return release.Release{Year: y, Minor: m} }
+	cases := map[string]struct {
+		reason string
+		rel    release.Release
+		user   map[string]string
+		want   string
+	}{
+		"a logger of its own": {"oslo.log's list stays, the user's logger joins it in order", r(2025, 2),
+			map[string]string{"glance.api": "DEBUG"}, strings.Replace(osloLog7Sorted, "dogpile.core.dogpile=INFO,", "dogpile.core.dogpile=INFO,glance.api=DEBUG,", 1)},
+		"the user wins": {"a logger oslo.log names takes the user's level", r(2025, 1),
+			map[string]string{"keystonemiddleware": "DEBUG", "sqlalchemy": "ERROR"},
+			strings.NewReplacer("keystonemiddleware=WARN", "keystonemiddleware=DEBUG", "sqlalchemy=WARN", "sqlalchemy=ERROR").Replace(osloLog7Sorted)},
+		"a child of a default": {"a child logger is a logger of its own; its parent keeps oslo.log's level", r(2025, 2),
+			map[string]string{"sqlalchemy.engine": "INFO"}, strings.Replace(osloLog7Sorted, "sqlalchemy=WARN,", "sqlalchemy=WARN,sqlalchemy.engine=INFO,", 1)},
+		"2026.1": {"oslo.log 8 drops amqplib and qpid", r(2026, 1),
+			map[string]string{"amqp": "ERROR"}, strings.NewReplacer("amqp=WARN", "amqp=ERROR", "amqplib=WARN,", "", "qpid=WARN,", "").Replace(osloLog7Sorted)},
+		"a later release": {"takes the newest list known", r(2027, 2),
+			map[string]string{"amqp": "WARN"}, strings.NewReplacer("amqplib=WARN,", "", "qpid=WARN,", "").Replace(osloLog7Sorted)},
+	}
+	for name, tc := range cases {
+		got := defaultLogLevels(tc.rel, tc.user)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: %s (-want +got):\n%s", name, tc.reason, diff)
+		}
+	}
+}
+
+func TestLoggingOptions(t *testing.T) {
+	rel := release.Release{Year: 2025, Minor: 2}
+	cases := map[string]struct {
+		reason string
+		l      *api.LoggingSpec
+		want   []storeconf.Option
+	}{
+		"unset": {"oslo.log's defaults hold", nil, nil},
+		"text, levels": {"text mode writes the merged list", &api.LoggingSpec{Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"glance": "DEBUG"}},
+			[]storeconf.Option{{Key: "debug", Value: "false"}, {Key: "default_log_levels", Value: defaultLogLevels(rel, map[string]string{"glance": "DEBUG"})}}},
+		"text, no levels": {"oslo.log's own list stands, unwritten", &api.LoggingSpec{Level: api.DefaultLogLevel},
+			[]storeconf.Option{{Key: "debug", Value: "false"}}},
+		"json": {"a logging config of its own, where default_log_levels is not read", &api.LoggingSpec{Format: api.LogFormatJSON, Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"glance": "DEBUG"}},
+			[]storeconf.Option{{Key: "debug", Value: "false"}, {Key: "log_config_append", Value: ConfigDir + "/" + LoggingFile}}},
+	}
+	for name, tc := range cases {
+		if diff := cmp.Diff(tc.want, loggingOptions(tc.l, rel)); diff != "" {
+			t.Errorf("%s: %s (-want +got):\n%s", name, tc.reason, diff)
+		}
+	}
+}
