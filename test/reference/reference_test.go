@@ -6,11 +6,13 @@
 package reference
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/schemas"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
@@ -33,6 +36,9 @@ const (
 	inert
 	// refused: admission refuses it as not supported yet.
 	refused
+	// refusedAsInvalid: admission refuses every value, naming the field:
+	// the reference has it, but what it would choose is fixed.
+	refusedAsInvalid
 )
 
 // fieldCase sets one field (value under spec at the path, with whatever
@@ -54,6 +60,8 @@ type result struct {
 	all             string
 	deployment, hpa chain.Object
 	status          chain.Object
+	// dbURL is the database URL Secret's value.
+	dbURL string
 }
 
 func (r result) pod() map[string]any {
@@ -143,11 +151,17 @@ var cases = map[string]fieldCase{
 	"database.credentialsMode":              {true, map[string]any{"database.credentialsMode": "Dynamic"}, later, nil},
 	"database.replicas":                     {true, map[string]any{"database.replicas": 3}, inert, nil},
 	"database.storageSize":                  {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
-	"database.tls.mode":                     {true, dbTLS("mode", "verify-full"), later, nil},
-	"database.tls.caBundleSecretRef.name":   {true, dbTLS("caBundleSecretRef.name", "db-ca"), later, nil},
-	"database.tls.caBundleSecretRef.key":    {true, dbTLS("caBundleSecretRef.key", "ca.crt"), later, nil},
-	"database.tls.clientCertSecretRef.name": {true, dbTLS("clientCertSecretRef.name", "db-client"), later, nil},
-	"database.tls.clientCertSecretRef.key":  {true, dbTLS("mode", "require"), later, nil},
+	"database.tls.mode": {true, dbTLS("mode", "verify-ca"), rendered,
+		dbURLHas("&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=false")},
+	"database.tls.caBundleSecretRef.name": {true, dbTLS("caBundleSecretRef.name", "db-ca"), rendered,
+		allHas(`{"secret":{"items":[{"key":"ca.crt","path":"ca.crt"}],"name":"db-ca"}}`)},
+	"database.tls.caBundleSecretRef.key": {true, dbTLS("caBundleSecretRef.key", "bundle.pem"), rendered,
+		allHas(`{"secret":{"items":[{"key":"bundle.pem","path":"ca.crt"}],"name":"db-ca"}}`)},
+	"database.tls.clientCertSecretRef.name": {true, dbTLS("clientCertSecretRef.name", "db-client"), rendered,
+		allHas(`{"secret":{"items":[{"key":"tls.crt","path":"tls.crt"},{"key":"tls.key","path":"tls.key"}],"name":"db-client"}}`)},
+	// clientCertSecretRef.key is the reference's, and a kubernetes.io/tls
+	// Secret has no key to choose: admission refuses it (the webhook and CEL).
+	"database.tls.clientCertSecretRef.key": {true, dbTLS("clientCertSecretRef.key", "tls.crt"), refusedAsInvalid, nil},
 	"cache.backend":                         {true, map[string]any{"cache.backend": "dogpile.cache.pymemcache"}, rendered, confHas("backend = dogpile.cache.pymemcache", "enabled = true")},
 	"cache.clusterRef.name":                 {true, map[string]any{"cache.clusterRef.name": "memcached"}, rendered, confHas("memcached_servers = memcached.openstack.svc.cluster.local:11211")},
 	"cache.servers":                         {true, map[string]any{"cache.clusterRef": nil, "cache.servers": []any{"10.0.0.5:11211"}}, rendered, confHas("memcached_servers = 10.0.0.5:11211")},
@@ -254,6 +268,14 @@ var cases = map[string]fieldCase{
 	"extraConfig":                       {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}}, rendered, confHas("allow_anonymous_access = true")},
 }
 
+// dbURLHas looks into the database URL Secret the hooks write.
+func dbURLHas(want string) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.Contains(t, r.dbURL, want, "OS_DATABASE__CONNECTION")
+	}
+}
+
 func dbTLS(path string, v any) map[string]any {
 	return map[string]any{"database.tls": map[string]any{"caBundleSecretRef": map[string]any{"name": "db-ca"}, "clientCertSecretRef": map[string]any{"name": "db-client"}},
 		"database.tls." + path: v}
@@ -344,7 +366,36 @@ func base(t *testing.T) []render.Doc {
 	require.NoError(t, err)
 	docs, err := render.Parse(raw, "standalone.yaml", "openstack")
 	require.NoError(t, err)
-	return docs
+	tlsOnce.Do(func() { tlsDocs = dbTLSSecrets(t) })
+	return append(docs, tlsDocs...)
+}
+
+// The TLS Secrets are made once: every case, and the baseline an inert
+// case is compared with, sees the same.
+var (
+	tlsOnce sync.Once
+	tlsDocs []render.Doc
+)
+
+// dbTLSSecrets are the database TLS Secrets the cases name, beside the
+// example's objects: a CA bundle and a client certificate.
+func dbTLSSecrets(t *testing.T) []render.Doc {
+	ca, err := testcert.NewCA("db-ca")
+	require.NoError(t, err)
+	client, err := testcert.NewClient("glance")
+	require.NoError(t, err)
+	secret := func(name string, data map[string][]byte) render.Doc {
+		enc := map[string]any{}
+		for k, v := range data {
+			enc[k] = base64.StdEncoding.EncodeToString(v)
+		}
+		return render.Doc{Source: name, Object: chain.Object{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": name, "namespace": "openstack"}, "data": enc}}
+	}
+	return []render.Doc{
+		secret("db-ca", map[string][]byte{"ca.crt": ca.CertPEM, "bundle.pem": ca.CertPEM}),
+		secret("db-client", map[string][]byte{"tls.crt": client.CertPEM, "tls.key": client.KeyPEM}),
+	}
 }
 
 func run(t *testing.T, c *fieldCase) (result, error) {
@@ -379,6 +430,11 @@ func collect(objs []chain.Object) result {
 			r.deployment = o
 		case "HorizontalPodAutoscaler":
 			r.hpa = o
+		case "Secret":
+			if d, ok := o["data"].(map[string]any); ok && d["connection"] != nil {
+				b, _ := base64.StdEncoding.DecodeString(d["connection"].(string))
+				r.dbURL = string(b)
+			}
 		case "Glance":
 			r.status, _ = o["status"].(map[string]any)
 		}
@@ -402,6 +458,9 @@ func TestEveryField(t *testing.T) {
 					block = strings.Join(strings.Split(path, ".")[:2], ".")
 				}
 				assert.Contains(t, err.Error(), "spec."+block+" is not supported yet")
+			case refusedAsInvalid:
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "spec."+path)
 			case inert:
 				require.NoError(t, err)
 				assert.True(t, reflect.DeepEqual(baseline, got), "an inert field changes nothing rendered")
