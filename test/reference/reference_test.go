@@ -143,43 +143,43 @@ var cases = map[string]fieldCase{
 	"image.digest": {true, map[string]any{"image.tag": nil, "image.digest": "sha256:" + strings.Repeat("ab", 32)}, rendered, func(t *testing.T, r result) {
 		assert.Equal(t, "ghcr.io/c5c3/glance@sha256:"+strings.Repeat("ab", 32), r.container()["image"])
 	}},
-	"database.clusterRef.name":              {true, map[string]any{"database.clusterRef.name": "mariadb"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.host":                         {true, map[string]any{"database.clusterRef": nil, "database.host": "db.example.com"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.port":                         {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.database":                     {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.secretRef.name":               {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.credentialsMode":              {true, map[string]any{"database.credentialsMode": "Dynamic"}, later, nil},
-	"database.replicas":                     {true, map[string]any{"database.replicas": 3}, inert, nil},
-	"database.storageSize":                  {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
-	"database.tls.mode": {true, dbTLS("mode", "verify-ca"), rendered,
+	"database.clusterRef.name": {true, map[string]any{"database.clusterRef.name": "mariadb"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.host":            {true, map[string]any{"database.clusterRef": nil, "database.host": "db.example.com"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.port":            {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.database":        {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.secretRef.name":  {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.credentialsMode": {true, map[string]any{"database.credentialsMode": "Dynamic"}, later, nil},
+	"database.replicas":        {true, map[string]any{"database.replicas": 3}, inert, nil},
+	"database.storageSize":     {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
+	"database.tls.mode": {true, refrules.DBTLS("mode", "verify-ca"), rendered,
 		dbURLHas("&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=false")},
-	"database.tls.caBundleSecretRef.name": {true, dbTLS("caBundleSecretRef.name", "db-ca"), rendered,
+	"database.tls.caBundleSecretRef.name": {true, refrules.DBTLS("caBundleSecretRef.name", "db-ca"), rendered,
 		allHas(`{"secret":{"items":[{"key":"ca.crt","path":"ca.crt"}],"name":"db-ca"}}`)},
-	"database.tls.caBundleSecretRef.key": {true, dbTLS("caBundleSecretRef.key", "bundle.pem"), rendered,
+	"database.tls.caBundleSecretRef.key": {true, refrules.DBTLS("caBundleSecretRef.key", "bundle.pem"), rendered,
 		allHas(`{"secret":{"items":[{"key":"bundle.pem","path":"ca.crt"}],"name":"db-ca"}}`)},
-	"database.tls.clientCertSecretRef.name": {true, dbTLS("clientCertSecretRef.name", "db-client"), rendered,
+	"database.tls.clientCertSecretRef.name": {true, refrules.DBTLS("clientCertSecretRef.name", "db-client"), rendered,
 		allHas(`{"secret":{"items":[{"key":"tls.crt","path":"tls.crt"},{"key":"tls.key","path":"tls.key"}],"name":"db-client"}}`)},
 	// clientCertSecretRef.key is the reference's, and a kubernetes.io/tls
 	// Secret has no key to choose: admission refuses it (the webhook and CEL).
-	"database.tls.clientCertSecretRef.key": {true, dbTLS("clientCertSecretRef.key", "tls.crt"), refusedAsInvalid, nil},
-	"cache.backend":                         {true, map[string]any{"cache.backend": "dogpile.cache.pymemcache"}, rendered, confHas("backend = dogpile.cache.pymemcache", "enabled = true")},
-	"cache.clusterRef.name":                 {true, map[string]any{"cache.clusterRef.name": "memcached"}, rendered, confHas("memcached_servers = memcached.openstack.svc.cluster.local:11211")},
-	"cache.servers":                         {true, map[string]any{"cache.clusterRef": nil, "cache.servers": []any{"10.0.0.5:11211"}}, rendered, confHas("memcached_servers = 10.0.0.5:11211")},
-	"cache.replicas":                        {true, map[string]any{"cache.replicas": 3}, inert, nil},
-	"keystoneEndpoint":                      {true, map[string]any{"keystoneEndpoint": "http://ks.example:5000/v3"}, rendered, confHas("auth_url = http://ks.example:5000/v3")},
-	"keystonePublicEndpoint":                {true, map[string]any{"keystonePublicEndpoint": "https://ks.example/v3"}, rendered, confHas("www_authenticate_uri = https://ks.example/v3")},
-	"serviceUser.username":                  {true, map[string]any{"serviceUser.username": "img"}, rendered, confHas("username = img")},
-	"serviceUser.projectName":               {true, map[string]any{"serviceUser.projectName": "svc"}, rendered, confHas("project_name = svc")},
-	"serviceUser.userDomainName":            {true, map[string]any{"serviceUser.userDomainName": "ud"}, rendered, confHas("user_domain_name = ud")},
-	"serviceUser.projectDomainName":         {true, map[string]any{"serviceUser.projectDomainName": "pd"}, rendered, confHas("project_domain_name = pd")},
-	"serviceUser.secretRef.name":            {true, map[string]any{"serviceUser.secretRef.name": "glance-service-user"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
-	"serviceUser.secretRef.key":             {true, map[string]any{"serviceUser.secretRef.key": "password"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
-	"region":                                {true, map[string]any{"region": "RegionTwo"}, rendered, confHas("region_name = RegionTwo")},
-	"apiServer.workers":                     {true, map[string]any{"apiServer.workers": 6}, rendered, confHas("workers = 6")},
-	"apiServer.uwsgi.processes":             {true, uwsgi("processes", 3), rendered, uwsgiHas("processes = 3")},
-	"apiServer.uwsgi.threads":               {true, uwsgi("threads", 2), rendered, uwsgiHas("threads = 2")},
-	"apiServer.uwsgi.httpKeepAlive":         {true, uwsgi("httpKeepAlive", true), rendered, uwsgiHas("http11-socket = $(POD_IP):9292")},
-	"apiServer.uwsgi.harakiri":              {true, uwsgi("harakiri", 20), rendered, uwsgiHas("harakiri = 20")},
+	"database.tls.clientCertSecretRef.key": {true, refrules.DBTLS("clientCertSecretRef.key", "tls.crt"), refusedAsInvalid, nil},
+	"cache.backend":                        {true, map[string]any{"cache.backend": "dogpile.cache.pymemcache"}, rendered, confHas("backend = dogpile.cache.pymemcache", "enabled = true")},
+	"cache.clusterRef.name":                {true, map[string]any{"cache.clusterRef.name": "memcached"}, rendered, confHas("memcached_servers = memcached.openstack.svc.cluster.local:11211")},
+	"cache.servers":                        {true, map[string]any{"cache.clusterRef": nil, "cache.servers": []any{"10.0.0.5:11211"}}, rendered, confHas("memcached_servers = 10.0.0.5:11211")},
+	"cache.replicas":                       {true, map[string]any{"cache.replicas": 3}, inert, nil},
+	"keystoneEndpoint":                     {true, map[string]any{"keystoneEndpoint": "http://ks.example:5000/v3"}, rendered, confHas("auth_url = http://ks.example:5000/v3")},
+	"keystonePublicEndpoint":               {true, map[string]any{"keystonePublicEndpoint": "https://ks.example/v3"}, rendered, confHas("www_authenticate_uri = https://ks.example/v3")},
+	"serviceUser.username":                 {true, map[string]any{"serviceUser.username": "img"}, rendered, confHas("username = img")},
+	"serviceUser.projectName":              {true, map[string]any{"serviceUser.projectName": "svc"}, rendered, confHas("project_name = svc")},
+	"serviceUser.userDomainName":           {true, map[string]any{"serviceUser.userDomainName": "ud"}, rendered, confHas("user_domain_name = ud")},
+	"serviceUser.projectDomainName":        {true, map[string]any{"serviceUser.projectDomainName": "pd"}, rendered, confHas("project_domain_name = pd")},
+	"serviceUser.secretRef.name":           {true, map[string]any{"serviceUser.secretRef.name": "glance-service-user"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
+	"serviceUser.secretRef.key":            {true, map[string]any{"serviceUser.secretRef.key": "password"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
+	"region":                               {true, map[string]any{"region": "RegionTwo"}, rendered, confHas("region_name = RegionTwo")},
+	"apiServer.workers":                    {true, map[string]any{"apiServer.workers": 6}, rendered, confHas("workers = 6")},
+	"apiServer.uwsgi.processes":            {true, uwsgi("processes", 3), rendered, uwsgiHas("processes = 3")},
+	"apiServer.uwsgi.threads":              {true, uwsgi("threads", 2), rendered, uwsgiHas("threads = 2")},
+	"apiServer.uwsgi.httpKeepAlive":        {true, uwsgi("httpKeepAlive", true), rendered, uwsgiHas("http11-socket = $(POD_IP):9292")},
+	"apiServer.uwsgi.harakiri":             {true, uwsgi("harakiri", 20), rendered, uwsgiHas("harakiri = 20")},
 	"apiServer.uwsgi.httpKeepAliveTimeout": {true, map[string]any{"openStackRelease": "2026.1", "image.tag": "2026.1",
 		"apiServer.uwsgi": map[string]any{"httpKeepAlive": true, "httpKeepAliveTimeout": 15}}, rendered, uwsgiHas("socket-timeout = 15")},
 	"metadefsPath": {false, map[string]any{"metadefsPath": "/opt/metadefs"}, rendered, func(t *testing.T, r result) {
@@ -274,11 +274,6 @@ func dbURLHas(want string) func(*testing.T, result) {
 		t.Helper()
 		assert.Contains(t, r.dbURL, want, "OS_DATABASE__CONNECTION")
 	}
-}
-
-func dbTLS(path string, v any) map[string]any {
-	return map[string]any{"database.tls": map[string]any{"caBundleSecretRef": map[string]any{"name": "db-ca"}, "clientCertSecretRef": map[string]any{"name": "db-client"}},
-		"database.tls." + path: v}
 }
 
 func allHas(want string) func(*testing.T, result) {
