@@ -54,4 +54,18 @@ func databaseTLS(t *testing.T, svc *glancestack.Services) {
 	c := st.Client(t, pods[0])
 	id := c.UploadActive(t, "over-database-tls", data, "", "primary")
 	assert.True(t, bytes.Equal(data, c.Download(t, id)), "the image comes back byte for byte")
+	assert.NotContains(t, pods[0].Logs(pods[0].Container), "PRIVATE KEY", "no key material in glance-api's log")
+
+	// A new client certificate rolls glance-api, and the new pod connects
+	// with it.
+	before := st.Deployment(t).Spec.Template.Annotations[names.AnnotationCredentialsDigest]
+	rotated, err := svc.DB.CA.IssueClient(st.DBUser)
+	require.NoError(t, err)
+	st.ApplySecret(t, clientSecret, map[string]string{"tls.crt": string(rotated.CertPEM), "tls.key": string(rotated.KeyPEM)})
+	st.Reconcile(t)
+	assert.NotEqual(t, before, st.Deployment(t).Spec.Template.Annotations[names.AnnotationCredentialsDigest], "the pod template's digest changed")
+	now := st.Pods()
+	require.NotEmpty(t, now)
+	assert.NotSame(t, pods[0], now[0], "a new pod runs")
+	assert.True(t, bytes.Equal(data, st.Client(t, now[0]).Download(t, id)), "the rolled pod reads the image over the new certificate")
 }
