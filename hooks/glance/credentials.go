@@ -180,9 +180,9 @@ const digestContext = "glance-hooks credentials digest v1"
 // certificate and key) rolls the pods: the pods read the first two from
 // Secrets through environment variables, which only a restart re-reads,
 // and PyMySQL reads the files at every connect, but a pod whose files
-// changed under it would mix old and new connections until it ends. It is an HMAC-SHA256
-// of the URL and the password, keyed by the uids of the two Secrets, cut to
-// 32 hex digits. The uids are random (UUIDv4) and only someone who can read
+// changed under it would mix old and new connections until it ends. It is
+// an HMAC-SHA256 of the URL and the password, keyed by the uids of the two
+// Secrets, cut to 32 hex digits. The uids are random (UUIDv4) and only someone who can read
 // the Secrets sees them, so someone who can read the Deployment but not the
 // Secrets cannot test guessed passwords against the digest, as they could
 // against a plain hash of a password. The same Secrets with the same data
