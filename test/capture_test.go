@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/internal/testcert"
 )
 
 // glanceController is the glance CompositeController of chain.Controllers.
@@ -260,6 +261,27 @@ digest, never the password), so the pods roll and read it; no schema Job runs.`,
 			s.apply(strings.Replace(glanceSecrets, `password: "db-secret@:/%0001"`, `password: "rotated-secret/0002"`, 1))
 			return "glance"
 		}},
+	{"database-tls", `
+spec.database.tls asks for verify-full with a CA bundle Secret and a
+kubernetes.io/tls client certificate Secret. The database URL's Secret
+glance-db-connection carries ssl_ca, ssl_cert, ssl_key and
+ssl_check_hostname=true naming the files under /etc/glance/database-tls; the
+Deployment and the db sync Job project both Secrets there read-only (mode
+0440) and mount them into every glance container. No certificate or key is
+in a ConfigMap, the status or an event.`,
+		func(s *scenario) string {
+			newSchemaLog(s)
+			glance := strings.Replace(standaloneGlance, "    secretRef: {name: glance-db}\n", `    secretRef: {name: glance-db}
+    tls:
+      mode: verify-full
+      caBundleSecretRef: {name: glance-db-ca}
+      clientCertSecretRef: {name: glance-db-client}
+`, 1)
+			s.apply(credentials + "\n---\n" + databaseTLSSecrets + "\n---\n" + glance + "\n---\n" +
+				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			return "glance"
+		}},
 	{"patch-bump-sync-running", `
 spec.image.tag moved from 2025.2 to 2025.2-p1, a new image of the same
 release: a db sync Job for it runs first, and the Deployment keeps the
@@ -458,6 +480,24 @@ ExtraConfigHealthy is False naming the owned key, and Ready stays True.`,
 			return "glance"
 		}},
 }
+
+// databaseTLSSecrets are a CA bundle and a client certificate that are the
+// same bytes on every run, so regenerating the fixtures changes nothing.
+var databaseTLSSecrets = func() string {
+	ca, client := testcert.Fixed("db-ca", 1), testcert.Fixed("glance", 2)
+	q := func(b []byte) string { j, _ := json.Marshal(string(b)); return string(j) }
+	return `apiVersion: v1
+kind: Secret
+metadata: {name: glance-db-ca, namespace: openstack}
+stringData: {ca.crt: ` + q(ca.CertPEM) + `}
+---
+apiVersion: v1
+kind: Secret
+type: kubernetes.io/tls
+metadata: {name: glance-db-client, namespace: openstack}
+stringData: {tls.crt: ` + q(client.CertPEM) + `, tls.key: ` + q(client.KeyPEM) + `}
+`
+}()
 
 // TestCaptureGlanceFixtures writes the request.json of every captured case
 // (only with -update); TestFixtures then checks or writes the responses.

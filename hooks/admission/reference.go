@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -223,13 +224,28 @@ func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 	default:
 		l = append(l, problem.Invalid(at.Child("mode"), "must be disabled, prefer, require, verify-ca or verify-full"))
 	}
-	l = append(l, requiredValue(at.Child("caBundleSecretRef", "name"), t.CABundleSecretRef.Name)...)
-	l = append(l, requiredValue(at.Child("clientCertSecretRef", "name"), t.ClientCertSecretRef.Name)...)
+	// The names and the key reach the pods' projected volume.
+	l = append(l, secretNameProblems(at.Child("caBundleSecretRef", "name"), t.CABundleSecretRef.Name)...)
+	l = append(l, secretNameProblems(at.Child("clientCertSecretRef", "name"), t.ClientCertSecretRef.Name)...)
+	if k := t.CABundleSecretRef.Key; k != "" && len(validation.IsConfigMapKey(k)) > 0 {
+		l = append(l, problem.Invalid(at.Child("caBundleSecretRef", "key"), "must be a Secret data key (letters, digits, '-', '_', '.')"))
+	}
 	if t.ClientCertSecretRef.Key != "" {
 		l = append(l, problem.Invalid(at.Child("clientCertSecretRef", "key"),
 			"must not be set: the client certificate Secret is a kubernetes.io/tls Secret, read as tls.crt and tls.key"))
 	}
 	return l
+}
+
+// secretNameProblems checks the name of a Secret in the Glance's namespace.
+func secretNameProblems(at *field.Path, name string) problem.List {
+	if name == "" {
+		return problem.List{problem.Required(at)}
+	}
+	if len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return problem.List{problem.Invalid(at, "must be a Secret's name (a DNS subdomain)")}
+	}
+	return nil
 }
 
 // unusedSizingWarnings name the reference's fields that size a database or

@@ -38,36 +38,47 @@ type relatedSecret struct {
 	Data map[string]string `json:"data"`
 }
 
-// secretValue reads one key of a related Secret. problem names the Secret
-// and the key, never a value.
+// secretValue reads one key of a related Secret as an environment value.
+// problem names the Secret and the key, never a value.
 func secretValue(related metacontroller.ObjectMap, name, key string) (value string, uid types.UID, problem string, err error) {
-	sec, found, err := metacontroller.DecodeOne[relatedSecret](related, names.SecretsKey, name)
-	switch {
-	case err != nil:
-		return "", "", "", hook.Invalid("related %v", err)
-	case !found:
-		return "", "", fmt.Sprintf("Secret %s does not exist", excerpt.Name(name)), nil
-	}
-	enc, ok := sec.Data[key]
-	if !ok {
-		return "", "", fmt.Sprintf("Secret %s has no key %s", excerpt.Name(name), excerpt.Name(key)), nil
-	}
-	b, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return "", "", fmt.Sprintf("Secret %s key %s is not base64", excerpt.Name(name), excerpt.Name(key)), nil
-	}
-	if len(b) == 0 {
-		return "", "", fmt.Sprintf("Secret %s key %s is empty", excerpt.Name(name), excerpt.Name(key)), nil
+	b, uid, problem, err := secretBytes(related, name, key)
+	if problem != "" || err != nil {
+		return "", "", problem, err
 	}
 	// Every credential read here reaches the pods through the environment.
 	if p := storeconf.EnvValueProblem(string(b)); p != "" {
 		return "", "", fmt.Sprintf("Secret %s key %s %s", excerpt.Name(name), excerpt.Name(key), p), nil
 	}
-	return string(b), sec.Metadata.UID, "", nil
+	return string(b), uid, "", nil
 }
 
-// readCredentials reads the database Secret (username, password) and the
-// service user's Secret (its key) the spec names. creds is nil unless both
+// secretBytes reads one non-empty key of a related Secret. problem names
+// the Secret and the key, never a value.
+func secretBytes(related metacontroller.ObjectMap, name, key string) (value []byte, uid types.UID, problem string, err error) {
+	sec, found, err := metacontroller.DecodeOne[relatedSecret](related, names.SecretsKey, name)
+	switch {
+	case err != nil:
+		return nil, "", "", hook.Invalid("related %v", err)
+	case !found:
+		return nil, "", fmt.Sprintf("Secret %s does not exist", excerpt.Name(name)), nil
+	}
+	enc, ok := sec.Data[key]
+	if !ok {
+		return nil, "", fmt.Sprintf("Secret %s has no key %s", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, "", fmt.Sprintf("Secret %s key %s is not base64", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	if len(b) == 0 {
+		return nil, "", fmt.Sprintf("Secret %s key %s is empty", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	return b, sec.Metadata.UID, "", nil
+}
+
+// readCredentials reads the database Secret (username, password), the
+// database TLS Secrets when the spec asks for TLS, and the service user's
+// Secret (its key) the spec names. creds is nil unless both
 // are complete; database is the DatabaseReady condition when the database
 // Secret is not, user the ServiceUserReady condition.
 func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *credentials, database *hook.Condition, user hook.Condition, err error) {
@@ -89,6 +100,11 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 		}
 		values[i], dbUID = v, uid
 	}
+	tlsMaterial, tlsProblems, err := readDatabaseTLS(related, activeDatabaseTLS(spec))
+	if err != nil {
+		return nil, nil, user, err
+	}
+	dbProblems = append(dbProblems, tlsProblems...)
 	ref := spec.ServiceUser.SecretRef
 	password, userUID, userProblem, err := secretValue(related, ref.Name, ref.Key)
 	if err != nil {
@@ -108,9 +124,9 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 		return nil, database, user, nil
 	}
 	host, port := spec.Database.Address(g.Namespace)
-	url := connectionURL(values[0], values[1], host, port, spec.Database.Database)
+	url := connectionURL(values[0], values[1], host, port, spec.Database.Database) + databaseTLSQuery(activeDatabaseTLS(spec))
 	c := &credentials{connection: osloEnvValue(url), servicePassword: osloEnvValue(password),
-		digest: credentialsDigest(dbUID, userUID, url, password)}
+		digest: credentialsDigest(dbUID, userUID, append([]string{url, password}, tlsMaterial...)...)}
 	return c, database, user, nil
 }
 
@@ -159,18 +175,23 @@ func percentEncode(s string) string {
 const digestContext = "glance-hooks credentials digest v1"
 
 // credentialsDigest is what the pod templates carry so a change of the
-// database URL (user, password, host, port, database) or of the service
-// user's password rolls the pods: the pods read both from Secrets through
-// environment variables, which only a restart re-reads. It is an HMAC-SHA256
-// of the URL and the password, keyed by the uids of the two Secrets, cut to
-// 32 hex digits. The uids are random (UUIDv4) and only someone who can read
+// database URL (user, password, host, port, database, TLS mode), of the
+// service user's password or of the database TLS files (CA bundle, client
+// certificate and key) rolls the pods: the pods read the first two from
+// Secrets through environment variables, which only a restart re-reads,
+// and PyMySQL reads the files at every connect, but a pod whose files
+// changed under it would mix old and new connections until it ends. It is
+// an HMAC-SHA256 of the URL and the password, keyed by the uids of the two
+// Secrets, cut to 32 hex digits. The uids are random (UUIDv4) and only someone who can read
 // the Secrets sees them, so someone who can read the Deployment but not the
 // Secrets cannot test guessed passwords against the digest, as they could
 // against a plain hash of a password. The same Secrets with the same data
 // give the same digest; recreating a Secret (a new uid) rolls the pods once.
-func credentialsDigest(dbSecret, userSecret types.UID, connection, password string) string {
+// The parts are the URL, the password and the TLS files' content; without
+// TLS the digest is what it was before TLS existed, so pods do not roll.
+func credentialsDigest(dbSecret, userSecret types.UID, parts ...string) string {
 	mac := hmac.New(sha256.New, framed(digestContext, string(dbSecret), string(userSecret)))
-	mac.Write(framed(connection, password))
+	mac.Write(framed(parts...))
 	return hex.EncodeToString(mac.Sum(nil))[:32]
 }
 

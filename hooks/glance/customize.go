@@ -5,6 +5,8 @@
 package glance
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -54,15 +56,10 @@ type customizeParent struct {
 	Spec              api.GlanceSpec `json:"spec"`
 }
 
-// credentialSecrets are the Secrets a Glance spec names, once each, sorted.
+// credentialSecrets are the Secrets a Glance spec names, once each, sorted:
+// the database's, the service user's and those of the database TLS.
 func credentialSecrets(spec api.GlanceSpec) []string {
-	db, user := spec.Database.SecretRef.Name, spec.ServiceUser.SecretRef.Name
-	switch {
-	case db == user:
-		return []string{db}
-	case db < user:
-		return []string{db, user}
-	default:
-		return []string{user, db}
-	}
+	all := append([]string{spec.Database.SecretRef.Name, spec.ServiceUser.SecretRef.Name}, databaseTLSSecrets(spec)...)
+	slices.Sort(all)
+	return slices.Compact(all)
 }

@@ -65,6 +65,7 @@ func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run runTarget, in podIn
 	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
 	pod.InitContainers = containers[:len(containers)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
+	mountDatabaseTLS(&pod, spec)
 	labels := objectLabels(g)
 	labels[names.LabelComponent] = ComponentDBPurge
 	backoff, deadline, suspend := purgeBackoffLimit, purgeDeadlineSeconds, p.Suspend

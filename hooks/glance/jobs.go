@@ -80,6 +80,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
 	pod.InitContainers = containers[:len(containers)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
+	mountDatabaseTLS(&pod, spec)
 	labels := jobLabels(g, j.action)
 	backoff, deadline := jobBackoffLimit, jobActiveDeadlineSeconds
 	return &jobChild{

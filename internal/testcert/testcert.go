@@ -5,7 +5,9 @@
 package testcert
 
 import (
+	"bytes"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
@@ -77,6 +79,42 @@ func (ca CA) Issue(commonName string, hosts ...string) (Pair, error) {
 	tmpl := template(commonName, hosts)
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	return sign(tmpl, ca.cert, ca.key)
+}
+
+// Fixed is a self-signed certificate and its Ed25519 key made from seed,
+// with fixed validity and serial: the same bytes on every call, for
+// fixtures that must not change when regenerated (Ed25519 signatures are
+// deterministic). Valid from 2026-01-01 for ten years.
+func Fixed(commonName string, seed byte) Pair {
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, ed25519.SeedSize))
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(int64(seed) + 1), Subject: pkix.Name{CommonName: commonName},
+		NotBefore: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC),
+		BasicConstraintsValid: true, IsCA: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(nil, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		panic(err) // a fixed template and key: cannot fail but by a bug here
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		panic(err)
+	}
+	return Pair{
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+		Serial:  tmpl.SerialNumber,
+		der:     der,
+	}
+}
+
+// IssueClient makes a client certificate signed by the CA, valid for a
+// day: a server that trusts the CA (MariaDB's REQUIRE X509) accepts it.
+func (ca CA) IssueClient(commonName string) (Pair, error) {
+	tmpl := template(commonName, nil)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	return sign(tmpl, ca.cert, ca.key)
 }
 

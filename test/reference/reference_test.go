@@ -6,11 +6,13 @@
 package reference
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/schemas"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
@@ -33,6 +36,9 @@ const (
 	inert
 	// refused: admission refuses it as not supported yet.
 	refused
+	// refusedAsInvalid: admission refuses every value, naming the field:
+	// the reference has it, but what it would choose is fixed.
+	refusedAsInvalid
 )
 
 // fieldCase sets one field (value under spec at the path, with whatever
@@ -54,6 +60,8 @@ type result struct {
 	all             string
 	deployment, hpa chain.Object
 	status          chain.Object
+	// dbURL is the database URL Secret's value.
+	dbURL string
 }
 
 func (r result) pod() map[string]any {
@@ -143,37 +151,43 @@ var cases = map[string]fieldCase{
 	"image.digest": {true, map[string]any{"image.tag": nil, "image.digest": "sha256:" + strings.Repeat("ab", 32)}, rendered, func(t *testing.T, r result) {
 		assert.Equal(t, "ghcr.io/c5c3/glance@sha256:"+strings.Repeat("ab", 32), r.container()["image"])
 	}},
-	"database.clusterRef.name":              {true, map[string]any{"database.clusterRef.name": "mariadb"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.host":                         {true, map[string]any{"database.clusterRef": nil, "database.host": "db.example.com"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.port":                         {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.database":                     {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.secretRef.name":               {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
-	"database.credentialsMode":              {true, map[string]any{"database.credentialsMode": "Dynamic"}, later, nil},
-	"database.replicas":                     {true, map[string]any{"database.replicas": 3}, inert, nil},
-	"database.storageSize":                  {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
-	"database.tls.mode":                     {true, dbTLS("mode", "verify-full"), later, nil},
-	"database.tls.caBundleSecretRef.name":   {true, dbTLS("caBundleSecretRef.name", "db-ca"), later, nil},
-	"database.tls.caBundleSecretRef.key":    {true, dbTLS("caBundleSecretRef.key", "ca.crt"), later, nil},
-	"database.tls.clientCertSecretRef.name": {true, dbTLS("clientCertSecretRef.name", "db-client"), later, nil},
-	"database.tls.clientCertSecretRef.key":  {true, dbTLS("mode", "require"), later, nil},
-	"cache.backend":                         {true, map[string]any{"cache.backend": "dogpile.cache.pymemcache"}, rendered, confHas("backend = dogpile.cache.pymemcache", "enabled = true")},
-	"cache.clusterRef.name":                 {true, map[string]any{"cache.clusterRef.name": "memcached"}, rendered, confHas("memcached_servers = memcached.openstack.svc.cluster.local:11211")},
-	"cache.servers":                         {true, map[string]any{"cache.clusterRef": nil, "cache.servers": []any{"10.0.0.5:11211"}}, rendered, confHas("memcached_servers = 10.0.0.5:11211")},
-	"cache.replicas":                        {true, map[string]any{"cache.replicas": 3}, inert, nil},
-	"keystoneEndpoint":                      {true, map[string]any{"keystoneEndpoint": "http://ks.example:5000/v3"}, rendered, confHas("auth_url = http://ks.example:5000/v3")},
-	"keystonePublicEndpoint":                {true, map[string]any{"keystonePublicEndpoint": "https://ks.example/v3"}, rendered, confHas("www_authenticate_uri = https://ks.example/v3")},
-	"serviceUser.username":                  {true, map[string]any{"serviceUser.username": "img"}, rendered, confHas("username = img")},
-	"serviceUser.projectName":               {true, map[string]any{"serviceUser.projectName": "svc"}, rendered, confHas("project_name = svc")},
-	"serviceUser.userDomainName":            {true, map[string]any{"serviceUser.userDomainName": "ud"}, rendered, confHas("user_domain_name = ud")},
-	"serviceUser.projectDomainName":         {true, map[string]any{"serviceUser.projectDomainName": "pd"}, rendered, confHas("project_domain_name = pd")},
-	"serviceUser.secretRef.name":            {true, map[string]any{"serviceUser.secretRef.name": "glance-service-user"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
-	"serviceUser.secretRef.key":             {true, map[string]any{"serviceUser.secretRef.key": "password"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
-	"region":                                {true, map[string]any{"region": "RegionTwo"}, rendered, confHas("region_name = RegionTwo")},
-	"apiServer.workers":                     {true, map[string]any{"apiServer.workers": 6}, rendered, confHas("workers = 6")},
-	"apiServer.uwsgi.processes":             {true, uwsgi("processes", 3), rendered, uwsgiHas("processes = 3")},
-	"apiServer.uwsgi.threads":               {true, uwsgi("threads", 2), rendered, uwsgiHas("threads = 2")},
-	"apiServer.uwsgi.httpKeepAlive":         {true, uwsgi("httpKeepAlive", true), rendered, uwsgiHas("http11-socket = $(POD_IP):9292")},
-	"apiServer.uwsgi.harakiri":              {true, uwsgi("harakiri", 20), rendered, uwsgiHas("harakiri = 20")},
+	"database.clusterRef.name": {true, map[string]any{"database.clusterRef.name": "mariadb"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.host":            {true, map[string]any{"database.clusterRef": nil, "database.host": "db.example.com"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.port":            {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.database":        {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.secretRef.name":  {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	"database.credentialsMode": {true, map[string]any{"database.credentialsMode": "Dynamic"}, later, nil},
+	"database.replicas":        {true, map[string]any{"database.replicas": 3}, inert, nil},
+	"database.storageSize":     {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
+	"database.tls.mode": {true, refrules.DBTLS("mode", "verify-ca"), rendered,
+		dbURLHas("&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=false")},
+	"database.tls.caBundleSecretRef.name": {true, refrules.DBTLS("caBundleSecretRef.name", "db-ca"), rendered,
+		allHas(`{"secret":{"items":[{"key":"ca.crt","path":"ca.crt"}],"name":"db-ca"}}`)},
+	"database.tls.caBundleSecretRef.key": {true, refrules.DBTLS("caBundleSecretRef.key", "bundle.pem"), rendered,
+		allHas(`{"secret":{"items":[{"key":"bundle.pem","path":"ca.crt"}],"name":"db-ca"}}`)},
+	"database.tls.clientCertSecretRef.name": {true, refrules.DBTLS("clientCertSecretRef.name", "db-client"), rendered,
+		allHas(`{"secret":{"items":[{"key":"tls.crt","path":"tls.crt"},{"key":"tls.key","path":"tls.key"}],"name":"db-client"}}`)},
+	// clientCertSecretRef.key is the reference's, and a kubernetes.io/tls
+	// Secret has no key to choose: admission refuses it (the webhook and CEL).
+	"database.tls.clientCertSecretRef.key": {true, refrules.DBTLS("clientCertSecretRef.key", "tls.crt"), refusedAsInvalid, nil},
+	"cache.backend":                        {true, map[string]any{"cache.backend": "dogpile.cache.pymemcache"}, rendered, confHas("backend = dogpile.cache.pymemcache", "enabled = true")},
+	"cache.clusterRef.name":                {true, map[string]any{"cache.clusterRef.name": "memcached"}, rendered, confHas("memcached_servers = memcached.openstack.svc.cluster.local:11211")},
+	"cache.servers":                        {true, map[string]any{"cache.clusterRef": nil, "cache.servers": []any{"10.0.0.5:11211"}}, rendered, confHas("memcached_servers = 10.0.0.5:11211")},
+	"cache.replicas":                       {true, map[string]any{"cache.replicas": 3}, inert, nil},
+	"keystoneEndpoint":                     {true, map[string]any{"keystoneEndpoint": "http://ks.example:5000/v3"}, rendered, confHas("auth_url = http://ks.example:5000/v3")},
+	"keystonePublicEndpoint":               {true, map[string]any{"keystonePublicEndpoint": "https://ks.example/v3"}, rendered, confHas("www_authenticate_uri = https://ks.example/v3")},
+	"serviceUser.username":                 {true, map[string]any{"serviceUser.username": "img"}, rendered, confHas("username = img")},
+	"serviceUser.projectName":              {true, map[string]any{"serviceUser.projectName": "svc"}, rendered, confHas("project_name = svc")},
+	"serviceUser.userDomainName":           {true, map[string]any{"serviceUser.userDomainName": "ud"}, rendered, confHas("user_domain_name = ud")},
+	"serviceUser.projectDomainName":        {true, map[string]any{"serviceUser.projectDomainName": "pd"}, rendered, confHas("project_domain_name = pd")},
+	"serviceUser.secretRef.name":           {true, map[string]any{"serviceUser.secretRef.name": "glance-service-user"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
+	"serviceUser.secretRef.key":            {true, map[string]any{"serviceUser.secretRef.key": "password"}, rendered, envHasSecret("OS_KEYSTONE_AUTHTOKEN__PASSWORD")},
+	"region":                               {true, map[string]any{"region": "RegionTwo"}, rendered, confHas("region_name = RegionTwo")},
+	"apiServer.workers":                    {true, map[string]any{"apiServer.workers": 6}, rendered, confHas("workers = 6")},
+	"apiServer.uwsgi.processes":            {true, uwsgi("processes", 3), rendered, uwsgiHas("processes = 3")},
+	"apiServer.uwsgi.threads":              {true, uwsgi("threads", 2), rendered, uwsgiHas("threads = 2")},
+	"apiServer.uwsgi.httpKeepAlive":        {true, uwsgi("httpKeepAlive", true), rendered, uwsgiHas("http11-socket = $(POD_IP):9292")},
+	"apiServer.uwsgi.harakiri":             {true, uwsgi("harakiri", 20), rendered, uwsgiHas("harakiri = 20")},
 	"apiServer.uwsgi.httpKeepAliveTimeout": {true, map[string]any{"openStackRelease": "2026.1", "image.tag": "2026.1",
 		"apiServer.uwsgi": map[string]any{"httpKeepAlive": true, "httpKeepAliveTimeout": 15}}, rendered, uwsgiHas("socket-timeout = 15")},
 	"metadefsPath": {false, map[string]any{"metadefsPath": "/opt/metadefs"}, rendered, func(t *testing.T, r result) {
@@ -262,9 +276,12 @@ var cases = map[string]fieldCase{
 	"extraConfig":                       {true, map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}}, rendered, confHas("allow_anonymous_access = true")},
 }
 
-func dbTLS(path string, v any) map[string]any {
-	return map[string]any{"database.tls": map[string]any{"caBundleSecretRef": map[string]any{"name": "db-ca"}, "clientCertSecretRef": map[string]any{"name": "db-client"}},
-		"database.tls." + path: v}
+// dbURLHas looks into the database URL Secret the hooks write.
+func dbURLHas(want string) func(*testing.T, result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.Contains(t, r.dbURL, want, "OS_DATABASE__CONNECTION")
+	}
 }
 
 func allHas(want string) func(*testing.T, result) {
@@ -352,7 +369,36 @@ func base(t *testing.T) []render.Doc {
 	require.NoError(t, err)
 	docs, err := render.Parse(raw, "standalone.yaml", "openstack")
 	require.NoError(t, err)
-	return docs
+	tlsOnce.Do(func() { tlsDocs = dbTLSSecrets(t) })
+	return append(docs, tlsDocs...)
+}
+
+// The TLS Secrets are made once: every case, and the baseline an inert
+// case is compared with, sees the same.
+var (
+	tlsOnce sync.Once
+	tlsDocs []render.Doc
+)
+
+// dbTLSSecrets are the database TLS Secrets the cases name, beside the
+// example's objects: a CA bundle and a client certificate.
+func dbTLSSecrets(t *testing.T) []render.Doc {
+	ca, err := testcert.NewCA("db-ca")
+	require.NoError(t, err)
+	client, err := testcert.NewClient("glance")
+	require.NoError(t, err)
+	secret := func(name string, data map[string][]byte) render.Doc {
+		enc := map[string]any{}
+		for k, v := range data {
+			enc[k] = base64.StdEncoding.EncodeToString(v)
+		}
+		return render.Doc{Source: name, Object: chain.Object{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": name, "namespace": "openstack"}, "data": enc}}
+	}
+	return []render.Doc{
+		secret("db-ca", map[string][]byte{"ca.crt": ca.CertPEM, "bundle.pem": ca.CertPEM}),
+		secret("db-client", map[string][]byte{"tls.crt": client.CertPEM, "tls.key": client.KeyPEM}),
+	}
 }
 
 func run(t *testing.T, c *fieldCase) (result, error) {
@@ -387,6 +433,11 @@ func collect(objs []chain.Object) result {
 			r.deployment = o
 		case "HorizontalPodAutoscaler":
 			r.hpa = o
+		case "Secret":
+			if d, ok := o["data"].(map[string]any); ok && d["connection"] != nil {
+				b, _ := base64.StdEncoding.DecodeString(d["connection"].(string))
+				r.dbURL = string(b)
+			}
 		case "Glance":
 			r.status, _ = o["status"].(map[string]any)
 		}
@@ -410,6 +461,9 @@ func TestEveryField(t *testing.T) {
 					block = strings.Join(strings.Split(path, ".")[:2], ".")
 				}
 				assert.Contains(t, err.Error(), "spec."+block+" is not supported yet")
+			case refusedAsInvalid:
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "spec."+path)
 			case inert:
 				require.NoError(t, err)
 				assert.True(t, reflect.DeepEqual(baseline, got), "an inert field changes nothing rendered")

@@ -10,6 +10,12 @@ import (
 	"strings"
 )
 
+// DBTLS sets one field of a complete spec.database.tls.
+func DBTLS(path string, v any) map[string]any {
+	return map[string]any{"database.tls": map[string]any{"caBundleSecretRef": map[string]any{"name": "db-ca"}, "clientCertSecretRef": map[string]any{"name": "db-client"}},
+		"database.tls." + path: v}
+}
+
 // Rule is one refused change.
 type Rule struct {
 	Name string
@@ -53,6 +59,11 @@ var GlanceRules = []Rule{
 	{"gateway wildcard host name", map[string]any{"gateway": map[string]any{"hostname": "*.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.gateway.hostname", false},
 	{"networkPolicy source without a selector", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{}}}}, "spec.networkPolicy.ingress[0]", false},
 	{"networkPolicy egress field misspelt", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "additionalEgress": []any{map[string]any{"too": []any{}}}}}, "spec.networkPolicy.additionalEgress", false},
+	{"database TLS mode", DBTLS("mode", "strict"), "spec.database.tls.mode", true},
+	{"database TLS CA bundle without a Secret", DBTLS("caBundleSecretRef.name", nil), "spec.database.tls.caBundleSecretRef.name", true},
+	{"database TLS CA bundle key", DBTLS("caBundleSecretRef.key", "ca/crt"), "spec.database.tls.caBundleSecretRef.key", true},
+	{"database TLS client Secret name", DBTLS("clientCertSecretRef.name", "Client_Cert"), "spec.database.tls.clientCertSecretRef.name", true},
+	{"database TLS client certificate key chosen", DBTLS("clientCertSecretRef.key", "tls.crt"), "spec.database.tls.clientCertSecretRef.key", true},
 	{"dynamic credentials not supported yet", map[string]any{"database.credentialsMode": "Dynamic"}, "spec.database.credentialsMode", false},
 	{"extraConfig unknown option", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"no_such_option": "1"}}}, "spec.extraConfig[DEFAULT][no_such_option]", false},
 	{"extraConfig unknown section", map[string]any{"extraConfig": map[string]any{"no_such_section": map[string]any{"debug": "true"}}}, "spec.extraConfig[no_such_section][debug]", false},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/test/proc"
 )
 
@@ -29,6 +30,10 @@ type MariaDB struct {
 	Port int
 	// Socket is its UNIX socket, for root.
 	Socket string
+	// CA issued the server's certificate (for Host) and issues the client
+	// certificates of users that must present one (REQUIRE X509). TLS is
+	// offered to every client and required of none but such users.
+	CA testcert.CA
 
 	client string
 	dir    string
@@ -63,11 +68,12 @@ func StartMariaDB(t testing.TB) *MariaDB {
 	}
 
 	m.Port = proc.FreePort(t)
+	tlsArgs := m.serverTLS(t)
 	argv := append([]string{mariadbd, "--no-defaults", "--datadir=" + data, "--socket=" + sock,
 		"--port=" + strconv.Itoa(m.Port), "--bind-address=" + m.Host,
 		"--pid-file=" + filepath.Join(dir, "mariadbd.pid"), "--tmpdir=" + tmp,
 		// Small and quick: a test database holds a few schemas.
-		"--innodb-buffer-pool-size=64M", "--skip-log-bin"}, userFlag...)
+		"--innodb-buffer-pool-size=64M", "--skip-log-bin"}, append(tlsArgs, userFlag...)...)
 	m.proc = proc.Start(t, proc.Options{Name: "mariadbd", Argv: argv, Log: filepath.Join(dir, "mariadbd.log"), Redactor: m.redact})
 	if _, err := m.proc.WaitFor(mariadbReadyTimeout, "SQL over its socket", func() error {
 		_, err := m.sql("SELECT 1")
@@ -77,6 +83,37 @@ func StartMariaDB(t testing.TB) *MariaDB {
 	}
 	m.Exec(t, "DELETE FROM mysql.global_priv WHERE User=''; FLUSH PRIVILEGES;")
 	return m
+}
+
+// serverTLS makes the CA and the server's certificate for Host, writes
+// them to the server's directory and returns mariadbd's TLS flags.
+func (m *MariaDB) serverTLS(t testing.TB) []string {
+	t.Helper()
+	ca, err := testcert.NewCA("mariadb-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := ca.Issue("mariadb", m.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.CA = ca
+	tlsDir := filepath.Join(m.dir, "tls")
+	mkdirs(t, tlsDir)
+	certFile, keyFile, err := server.Write(tlsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(tlsDir, "ca.crt")
+	writeFile(t, caFile, ca.CertPEM, 0o644)
+	return []string{"--ssl-ca=" + caFile, "--ssl-cert=" + certFile, "--ssl-key=" + keyFile}
+}
+
+// RequireX509 has a user log in only over TLS with a client certificate
+// the CA issued; password logins in the clear are refused from then on.
+func (m *MariaDB) RequireX509(t testing.TB, user string) {
+	t.Helper()
+	m.Exec(t, fmt.Sprintf("ALTER USER %s@'%%' REQUIRE X509; FLUSH PRIVILEGES;", quoteString(user)))
 }
 
 // Addr is host:port.

@@ -247,7 +247,8 @@ type DatabaseSpec struct {
 	// CredentialsMode is Static: the Secret holds a long-lived user.
 	// Dynamic (short-lived users from a secrets engine) is not supported.
 	CredentialsMode string `json:"credentialsMode,omitempty"`
-	// TLS, when set, has the connection use TLS; not supported yet.
+	// TLS, when set, has the connection use TLS (docs/hooks.md, "Database
+	// TLS").
 	TLS *DatabaseTLSSpec `json:"tls,omitempty"`
 	// Replicas and StorageSize size a database cluster the reference
 	// operator creates; these hooks create none, and admission says so.

@@ -20,7 +20,6 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 var LaterFields = []LaterField{
 	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
 	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil }},
-	{"database.tls", "TLS to the database", func(s GlanceSpec) bool { return s.Database != nil && s.Database.TLS != nil }},
 	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
 		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic
 	}},
