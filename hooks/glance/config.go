@@ -41,13 +41,13 @@ const (
 
 // configData is the config ConfigMap's data for a launch mode: everything
 // glance-api reads besides the store sections.
-func configData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]string {
+func configData(conf string, spec api.GlanceSpec, mode LaunchMode, rel release.Release) map[string]string {
 	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
 	if mode == UWSGI {
 		data[UWSGIFile] = renderUWSGI(spec)
 	}
 	if ownLoggingConfig(spec.Logging) {
-		data[LoggingFile] = renderLoggingConfig(*spec.Logging)
+		data[LoggingFile] = renderLoggingConfig(*spec.Logging, rel)
 	}
 	return data
 }

@@ -89,7 +89,7 @@ func TestConfigData(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*store{def}, def: def})
 			require.NoError(t, err)
-			data := configData(conf, sized, tc.mode)
+			data := configData(conf, sized, tc.mode, release.Release{Year: 2026, Minor: 1})
 			var got want
 			for k := range data {
 				got.files = append(got.files, k)

@@ -48,22 +48,23 @@ func loggingOptions(l *api.LoggingSpec, rel release.Release) []storeconf.Option 
 }
 
 // renderLoggingConfig is LoggingFile: the root logger at the level asked
-// (DEBUG with debug), each named logger at its own, all to stderr, as text
+// (DEBUG with debug), each named logger at its own (configLogLevels), all to stderr, as text
 // through oslo.log's context formatter or as JSON through its JSON
 // formatter. Logger names are checked at admission (letters, digits, '_',
 // '-', '.'), so each is a valid section name.
-func renderLoggingConfig(l api.LoggingSpec) string {
+func renderLoggingConfig(l api.LoggingSpec, rel release.Release) string {
 	root := l.Level
 	if l.Debug != nil && *l.Debug {
 		root = "DEBUG"
 	}
+	levels := configLogLevels(rel, root, l.PerLoggerLevels)
 	formatter := "oslo_log.formatters.ContextFormatter"
 	if l.Format == api.LogFormatJSON {
 		formatter = "oslo_log.formatters.JSONFormatter"
 	}
 	// Loggers are keyed by position, not by name: two names may differ
 	// only where a section name cannot.
-	names := slices.Sorted(maps.Keys(l.PerLoggerLevels))
+	names := slices.Sorted(maps.Keys(levels))
 	keys := []string{"root"}
 	for i := range names {
 		keys = append(keys, fmt.Sprintf("l%d", i+1))
@@ -73,7 +74,7 @@ func renderLoggingConfig(l api.LoggingSpec) string {
 	b.WriteString("[handlers]\nkeys = stderr\n\n[formatters]\nkeys = oslo\n\n")
 	fmt.Fprintf(&b, "[logger_root]\nlevel = %s\nhandlers = stderr\n", root)
 	for i, n := range names {
-		fmt.Fprintf(&b, "\n[logger_%s]\nlevel = %s\nhandlers =\nqualname = %s\n", keys[i+1], l.PerLoggerLevels[n], n)
+		fmt.Fprintf(&b, "\n[logger_%s]\nlevel = %s\nhandlers =\nqualname = %s\n", keys[i+1], levels[n], n)
 	}
 	b.WriteString("\n[handler_stderr]\nclass = StreamHandler\nargs = (sys.stderr,)\nformatter = oslo\n")
 	fmt.Fprintf(&b, "\n[formatter_oslo]\nclass = %s\n", formatter)

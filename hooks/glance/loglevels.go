@@ -61,3 +61,24 @@ func defaultLogLevels(r release.Release, user map[string]string) string {
 	}
 	return strings.Join(pairs, ",")
 }
+
+// logLevelRank orders Python's level names, most verbose first; WARN is
+// oslo.log's spelling of WARNING.
+var logLevelRank = map[string]int{"DEBUG": 10, "INFO": 20, "WARN": 30, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
+
+// configLogLevels are the levels of the named loggers of LoggingFile. With a
+// logging config oslo.log ignores default_log_levels, so its defaults for
+// release r are written there too, each no more verbose than the root:
+// they quiet chatty libraries (keystonemiddleware, sqlalchemy), and must
+// not make one louder than a root at WARNING or ERROR would. The user's
+// levels are written as given.
+func configLogLevels(r release.Release, root string, user map[string]string) map[string]string {
+	levels := osloLogDefaultLevels(r)
+	for name, level := range levels {
+		if logLevelRank[level] < logLevelRank[root] {
+			levels[name] = root
+		}
+	}
+	maps.Copy(levels, user)
+	return levels
+}

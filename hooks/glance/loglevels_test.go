@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/ini.v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
@@ -65,4 +68,53 @@ func TestLoggingOptions(t *testing.T) {
 			t.Errorf("%s: %s (-want +got):\n%s", name, tc.reason, diff)
 		}
 	}
+}
+
+// With a logging config oslo.log's defaults are written as loggers of it,
+// none more verbose than the root; the user's levels as given.
+func TestConfigLogLevels(t *testing.T) {
+	rel := release.Release{Year: 2025, Minor: 2}
+	cases := map[string]struct {
+		reason    string
+		root      string
+		user      map[string]string
+		want      map[string]string // a sample of the loggers
+		wantCount int
+	}{
+		"InfoRoot": {reason: "under an INFO root oslo.log's defaults hold as they are",
+			root: "INFO", want: map[string]string{"keystonemiddleware": "WARN", "oslo_policy": "INFO", "sqlalchemy": "WARN"}, wantCount: 22},
+		"DebugRoot": {reason: "debug still keeps the chatty libraries at their defaults, as oslo.log does",
+			root: "DEBUG", want: map[string]string{"keystonemiddleware": "WARN", "oslo.cache": "INFO"}, wantCount: 22},
+		"ErrorRoot": {reason: "a default never makes a logger louder than the root",
+			root: "ERROR", want: map[string]string{"keystonemiddleware": "ERROR", "oslo_policy": "ERROR"}, wantCount: 22},
+		"UserWins": {reason: "a level the user sets is written as given, even louder than the root",
+			root: "WARNING", user: map[string]string{"keystonemiddleware": "DEBUG", "glance.api": "INFO"},
+			want: map[string]string{"keystonemiddleware": "DEBUG", "glance.api": "INFO", "sqlalchemy": "WARN", "oslo_policy": "WARNING"}, wantCount: 23},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := configLogLevels(rel, tc.root, tc.user)
+			assert.Len(t, got, tc.wantCount, tc.reason)
+			for logger, level := range tc.want {
+				assert.Equal(t, level, got[logger], "%s: %s", tc.reason, logger)
+			}
+		})
+	}
+}
+
+func TestLoggingConfigWritesTheDefaults(t *testing.T) {
+	conf := renderLoggingConfig(api.LoggingSpec{Format: api.LogFormatJSON, Level: "WARNING"}, release.Release{Year: 2026, Minor: 1})
+	f, err := ini.Load([]byte(conf))
+	require.NoError(t, err)
+	levels := map[string]string{}
+	for _, s := range f.Sections() {
+		if q := s.Key("qualname").String(); q != "" {
+			levels[q] = s.Key("level").String()
+		}
+	}
+	assert.Equal(t, "WARN", levels["keystonemiddleware"], "keystonemiddleware at oslo.log's default")
+	assert.Equal(t, "WARNING", levels["oslo_policy"], "an INFO default raised to the root's WARNING")
+	assert.NotContains(t, levels, "qpid", "2026.1's oslo.log no longer names qpid")
+	assert.Equal(t, "WARNING", f.Section("logger_root").Key("level").String())
+	assert.Equal(t, "oslo_log.formatters.JSONFormatter", f.Section("formatter_oslo").Key("class").String())
 }

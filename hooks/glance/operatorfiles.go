@@ -9,7 +9,7 @@ func renderFiles(in confInput, policy map[string]string, policyErr error) (map[s
 	if err != nil {
 		return nil, err
 	}
-	data := configData(conf, in.spec, in.mode)
+	data := configData(conf, in.spec, in.mode, in.rel)
 	return data, operatorFiles(data, in.spec, policy, policyErr)
 }
 
