@@ -23,7 +23,7 @@ type ControlPlaneSpec struct {
 	// otherwise); default RegionOne.
 	Region string `json:"region,omitempty"`
 	// GlobalExtraConfig is config every service takes, under its own
-	// extraConfig; not supported yet.
+	// extraConfig (the service's key wins), checked as extraConfig is.
 	GlobalExtraConfig map[string]map[string]string `json:"globalExtraConfig,omitempty"`
 	Services          Services                     `json:"services,omitempty"`
 }

@@ -54,9 +54,10 @@ type GlanceSpec struct {
 	// Logging is how glance-api logs (oslo.log).
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
-	// The reference's blocks later issues build. They are part of the
-	// schema so a reference CR decodes whole, and admission refuses each
-	// one as not supported yet rather than let it be ignored.
+	// The reference's feature blocks (glance_blocks.go), each built by a
+	// feature of hooks/glance. SecretStoreRef and TargetClusterRef are part
+	// of the schema so a reference CR decodes whole; admission refuses them
+	// as not supported yet (LaterFields) rather than let them be ignored.
 	ImportFiltering  *ImportFilteringSpec         `json:"importFiltering,omitempty"`
 	ImportPlugins    *ImportPluginsSpec           `json:"importPlugins,omitempty"`
 	DBPurge          *DBPurgeSpec                 `json:"dbPurge,omitempty"`

@@ -6,9 +6,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The reference Glance's blocks that later work builds. They are typed now,
-// in the reference's shape, so a reference CR decodes and the schema can
-// check them; admission refuses each one as not supported yet.
+// The reference Glance's feature blocks, in its shape: the database purge,
+// the image cache, the Gateway route, the NetworkPolicy, the operator's own
+// config (policy overrides, middleware, plugins), and the External Secrets
+// store admission still refuses (LaterFields).
 
 // DBPurgeSpec is the recurring purge of soft-deleted rows.
 type DBPurgeSpec struct {
