@@ -20,8 +20,13 @@ import (
 // losing its history because the hooks were upgraded.
 const (
 	// ComponentDBPurge labels the CronJob, its Jobs and their pods; not
-	// "api", so they stay out of the Service and the disruption budget.
+	// "api", so they stay out of the Service and the disruption budget,
+	// nor "schema", so sync is not asked about them (podsRelated).
 	ComponentDBPurge = "db-purge"
+	// componentAPI labels glance-api's pods, componentSchema the schema
+	// Jobs' pods: the pods sync reads.
+	componentAPI    = "api"
+	componentSchema = "schema"
 	// purgeMaxRows bounds each table's delete transaction, so a long
 	// backlog never holds a Galera write-set for minutes; at the default
 	// daily schedule that is 1000 rows per table per day, and a shorter

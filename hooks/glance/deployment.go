@@ -26,7 +26,7 @@ const (
 
 // selectorLabels select a Glance's pods.
 func selectorLabels(g *api.Glance) map[string]string {
-	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: "api"}
+	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: componentAPI}
 }
 
 // objectLabels are on everything the Glance hook renders.

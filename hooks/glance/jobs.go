@@ -101,7 +101,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 // jobLabels: the component keeps Job pods out of the Service's selector.
 func jobLabels(g *api.Glance, a action) map[string]string {
 	return map[string]string{
-		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: "schema",
+		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: componentSchema,
 		names.LabelManagedBy: names.ManagedBy, names.LabelSchemaAction: string(a),
 	}
 }

@@ -11,7 +11,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
@@ -144,4 +146,21 @@ func TestExplainRollout(t *testing.T) {
 	assert.Equal(t, missing, explainRollout(missing, crash), "only a rollout is explained")
 	available := hook.Condition{Type: CondDeploymentReady, Status: true, Reason: ReasonDeploymentAvailable, Message: "m"}
 	assert.Equal(t, available, explainRollout(available, crash))
+}
+
+// The customize hook asks for the pods sync reads: glance-api's and the
+// schema Jobs', not the purge CronJob's, which carry the same name and
+// instance.
+func TestPodsRelatedSelectsWhatSyncReads(t *testing.T) {
+	g := &api.Glance{}
+	g.Name, g.Namespace = "glance", "openstack"
+	sel, err := metav1.LabelSelectorAsSelector(podsRelated(g).LabelSelector)
+	require.NoError(t, err)
+	pod := func(component string) labels.Set {
+		return labels.Set{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: component}
+	}
+	assert.True(t, sel.Matches(labels.Set(selectorLabels(g))), "glance-api's pods")
+	assert.True(t, sel.Matches(pod(componentSchema)), "the schema Jobs' pods")
+	assert.False(t, sel.Matches(pod(ComponentDBPurge)), "not the purge Jobs' pods")
+	assert.False(t, sel.Matches(labels.Set{names.LabelName: "glance", names.LabelInstance: "other", names.LabelComponent: componentAPI}), "not another Glance's")
 }
