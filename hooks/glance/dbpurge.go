@@ -61,16 +61,12 @@ func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run runTarget, in podIn
 		return glanceContainer(g, spec, program{name, run.image, cmd, argv})
 	}
 	// The images table last, and only after the rest succeeded: a row of
-	// an image is purged once nothing refers to it. An init container runs
-	// the first step, so no shell is needed to chain them.
+	// an image is purged once nothing refers to it.
 	containers := []corev1.Container{step("db-purge", "db", "purge")}
 	if p.PurgesImagesTable() {
 		containers = append(containers, step("db-purge-images-table", "db", "purge_images_table"))
 	}
-	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
-	pod.InitContainers = containers[:len(containers)-1]
-	pod.RestartPolicy = corev1.RestartPolicyNever
-	mountDatabaseTLS(&pod, spec)
+	pod := manageJobPod(spec, in.mounts, containers)
 	labels := objectLabels(g)
 	labels[names.LabelComponent] = ComponentDBPurge
 	backoff, deadline, suspend := purgeBackoffLimit, purgeDeadlineSeconds, p.Suspend

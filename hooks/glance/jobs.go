@@ -77,10 +77,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 		cmd, args := manage(st.args...)
 		containers = append(containers, glanceContainer(g, spec, program{st.name, j.image, cmd, args}))
 	}
-	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), containers[len(containers)-1])
-	pod.InitContainers = containers[:len(containers)-1]
-	pod.RestartPolicy = corev1.RestartPolicyNever
-	mountDatabaseTLS(&pod, spec)
+	pod := manageJobPod(spec, in.mounts, containers)
 	labels := jobLabels(g, j.action)
 	backoff, deadline := jobBackoffLimit, jobActiveDeadlineSeconds
 	return &jobChild{
@@ -198,4 +195,16 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 		out = append(out, applied)
 	}
 	return out, nil
+}
+
+// manageJobPod is the pod of a glance-manage Job, a schema step's or the purge's:
+// its steps run in order, each but the last as an init container, so no
+// shell is needed to chain them, and it reaches the database as glance-api
+// does.
+func manageJobPod(spec api.GlanceSpec, m mounts, steps []corev1.Container) corev1.PodSpec {
+	pod := glancePod(m, jobStateVolumes(), jobPlacement(spec), steps[len(steps)-1])
+	pod.InitContainers = steps[:len(steps)-1]
+	pod.RestartPolicy = corev1.RestartPolicyNever
+	mountDatabaseTLS(&pod, spec)
+	return pod
 }
