@@ -20,7 +20,7 @@ import (
 // names it), the store Secrets labelled for this Glance, by name the
 // database Secret and the service user's Secret its spec names, and its
 // pods (the Deployment's and the schema Jobs', by label), so sync can say
-// why they do not run.
+// why they do not run, and what the features ask for (relatedFeatures).
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 	var g customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
@@ -41,8 +41,8 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 		podsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
 	}
-	if ref := policyConfigMap(g.Spec); ref != "" {
-		related = append(related, metacontroller.RelatedResource{APIVersion: "v1", Resource: "configmaps", Namespace: g.Namespace, Names: []string{ref}})
+	for _, f := range relatedFeatures {
+		related = append(related, f(g.Spec, g.Namespace)...)
 	}
 	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
 }

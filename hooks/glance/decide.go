@@ -1,6 +1,11 @@
 package glance
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+)
 
 // decision is what a sync does, decided from the observed request alone:
 // each store's state, the default, whether the config is rendered or the
@@ -50,18 +55,22 @@ func decide(o *observed) decision {
 		d.hold, d.until = firstRenderHold(o.glance, o.stores, o.now)
 	}
 	d.def, d.noDefault = chooseDefault(o.stores)
-	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.creds)
+	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.gates, o.creds)
 	return d
 }
 
 // whyKeep says why nothing is re-rendered, in order: the first render
-// waiting, no default store, credentials that are not complete.
-func whyKeep(hold, hasDefault bool, noDefault string, creds credentialsRead) lastGood {
+// waiting, no default store, a gate that is closed (gateFeatures),
+// credentials that are not complete.
+func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, creds credentialsRead) lastGood {
+	closed := slices.IndexFunc(gates, func(c hook.Condition) bool { return !c.Status })
 	switch {
 	case hold:
 		return lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}
 	case !hasDefault:
 		return lastGood{ReasonNoDefaultBackend, noDefault}
+	case closed >= 0:
+		return lastGood{ReasonLastGoodKept, gates[closed].Message}
 	case creds.creds == nil && creds.dbProblem != nil:
 		return lastGood{ReasonLastGoodKept, "the database credentials are not complete"}
 	case creds.creds == nil:

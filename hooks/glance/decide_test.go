@@ -15,22 +15,26 @@ func TestWhyKeep(t *testing.T) {
 	complete := credentialsRead{creds: &credentials{}}
 	noPassword := credentialsRead{}
 	noDatabase := credentialsRead{dbProblem: &hook.Condition{Type: CondDatabaseReady}}
+	open := []hook.Condition{{Type: "A", Status: true, Message: "a is open"}}
+	closed := []hook.Condition{{Type: "A", Status: true}, {Type: "B", Message: "b is closed"}, {Type: "C", Message: "c is closed"}}
 	cases := map[string]struct {
 		reason     string
 		hold       bool
 		hasDefault bool
+		gates      []hook.Condition
 		creds      credentialsRead
 		want       lastGood
 	}{
-		"Render":     {"a default and complete credentials render", false, true, complete, lastGood{}},
-		"Hold":       {"the first render waiting goes before everything", true, false, noDatabase, lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}},
-		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, noDatabase, lastGood{ReasonNoDefaultBackend, "none"}},
-		"NoDatabase": {"incomplete database credentials are named first", false, true, noDatabase, lastGood{ReasonLastGoodKept, "the database credentials are not complete"}},
-		"NoPassword": {"else the missing service password", false, true, noPassword, lastGood{ReasonLastGoodKept, "the service user's password is missing"}},
+		"Render":     {"a default and complete credentials render", false, true, open, complete, lastGood{}},
+		"Hold":       {"the first render waiting goes before everything", true, false, closed, noDatabase, lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}},
+		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, closed, noDatabase, lastGood{ReasonNoDefaultBackend, "none"}},
+		"GateClosed": {"the first closed gate says why, before the credentials it may explain", false, true, closed, noDatabase, lastGood{ReasonLastGoodKept, "b is closed"}},
+		"NoDatabase": {"incomplete database credentials are named first", false, true, open, noDatabase, lastGood{ReasonLastGoodKept, "the database credentials are not complete"}},
+		"NoPassword": {"else the missing service password", false, true, nil, noPassword, lastGood{ReasonLastGoodKept, "the service user's password is missing"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := whyKeep(tc.hold, tc.hasDefault, "none", tc.creds)
+			got := whyKeep(tc.hold, tc.hasDefault, "none", tc.gates, tc.creds)
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(lastGood{})); diff != "" {
 				t.Errorf("%s\nwhyKeep: -want, +got:\n%s", tc.reason, diff)
 			}

@@ -1,6 +1,10 @@
 package glance
 
-import "github.com/c5c3/glance-hooks/hooks/contract/api"
+import (
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+)
 
 // The features of a Glance, each in a file of its own, registered here in
 // the order their lines are rendered. Adding a feature is its file and one
@@ -48,3 +52,16 @@ var podFeatures = []func(podInput, *deploymentChild){
 	// imagecache.go: the cache volume and its maintenance sidecar
 	mountImageCache,
 }
+
+// relatedFeatures ask the customize hook for what their sync reads beside
+// the backends, the Secrets and the pods (customize.go): each returns the
+// related resources the spec calls for, none when its field is unset.
+var relatedFeatures = []func(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource{
+	policyRelated, // policy.go: the ConfigMap spec.policyOverrides names
+}
+
+// gateFeatures are the features whose condition can hold the render: each
+// reads what it asked for in relatedFeatures and returns its condition,
+// nil when its field is unset. A False one keeps the last-good config and
+// says why (decide.go), and Ready waits for it (report.go).
+var gateFeatures = []func(o *observed) (*hook.Condition, error){}

@@ -44,6 +44,10 @@ type observed struct {
 	// allowedEgress is the egress of the observed glance-api
 	// NetworkPolicy, by rule key (networkpolicy.go).
 	allowedEgress map[string]bool
+	// related is what customize asked for; the gates read their part.
+	related metacontroller.ObjectMap
+	// gates are the conditions of the gateFeatures whose field is set.
+	gates []hook.Condition
 }
 
 // credentialsRead is what the database and service-user Secrets give: the
@@ -80,8 +84,27 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 		return nil, err
 	}
 	o.policy, o.policyErr = policyRules(o.spec, req.Related)
-	o.pods, err = readPods(req.Related, g.Name)
+	if o.pods, err = readPods(req.Related, g.Name); err != nil {
+		return nil, err
+	}
+	o.related = req.Related
+	o.gates, err = observeGates(o)
 	return o, err
+}
+
+// observeGates runs the gateFeatures, in their order.
+func observeGates(o *observed) ([]hook.Condition, error) {
+	var gates []hook.Condition
+	for _, gate := range gateFeatures {
+		c, err := gate(o)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			gates = append(gates, *c)
+		}
+	}
+	return gates, nil
 }
 
 // observeDeployment reads the running Deployment, the backends.conf it

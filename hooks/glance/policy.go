@@ -105,11 +105,12 @@ func jsonString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// policyConfigMap is the ConfigMap spec.policyOverrides names, "" when none:
-// customize asks for it by name, so sync reads its rules.
-func policyConfigMap(spec api.GlanceSpec) string {
-	if p := spec.PolicyOverrides; p != nil && p.ConfigMapRef != nil {
-		return p.ConfigMapRef.Name
+// policyRelated is the ConfigMap spec.policyOverrides names, by name, so
+// sync reads its rules; nothing when it names none.
+func policyRelated(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource {
+	p := spec.PolicyOverrides
+	if p == nil || p.ConfigMapRef == nil {
+		return nil
 	}
-	return ""
+	return []metacontroller.RelatedResource{{APIVersion: "v1", Resource: "configmaps", Namespace: namespace, Names: []string{p.ConfigMapRef.Name}}}
 }

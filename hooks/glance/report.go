@@ -31,7 +31,7 @@ func report(o *observed, d *decision, out *outcome) (*metacontroller.SyncRespons
 		return nil, err
 	}
 	resp := &metacontroller.SyncResponse{
-		Status:             buildStatus(o.glance, o.now, d, out, statusInputs{current: o.deployment, pods: pods, purge: purge}),
+		Status:             buildStatus(o.glance, o.now, d, out, statusInputs{current: o.deployment, pods: pods, purge: purge, gates: o.gates}),
 		Children:           out.children,
 		ResyncAfterSeconds: resyncAfter(pods, jobPods),
 	}
@@ -50,6 +50,8 @@ type statusInputs struct {
 	pods    podsVerdict
 	// purge is DBPurgeReady, nil without spec.dbPurge.
 	purge *hook.Condition
+	// gates are the gateFeatures' conditions; Ready waits for them.
+	gates []hook.Condition
 }
 
 // buildStatus reports the stores (the retiring ones too), the config and
@@ -79,7 +81,7 @@ func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run st
 		status.DefaultBackend = d.def.id
 	}
 	deploy := explainRollout(deploymentReady(run.current, out.configName, out.backendsName, out.runImage), run.pods)
-	conds := append([]hook.Condition{backends, out.rendered, out.database, out.serviceUser, deploy}, out.reach...)
+	conds := append(append([]hook.Condition{backends, out.rendered, out.database, out.serviceUser, deploy}, out.reach...), run.gates...)
 	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", conds...)
 	conds = append(conds, ready)
 	_, seen := hook.FindCondition(g.Status.Conditions, CondExtraConfigHealthy)
