@@ -10,6 +10,18 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance"
 )
 
+// The cases of spec.dbPurge and spec.imageCache.
+func init() {
+	addCases(map[string]fieldCase{
+		"dbPurge.retentionDays":          {true, map[string]any{"dbPurge.retentionDays": 12}, rendered, purgeHas(`"--age_in_days","12"`)},
+		"dbPurge.schedule":               {true, map[string]any{"dbPurge.schedule": "@weekly"}, rendered, purgeHas(`"schedule":"@weekly"`)},
+		"dbPurge.purgeImagesTable":       {true, map[string]any{"dbPurge.purgeImagesTable": true}, rendered, purgeHas(`"db","purge_images_table"`)},
+		"dbPurge.suspend":                {true, map[string]any{"dbPurge.suspend": true}, rendered, purgeHas(`"suspend":true`)},
+		"imageCache.sizeLimit":           {true, map[string]any{"imageCache.sizeLimit": "2Gi"}, rendered, cacheBound("2Gi", "1717986912")},
+		"imageCache.maintenanceInterval": {true, map[string]any{"imageCache.maintenanceInterval": "7m"}, rendered, cacheInterval("14")},
+	})
+}
+
 // purgeHas checks the purge CronJob's JSON holds want.
 func purgeHas(want string) func(*testing.T, result) {
 	return func(t *testing.T, r result) {

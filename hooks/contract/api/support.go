@@ -10,6 +10,10 @@ type LaterField struct {
 	What string
 	// set reports whether a spec sets it.
 	set func(GlanceSpec) bool
+	// Example sets it, as dotted paths under spec and their values: the
+	// reference tests apply it for every leaf of the field's block and
+	// expect the refusal, so lifting one is deleting its line here.
+	Example map[string]any
 }
 
 // IsSet reports whether spec s sets the field.
@@ -18,9 +22,11 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 // LaterFields are the reference's Glance fields admission refuses as not
 // supported yet, in the spec's order.
 var LaterFields = []LaterField{
-	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil }},
-	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil }},
+	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil },
+		map[string]any{"secretStoreRef.kind": "SecretStore", "secretStoreRef.name": "openbao"}},
+	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil },
+		map[string]any{"targetClusterRef.name": "edge"}},
 	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
 		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic
-	}},
+	}, map[string]any{"database.credentialsMode": "Dynamic"}},
 }
