@@ -1,7 +1,10 @@
 package test
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -42,5 +45,58 @@ func TestHookPackagesStayPure(t *testing.T) {
 	}
 	if found < 10 {
 		t.Fatalf("found %d packages under hooks/, expected the hooks and their contract", found)
+	}
+}
+
+// TestReasonsLiveInConditions keeps each hook package's condition types and
+// reasons in its conditions.go, where a reader looks them up, each string
+// defined once: a second constant for a reason another one spells already
+// is an alias of it (ReasonInvalidSpec = hook.ReasonInvalidSpec), not a
+// second literal.
+func TestReasonsLiveInConditions(t *testing.T) {
+	for _, pkg := range []string{"glance", "glancebackend", "controlplane"} {
+		dir := filepath.Join("..", "hooks", pkg)
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		literals := map[string]string{}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				gen, ok := decl.(*ast.GenDecl)
+				if !ok || gen.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gen.Specs {
+					for i, name := range spec.(*ast.ValueSpec).Names {
+						if !strings.HasPrefix(name.Name, "Reason") && !strings.HasPrefix(name.Name, "Cond") {
+							continue
+						}
+						if filepath.Base(path) != "conditions.go" {
+							t.Errorf("%s: %s belongs in %s", path, name.Name, filepath.Join(dir, "conditions.go"))
+						}
+						values := spec.(*ast.ValueSpec).Values
+						if i >= len(values) {
+							continue
+						}
+						lit, ok := values[i].(*ast.BasicLit)
+						if !ok {
+							continue
+						}
+						if other, dup := literals[lit.Value]; dup && !strings.HasPrefix(name.Name, "Cond") && !strings.HasPrefix(other, "Cond") {
+							t.Errorf("hooks/%s: %s and %s both spell %s; make one an alias of the other", pkg, other, name.Name, lit.Value)
+						}
+						literals[lit.Value] = name.Name
+					}
+				}
+			}
+		}
 	}
 }

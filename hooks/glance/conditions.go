@@ -120,6 +120,19 @@ const (
 	ReasonWaitingForNetworkPolicy = "WaitingForNetworkPolicy"
 )
 
+// DBPurgeReady says whether the purge runs, with the reference's reasons.
+// It is reported only with spec.dbPurge and does not hold Ready back: a
+// purge that stopped makes the database grow, it does not stop glance-api
+// from serving. A suspended purge is True, a posture and not a fault, but
+// under a reason of its own, since nothing else says the backlog grows.
+const (
+	CondDBPurgeReady          = "DBPurgeReady"
+	ReasonDBPurgeScheduled    = "DBPurgeScheduled"
+	ReasonDBPurgeSuspended    = "DBPurgeSuspended"
+	ReasonDBPurgeJobFailed    = "DBPurgeJobFailed"
+	ReasonDBPurgeNotScheduled = "DBPurgeNotScheduled"
+)
+
 // progressReasons are the reasons a condition of a Glance is False for while
 // it is on its way rather than at fault: the schema Job runs, the Deployment
 // is about to be created or rolls out, a store is arriving.

@@ -14,19 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// DBPurgeReady says whether the purge runs, with the reference's reasons.
-// It is reported only with spec.dbPurge and does not hold Ready back: a
-// purge that stopped makes the database grow, it does not stop glance-api
-// from serving. A suspended purge is True, a posture and not a fault, but
-// under a reason of its own, since nothing else says the backlog grows.
-const (
-	CondDBPurgeReady          = "DBPurgeReady"
-	ReasonDBPurgeScheduled    = "DBPurgeScheduled"
-	ReasonDBPurgeSuspended    = "DBPurgeSuspended"
-	ReasonDBPurgeJobFailed    = "DBPurgeJobFailed"
-	ReasonDBPurgeNotScheduled = "DBPurgeNotScheduled"
-)
-
 // observedCronJob is an observed CronJob as far as the hook reads it.
 type observedCronJob struct {
 	Status batchv1.CronJobStatus `json:"status"`
