@@ -110,3 +110,19 @@ func leaves(t *testing.T, obj any) map[string]string {
 	walk("", tree)
 	return out
 }
+
+// TestSecretStoreRefIsProjected: the ControlPlane's External Secrets store
+// is the Glance's, as the reference projects it onto every service; none
+// set projects none.
+func TestSecretStoreRefIsProjected(t *testing.T) {
+	cp := &api.ControlPlane{Spec: api.ControlPlaneSpec{Services: api.Services{Glance: &api.GlanceService{}}}}
+	cp.Name, cp.Namespace = "cp", "ns"
+	if got := GlanceSpec(cp).SecretStoreRef; got != nil {
+		t.Errorf("GlanceSpec(...).SecretStoreRef = %+v, want nil without the ControlPlane's", got)
+	}
+	cp.Spec.SecretStoreRef = &api.SecretStoreRefSpec{Kind: "SecretStore", Name: "tenant"}
+	got := GlanceSpec(cp).SecretStoreRef
+	if got == nil || *got != *cp.Spec.SecretStoreRef {
+		t.Errorf("GlanceSpec(...).SecretStoreRef = %+v, want the ControlPlane's %+v", got, cp.Spec.SecretStoreRef)
+	}
+}

@@ -178,6 +178,7 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 		MetadefsPath:           svc.MetadefsPath,
 		ImportMethods:          svc.ImportMethods,
 		DropRetiredStores:      svc.DropRetiredStores,
+		SecretStoreRef:         cp.Spec.SecretStoreRef,
 	}.WithDefaults(cp.Namespace)
 	// Only the launch mode the release runs is spelled out: the other's
 	// knob is inert, and admission would warn of it on every update.

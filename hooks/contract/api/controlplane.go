@@ -25,7 +25,9 @@ type ControlPlaneSpec struct {
 	// GlobalExtraConfig is config every service takes, under its own
 	// extraConfig (the service's key wins), checked as extraConfig is.
 	GlobalExtraConfig map[string]map[string]string `json:"globalExtraConfig,omitempty"`
-	Services          Services                     `json:"services,omitempty"`
+	// SecretStoreRef is projected onto the Glance as its own.
+	SecretStoreRef *SecretStoreRefSpec `json:"secretStoreRef,omitempty"`
+	Services       Services            `json:"services,omitempty"`
 }
 
 // Services lists the OpenStack services the ControlPlane runs; these hooks
