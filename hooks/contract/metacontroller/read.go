@@ -6,7 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // This file is where the objects of a request are read as values: the
