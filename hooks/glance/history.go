@@ -11,7 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 )
 
 // HistoryLimit bounds how many older hashed ConfigMaps (and as many backends
@@ -76,14 +75,11 @@ func retained(children metacontroller.ObjectMap, h hashedKind, rolling bool) ([]
 			}
 			continue
 		}
-		var meta struct {
-			Metadata metav1.ObjectMeta `json:"metadata"`
-		}
-		raw, _ := children.Get(key, name)
-		if err := rawjson.Unmarshal(raw, &meta); err != nil {
+		created, err := children.CreationTimestamp(key, name)
+		if err != nil {
 			return nil, hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
 		}
-		others = append(others, observed{name, meta.Metadata.CreationTimestamp})
+		others = append(others, observed{name, created})
 	}
 	if !rolling {
 		return out, nil

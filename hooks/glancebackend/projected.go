@@ -10,7 +10,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -42,18 +41,16 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("Deployment %q mounts no %s Secret", glance, names.VolumeBackends)
 		return c, nil
 	}
-	raw, found := related.Get(names.SecretsKey, secretName)
+	// Every GlanceBackend reads the one Secret that holds the sections of
+	// all of them: SecretData reads its backends.conf without decoding the
+	// rest where it can.
+	encoded, found, err := related.SecretData(names.SecretsKey, secretName, names.BackendsFile)
+	if err != nil {
+		return c, hook.Invalid("related %v", err)
+	}
 	if !found {
 		c.Message = fmt.Sprintf("backends Secret %q mounted by Deployment %q is not observed yet", secretName, glance)
 		return c, nil
-	}
-	encoded, ok := backendsFile(raw)
-	if !ok {
-		secret, _, err := metacontroller.DecodeOne[rawSecret](related, names.SecretsKey, secretName)
-		if err != nil {
-			return c, hook.Invalid("related %v", err)
-		}
-		encoded = []byte(secret.Data[names.BackendsFile])
 	}
 	if !hasSection(encoded, storeID) {
 		c.Message = fmt.Sprintf("Deployment %q mounts a backends Secret that has no [%s] section yet", glance, storeID)
@@ -91,36 +88,4 @@ func hasSection(encoded []byte, storeID string) bool {
 	}
 	n, err := base64.StdEncoding.Decode((*buf)[:cap(*buf)], encoded)
 	return err == nil && storeconf.HasSectionHeader((*buf)[:n], storeID)
-}
-
-// backendsFile is the backends.conf of a backends Secret, still base64,
-// read without decoding the rest of the Secret: every GlanceBackend reads
-// the one Secret that holds the sections of all of them. ok is false when
-// only decoding the Secret as rawSecret can tell what it holds (see
-// rawjson), and always where that decoding would fail: a data value that is
-// not a string.
-func backendsFile(secret []byte) (encoded []byte, ok bool) {
-	data, res := rawjson.Field(secret, "data")
-	switch {
-	case res == rawjson.Unsure:
-		return nil, false
-	case res == rawjson.Absent || rawjson.IsNull(data):
-		return nil, true
-	}
-	exact := true
-	whole := rawjson.Members(data, func(key []byte, plain bool, v []byte) bool {
-		switch {
-		case !plain:
-			exact = false // it may spell the key with escapes
-		case string(key) != names.BackendsFile:
-			// Any other value only has to be one rawSecret can hold.
-			exact = v[0] == '"' || rawjson.IsNull(v)
-		case rawjson.IsNull(v):
-			encoded = nil
-		default:
-			encoded, exact = rawjson.StringBytes(v)
-		}
-		return exact
-	})
-	return encoded, whole && exact
 }

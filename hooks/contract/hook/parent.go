@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
 
 // DecodeParent decodes a hook's parent into obj and checks it is the kind
@@ -27,7 +27,7 @@ func DecodeParent(raw json.RawMessage, apiVersion, kind string, obj metav1.Objec
 	// fails (or obj does not carry its type) is the type decoded on its own,
 	// to tell a parent of the wrong kind or no Kubernetes object at all from
 	// a malformed one of the right kind.
-	objErr := rawjson.Unmarshal(raw, obj)
+	objErr := metacontroller.DecodeObject(raw, obj)
 	tm, typed := typeOf(obj)
 	if objErr != nil || !typed {
 		tm = metav1.TypeMeta{}

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // SyncRequest is the body Metacontroller posts to a sync hook.

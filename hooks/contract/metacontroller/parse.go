@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // ParseSyncRequest reads a sync request out of a body that rawjson.Scan

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // checkParse holds ParseSyncRequest and ParseCustomizeRequest to

@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // Metric names, one home for the code that writes them and for the tests

@@ -12,11 +12,11 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/rawjson"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // SyncFunc is a pure sync hook.

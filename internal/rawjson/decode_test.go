@@ -134,7 +134,10 @@ func TestUnmarshalAsEncodingJSON(t *testing.T) {
 // FuzzUnmarshal holds Unmarshal to encoding/json for the types the hooks
 // decode, on every fixture object and what the fuzzer makes of them.
 func FuzzUnmarshal(f *testing.F) {
-	files, _ := filepath.Glob("../../../test/fixtures/*/*/request.json")
+	files, _ := filepath.Glob("../../test/fixtures/*/*/request.json")
+	if len(files) == 0 {
+		f.Fatal("no fixture requests to seed from")
+	}
 	for _, file := range files {
 		raw, err := os.ReadFile(file)
 		if err != nil {

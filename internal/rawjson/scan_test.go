@@ -66,7 +66,7 @@ func TestScan(t *testing.T) {
 
 // TestScanFixtures scans every request of the fixtures and their cuts.
 func TestScanFixtures(t *testing.T) {
-	files, err := filepath.Glob("../../../test/fixtures/*/*/request.json")
+	files, err := filepath.Glob("../../test/fixtures/*/*/request.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixture requests: %v", err)
 	}
