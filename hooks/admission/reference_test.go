@@ -55,6 +55,26 @@ func TestReferenceGlanceAllowed(t *testing.T) {
 	assert.Empty(t, resp.warnings)
 }
 
+// TestSecretStoreRefAllowed: spec.secretStoreRef is built (the Glance hook
+// waits for the store), so both kinds are admitted without a warning; its
+// shape (kind's enum, name's pattern) is the CRD's to refuse.
+func TestSecretStoreRefAllowed(t *testing.T) {
+	for _, kind := range []string{"", "ClusterSecretStore", "SecretStore"} {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal([]byte(validGlance), &obj))
+		ref := map[string]any{"name": "openbao"}
+		if kind != "" {
+			ref["kind"] = kind
+		}
+		obj["spec"].(map[string]any)["secretStoreRef"] = ref
+		raw, err := json.Marshal(obj)
+		require.NoError(t, err)
+		resp, msg := reviewRaw(t, api.KindGlance, raw)
+		require.True(t, resp.allowed, "kind %q: %s", kind, msg)
+		assert.Empty(t, resp.warnings)
+	}
+}
+
 // TestReferenceRulesRefused runs every rule of the reference API through
 // /validate: each is refused, naming its field.
 func TestReferenceRulesRefused(t *testing.T) {
