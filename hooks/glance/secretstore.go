@@ -103,7 +103,7 @@ func secretStoreGate(o *observed) (*hook.Condition, error) {
 	case err != nil:
 		return nil, hook.Invalid("observed %v", err)
 	case !found:
-		return notReady("is not found (or External Secrets' CRDs are not installed); the config waits for it"), nil
+		return notReady("is not found (or External Secrets' CRDs are not installed)"), nil
 	}
 	for _, c := range st.Status.Conditions {
 		if c.Type != "Ready" {
@@ -113,8 +113,8 @@ func secretStoreGate(o *observed) (*hook.Condition, error) {
 			return &hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable,
 				Message: "spec.secretStoreRef: " + named + " is Ready"}, nil
 		}
-		return notReady("is not Ready (%s: %s); the config waits for it",
+		return notReady("is not Ready (%s: %s)",
 			excerpt.Quote(c.Reason, excerpt.MaxKind), excerpt.Quote(c.Message, maxStoreMessage)), nil
 	}
-	return notReady("reports no Ready condition yet; the config waits for it"), nil
+	return notReady("reports no Ready condition yet"), nil
 }
