@@ -479,6 +479,30 @@ ExtraConfigHealthy is False naming the owned key, and Ready stays True.`,
 			s.converge()
 			return "glance"
 		}},
+	{"secret-store-ready", `
+spec.secretStoreRef names the ClusterSecretStore openbao, which reports
+Ready=True. Customize asked for it by name (cluster-scoped, keyed by its bare
+name in related); the Glance renders as it would without the field, and
+SecretsReady is True/SecretsAvailable naming ClusterSecretStore/openbao.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + storeGlance + "\n---\n" + clusterStore("True", "Valid", "store validated") + "\n---\n" +
+				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			return "glance"
+		}},
+	{"secret-store-not-ready-keeps-last-good", `
+The running Glance's ClusterSecretStore openbao turned Ready=False
+(InvalidProviderConfig): the credential Secrets it keeps may be stale or
+about to go. SecretsReady is False/SecretStoreNotReady, quoting the store's
+reason and message; nothing is re-rendered: every child comes back as last
+applied (ConfigRendered=False/LastGoodKept) and Ready waits for SecretsReady.`,
+		func(s *scenario) string {
+			s.apply(credentials + "\n---\n" + storeGlance + "\n---\n" + clusterStore("True", "Valid", "store validated") + "\n---\n" +
+				standaloneBackend("primary", "glance-images", "garage-s3-credentials", true))
+			s.converge()
+			require.True(s.t, s.w.SetStatus(storeRef, storeNotReady))
+			return "glance"
+		}},
 }
 
 // databaseTLSSecrets are a CA bundle and a client certificate that are the

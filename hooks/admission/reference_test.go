@@ -55,6 +55,26 @@ func TestReferenceGlanceAllowed(t *testing.T) {
 	assert.Empty(t, resp.warnings)
 }
 
+// TestSecretStoreRefAllowed: spec.secretStoreRef is built (the Glance hook
+// waits for the store), so both kinds are admitted without a warning; its
+// shape (kind's enum, name's pattern) is the CRD's to refuse.
+func TestSecretStoreRefAllowed(t *testing.T) {
+	for _, kind := range []string{"", "ClusterSecretStore", "SecretStore"} {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal([]byte(validGlance), &obj))
+		ref := map[string]any{"name": "openbao"}
+		if kind != "" {
+			ref["kind"] = kind
+		}
+		obj["spec"].(map[string]any)["secretStoreRef"] = ref
+		raw, err := json.Marshal(obj)
+		require.NoError(t, err)
+		resp, msg := reviewRaw(t, api.KindGlance, raw)
+		require.True(t, resp.allowed, "kind %q: %s", kind, msg)
+		assert.Empty(t, resp.warnings)
+	}
+}
+
 // TestReferenceRulesRefused runs every rule of the reference API through
 // /validate: each is refused, naming its field.
 func TestReferenceRulesRefused(t *testing.T) {
@@ -122,6 +142,8 @@ func TestControlPlaneReferenceRules(t *testing.T) {
 		"replicas twice": {reason: "services.glance.replicas and deployment.replicas say the same",
 			spec:    `"services":{"glance":{` + backends + `,"replicas":2,"deployment":{"replicas":3}}}`,
 			refused: `spec.services.glance.replicas and deployment.replicas are both set: set one of them`},
+		"secret store": {reason: "the ControlPlane's External Secrets store is projected onto its Glance, which takes it",
+			spec: `"secretStoreRef":{"kind":"SecretStore","name":"tenant"},"services":{"glance":{` + backends + `}}`},
 		"global extra config": {reason: "merged into the Glance's extraConfig, checked against the release's options where it is written",
 			spec:    `"globalExtraConfig":{"DEFAULT":{"debug":"true","no_such_option":"1"}},"services":{"glance":{` + backends + `}}`,
 			refused: `spec.globalExtraConfig[DEFAULT][no_such_option]: [DEFAULT] no_such_option is not an option of glance-api 2025.2`},

@@ -133,6 +133,15 @@ const (
 	ReasonDBPurgeNotScheduled = "DBPurgeNotScheduled"
 )
 
+// SecretsReady is spec.secretStoreRef's gate, the reference's names: the
+// External Secrets store the credential Secrets arrive through is Ready.
+// Reported only while the field is set.
+const (
+	CondSecretsReady          = "SecretsReady"
+	ReasonSecretsAvailable    = "SecretsAvailable"
+	ReasonSecretStoreNotReady = "SecretStoreNotReady"
+)
+
 // progressReasons are the reasons a condition of a Glance is False for while
 // it is on its way rather than at fault: the schema Job runs, the Deployment
 // is about to be created or rolls out, a store is arriving.

@@ -57,11 +57,14 @@ var podFeatures = []func(podInput, *deploymentChild){
 // the backends, the Secrets and the pods (customize.go): each returns the
 // related resources the spec calls for, none when its field is unset.
 var relatedFeatures = []func(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource{
-	policyRelated, // policy.go: the ConfigMap spec.policyOverrides names
+	policyRelated,      // policy.go: the ConfigMap spec.policyOverrides names
+	secretStoreRelated, // secretstore.go: the store spec.secretStoreRef names
 }
 
 // gateFeatures are the features whose condition can hold the render: each
 // reads what it asked for in relatedFeatures and returns its condition,
 // nil when its field is unset. A False one keeps the last-good config and
 // says why (decide.go), and Ready waits for it (report.go).
-var gateFeatures = []func(o *observed) (*hook.Condition, error){}
+var gateFeatures = []func(o *observed) (*hook.Condition, error){
+	secretStoreGate, // secretstore.go: SecretsReady, the store is Ready
+}

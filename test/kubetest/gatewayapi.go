@@ -27,25 +27,14 @@ var gatewayAPICRDs = []string{"gatewayclasses", "gateways", "httproutes", "refer
 // served. A module that cannot be had is ErrAbsent: tests skip on it unless
 // KUBETEST_REQUIRE=1.
 func (e *Env) ApplyGatewayAPI(ctx context.Context) (version string, err error) {
-	root, err := repoRoot()
+	version, dir, err := pinnedModule(ctx, "gatewayapi", GatewayAPIModule)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrAbsent, err)
-	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", GatewayAPIModule)
-	cmd.Dir = filepath.Join(root, "test", "gatewayapi")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: go mod download %s: %v: %s", ErrAbsent, GatewayAPIModule, err, lastLines(stderr.String()+stdout.String(), 5))
-	}
-	var mod struct{ Version, Dir string }
-	if err := json.Unmarshal(stdout.Bytes(), &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("%w: go mod download %s printed no directory", ErrAbsent, GatewayAPIModule)
+		return "", err
 	}
 	var crds []*unstructured.Unstructured
 	for _, res := range gatewayAPICRDs {
 		name := "gateway.networking.k8s.io_" + res + ".yaml"
-		raw, err := os.ReadFile(filepath.Join(mod.Dir, "config", "crd", "standard", name))
+		raw, err := os.ReadFile(filepath.Join(dir, "config", "crd", "standard", name))
 		if err != nil {
 			return "", err
 		}
@@ -55,7 +44,7 @@ func (e *Env) ApplyGatewayAPI(ctx context.Context) (version string, err error) {
 		}
 		crds = append(crds, objs...)
 	}
-	return mod.Version, e.applyCRDs(ctx, crds)
+	return version, e.applyCRDs(ctx, crds)
 }
 
 // GatewayAPI is ApplyGatewayAPI for a test: it skips when the module cannot
@@ -67,4 +56,27 @@ func (e *Env) GatewayAPI(t testing.TB) string {
 		skipOrFail(t, err)
 	}
 	return v
+}
+
+// pinnedModule is the version and module-cache directory of the module a
+// nested module of test/ (test/<nested>) pins: go mod download fetches it
+// through the module proxy when the cache does not hold it. A module that
+// cannot be had is ErrAbsent.
+func pinnedModule(ctx context.Context, nested, module string) (version, dir string, err error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %v", ErrAbsent, err)
+	}
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module)
+	cmd.Dir = filepath.Join(root, "test", nested)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", "", fmt.Errorf("%w: go mod download %s: %v: %s", ErrAbsent, module, err, lastLines(stderr.String()+stdout.String(), 5))
+	}
+	var mod struct{ Version, Dir string }
+	if err := json.Unmarshal(stdout.Bytes(), &mod); err != nil || mod.Dir == "" {
+		return "", "", fmt.Errorf("%w: go mod download %s printed no directory", ErrAbsent, module)
+	}
+	return mod.Version, mod.Dir, nil
 }

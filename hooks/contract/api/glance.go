@@ -55,9 +55,9 @@ type GlanceSpec struct {
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
 	// The reference's feature blocks (glance_blocks.go), each built by a
-	// feature of hooks/glance. SecretStoreRef and TargetClusterRef are part
-	// of the schema so a reference CR decodes whole; admission refuses them
-	// as not supported yet (LaterFields) rather than let them be ignored.
+	// feature of hooks/glance. TargetClusterRef is part of the schema so a
+	// reference CR decodes whole; admission refuses it as not supported yet
+	// (LaterFields) rather than let it be ignored.
 	ImportFiltering  *ImportFilteringSpec         `json:"importFiltering,omitempty"`
 	ImportPlugins    *ImportPluginsSpec           `json:"importPlugins,omitempty"`
 	DBPurge          *DBPurgeSpec                 `json:"dbPurge,omitempty"`

@@ -22,8 +22,6 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 // LaterFields are the reference's Glance fields admission refuses as not
 // supported yet, in the spec's order.
 var LaterFields = []LaterField{
-	{"secretStoreRef", "an External Secrets store; these hooks read the Secrets named in the spec", func(s GlanceSpec) bool { return s.SecretStoreRef != nil },
-		map[string]any{"secretStoreRef.kind": "SecretStore", "secretStoreRef.name": "openbao"}},
 	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil },
 		map[string]any{"targetClusterRef.name": "edge"}},
 	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {

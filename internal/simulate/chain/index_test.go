@@ -154,3 +154,54 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return norm
 }
+
+// TestClusterScopedRelatedByName: a namespaced parent relating to a
+// cluster-scoped resource by name gets it keyed by its bare name, whatever
+// namespace the rule names, as Metacontroller serves it; an object of the
+// kind and name in the parent's namespace is not it.
+func TestClusterScopedRelatedByName(t *testing.T) {
+	c := Controller{Name: "stores", Parent: Type{"example.com/v1", "Parent"},
+		Customize: func(*metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
+			return &metacontroller.CustomizeResponse{RelatedResources: []metacontroller.RelatedResource{
+				{APIVersion: "external-secrets.io/v1", Resource: "clustersecretstores", Names: []string{"vault"}},
+				{APIVersion: "external-secrets.io/v1", Resource: "clustersecretstores", Namespace: "ns", Names: []string{"other"}},
+			}}, nil
+		},
+		Sync: func(*metacontroller.SyncRequest, time.Time) (*metacontroller.SyncResponse, error) {
+			return &metacontroller.SyncResponse{Status: map[string]any{}}, nil
+		},
+	}
+	w := NewWorld(t0)
+	store := func(name, ns string) Object {
+		meta := map[string]any{"name": name}
+		if ns != "" {
+			meta["namespace"] = ns
+		}
+		return Object{"apiVersion": "external-secrets.io/v1", "kind": "ClusterSecretStore", "metadata": meta}
+	}
+	for _, o := range []Object{namespaced("example.com/v1", "Parent", "a", nil), store("vault", "ns")} {
+		if err := w.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := Ref{APIVersion: "example.com/v1", Kind: "Parent", Namespace: "ns", Name: "a"}
+	names := func() []string {
+		t.Helper()
+		req, err := w.SyncRequest(c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req.Related.Names("ClusterSecretStore.external-secrets.io/v1")
+	}
+	if got := names(); len(got) != 0 {
+		t.Errorf("no cluster-scoped store yet: %v", got)
+	}
+	for _, o := range []Object{store("vault", ""), store("other", "")} {
+		if err := w.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]string{"other", "vault"}, names()); diff != "" {
+		t.Errorf("cluster-scoped stores by bare name: -want, +got:\n%s", diff)
+	}
+}

@@ -50,7 +50,15 @@ var resourceKinds = map[string]string{
 	"secrets": "Secret", "configmaps": "ConfigMap", "deployments": "Deployment", "services": "Service",
 	"glances": "Glance", "glancebackends": "GlanceBackend", "controlplanes": "ControlPlane",
 	"pods": "Pod",
+	// External Secrets' stores, which spec.secretStoreRef names.
+	"clustersecretstores": "ClusterSecretStore", "secretstores": "SecretStore",
 }
+
+// clusterScoped are the resources of resourceKinds without a namespace.
+// Metacontroller (v4.15 and later) lists such a related resource across the
+// cluster whatever namespace the rule names, and keys it by its bare name
+// also for a namespaced parent.
+var clusterScoped = map[string]bool{"clustersecretstores": true}
 
 // Result of a Run.
 type Result struct {
@@ -343,7 +351,10 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 		return fmt.Errorf("unknown resource %q", rr.Resource)
 	}
 	ns := rr.Namespace
-	if ns == "" {
+	switch {
+	case clusterScoped[rr.Resource]:
+		ns = ""
+	case ns == "":
 		ns = parentNS
 	}
 	var sel labels.Selector

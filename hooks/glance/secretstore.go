@@ -1,0 +1,120 @@
+package glance
+
+import (
+	"fmt"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+)
+
+// spec.secretStoreRef names the External Secrets store the database and
+// service-user Secrets arrive through. While it is set, the config is
+// rendered only once that store reports Ready: until then the Secrets may
+// be missing or hold what the store's last failed fetch left, and
+// SecretsReady says which store the Glance waits for. The Secrets are
+// still read as the spec names them; the store is only watched.
+
+// SecretStoreAPIVersion is the External Secrets API version of the stores
+// (external-secrets.io/v1, served since External Secrets v0.16).
+const SecretStoreAPIVersion = "external-secrets.io/v1"
+
+// The kinds spec.secretStoreRef.kind names; unset is ClusterSecretStore.
+const (
+	KindClusterSecretStore = "ClusterSecretStore"
+	KindSecretStore        = "SecretStore"
+)
+
+// secretStoreResources are the stores' resources, by kind.
+var secretStoreResources = map[string]string{
+	KindClusterSecretStore: "clustersecretstores",
+	KindSecretStore:        "secretstores",
+}
+
+// maxStoreMessage is what SecretsReady keeps of the message of the store's
+// own Ready condition.
+const maxStoreMessage = 256
+
+// secretStoreKind is the kind spec.secretStoreRef names, with its default.
+func secretStoreKind(ref *api.SecretStoreRefSpec) string {
+	if ref.Kind == "" {
+		return KindClusterSecretStore
+	}
+	return ref.Kind
+}
+
+// secretStoreRelated asks for the store by name. A ClusterSecretStore is
+// cluster-scoped: the rule names no namespace, Metacontroller looks it up
+// across the cluster and keys it by its bare name. A SecretStore is looked
+// up in the Glance's namespace. Nothing is asked while the field is unset,
+// so a cluster without External Secrets' CRDs serves every other Glance
+// (Metacontroller fails a sync whose related resource it cannot find).
+func secretStoreRelated(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource {
+	ref := spec.SecretStoreRef
+	if ref == nil {
+		return nil
+	}
+	kind := secretStoreKind(ref)
+	resource, ok := secretStoreResources[kind]
+	if !ok {
+		return nil
+	}
+	rr := metacontroller.RelatedResource{APIVersion: SecretStoreAPIVersion, Resource: resource, Names: []string{ref.Name}}
+	if kind == KindSecretStore {
+		rr.Namespace = namespace
+	}
+	return []metacontroller.RelatedResource{rr}
+}
+
+// secretStore is what the gate reads of a store: the conditions External
+// Secrets' controller writes into its status.
+type secretStore struct {
+	Status struct {
+		Conditions []struct {
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+			Reason  string `json:"reason"`
+			Message string `json:"message"`
+		} `json:"conditions"`
+	} `json:"status"`
+}
+
+// secretStoreGate is SecretsReady: True once the store spec.secretStoreRef
+// names reports Ready=True, False while it is missing or not Ready; nil
+// when the field is unset. A store that does not decode is an input error,
+// as any observed object.
+func secretStoreGate(o *observed) (*hook.Condition, error) {
+	ref := o.spec.SecretStoreRef
+	if ref == nil {
+		return nil, nil
+	}
+	kind := secretStoreKind(ref)
+	named := excerpt.Token(kind, excerpt.MaxKind) + "/" + excerpt.Token(ref.Name, excerpt.MaxName)
+	notReady := func(format string, args ...any) *hook.Condition {
+		return &hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+			Message: "spec.secretStoreRef: " + named + " " + fmt.Sprintf(format, args...)}
+	}
+	if _, ok := secretStoreResources[kind]; !ok {
+		return notReady("is not a ClusterSecretStore or a SecretStore"), nil
+	}
+	st, found, err := metacontroller.DecodeOne[secretStore](o.related, metacontroller.Key(kind, SecretStoreAPIVersion), ref.Name)
+	switch {
+	case err != nil:
+		return nil, hook.Invalid("observed %v", err)
+	case !found:
+		return notReady("is not found (or External Secrets' CRDs are not installed)"), nil
+	}
+	for _, c := range st.Status.Conditions {
+		if c.Type != "Ready" {
+			continue
+		}
+		if c.Status == "True" {
+			return &hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable,
+				Message: "spec.secretStoreRef: " + named + " is Ready"}, nil
+		}
+		return notReady("is not Ready (%s: %s)",
+			excerpt.Quote(c.Reason, excerpt.MaxKind), excerpt.Quote(c.Message, maxStoreMessage)), nil
+	}
+	return notReady("reports no Ready condition yet"), nil
+}
