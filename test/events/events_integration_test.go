@@ -54,7 +54,7 @@ func TestGlanceBackendSkippedOnARealAPIServer(t *testing.T) {
 	w := chain.NewWorld(time.Now().UTC().Truncate(time.Second))
 	g["metadata"].(map[string]any)["uid"] = uid
 	require.NoError(t, w.Apply(g))
-	for _, o := range append(backends(t), secrets(t)...) {
+	for _, o := range append(backends(t), guide.Secrets(namespace)...) {
 		require.NoError(t, w.Apply(o))
 	}
 	m := mirror{t: t, env: env, w: w, uid: uid}
@@ -213,14 +213,6 @@ func backends(t *testing.T) []chain.Object {
 	}
 	require.Len(t, out, 3)
 	return out
-}
-
-func secrets(t *testing.T) []chain.Object {
-	return []chain.Object{secret("garage-s3-credentials"),
-		{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "glance-db", "namespace": namespace},
-			"stringData": map[string]any{"username": "glance", "password": "db-secret-0001"}},
-		{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "glance-service-user", "namespace": namespace},
-			"stringData": map[string]any{"password": "service-secret-0001"}}}
 }
 
 func secret(name string) chain.Object {

@@ -2,11 +2,8 @@ package kubetest
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // ExternalSecretsModule is the module test/externalsecrets pins; its store
@@ -22,24 +19,8 @@ var externalSecretsCRDs = []string{"clustersecretstores", "secretstores"}
 // and waits until they are served. A module that cannot be had is
 // ErrAbsent: tests skip on it unless KUBETEST_REQUIRE=1.
 func (e *Env) ApplyExternalSecrets(ctx context.Context) (version string, err error) {
-	version, dir, err := pinnedModule(ctx, "externalsecrets", ExternalSecretsModule)
-	if err != nil {
-		return "", err
-	}
-	var crds []*unstructured.Unstructured
-	for _, res := range externalSecretsCRDs {
-		name := "external-secrets.io_" + res + ".yaml"
-		raw, err := os.ReadFile(filepath.Join(dir, "config", "crds", "bases", name))
-		if err != nil {
-			return "", err
-		}
-		objs, err := decodeCRDs(name, raw)
-		if err != nil {
-			return "", err
-		}
-		crds = append(crds, objs...)
-	}
-	return version, e.applyCRDs(ctx, crds)
+	return e.applyPinnedCRDs(ctx, pinnedCRDs{nested: "externalsecrets", module: ExternalSecretsModule,
+		dir: filepath.Join("config", "crds", "bases"), group: "external-secrets.io", resources: externalSecretsCRDs})
 }
 
 // ExternalSecrets is ApplyExternalSecrets for a test: it skips when the

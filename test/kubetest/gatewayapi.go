@@ -27,14 +27,27 @@ var gatewayAPICRDs = []string{"gatewayclasses", "gateways", "httproutes", "refer
 // served. A module that cannot be had is ErrAbsent: tests skip on it unless
 // KUBETEST_REQUIRE=1.
 func (e *Env) ApplyGatewayAPI(ctx context.Context) (version string, err error) {
-	version, dir, err := pinnedModule(ctx, "gatewayapi", GatewayAPIModule)
+	return e.applyPinnedCRDs(ctx, pinnedCRDs{nested: "gatewayapi", module: GatewayAPIModule,
+		dir: filepath.Join("config", "crd", "standard"), group: "gateway.networking.k8s.io", resources: gatewayAPICRDs})
+}
+
+// pinnedCRDs are CRDs shipped in a module a nested module of test/ pins:
+// the files <dir>/<group>_<resource>.yaml of the module.
+type pinnedCRDs struct {
+	nested, module, dir, group string
+	resources                  []string
+}
+
+// applyPinnedCRDs installs them and waits until they are served.
+func (e *Env) applyPinnedCRDs(ctx context.Context, p pinnedCRDs) (version string, err error) {
+	version, dir, err := pinnedModule(ctx, p.nested, p.module)
 	if err != nil {
 		return "", err
 	}
 	var crds []*unstructured.Unstructured
-	for _, res := range gatewayAPICRDs {
-		name := "gateway.networking.k8s.io_" + res + ".yaml"
-		raw, err := os.ReadFile(filepath.Join(dir, "config", "crd", "standard", name))
+	for _, res := range p.resources {
+		name := p.group + "_" + res + ".yaml"
+		raw, err := os.ReadFile(filepath.Join(dir, p.dir, name))
 		if err != nil {
 			return "", err
 		}

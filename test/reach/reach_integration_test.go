@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -71,7 +70,7 @@ func TestRouteAndPoliciesOnARealAPIServer(t *testing.T) {
 		"metadata": map[string]any{"name": "archive", "namespace": namespace},
 		"spec": map[string]any{"glanceRef": map[string]any{"name": "glance"}, "type": "S3",
 			"s3": map[string]any{"host": "https://198.51.100.7:9000", "bucket": "archive", "credentialsSecretRef": map[string]any{"name": "garage-s3-credentials"}}}}))
-	for _, o := range secrets() {
+	for _, o := range guide.Secrets(namespace) {
 		require.NoError(t, w.Apply(o))
 	}
 	res, err := w.Run(chain.Controllers(), 40)
@@ -128,25 +127,9 @@ func lastApplied(t *testing.T, o chain.Object) map[string]any {
 	return out
 }
 
+// objects are the objects of a YAML stream of the guide.
 func objects(t *testing.T, docs string) []chain.Object {
-	var out []chain.Object
-	for _, doc := range strings.Split(docs, "\n---\n") {
-		var o chain.Object
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &o))
-		if o != nil {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-func secrets() []chain.Object {
-	secret := func(name string, data map[string]any) chain.Object {
-		return chain.Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": namespace}, "stringData": data}
-	}
-	return []chain.Object{
-		secret("garage-s3-credentials", map[string]any{"access-key-id": "GKexample0001", "secret-access-key": "secretexample0001"}),
-		secret("glance-db", map[string]any{"username": "glance", "password": "db-secret-0001"}),
-		secret("glance-service-user", map[string]any{"password": "service-secret-0001"}),
-	}
+	objs, err := guide.Objects(docs)
+	require.NoError(t, err)
+	return objs
 }

@@ -5,7 +5,6 @@ package secretstore_test
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -70,7 +69,7 @@ func TestGlanceWaitsForItsClusterSecretStore(t *testing.T) {
 	w := chain.NewWorld(time.Now().UTC().Truncate(time.Second))
 	g["metadata"].(map[string]any)["uid"] = string(created.GetUID())
 	require.NoError(t, w.Apply(g))
-	for _, o := range append(objects(t, guide.Backends), secrets()...) {
+	for _, o := range append(objects(t, guide.Backends), guide.Secrets(namespace)...) {
 		require.NoError(t, w.Apply(o))
 	}
 	converge(t, w)
@@ -151,25 +150,9 @@ func has(w *chain.World, kind string) bool {
 	return len(w.ObjectsIn(namespace, kind)) > 0
 }
 
+// objects are the objects of a YAML stream of the guide.
 func objects(t *testing.T, docs string) []chain.Object {
-	var out []chain.Object
-	for _, doc := range strings.Split(docs, "\n---\n") {
-		var o chain.Object
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &o))
-		if o != nil {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-func secrets() []chain.Object {
-	secret := func(name string, data map[string]any) chain.Object {
-		return chain.Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": namespace}, "stringData": data}
-	}
-	return []chain.Object{
-		secret("garage-s3-credentials", map[string]any{"access-key-id": "GKexample0001", "secret-access-key": "secretexample0001"}),
-		secret("glance-db", map[string]any{"username": "glance", "password": "db-secret-0001"}),
-		secret("glance-service-user", map[string]any{"password": "service-secret-0001"}),
-	}
+	objs, err := guide.Objects(docs)
+	require.NoError(t, err)
+	return objs
 }
