@@ -211,8 +211,12 @@ func isLogLevel(v string) bool {
 // databaseTLSProblems checks spec.database.tls and the credentials mode.
 func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 	var l problem.List
-	if m := d.CredentialsMode; m != "" && m != api.CredentialsStatic && m != api.CredentialsDynamic {
+	switch m := d.CredentialsMode; {
+	case m != "" && m != api.CredentialsStatic && m != api.CredentialsDynamic:
 		l = append(l, problem.Invalid(at.Child("credentialsMode"), "must be Static or Dynamic"))
+	case m == api.CredentialsDynamic && d.ClusterRef == nil:
+		l = append(l, problem.Invalid(at.Child("credentialsMode"),
+			"Dynamic users come from a secrets engine for a database cluster in the namespace: set clusterRef, or use Static with host"))
 	}
 	t := d.TLS
 	if t == nil {

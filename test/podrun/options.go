@@ -53,6 +53,10 @@ type Options struct {
 	// Redact are further secrets to mask in the logs shown (every value of
 	// a Secret the pod reads is masked already).
 	Redact []string
+	// ClusterDNS are names the pods resolve, by name, to an address, as
+	// the cluster's DNS resolves a Service's <name>.<namespace>.svc: each
+	// is a line of the pod's /etc/hosts.
+	ClusterDNS map[string]string
 }
 
 func (o Options) withDefaults() Options {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -252,6 +253,9 @@ func prepare(t testing.TB, pod Pod, objs *Objects, o Options) *Running {
 	}
 	// The kubelet's /etc/hosts and /etc/hostname for the pod.
 	hosts := fmt.Sprintf("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n%s\t%s\n", r.IP, pod.Name)
+	for _, name := range slices.Sorted(maps.Keys(r.opts.ClusterDNS)) {
+		hosts += r.opts.ClusterDNS[name] + "\t" + name + "\n"
+	}
 	r.files = map[string]string{"/etc/hosts": filepath.Join(dir, "etc", "hosts"), "/etc/hostname": filepath.Join(dir, "etc", "hostname")}
 	if err := os.WriteFile(r.files["/etc/hosts"], []byte(hosts), 0o644); err != nil {
 		t.Fatal(err)

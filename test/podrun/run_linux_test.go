@@ -429,3 +429,12 @@ touch /var/lib/glance/staging/x && echo staging-writable`)
 	_, err := os.Stat("/var/lib/glance/staging/x")
 	assert.True(t, os.IsNotExist(err), "the container wrote into its volume, not into the machine's directory: %v", err)
 }
+
+// TestClusterDNS: a Service name the options map resolves in the pod, as
+// the cluster's DNS would resolve it, through the pod's /etc/hosts.
+func TestClusterDNS(t *testing.T) {
+	pod := shPod("dns", `getent hosts openstack-db.openstack.svc; getent hosts no-such.openstack.svc || echo unresolved`)
+	log := runOK(t, pod, ObjectsOf(t), Options{PATH: "/usr/bin:/bin", ClusterDNS: map[string]string{"openstack-db.openstack.svc": "127.0.0.1"}})
+	lines := strings.Fields(log)
+	assert.Equal(t, []string{"127.0.0.1", "openstack-db.openstack.svc", "unresolved"}, lines)
+}

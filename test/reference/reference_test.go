@@ -210,6 +210,9 @@ var cases = map[string]fieldCase{
 	"database.port":            {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
 	"database.database":        {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
 	"database.secretRef.name":  {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	// Dynamic users render what Static ones do: the hooks create no user
+	// in either mode and roll the pods when the Secret changes.
+	"database.credentialsMode": {true, map[string]any{"database.credentialsMode": "Dynamic"}, inert, nil},
 	"database.replicas":        {true, map[string]any{"database.replicas": 3}, inert, nil},
 	"database.storageSize":     {true, map[string]any{"database.storageSize": "100Gi"}, inert, nil},
 	"database.tls.mode": {true, refrules.DBTLS("mode", "verify-ca"), rendered,

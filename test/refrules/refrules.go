@@ -64,7 +64,7 @@ var GlanceRules = []Rule{
 	{"database TLS CA bundle key", DBTLS("caBundleSecretRef.key", "ca/crt"), "spec.database.tls.caBundleSecretRef.key", true},
 	{"database TLS client Secret name", DBTLS("clientCertSecretRef.name", "Client_Cert"), "spec.database.tls.clientCertSecretRef.name", true},
 	{"database TLS client certificate key chosen", DBTLS("clientCertSecretRef.key", "tls.crt"), "spec.database.tls.clientCertSecretRef.key", true},
-	{"dynamic credentials not supported yet", map[string]any{"database.credentialsMode": "Dynamic"}, "spec.database.credentialsMode", false},
+	{"dynamic credentials on an external server", map[string]any{"database.credentialsMode": "Dynamic", "database.clusterRef": nil, "database.host": "db.example.com"}, "spec.database.credentialsMode", true},
 	{"extraConfig unknown option", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"no_such_option": "1"}}}, "spec.extraConfig[DEFAULT][no_such_option]", false},
 	{"extraConfig unknown section", map[string]any{"extraConfig": map[string]any{"no_such_section": map[string]any{"debug": "true"}}}, "spec.extraConfig[no_such_section][debug]", false},
 	{"extraConfig service password", map[string]any{"extraConfig": map[string]any{"keystone_authtoken": map[string]any{"password": "hunter2"}}}, "spec.extraConfig[keystone_authtoken][password]", false},

@@ -245,8 +245,11 @@ type DatabaseSpec struct {
 	// hooks build the connection URL from them into a Secret of their own;
 	// it reaches glance-api only as an environment variable.
 	SecretRef LocalObjectReference `json:"secretRef"`
-	// CredentialsMode is Static: the Secret holds a long-lived user.
-	// Dynamic (short-lived users from a secrets engine) is not supported.
+	// CredentialsMode says who issues the user in the Secret: Static (the
+	// default), a long-lived user; Dynamic, short-lived users a secrets
+	// engine issues for the database cluster (clusterRef) and rotates. The
+	// hooks provision no database user in either mode, and roll the pods
+	// whenever the Secret changes (docs/hooks.md, "Database").
 	CredentialsMode string `json:"credentialsMode,omitempty"`
 	// TLS, when set, has the connection use TLS (docs/hooks.md, "Database
 	// TLS").

@@ -24,7 +24,4 @@ func (f LaterField) IsSet(s GlanceSpec) bool { return f.set(s) }
 var LaterFields = []LaterField{
 	{"targetClusterRef", "children on another cluster; these hooks create them beside the Glance", func(s GlanceSpec) bool { return s.TargetClusterRef != nil },
 		map[string]any{"targetClusterRef.name": "edge"}},
-	{"database.credentialsMode", "Dynamic database credentials from a secrets engine", func(s GlanceSpec) bool {
-		return s.Database != nil && s.Database.CredentialsMode == CredentialsDynamic
-	}, map[string]any{"database.credentialsMode": "Dynamic"}},
 }
