@@ -104,25 +104,15 @@ func (s *scenario) condition(kind, name, typ string) string {
 }
 
 func conditionOf(o chain.Object, typ string) string {
-	st, _ := o["status"].(map[string]any)
-	conds, _ := st["conditions"].([]any)
-	for _, c := range conds {
-		m := c.(map[string]any)
-		if m["type"] == typ {
-			return fmt.Sprintf("%s/%s", m["status"], m["reason"])
-		}
+	if m, ok := chain.Condition(o, typ); ok {
+		return fmt.Sprintf("%s/%s", m["status"], m["reason"])
 	}
 	return "absent"
 }
 
 func conditionMessage(o chain.Object, typ string) string {
-	st, _ := o["status"].(map[string]any)
-	conds, _ := st["conditions"].([]any)
-	for _, c := range conds {
-		m := c.(map[string]any)
-		if m["type"] == typ {
-			return m["message"].(string)
-		}
+	if m, ok := chain.Condition(o, typ); ok {
+		return m["message"].(string)
 	}
 	return ""
 }

@@ -3,6 +3,8 @@ package glance
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
@@ -71,12 +73,7 @@ func secretStoreRelated(spec api.GlanceSpec, namespace string) []metacontroller.
 // Secrets' controller writes into its status.
 type secretStore struct {
 	Status struct {
-		Conditions []struct {
-			Type    string `json:"type"`
-			Status  string `json:"status"`
-			Reason  string `json:"reason"`
-			Message string `json:"message"`
-		} `json:"conditions"`
+		Conditions []metav1.Condition `json:"conditions"`
 	} `json:"status"`
 }
 
@@ -105,16 +102,14 @@ func secretStoreGate(o *observed) (*hook.Condition, error) {
 	case !found:
 		return notReady("is not found (or External Secrets' CRDs are not installed)"), nil
 	}
-	for _, c := range st.Status.Conditions {
-		if c.Type != "Ready" {
-			continue
-		}
-		if c.Status == "True" {
-			return &hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable,
-				Message: "spec.secretStoreRef: " + named + " is Ready"}, nil
-		}
-		return notReady("is not Ready (%s: %s)",
-			excerpt.Quote(c.Reason, excerpt.MaxKind), excerpt.Quote(c.Message, maxStoreMessage)), nil
+	c, ok := hook.FindCondition(st.Status.Conditions, hook.ConditionReady)
+	switch {
+	case !ok:
+		return notReady("reports no Ready condition yet"), nil
+	case c.Status == metav1.ConditionTrue:
+		return &hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable,
+			Message: "spec.secretStoreRef: " + named + " is Ready"}, nil
 	}
-	return notReady("reports no Ready condition yet"), nil
+	return notReady("is not Ready (%s: %s)",
+		excerpt.Quote(c.Reason, excerpt.MaxKind), excerpt.Quote(c.Message, maxStoreMessage)), nil
 }

@@ -176,13 +176,8 @@ func anyValues(data map[string]string) map[string]any {
 
 // conditionOf is "Status/Reason" of an object's condition, or "absent".
 func conditionOf(o chain.Object, typ string) string {
-	st, _ := o["status"].(map[string]any)
-	conds, _ := st["conditions"].([]any)
-	for _, x := range conds {
-		m, _ := x.(map[string]any)
-		if m["type"] == typ {
-			return fmt.Sprintf("%v/%v", m["status"], m["reason"])
-		}
+	if m, ok := chain.Condition(o, typ); ok {
+		return fmt.Sprintf("%v/%v", m["status"], m["reason"])
 	}
 	return "absent"
 }

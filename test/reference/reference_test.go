@@ -134,21 +134,27 @@ func addCases(cs map[string]fieldCase) {
 func laterCases(t *testing.T) map[string]fieldCase {
 	out := map[string]fieldCase{}
 	for _, leaf := range crdLeaves(t) {
-		for _, f := range api.LaterFields {
-			if f.Path == laterPath(leaf) {
-				out[leaf] = fieldCase{reference: true, set: f.Example, outcome: refused}
-			}
+		if f, ok := laterField(leaf); ok {
+			out[leaf] = fieldCase{reference: true, set: f.Example, outcome: refused}
 		}
 	}
 	return out
 }
 
-// laterPath is the api.LaterFields path a refused leaf is under.
-func laterPath(leaf string) string {
+// laterField is the api.LaterFields entry a leaf is under.
+func laterField(leaf string) (api.LaterField, bool) {
 	for _, f := range api.LaterFields {
 		if leaf == f.Path || strings.HasPrefix(leaf, f.Path+".") {
-			return f.Path
+			return f, true
 		}
+	}
+	return api.LaterField{}, false
+}
+
+// laterPath is the api.LaterFields path a refused leaf is under.
+func laterPath(leaf string) string {
+	if f, ok := laterField(leaf); ok {
+		return f.Path
 	}
 	return "(no refused field holds spec." + leaf + ")"
 }

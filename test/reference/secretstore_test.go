@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 )
 
 // The cases of spec.secretStoreRef. The render harness holds no External
@@ -40,12 +41,7 @@ func secretsWaitFor(store string) func(*testing.T, result) {
 // condition is the status condition of a type.
 func condition(t *testing.T, r result, typ string) map[string]any {
 	t.Helper()
-	conds, _ := r.status["conditions"].([]any)
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == typ {
-			return m
-		}
-	}
-	require.Failf(t, "no condition", "the status has no %s condition", typ)
-	return nil
+	c, ok := chain.Condition(chain.Object{"status": r.status}, typ)
+	require.True(t, ok, "the status has no %s condition", typ)
+	return c
 }

@@ -135,14 +135,9 @@ func find(t *testing.T, w *chain.World, typ string) map[string]any {
 	t.Helper()
 	g, ok := w.Get(glanceRef)
 	require.True(t, ok)
-	conds, _, _ := unstructured.NestedSlice(g, "status", "conditions")
-	for _, c := range conds {
-		if m := c.(map[string]any); m["type"] == typ {
-			return m
-		}
-	}
-	t.Fatalf("the Glance has no %s condition", typ)
-	return nil
+	c, ok := chain.Condition(g, typ)
+	require.True(t, ok, "the Glance has no %s condition", typ)
+	return c
 }
 
 // has says the chain holds an object of the kind in the namespace.
