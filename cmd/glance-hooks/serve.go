@@ -70,7 +70,7 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.certFile, "tls-cert-file", "", "PEM certificate (chain) to serve HTTPS with; reloaded when the file changes. Required unless --insecure-plain-http")
 	f.StringVar(&o.keyFile, "tls-key-file", "", "PEM private key of --tls-cert-file; reloaded when the file changes")
 	f.BoolVar(&o.plain, "insecure-plain-http", false, "serve plain HTTP instead of TLS: for trying the service on your own machine only, never where requests cross a network (they carry S3 credentials)")
-	f.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the token Metacontroller must send to the hooks as \"Authorization: Bearer <token>\"; reloaded when it changes")
+	f.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the token Metacontroller must send to the hooks as \"Authorization: Bearer <token>\"; read on every request, a changed content taken at once")
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "PEM CA bundle: every POST route then wants a client certificate it signed")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
