@@ -134,7 +134,7 @@ func New(cfg Config) *echo.Echo {
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	// ServeListener gives this to http.Server, whose own errors (TLS
 	// handshakes, malformed requests) then become JSON log lines too.
-	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.handshakeCounter())
+	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.serverErrorCounter())
 	if cfg.Metrics != nil {
 		routes := map[string]bool{"/healthz": true, "/readyz": true}
 		for _, r := range cfg.Routes {
