@@ -64,13 +64,15 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 
 // closesConnection tells the answers given without reading the body the
 // client still owes: refused callers (401), bodies too large (413) or of the
-// wrong type (415), bodies too slow (408). Closing the connection after
+// wrong type (415), bodies too slow (408), connections past the limit or
+// requests given up while they waited (503). Closing the connection after
 // them is what makes them immediate: otherwise net/http reads up to 256 KiB
 // of the unread body before it writes the answer, so a client that
 // announced a body and sent none waited for the server's read timeout.
 func closesConnection(code int) bool {
 	switch code {
-	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
+		http.StatusServiceUnavailable:
 		return true
 	}
 	return false

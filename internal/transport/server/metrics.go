@@ -36,6 +36,11 @@ const (
 	// MetricServerErrors counts every error line of http.Server, logged or
 	// not, by class (ServerErrorClasses).
 	MetricServerErrors = "glance_hooks_http_server_errors_total"
+	// MetricConnsOpen is the connections the hook listener holds open;
+	// MetricConnsOverLimit counts those accepted past --max-conns, by
+	// what was done with them (ConnsOverLimitActions; see LimitConns).
+	MetricConnsOpen      = "glance_hooks_connections_open"
+	MetricConnsOverLimit = "glance_hooks_connections_over_limit_total"
 )
 
 // MetricLabels are the label names of each metric: what dashboards and
@@ -51,6 +56,8 @@ var MetricLabels = map[string][]string{
 	MetricDecoderPanics:      nil,
 	MetricTLSHandshakeErrors: nil,
 	MetricServerErrors:       {"class"},
+	MetricConnsOpen:          nil,
+	MetricConnsOverLimit:     {"action"},
 }
 
 // Every label value comes from a closed set written in this file or fixed
@@ -99,6 +106,8 @@ type Metrics struct {
 	inputErrors *prometheus.CounterVec
 	handshakes  prometheus.Counter
 	serverErrs  *prometheus.CounterVec
+	connsOpen   prometheus.Gauge
+	overLimit   *prometheus.CounterVec
 }
 
 // NewMetrics registers every metric; build_info is set from info at once.
@@ -143,6 +152,17 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		// needs no first error to see it.
 		m.serverErrs.WithLabelValues(class)
 	}
+	m.connsOpen = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricConnsOpen,
+		Help: "Connections the hook listener holds open, those past --max-conns included.",
+	})
+	m.overLimit = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricConnsOverLimit,
+		Help: "Connections accepted past --max-conns, by action: 503 (answered 503, then closed) or closed (past twice the limit, closed unanswered).",
+	}, MetricLabels[MetricConnsOverLimit])
+	for _, action := range ConnsOverLimitActions {
+		m.overLimit.WithLabelValues(action)
+	}
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricBuildInfo,
 		Help: "Always 1; the labels say which build is running.",
@@ -156,7 +176,7 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		Name: MetricDecoderPanics,
 		Help: "Values the fast JSON decoder left to encoding/json because reading them panicked: a bug to report.",
 	}, func() float64 { _, n := rawjson.Fallbacks(); return float64(n) })
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, m.serverErrs, buildInfo, fallbacks, panics,
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, m.serverErrs, m.connsOpen, m.overLimit, buildInfo, fallbacks, panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -250,5 +270,19 @@ func (m *Metrics) serverErrorCounter() func(class string) {
 		if class == classTLSHandshake {
 			m.handshakes.Inc()
 		}
+	}
+}
+
+// connOpened adds delta to the connections open.
+func (m *Metrics) connOpened(delta float64) {
+	if m != nil {
+		m.connsOpen.Add(delta)
+	}
+}
+
+// connOverLimit counts a connection past the limit.
+func (m *Metrics) connOverLimit(action string) {
+	if m != nil {
+		m.overLimit.WithLabelValues(action).Inc()
 	}
 }
