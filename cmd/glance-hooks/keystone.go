@@ -52,14 +52,7 @@ func newKeystoneRegisterCommand() *cobra.Command {
 		Args:    noArgs,
 		PreRunE: requireFlags(reg.FlagOwner, reg.FlagPublicURL, reg.FlagInternalURL),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := keystone.CheckRegistration(s); err != nil {
-				return usageErrorf("%s", err)
-			}
-			password := os.Getenv(reg.EnvServiceUserPassword)
-			if password == "" {
-				return &exitError{code: reg.ExitRefused, err: fmt.Errorf("%s is not set: the service user's password comes from Secret %q", reg.EnvServiceUserPassword, s.PasswordSecret)}
-			}
-			return runKeystone(cmd, password, func(ctx context.Context, c *keystone.Client) (keystone.Report, error) {
+			return runKeystone(cmd, s, func(ctx context.Context, c *keystone.Client, password string) (keystone.Report, error) {
 				return c.Register(ctx, keystone.Registration{
 					Owner: s.Owner,
 					User: keystone.ServiceUser{Name: s.User, Domain: s.UserDomain, Project: s.Project, ProjectDomain: s.ProjectDomain,
@@ -88,7 +81,7 @@ func newKeystoneRegisterCommand() *cobra.Command {
 }
 
 func newKeystoneDeregisterCommand() *cobra.Command {
-	var s reg.Spec
+	s := reg.Spec{Deregister: true}
 	cmd := &cobra.Command{
 		Use:   reg.CommandDeregister + " --" + reg.FlagOwner + " NAMESPACE/NAME [flags]",
 		Short: "Remove the endpoints and the service the owner registered",
@@ -98,7 +91,7 @@ role assignment, the project and the role stay.`,
 		Args:    noArgs,
 		PreRunE: requireFlags(reg.FlagOwner),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runKeystone(cmd, "", func(ctx context.Context, c *keystone.Client) (keystone.Report, error) {
+			return runKeystone(cmd, s, func(ctx context.Context, c *keystone.Client, _ string) (keystone.Report, error) {
 				return c.Deregister(ctx, keystone.Deregistration{Owner: s.Owner, ServiceName: s.ServiceName, ServiceType: s.ServiceType})
 			}, fmt.Sprintf("deregistered: nothing of %s is left on service %q of type %q", s.Owner, s.ServiceName, s.ServiceType))
 		},
@@ -110,9 +103,19 @@ role assignment, the project and the role stay.`,
 	return cmd
 }
 
-// runKeystone connects as the admin of the environment, runs do, prints
-// each change and then done. A refusal exits 3, any other failure 1.
-func runKeystone(cmd *cobra.Command, password string, do func(context.Context, *keystone.Client) (keystone.Report, error), done string) error {
+// runKeystone checks every argument and environment value s's run sends
+// (a usage error, exit 2, before anything is dialled), connects as the
+// admin of the environment, runs do with the service user's password (a
+// registration's), prints each change and then done. A refusal exits 3,
+// any other failure 1.
+func runKeystone(cmd *cobra.Command, s reg.Spec, do func(context.Context, *keystone.Client, string) (keystone.Report, error), done string) error {
+	if err := keystone.CheckInput(s, os.Getenv); err != nil {
+		return usageErrorf("%s", err)
+	}
+	password, err := servicePassword(s)
+	if err != nil {
+		return err
+	}
 	admin, err := keystone.AdminFromEnv(os.Getenv)
 	if err != nil {
 		return keystoneExit(err)
@@ -128,7 +131,7 @@ func runKeystone(cmd *cobra.Command, password string, do func(context.Context, *
 	if err != nil {
 		return keystoneExit(err)
 	}
-	report, err := do(ctx, client)
+	report, err := do(ctx, client, password)
 	out := cmd.OutOrStdout()
 	for _, line := range report {
 		fmt.Fprintln(out, line)
@@ -141,6 +144,19 @@ func runKeystone(cmd *cobra.Command, password string, do func(context.Context, *
 	}
 	fmt.Fprintln(out, done)
 	return nil
+}
+
+// servicePassword is the service user's password a registration sends
+// (missing: exit 3, the Secret named); a deregistration sends none.
+func servicePassword(s reg.Spec) (string, error) {
+	if s.Deregister {
+		return "", nil
+	}
+	password := os.Getenv(reg.EnvServiceUserPassword)
+	if password == "" {
+		return "", &exitError{code: reg.ExitRefused, err: fmt.Errorf("%s is not set: the service user's password comes from Secret %q", reg.EnvServiceUserPassword, s.PasswordSecret)}
+	}
+	return password, nil
 }
 
 func keystoneExit(err error) error {

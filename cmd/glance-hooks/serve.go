@@ -21,6 +21,7 @@ type serveOptions struct {
 	bodyTimeout  time.Duration
 	connRequests int
 	connAge      time.Duration
+	maxConns     int
 	drain        time.Duration
 	grace        time.Duration
 	metrics      string
@@ -64,13 +65,14 @@ Logs are JSON lines on stderr.`,
 	f.DurationVar(&o.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "how long the first 16 KiB of a request body may take to arrive, and the rest once it has its turn (408 after); keep it well below the callers' timeouts")
 	f.IntVar(&o.connRequests, "max-conn-requests", server.DefaultMaxConnRequests, "requests served on one keep-alive connection before the server closes it, so the caller dials again and a connection balancer spreads the load over the replicas; 0: no bound")
 	f.DurationVar(&o.connAge, "max-conn-age", server.DefaultMaxConnAge, "age after which a keep-alive connection is closed after its next answer, for the same reason; 0: no bound")
+	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns, "connections held open at once; past it a connection gets one 503 (Retry-After: 1) and is closed, past twice it a connection is closed unanswered; 0: no bound")
 	f.DurationVar(&o.drain, "shutdown-drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while every request is still served, so callers stop picking this instance before its listener closes")
 	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "after the drain, how long in-flight requests may take to finish")
 	f.StringVar(&o.metrics, "metrics-listen", "", "address to serve GET /metrics (Prometheus) on, over TLS when the service serves TLS; empty: no metrics listener")
 	f.StringVar(&o.certFile, "tls-cert-file", "", "PEM certificate (chain) to serve HTTPS with; reloaded when the file changes. Required unless --insecure-plain-http")
 	f.StringVar(&o.keyFile, "tls-key-file", "", "PEM private key of --tls-cert-file; reloaded when the file changes")
 	f.BoolVar(&o.plain, "insecure-plain-http", false, "serve plain HTTP instead of TLS: for trying the service on your own machine only, never where requests cross a network (they carry S3 credentials)")
-	f.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the token Metacontroller must send to the hooks as \"Authorization: Bearer <token>\"; reloaded when it changes")
+	f.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the token Metacontroller must send to the hooks as \"Authorization: Bearer <token>\"; read on every request, a changed content taken at once")
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "PEM CA bundle: every POST route then wants a client certificate it signed")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
@@ -100,8 +102,8 @@ func (o *serveOptions) validate() error {
 		// to an operator who asked for something else.
 		return usageErrorf("--max-body-bytes must be positive")
 	}
-	if o.connRequests < 0 || o.connAge < 0 {
-		return usageErrorf("--max-conn-requests and --max-conn-age cannot be negative (0 means no bound)")
+	if o.connRequests < 0 || o.connAge < 0 || o.maxConns < 0 {
+		return usageErrorf("--max-conn-requests, --max-conn-age and --max-conns cannot be negative (0 means no bound)")
 	}
 	if o.drain < 0 || o.grace < 0 {
 		return usageErrorf("--shutdown-drain and --shutdown-grace cannot be negative")
@@ -134,7 +136,7 @@ func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 // options hands the checked flags to the service.
 func (o *serveOptions) options(routes []server.Route) service.Options {
 	return service.Options{Listen: o.listen, Routes: routes, RoutesName: o.routes, MaxBody: o.maxBody, BodyTimeout: o.bodyTimeout,
-		MaxConnRequests: noBoundIfZero(o.connRequests), MaxConnAge: noBoundIfZero(o.connAge),
+		MaxConnRequests: noBoundIfZero(o.connRequests), MaxConnAge: noBoundIfZero(o.connAge), MaxConns: o.maxConns,
 		Drain: o.drain, Grace: o.grace, Metrics: o.metrics, CertFile: o.certFile, KeyFile: o.keyFile, Plain: o.plain,
 		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout}
 }

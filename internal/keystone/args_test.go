@@ -57,3 +57,72 @@ func TestCheckRegistration(t *testing.T) {
 		assert.NotContains(t, err.Error(), "hunter2", "%s: no value is repeated", name)
 	}
 }
+
+// A deregistration sends the owner, the service's name and its type: those
+// are checked as a registration's are, and nothing it does not send.
+func TestCheckDeregistration(t *testing.T) {
+	good := reg.Spec{Deregister: true, Owner: "openstack/controlplane", ServiceName: "glance", ServiceType: "image"}
+	assert.NoError(t, CheckRegistration(good), "the flags a deregistration Job is rendered with; the others are not sent")
+
+	cases := map[string]struct {
+		reason string
+		edit   func(*reg.Spec)
+		flag   string
+	}{
+		"owner":     {"the owner endpoints are matched by", func(s *reg.Spec) { s.Owner = "OpenStack/cp" }, reg.FlagOwner},
+		"owner ESC": {"an escape in the owner", func(s *reg.Spec) { s.Owner = "openstack/cp\x1b" }, reg.FlagOwner},
+		"name":      {"a line separator in the service's name", func(s *reg.Spec) { s.ServiceName = "gl\u2028ance" }, reg.FlagServiceName},
+		"type":      {"an empty service type", func(s *reg.Spec) { s.ServiceType = "" }, reg.FlagServiceType},
+	}
+	for name, tc := range cases {
+		s := good
+		tc.edit(&s)
+		var ae *ArgError
+		if assert.ErrorAs(t, CheckRegistration(s), &ae, "%s: %s", name, tc.reason) {
+			assert.Equal(t, tc.flag, ae.Flag, "%s: %s", name, tc.reason)
+		}
+	}
+}
+
+func TestCheckInputEnvironment(t *testing.T) {
+	env := map[string]string{
+		reg.EnvAuthURL: "https://keystone.example:5000/v3", reg.EnvUsername: "admin", reg.EnvPassword: " pass word ",
+		reg.EnvProjectName: "admin", reg.EnvServiceUserPassword: "service-pw",
+		reg.EnvCACert: "-----BEGIN CERTIFICATE-----\nspans lines\n-----END CERTIFICATE-----\n",
+	}
+	getenv := func(extra map[string]string) func(string) string {
+		return func(k string) string {
+			if v, ok := extra[k]; ok {
+				return v
+			}
+			return env[k]
+		}
+	}
+	assert.NoError(t, CheckInput(goodSpec(), getenv(nil)), "blanks in a password are the password's; OS_CACERT is read, never sent")
+
+	cases := map[string]struct {
+		reason, key, value string
+		deregister         bool
+		want               string
+	}{
+		"admin password":    {"a newline", reg.EnvPassword, "hunter2\n", false, "OS_PASSWORD contains a newline"},
+		"user domain":       {"NEL, a C1 control", reg.EnvUserDomainName, "Def\u0085ault", true, "OS_USER_DOMAIN_NAME contains the control character U+0085"},
+		"project domain ID": {"DEL", reg.EnvProjectDomainID, "default\x7f", false, "OS_PROJECT_DOMAIN_ID contains the control character U+007F"},
+		"service password":  {"invalid UTF-8", reg.EnvServiceUserPassword, "hunter2\xc3", false, "SERVICE_USER_PASSWORD is not valid UTF-8"},
+		"not sent":          {"deregister sends no service password", reg.EnvServiceUserPassword, "hunter2\n", true, ""},
+	}
+	for name, tc := range cases {
+		s := goodSpec()
+		s.Deregister = tc.deregister
+		err := CheckInput(s, getenv(map[string]string{tc.key: tc.value}))
+		if tc.want == "" {
+			assert.NoError(t, err, "%s: %s", name, tc.reason)
+			continue
+		}
+		var ee *EnvError
+		if assert.ErrorAs(t, err, &ee, "%s: %s", name, tc.reason) {
+			assert.Equal(t, tc.key, ee.Name, name)
+			assert.Equal(t, tc.want, err.Error(), "%s: the variable and the problem, never the value", name)
+		}
+	}
+}

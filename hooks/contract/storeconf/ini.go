@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
@@ -41,26 +40,13 @@ func ValidateKey(key string) error {
 // would change the value or open a new option or section, so such values are
 // refused rather than silently altered. '$' is not refused: Escape doubles it.
 func ValueProblem(v string) string {
-	if !utf8.ValidString(v) {
-		return "is not valid UTF-8"
+	if p := TextProblem(v); p != "" {
+		return p
 	}
-	for _, r := range v {
-		switch {
-		case r == '\n':
-			return "contains a newline"
-		case r == '\r':
-			return "contains a carriage return"
-		case r == 0:
-			return "contains a NUL byte"
-		case r == '\t':
-			return "contains a tab"
-		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
-			return fmt.Sprintf("contains the control character U+%04X", r)
-		case r == 0xfeff:
-			// A byte-order mark: invisible, and where a line starts some
-			// readers take it for the start of the file.
-			return "contains the invisible character U+FEFF"
-		}
+	// A byte-order mark: invisible, and where a line starts some readers
+	// take it for the start of the file.
+	if strings.ContainsRune(v, 0xfeff) {
+		return "contains the invisible character U+FEFF"
 	}
 	if strings.TrimSpace(v) != v {
 		return "has leading or trailing whitespace"

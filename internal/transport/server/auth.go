@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,19 +18,28 @@ import (
 
 // TokenFile is the shared secret Metacontroller sends as
 // "Authorization: Bearer <token>" (its hook webhook's `authorization`,
-// read from the same Secret this file is mounted from). The file is checked
-// on every request, one stat, and read again when it changes, so a rotated
-// Secret is picked up without a restart. A file that stops loading (empty,
-// unreadable) is logged and the last good token stays in force.
+// read from the same Secret this file is mounted from). The file is read
+// on every request and loaded again when its content differs from the
+// last read, so a rotated Secret is picked up without a restart. Content,
+// not size and mtime: a token rewritten in place with one of the same
+// length and the old mtime (a restored backup, `touch -r`, a clock that
+// went back) changes neither. One read of a file this small costs a few
+// microseconds, against the milliseconds of the hook it guards. A file
+// that stops loading (empty, unreadable) is logged once and the last good
+// token stays in force.
 type TokenFile struct {
 	path string
 	log  *slog.Logger
 
 	mu     sync.Mutex
-	sum    [sha256.Size]byte
-	stat   os.FileInfo
+	sum    [sha256.Size]byte // of the token in force
+	seen   [sha256.Size]byte // of the file's content as last read
 	failed bool
 }
+
+// maxTokenFileBytes bounds what is read of the file: a token is a line,
+// and a file that grew to megabytes is not one.
+const maxTokenFileBytes = 64 << 10
 
 // NewTokenFile loads the token once; a file that does not hold one is an
 // error, so a misconfigured service stops at start.
@@ -38,9 +48,11 @@ func NewTokenFile(path string, log *slog.Logger) (*TokenFile, error) {
 		log = slog.Default()
 	}
 	t := &TokenFile{path: path, log: log}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if err := t.loadLocked(); err != nil {
+	raw, err := readTokenFile(path)
+	if err == nil {
+		err = t.load(raw)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -50,11 +62,9 @@ func NewTokenFile(path string, log *slog.Logger) (*TokenFile, error) {
 // the comparison takes the same time whatever got is, its length included.
 func (t *TokenFile) Matches(got string) bool {
 	t.mu.Lock()
-	if statChanged(t.stat, t.path) {
-		if err := t.loadLocked(); err != nil && !t.failed {
-			t.log.Error("auth token reload failed; the previous token stays in force", "file", t.path, "error", err.Error())
-			t.failed = true
-		}
+	if err := t.refreshLocked(); err != nil && !t.failed {
+		t.log.Error("auth token reload failed; the previous token stays in force", "file", t.path, "error", err.Error())
+		t.failed = true
 	}
 	want := t.sum
 	t.mu.Unlock()
@@ -62,17 +72,40 @@ func (t *TokenFile) Matches(got string) bool {
 	return subtle.ConstantTimeCompare(sum[:], want[:]) == 1
 }
 
-func (t *TokenFile) loadLocked() error {
-	st, statErr := os.Stat(t.path)
-	raw, err := os.ReadFile(t.path)
-	if err == nil {
-		err = statErr
-	}
-	// Remember what was seen, so a broken file is read again only when it
-	// changes again, not on every request.
-	t.stat = st
+// refreshLocked reads the file and loads it when its content is not what
+// was last read; a file that does not load is not loaded again until its
+// content changes. One that cannot be read has no content: whatever it
+// holds once it can be read again is loaded.
+func (t *TokenFile) refreshLocked() error {
+	raw, err := readTokenFile(t.path)
 	if err != nil {
-		return fmt.Errorf("reading the auth token file: %w", err)
+		t.seen = [sha256.Size]byte{}
+		return err
+	}
+	if sha256.Sum256(raw) == t.seen {
+		return nil
+	}
+	return t.load(raw)
+}
+
+func readTokenFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the auth token file: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the auth token file: %w", err)
+	}
+	return raw, nil
+}
+
+// load takes raw, the file's content, as the token when it holds one.
+func (t *TokenFile) load(raw []byte) error {
+	t.seen = sha256.Sum256(raw)
+	if len(raw) > maxTokenFileBytes {
+		return fmt.Errorf("the auth token file is larger than %d bytes", maxTokenFileBytes)
 	}
 	// Metacontroller trims the Secret's value before it sends it; so do we.
 	tok := bytes.TrimSpace(raw)

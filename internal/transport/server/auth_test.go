@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/internal/testlog"
 )
 
 func writeToken(t *testing.T, path, tok string) {
@@ -102,4 +105,51 @@ func TestBearerTokenGuardsMetacontrollerRoutes(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, rec.Code, "the API server's route takes no token")
 	rec, _ = call(http.MethodGet, "/healthz", "")
 	assert.Equal(t, http.StatusOK, rec.Code)
+}
+
+// A token rewritten in place with one of the same length, the file's mtime
+// set back to what it was, is picked up: what changed is the content.
+func TestTokenFileChangeSeenByContent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(path, []byte("first-token\n"), 0o600))
+	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(path, old, old))
+	before, err := os.Stat(path)
+	require.NoError(t, err)
+	tok, err := NewTokenFile(path, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	require.True(t, tok.Matches("first-token"))
+
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte("other-token\n"), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Chtimes(path, old, old))
+	after, err := os.Stat(path)
+	require.NoError(t, err)
+	require.True(t, os.SameFile(before, after) && after.Size() == before.Size() && after.ModTime().Equal(before.ModTime()),
+		"the rewrite left the inode, the size and the mtime as they were")
+
+	assert.True(t, tok.Matches("other-token"), "the new token is in force")
+	assert.False(t, tok.Matches("first-token"), "the old one is not")
+}
+
+// A file that cannot be read for a moment (a Secret volume's swap) keeps
+// the token in force, and whatever it holds when it is back is loaded.
+func TestTokenFileUnreadableThenBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	writeToken(t, path, "first")
+	var logs testlog.Buffer
+	tok, err := NewTokenFile(path, slog.New(slog.NewJSONHandler(&logs, nil)))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(path))
+	assert.True(t, tok.Matches("first"), "the last good token stays in force")
+	assert.True(t, tok.Matches("first"))
+	assert.Equal(t, 1, strings.Count(logs.String(), "reload failed"), "logged once, not per request")
+	writeToken(t, path, "first")
+	assert.True(t, tok.Matches("first"))
+	assert.Contains(t, logs.String(), "auth token reloaded", "the same token back is a recovery")
+	writeToken(t, path, "second")
+	assert.True(t, tok.Matches("second"))
 }

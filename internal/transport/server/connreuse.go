@@ -27,14 +27,16 @@ const (
 type connUse struct {
 	opened   time.Time
 	requests atomic.Int64
+	// overLimit: accepted past LimitConns' bound, answered 503.
+	overLimit bool
 }
 
 type connUseKey struct{}
 
 // countConnUse is http.Server's ConnContext: every connection gets its own
-// connUse, which limitConnUse reads.
-func countConnUse(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connUseKey{}, &connUse{opened: time.Now()})
+// connUse, which limitConnUse and refuseOverLimit read.
+func countConnUse(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connUseKey{}, &connUse{opened: time.Now(), overLimit: overLimit(c)})
 }
 
 // limitConnUse answers with "Connection: close" the request that reaches

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -54,6 +55,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		msg = hook.Truncate(oneLine(msg), MaxErrorMessage)
 		if closesConnection(code) {
 			c.Response().Header().Set(echo.HeaderConnection, "close")
+			abandonBody(c)
 		}
 		c.Set(logErrorKey, msg)
 		_ = c.JSON(code, errorBody{Error: msg})
@@ -62,16 +64,34 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 
 // closesConnection tells the answers given without reading the body the
 // client still owes: refused callers (401), bodies too large (413) or of the
-// wrong type (415), bodies too slow (408). Closing the connection after
+// wrong type (415), bodies too slow (408), connections past the limit or
+// requests given up while they waited (503). Closing the connection after
 // them is what makes them immediate: otherwise net/http reads up to 256 KiB
 // of the unread body before it writes the answer, so a client that
 // announced a body and sent none waited for the server's read timeout.
 func closesConnection(code int) bool {
 	switch code {
-	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
+		http.StatusServiceUnavailable:
 		return true
 	}
 	return false
+}
+
+// abandonBody makes the rest of a body nobody will read fail at once. With
+// Connection: close net/http still reads up to 256 KiB of an unread
+// HTTP/1 body once the answer is out before it closes the connection, so
+// a client that owed less than that (a 401 to a 1,000-byte request) held
+// the connection until the server's read timeout, 30 s; one that owed
+// more was cut at once. A read deadline already passed ends that read at
+// once (a 408's deadline is passed already). HTTP/2 needs none of this:
+// its stream is reset after the answer and the connection, sent GOAWAY by
+// Connection: close, ends once no stream is left.
+func abandonBody(c echo.Context) {
+	if c.Request().ProtoMajor != 1 {
+		return
+	}
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
 }
 
 // recoverPanics turns a panic into a 500; the server keeps serving and the

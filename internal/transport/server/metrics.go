@@ -30,8 +30,17 @@ const (
 	MetricDecoderFallbacks = "glance_hooks_decoder_fallbacks_total"
 	MetricDecoderPanics    = "glance_hooks_decoder_panics_total"
 	// MetricTLSHandshakeErrors counts every failed TLS handshake, logged
-	// or not (see serverErrorLog).
+	// or not (see serverErrorLog); MetricServerErrors{class="tls_handshake"}
+	// counts the same, this one stays for the dashboards that read it.
 	MetricTLSHandshakeErrors = "glance_hooks_tls_handshake_errors_total"
+	// MetricServerErrors counts every error line of http.Server, logged or
+	// not, by class (ServerErrorClasses).
+	MetricServerErrors = "glance_hooks_http_server_errors_total"
+	// MetricConnsOpen is the connections the hook listener holds open;
+	// MetricConnsOverLimit counts those accepted past --max-conns, by
+	// what was done with them (ConnsOverLimitActions; see LimitConns).
+	MetricConnsOpen      = "glance_hooks_connections_open"
+	MetricConnsOverLimit = "glance_hooks_connections_over_limit_total"
 )
 
 // MetricLabels are the label names of each metric: what dashboards and
@@ -46,6 +55,9 @@ var MetricLabels = map[string][]string{
 	MetricDecoderFallbacks:   nil,
 	MetricDecoderPanics:      nil,
 	MetricTLSHandshakeErrors: nil,
+	MetricServerErrors:       {"class"},
+	MetricConnsOpen:          nil,
+	MetricConnsOverLimit:     {"action"},
 }
 
 // Every label value comes from a closed set written in this file or fixed
@@ -93,6 +105,9 @@ type Metrics struct {
 	admission   *prometheus.CounterVec
 	inputErrors *prometheus.CounterVec
 	handshakes  prometheus.Counter
+	serverErrs  *prometheus.CounterVec
+	connsOpen   prometheus.Gauge
+	overLimit   *prometheus.CounterVec
 }
 
 // NewMetrics registers every metric; build_info is set from info at once.
@@ -127,6 +142,27 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		Name: MetricTLSHandshakeErrors,
 		Help: "TLS handshakes that failed, on the hook and metrics listeners; the log shows a few a minute.",
 	})
+	m.serverErrs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricServerErrors,
+		Help: "Errors the HTTP server logs of its connections (failed TLS handshakes, HTTP/2 prefaces and protocol errors, " +
+			"accept errors, panics, other), by class; the log shows a few a minute of each.",
+	}, MetricLabels[MetricServerErrors])
+	for _, class := range ServerErrorClasses() {
+		// Every class is a series from the start: an alert on its rate
+		// needs no first error to see it.
+		m.serverErrs.WithLabelValues(class)
+	}
+	m.connsOpen = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricConnsOpen,
+		Help: "Connections the hook listener holds open, those past --max-conns included.",
+	})
+	m.overLimit = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricConnsOverLimit,
+		Help: "Connections accepted past --max-conns, by action: 503 (answered 503, then closed) or closed (past twice the limit, closed unanswered).",
+	}, MetricLabels[MetricConnsOverLimit])
+	for _, action := range ConnsOverLimitActions {
+		m.overLimit.WithLabelValues(action)
+	}
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricBuildInfo,
 		Help: "Always 1; the labels say which build is running.",
@@ -140,7 +176,7 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		Name: MetricDecoderPanics,
 		Help: "Values the fast JSON decoder left to encoding/json because reading them panicked: a bug to report.",
 	}, func() float64 { _, n := rawjson.Fallbacks(); return float64(n) })
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, buildInfo, fallbacks, panics,
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, m.serverErrs, m.connsOpen, m.overLimit, buildInfo, fallbacks, panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -156,7 +192,7 @@ func MetricsServer(m *Metrics, log *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
-	e.StdLogger = serverErrorLog(log, m.handshakes)
+	e.StdLogger = serverErrorLog(log, m.serverErrorCounter())
 	e.GET("/metrics", echo.WrapHandler(m.Handler()))
 	return e
 }
@@ -223,11 +259,30 @@ func set(values ...string) map[string]bool {
 	return m
 }
 
-// handshakeCounter is where failed handshakes are counted: nowhere without
-// metrics.
-func (m *Metrics) handshakeCounter() prometheus.Counter {
+// serverErrorCounter counts one server error line of a class: nowhere
+// without metrics.
+func (m *Metrics) serverErrorCounter() func(class string) {
 	if m == nil {
 		return nil
 	}
-	return m.handshakes
+	return func(class string) {
+		m.serverErrs.WithLabelValues(class).Inc()
+		if class == classTLSHandshake {
+			m.handshakes.Inc()
+		}
+	}
+}
+
+// connOpened adds delta to the connections open.
+func (m *Metrics) connOpened(delta float64) {
+	if m != nil {
+		m.connsOpen.Add(delta)
+	}
+}
+
+// connOverLimit counts a connection past the limit.
+func (m *Metrics) connOverLimit(action string) {
+	if m != nil {
+		m.overLimit.WithLabelValues(action).Inc()
+	}
 }

@@ -119,6 +119,8 @@ func TestMetrics(t *testing.T) {
 		"version":      set(info.Version),
 		"commit":       set(info.Commit),
 		"goversion":    set(info.GoVersion),
+		"class":        set(ServerErrorClasses()...),
+		"action":       set(ConnsOverLimitActions...),
 	}
 	var names []string
 	for name, ss := range all {
@@ -134,7 +136,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	assert.Equal(t, []string{MetricAdmission, MetricBuildInfo, MetricDecoderFallbacks, MetricDecoderPanics, MetricHookInputError, MetricDuration, MetricInFlight, MetricRequests, MetricTLSHandshakeErrors}, names)
+	assert.Equal(t, []string{MetricAdmission, MetricBuildInfo, MetricConnsOpen, MetricConnsOverLimit, MetricDecoderFallbacks, MetricDecoderPanics, MetricHookInputError, MetricDuration, MetricInFlight, MetricRequests, MetricServerErrors, MetricTLSHandshakeErrors}, names)
 	assert.Equal(t, 1.0, value(all, MetricAdmission, map[string]string{"kind": "other"}), "an unknown kind is counted as other")
 }
 

@@ -134,7 +134,7 @@ func New(cfg Config) *echo.Echo {
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	// ServeListener gives this to http.Server, whose own errors (TLS
 	// handshakes, malformed requests) then become JSON log lines too.
-	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.handshakeCounter())
+	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.serverErrorCounter())
 	if cfg.Metrics != nil {
 		routes := map[string]bool{"/healthz": true, "/readyz": true}
 		for _, r := range cfg.Routes {
@@ -145,6 +145,9 @@ func New(cfg Config) *echo.Echo {
 	e.Use(logRequests(cfg.Logger), recoverPanics(cfg.Logger))
 	// Before any route's refusal, so that a 401 or 404 counts too.
 	e.Pre(limitConnUse(cfg.MaxConnRequests, cfg.MaxConnAge))
+	// Before routing, logging and the request metrics: a connection past
+	// LimitConns' bound is answered and counted there alone.
+	e.Pre(refuseOverLimit)
 
 	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
 	e.GET("/healthz", ok)

@@ -115,6 +115,14 @@ func TestCertReloaderNeedsALoadablePairAtStart(t *testing.T) {
 // config changes and logs, until the test ends.
 func startTLS(t *testing.T, cfg Config, pair testcert.Pair, adjust func(*tls.Config)) string {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	return serveTLSOn(t, cfg, pair, adjust, ln)
+}
+
+// serveTLSOn is startTLS on a listener of the test's.
+func serveTLSOn(t *testing.T, cfg Config, pair testcert.Pair, adjust func(*tls.Config), ln net.Listener) string {
+	t.Helper()
 	dir := t.TempDir()
 	certFile, keyFile, err := pair.Write(dir)
 	require.NoError(t, err)
@@ -124,8 +132,6 @@ func startTLS(t *testing.T, cfg Config, pair testcert.Pair, adjust func(*tls.Con
 	if adjust != nil {
 		adjust(tlsConfig)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ServeListener(ctx, New(cfg), ln, Stop{Grace: time.Second}, tlsConfig) }()

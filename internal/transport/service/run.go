@@ -33,15 +33,18 @@ type Options struct {
 	// MaxConnRequests and MaxConnAge are server.Config's.
 	MaxConnRequests int
 	MaxConnAge      time.Duration
-	Drain, Grace    time.Duration
-	Metrics         string
-	CertFile        string
-	KeyFile         string
-	Plain           bool
-	TokenFile       string
-	ClientCAFile    string
-	Kubeconfig      string
-	APITimeout      time.Duration
+	// MaxConns bounds the hook listener's open connections (see
+	// server.LimitConns); zero: no bound.
+	MaxConns     int
+	Drain, Grace time.Duration
+	Metrics      string
+	CertFile     string
+	KeyFile      string
+	Plain        bool
+	TokenFile    string
+	ClientCAFile string
+	Kubeconfig   string
+	APITimeout   time.Duration
 }
 
 // Run serves until ctx is done. Logs go to logOut as JSON lines.
@@ -109,13 +112,14 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ln = server.LimitConns(ln, o.MaxConns, metrics)
 	stopMetrics, metricsDone, err := serveMetrics(o, metrics, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	info := buildinfo.Get()
-	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.RoutesName, "metrics", o.Metrics,
+	log.Info("serving", "listen", ln.Addr().String(), "tls", tlsConfig != nil, "routes", o.RoutesName, "metrics", o.Metrics, "max_conns", o.MaxConns,
 		"version", info.Version, "commit", info.Commit)
 	err = server.ServeListener(ctx, e, ln, server.Stop{Drain: o.Drain, Grace: o.Grace, Readiness: readiness}, tlsConfig)
 	// Metrics are served through the drain, then stop.
