@@ -15,16 +15,18 @@ import (
 // requests to them only.
 
 // glanceAPIReady is GlanceAPIReady from the observed Deployment: True while
-// at least one pod passes its readiness probe. Its messages name no count,
-// so a rollout does not rewrite it once a pod; DeploymentReady counts.
+// at least one pod passes its readiness probe. It says one thing from the
+// answer that creates the Deployment until a pod is available, as
+// DeploymentReady does, and its messages name no count, so a rollout does
+// not rewrite the status once more for it; DeploymentReady counts.
 func glanceAPIReady(in statusInput) (hook.Condition, error) {
 	g, d := in.o.glance, in.o.deployment
 	c := hook.Condition{Type: CondGlanceAPIReady}
 	switch {
-	case d == nil:
+	case d == nil && in.out.runImage == "":
 		c.Reason = ReasonEndpointNotReady
 		c.Message = "no glance-api pod answers yet: the Deployment is created once the schema is in place"
-	case d.Status.AvailableReplicas < 1:
+	case d == nil || d.Status.AvailableReplicas < 1:
 		c.Reason = ReasonAPIUnhealthy
 		c.Message = fmt.Sprintf("no pod of Deployment %s passes its readiness probe (GET /healthcheck); DeploymentReady says why",
 			excerpt.Name(g.Name))

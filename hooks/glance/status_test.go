@@ -251,7 +251,7 @@ func TestBuildStatus(t *testing.T) {
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
 					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
-					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut), GlanceAPIReady (EndpointNotReady)",
+					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut), GlanceAPIReady (APIUnhealthy)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
