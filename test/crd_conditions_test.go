@@ -29,7 +29,8 @@ func TestCRDsDescribeEveryCondition(t *testing.T) {
 	}
 	for dir, file := range crdOf {
 		t.Run(dir, func(t *testing.T) {
-			desc := conditionsDescription(t, file)
+			schema := conditionsSchema(t, file)
+			desc := schema.Description
 			responses, err := filepath.Glob(filepath.Join("fixtures", dir, "*", "response.json"))
 			require.NoError(t, err)
 			require.NotEmpty(t, responses)
@@ -45,6 +46,9 @@ func TestCRDsDescribeEveryCondition(t *testing.T) {
 					}
 				}
 				require.NoError(t, json.Unmarshal(raw, &resp), path)
+				// Every condition is reported on every sync: the API
+				// server refuses a status with more than the CRD allows.
+				assert.LessOrEqual(t, len(resp.Body.Status.Conditions), schema.MaxItems, "%s: more conditions than %s's maxItems", path, file)
 				for _, c := range resp.Body.Status.Conditions {
 					named[c.Type] = true
 					if c.Status == "False" && c.Reason != hook.ReasonNotAllReady {
@@ -62,6 +66,18 @@ func TestCRDsDescribeEveryCondition(t *testing.T) {
 
 func conditionsDescription(t *testing.T, file string) string {
 	t.Helper()
+	return conditionsSchema(t, file).Description
+}
+
+// conditionsField is what a CRD says of status.conditions.
+type conditionsField struct {
+	Description string
+	MaxItems    int `json:"maxItems"`
+}
+
+// conditionsSchema is what a CRD says of status.conditions.
+func conditionsSchema(t *testing.T, file string) conditionsField {
+	t.Helper()
 	raw, err := schemas.Read(file)
 	require.NoError(t, err)
 	var crd struct {
@@ -72,7 +88,7 @@ func conditionsDescription(t *testing.T, file string) string {
 						Properties struct {
 							Status struct {
 								Properties struct {
-									Conditions struct{ Description string }
+									Conditions conditionsField
 								}
 							}
 						}
@@ -83,7 +99,7 @@ func conditionsDescription(t *testing.T, file string) string {
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &crd))
 	require.Len(t, crd.Spec.Versions, 1)
-	d := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties.Status.Properties.Conditions.Description
-	require.NotEmpty(t, d)
-	return d
+	c := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties.Status.Properties.Conditions
+	require.NotEmpty(t, c.Description)
+	return c
 }

@@ -64,7 +64,7 @@ func TestExtraConfigOwnedKeyOverride(t *testing.T) {
 	s.converge()
 	g := s.get("Glance", "glance")
 	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"), "not part of Ready")
-	assert.Equal(t, "False/OwnedKeyOverridden", s.condition("Glance", "glance", "ExtraConfigHealthy"))
+	assert.Equal(t, "False/OwnedKeysOverridden", s.condition("Glance", "glance", "ExtraConfigHealthy"))
 	assert.Equal(t, "spec.extraConfig overrides 1 key the hooks render: [keystone_authtoken] memcached_servers",
 		conditionMessage(g, "ExtraConfigHealthy"))
 	cfg, _ := mounts(s.get("Deployment", "glance"))
@@ -77,7 +77,7 @@ func TestExtraConfigOwnedKeyOverride(t *testing.T) {
 
 	s.apply(credentials + "\n---\n" + standaloneGlance)
 	s.converge()
-	assert.Equal(t, "True/NoOwnedKeyOverridden", s.condition("Glance", "glance", "ExtraConfigHealthy"))
+	assert.Equal(t, "True/NoOwnedKeysOverridden", s.condition("Glance", "glance", "ExtraConfigHealthy"))
 	assert.Equal(t, events, extraConfigEventNames(s), "no other Event")
 }
 

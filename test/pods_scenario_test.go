@@ -266,7 +266,9 @@ func TestPodsExplainARolloutThatDoesNotProgress(t *testing.T) {
 	assert.Equal(t, "False/PodsNotStarting", conditionOf(g, glance.CondDeploymentReady))
 	assert.Contains(t, conditionMessage(g, glance.CondDeploymentReady),
 		`CreateContainerConfigError: "couldn't find key password in Secret openstack/glance-service-user"`)
-	assert.Equal(t, "waiting for DeploymentReady (PodsNotStarting)", conditionMessage(g, "Ready"))
+	// No pod passes its readiness probe either: GlanceAPIReady says so
+	// beside the reason DeploymentReady gives.
+	assert.Equal(t, "waiting for DeploymentReady (PodsNotStarting), GlanceAPIReady (APIUnhealthy)", conditionMessage(g, "Ready"))
 
 	// The Secret fixed, the kubelet restarts the container; it crashes.
 	s.w.SetStatus(chain.Ref{APIVersion: "v1", Kind: "Pod", Namespace: "openstack", Name: rs + "-a"}, mustStatus(t, s, rs+"-a", "crash-loop-backoff"))
@@ -280,6 +282,7 @@ func TestPodsExplainARolloutThatDoesNotProgress(t *testing.T) {
 	s.converge()
 	g = s.get("Glance", "glance")
 	assert.Equal(t, "True/DeploymentAvailable", conditionOf(g, glance.CondDeploymentReady))
+	assert.Equal(t, "True/APIHealthy", conditionOf(g, glance.CondGlanceAPIReady))
 	assert.Equal(t, "True/AllReady", conditionOf(g, "Ready"))
 }
 

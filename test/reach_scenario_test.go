@@ -105,7 +105,7 @@ func TestReachStandalone(t *testing.T) {
 		_, ok := s.w.Get(r)
 		assert.False(t, ok, "%s is deleted with its block", r)
 	}
-	assert.Equal(t, "http://glance.openstack.svc.cluster.local:9292", s.get("Glance", "glance")["status"].(map[string]any)["endpoint"])
+	assert.Equal(t, "http://glance.openstack.svc.cluster.local:9292/", s.get("Glance", "glance")["status"].(map[string]any)["endpoint"])
 }
 
 // TestReachControlPlane: a ControlPlane projects gateway and networkPolicy

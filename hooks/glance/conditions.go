@@ -106,25 +106,27 @@ const (
 const ReasonPodsNotCreated = "PodsNotCreated"
 
 // Conditions of spec.gateway and spec.networkPolicy, the reference's names;
-// each is reported only while its block is set.
+// with the block unset each is True under its NotRequired reason.
 const (
 	CondHTTPRouteReady     = "HTTPRouteReady"
 	CondNetworkPolicyReady = "NetworkPolicyReady"
 
-	ReasonHTTPRouteAccepted      = "HTTPRouteAccepted"
-	ReasonHTTPRouteNotAccepted   = "HTTPRouteNotAccepted"
-	ReasonGatewayAPINotInstalled = "GatewayAPINotInstalled"
-	ReasonNetworkPolicyApplied   = "NetworkPolicyReady"
+	ReasonHTTPRouteAccepted        = "HTTPRouteAccepted"
+	ReasonHTTPRouteNotAccepted     = "HTTPRouteNotAccepted"
+	ReasonHTTPRouteNotRequired     = "HTTPRouteNotRequired"
+	ReasonGatewayAPINotInstalled   = "GatewayAPINotInstalled"
+	ReasonNetworkPolicyApplied     = "NetworkPolicyReady"
+	ReasonNetworkPolicyNotRequired = "NetworkPolicyNotRequired"
 	// ReasonWaitingForNetworkPolicy: the observed policy does not allow
 	// every derived endpoint yet; the stores it does not allow wait.
 	ReasonWaitingForNetworkPolicy = "WaitingForNetworkPolicy"
 )
 
 // DBPurgeReady says whether the purge runs, with the reference's reasons.
-// It is reported only with spec.dbPurge and does not hold Ready back: a
-// purge that stopped makes the database grow, it does not stop glance-api
-// from serving. A suspended purge is True, a posture and not a fault, but
-// under a reason of its own, since nothing else says the backlog grows.
+// It does not hold Ready back: a purge that stopped makes the database
+// grow, it does not stop glance-api from serving. A suspended purge, and
+// one that is turned off, is True, a posture and not a fault, but under a
+// reason of its own, since nothing else says the backlog grows.
 const (
 	CondDBPurgeReady          = "DBPurgeReady"
 	ReasonDBPurgeScheduled    = "DBPurgeScheduled"
@@ -133,13 +135,38 @@ const (
 	ReasonDBPurgeNotScheduled = "DBPurgeNotScheduled"
 )
 
-// SecretsReady is spec.secretStoreRef's gate, the reference's names: the
-// External Secrets store the credential Secrets arrive through is Ready.
-// Reported only while the field is set.
+// SecretsReady, the reference's names: the External Secrets store
+// spec.secretStoreRef names is Ready (the gate, which holds the render),
+// then the database and service-user Secrets are complete. Without the
+// field only the Secrets are checked.
 const (
-	CondSecretsReady          = "SecretsReady"
-	ReasonSecretsAvailable    = "SecretsAvailable"
-	ReasonSecretStoreNotReady = "SecretStoreNotReady"
+	CondSecretsReady                       = "SecretsReady"
+	ReasonSecretsAvailable                 = "SecretsAvailable"
+	ReasonSecretStoreNotReady              = "SecretStoreNotReady"
+	ReasonWaitingForServiceUserCredentials = "WaitingForServiceUserCredentials"
+)
+
+// GlanceAPIReady, the reference's names, from what the pods' readiness
+// probe (GET /healthcheck) says: the hooks dial nothing, and the kubelet
+// has asked every pod the Service sends requests to.
+const (
+	CondGlanceAPIReady = "GlanceAPIReady"
+	ReasonAPIHealthy   = "APIHealthy"
+	ReasonAPIUnhealthy = "APIUnhealthy"
+	// ReasonEndpointNotReady: there is no Deployment whose pods could
+	// answer yet.
+	ReasonEndpointNotReady = "EndpointNotReady"
+)
+
+// HPAReady, the reference's names: the HorizontalPodAutoscaler of
+// spec.autoscaling is there; True under HPANotRequired without it.
+const (
+	CondHPAReady         = "HPAReady"
+	ReasonHPAReady       = "HPAReady"
+	ReasonHPANotRequired = "HPANotRequired"
+	// ReasonWaitingForDeployment: the autoscaler comes with the
+	// Deployment it scales, which waits for the schema.
+	ReasonWaitingForDeployment = "WaitingForDeployment"
 )
 
 // progressReasons are the reasons a condition of a Glance is False for while
@@ -153,6 +180,11 @@ var progressReasons = map[string]bool{
 	ReasonStorePending:      true,
 	// A store waits one sync for the NetworkPolicy to allow its endpoint.
 	ReasonWaitingForNetworkPolicy: true,
+	// No pod answers before the Deployment is there and its pods start;
+	// DeploymentReady says whether they are on their way or at fault.
+	ReasonEndpointNotReady:     true,
+	ReasonAPIUnhealthy:         true,
+	ReasonWaitingForDeployment: true,
 }
 
 // Progressing reports whether a Glance is not ready only because it is on
@@ -163,9 +195,9 @@ var progressReasons = map[string]bool{
 func Progressing(conds []metav1.Condition) bool {
 	waiting := false
 	for _, c := range conds {
-		// ExtraConfigHealthy is not part of readiness: an override the
-		// operator chose is no fault of the way there.
-		if c.Type == hook.ConditionReady || c.Type == CondExtraConfigHealthy || c.Status == metav1.ConditionTrue {
+		// What Ready does not wait for is not part of the way there: an
+		// override the operator chose, a purge that failed.
+		if c.Type == hook.ConditionReady || !readyWaitsFor(c.Type) || c.Status == metav1.ConditionTrue {
 			continue
 		}
 		if !progressReasons[c.Reason] {
@@ -177,10 +209,10 @@ func Progressing(conds []metav1.Condition) bool {
 }
 
 // ExtraConfigHealthy says whether spec.extraConfig leaves the keys the
-// hooks own alone; it is not part of Ready.
+// hooks own alone; it is not part of Ready. The reference's reasons.
 const (
-	CondExtraConfigHealthy     = "ExtraConfigHealthy"
-	ReasonNoOwnedKeyOverridden = "NoOwnedKeyOverridden"
-	ReasonOwnedKeyOverridden   = "OwnedKeyOverridden"
-	ReasonStoreSectionIgnored  = "StoreSectionIgnored"
+	CondExtraConfigHealthy      = "ExtraConfigHealthy"
+	ReasonNoOwnedKeysOverridden = "NoOwnedKeysOverridden"
+	ReasonOwnedKeysOverridden   = "OwnedKeysOverridden"
+	ReasonStoreSectionIgnored   = "StoreSectionIgnored"
 )

@@ -84,12 +84,8 @@ func s3Sections(stores []*store) map[string]bool {
 // sets keys the hooks own (named, so an operator sees what the hooks no
 // longer decide) or sections of S3 stores, which it cannot reach. It is
 // reported apart from Ready: the Glance may run as the operator wants it.
-// Nil when there is nothing to say: no extraConfig now, and no condition
-// observed that its removal should turn True.
-func extraConfigHealthy(spec api.GlanceSpec, stores []*store, observed bool) *hook.Condition {
-	if len(spec.ExtraConfig) == 0 && !observed {
-		return nil
-	}
+// Without extraConfig it is True, as the reference reports it.
+func extraConfigHealthy(spec api.GlanceSpec, stores []*store) hook.Condition {
 	var owned, unreachable []string
 	s3 := s3Sections(stores)
 	for _, section := range slices.Sorted(maps.Keys(spec.ExtraConfig)) {
@@ -106,7 +102,7 @@ func extraConfigHealthy(spec api.GlanceSpec, stores []*store, observed bool) *ho
 	c := hook.Condition{Type: CondExtraConfigHealthy}
 	var why []string
 	if len(owned) > 0 {
-		c.Reason = ReasonOwnedKeyOverridden
+		c.Reason = ReasonOwnedKeysOverridden
 		why = append(why, "spec.extraConfig overrides "+hook.Plural(len(owned), "key", "keys")+" the hooks render: "+strings.Join(owned, ", "))
 	}
 	if len(unreachable) > 0 {
@@ -117,12 +113,12 @@ func extraConfigHealthy(spec api.GlanceSpec, stores []*store, observed bool) *ho
 			strings.Join(unreachable, ", ")+"; set them in the GlanceBackend's spec.extraOptions")
 	}
 	if len(why) == 0 {
-		c.Status, c.Reason = true, ReasonNoOwnedKeyOverridden
+		c.Status, c.Reason = true, ReasonNoOwnedKeysOverridden
 		c.Message = "spec.extraConfig overrides no key the hooks render"
-		return &c
+		return c
 	}
 	c.Message = strings.Join(why, "; ")
-	return &c
+	return c
 }
 
 // extraConfigOccurrences is the Warning Event of an ExtraConfigHealthy

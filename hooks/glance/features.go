@@ -68,3 +68,43 @@ var relatedFeatures = []func(spec api.GlanceSpec, namespace string) []metacontro
 var gateFeatures = []func(o *observed) (*hook.Condition, error){
 	secretStoreGate, // secretstore.go: SecretsReady, the store is Ready
 }
+
+// statusFeature is one condition of a Glance: its type, how it is reported
+// from what a sync observed, decided and rendered, and whether Ready waits
+// for it. Every one is reported on every sync: a feature whose field is
+// unset says so under a reason of its own (True: nothing is required), so a
+// script waiting for a condition by name never waits for nothing.
+type statusFeature struct {
+	condType string
+	report   func(statusInput) (hook.Condition, error)
+	ready    readiness
+}
+
+// readiness says whether Ready waits for a condition.
+type readiness bool
+
+const (
+	// holdsReady: Ready is False while the condition is.
+	holdsReady readiness = true
+	// besideReady: reported, but a False one does not stop glance-api
+	// from serving the current config, so Ready does not wait for it.
+	besideReady readiness = false
+)
+
+// statusFeatures are the conditions of a Glance, in the order the status
+// lists them; Ready follows the last one it waits for (report.go). A gate
+// (gateFeatures) reports through the condition of its type here.
+var statusFeatures = []statusFeature{
+	{CondBackendsReady, backendsCondition, holdsReady},          // report.go: the stores and the default
+	{CondConfigRendered, renderedCondition, holdsReady},         // report.go: what render said of the config
+	{CondDatabaseReady, databaseCondition, holdsReady},          // report.go: the schema Job's step and its pods
+	{CondServiceUserReady, serviceUserCondition, holdsReady},    // report.go: the service user's Secret
+	{CondDeploymentReady, deploymentCondition, holdsReady},      // report.go: the rollout and its pods
+	{CondHTTPRouteReady, httpRouteReady, holdsReady},            // gateway.go: spec.gateway's route
+	{CondNetworkPolicyReady, networkPolicyReady, holdsReady},    // networkpolicy.go: spec.networkPolicy
+	{CondSecretsReady, secretsReady, holdsReady},                // secretstore.go: the store, then the Secrets
+	{CondGlanceAPIReady, glanceAPIReady, holdsReady},            // apistatus.go: the pods' /healthcheck
+	{CondHPAReady, hpaReady, holdsReady},                        // hpastatus.go: spec.autoscaling
+	{CondExtraConfigHealthy, extraConfigCondition, besideReady}, // extraconfig.go: spec.extraConfig
+	{CondDBPurgeReady, dbPurgeCondition, besideReady},           // report.go: dbpurgestatus.go's, or the purge is off
+}

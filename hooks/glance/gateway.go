@@ -178,3 +178,13 @@ func statusEndpoint(g *api.Glance, spec api.GlanceSpec) string {
 	}
 	return serviceEndpoint(g)
 }
+
+// httpRouteReady is HTTPRouteReady: the route's, or, without spec.gateway,
+// True under the reference's HTTPRouteNotRequired.
+func httpRouteReady(in statusInput) (hook.Condition, error) {
+	if c, ok := findCondition(in.out.reach, CondHTTPRouteReady); ok {
+		return c, nil
+	}
+	return hook.Condition{Type: CondHTTPRouteReady, Status: true, Reason: ReasonHTTPRouteNotRequired,
+		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + serviceEndpoint(in.o.glance)}, nil
+}

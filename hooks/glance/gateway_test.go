@@ -50,8 +50,8 @@ func TestHTTPRoute(t *testing.T) {
 			}
 		})
 	}
-	if got := statusEndpoint(g, api.GlanceSpec{}); got != "http://glance.openstack.svc.cluster.local:9292" {
-		t.Errorf("without a gateway the endpoint is the Service's, got %q", got)
+	if got := statusEndpoint(g, api.GlanceSpec{}); got != "http://glance.openstack.svc.cluster.local:9292/" {
+		t.Errorf("without a gateway the endpoint is the Service's, with the reference's trailing /, got %q", got)
 	}
 }
 

@@ -329,3 +329,13 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, 
 	}
 	return []any{apiNetworkPolicy(g, *np, derived), jobsNetworkPolicy(g, spec)}, &c, nil
 }
+
+// networkPolicyReady is NetworkPolicyReady: the policies', or, without
+// spec.networkPolicy, True under the reference's NetworkPolicyNotRequired.
+func networkPolicyReady(in statusInput) (hook.Condition, error) {
+	if c, ok := findCondition(in.out.reach, CondNetworkPolicyReady); ok {
+		return c, nil
+	}
+	return hook.Condition{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyNotRequired,
+		Message: "spec.networkPolicy is not set: no NetworkPolicy of the Glance restricts what reaches its pods or what they reach"}, nil
+}

@@ -3,7 +3,6 @@ package glance
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -26,12 +25,12 @@ func report(o *observed, d *decision, out *outcome) (*metacontroller.SyncRespons
 		jobPods = summarizePods(o.pods.byJob[out.schemaJob], podDeadline{now: o.now, after: schemaPodDeadline})
 		out.database = explainSchemaJob(out.database, jobPods)
 	}
-	purge, err := dbPurgeReady(o.glance, o.children)
+	status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: pods})
 	if err != nil {
 		return nil, err
 	}
 	resp := &metacontroller.SyncResponse{
-		Status:             buildStatus(o.glance, o.now, d, out, statusInputs{current: o.deployment, pods: pods, purge: purge, gates: o.gates}),
+		Status:             status,
 		Children:           out.children,
 		ResyncAfterSeconds: resyncAfter(pods, jobPods),
 	}
@@ -43,56 +42,123 @@ func report(o *observed, d *decision, out *outcome) (*metacontroller.SyncRespons
 	return resp, nil
 }
 
-// statusInputs is what the status reads of the running Deployment: the
-// Deployment and what its pods show.
-type statusInputs struct {
-	current *appsv1.Deployment
-	pods    podsVerdict
-	// purge is DBPurgeReady, nil without spec.dbPurge.
-	purge *hook.Condition
-	// gates are the gateFeatures' conditions; Ready waits for them.
-	gates []hook.Condition
+// statusInput is what the conditions are reported from: the observed
+// request, the decision, what was rendered, and what the pods of the
+// rollout show. skipped and retiring are BackendsReady's lines for the
+// stores not projected as specified and the retiring ones kept.
+type statusInput struct {
+	o    *observed
+	d    *decision
+	out  *outcome
+	pods podsVerdict
+
+	skipped, retiring []string
 }
 
-// buildStatus reports the stores (the retiring ones too), the config and
-// the Deployment with what its pods show.
-func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run statusInputs) api.GlanceStatus {
+// buildStatus reports the stores (the retiring ones too), the config, the
+// schema and the Deployment, and the condition of every statusFeature.
+func buildStatus(in statusInput) (api.GlanceStatus, error) {
+	g, d, out := in.o.glance, in.d, in.out
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
 		Endpoint: statusEndpoint(g, g.Spec)}
 	if up := out.installed.Upgrade; up != nil {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}
-	var retiring []string
 	for _, s := range d.retired {
 		kept := out.inConfig[s.id]
 		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.id, Kept: kept, Message: s.skipped})
 		if kept {
-			retiring = append(retiring, fmt.Sprintf("%q", s.id))
+			in.retiring = append(in.retiring, fmt.Sprintf("%q", s.id))
 		}
 	}
-	var skipped []string
-	status.Backends, skipped = backendStatuses(d.stores, out)
-	backends := backendsReady(d, out, skipped)
-	if len(retiring) > 0 {
-		backends.Message += fmt.Sprintf("; retiring, kept readable until spec.dropRetiredStores lists them: %s", strings.Join(retiring, ", "))
-	}
+	status.Backends, in.skipped = backendStatuses(d.stores, out)
 	if out.rendered.Status {
 		status.DefaultBackend = d.def.id
 	}
-	deploy := explainRollout(deploymentReady(run.current, out.configName, out.backendsName, out.runImage), run.pods)
-	conds := append(append([]hook.Condition{backends, out.rendered, out.database, out.serviceUser, deploy}, out.reach...), run.gates...)
-	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", conds...)
-	conds = append(conds, ready)
-	_, seen := hook.FindCondition(g.Status.Conditions, CondExtraConfigHealthy)
-	if c := extraConfigHealthy(g.Spec, withRetired(d.stores, d.retired), seen); c != nil {
-		conds = append(conds, *c)
+	conds, err := reportConditions(in)
+	if err != nil {
+		return status, err
 	}
-	if run.purge != nil {
-		conds = append(conds, *run.purge)
+	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, in.o.now, conds...)
+	return status, nil
+}
+
+// reportConditions runs the statusFeatures: the conditions Ready waits for,
+// Ready, then the ones beside it.
+func reportConditions(in statusInput) ([]hook.Condition, error) {
+	var held, beside []hook.Condition
+	for _, f := range statusFeatures {
+		c, err := f.report(in)
+		if err != nil {
+			return nil, err
+		}
+		if f.ready == holdsReady {
+			held = append(held, c)
+		} else {
+			beside = append(beside, c)
+		}
 	}
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, now, conds...)
-	return status
+	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", held...)
+	return append(append(held, ready), beside...), nil
+}
+
+// findCondition is the condition of a type among conds, if there is one.
+func findCondition(conds []hook.Condition, condType string) (hook.Condition, bool) {
+	for _, c := range conds {
+		if c.Type == condType {
+			return c, true
+		}
+	}
+	return hook.Condition{}, false
+}
+
+// readyWaitsFor reports whether Ready waits for a condition type.
+func readyWaitsFor(condType string) bool {
+	for _, f := range statusFeatures {
+		if f.condType == condType {
+			return f.ready == holdsReady
+		}
+	}
+	return false
+}
+
+// renderedCondition is ConfigRendered, as render said it.
+func renderedCondition(in statusInput) (hook.Condition, error) { return in.out.rendered, nil }
+
+// databaseCondition is DatabaseReady: the schema step, explained by the
+// pods of its Job (report).
+func databaseCondition(in statusInput) (hook.Condition, error) { return in.out.database, nil }
+
+// serviceUserCondition is ServiceUserReady, from the service user's Secret.
+func serviceUserCondition(in statusInput) (hook.Condition, error) { return in.out.serviceUser, nil }
+
+// deploymentCondition is DeploymentReady, explained by the pods of the
+// rollout.
+func deploymentCondition(in statusInput) (hook.Condition, error) {
+	out := in.out
+	return explainRollout(deploymentReady(in.o.deployment, out.configName, out.backendsName, out.runImage), in.pods), nil
+}
+
+// extraConfigCondition is ExtraConfigHealthy over every store the config
+// holds, the retiring ones too.
+func extraConfigCondition(in statusInput) (hook.Condition, error) {
+	return extraConfigHealthy(in.o.spec, withRetired(in.d.stores, in.d.retired)), nil
+}
+
+// dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
+// scheduled, True under the reference's reason for a purge that does not
+// run, since nothing else says the backlog grows.
+func dbPurgeCondition(in statusInput) (hook.Condition, error) {
+	c, err := dbPurgeReady(in.o.glance, in.o.children)
+	switch {
+	case err != nil:
+		return hook.Condition{}, err
+	case c != nil:
+		return *c, nil
+	}
+	return hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeSuspended,
+		Message: "no purge CronJob is scheduled (spec.dbPurge): the rows deleted in Glance stay and the database grows"}, nil
 }
 
 // backendStatuses are status.backends[] and, for BackendsReady, a line for
@@ -112,6 +178,15 @@ func backendStatuses(stores []*store, out *outcome) (listed []api.BackendStatus,
 		listed = append(listed, bs)
 	}
 	return listed, skipped
+}
+
+// backendsCondition is BackendsReady, naming the retiring stores kept.
+func backendsCondition(in statusInput) (hook.Condition, error) {
+	c := backendsReady(in.d, in.out, in.skipped)
+	if len(in.retiring) > 0 {
+		c.Message += fmt.Sprintf("; retiring, kept readable until spec.dropRetiredStores lists them: %s", strings.Join(in.retiring, ", "))
+	}
+	return c, nil
 }
 
 // backendsReady is BackendsReady.
@@ -183,7 +258,9 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 }
 
 // serviceEndpoint is status.endpoint: the glance-api Service's URL inside
-// the cluster, which the reference reports where it has no gateway.
+// the cluster, which the reference reports where it has no gateway, with
+// its trailing "/" as the reference writes it (and as the gateway's URL
+// ends).
 func serviceEndpoint(g *api.Glance) string {
-	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d", g.Name, g.Namespace, APIPort)
+	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", g.Name, g.Namespace, APIPort)
 }

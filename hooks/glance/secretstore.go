@@ -113,3 +113,31 @@ func secretStoreGate(o *observed) (*hook.Condition, error) {
 	return notReady("is not Ready (%s: %s)",
 		excerpt.Quote(c.Reason, excerpt.MaxKind), excerpt.Quote(c.Message, maxStoreMessage)), nil
 }
+
+// secretsReady is SecretsReady as the reference reports it: the gate's
+// condition while the store is not Ready; then whether the database and
+// service-user Secrets are complete (their own conditions say what is
+// missing); else True. Without spec.secretStoreRef the Secrets alone are
+// checked: the hooks read them, however they were made.
+func secretsReady(in statusInput) (hook.Condition, error) {
+	o := in.o
+	store := ""
+	if c, ok := findCondition(o.gates, CondSecretsReady); ok {
+		if !c.Status {
+			return c, nil
+		}
+		store = "; " + c.Message
+	}
+	c := hook.Condition{Type: CondSecretsReady}
+	switch {
+	case o.creds.dbProblem != nil:
+		c.Reason, c.Message = ReasonWaitingForDBCredentials, "the database Secret is not complete (DatabaseReady says what is missing)"
+	case o.creds.creds == nil:
+		c.Reason, c.Message = ReasonWaitingForServiceUserCredentials, "the service user's Secret is not complete (ServiceUserReady says what is missing)"
+	default:
+		c.Status, c.Reason = true, ReasonSecretsAvailable
+		c.Message = fmt.Sprintf("Secrets %s and %s are complete", excerpt.Name(o.spec.Database.SecretRef.Name), excerpt.Name(o.spec.ServiceUser.SecretRef.Name))
+	}
+	c.Message += store
+	return c, nil
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -33,6 +34,11 @@ func rollingOut(d *appsv1.Deployment) *appsv1.Deployment {
 	d.Status.AvailableReplicas = 0
 	return d
 }
+
+// coreConditions are the conditions TestBuildStatus follows: the stores,
+// the config, the schema, the credentials, the rollout and Ready.
+var coreConditions = map[string]bool{CondBackendsReady: true, CondConfigRendered: true, CondDatabaseReady: true,
+	CondServiceUserReady: true, CondDeploymentReady: true, hook.ConditionReady: true}
 
 func TestBuildStatus(t *testing.T) {
 	synced := hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced, Message: "synced"}
@@ -230,7 +236,8 @@ func TestBuildStatus(t *testing.T) {
 					"DatabaseReady False WaitingForConfig: no config",
 					"ServiceUserReady True CredentialsAvailable: available",
 					"DeploymentReady False DeploymentMissing: the glance-api Deployment does not exist yet",
-					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends), ConfigRendered (NotRendered), DatabaseReady (WaitingForConfig), DeploymentReady (DeploymentMissing)",
+					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends), ConfigRendered (NotRendered), DatabaseReady (WaitingForConfig), " +
+						"DeploymentReady (DeploymentMissing), GlanceAPIReady (EndpointNotReady)",
 				},
 			},
 		},
@@ -244,7 +251,7 @@ func TestBuildStatus(t *testing.T) {
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
 					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
-					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut), GlanceAPIReady (APIUnhealthy)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
@@ -296,7 +303,7 @@ func TestBuildStatus(t *testing.T) {
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
 					`DeploymentReady False PodsCrashLooping: 1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: pod "g-1" ...`,
-					"Ready False NotAllReady: waiting for DeploymentReady (PodsCrashLooping)",
+					"Ready False NotAllReady: waiting for DeploymentReady (PodsCrashLooping), GlanceAPIReady (APIUnhealthy)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
@@ -317,9 +324,15 @@ func TestBuildStatus(t *testing.T) {
 			}
 			g := &api.Glance{}
 			d := &decision{stores: tc.args.stores, def: def, noDefault: tc.args.noDefault}
-			status := buildStatus(g, time.Unix(0, 0), d, out, statusInputs{current: tc.args.current, pods: tc.args.pods})
+			o := &observed{glance: g, spec: g.Spec.WithDefaults("ns"), now: time.Unix(0, 0), deployment: tc.args.current, creds: credentialsRead{creds: &credentials{}}}
+			status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: tc.args.pods})
+			require.NoError(t, err)
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
 			for _, c := range status.Conditions {
+				// The features' own conditions have tests of their own.
+				if !coreConditions[c.Type] {
+					continue
+				}
 				got.conditions = append(got.conditions, fmt.Sprintf("%s %s %s: %s", c.Type, c.Status, c.Reason, c.Message))
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {

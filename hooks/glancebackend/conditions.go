@@ -34,9 +34,10 @@ const (
 	ReasonInvalidCABundle    = "InvalidCABundle"
 )
 
-// Reasons of ConfigProjected.
+// Reasons of ConfigProjected, the reference's: True once the Deployment of
+// the Glance mounts a backends Secret holding this store's section, False
+// until then, the Glance missing included (the message says which).
 const (
-	ReasonProjected        = "Projected"
-	ReasonNotProjected     = "NotProjected"
-	ReasonWaitingForParent = "WaitingForParent"
+	ReasonConfigProjected      = "ConfigProjected"
+	ReasonWaitingForProjection = "WaitingForProjection"
 )

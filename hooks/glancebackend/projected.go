@@ -17,9 +17,8 @@ import (
 // Deployment mounts a backends Secret whose backends.conf has this store's
 // section header on a line of its own.
 func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound bool, storeID string) (hook.Condition, error) {
-	c := hook.Condition{Type: CondConfigProjected, Reason: ReasonNotProjected}
+	c := hook.Condition{Type: CondConfigProjected, Reason: ReasonWaitingForProjection}
 	if !glanceFound {
-		c.Reason = ReasonWaitingForParent
 		c.Message = fmt.Sprintf("Glance %q does not exist yet", glance)
 		return c, nil
 	}
@@ -56,7 +55,7 @@ func checkProjected(related metacontroller.ObjectMap, glance string, glanceFound
 		c.Message = fmt.Sprintf("Deployment %q mounts a backends Secret that has no [%s] section yet", glance, storeID)
 		return c, nil
 	}
-	c.Status, c.Reason = true, ReasonProjected
+	c.Status, c.Reason = true, ReasonConfigProjected
 	// The Secret's name changes with every store of the Glance: naming it
 	// here would rewrite every backend's status for each change of one.
 	c.Message = fmt.Sprintf("Deployment %q mounts a backends Secret that holds [%s]", glance, storeID)

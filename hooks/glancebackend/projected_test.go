@@ -51,7 +51,7 @@ func TestCheckProjected(t *testing.T) {
 		secrets     map[string]string
 	}
 	notProjected := func(msg string) hook.Condition {
-		return hook.Condition{Type: CondConfigProjected, Reason: ReasonNotProjected, Message: msg}
+		return hook.Condition{Type: CondConfigProjected, Reason: ReasonWaitingForProjection, Message: msg}
 	}
 	cases := map[string]struct {
 		reason string
@@ -61,13 +61,13 @@ func TestCheckProjected(t *testing.T) {
 		"Projected": {
 			reason: "the mounted backends Secret holds the store's header on a line of its own",
 			args:   args{glanceFound: true, mounted: "glance-backends-1", secrets: map[string]string{"glance-backends-1": "[other]\nk = v\n\n[archive]\nk = v\n"}},
-			want: hook.Condition{Type: CondConfigProjected, Status: true, Reason: ReasonProjected,
+			want: hook.Condition{Type: CondConfigProjected, Status: true, Reason: ReasonConfigProjected,
 				Message: `Deployment "glance" mounts a backends Secret that holds [archive]`},
 		},
 		"NoGlance": {
 			reason: "a backend whose Glance does not exist waits for it",
 			args:   args{mounted: "-"},
-			want: hook.Condition{Type: CondConfigProjected, Reason: ReasonWaitingForParent,
+			want: hook.Condition{Type: CondConfigProjected, Reason: ReasonWaitingForProjection,
 				Message: `Glance "glance" does not exist yet`},
 		},
 		"NoDeployment": {

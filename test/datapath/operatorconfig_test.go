@@ -91,7 +91,7 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 		require.Equal(t, http.StatusNoContent, code, "upload without a token: %s", body)
 		assert.Equal(t, data, anon.Download(t, id), "download without a token")
 		t.Logf("without a token: image %s created, %d bytes uploaded and downloaded", id, len(data))
-		assert.Equal(t, "True/"+glance.ReasonNoOwnedKeyOverridden, st.Condition(t, api.KindGlance, st.Glance, glance.CondExtraConfigHealthy),
+		assert.Equal(t, "True/"+glance.ReasonNoOwnedKeysOverridden, st.Condition(t, api.KindGlance, st.Glance, glance.CondExtraConfigHealthy),
 			"allow_anonymous_access is not a key the hooks own")
 
 		// The same Glance without the three answers 401 again.
@@ -143,7 +143,7 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 
 		st.Respec(t, nil)
 		st.Reconcile(t)
-		assert.Equal(t, "True/"+glance.ReasonNoOwnedKeyOverridden, st.Condition(t, api.KindGlance, st.Glance, glance.CondExtraConfigHealthy), "removed, it is True again")
+		assert.Equal(t, "True/"+glance.ReasonNoOwnedKeysOverridden, st.Condition(t, api.KindGlance, st.Glance, glance.CondExtraConfigHealthy), "removed, it is True again")
 		assert.Equal(t, warnings, extraConfigEvents(st), "and no other Event is made")
 	})
 }

@@ -35,5 +35,12 @@ func ExampleRender() {
 	// DatabaseReady True SchemaSynced
 	// ServiceUserReady True CredentialsAvailable
 	// DeploymentReady True DeploymentAvailable
+	// HTTPRouteReady True HTTPRouteNotRequired
+	// NetworkPolicyReady True NetworkPolicyNotRequired
+	// SecretsReady True SecretsAvailable
+	// GlanceAPIReady True APIHealthy
+	// HPAReady True HPANotRequired
 	// Ready True AllReady
+	// ExtraConfigHealthy True NoOwnedKeysOverridden
+	// DBPurgeReady True DBPurgeSuspended
 }

@@ -252,13 +252,14 @@ const SimulatedMark = "(simulated)"
 
 // SimulatedNote explains SimulatedMark under the conditions table.
 const SimulatedNote = SimulatedMark + " render runs no pods: it reports every Job succeeded and every Deployment rolled out " +
-	"with all replicas available, so DatabaseReady, DeploymentReady, KeystoneRegistered (nothing reached Keystone), and each Ready " +
+	"with all replicas available, so DatabaseReady, DeploymentReady, GlanceAPIReady, KeystoneRegistered (nothing reached Keystone), and each Ready " +
 	"that waits for them, say what a cluster reports once the pods have run."
 
 // fromSimulatedRollout reports whether a condition only restates a Job or
 // Deployment status, which render's stand-in controllers set.
 func fromSimulatedRollout(r chain.Ref, c Condition) bool {
-	return r.Kind == api.KindGlance && (c.Type == glancehook.CondDeploymentReady || c.Type == glancehook.CondDatabaseReady) ||
+	return r.Kind == api.KindGlance && (c.Type == glancehook.CondDeploymentReady || c.Type == glancehook.CondDatabaseReady ||
+		c.Type == glancehook.CondGlanceAPIReady) ||
 		r.Kind == api.KindControlPlane && c.Type == controlplane.CondKeystoneRegistered && c.Reason == controlplane.ReasonRegistered
 }
 

@@ -131,14 +131,16 @@ func TestWriteConditions(t *testing.T) {
 	require.NoError(t, WriteConditions(&b, objs))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	assert.Regexp(t, `^KIND +NAME +TYPE +STATUS +REASON +MESSAGE$`, lines[0])
-	assert.Len(t, lines, 1+6+5+5+1, "header, six conditions for the Glance and five for each backend, the note on simulated rollouts")
+	assert.Len(t, lines, 1+13+5+5+1, "header, thirteen conditions for the Glance and five for each backend, the note on simulated rollouts")
 	assert.Regexp(t, `^Glance +glance +DatabaseReady +True +SchemaSynced +\(simulated\) `, lines[3],
 		"render made the schema Job's status up, and says so")
 	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentAvailable +\(simulated\) 1 of 1 replicas available$`, lines[5],
 		"render made the Deployment's status up, and says so")
 	assert.Equal(t, SimulatedNote, lines[len(lines)-1])
 	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is not projected as specified: "archive"`, lines[1])
-	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[7])
+	assert.Regexp(t, `^Glance +glance +GlanceAPIReady +True +APIHealthy +\(simulated\) `, lines[9],
+		"its pods' readiness is the simulated Deployment's too")
+	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[14])
 
 	// Parents in several namespaces are told apart.
 	b.Reset()

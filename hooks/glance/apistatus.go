@@ -1,0 +1,39 @@
+package glance
+
+import (
+	"fmt"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+)
+
+// GlanceAPIReady is the reference's word for "glance-api answers". The
+// reference dials GET /healthcheck itself; these hooks dial nothing (a sync
+// is a function of its request), and every glance-api pod's readiness probe
+// is that same GET (deployment.go). So the pods the Deployment counts
+// available are the ones whose /healthcheck answered, and the Service sends
+// requests to them only.
+
+// glanceAPIReady is GlanceAPIReady from the observed Deployment: True while
+// at least one pod passes its readiness probe. It says one thing from the
+// answer that creates the Deployment until a pod is available, as
+// DeploymentReady does, and its messages name no count, so a rollout does
+// not rewrite the status once more for it; DeploymentReady counts.
+func glanceAPIReady(in statusInput) (hook.Condition, error) {
+	g, d := in.o.glance, in.o.deployment
+	c := hook.Condition{Type: CondGlanceAPIReady}
+	switch {
+	case d == nil && in.out.runImage == "":
+		c.Reason = ReasonEndpointNotReady
+		c.Message = "no glance-api pod answers yet: the Deployment is created once the schema is in place"
+	case d == nil || d.Status.AvailableReplicas < 1:
+		c.Reason = ReasonAPIUnhealthy
+		c.Message = fmt.Sprintf("no pod of Deployment %s passes its readiness probe (GET /healthcheck); DeploymentReady says why",
+			excerpt.Name(g.Name))
+	default:
+		c.Status, c.Reason = true, ReasonAPIHealthy
+		c.Message = fmt.Sprintf("the pods of Deployment %s answer GET /healthcheck (their readiness probe) behind %s",
+			excerpt.Name(g.Name), serviceEndpoint(g))
+	}
+	return c, nil
+}

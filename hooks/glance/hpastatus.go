@@ -1,0 +1,44 @@
+package glance
+
+import (
+	"fmt"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// hpaReady is HPAReady: with spec.autoscaling, True once the
+// HorizontalPodAutoscaler is returned (it comes with the Deployment,
+// scaling.go) or kept as last applied; without it, True under
+// HPANotRequired, as the reference reports it.
+func hpaReady(in statusInput) (hook.Condition, error) {
+	g := in.o.glance
+	c := hook.Condition{Type: CondHPAReady, Status: true, Reason: ReasonHPANotRequired,
+		Message: "spec.autoscaling is not set: spec.deployment.replicas sets the number of glance-api pods"}
+	if in.o.spec.Autoscaling == nil {
+		return c, nil
+	}
+	if !returnsAutoscaler(in, g.Name) {
+		c.Status, c.Reason = false, ReasonWaitingForDeployment
+		c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s comes with the Deployment it scales, which waits for the schema", excerpt.Name(g.Name))
+		return c, nil
+	}
+	c.Reason = ReasonHPAReady
+	c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s scales Deployment %s from %d to %d pods",
+		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.o.spec.Autoscaling.MinReplicas, in.o.spec.Autoscaling.MaxReplicas)
+	return c, nil
+}
+
+// returnsAutoscaler reports whether the answer holds the Glance's
+// autoscaler: rendered now, or, when nothing is re-rendered, the observed
+// one kept as last applied.
+func returnsAutoscaler(in statusInput, name string) bool {
+	for _, child := range in.out.children {
+		if _, ok := child.(*horizontalPodAutoscalerChild); ok {
+			return true
+		}
+	}
+	_, observed := in.o.children.Get(names.HorizontalPodAutoscalersKey, name)
+	return observed && !in.out.rendered.Status
+}

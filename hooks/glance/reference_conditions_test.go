@@ -1,0 +1,221 @@
+package glance
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// referenceStatus is a Glance that runs: two stores, the config rendered,
+// the schema in place, the Deployment rolled out on it, the Secrets
+// complete, no optional field set. Each case of TestReferenceConditions
+// changes one thing of it.
+func referenceStatus() statusInput {
+	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
+	a, b := attached("a", true, ""), attached("b", false, "")
+	out := &outcome{configName: "glance-config-1", backendsName: "glance-backends-1", inConfig: map[string]bool{"a": true, "b": true},
+		rendered:    hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered},
+		database:    hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced},
+		serviceUser: hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable}}
+	return statusInput{
+		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
+			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
+			children: metacontroller.ObjectMap{}, related: metacontroller.ObjectMap{}},
+		d:   &decision{stores: []*store{a, b}, def: a},
+		out: out,
+	}
+}
+
+// purgeCronJob is the observed purge CronJob with a status.
+func purgeCronJob(t *testing.T, st batchv1.CronJobStatus) metacontroller.ObjectMap {
+	raw, err := json.Marshal(map[string]any{"apiVersion": "batch/v1", "kind": "CronJob",
+		"metadata": map[string]any{"name": "glance-db-purge"}, "status": st})
+	require.NoError(t, err)
+	return metacontroller.ObjectMap{names.CronJobsKey: {"glance-db-purge": raw}}
+}
+
+// TestReferenceConditions names every condition type and reason the
+// reference's Glance reports (its reconciler's Conditions table, and
+// ExtraConfigHealthy) and shows when each is set here: a case that
+// changes the running Glance so the condition says it, or, for a reason
+// reported under another name or not at all, the row of docs/conditions.md
+// that says so.
+func TestReferenceConditions(t *testing.T) {
+	type setHere func(t *testing.T, in *statusInput)
+	same := func(t *testing.T, in *statusInput) {}
+	cases := map[string]struct {
+		reason string
+		status bool
+		set    setHere // nil: not reported under this name here
+	}{
+		"SecretsReady/SecretsAvailable": {"the Secrets are complete, without a store as with a Ready one", true, same},
+		"SecretsReady/SecretStoreNotReady": {"spec.secretStoreRef names a store that is not there: the gate holds the render", false,
+			func(t *testing.T, in *statusInput) {
+				in.o.spec.SecretStoreRef = &api.SecretStoreRefSpec{Name: "openbao"}
+				var err error
+				in.o.gates, err = observeGates(in.o)
+				require.NoError(t, err)
+			}},
+		"SecretsReady/WaitingForDBCredentials": {"the database Secret is incomplete", false, func(t *testing.T, in *statusInput) {
+			in.o.creds = credentialsRead{dbProblem: &hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForDBCredentials}}
+		}},
+		"SecretsReady/WaitingForServiceUserCredentials": {"the service user's Secret is incomplete", false, func(t *testing.T, in *statusInput) {
+			in.o.creds = credentialsRead{}
+		}},
+		"SecretsReady/TargetClusterUnavailable": {reason: "no target clusters here"},
+		"SecretsReady/ConfigError":              {reason: "ConfigRendered=False/InvalidSpec says it"},
+
+		"BackendsReady/AllBackendsProjected": {"every store projected, one default", true, same},
+		"BackendsReady/WaitingForBackends": {"the first render waits for stores on their way", false, func(t *testing.T, in *statusInput) {
+			in.out.waiting = true
+		}},
+		"BackendsReady/NoDefaultBackend": {"no store is the default", false, func(t *testing.T, in *statusInput) {
+			in.d.def, in.d.noDefault = nil, "no attached backend is marked isDefault"
+		}},
+
+		"DatabaseReady/DatabaseSynced":        {reason: "SchemaSynced"},
+		"DatabaseReady/ClusterNotReady":       {reason: "the hooks read no database cluster object"},
+		"DatabaseReady/WaitingForDatabase":    {reason: "SchemaSyncRunning while the Job waits for the database"},
+		"DatabaseReady/DBSyncFailed":          {reason: "SchemaSyncFailed"},
+		"DatabaseReady/DBSyncInProgress":      {reason: "SchemaSyncRunning"},
+		"DatabaseReady/WaitingForBackends":    {reason: "WaitingForConfig"},
+		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonImageReleaseMismatch)},
+		"DatabaseReady/VersionParseError":     {reason: "admission refuses a release that does not parse"},
+		"DatabaseReady/DowngradeNotSupported": {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonDowngradeNotSupported)},
+		"DatabaseReady/UpgradePathInvalid":    {reason: "UpgradeSkipsReleases"},
+		"DatabaseReady/UpgradeTargetChanged":  {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonUpgradeTargetChanged)},
+		"DatabaseReady/ExpandInProgress":      {reason: "SchemaUpgrading"},
+		"DatabaseReady/MigrateInProgress":     {reason: "SchemaUpgrading"},
+		"DatabaseReady/UpgradeRollingUpdate":  {reason: "SchemaUpgrading"},
+		"DatabaseReady/ContractInProgress":    {reason: "SchemaUpgrading"},
+		"DatabaseReady/ExpandFailed":          {reason: "SchemaUpgradeFailed"},
+		"DatabaseReady/MigrateFailed":         {reason: "SchemaUpgradeFailed"},
+		"DatabaseReady/ContractFailed":        {reason: "SchemaUpgradeFailed"},
+
+		"DeploymentReady/DeploymentReady":      {reason: "DeploymentAvailable"},
+		"DeploymentReady/WaitingForDeployment": {reason: "RollingOut and the pods' reasons"},
+		"DeploymentReady/WaitingForBackends":   {reason: "DeploymentMissing, ConfigRendered says why"},
+
+		"GlanceAPIReady/APIHealthy": {"a pod passes its readiness probe, GET /healthcheck", true, same},
+		"GlanceAPIReady/APIUnhealthy": {"no pod passes it", false, func(t *testing.T, in *statusInput) {
+			in.o.deployment.Status.AvailableReplicas = 0
+		}},
+		"GlanceAPIReady/EndpointNotReady": {"no Deployment yet", false, func(t *testing.T, in *statusInput) {
+			in.o.deployment = nil
+		}},
+		"GlanceAPIReady/HealthCheckTimeout": {reason: "the hooks dial nothing: APIUnhealthy"},
+		"GlanceAPIReady/ConnectionFailed":   {reason: "the hooks dial nothing: APIUnhealthy"},
+		"GlanceAPIReady/HealthCheckFailed":  {reason: "the hooks dial nothing: APIUnhealthy"},
+
+		"HPAReady/HPANotRequired": {"spec.autoscaling unset", true, same},
+		"HPAReady/HPAReady": {"the autoscaler is returned with the Deployment", true, func(t *testing.T, in *statusInput) {
+			min := int32(2)
+			in.o.spec.Autoscaling = &api.AutoscalingSpec{MinReplicas: &min, MaxReplicas: 4}
+			in.out.children = append(in.out.children, horizontalPodAutoscaler(in.o.glance, *in.o.spec.Autoscaling))
+		}},
+
+		"NetworkPolicyReady/NetworkPolicyNotRequired": {"spec.networkPolicy unset", true, same},
+		"NetworkPolicyReady/NetworkPolicyReady": {"the observed policy allows every derived endpoint (networkpolicy_test.go)", true,
+			func(t *testing.T, in *statusInput) {
+				in.out.reach = []hook.Condition{{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyApplied}}
+			}},
+
+		"HTTPRouteReady/HTTPRouteNotRequired":   {"spec.gateway unset", true, same},
+		"HTTPRouteReady/HTTPRouteAccepted":      {"the Gateway's controller accepted the route", true, gateway(true, "True")},
+		"HTTPRouteReady/HTTPRouteNotAccepted":   {"it refused the route", false, gateway(true, "False")},
+		"HTTPRouteReady/GatewayAPINotInstalled": {"the CompositeController does not manage HTTPRoutes", false, gateway(false, "")},
+		"HTTPRouteReady/CapabilityProbeFailed":  {reason: "no target clusters here"},
+
+		"DBPurgeReady/DBPurgeScheduled": {"the CronJob is there", true, func(t *testing.T, in *statusInput) {
+			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
+			in.o.children = purgeCronJob(t, batchv1.CronJobStatus{})
+		}},
+		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended (also said when none is scheduled)", true, func(t *testing.T, in *statusInput) {
+			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
+			in.o.children = purgeCronJob(t, batchv1.CronJobStatus{})
+		}},
+		"DBPurgeReady/DBPurgeJobFailed": {"the last run failed", false, func(t *testing.T, in *statusInput) {
+			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
+			at := metav1.Unix(3600, 0)
+			in.o.children = purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at})
+		}},
+
+		"ExtraConfigHealthy/NoOwnedKeysOverridden": {"no extraConfig", true, same},
+		"ExtraConfigHealthy/OwnedKeysOverridden": {"extraConfig sets a key the hooks render", false, func(t *testing.T, in *statusInput) {
+			in.o.spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}}
+		}},
+
+		"Ready/AllReady": {"every condition Ready waits for is True", true, same},
+		"Ready/NotAllReady": {"one is not: no Deployment yet", false, func(t *testing.T, in *statusInput) {
+			in.o.deployment = nil
+		}},
+	}
+	differences := referenceDifferences(t)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			condType, reason, _ := strings.Cut(name, "/")
+			if tc.set == nil {
+				assert.Contains(t, differences, reason, "%s: %s is not reported here (%s); docs/conditions.md's table of the reference's words says so", name, reason, tc.reason)
+				return
+			}
+			in := referenceStatus()
+			tc.set(t, &in)
+			conds, err := reportConditions(in)
+			require.NoError(t, err)
+			c, ok := findCondition(conds, condType)
+			require.True(t, ok, "%s: %s is reported", tc.reason, condType)
+			assert.Equal(t, reason, c.Reason, "%s: %s", tc.reason, c.Message)
+			assert.Equal(t, tc.status, c.Status, "%s: %s", tc.reason, c.Message)
+		})
+	}
+}
+
+// databaseSaid is a schema decision that says reason: DatabaseReady
+// reports what the schema decision and its Job's pods said.
+func databaseSaid(reason string) func(*testing.T, *statusInput) {
+	return func(_ *testing.T, in *statusInput) {
+		in.out.database = hook.Condition{Type: CondDatabaseReady, Reason: reason}
+	}
+}
+
+// gateway sets spec.gateway and the route's condition as the route's
+// children make it: managed or not, and its Gateway's Accepted.
+func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
+	return func(t *testing.T, in *statusInput) {
+		gw := &api.GatewaySpec{Hostname: "glance.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}
+		in.o.spec.Gateway = gw
+		observed := metacontroller.ObjectMap{}
+		if accepted != "" {
+			raw, err := json.Marshal(map[string]any{"status": map[string]any{"parents": []any{map[string]any{
+				"parentRef":  map[string]any{"name": "edge"},
+				"conditions": []any{map[string]any{"type": "Accepted", "status": accepted, "reason": "R", "message": "m"}}}}}})
+			require.NoError(t, err)
+			observed = metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": raw}}
+		}
+		_, c := gatewayChildren(in.o.glance, in.o.spec, observed, managed)
+		require.NotNil(t, c)
+		in.out.reach = []hook.Condition{*c}
+	}
+}
+
+// referenceDifferences is the table of docs/conditions.md that names the
+// reference's words this project does not report.
+func referenceDifferences(t *testing.T) string {
+	raw, err := os.ReadFile("../../docs/conditions.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(raw), "## The reference's words that differ")
+	require.True(t, ok, "docs/conditions.md has the table of the reference's words")
+	return table
+}
