@@ -27,14 +27,17 @@ const (
 type connUse struct {
 	opened   time.Time
 	requests atomic.Int64
+	// conn is the connection, for what its socket holds unread (see
+	// body.rest).
+	conn net.Conn
 }
 
 type connUseKey struct{}
 
 // countConnUse is http.Server's ConnContext: every connection gets its own
-// connUse, which limitConnUse reads.
-func countConnUse(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connUseKey{}, &connUse{opened: time.Now()})
+// connUse, which limitConnUse and body.rest read.
+func countConnUse(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connUseKey{}, &connUse{opened: time.Now(), conn: c})
 }
 
 // limitConnUse answers with "Connection: close" the request that reaches
