@@ -188,7 +188,7 @@ func TestReleaseUpgradeWalk(t *testing.T) {
 	standalone(s)
 	log.take()
 	oldConfig, _ := mounts(s.get("Deployment", "glance"))
-	assert.Equal(t, "glance-api", s.get("Deployment", "glance")["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["command"].([]any)[0])
+	assert.Equal(t, "python3", s.get("Deployment", "glance")["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["command"].([]any)[0], "the eventlet server: glance-api's main run by python3")
 
 	s.apply(strings.ReplaceAll(standaloneGlance, `"2025.2"`, `"2026.1"`))
 	s.converge()

@@ -75,7 +75,8 @@ func launchConf(in confInput) (confPart, error) {
 
 // command is the glance-api container's command and arguments. Both modes
 // read the same files: glance-api.conf from ConfigDir and every *.conf in
-// BackendsDir. The eventlet server is told so; the WSGI application takes no
+// BackendsDir. The eventlet server (glance-api's main, see
+// eventletLauncher) is told so; the WSGI application takes no
 // arguments, and finds glance-api.conf through OS_GLANCE_CONFIG_DIR and
 // BackendsDir as oslo.config's default config directory of project glance
 // (/etc/glance/glance.conf.d).
@@ -83,8 +84,23 @@ func command(mode LaunchMode) (cmd, args []string) {
 	if mode == UWSGI {
 		return []string{"uwsgi"}, []string{"--ini", ConfigDir + "/" + UWSGIFile}
 	}
-	return []string{"glance-api"}, configArgs()
+	return []string{"python3", "-c", eventletLauncher}, configArgs()
 }
+
+// eventletLauncher runs what the glance-api console script runs
+// (glance.cmd.api's main) and, once main returns, leaves the process with
+// os._exit instead of Python's interpreter shutdown. main returns after
+// SIGTERM, when glance-api's parent has signalled its workers and seen
+// them gone; all that is left is the shutdown: tearing down every module
+// Glance imported, which is CPU work (5.6 to 9.2 s of wall time per stop
+// measured on a 2-core machine at load 35, 0.2 to 0.4 s with this
+// launcher) plus waiting for threads at exit, and a busy node stretched it
+// past the grace period. Nothing is lost by skipping it: every worker has
+// exited, oslo.log writes each record through, and the streams are flushed
+// first. A failing start leaves main by sys.exit as before, with its exit
+// code. sys.argv[0] is the console script's name, which oslo.config reads.
+const eventletLauncher = "import os, sys; sys.argv[0] = 'glance-api'; from glance.cmd.api import main; main(); " +
+	"sys.stdout.flush(); sys.stderr.flush(); os._exit(0)"
 
 // configArgs are the oslo.config arguments of every glance program the hooks
 // run (glance-api in the eventlet mode, glance-manage in the schema Jobs).
@@ -122,18 +138,40 @@ func secretEnv(name, secret, key string) corev1.EnvVar {
 const chunkedInputLimit = 16 << 20
 
 // workerMercySeconds bounds how long uWSGI's master waits for a worker to
-// end after SIGTERM before it kills it (worker-reload-mercy, 60 s by
-// default): below the pod's grace period, so the master always exits by
-// itself. A worker that gets the signal while it still loads the
-// application (lazy-apps) ignores it and would otherwise run until the
-// kubelet's SIGKILL; seen with uWSGI 2.0.21. The window is what the grace
-// period leaves after the preStop sleep.
+// finish its requests after SIGTERM before it kills it
+// (worker-reload-mercy, 60 s by default): what the grace period leaves
+// after the preStop sleep and the margin the master needs to exit, so the
+// master always exits by itself before the kubelet's SIGKILL. With the
+// grace period derived from harakiri (graceSeconds) it is harakiri: a
+// request uWSGI allows is never cut by the stop.
 func workerMercySeconds(spec api.GlanceSpec) int64 {
-	window := graceSeconds(spec)
-	if p := spec.Deployment.PreStopSleepSeconds; p != nil {
-		window -= *p
-	}
-	return max(window-10, 1)
+	return max(graceSeconds(spec)-preStopSeconds(spec)-stopMarginSeconds, 1)
+}
+
+// loadingWorkerLines end a worker at once when the master tells it to stop
+// while it still loads Glance (lazy-apps), before uWSGI gave it its own
+// signal handlers. Until then a worker has what it inherited at the fork:
+// the first workers, forked before the master's loop, ignore SIGHUP (the
+// graceful stop's signal; uWSGI ignores it while it starts) and have
+// Python's SIGINT handler, which only flags the signal for Python code
+// the worker never runs again; a worker respawned later runs the master's
+// own handler, which signals the other workers and returns. Either way the
+// worker went on to load, served, and was killed only after the mercy (20
+// s with the defaults, seen on a loaded machine; uWSGI's default 60 s
+// outlived the grace period). end_me is the handler uWSGI gives a worker
+// for SIGINT: with skip-atexit it leaves by _exit, since a worker stopped
+// in the middle of an import must not run Python's exit in a signal
+// handler, and has no request and no task to drain yet. hook-asap sets it
+// before the first fork (and before Python, which then leaves SIGINT
+// alone); hook-post-fork sets it in every worker right after its fork,
+// before it loads the application. A worker that loaded gets uWSGI's own
+// handlers, and the graceful stop above.
+var loadingWorkerLines = []string{
+	"# A worker told to stop while it still loads Glance ends at once.",
+	"hook-asap = unix_signal:1 end_me",
+	"hook-asap = unix_signal:2 end_me",
+	"hook-post-fork = unix_signal:1 end_me",
+	"skip-atexit = true",
 }
 
 // renderUWSGI renders the uWSGI ini of the uWSGI launch mode. uWSGI expands
@@ -173,6 +211,7 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"hook-master-start = unix_signal:15 gracefully_kill_them_all",
 		fmt.Sprintf("worker-reload-mercy = %d", workerMercySeconds(spec)),
 	)
+	lines = append(lines, loadingWorkerLines...)
 	if h := spec.APIServer.UWSGI.Harakiri; h != nil {
 		lines = append(lines, "# A worker still on one request after this long is ended.", fmt.Sprintf("harakiri = %d", *h))
 	}

@@ -41,8 +41,8 @@ func TestCommand(t *testing.T) {
 		mode   LaunchMode
 		want   want
 	}{
-		"eventlet": {"the console script reads glance-api.conf and the backends directory",
-			Eventlet, want{[]string{"glance-api"}, []string{"--config-file=/etc/glance/config/glance-api.conf", "--config-dir=/etc/glance/glance.conf.d"}}},
+		"eventlet": {"glance-api's main reads glance-api.conf and the backends directory",
+			Eventlet, want{[]string{"python3", "-c", eventletLauncher}, []string{"--config-file=/etc/glance/config/glance-api.conf", "--config-dir=/etc/glance/glance.conf.d"}}},
 		"uwsgi": {"uWSGI reads its ini; the application finds the rest without arguments",
 			UWSGI, want{[]string{"uwsgi"}, []string{"--ini", "/etc/glance/config/glance-api-uwsgi.ini"}}},
 	}
@@ -175,6 +175,48 @@ func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &d))
 	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
 	assert.Equal(t, int64(TerminationGraceSeconds), *d.Spec.Template.Spec.TerminationGracePeriodSeconds)
+}
+
+// TestStopValues: the preStop sleep, the grace period and uWSGI's worker
+// mercy as rendered from the spec (see docs/stopping.md).
+func TestStopValues(t *testing.T) {
+	type want struct{ preStop, grace, mercy int64 }
+	i32 := func(v int32) *int32 { return &v }
+	i64 := func(v int64) *int64 { return &v }
+	cases := map[string]struct {
+		reason string
+		mod    func(*api.GlanceSpec)
+		want   want
+	}{
+		"defaults": {"a 5 s sleep, Kubernetes' 30 s, the rest less the margin for the workers",
+			func(*api.GlanceSpec) {}, want{5, 30, 15}},
+		"harakiri": {"the grace period fits the longest request uWSGI allows (admission takes up to 29 s with the default grace period), and the mercy is that request",
+			func(s *api.GlanceSpec) { s.APIServer = &api.APIServerSpec{UWSGI: &api.UWSGISpec{Harakiri: i32(25)}} }, want{5, 40, 25}},
+		"short harakiri": {"never below Kubernetes' default",
+			func(s *api.GlanceSpec) { s.APIServer = &api.APIServerSpec{UWSGI: &api.UWSGISpec{Harakiri: i32(10)}} }, want{5, 30, 15}},
+		"spec's own": {"a grace period and sleep the spec sets are kept, 0 is no sleep",
+			func(s *api.GlanceSpec) {
+				s.Deployment = &api.DeploymentSpec{TerminationGracePeriodSeconds: i64(40), PreStopSleepSeconds: i64(0)}
+			}, want{0, 40, 30}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := testSpec(tc.mod)
+			assert.Equal(t, tc.want, want{preStopSeconds(spec), graceSeconds(spec), workerMercySeconds(spec)}, tc.reason)
+		})
+	}
+}
+
+// TestLoadingWorkersEndAtOnce: the uWSGI ini gives a worker uWSGI's own
+// end_me for SIGHUP and SIGINT from the first instruction and again right
+// after each fork, and end_me leaves by _exit (docs/stopping.md).
+func TestLoadingWorkersEndAtOnce(t *testing.T) {
+	f, err := ini.ShadowLoad([]byte(renderUWSGI(testSpec())))
+	require.NoError(t, err)
+	s := f.Section("uwsgi")
+	assert.Equal(t, []string{"unix_signal:1 end_me", "unix_signal:2 end_me"}, s.Key("hook-asap").ValueWithShadows())
+	assert.Equal(t, []string{"unix_signal:1 end_me"}, s.Key("hook-post-fork").ValueWithShadows())
+	assert.Equal(t, "true", s.Key("skip-atexit").String())
 }
 
 // TestEventletGlanceAPIIsNotPIDOne: the eventlet server's pod shares its

@@ -33,7 +33,8 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 	for _, release := range []string{"2025.2", "2026.1"} {
 		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
 			t.Parallel()
-			importAcrossPods(t, svc, release)
+			st := importAcrossPods(t, svc, release)
+			t.Run("serving pods stopped beside CPU hogs", func(t *testing.T) { stopsUnderLoad(t, st) })
 		})
 	}
 	t.Run("import plugins and the web-download filter", func(t *testing.T) { t.Parallel(); importsInBothModes(t, svc) })
@@ -57,8 +58,9 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 // one database and Keystone: a glance-direct image staged through pod A is
 // imported through pod B into the non-default store. B finds A's
 // worker_self_reference_url on the image and hands the import to A, where
-// the data is; without it B would look in its own empty staging area.
-func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) {
+// the data is; without it B would look in its own empty staging area. It
+// returns the stack, both pods serving.
+func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) *glancestack.Stack {
 	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release})
 	st.Reconcile(t)
 	pods := st.Pods()
@@ -98,6 +100,7 @@ func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) {
 	assert.True(t, errors.Is(err, fs.ErrNotExist), "pod A's staging area is emptied by the import: %v", err)
 	t.Logf("%d bytes staged on %s, imported through %s (%s): active in %q after %s",
 		len(data), a.IP, b.IP, a.Mode, img.Stores, took.Round(time.Millisecond))
+	return st
 }
 
 // stagedPath is where a pod's staging area keeps an image's staged data

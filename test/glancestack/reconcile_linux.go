@@ -425,11 +425,26 @@ func (s *Stack) StartPod(t testing.TB) *Pod {
 	return s.launchPod(t, s.Get(t, "apps/v1", "Deployment", s.Glance))
 }
 
+// StartDrainingPod is StartPod for a pod whose stop sleeps the rendered
+// preStop sleep whole before its SIGTERM, as the kubelet does (the
+// stack's other pods sleep podrun's short default).
+func (s *Stack) StartDrainingPod(t testing.TB) *Pod {
+	t.Helper()
+	o := s.podOpts
+	o.MaxPreStopSleep = time.Minute
+	return s.launchPodWith(t, s.Get(t, "apps/v1", "Deployment", s.Glance), o)
+}
+
 // launchPod starts a pod of the Deployment's template and returns at once.
 func (s *Stack) launchPod(t testing.TB, deployment chain.Object) *Pod {
 	t.Helper()
+	return s.launchPodWith(t, deployment, s.podOpts)
+}
+
+func (s *Stack) launchPodWith(t testing.TB, deployment chain.Object, opts podrun.Options) *Pod {
+	t.Helper()
 	pod := podrun.MustPodOf(t, deployment)
 	s.matchSecureRBACSwitch(t, &pod)
-	r := podrun.Start(s.life(t), pod, s.objects(t), s.podOpts)
+	r := podrun.Start(s.life(t), pod, s.objects(t), opts)
 	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: templateHash(deployment)}
 }

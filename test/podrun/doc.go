@@ -31,14 +31,15 @@
 //     127.0.0.0/8 claimed for it, so two pods can both listen on 9292;
 //   - init containers in order, then the containers; startup, readiness and
 //     liveness probes (httpGet, tcpSocket) tried against the pod's IP and
-//     named ports; stop by SIGTERM, then SIGKILL after the grace period.
+//     named ports; stop by the preStop sleep, SIGTERM, then SIGKILL after
+//     the grace period.
 //
 // The one difference from the image is where programs are: Options.PATH
 // (DebianPATH by default) replaces the image's PATH, since Debian's packages
 // install glance-api, glance-manage and uwsgi in /usr/bin where the image
 // has them in /var/lib/openstack/bin.
 //
-// Not done: exec and grpc probes, hostPath and persistent volumes, service
+// Not done: exec and grpc probes, preStop handlers other than sleep, hostPath and persistent volumes, service
 // account tokens (a spec using them is refused, not half run); emptyDir
 // sizeLimit and medium Memory (the directory is on the test's disk); the
 // kubelet's restarts (a container that exits or fails its liveness probe is

@@ -50,6 +50,10 @@ type Options struct {
 	// MaxGracePeriod caps the pod's terminationGracePeriodSeconds between
 	// SIGTERM and SIGKILL (default 15s).
 	MaxGracePeriod time.Duration
+	// MaxPreStopSleep caps a container's preStop sleep, taken before its
+	// SIGTERM as the kubelet takes it (default 1s, so a test that does not
+	// look at the drain does not wait the rendered seconds).
+	MaxPreStopSleep time.Duration
 	// Redact are further secrets to mask in the logs shown (every value of
 	// a Secret the pod reads is masked already).
 	Redact []string
@@ -80,6 +84,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxGracePeriod <= 0 {
 		o.MaxGracePeriod = 15 * time.Second
+	}
+	if o.MaxPreStopSleep <= 0 {
+		o.MaxPreStopSleep = time.Second
 	}
 	return o
 }

@@ -586,9 +586,11 @@ func (r *Running) HostPath(containerName, containerPath string) (string, error) 
 	return "", fmt.Errorf("pod %s has no running container %s", r.Pod.Name, containerName)
 }
 
-// Stop ends the pod as the kubelet does: SIGTERM to every container at
-// once, SIGKILL after the grace period (terminationGracePeriodSeconds,
-// capped by Options.MaxGracePeriod). It returns how long that took, and
+// Stop ends the pod as the kubelet does: each container's preStop sleep
+// (capped by Options.MaxPreStopSleep), then SIGTERM to it, every container
+// at once, SIGKILL after the grace period (terminationGracePeriodSeconds,
+// capped by Options.MaxGracePeriod; it counts from the SIGTERM, where the
+// kubelet's counts from the preStop's start). It returns how long that took, and
 // fails the test if a liveness probe failed while the pod ran.
 func (r *Running) Stop(t testing.TB) time.Duration {
 	t.Helper()
@@ -636,10 +638,21 @@ func (r *Running) stopAll() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			time.Sleep(r.preStopSleep(c))
 			if err := c.proc.Stop(); err != nil {
 				r.event(err.Error())
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// preStopSleep is how long a container sleeps before its SIGTERM: its
+// preStop sleep action, capped by Options.MaxPreStopSleep; 0 without one.
+func (r *Running) preStopSleep(c *container) time.Duration {
+	l := c.spec.Lifecycle
+	if l == nil || l.PreStop == nil || l.PreStop.Sleep == nil || c.proc.Exited() {
+		return 0
+	}
+	return min(time.Duration(l.PreStop.Sleep.Seconds)*time.Second, r.opts.MaxPreStopSleep)
 }

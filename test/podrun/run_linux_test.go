@@ -343,6 +343,36 @@ func TestASharedProcessNamespaceDeliversSIGTERMToACommandWithoutAHandler(t *test
 	}
 }
 
+// TestThePreStopSleepComesBeforeSIGTERM: Stop sleeps a container's preStop
+// sleep (capped by MaxPreStopSleep) before its SIGTERM, so what the
+// container still does during the sleep is done, as under the kubelet.
+func TestThePreStopSleepComesBeforeSIGTERM(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		sleep    int64
+		cap      time.Duration
+		least    time.Duration
+		most     time.Duration
+		exitCode int
+	}{
+		"sleep":  {"a sleep within the cap is slept whole", 1, 5 * time.Second, time.Second, 4 * time.Second, 0},
+		"capped": {"a longer sleep is cut at the cap", 30, 500 * time.Millisecond, 500 * time.Millisecond, 3 * time.Second, 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pod := shPod("prestop-"+name, "trap 'exit 0' TERM; while :; do sleep 0.05; done")
+			pod.Spec.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: tc.sleep}}}
+			r := StartReady(t, pod, nil, Options{MaxPreStopSleep: tc.cap})
+			took := r.Stop(t)
+			code, exited := r.ExitCode("main")
+			require.True(t, exited)
+			assert.Equal(t, tc.exitCode, code, "SIGTERM came after the sleep and ended it by its trap")
+			assert.GreaterOrEqual(t, took, tc.least, tc.reason)
+			assert.Less(t, took, tc.most, tc.reason)
+		})
+	}
+}
+
 func TestUWSGIServesAsPIDOneAndStopsOnSIGTERM(t *testing.T) {
 	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
 		proc.Missing(t, "uWSGI with its Python 3 plugin (Debian packages uwsgi, uwsgi-plugin-python3)", "hack/install-services.sh installs them")
@@ -360,9 +390,18 @@ func TestUWSGIServesAsPIDOneAndStopsOnSIGTERM(t *testing.T) {
 		{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}
 	// uWSGI reads $(VAR) from its environment in an ini file itself.
+	// die-on-term has the master send SIGINT to the workers. A worker
+	// forked before the master's loop has, until it sets its own handler,
+	// Python's SIGINT handler (Python is initialised in the master), which
+	// only flags the signal for Python code that worker never runs while
+	// it waits for requests: signalled that early on a busy machine, it
+	// stayed in epoll_wait until the mercy (60 s) or the SIGKILL. The
+	// hook-asap line gives it uWSGI's worker handler from the fork on, as
+	// the rendered ini does (see hooks/glance loadingWorkerLines).
 	objs := ObjectsOf(t, configMapOf("uwsgi", map[string]string{
-		"uwsgi.ini": "[uwsgi]\nplugins = python3\nhttp-socket = $(POD_IP):9292\nwsgi-file = /etc/glance/config/app.py\nmaster = true\nprocesses = 2\nthreads = 2\ndie-on-term = true\n",
-		"app.py":    "import os\ndef application(env, start):\n    start('200 OK', [('Content-Type', 'text/plain')])\n    return [('%d %s' % (os.getuid(), env['PATH_INFO'])).encode()]\n",
+		"uwsgi.ini": "[uwsgi]\nplugins = python3\nhttp-socket = $(POD_IP):9292\nwsgi-file = /etc/glance/config/app.py\nmaster = true\nprocesses = 2\nthreads = 2\ndie-on-term = true\n" +
+			"hook-asap = unix_signal:2 end_me\nskip-atexit = true\n",
+		"app.py": "import os\ndef application(env, start):\n    start('200 OK', [('Content-Type', 'text/plain')])\n    return [('%d %s' % (os.getuid(), env['PATH_INFO'])).encode()]\n",
 	}))
 	r := StartReady(t, pod, objs, Options{})
 	resp, err := http.Get(r.URL("api") + "/v2/info/stores")

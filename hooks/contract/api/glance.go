@@ -107,8 +107,9 @@ type DeploymentSpec struct {
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 	// TerminationGracePeriodSeconds of the pods; default 30.
 	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
-	// PreStopSleepSeconds, when set, has each pod sleep that long before it
-	// is told to stop, so it leaves the Service's endpoints first.
+	// PreStopSleepSeconds has each pod sleep that long before it is told to
+	// stop, so it leaves the Service's endpoints first; default 5, 0 for
+	// none.
 	PreStopSleepSeconds *int64 `json:"preStopSleepSeconds,omitempty"`
 	// Strategy replaces the default rollout (one surge pod, none unavailable).
 	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`

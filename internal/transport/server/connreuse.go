@@ -29,14 +29,17 @@ type connUse struct {
 	requests atomic.Int64
 	// overLimit: accepted past LimitConns' bound, answered 503.
 	overLimit bool
+	// conn is the connection, for what its socket holds unread (see
+	// body.rest).
+	conn net.Conn
 }
 
 type connUseKey struct{}
 
 // countConnUse is http.Server's ConnContext: every connection gets its own
-// connUse, which limitConnUse and refuseOverLimit read.
+// connUse, which limitConnUse, refuseOverLimit and body.rest read.
 func countConnUse(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, connUseKey{}, &connUse{opened: time.Now(), overLimit: overLimit(c)})
+	return context.WithValue(ctx, connUseKey{}, &connUse{opened: time.Now(), overLimit: overLimit(c), conn: c})
 }
 
 // limitConnUse answers with "Connection: close" the request that reaches

@@ -1,0 +1,178 @@
+package datapath
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/glance"
+	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/proc"
+)
+
+// defaultStopRepeats is how many serving pods stopsUnderLoad stops per
+// launch mode in `make test`: each stop needs a pod that has just loaded
+// Glance (about 10 s on CI's 2 cores, longer beside the CPU hogs) and
+// takes the rendered preStop sleep, so four stops per mode keep the test
+// near a minute. GLANCE_STOP_REPEATS asks for more (the issue's 50).
+const defaultStopRepeats = 4
+
+// stopRepeats is GLANCE_STOP_REPEATS or defaultStopRepeats.
+func stopRepeats(t *testing.T) int {
+	v := os.Getenv("GLANCE_STOP_REPEATS")
+	if v == "" {
+		return defaultStopRepeats
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "GLANCE_STOP_REPEATS")
+	require.Positive(t, n, "GLANCE_STOP_REPEATS")
+	return n
+}
+
+// stopsUnderLoad stops a serving glance-api pod of the stack's Deployment
+// again and again, with two CPU hogs busy beside it, each time with an
+// upload in flight, as the kubelet stops a pod: the rendered preStop
+// sleep, SIGTERM, SIGKILL after the grace period. Every pod must exit 0 by
+// itself within the rendered grace period, and every upload must end 204
+// with its image active and its bytes downloadable through another pod.
+//
+// The upload is in flight (glance has set its image to saving) when the
+// stop begins. Its rest comes as each mode promises to take it: the
+// eventlet server's workers end at once on SIGTERM, so its requests must be
+// done within the preStop sleep, and the rest is sent at once; uWSGI's
+// workers finish their requests after SIGTERM, so the rest keeps coming
+// until after the sleep, while the worker is being stopped.
+func stopsUnderLoad(t *testing.T, st *glancestack.Stack) {
+	n := stopRepeats(t)
+	spec := st.Deployment(t).Spec.Template.Spec
+	require.NotNil(t, spec.TerminationGracePeriodSeconds)
+	grace := time.Duration(*spec.TerminationGracePeriodSeconds) * time.Second
+	require.NotNil(t, spec.Containers[0].Lifecycle, "a preStop sleep is rendered")
+	preStop := time.Duration(spec.Containers[0].Lifecycle.PreStop.Sleep.Seconds) * time.Second
+	verify := st.Client(t, st.Pods()[0])
+	stopHogs := cpuHogs(t, 2, time.Duration(n)*(grace+time.Minute))
+	defer stopHogs()
+	var slowest time.Duration
+	mode := glance.LaunchMode("")
+	for i := range n {
+		p := st.StartDrainingPod(t)
+		p.WaitReady(t)
+		mode = p.Mode
+		data := randomBytes(uint64(100+i), 256<<10+i)
+		took := stopWithUploadInFlight(t, st.Client(t, p), verify, p, data, preStop)
+		code, exited := p.ExitCode(p.Container)
+		require.True(t, exited)
+		require.Equal(t, 0, code, "stop %d of %d (%s): exit code after SIGTERM; the log ends:\n%s", i+1, n, p.Mode, tail(p))
+		require.Less(t, took, grace, "stop %d of %d (%s) ends within the rendered grace period; the log ends:\n%s", i+1, n, p.Mode, tail(p))
+		slowest = max(slowest, took)
+	}
+	t.Logf("%s: %d stops beside 2 CPU hogs, each with an upload in flight: all exited 0, every upload active and intact; slowest stop %s (preStop sleep %s, grace period %s)",
+		mode, n, slowest.Round(time.Millisecond), preStop, grace)
+}
+
+func tail(p *glancestack.Pod) string { return proc.LastLines(p.Logs(p.Container), 30) }
+
+// stopWithUploadInFlight uploads data through c in a request that is in
+// flight when p's stop begins, and returns how long the stop took. The
+// upload must answer 204 and the image must be active with data's bytes,
+// read through verify (another pod).
+func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glancestack.Pod, data []byte, preStop time.Duration) time.Duration {
+	t.Helper()
+	// A pod that serves has served uploads before: its worker has loaded
+	// botocore's models and made its S3 client (seconds of CPU on a busy
+	// machine, which the first upload of a fresh worker pays).
+	code, body := c.Upload(t, c.CreateImage(t, "warm-up"), data[:4096], "")
+	require.Equal(t, http.StatusNoContent, code, "a first upload through the new pod: %s", body)
+	id := c.CreateImage(t, "in-flight")
+	const head = 64 << 10
+	pace := time.Duration(0)
+	if p.Mode == glance.UWSGI {
+		// Its workers finish their requests after SIGTERM: the rest keeps
+		// coming, a piece at a time, until past the sleep, never pausing
+		// as long as uWSGI's socket timeout (4 s).
+		pace = (preStop + 2*time.Second) / time.Duration((len(data)-head)/uploadPiece+1)
+	}
+	rest := make(chan struct{})
+	answer := make(chan string, 1)
+	go func() { answer <- upload(c, id, data, head, pace, rest) }()
+	verify.WaitImage(t, id, "saving", 3*time.Minute)
+	stopped := make(chan time.Duration, 1)
+	go func() { stopped <- p.Stop(t) }()
+	close(rest)
+	took := <-stopped
+	require.Equal(t, "204", <-answer, "the upload in flight when the %s pod stopped", p.Mode)
+	img := verify.Image(t, id)
+	require.Equal(t, "active", img.Status)
+	require.True(t, bytes.Equal(data, verify.Download(t, id)), "image %s holds the bytes uploaded", id)
+	return took
+}
+
+// uploadPiece is how much of an upload's rest upload writes at a time.
+const uploadPiece = 16 << 10
+
+// upload PUTs data as image id's file: its first head bytes at once, the
+// rest once rest is closed, in pieces pace apart. It returns the status
+// code, or the error.
+func upload(c *glancestack.Client, id string, data []byte, head int, pace time.Duration, rest <-chan struct{}) string {
+	r, w := io.Pipe()
+	go func() {
+		_, _ = w.Write(data[:head])
+		<-rest
+		for off := head; off < len(data); off += uploadPiece {
+			time.Sleep(pace)
+			if _, err := w.Write(data[off:min(off+uploadPiece, len(data))]); err != nil {
+				return
+			}
+		}
+		_ = w.Close()
+	}()
+	req, err := http.NewRequest(http.MethodPut, c.URL+"/v2/images/"+id+"/file", r)
+	if err != nil {
+		return err.Error()
+	}
+	req.ContentLength = int64(len(data))
+	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("X-Auth-Token", c.Token)
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusNoContent {
+		return fmt.Sprintf("%d: %s", resp.StatusCode, body)
+	}
+	return "204"
+}
+
+// cpuHogs starts n busy loops, each its own process, that end by
+// themselves after at most lifetime; the returned func ends them sooner.
+func cpuHogs(t *testing.T, n int, lifetime time.Duration) func() {
+	t.Helper()
+	var hogs []*exec.Cmd
+	for range n {
+		cmd := exec.Command("timeout", strconv.Itoa(int(lifetime.Seconds())), "sh", "-c", "while :; do :; done")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		require.NoError(t, cmd.Start())
+		hogs = append(hogs, cmd)
+	}
+	stop := func() {
+		for _, h := range hogs {
+			if h.ProcessState == nil {
+				_ = syscall.Kill(-h.Process.Pid, syscall.SIGKILL)
+				_ = h.Wait()
+			}
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
