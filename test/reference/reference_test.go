@@ -188,8 +188,14 @@ var cases = map[string]fieldCase{
 	"deployment.preStopSleepSeconds": {true, map[string]any{"deployment.preStopSleepSeconds": 5}, rendered, func(t *testing.T, r result) {
 		assert.Equal(t, `{"preStop":{"sleep":{"seconds":5}}}`, jsonish(r.container()["lifecycle"]))
 	}},
-	"deployment.strategy": {true, map[string]any{"deployment.strategy": map[string]any{"type": "Recreate"}}, rendered, func(t *testing.T, r result) {
+	"deployment.strategy.type": {true, map[string]any{"deployment.strategy": map[string]any{"type": "Recreate"}}, rendered, func(t *testing.T, r result) {
 		assert.Equal(t, `{"type":"Recreate"}`, jsonish(dig(r.deployment, "spec", "strategy")))
+	}},
+	"deployment.strategy.rollingUpdate.maxSurge": {true, map[string]any{"deployment.strategy": map[string]any{"rollingUpdate": map[string]any{"maxSurge": "50%"}}}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"rollingUpdate":{"maxSurge":"50%"}}`, jsonish(dig(r.deployment, "spec", "strategy")))
+	}},
+	"deployment.strategy.rollingUpdate.maxUnavailable": {true, map[string]any{"deployment.strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 1}}}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"rollingUpdate":{"maxUnavailable":1},"type":"RollingUpdate"}`, jsonish(dig(r.deployment, "spec", "strategy")))
 	}},
 	"deployment.topologySpreadConstraints": {true, map[string]any{"deployment.topologySpreadConstraints": []any{map[string]any{"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}}}, rendered, func(t *testing.T, r result) {
 		assert.Contains(t, jsonish(r.pod()["topologySpreadConstraints"]), `"maxSkew":2,"topologyKey":"zone"`)
