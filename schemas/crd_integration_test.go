@@ -750,6 +750,9 @@ func TestGlanceFields(t *testing.T) {
 	// user, project and domains default (glance, service, Default).
 	accepted(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "username"))
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "secretRef"), "spec.serviceUser.secretRef: Required value")
+	// The database password's key, as the reference has it: a Secret data key.
+	accepted(t, env, glances, set(t, object(t, guide.Glance), "db-password", "spec", "database", "secretRef", "key"))
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "db/password", "spec", "database", "secretRef", "key"), "spec.database.secretRef.key")
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "", "spec", "serviceUser", "username"), "spec.serviceUser.username")
 	res := map[string]any{"requests": map[string]any{"cpu": "500m", "memory": "512Mi"}, "limits": map[string]any{"memory": int64(1073741824)}}
 	accepted(t, env, glances, set(t, object(t, guide.Glance), res, "spec", "deployment", "resources"))
