@@ -11,6 +11,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -43,7 +44,7 @@ func main() {
 // IntOrString mapped as controller-gen maps them, descriptions in full.
 func generate(names []string) (map[string]apiextensionsv1.JSONSchemaProps, error) {
 	if len(names) == 0 {
-		return nil, fmt.Errorf("usage: kubeschema <package>.<Type>...")
+		return nil, errors.New("usage: kubeschema <package path>.<Type> ...: no type named")
 	}
 	var paths []string
 	for _, n := range names {
