@@ -14,7 +14,7 @@ import (
 // the one controller-gen generates for that type, written between two
 // comment lines:
 //
-//	# Generated: the schema controller-gen writes for k8s.io/api/apps/v1.DeploymentStrategy, ...
+//	# Generated: the schema controller-gen writes for k8s.io/api/apps/v1.DeploymentStrategy, without its description (make crd-schemas).
 //	...
 //	# End of the generated schema.
 //

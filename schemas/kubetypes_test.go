@@ -59,8 +59,9 @@ func TestKubeTypeSchemas(t *testing.T) {
 			require.NoError(t, os.WriteFile(file, want, 0o644))
 			continue
 		}
-		assert.Equal(t, string(want), string(raws[file]),
-			"%s: the schemas of Kubernetes types are generated; run UPDATE_SCHEMAS=1 go test ./schemas -run TestKubeTypeSchemas, then make chart-crds", file)
+		if diff := cmp.Diff(string(raws[file]), string(want)); diff != "" {
+			t.Errorf("%s: the schemas of Kubernetes types are generated; run make crd-schemas (-in the file, +generated):\n%s", file, diff)
+		}
 	}
 }
 
