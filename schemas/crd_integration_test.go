@@ -928,8 +928,9 @@ func TestKubeTypesExplained(t *testing.T) {
 	}{
 		"strategy": {"a Deployment's strategy", "glance.spec.deployment.strategy",
 			[]string{"rollingUpdate\t<Object>", "type\t<string>", "Type of deployment"}},
+		// How an int-or-string is named differs between kubectl releases.
 		"rollingUpdate": {"its rolling parameters, integers or percentages", "glance.spec.deployment.strategy.rollingUpdate",
-			[]string{"maxSurge\t<IntOrString>", "maxUnavailable\t<IntOrString>"}},
+			[]string{"maxSurge\t<", "maxUnavailable\t<", "Value can be an absolute number (ex: 5) or a percentage of desired pods"}},
 		"spread": {"a pod's spread constraint, with its required fields", "glance.spec.deployment.topologySpreadConstraints",
 			[]string{"maxSkew\t<integer> -required-", "topologyKey\t<string> -required-", "whenUnsatisfiable\t<string> -required-",
 				"labelSelector\t<Object>", "matchLabelKeys\t<[]string>", "Replace the default spread"}},
