@@ -16,7 +16,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push release-notes bench catalogs
+	datapath-deps services-deps helm crd-schemas chart-crds metacontroller chart-lint image push release-notes bench catalogs
 
 all: build
 
@@ -146,6 +146,17 @@ $(STATICCHECK):
 helm: $(HELM)
 $(HELM):
 	HELM_VERSION=$(HELM_VERSION) HELM_BIN_DIR=$(CACHE_BIN) bash hack/install-helm.sh >/dev/null
+
+# Where a CRD field is a Kubernetes type (a Deployment's strategy, a spread
+# constraint, a NetworkPolicy egress rule), its schema is the one
+# controller-gen generates for that type, from the k8s.io/api go.mod pins,
+# by the nested module hack/kubeschema; this writes it between the type's
+# comments in schemas/, then the chart's copy and the field reference.
+# TestKubeTypeSchemas fails while a CRD differs from the generated schema.
+crd-schemas:
+	UPDATE_SCHEMAS=1 $(GO) test -count=1 -run 'TestKubeTypeSchemas' ./schemas
+	$(MAKE) --no-print-directory chart-crds
+	$(GO) run ./hack/crdref
 
 # The chart ships the CRDs of schemas/ unchanged; a test fails when the copy is stale.
 chart-crds:

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -139,6 +140,17 @@ func store(t *testing.T, env *kubetest.Env, gvr schema.GroupVersionResource, o *
 	out, err := client(env, gvr).Create(context.Background(), o, metav1.CreateOptions{})
 	require.NoError(t, err)
 	return out
+}
+
+// strictCreate asks the API server to admit o without storing it, with
+// the strict field validation kubectl applies by default: a field the
+// schema lacks is refused rather than dropped.
+func strictCreate(t *testing.T, env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	t.Helper()
+	env.Namespace(t, ns)
+	o.SetNamespace(ns)
+	return client(env, gvr).Create(context.Background(), o,
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
 }
 
 func dryUpdate(env *kubetest.Env, gvr schema.GroupVersionResource, o *unstructured.Unstructured) error {
@@ -738,6 +750,9 @@ func TestGlanceFields(t *testing.T) {
 	// user, project and domains default (glance, service, Default).
 	accepted(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "username"))
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), nil, "spec", "serviceUser", "secretRef"), "spec.serviceUser.secretRef: Required value")
+	// The database password's key, as the reference has it: a Secret data key.
+	accepted(t, env, glances, set(t, object(t, guide.Glance), "db-password", "spec", "database", "secretRef", "key"))
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "db/password", "spec", "database", "secretRef", "key"), "spec.database.secretRef.key")
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "", "spec", "serviceUser", "username"), "spec.serviceUser.username")
 	res := map[string]any{"requests": map[string]any{"cpu": "500m", "memory": "512Mi"}, "limits": map[string]any{"memory": int64(1073741824)}}
 	accepted(t, env, glances, set(t, object(t, guide.Glance), res, "spec", "deployment", "resources"))
@@ -864,8 +879,12 @@ func TestReferenceCELRules(t *testing.T) {
 			require.NoError(t, err)
 			o = &unstructured.Unstructured{}
 			require.NoError(t, o.UnmarshalJSON(js))
-			_, err = dryCreate(t, env, glances, o)
-			refused(t, err, r.Field)
+			// Strict, as kubectl sends it: a field a Kubernetes type of
+			// the schema lacks is refused (400) rather than dropped.
+			_, err = strictCreate(t, env, glances, o)
+			require.Error(t, err, "the API server accepted it")
+			assert.True(t, apierrors.IsInvalid(err) || apierrors.IsBadRequest(err), "not refused as invalid: %v", err)
+			assert.Contains(t, err.Error(), r.Field)
 		})
 	}
 	require.NotZero(t, n)
@@ -886,16 +905,119 @@ func TestStandaloneBackendNamedDefault(t *testing.T) {
 // services.glance is refused (kubectl's strict field validation), not kept.
 func TestControlPlaneGlanceIsStructural(t *testing.T) {
 	env := kubetest.Shared(t)
-	env.Namespace(t, ns)
-	cp := object(t, guide.ControlPlane)
-	cp.SetNamespace(ns)
-	set(t, cp, int64(2), "spec", "services", "glance", "replcas")
-	_, err := client(env, controlPlanes).Create(context.Background(), cp,
-		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
+	cp := set(t, object(t, guide.ControlPlane), int64(2), "spec", "services", "glance", "replcas")
+	_, err := strictCreate(t, env, controlPlanes, cp)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown field "spec.services.glance.replcas"`)
 	// A service these hooks do not run is kept as written.
 	cp = object(t, guide.ControlPlane)
 	set(t, cp, int64(3), "spec", "services", "keystone", "replicas")
 	accepted(t, env, controlPlanes, cp)
+}
+
+// --- Kubernetes types ------------------------------------------------------
+
+// TestKubeTypesExplained: the fields typed as Kubernetes types show their
+// subfields in kubectl explain, as in a Deployment or a NetworkPolicy.
+func TestKubeTypesExplained(t *testing.T) {
+	env := kubetest.Shared(t)
+	cases := map[string]struct {
+		reason string
+		field  string
+		want   []string
+	}{
+		"strategy": {"a Deployment's strategy", "glance.spec.deployment.strategy",
+			[]string{"rollingUpdate\t<Object>", "type\t<string>", "Type of deployment"}},
+		// How an int-or-string is named differs between kubectl releases.
+		"rollingUpdate": {"its rolling parameters, integers or percentages", "glance.spec.deployment.strategy.rollingUpdate",
+			[]string{"maxSurge\t<", "maxUnavailable\t<", "Value can be an absolute number (ex: 5) or a percentage of desired pods"}},
+		"spread": {"a pod's spread constraint, with its required fields", "glance.spec.deployment.topologySpreadConstraints",
+			[]string{"maxSkew\t<integer> -required-", "topologyKey\t<string> -required-", "whenUnsatisfiable\t<string> -required-",
+				"labelSelector\t<Object>", "matchLabelKeys\t<[]string>", "Replace the default spread"}},
+		"egress": {"a NetworkPolicy's egress rule", "glance.spec.networkPolicy.additionalEgress",
+			[]string{"ports\t<[]Object>", "to\t<[]Object>"}},
+		"egress peer": {"down to the peers", "glance.spec.networkPolicy.additionalEgress.to",
+			[]string{"ipBlock\t<Object>", "namespaceSelector\t<Object>", "podSelector\t<Object>"}},
+		"ControlPlane": {"the ControlPlane's copy is typed the same", "controlplane.spec.services.glance.deployment.strategy",
+			[]string{"rollingUpdate\t<Object>", "type\t<string>"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, err := env.Kubectl(t, "", "explain", tc.field)
+			require.NoError(t, err, errOut)
+			for _, want := range tc.want {
+				assert.Contains(t, out, want, tc.reason)
+			}
+		})
+	}
+}
+
+// TestKubeTypesAreStrict: a misspelt field inside a Kubernetes type of the
+// schema is refused by strict field validation, naming it; spelt right, it
+// is admitted and kept as written.
+func TestKubeTypesAreStrict(t *testing.T) {
+	env := kubetest.Shared(t)
+	spread := func(extra map[string]any) []any {
+		c := map[string]any{"maxSkew": int64(1), "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}
+		maps.Copy(c, extra)
+		return []any{c}
+	}
+	egress := func(peer string) []any {
+		return []any{map[string]any{peer: []any{map[string]any{"ipBlock": map[string]any{"cidr": "203.0.113.0/24"}}}}}
+	}
+	strategy := []string{"deployment", "strategy"}
+	spreads := []string{"deployment", "topologySpreadConstraints"}
+	egresses := []string{"networkPolicy", "additionalEgress"}
+	cases := map[string]struct {
+		reason       string
+		controlPlane bool // the ControlPlane's services.glance, else a Glance
+		path         []string
+		value        any
+		unknown      string // the field refused; "" when admitted
+	}{
+		"strategy misspelt": {"rollingUpdat is no field of a Deployment's strategy", false, strategy,
+			map[string]any{"type": "RollingUpdate", "rollingUpdat": map[string]any{"maxSurge": int64(1)}}, "spec.deployment.strategy.rollingUpdat"},
+		"strategy": {"spelt right, a percentage and a number", false, strategy,
+			map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": "50%", "maxUnavailable": int64(0)}}, ""},
+		"spread misspelt": {"labelSelecter is no field of a spread constraint", false, spreads,
+			spread(map[string]any{"labelSelecter": map[string]any{}}), "spec.deployment.topologySpreadConstraints[0].labelSelecter"},
+		"spread":          {"spelt right", false, spreads, spread(map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"app": "glance"}}}), ""},
+		"egress misspelt": {"a misspelt to would widen the rule", false, egresses, egress("too"), "spec.networkPolicy.additionalEgress[0].too"},
+		"egress":          {"spelt right", false, egresses, egress("to"), ""},
+		"ControlPlane strategy misspelt": {"the ControlPlane's copy is as strict", true, strategy,
+			map[string]any{"rollingUpdat": map[string]any{}}, "spec.services.glance.deployment.strategy.rollingUpdat"},
+		"ControlPlane egress misspelt": {"the ControlPlane's copy is as strict", true, egresses, egress("too"),
+			"spec.services.glance.networkPolicy.additionalEgress[0].too"},
+		"ControlPlane spread": {"spelt right", true, spreads, spread(nil), ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			gvr, o, at := glances, object(t, guide.Glance), append([]string{"spec"}, tc.path...)
+			if tc.controlPlane {
+				gvr, o, at = controlPlanes, object(t, guide.ControlPlane), append([]string{"spec", "services", "glance"}, tc.path...)
+			}
+			if tc.path[0] == "networkPolicy" {
+				set(t, o, []any{map[string]any{"podSelector": map[string]any{}}}, append(at[:len(at)-1:len(at)-1], "ingress")...)
+			}
+			out, err := strictCreate(t, env, gvr, set(t, o, tc.value, at...))
+			if tc.unknown != "" {
+				require.Error(t, err, tc.reason)
+				assert.True(t, apierrors.IsBadRequest(err), "%s: not a strict decoding error: %v", tc.reason, err)
+				assert.Contains(t, err.Error(), `unknown field "`+tc.unknown+`"`, tc.reason)
+				return
+			}
+			require.NoError(t, err, tc.reason)
+			got, _, _ := unstructured.NestedFieldNoCopy(out.Object, at...)
+			assert.Equal(t, tc.value, got, "%s: kept as written", tc.reason)
+		})
+	}
+}
+
+// TestKubeTypesRequiredFields: the schema holds a Kubernetes type's
+// required fields, as the API server holds a Deployment's.
+func TestKubeTypesRequiredFields(t *testing.T) {
+	env := kubetest.Shared(t)
+	o := set(t, object(t, guide.Glance), []any{map[string]any{"maxSkew": int64(1), "whenUnsatisfiable": "ScheduleAnyway"}},
+		"spec", "deployment", "topologySpreadConstraints")
+	refusedCreate(t, env, glances, o, "spec.deployment.topologySpreadConstraints[0].topologyKey: Required value")
 }

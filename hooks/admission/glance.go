@@ -166,7 +166,7 @@ func databaseProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 		l = append(l, problem.Invalid(at.Child("database"), "must be 1 to 64 letters, digits or '_'"))
 	}
 	l = append(l, requiredValue(at.Child("secretRef", "name"), d.SecretRef.Name)...)
-	return l
+	return append(l, secretKeyProblems(at.Child("secretRef", "key"), d.SecretRef.Key)...)
 }
 
 // hostProblems checks a server's DNS name or IP address.

@@ -22,7 +22,7 @@ func guideGlance(mods ...func(*api.Glance)) *api.Glance {
 			Database: &api.DatabaseSpec{
 				ClusterRef: &api.LocalObjectReference{Name: "openstack-db"},
 				Database:   "glance",
-				SecretRef:  api.LocalObjectReference{Name: "glance-db"},
+				SecretRef:  api.SecretKeyRef{Name: "glance-db"},
 			},
 			Cache:            &api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-memcached"}},
 			KeystoneEndpoint: "http://keystone.openstack.svc.cluster.local:5000/v3",
@@ -80,6 +80,8 @@ func TestGlanceRules(t *testing.T) {
 		{"database port", func(g *api.Glance) { g.Spec.Database.Port = ptr(int32(70000)) }, "spec.database.port must be between 1 and 65535"},
 		{"database name in the URL", func(g *api.Glance) { g.Spec.Database.Database = "glance?x=1" },
 			"spec.database.database must be 1 to 64 letters, digits or '_'"},
+		{"database password key", func(g *api.Glance) { g.Spec.Database.SecretRef.Key = "db/password" },
+			"spec.database.secretRef.key must be a Secret data key (letters, digits, '-', '_', '.')"},
 		{"the hook's own Secret", func(g *api.Glance) { g.Spec.Database.SecretRef.Name = "glance-db-connection" },
 			`spec.database.secretRef.name names "glance-db-connection", the Secret the hooks write the database URL into`},
 		{"the hook's own password Secret", func(g *api.Glance) { g.Spec.ServiceUser.SecretRef.Name = "glance-authtoken" },

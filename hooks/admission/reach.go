@@ -77,6 +77,10 @@ func gatewayProblems(g api.GatewaySpec) problem.List {
 // networkPolicyProblems checks the sources and the extra egress rules: a
 // rule the API server would refuse would stop every apply of the Glance's
 // children, and a misspelt field in an egress rule would silently widen it.
+// The CRD types an egress rule as a NetworkPolicy's, so the API server
+// refuses such a field under strict field validation (kubectl's default)
+// and otherwise drops it with a warning before this is asked; the check of
+// the raw rules stays for a caller that sent the object past no schema.
 func networkPolicyProblems(np api.NetworkPolicySpec, rawEgress json.RawMessage) problem.List {
 	var l problem.List
 	ingress := field.NewPath("ingress")

@@ -231,14 +231,21 @@ func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 	// The names and the key reach the pods' projected volume.
 	l = append(l, secretNameProblems(at.Child("caBundleSecretRef", "name"), t.CABundleSecretRef.Name)...)
 	l = append(l, secretNameProblems(at.Child("clientCertSecretRef", "name"), t.ClientCertSecretRef.Name)...)
-	if k := t.CABundleSecretRef.Key; k != "" && len(validation.IsConfigMapKey(k)) > 0 {
-		l = append(l, problem.Invalid(at.Child("caBundleSecretRef", "key"), "must be a Secret data key (letters, digits, '-', '_', '.')"))
-	}
+	l = append(l, secretKeyProblems(at.Child("caBundleSecretRef", "key"), t.CABundleSecretRef.Key)...)
 	if t.ClientCertSecretRef.Key != "" {
 		l = append(l, problem.Invalid(at.Child("clientCertSecretRef", "key"),
 			"must not be set: the client certificate Secret is a kubernetes.io/tls Secret, read as tls.crt and tls.key"))
 	}
 	return l
+}
+
+// secretKeyProblems checks a Secret's data key a spec names; empty is its
+// default.
+func secretKeyProblems(at *field.Path, key string) problem.List {
+	if key != "" && len(validation.IsConfigMapKey(key)) > 0 {
+		return problem.List{problem.Invalid(at, "must be a Secret data key (letters, digits, '-', '_', '.')")}
+	}
+	return nil
 }
 
 // secretNameProblems checks the name of a Secret in the Glance's namespace.

@@ -56,11 +56,11 @@ func scalingProblems(s api.GlanceSpec) problem.List {
 }
 
 // schedulingProblems checks the deployment block as written (raw, null
-// when absent). The CRD keeps an affinity and the spread constraints as
-// written, so here they are decoded as the pod spec's types, refusing a
-// field those do not have, and the spread constraints are held to what the
-// API server's Deployment validation wants: otherwise Metacontroller's
-// every update of the Deployment would fail.
+// when absent). The CRD keeps an affinity as written, so here the block is
+// decoded as the pod spec's types, refusing a field those do not have, and
+// the spread constraints (typed in the CRD as the pod spec's) are held to
+// what the API server's Deployment validation wants: otherwise
+// Metacontroller's every update of the Deployment would fail.
 func schedulingProblems(raw json.RawMessage) problem.List {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {

@@ -14,7 +14,7 @@ func TestProjectionCarriesDatabaseTLS(t *testing.T) {
 	tls := &api.DatabaseTLSSpec{Mode: api.DBTLSVerifyCA, CABundleSecretRef: api.SecretKeyRef{Name: "db-ca", Key: "bundle.pem"},
 		ClientCertSecretRef: api.SecretKeyRef{Name: "db-client"}}
 	cp := &api.ControlPlane{Spec: api.ControlPlaneSpec{Services: api.Services{Glance: &api.GlanceService{
-		Database: &api.DatabaseSpec{Host: "db.example.com", Database: "glance", SecretRef: api.LocalObjectReference{Name: "glance-db"}, TLS: tls}}}}}
+		Database: &api.DatabaseSpec{Host: "db.example.com", Database: "glance", SecretRef: api.SecretKeyRef{Name: "glance-db"}, TLS: tls}}}}}
 	cp.Name, cp.Namespace = "cp", "openstack"
 	spec := GlanceSpec(cp)
 	if spec.Database == nil {

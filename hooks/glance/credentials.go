@@ -76,19 +76,20 @@ func secretBytes(related metacontroller.ObjectMap, name, key string) (value []by
 	return b, sec.Metadata.UID, "", nil
 }
 
-// readCredentials reads the database Secret (username, password), the
+// readCredentials reads the database Secret (username, and the password
+// under the key database.secretRef.key names), the
 // database TLS Secrets when the spec asks for TLS, and the service user's
 // Secret (its key) the spec names. creds is nil unless both
 // are complete; database is the DatabaseReady condition when the database
 // Secret is not, user the ServiceUserReady condition.
 func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *credentials, database *hook.Condition, user hook.Condition, err error) {
 	user = hook.Condition{Type: CondServiceUserReady, Reason: ReasonWaitingForCredentials}
-	dbRef := spec.Database.SecretRef.Name
+	dbRef := spec.Database.SecretRef
 	var dbProblems []string
 	var values [2]string
 	var dbUID types.UID
-	for i, key := range []string{api.DatabaseUsernameKey, api.DatabasePasswordKey} {
-		v, uid, p, err := secretValue(related, dbRef, key)
+	for i, key := range []string{api.DatabaseUsernameKey, dbRef.Key} {
+		v, uid, p, err := secretValue(related, dbRef.Name, key)
 		if err != nil {
 			return nil, nil, user, err
 		}

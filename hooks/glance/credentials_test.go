@@ -109,29 +109,44 @@ func TestReadCredentials(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		secrets map[string]map[string]string
-		want    want
+		// key is database.secretRef.key; empty leaves the default.
+		key  string
+		want want
 	}{
 		"Complete": {"both Secrets carry their keys",
-			map[string]map[string]string{"glance-db": db, "glance-service-user": user},
+			map[string]map[string]string{"glance-db": db, "glance-service-user": user}, "",
 			want{ready: true, userReady: true, userMessage: `Secret "glance-service-user" carries "password"`}},
+		"PasswordKey": {"the password is read under the key database.secretRef.key names, not under password",
+			map[string]map[string]string{"glance-db": {"username": "glance", "db-password": "p@ss", "password": "not this"}, "glance-service-user": user},
+			"db-password", want{ready: true, userReady: true, userMessage: `Secret "glance-service-user" carries "password"`}},
+		"NoPasswordUnderKey": {"a Secret without the named key waits, naming that key",
+			map[string]map[string]string{"glance-db": db, "glance-service-user": user}, "db-password",
+			want{dbProblem: `Secret "glance-db" has no key "db-password": the database URL cannot be built, nothing is re-rendered and no schema Job starts`,
+				userReady: true, userMessage: `Secret "glance-service-user" carries "password"`}},
 		"NoDatabaseSecret": {"a missing Secret is named",
-			map[string]map[string]string{"glance-service-user": user},
+			map[string]map[string]string{"glance-service-user": user}, "",
 			want{dbProblem: `Secret "glance-db" does not exist: the database URL cannot be built, nothing is re-rendered and no schema Job starts`,
 				userReady: true, userMessage: `Secret "glance-service-user" carries "password"`}},
 		"NoPassword": {"a missing key is named, with the Secret, never a value",
-			map[string]map[string]string{"glance-db": {"username": "glance"}, "glance-service-user": user},
+			map[string]map[string]string{"glance-db": {"username": "glance"}, "glance-service-user": user}, "",
 			want{dbProblem: `Secret "glance-db" has no key "password": the database URL cannot be built, nothing is re-rendered and no schema Job starts`,
 				userReady: true, userMessage: `Secret "glance-service-user" carries "password"`}},
 		"EmptyUsername": {"an empty value is as good as none",
-			map[string]map[string]string{"glance-db": {"username": "", "password": "p"}, "glance-service-user": user},
+			map[string]map[string]string{"glance-db": {"username": "", "password": "p"}, "glance-service-user": user}, "",
 			want{dbProblem: `Secret "glance-db" key "username" is empty: the database URL cannot be built, nothing is re-rendered and no schema Job starts`,
 				userReady: true, userMessage: `Secret "glance-service-user" carries "password"`}},
 		"NoServiceUser": {"the service user's Secret is its own condition",
-			map[string]map[string]string{"glance-db": db},
+			map[string]map[string]string{"glance-db": db}, "",
 			want{userMessage: `Secret "glance-service-user" does not exist: glance-api cannot authenticate tokens without the service user's password, nothing is re-rendered`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			spec := spec
+			if tc.key != "" {
+				database := *spec.Database
+				database.SecretRef.Key = tc.key
+				spec.Database = &database
+			}
 			creds, dbCond, userCond, err := readCredentials(g, spec, related(t, tc.secrets))
 			if err != nil {
 				t.Fatalf("%s: %v", tc.reason, err)

@@ -86,7 +86,7 @@ type spec struct {
 // its GlanceBackends.
 func (s spec) objects(standalone bool) ([]chain.Object, error) {
 	db := &api.DatabaseSpec{Host: s.dbHost, Port: &s.dbPort, Database: s.database,
-		SecretRef: api.LocalObjectReference{Name: DBSecret}}
+		SecretRef: api.SecretKeyRef{Name: DBSecret}}
 	cache := &api.CacheSpec{Servers: []string{s.cache}}
 	var image *api.ImageSpec
 	if s.imageTag != "" {

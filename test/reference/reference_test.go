@@ -21,6 +21,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 	"github.com/c5c3/glance-hooks/internal/simulate/render"
 	"github.com/c5c3/glance-hooks/internal/testcert"
@@ -188,8 +189,14 @@ var cases = map[string]fieldCase{
 	"deployment.preStopSleepSeconds": {true, map[string]any{"deployment.preStopSleepSeconds": 5}, rendered, func(t *testing.T, r result) {
 		assert.Equal(t, `{"preStop":{"sleep":{"seconds":5}}}`, jsonish(r.container()["lifecycle"]))
 	}},
-	"deployment.strategy": {true, map[string]any{"deployment.strategy": map[string]any{"type": "Recreate"}}, rendered, func(t *testing.T, r result) {
+	"deployment.strategy.type": {true, map[string]any{"deployment.strategy": map[string]any{"type": "Recreate"}}, rendered, func(t *testing.T, r result) {
 		assert.Equal(t, `{"type":"Recreate"}`, jsonish(dig(r.deployment, "spec", "strategy")))
+	}},
+	"deployment.strategy.rollingUpdate.maxSurge": {true, map[string]any{"deployment.strategy": map[string]any{"rollingUpdate": map[string]any{"maxSurge": "50%"}}}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"rollingUpdate":{"maxSurge":"50%"}}`, jsonish(dig(r.deployment, "spec", "strategy")))
+	}},
+	"deployment.strategy.rollingUpdate.maxUnavailable": {true, map[string]any{"deployment.strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 1}}}, rendered, func(t *testing.T, r result) {
+		assert.Equal(t, `{"rollingUpdate":{"maxUnavailable":1},"type":"RollingUpdate"}`, jsonish(dig(r.deployment, "spec", "strategy")))
 	}},
 	"deployment.topologySpreadConstraints": {true, map[string]any{"deployment.topologySpreadConstraints": []any{map[string]any{"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}}}, rendered, func(t *testing.T, r result) {
 		assert.Contains(t, jsonish(r.pod()["topologySpreadConstraints"]), `"maxSkew":2,"topologyKey":"zone"`)
@@ -216,6 +223,13 @@ var cases = map[string]fieldCase{
 	"database.port":            {true, map[string]any{"database.port": 3307}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
 	"database.database":        {true, map[string]any{"database.database": "images"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
 	"database.secretRef.name":  {true, map[string]any{"database.secretRef.name": "glance-db"}, rendered, envHasSecret("OS_DATABASE__CONNECTION")},
+	// The example's Secret holds the password under password: another key
+	// is read, and its absence named.
+	"database.secretRef.key": {true, map[string]any{"database.secretRef.key": "db-password"}, rendered, func(t *testing.T, r result) {
+		c := condition(t, r, glance.CondDatabaseReady)
+		assert.Equal(t, "False", c["status"])
+		assert.Contains(t, c["message"], `Secret "glance-db" has no key "db-password"`)
+	}},
 	// Dynamic users render what Static ones do: the hooks create no user
 	// in either mode and roll the pods when the Secret changes.
 	"database.credentialsMode": {true, map[string]any{"database.credentialsMode": "Dynamic"}, inert, nil},

@@ -24,7 +24,9 @@ type Rule struct {
 	// Field is the path the refusal names, e.g. spec.image.digest.
 	Field string
 	// CEL marks a rule the CRD itself enforces (a CEL rule, a pattern, an
-	// enum or a bound); the others only the webhook can.
+	// enum, a bound, or a field a Kubernetes type of the schema lacks,
+	// under kubectl's strict field validation); the others only the
+	// webhook can.
 	CEL bool
 }
 
@@ -58,7 +60,7 @@ var GlanceRules = []Rule{
 	{"cache backend", map[string]any{"cache.backend": "not a module"}, "spec.cache.backend", false},
 	{"gateway wildcard host name", map[string]any{"gateway": map[string]any{"hostname": "*.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.gateway.hostname", false},
 	{"networkPolicy source without a selector", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{}}}}, "spec.networkPolicy.ingress[0]", false},
-	{"networkPolicy egress field misspelt", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "additionalEgress": []any{map[string]any{"too": []any{}}}}}, "spec.networkPolicy.additionalEgress", false},
+	{"networkPolicy egress field misspelt", map[string]any{"networkPolicy": map[string]any{"ingress": []any{map[string]any{"podSelector": map[string]any{}}}, "additionalEgress": []any{map[string]any{"too": []any{}}}}}, "spec.networkPolicy.additionalEgress", true},
 	{"database TLS mode", DBTLS("mode", "strict"), "spec.database.tls.mode", true},
 	{"database TLS CA bundle without a Secret", DBTLS("caBundleSecretRef.name", nil), "spec.database.tls.caBundleSecretRef.name", true},
 	{"database TLS CA bundle key", DBTLS("caBundleSecretRef.key", "ca/crt"), "spec.database.tls.caBundleSecretRef.key", true},

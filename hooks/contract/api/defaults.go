@@ -143,10 +143,13 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	db := DatabaseSpec{
 		ClusterRef: &LocalObjectReference{Name: DefaultDatabaseCluster},
 		Database:   DefaultDatabaseName,
-		SecretRef:  LocalObjectReference{Name: DefaultDatabaseSecret},
+		SecretRef:  SecretKeyRef{Name: DefaultDatabaseSecret},
 	}
 	if s.Database != nil {
 		db = *s.Database
+	}
+	if db.SecretRef.Key == "" {
+		db.SecretRef.Key = DatabasePasswordKey
 	}
 	if db.Port == nil {
 		port := DefaultDatabasePort

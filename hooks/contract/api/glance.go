@@ -242,10 +242,12 @@ type DatabaseSpec struct {
 	Port *int32 `json:"port,omitempty"`
 	// Database is the schema's name, e.g. glance.
 	Database string `json:"database"`
-	// SecretRef names the Secret with the keys username and password. The
-	// hooks build the connection URL from them into a Secret of their own;
-	// it reaches glance-api only as an environment variable.
-	SecretRef LocalObjectReference `json:"secretRef"`
+	// SecretRef names the Secret with the database user: its key username
+	// holds the user name, and its key Key (default password, as the
+	// reference's) the password. The hooks build the connection URL from
+	// them into a Secret of their own; it reaches glance-api only as an
+	// environment variable.
+	SecretRef SecretKeyRef `json:"secretRef"`
 	// CredentialsMode says who issues the user in the Secret: Static (the
 	// default), a long-lived user; Dynamic, short-lived users a secrets
 	// engine issues for the database cluster (clusterRef) and rotates. The
@@ -290,7 +292,9 @@ const (
 	DBTLSVerifyFull = "verify-full"
 )
 
-// Data keys of the database Secret, as the guide's devstack writes it.
+// Data keys of the database Secret, as the guide's devstack writes it:
+// the user name's, and the password's unless database.secretRef.key names
+// another.
 const (
 	DatabaseUsernameKey = "username"
 	DatabasePasswordKey = "password"

@@ -59,6 +59,14 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 				`spec.services.glance.apiServer.workers, spec.services.glance.apiServer.uwsgi.threads, as the reference Glance API names it; see the CHANGELOG): ` +
 				`the ControlPlane schema does not define it (kubectl apply refuses it too)`,
 		},
+		"inside a Kubernetes type": {
+			reason: "deployment.strategy has the schema of a Deployment's strategy: a misspelt field in it is refused as the API server does",
+			name:   "g.yaml",
+			input: "apiVersion: glance.openstack.c5c3.io/v1alpha1\nkind: Glance\nmetadata:\n  name: glance\nspec:\n  openStackRelease: \"2025.2\"\n" +
+				"  deployment:\n    strategy:\n      rollingUpdat: {maxSurge: 1}\n",
+			want: `g.yaml:9: Glance default/glance: unknown field "spec.deployment.strategy.rollingUpdat" (did you mean "rollingUpdate"?): ` +
+				`the Glance schema does not define it (kubectl apply refuses it too)`,
+		},
 		"no close match": {
 			reason: "no suggestion when nothing known is close",
 			name:   "g.yaml",

@@ -1,0 +1,10 @@
+package main
+
+// The packages whose types the CRDs embed, imported so go.mod pins them at
+// the version of the service's module (a test in the schemas package
+// compares the two): controller-gen reads their source from that version.
+import (
+	_ "k8s.io/api/apps/v1"
+	_ "k8s.io/api/core/v1"
+	_ "k8s.io/api/networking/v1"
+)

@@ -1,0 +1,34 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDatabaseSecretKeyDefault: the password's key of the database Secret
+// is password unless the spec names another, as in the reference.
+func TestDatabaseSecretKeyDefault(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		database *DatabaseSpec
+		want     SecretKeyRef
+	}{
+		"NoDatabase": {"the default database's Secret", nil, SecretKeyRef{Name: DefaultDatabaseSecret, Key: DatabasePasswordKey}},
+		"NameOnly": {"a Secret named without a key",
+			&DatabaseSpec{Host: "db.example.com", Database: "glance", SecretRef: SecretKeyRef{Name: "db"}},
+			SecretKeyRef{Name: "db", Key: DatabasePasswordKey}},
+		"Key": {"a key the spec names is kept",
+			&DatabaseSpec{Host: "db.example.com", Database: "glance", SecretRef: SecretKeyRef{Name: "db", Key: "db-password"}},
+			SecretKeyRef{Name: "db", Key: "db-password"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := GlanceSpec{OpenStackRelease: DefaultOpenStackRelease, Database: tc.database}
+			got := s.WithDefaults("openstack").Database.SecretRef
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
