@@ -1,6 +1,8 @@
-package admission
+package rules
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
@@ -37,4 +39,13 @@ func requiredValue(at *field.Path, v string) problem.List {
 		return problem.List{problem.Required(at)}
 	}
 	return valueProblems(at, v)
+}
+
+// shortValidation drops the example and regex from an apimachinery
+// validation message; what the rule is stays.
+func shortValidation(msg string) string {
+	if i := strings.Index(msg, " (e.g. "); i > 0 {
+		return msg[:i]
+	}
+	return msg
 }
