@@ -60,6 +60,9 @@ func buildStatus(g *api.Glance, now time.Time, d *decision, out *outcome, run st
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
 		Endpoint: statusEndpoint(g, g.Spec)}
+	if d.invalid {
+		status.Endpoint = g.Status.Endpoint // the last good one: the spec's is not reported
+	}
 	if up := out.installed.Upgrade; up != nil {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}

@@ -37,4 +37,3 @@ func GlanceBackend(b *api.GlanceBackend) problem.List {
 
 	return l
 }
-
