@@ -360,9 +360,10 @@ DowngradeNotSupported, and glance-api keeps running 2026.1.`,
 		}},
 	{"image-release-mismatch", `
 spec.image.tag is 2026.1 while openStackRelease stays 2025.2: the image is of
-another release than the schema is prepared for. It is never run, not even as
-a schema Job: DatabaseReady=False/ImageReleaseMismatch, glance-api keeps the
-installed image.`,
+another release than the schema is prepared for, a rule admission and the
+sync hook share. Nothing is re-rendered and it is never run, not even as a
+schema Job: ConfigRendered=False/InvalidSpec names spec.image.tag with
+admission's message, glance-api keeps the installed image.`,
 		func(s *scenario) string {
 			newSchemaLog(s)
 			standalone(s)

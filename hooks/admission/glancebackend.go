@@ -6,13 +6,12 @@ import (
 	"sort"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/rules"
 )
 
 // SiblingDefaultMessage is the guide's refusal of a second default among the
@@ -122,38 +121,14 @@ func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest,
 	return decision{}
 }
 
-// backendProblems are the rules a GlanceBackend must meet on its own: its
-// name and store id, the spec the renderer accepts (storeconf.SpecProblems,
-// the same check its sync hook makes), and that an UPDATE keeps what may not
-// change.
+// backendProblems are the rules a GlanceBackend must meet on its own
+// (rules.GlanceBackend, which its sync hook runs too), and that an UPDATE
+// keeps what may not change.
 func backendProblems(b, old *api.GlanceBackend) problem.List {
-	var l problem.List
-	if b.Name != "" {
-		if errs := validation.IsDNS1123Subdomain(b.Name); len(errs) > 0 {
-			l = append(l, problem.New("the name is not a valid object name: %s", shortValidation(errs[0])))
-		}
-	}
-	switch id := b.EffectiveStoreID(); {
-	case b.Spec.StoreID != "":
-		if err := storeconf.ValidateStoreID(id); err != nil {
-			l = append(l, problem.At(specPath.Child("storeId"), "%v", err))
-		}
-	case b.Name == "":
-		l = append(l, problem.Invalid(metadataName, "is the store id when spec.storeId is unset, so a generated name cannot be used; set spec.storeId or a fixed name"))
-	default:
-		if err := storeconf.ValidateBackendName(id); err != nil {
-			l = append(l, problem.New("its name is its store id (spec.storeId is unset), and %v", err))
-		}
-	}
-
-	glance, glanceRef := b.Spec.GlanceRef.Name, specPath.Child("glanceRef", "name")
-	l = append(l, problem.Wrap(specPath, storeconf.GlanceRefProblems(glance))...)
-
-	l = append(l, problem.Wrap(specPath, storeconf.SpecProblems(b.Spec, storeconf.HostField))...)
-
+	l := rules.GlanceBackend(b)
 	if old != nil {
-		if old.Spec.GlanceRef.Name != glance {
-			l = append(l, problem.Invalid(glanceRef, "is immutable; create a new GlanceBackend to attach a store to another Glance"))
+		if old.Spec.GlanceRef.Name != b.Spec.GlanceRef.Name {
+			l = append(l, problem.Invalid(specPath.Child("glanceRef", "name"), "is immutable; create a new GlanceBackend to attach a store to another Glance"))
 		}
 		if old.Spec.Type != b.Spec.Type {
 			l = append(l, problem.Invalid(specPath.Child("type"), "is immutable"))

@@ -64,15 +64,6 @@ func invalid(kind, name string, problems problem.List) decision {
 		message: fmt.Sprintf("%s %s: %s", kind, excerpt.Name(name), problems.String())}
 }
 
-// shortValidation drops the example and regex from an apimachinery
-// validation message; what the rule is stays.
-func shortValidation(msg string) string {
-	if i := strings.Index(msg, " (e.g. "); i > 0 {
-		return msg[:i]
-	}
-	return msg
-}
-
 // conflict refuses an object that clashes with another object (403). Not 409:
 // kubectl and Metacontroller treat 409 as a stale read and retry it.
 func conflict(problems []string) decision {

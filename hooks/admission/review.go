@@ -13,9 +13,15 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+var (
+	specPath     = field.NewPath("spec")
+	metadataName = field.NewPath("metadata", "name")
 )
 
 // AdmissionReview's apiVersion and kind, the only ones this hook answers.

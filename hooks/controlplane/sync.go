@@ -51,18 +51,14 @@ func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontrol
 
 	var children []any
 	projected := hook.Condition{Type: CondGlanceProjected, Status: true, Reason: ReasonProjected}
-	problems := ValidateBackends(cp.Name, svc.Backends)
-	if len(problems) > 0 {
+	if refused := refusal(&cp, req.Parent); refused != nil {
 		// Not projected half-way: keep what was projected before, as it was.
 		kept, err := req.Children.KeepAsLastApplied(names.GlancesKey, names.GlanceBackendsKey)
 		if err != nil {
 			return nil, hook.Invalid("%v", err)
 		}
 		children = kept
-		projected.Status = false
-		projected.Reason = ReasonInvalidBackends
-		projected.Message = "spec.services.glance.backends is invalid, keeping the previously projected children: " +
-			problems.String()
+		projected = *refused
 	} else {
 		children = project(&cp)
 		projected.Message = fmt.Sprintf("projected Glance %q and %s", names.GlanceName(cp.Name), hook.Plural(len(svc.Backends), "GlanceBackend", "GlanceBackends"))
@@ -225,4 +221,19 @@ func mergedExtraConfig(global, own map[string]map[string]string) map[string]map[
 		}
 	}
 	return out
+}
+
+// refusal is GlanceProjected when the ControlPlane breaks a rule admission
+// has too (Problems), nil when it does not: InvalidBackends, in the guide's
+// words, when only backends[] is wrong, else InvalidSpec.
+func refusal(cp *api.ControlPlane, raw []byte) *hook.Condition {
+	if problems := ValidateBackends(cp.Name, cp.Spec.Services.Glance.Backends); len(problems) > 0 {
+		return &hook.Condition{Type: CondGlanceProjected, Reason: ReasonInvalidBackends,
+			Message: "spec.services.glance.backends is invalid, keeping the previously projected children: " + problems.String()}
+	}
+	if problems, _ := Problems(cp, raw); len(problems) > 0 {
+		return &hook.Condition{Type: CondGlanceProjected, Reason: ReasonInvalidSpec,
+			Message: "the ControlPlane spec is invalid, keeping the previously projected children: " + problems.String()}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/rules"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -86,3 +87,29 @@ func ValidateKeystone(k *api.KeystoneRegistration) problem.List {
 
 // regionPattern is the CRD's pattern of a region id.
 var regionPattern = regexp.MustCompile(`^[A-Za-z0-9][-._A-Za-z0-9]*$`)
+
+// glanceServicePath is where a ControlPlane holds what it projects into its Glance.
+var glanceServicePath = field.NewPath("spec", "services", "glance")
+
+// Problems checks a ControlPlane that runs Glance the way admission does
+// and the sync hook does before it projects: the projected Glance's name,
+// backends[] and the Keystone block (paths under spec.services.glance),
+// what only a ControlPlane holds (hooks/contract/rules), then the Glance it
+// would project, with the rules a hand-made Glance passes. raw is the
+// ControlPlane as written. The warnings say what is accepted but
+// deserves a look.
+func Problems(cp *api.ControlPlane, raw []byte) (problem.List, []string) {
+	svc := cp.Spec.Services.Glance
+	l := rules.ProjectedGlanceName(cp.Name)
+	l = append(l, problem.Wrap(glanceServicePath, ValidateBackends(cp.Name, svc.Backends))...)
+	l = append(l, problem.Wrap(glanceServicePath.Child("keystone"), ValidateKeystone(svc.Keystone))...)
+	own, ownWarnings := rules.ControlPlaneOwn(cp)
+	if l = append(l, own...); len(l) > 0 {
+		return l, nil
+	}
+	l, warnings := rules.ProjectedGlance(cp, GlanceSpec(cp), raw)
+	if len(l) > 0 {
+		return l, nil
+	}
+	return nil, append(warnings, ownWarnings...)
+}

@@ -46,7 +46,13 @@ func secretValue(related metacontroller.ObjectMap, name, key string) (value stri
 		return "", "", problem, err
 	}
 	// Every credential read here reaches the pods through the environment.
-	if p := storeconf.EnvValueProblem(string(b)); p != "" {
+	p := storeconf.EnvValueProblem(string(b))
+	if p == "" {
+		// A control character would reach the escaped password file and
+		// the URL as it is: refused, naming the Secret and key only.
+		p = storeconf.CharacterProblem(string(b))
+	}
+	if p != "" {
 		return "", "", fmt.Sprintf("Secret %s key %s %s", excerpt.Name(name), excerpt.Name(key), p), nil
 	}
 	return string(b), uid, "", nil

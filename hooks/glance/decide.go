@@ -27,6 +27,10 @@ type decision struct {
 	// keep is why nothing is re-rendered; its reason is "" when the
 	// config is rendered.
 	keep lastGood
+	// invalid says the spec breaks a rule admission has too: nothing the
+	// spec names is rendered or reported, the route and the policies
+	// included.
+	invalid bool
 }
 
 // lastGood is why a sync keeps what runs instead of rendering.
@@ -56,6 +60,12 @@ func decide(o *observed) decision {
 	}
 	d.def, d.noDefault = chooseDefault(o.stores)
 	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.gates, o.creds)
+	if len(o.invalid) > 0 {
+		// The spec is refused whatever else would hold the render: the
+		// same rules as admission, for a Glance admission did not see.
+		d.invalid, d.hold = true, false
+		d.keep = lastGood{ReasonInvalidSpec, "the Glance spec is invalid: " + o.invalid.String()}
+	}
 	return d
 }
 

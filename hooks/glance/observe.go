@@ -9,6 +9,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/rules"
 )
 
 // observed is a /sync/glance request decoded once: the Glance, its attached
@@ -48,6 +50,9 @@ type observed struct {
 	related metacontroller.ObjectMap
 	// gates are the conditions of the gateFeatures whose field is set.
 	gates []hook.Condition
+	// invalid are the rules of hooks/contract/rules the Glance breaks,
+	// the same admission refuses it for: nothing new is rendered from it.
+	invalid problem.List
 }
 
 // credentialsRead is what the database and service-user Secrets give: the
@@ -88,6 +93,7 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 		return nil, err
 	}
 	o.related = req.Related
+	o.invalid, _ = rules.Glance(g.Name, g.Namespace, g.Spec, req.Parent)
 	o.gates, err = observeGates(o)
 	return o, err
 }

@@ -19,6 +19,9 @@ type reach struct {
 // last applied.
 func reachChildren(o *observed, stores []*store) (reach, error) {
 	var r reach
+	if len(o.invalid) > 0 {
+		return keptReach(o)
+	}
 	_, routes := o.children[names.HTTPRoutesKey]
 	route, rc := gatewayChildren(o.glance, o.spec, o.children, routes)
 	r.children = append(r.children, route...)
@@ -40,6 +43,25 @@ func reachChildren(o *observed, stores []*store) (reach, error) {
 	r.children = append(r.children, policies...)
 	if pc != nil {
 		r.conditions = append(r.conditions, *pc)
+	}
+	return r, nil
+}
+
+// keptReach keeps the route and the NetworkPolicies as last applied while
+// the spec is invalid: a hostname or a rule it holds is not rendered.
+func keptReach(o *observed) (reach, error) {
+	var r reach
+	kept, err := o.children.KeepAsLastApplied(names.HTTPRoutesKey, names.NetworkPoliciesKey)
+	if err != nil {
+		return r, hook.Invalid("%v", err)
+	}
+	r.children = kept
+	why := "kept as last applied: the Glance spec is invalid"
+	if o.spec.Gateway != nil {
+		r.conditions = append(r.conditions, hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonInvalidSpec, Message: "the HTTPRoute is " + why})
+	}
+	if o.spec.NetworkPolicy != nil {
+		r.conditions = append(r.conditions, hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec, Message: "the NetworkPolicies are " + why})
 	}
 	return r, nil
 }

@@ -62,6 +62,9 @@ func buildStatus(in statusInput) (api.GlanceStatus, error) {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
 		Endpoint: statusEndpoint(g, g.Spec)}
+	if d.invalid {
+		status.Endpoint = g.Status.Endpoint // the last good one: the spec's is not reported
+	}
 	if up := out.installed.Upgrade; up != nil {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}

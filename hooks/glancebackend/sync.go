@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/rules"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -43,7 +44,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 
 	rendered := hook.Condition{Type: CondStoreRendered, Reason: ReasonInvalidSpec}
 	var children []any
-	if problems := storeconf.BackendProblems(b.Spec, storeID); len(problems) > 0 {
+	if problems := rules.GlanceBackend(&b); len(problems) > 0 {
 		rendered.Message = "the store section cannot be rendered: " + problems.String()
 	} else if !credCond.Status || !caCond.Status {
 		rendered.Reason, rendered.Message = credCond.Reason, "waiting for usable credentials"

@@ -41,7 +41,7 @@ func CheckInput(s reg.Spec, getenv func(string) string) error {
 		return err
 	}
 	for _, k := range sentEnv(s.Deregister) {
-		if p := storeconf.TextProblem(getenv(k)); p != "" {
+		if p := storeconf.CharacterProblem(getenv(k)); p != "" {
 			return &EnvError{Name: k, Problem: p}
 		}
 	}
@@ -90,7 +90,7 @@ func CheckRegistration(s reg.Spec) error {
 	}
 	for _, u := range []flagValue{{reg.FlagPublicURL, s.PublicURL}, {reg.FlagInternalURL, s.InternalURL}} {
 		ps := storeconf.URLProblems(u.value, "an endpoint URL holds no credentials")
-		if p := storeconf.TextProblem(u.value); p != "" {
+		if p := storeconf.CharacterProblem(u.value); p != "" {
 			// url.Parse refuses ASCII controls only; a U+2028 or a C1
 			// control in a host would reach the catalog.
 			ps = []string{p}
@@ -120,7 +120,7 @@ func checkNames(names []flagValue) error {
 
 // nameProblem is what keeps a value from being a Keystone name, or "".
 func nameProblem(v string) string {
-	if p := storeconf.TextProblem(v); p != "" {
+	if p := storeconf.CharacterProblem(v); p != "" {
 		return p
 	}
 	switch {

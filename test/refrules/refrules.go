@@ -50,7 +50,7 @@ var GlanceRules = []Rule{
 	{"both halves of the port filter", map[string]any{"importFiltering.allowedPorts": []any{443}, "importFiltering.disallowedPorts": []any{80}}, "spec.importFiltering.disallowedPorts", true},
 	{"conversion format", map[string]any{"importPlugins.conversion.outputFormat": "iso"}, "spec.importPlugins.conversion.outputFormat", true},
 	{"a filter host that is no host", map[string]any{"importFiltering.allowedHosts": []any{"mirror_1.example.com"}}, "spec.importFiltering.allowedHosts[0]", false},
-	{"decompression without a staging bound", map[string]any{"importPlugins.decompression": map[string]any{}}, "spec.importPlugins.decompression", false},
+	{"decompression without a staging bound", map[string]any{"importPlugins.decompression": map[string]any{}, "staging": nil}, "spec.importPlugins.decompression", false},
 	{"an injected property name with a colon", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"vendor:team": "x"}}, "spec.importPlugins.injectMetadata.properties", false},
 	{"an injected property value with a comma", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"vendor": "a,b"}}, "spec.importPlugins.injectMetadata.properties", false},
 	{"an injected property in Glance's namespace", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"os_glance_x": "1"}}, "spec.importPlugins.injectMetadata.properties", false},
@@ -90,6 +90,48 @@ var GlanceRules = []Rule{
 	{"purge retention below a day", map[string]any{"dbPurge.retentionDays": 0}, "spec.dbPurge.retentionDays", true},
 	{"purge schedule not cron", map[string]any{"dbPurge.schedule": "every night"}, "spec.dbPurge.schedule", false},
 	{"purge schedule with a time zone", map[string]any{"dbPurge.schedule": "CRON_TZ=Europe/Berlin 0 3 * * *"}, "spec.dbPurge.schedule", false},
+}
+
+// HostileRules are what an attacker with write access to a Glance tried
+// where no webhook stood in the way: each is refused by /validate and by
+// /sync/glance alike, naming its field. GlanceRules lists them after its
+// own, so every test of the table runs them too.
+var HostileRules = []Rule{
+	{"extraConfig database URL with a password", map[string]any{"extraConfig": map[string]any{"database": map[string]any{"connection": "mysql+pymysql://u:leak@db.example.com/glance"}}}, "spec.extraConfig[database][connection]", false},
+	{"extraConfig database URL with a password in its query", map[string]any{"extraConfig": map[string]any{"database": map[string]any{"connection": "mysql+pymysql://u@db.example.com/glance?password=leak"}}}, "spec.extraConfig[database][connection]", false},
+	{"extraConfig direct image URLs", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"show_image_direct_url": "true"}}}, "spec.extraConfig[DEFAULT][show_image_direct_url]", false},
+	{"extraConfig section spelt with a space", map[string]any{"extraConfig": map[string]any{" database": map[string]any{"connection": "sqlite://"}}}, "spec.extraConfig", false},
+	{"extraConfig line separator in a value", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true\u2028x"}}}, "spec.extraConfig[DEFAULT][debug]", false},
+	{"extraConfig escape in a key", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug\x1b": "true"}}}, "spec.extraConfig[DEFAULT]", false},
+	{"purge retention negative", map[string]any{"dbPurge.retentionDays": -1}, "spec.dbPurge.retentionDays", true},
+	{"purge schedule minute out of range", map[string]any{"dbPurge.schedule": "61 * * * *"}, "spec.dbPurge.schedule", false},
+	{"purge schedule with a trailing newline", map[string]any{"dbPurge.schedule": "1 0 * * *\n"}, "spec.dbPurge.schedule", false},
+	{"image cache negative", map[string]any{"imageCache.sizeLimit": "-1Gi"}, "spec.imageCache.sizeLimit", false},
+	{"image cache 1e400", map[string]any{"imageCache.sizeLimit": "1e400"}, "spec.imageCache.sizeLimit", false},
+	{"image cache 1e19", map[string]any{"imageCache.sizeLimit": "1e19"}, "spec.imageCache.sizeLimit", false},
+	{"image cache 1e100", map[string]any{"imageCache.sizeLimit": "1e100"}, "spec.imageCache.sizeLimit", false},
+	{"image cache 8Ei", map[string]any{"imageCache.sizeLimit": "8Ei"}, "spec.imageCache.sizeLimit", false},
+	{"staging beyond a node", map[string]any{"staging.sizeLimit": "1e19"}, "spec.staging.sizeLimit", false},
+	{"gateway host name with a newline", map[string]any{"gateway": map[string]any{"hostname": "a.example\nb", "parentRef": map[string]any{"name": "gw"}}}, "spec.gateway.hostname", false},
+	{"policy rule name with NEL", map[string]any{"policyOverrides.rules": map[string]any{"get_images\u0085x": "@"}}, "spec.policyOverrides.rules", false},
+	{"policy rule value with NEL", map[string]any{"policyOverrides.rules": map[string]any{"get_images": "role:reader\u0085or role:member"}}, "spec.policyOverrides.rules[get_images]", false},
+	{"policy rule value with DEL", map[string]any{"policyOverrides.rules": map[string]any{"get_images": "role:reader\x7f"}}, "spec.policyOverrides.rules[get_images]", false},
+	{"logger name with a control character", map[string]any{"logging.perLoggerLevels": map[string]any{"glance\u0085api": "INFO"}}, "spec.logging.perLoggerLevels", true},
+}
+
+// AcceptedRules are changes close to the refused ones that both gates
+// admit, and whose rendered files the real oslo.config, oslo.policy and
+// logging.config read back as written: the table's other half, so a rule
+// that refuses too much fails as surely as one that refuses too little.
+var AcceptedRules = []Rule{
+	{"the base", map[string]any{}, "", false},
+	{"image cache at the bound", map[string]any{"imageCache.sizeLimit": "64Ti"}, "", false},
+	{"purge schedule as a descriptor", map[string]any{"dbPurge.schedule": "@daily", "dbPurge.retentionDays": 1}, "", false},
+	{"policy rules in plain words and beyond ASCII", map[string]any{"policyOverrides.rules": map[string]any{"get_images": "role:reader or role:member", "get_image": "project_id:%(project_id)s or '\u00e9':%(x)s"}}, "", false},
+	{"logger levels", map[string]any{"logging": map[string]any{"format": "text", "level": "INFO", "perLoggerLevels": map[string]any{"glance.api": "DEBUG", "sqlalchemy.engine": "WARNING"}}}, "", false},
+	{"logging as JSON", map[string]any{"logging": map[string]any{"format": "json", "level": "WARNING", "perLoggerLevels": map[string]any{"keystonemiddleware.auth_token": "DEBUG"}}}, "", false},
+	{"extraConfig options of the release", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true", "user_storage_quota": "10GB"}, "oslo_middleware": map[string]any{"enable_proxy_headers_parsing": "true"}}}, "", false},
+	{"extraConfig database options without a URL", map[string]any{"extraConfig": map[string]any{"database": map[string]any{"max_pool_size": "10"}}}, "", false},
 }
 
 // Apply sets a rule's values on a Glance object's spec (as decoded JSON).
@@ -155,3 +197,5 @@ spec:
     secretRef:
       name: glance-keystone
 `
+
+func init() { GlanceRules = append(GlanceRules, HostileRules...) }

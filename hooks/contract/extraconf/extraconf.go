@@ -103,13 +103,33 @@ func Guarded(section, key, value string) (Guard, bool) {
 // cannot be read, so might).
 func urlHasPassword(v string) bool {
 	u, err := url.Parse(v)
-	if err != nil || u.User == nil {
-		// Unreadable, or no user info where a URL would have it: an '@'
-		// may still be one's end.
+	if err != nil {
+		// Unreadable: an '@' may still be one's end.
 		return strings.Contains(v, "@")
 	}
-	_, set := u.User.Password()
-	return set
+	if u.User == nil && strings.Contains(v, "@") {
+		return true // no user info where a URL would have it
+	}
+	if _, set := u.User.Password(); set {
+		return true
+	}
+	return queryHasPassword(u.RawQuery)
+}
+
+// queryHasPassword reports whether a URL's query string names a password
+// (SQLAlchemy passes query arguments to the driver, password= among them),
+// or cannot be read, so might.
+func queryHasPassword(raw string) bool {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return strings.Contains(strings.ToLower(raw), "pass")
+	}
+	for k := range q {
+		if k := strings.ToLower(k); strings.Contains(k, "pass") || strings.Contains(k, "pwd") {
+			return true
+		}
+	}
+	return false
 }
 
 // Where a refusal is made: the object whose fields it names.

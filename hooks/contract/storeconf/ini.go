@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
@@ -40,13 +41,8 @@ func ValidateKey(key string) error {
 // would change the value or open a new option or section, so such values are
 // refused rather than silently altered. '$' is not refused: Escape doubles it.
 func ValueProblem(v string) string {
-	if p := TextProblem(v); p != "" {
+	if p := CharacterProblem(v); p != "" {
 		return p
-	}
-	// A byte-order mark: invisible, and where a line starts some readers
-	// take it for the start of the file.
-	if strings.ContainsRune(v, 0xfeff) {
-		return "contains the invisible character U+FEFF"
 	}
 	if strings.TrimSpace(v) != v {
 		return "has leading or trailing whitespace"
@@ -142,4 +138,37 @@ func HasSectionHeader(text []byte, name string) bool {
 		i = start + 1
 	}
 	return false
+}
+
+// CharacterProblem says why a string holds a character no rendered file,
+// label, status field or process argument may carry, or "" when it holds
+// none: invalid UTF-8, a C0 or C1 control character (newline, carriage
+// return, tab and NUL among them), DEL, the line and paragraph separators
+// U+2028 and U+2029 that YAML and some readers take for a line break, and
+// the invisible byte-order mark. Like ValueProblem it never repeats the
+// value; it is the part of ValueProblem that holds for any string,
+// surrounding whitespace and quotes included.
+func CharacterProblem(v string) string {
+	if !utf8.ValidString(v) {
+		return "is not valid UTF-8"
+	}
+	for _, r := range v {
+		switch {
+		case r == '\n':
+			return "contains a newline"
+		case r == '\r':
+			return "contains a carriage return"
+		case r == 0:
+			return "contains a NUL byte"
+		case r == '\t':
+			return "contains a tab"
+		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
+			return fmt.Sprintf("contains the control character U+%04X", r)
+		case r == 0xfeff:
+			// A byte-order mark: invisible, and where a line starts some
+			// readers take it for the start of the file.
+			return "contains the invisible character U+FEFF"
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package admission
+package rules
 
 import (
 	"cmp"
@@ -221,8 +221,12 @@ func policyProblems(p *api.PolicySpec) problem.List {
 		switch {
 		case name == "":
 			l = append(l, problem.At(at.Child("rules"), "a rule name is empty"))
+		case storeconf.CharacterProblem(name) != "":
+			l = append(l, problem.At(keyAt(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", storeconf.CharacterProblem(name)))
 		case p.Rules[name] == "":
 			l = append(l, problem.Invalid(at.Child("rules").Key(name), "is empty: write \"@\" to allow everyone or \"!\" to allow no one"))
+		default:
+			l = append(l, characterProblems(at.Child("rules").Key(name), p.Rules[name])...)
 		}
 	}
 	return l

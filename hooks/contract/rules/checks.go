@@ -1,8 +1,11 @@
-package admission
+package rules
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -37,4 +40,32 @@ func requiredValue(at *field.Path, v string) problem.List {
 		return problem.List{problem.Required(at)}
 	}
 	return valueProblems(at, v)
+}
+
+// shortValidation drops the example and regex from an apimachinery
+// validation message; what the rule is stays.
+func shortValidation(msg string) string {
+	if i := strings.Index(msg, " (e.g. "); i > 0 {
+		return msg[:i]
+	}
+	return msg
+}
+
+// characterProblems checks a string that reaches a rendered file, a label,
+// a status field or a process argument for characters none may carry
+// (storeconf.CharacterProblem).
+func characterProblems(at *field.Path, v string) problem.List {
+	if p := storeconf.CharacterProblem(v); p != "" {
+		return problem.List{problem.Invalid(at, "%s", p)}
+	}
+	return nil
+}
+
+// keyAt is the path of a map entry whose key was written by hand: the key
+// escaped when it holds a character a message must not carry.
+func keyAt(at *field.Path, key string) *field.Path {
+	if storeconf.CharacterProblem(key) != "" {
+		return at.Key(excerpt.Bare(key))
+	}
+	return at.Key(key)
 }

@@ -29,7 +29,7 @@ func TestTextProblem(t *testing.T) {
 		"cut UTF-8":   {"half of a two-byte character", "a\xc3", "is not valid UTF-8"},
 	}
 	for name, tc := range cases {
-		got := TextProblem(tc.value)
+		got := CharacterProblem(tc.value)
 		assert.Equal(t, tc.want, got, "%s: %s", name, tc.reason)
 		if tc.want != "" {
 			assert.NotContains(t, got, strings.TrimSpace(tc.value), "%s: the problem never repeats the value", name)

@@ -1,4 +1,4 @@
-package admission
+package rules
 
 import (
 	"fmt"
@@ -188,7 +188,7 @@ func loggingProblems(lg *api.LoggingSpec) problem.List {
 		l = append(l, problem.Invalid(at.Child("level"), "must be one of %s", strings.Join(api.LogLevels, ", ")))
 	}
 	for _, name := range slices.Sorted(maps.Keys(lg.PerLoggerLevels)) {
-		k := at.Child("perLoggerLevels").Key(name)
+		k := keyAt(at.Child("perLoggerLevels"), name)
 		if !loggerName.MatchString(name) {
 			l = append(l, problem.At(k, "a logger name must be letters, digits, '_', '-' or '.'"))
 		}
@@ -296,6 +296,8 @@ func stagingProblems(s api.StagingSpec) problem.List {
 		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes sizeLimit: an unbounded staging area has no limit"))
 	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
 		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
+	case s.SizeLimit != nil && s.SizeLimit.Cmp(MaxVolumeSize) > 0:
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume", MaxVolumeSize.String()))
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package admission
+package rules
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -23,46 +22,45 @@ var (
 	releasePath = specPath.Child("openStackRelease")
 )
 
-func reviewGlance(req *admissionv1.AdmissionRequest) decision {
-	var g api.Glance
-	if err := decodeObject(req.Object.Raw, &g); err != nil {
-		return undecodable(api.KindGlance, "object", err)
-	}
-	if g.DeletionTimestamp != nil {
-		return decision{}
-	}
-	name := nameOf(req, &g.ObjectMeta)
-	spec := g.Spec.WithDefaults(namespaceOf(req, &g.ObjectMeta))
+// Glance checks a Glance as written: its name, and its spec with the
+// conventional defaults of its namespace filled in, the way its sync hook
+// will use it. raw is the whole object as written: the deployment block and
+// the extra egress rules are checked as written, refusing a field their
+// types do not have. The problems are rooted at the object; the warnings
+// say what is accepted but deserves a look.
+func Glance(name, namespace string, written api.GlanceSpec, raw []byte) (problem.List, []string) {
+	spec := written.WithDefaults(namespace)
 	l := glanceNameProblems(name)
 	l = append(l, dbPurgeNameProblems(name, spec)...)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
-	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(req.Object.Raw, "spec")))...)
+	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
-	l = append(l, problem.Wrap(specPath, importProblems(g.Spec.ImportPlugins, g.Spec.ImportFiltering, g.Spec.Staging))...)
-	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(req.Object.Raw, "spec", "networkPolicy", "additionalEgress")))...)
+	l = append(l, problem.Wrap(specPath, importProblems(written.ImportPlugins, written.ImportFiltering, written.Staging))...)
+	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(raw, "spec", "networkPolicy", "additionalEgress")))...)
 	operatorProblems, operatorWarnings := operatorConfigProblems(spec)
 	l = append(l, problem.Wrap(specPath, operatorProblems)...)
-	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
+	warnings := append(apiServerWarnings(specPath.Child("apiServer"), written.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
 	warnings = append(warnings, importWarnings(specPath, spec)...)
-	warnings = append(warnings, operatorWarnings...)
-	if req.Operation == admissionv1.Update {
-		var old api.Glance
-		if err := decodeObject(req.OldObject.Raw, &old); err != nil {
-			return undecodable(api.KindGlance, "oldObject", err)
-		}
-		l = append(l, releaseStepProblems(old.Status, old.Spec.WithDefaults(namespaceOf(req, &old.ObjectMeta)), spec)...)
-		warnings = append(warnings, dbPurgeWarnings(old.Spec, spec)...)
-		if len(l) == 0 {
-			warnings = append(warnings, retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)...)
-		}
+	return l, append(warnings, operatorWarnings...)
+}
+
+// GlanceUpdate checks what an UPDATE changes of a Glance (old as it was,
+// spec the new spec with its defaults): the release step the schema must
+// take, and warnings for a shorter retention and for retired stores. These
+// rules need the object as it was, so only admission has them: the sync
+// hook sees one object, and its schema plan refuses what it cannot take.
+// valid says the new object passed Glance; the store warnings are given
+// only then.
+func GlanceUpdate(name string, old *api.Glance, oldNamespace string, spec api.GlanceSpec, valid bool) (problem.List, []string) {
+	l := releaseStepProblems(old.Status, old.Spec.WithDefaults(oldNamespace), spec)
+	warnings := dbPurgeWarnings(old.Spec, spec)
+	if valid && len(l) == 0 {
+		warnings = append(warnings, retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)...)
 	}
-	if len(l) > 0 {
-		return invalid(api.KindGlance, name, l)
-	}
-	return decision{warnings: warnings}
+	return l, warnings
 }
 
 // glanceNameProblems checks a Glance's name, which is also its Service's.

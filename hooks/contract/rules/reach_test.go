@@ -1,4 +1,4 @@
-package admission
+package rules
 
 import (
 	"encoding/json"

@@ -1,15 +1,17 @@
-package admission
+package rules
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Checks of the image cache and the database purge. Their floors have no
@@ -27,6 +29,9 @@ func imageCacheProblems(c *api.ImageCacheSpec) problem.List {
 	at := field.NewPath("imageCache")
 	if c.SizeLimit != nil && c.SizeLimit.Cmp(api.MinImageCacheSize) < 0 {
 		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"))
+	}
+	if c.SizeLimit != nil && c.SizeLimit.Cmp(MaxVolumeSize) > 0 {
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume, and image_cache_max_size would not hold the number", MaxVolumeSize.String()))
 	}
 	if c.MaintenanceInterval != nil && c.MaintenanceInterval.Duration < api.MinCacheMaintenanceInterval {
 		l = append(l, problem.Invalid(at.Child("maintenanceInterval"), "must be at least 1m: each pass walks the whole cache"))
@@ -51,6 +56,12 @@ func cacheFilterProblems(s api.GlanceSpec) problem.List {
 	return l
 }
 
+// MaxVolumeSize is the largest size limit of a volume the pods get
+// (spec.imageCache.sizeLimit, spec.staging.sizeLimit): 64Ti, more than a
+// node's disk holds today, and far below where the number stops fitting
+// the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
+var MaxVolumeSize = resource.MustParse("64Ti")
+
 // dbPurgeProblems checks spec.dbPurge.
 func dbPurgeProblems(d *api.DBPurgeSpec) problem.List {
 	if d == nil {
@@ -74,6 +85,11 @@ func dbPurgeProblems(d *api.DBPurgeSpec) problem.List {
 // descriptor such as @daily, and no time zone, which has a field of its
 // own), so a Glance admitted here never renders a CronJob it refuses.
 func scheduleProblem(s string) string {
+	if p := storeconf.ValueProblem(s); p != "" {
+		// The cron parser splits on any white space, so a trailing
+		// newline would pass it and reach the CronJob.
+		return p
+	}
 	if strings.Contains(s, "TZ") {
 		return "must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"
 	}

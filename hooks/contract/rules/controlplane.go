@@ -1,0 +1,79 @@
+package rules
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// The rules of a ControlPlane that lie below its hook: hooks/controlplane
+// (Problems) puts them together with its own backends[] and Keystone
+// checks, and admission and the sync hook both call that.
+
+// glanceServicePath is where a ControlPlane holds what it projects into its Glance.
+var glanceServicePath = specPath.Child("services", "glance")
+
+// ProjectedGlanceName checks the name of the Glance ControlPlane cp
+// projects, which is also its Service's.
+func ProjectedGlanceName(cp string) problem.List {
+	glance := names.GlanceName(cp)
+	if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
+		return problem.List{problem.New("the projected Glance %s is not a valid Service name: %s", excerpt.Name(glance), shortValidation(errs[0]))}
+	}
+	return nil
+}
+
+// ControlPlaneOwn checks what a ControlPlane holds in the reference's shape
+// before it is projected (controlPlaneReferenceProblems) and the two
+// extraConfig blocks it merges into its Glance's, each where it is written.
+func ControlPlaneOwn(cp *api.ControlPlane) (problem.List, []string) {
+	l := controlPlaneReferenceProblems(cp)
+	extraProblems, extraWarnings := controlPlaneExtraConfigProblems(cp)
+	return append(l, extraProblems...), extraWarnings
+}
+
+// ProjectedGlance checks the Glance a ControlPlane projects (spec, as
+// controlplane.GlanceSpec builds it) with the rules a hand-made Glance
+// passes, each named where the ControlPlane sets it: the Glance
+// Metacontroller would create must pass them, or every sync would fail.
+// raw is the ControlPlane as written.
+func ProjectedGlance(cp *api.ControlPlane, spec api.GlanceSpec, raw []byte) (problem.List, []string) {
+	glance := names.GlanceName(cp.Name)
+	l := append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(spec))...)
+	l = append(l, releaseProblems(spec, glanceServicePath.Child("image", "tag"))...)
+	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(raw, "spec", "services", "glance")))...)
+	l = append(l, problem.Wrap(glanceServicePath, reachProblems(spec, rawAt(raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
+	l = append(l, problem.Wrap(glanceServicePath, ownedSecretProblems(glance, spec))...)
+	warnings := apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)
+	warnings = append(warnings, unusedSizingWarnings(glanceServicePath, spec)...)
+	return l, append(warnings, importWarnings(glanceServicePath, spec)...)
+}
+
+// ControlPlaneServiceWarnings are the warnings of spec.services as written
+// (unknownServiceWarnings).
+func ControlPlaneServiceWarnings(raw []byte) []string {
+	return unknownServiceWarnings(raw)
+}
+
+// ControlPlaneUpdateWarnings tell what an edit of the backends[] list and
+// dropRetiredStores does to the stores of the projected Glance (spec, with
+// its defaults); old is the ControlPlane as it was.
+func ControlPlaneUpdateWarnings(old, cp *api.ControlPlane, spec api.GlanceSpec) []string {
+	if old.Spec.Services.Glance == nil {
+		return nil
+	}
+	return retirementWarnings(names.GlanceName(cp.Name), glanceServicePath, storeIDs(old.Spec.Services.Glance.Backends),
+		storeIDs(cp.Spec.Services.Glance.Backends), old.Spec.Services.Glance.DropRetiredStores, spec.DropRetiredStores)
+}
+
+// storeIDs are the store ids of backends[] entries: their names.
+func storeIDs(entries []api.BackendEntry) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name)
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/test/refrules"
+)
+
+// The two gates a Glance passes: /validate, when the webhook is there, and
+// /sync/glance, always. They run the same rules (hooks/contract/rules), so
+// a spec one refuses the other refuses too, naming the same field.
+
+// gateBase is the sync request the gates are asked about: two stores ready
+// and a config running, so a spec that passes renders a new config.
+const gateBase = "fixtures/sync-glance/two-stores-ready/request.json"
+
+// verdict is what one gate said of a Glance.
+type verdict struct {
+	refused bool
+	message string
+	// renamed: the sync answered a config ConfigMap the request did not
+	// observe (a new render).
+	renamed bool
+}
+
+// gateRequest is the base sync request, decoded.
+func gateRequest(t testing.TB) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.FromSlash(gateBase))
+	require.NoError(t, err)
+	var req map[string]any
+	require.NoError(t, json.Unmarshal(raw, &req))
+	return req
+}
+
+// gateSpec is a copy of the base request whose Glance has a rule applied.
+func gateSpec(t testing.TB, base map[string]any, r refrules.Rule) map[string]any {
+	t.Helper()
+	var req map[string]any
+	require.NoError(t, json.Unmarshal(mustJSON(base), &req))
+	r.Apply(req["parent"].(map[string]any))
+	return req
+}
+
+// validateVerdict asks /validate about the request's Glance, as the API
+// server would on CREATE.
+func validateVerdict(t testing.TB, h http.Handler, req map[string]any) verdict {
+	t.Helper()
+	review := map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": map[string]any{
+		"uid": "3c1b0f52-9d7e-4a49-8f3e-5b7c2a1d0e11", "operation": "CREATE", "namespace": "openstack",
+		"kind":   map[string]any{"group": "glance.openstack.c5c3.io", "version": "v1alpha1", "kind": "Glance"},
+		"object": req["parent"],
+	}}
+	rec := post(h, "/validate", mustJSON(review))
+	if rec.Code != http.StatusOK {
+		return verdict{refused: true, message: rec.Body.String()}
+	}
+	var out struct {
+		Response struct {
+			Allowed bool `json:"allowed"`
+			Status  struct {
+				Message string `json:"message"`
+			} `json:"status"`
+		} `json:"response"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	return verdict{refused: !out.Response.Allowed, message: out.Response.Status.Message}
+}
+
+// syncVerdict asks /sync/glance: refused is ConfigRendered InvalidSpec (or
+// an answer that is not 200), the message is ConfigRendered's.
+func syncVerdict(t testing.TB, h http.Handler, req map[string]any) verdict {
+	t.Helper()
+	rec := post(h, "/sync/glance", mustJSON(req))
+	if rec.Code != http.StatusOK {
+		return verdict{refused: true, message: rec.Body.String()}
+	}
+	var out struct {
+		Status struct {
+			Conditions []struct{ Type, Status, Reason, Message string } `json:"conditions"`
+		} `json:"status"`
+		Children []struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"children"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	var v verdict
+	for _, c := range out.Status.Conditions {
+		if c.Type == "ConfigRendered" {
+			v.refused, v.message = c.Reason == "InvalidSpec", c.Message
+		}
+	}
+	observed, _ := req["children"].(map[string]any)["ConfigMap.v1"].(map[string]any)
+	for _, c := range out.Children {
+		if _, seen := observed[c.Metadata.Name]; c.Kind == "ConfigMap" && !seen {
+			v.renamed = true
+		}
+	}
+	return v
+}
+
+// TestGatesAgree: every case of the shared table goes to both gates with
+// the same Glance. A refused one is refused by both, each naming the
+// field; the sync renders no new config. An accepted one passes both, and
+// the sync renders it. A rule added to one gate only fails here.
+func TestGatesAgree(t *testing.T) {
+	h := newTestServer(t, nil)
+	base := gateRequest(t)
+	for _, r := range refrules.GlanceRules {
+		t.Run("refused/"+r.Name, func(t *testing.T) {
+			req := gateSpec(t, base, r)
+			a, s := validateVerdict(t, h, req), syncVerdict(t, h, req)
+			require.True(t, a.refused, "/validate admitted it")
+			require.True(t, s.refused, "/sync/glance rendered it: %s", s.message)
+			assert.Contains(t, a.message, r.Field, "/validate names the field")
+			assert.Contains(t, s.message, r.Field, "/sync/glance names the field")
+			assert.False(t, s.renamed, "/sync/glance renders no new config")
+			for _, msg := range []string{a.message, s.message} {
+				assert.Empty(t, storeconf.CharacterProblem(msg), "a message carries no control character: %q", msg)
+			}
+		})
+	}
+	for _, r := range refrules.AcceptedRules {
+		t.Run("accepted/"+r.Name, func(t *testing.T) {
+			req := gateSpec(t, base, r)
+			a, s := validateVerdict(t, h, req), syncVerdict(t, h, req)
+			require.False(t, a.refused, "/validate refused it: %s", a.message)
+			require.False(t, s.refused, "/sync/glance refused it: %s", s.message)
+			assert.True(t, strings.HasPrefix(s.message, "rendered ConfigMap"), "/sync/glance renders the change: %s", s.message)
+		})
+	}
+}
+
+// FuzzGatesAgree sets one field of the base Glance's spec to a value (JSON
+// when it reads as JSON, else the string) and holds the two gates to one
+// rule set: admission must not allow what the sync refuses, and the sync
+// must not render a new config from what admission refuses.
+func FuzzGatesAgree(f *testing.F) {
+	for _, r := range append(append([]refrules.Rule{}, refrules.GlanceRules...), refrules.AcceptedRules...) {
+		for path, v := range r.Set {
+			f.Add(path, string(mustJSON(v)))
+		}
+	}
+	f.Add("gateway.hostname", "a.example\nb")
+	f.Add("policyOverrides.rules.get_images", "role:reader\u2029")
+	h := newTestServer(f, nil)
+	base := gateRequest(f)
+	f.Fuzz(func(t *testing.T, path, value string) {
+		if path == "" || strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") || strings.Contains(path, "..") {
+			return
+		}
+		var v any = value
+		if json.Unmarshal([]byte(value), &v) != nil {
+			v = value
+		}
+		req := gateSpec(t, base, refrules.Rule{Set: map[string]any{path: v}})
+		a, s := validateVerdict(t, h, req), syncVerdict(t, h, req)
+		if !a.refused && s.refused {
+			t.Errorf("spec.%s = %q: admission allows what the sync refuses: %s", path, value, s.message)
+		}
+		if a.refused && s.renamed {
+			t.Errorf("spec.%s = %q: the sync renders what admission refuses: %s", path, value, a.message)
+		}
+	})
+}
