@@ -36,4 +36,5 @@ func ExampleRender() {
 	// ServiceUserReady True CredentialsAvailable
 	// DeploymentReady True DeploymentAvailable
 	// Ready True AllReady
+	// DBPurgeReady True DBPurgeScheduled
 }

@@ -131,14 +131,15 @@ func TestWriteConditions(t *testing.T) {
 	require.NoError(t, WriteConditions(&b, objs))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	assert.Regexp(t, `^KIND +NAME +TYPE +STATUS +REASON +MESSAGE$`, lines[0])
-	assert.Len(t, lines, 1+6+5+5+1, "header, six conditions for the Glance and five for each backend, the note on simulated rollouts")
+	assert.Len(t, lines, 1+7+5+5+1, "header, seven conditions for the Glance (DBPurgeReady last) and five for each backend, the note on simulated rollouts")
 	assert.Regexp(t, `^Glance +glance +DatabaseReady +True +SchemaSynced +\(simulated\) `, lines[3],
 		"render made the schema Job's status up, and says so")
 	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentAvailable +\(simulated\) 1 of 1 replicas available$`, lines[5],
 		"render made the Deployment's status up, and says so")
 	assert.Equal(t, SimulatedNote, lines[len(lines)-1])
 	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is not projected as specified: "archive"`, lines[1])
-	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[7])
+	assert.Regexp(t, `^Glance +glance +DBPurgeReady +True +DBPurgeScheduled +`, lines[7], "every Glance purges")
+	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[8])
 
 	// Parents in several namespaces are told apart.
 	b.Reset()
