@@ -36,9 +36,11 @@ schema Jobs' config and database URL.`,
 		}})
 }
 
-// TestMaintenanceBlocksComeAndGo: setting the blocks adds the cache and the
-// purge; removing them takes away the cache's options, filter, volume and
-// sidecar and the CronJob, and the pods roll to a config without them.
+// TestMaintenanceBlocksComeAndGo: setting the blocks adds the cache and
+// tunes the purge; removing them takes away the cache's options, filter,
+// volume and sidecar, and the pods roll to a config without them, while the
+// purge goes back to the reference's defaults: every Glance purges, and
+// suspend is how it is turned off, the CronJob kept.
 func TestMaintenanceBlocksComeAndGo(t *testing.T) {
 	s := newScenario(t)
 	backend := standaloneBackend("primary", "glance-images", "garage-s3-credentials", true)
@@ -52,10 +54,39 @@ func TestMaintenanceBlocksComeAndGo(t *testing.T) {
 	s.apply(standaloneGlance)
 	s.converge()
 	assert.Equal(t, cacheView{}, cacheParts(t, s, "glance"), "nothing of the cache is left")
-	assert.False(t, s.exists("CronJob", "glance-db-purge"), "the CronJob is deleted")
+	assert.Equal(t, purgeView{schedule: "1 0 * * *", steps: 1}, purgeOf(t, s), "the CronJob stays, with the defaults: daily, the images table kept")
+	assert.Equal(t, "True/DBPurgeScheduled", s.condition("Glance", "glance", "DBPurgeReady"))
 	after, _ := mounts(s.get("Deployment", "glance"))
 	assert.NotEqual(t, before, after, "the pods roll to a config without the cache")
 	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+
+	s.apply(standaloneGlance + "  dbPurge: {suspend: true}\n")
+	s.converge()
+	assert.Equal(t, purgeView{schedule: "1 0 * * *", steps: 1, suspended: true}, purgeOf(t, s), "turned off: the CronJob stays, suspended")
+	assert.Equal(t, "True/DBPurgeSuspended", s.condition("Glance", "glance", "DBPurgeReady"), "a posture, not a fault")
+	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
+}
+
+// purgeView is what the purge CronJob does: when, whether suspended, and
+// how many glance-manage steps its pod runs.
+type purgeView struct {
+	schedule  string
+	suspended bool
+	steps     int
+}
+
+func purgeOf(t *testing.T, s *scenario) purgeView {
+	t.Helper()
+	require.True(t, s.exists("CronJob", "glance-db-purge"), "the purge CronJob")
+	spec := s.get("CronJob", "glance-db-purge")["spec"].(map[string]any)
+	pod := spec["jobTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	steps := 0
+	for _, key := range []string{"initContainers", "containers"} {
+		list, _ := pod[key].([]any)
+		steps += len(list)
+	}
+	suspended, _ := spec["suspend"].(bool)
+	return purgeView{schedule: spec["schedule"].(string), suspended: suspended, steps: steps}
 }
 
 // TestPurgeKeptWithTheLastGoodConfig: while nothing can be re-rendered (no

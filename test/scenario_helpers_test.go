@@ -68,7 +68,8 @@ func (s *scenario) convergeWithout(controller string) {
 func (s *scenario) get(kind, name string) chain.Object {
 	s.t.Helper()
 	apiVersion := map[string]string{"Glance": "glance.openstack.c5c3.io/v1alpha1", "GlanceBackend": "glance.openstack.c5c3.io/v1alpha1",
-		"ControlPlane": "c5c3.io/v1alpha1", "Deployment": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1"}[kind]
+		"ControlPlane": "c5c3.io/v1alpha1", "Deployment": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1",
+		"PodDisruptionBudget": "policy/v1"}[kind]
 	if apiVersion == "" {
 		apiVersion = "v1"
 	}

@@ -402,13 +402,14 @@ func TestAutoscalerOwnsReplicas(t *testing.T) {
 	s.converge()
 	replicas := func() any { return s.get("Deployment", "glance")["spec"].(map[string]any)["replicas"] }
 	assert.EqualValues(t, 3, replicas())
-	assert.True(t, s.exists("PodDisruptionBudget", "glance"))
+	assert.Equal(t, "minAvailable=1", budget(t, s), "three pods: a drain leaves one serving")
 	assert.False(t, s.exists("HorizontalPodAutoscaler", "glance"))
 
 	s.apply(standaloneGlance + "  deployment: {replicas: 3}\n  autoscaling: {minReplicas: 2, maxReplicas: 8}\n")
 	s.converge()
 	assert.True(t, s.exists("HorizontalPodAutoscaler", "glance"))
 	assert.EqualValues(t, 3, replicas(), "turning autoscaling on keeps the running pods")
+	assert.Equal(t, "minAvailable=1", budget(t, s), "the autoscaler leaves at least two pods")
 
 	// The autoscaler scales the Deployment (its scale subresource).
 	d := s.get("Deployment", "glance")
@@ -421,11 +422,26 @@ func TestAutoscalerOwnsReplicas(t *testing.T) {
 	s.converge()
 	assert.False(t, s.exists("HorizontalPodAutoscaler", "glance"))
 	assert.EqualValues(t, 2, replicas(), "without autoscaling, spec.replicas")
-	assert.True(t, s.exists("PodDisruptionBudget", "glance"))
+	assert.Equal(t, "minAvailable=1", budget(t, s))
 
 	s.apply(standaloneGlance + "  deployment: {replicas: 1}\n")
 	s.converge()
-	assert.False(t, s.exists("PodDisruptionBudget", "glance"), "one pod needs no budget")
+	assert.Equal(t, "maxUnavailable=1", budget(t, s), "one pod: a budget that never holds a drain, as the reference's")
+}
+
+// budget is the PodDisruptionBudget's bound, "minAvailable=1" or
+// "maxUnavailable=1".
+func budget(t *testing.T, s *scenario) string {
+	t.Helper()
+	require.True(t, s.exists("PodDisruptionBudget", "glance"), "every Glance has its budget")
+	spec := s.get("PodDisruptionBudget", "glance")["spec"].(map[string]any)
+	var out []string
+	for _, f := range []string{"minAvailable", "maxUnavailable"} {
+		if v, ok := spec[f]; ok {
+			out = append(out, fmt.Sprintf("%s=%v", f, v))
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 // TestRemovedEntryRetiresItsStore: removing a backends[] entry (the

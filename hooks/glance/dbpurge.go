@@ -15,9 +15,10 @@ import (
 // image, its properties, members, tags and locations, and every finished
 // task stay in the database marked deleted. A CronJob runs glance-manage
 // db purge over the rows deleted longer ago than the retention, and
-// db purge_images_table after it when asked. Only with the block: a purge
-// removes rows for good, so a Glance that ran without one must not start
-// losing its history because the hooks were upgraded.
+// db purge_images_table after it when asked. Every Glance has one, as in the
+// reference: without the block the defaults apply (api.DBPurgeOf), and
+// spec.dbPurge.suspend pauses it, keeping the CronJob, so turning it back on
+// is one field.
 const (
 	// ComponentDBPurge labels the CronJob, its Jobs and their pods; not
 	// "api", so they stay out of the Service and the disruption budget,
@@ -46,15 +47,12 @@ type cronJobChild struct {
 	Spec              batchv1.CronJobSpec `json:"spec"`
 }
 
-// dbPurgeChildren are the purge CronJob when the spec asks for one. It
-// runs the image glance-api runs, with the same config, database URL and
-// restrictions as the schema Jobs: only while glance-api may run, so it
-// never fires at a schema that is not there yet.
+// dbPurgeChildren are the purge CronJob. It runs the image glance-api
+// runs, with the same config, database URL and restrictions as the schema
+// Jobs: only while glance-api may run, so it never fires at a schema that
+// is not there yet.
 func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs) []any {
-	p := spec.DBPurge
-	if p == nil {
-		return nil
-	}
+	p := api.DBPurgeOf(spec.DBPurge)
 	age := fmt.Sprint(p.Retention())
 	step := func(name string, args ...string) corev1.Container {
 		cmd, argv := manage(append(args, "--age_in_days", age, "--max_rows", fmt.Sprint(purgeMaxRows))...)

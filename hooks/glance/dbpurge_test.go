@@ -30,7 +30,10 @@ func TestDBPurgeCronJob(t *testing.T) {
 		spec   api.GlanceSpec
 		want   *want
 	}{
-		"off": {"no block: no CronJob", testSpec(), nil},
+		"unset": {"no block: the reference's default, a daily purge of the rows deleted 30 days ago", testSpec(),
+			&want{Name: "glance-db-purge", Schedule: "1 0 * * *", Steps: [][]string{step("purge", "30")}}},
+		"suspended": {"suspend is how a purge is turned off: the CronJob stays, paused", purge(&api.DBPurgeSpec{Suspend: true}),
+			&want{Name: "glance-db-purge", Schedule: "1 0 * * *", Suspend: true, Steps: [][]string{step("purge", "30")}}},
 		"defaults": {"an empty block: daily, 30 days, the images table left alone", purge(&api.DBPurgeSpec{}),
 			&want{Name: "glance-db-purge", Schedule: "1 0 * * *", Steps: [][]string{step("purge", "30")}}},
 		"everything": {"the images table after the rest, suspended, as written", purge(&api.DBPurgeSpec{RetentionDays: ptr(int32(7)),

@@ -20,15 +20,12 @@ type observedCronJob struct {
 }
 
 // dbPurgeReady is the condition from the spec and the observed CronJob's
-// status, nil without spec.dbPurge. The CronJob controller sets
+// status; every Glance has the purge (api.DBPurgeOf). The CronJob controller sets
 // lastScheduleTime when it starts a run and lastSuccessfulTime when a run
 // completes; a run that is no longer active and completed before the last
 // start (or never) failed.
 func dbPurgeReady(g *api.Glance, children metacontroller.ObjectMap) (*hook.Condition, error) {
-	p := g.Spec.DBPurge
-	if p == nil {
-		return nil, nil
-	}
+	p := api.DBPurgeOf(g.Spec.DBPurge)
 	name := names.DBPurgeCronJobName(g.Name)
 	c := &hook.Condition{Type: CondDBPurgeReady}
 	cj, found, err := metacontroller.DecodeOne[observedCronJob](children, names.CronJobsKey, name)

@@ -34,7 +34,9 @@ func TestDBPurgeReady(t *testing.T) {
 		children metacontroller.ObjectMap
 		want     *hook.Condition
 	}{
-		"off": {"no block, no condition", nil, cronJob(batchv1.CronJobStatus{}), nil},
+		"unset": {"no block: the default purge, reported like any other", nil, cronJob(batchv1.CronJobStatus{}),
+			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+				Message: `CronJob "glance-db-purge" purges the rows deleted more than 30 days ago on "1 0 * * *" (no run has succeeded yet)`}},
 		"not yet": {"before the schema is in place there is no CronJob", &api.DBPurgeSpec{}, metacontroller.ObjectMap{},
 			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeNotScheduled,
 				Message: `CronJob "glance-db-purge" does not exist yet: it comes with the Deployment, once the schema is in place`}},

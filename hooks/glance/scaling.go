@@ -32,13 +32,17 @@ func desiredReplicas(spec api.GlanceSpec, current *appsv1.Deployment) *int32 {
 	return &n
 }
 
-// severalPods reports whether more than one glance-api pod may run, so a
-// voluntary disruption (a node drain) must leave the others serving.
-func severalPods(spec api.GlanceSpec) bool {
-	if a := spec.Autoscaling; a != nil {
-		return a.MaxReplicas > 1
+// fewestPods is the number of glance-api pods that may be all there is:
+// the replicas, or under an autoscaler its minimum. Call it on a spec with
+// defaults.
+func fewestPods(spec api.GlanceSpec) int32 {
+	if a := spec.Autoscaling; a != nil && a.MinReplicas != nil {
+		return *a.MinReplicas
 	}
-	return spec.Deployment != nil && spec.Deployment.Replicas != nil && *spec.Deployment.Replicas > 1
+	if spec.Deployment != nil && spec.Deployment.Replicas != nil {
+		return *spec.Deployment.Replicas
+	}
+	return api.DefaultReplicas
 }
 
 // podDisruptionBudgetChild is what the hook returns for a PodDisruptionBudget.
@@ -48,18 +52,24 @@ type podDisruptionBudgetChild struct {
 	Spec              policyv1.PodDisruptionBudgetSpec `json:"spec"`
 }
 
-// podDisruptionBudget lets evictions take one glance-api pod at a time.
-// maxUnavailable rather than minAvailable: it never blocks a drain when the
-// autoscaler has scaled down to one pod.
-func podDisruptionBudget(g *api.Glance) *podDisruptionBudgetChild {
+// podDisruptionBudget is the reference's: with two pods or more a drain
+// must leave one serving (minAvailable 1); where one pod may be all there
+// is, minAvailable 1 would refuse every eviction and hold the drain for
+// ever, so it is maxUnavailable 1 instead. Under an autoscaler the choice
+// follows its minimum, not the replicas it does not use: the autoscaler
+// may have scaled down to that many.
+func podDisruptionBudget(g *api.Glance, spec api.GlanceSpec) *podDisruptionBudgetChild {
 	one := intstr.FromInt32(1)
+	budget := policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)}}
+	if fewestPods(spec) > 1 {
+		budget.MinAvailable = &one
+	} else {
+		budget.MaxUnavailable = &one
+	}
 	return &podDisruptionBudgetChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable: &one,
-			Selector:       &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
-		},
+		Spec:       budget,
 	}
 }
 
@@ -105,10 +115,7 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 // scalingChildren are the PodDisruptionBudget and the autoscaler the spec
 // calls for, returned with the Deployment.
 func scalingChildren(g *api.Glance, spec api.GlanceSpec) []any {
-	var out []any
-	if severalPods(spec) {
-		out = append(out, podDisruptionBudget(g))
-	}
+	out := []any{podDisruptionBudget(g, spec)}
 	if spec.Autoscaling != nil {
 		out = append(out, horizontalPodAutoscaler(g, *spec.Autoscaling))
 	}

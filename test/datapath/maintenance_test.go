@@ -2,6 +2,7 @@ package datapath
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -31,10 +32,12 @@ func maintenance(t *testing.T, svc *glancestack.Services) {
 			imageCacheServes(t, svc, release)
 		})
 	}
-	t.Run("database purge", func(t *testing.T) {
-		t.Parallel()
-		dbPurgeRuns(t, svc)
-	})
+	for name, proof := range purgeProofs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dbPurgeRuns(t, svc, proof)
+		})
+	}
 }
 
 // The cache proof's sizes: the volume's bound, an image well below the
@@ -128,50 +131,84 @@ func cacheHits(t *testing.T, c *glancestack.Client) map[string]int {
 	return out
 }
 
-// purgeRetention is the proof's retentionDays.
-const purgeRetention = 5
+// purgeProof is one purge on the real database: the Glance's spec.dbPurge
+// (nil leaves it out), its retention resolved, and what it purges.
+type purgeProof struct {
+	database  string
+	spec      *api.DBPurgeSpec
+	retention int
+	// imagesTable: db purge_images_table runs after db purge, so the aged
+	// images' own rows go too.
+	imagesTable bool
+}
 
-// dbPurgeRuns deletes three of four images, ages two of the deleted ones
-// past the retention in MariaDB (their rows and their locations' rows),
-// and runs a Job of the rendered CronJob as the CronJob controller would:
-// the aged images' rows are gone from every table, images included
-// (purgeImagesTable), while the image deleted today and the live one stay.
-func dbPurgeRuns(t *testing.T, svc *glancestack.Services) {
-	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Database: "glance_purge",
-		Customize: func(s *api.GlanceSpec) {
-			s.DBPurge = &api.DBPurgeSpec{RetentionDays: ptr(int32(purgeRetention)), PurgeImagesTable: ptr(true)}
-		}})
+var purgeProofs = map[string]purgeProof{
+	// The block set: a short retention, the images table too.
+	"database purge": {database: "glance_purge", retention: 5, imagesTable: true,
+		spec: &api.DBPurgeSpec{RetentionDays: ptr(int32(5)), PurgeImagesTable: ptr(true)}},
+	// No block: the reference's default, 30 days, the images table kept.
+	"database purge by default": {database: "glance_purge_default", retention: int(api.DefaultPurgeRetentionDays)},
+}
+
+// dbPurgeRuns deletes four of five images and ages, in MariaDB, two of the
+// deleted ones (their rows and their locations' and properties' rows) past
+// the retention and one to two days short of it. A Job made from the
+// rendered CronJob's jobTemplate, as the CronJob controller makes it, runs:
+// the rows deleted before the retention are gone (the images' own rows
+// too with purgeImagesTable, else they stay, marked deleted, keeping the
+// ids taken), while the image deleted within the retention, the one
+// deleted today and the live one keep every row.
+func dbPurgeRuns(t *testing.T, svc *glancestack.Services, proof purgeProof) {
+	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Database: proof.database,
+		Customize: func(s *api.GlanceSpec) { s.DBPurge = proof.spec }})
 	st.Reconcile(t)
 	cronJob := names.DBPurgeCronJobName(st.Glance)
 	require.True(t, st.Exists("batch/v1", "CronJob", cronJob), "the Glance has its purge CronJob")
 	c := st.Client(t, onlyPod(t, st))
 	ids := map[string]string{}
-	for i, name := range []string{"old-1", "old-2", "deleted-today", "live"} {
+	for i, name := range []string{"old-1", "old-2", "recent", "deleted-today", "live"} {
 		ids[name] = c.UploadActive(t, name, randomBytes(uint64(50+i), 64<<10+i), "", "primary")
 	}
-	for _, name := range []string{"old-1", "old-2", "deleted-today"} {
+	for _, name := range []string{"old-1", "old-2", "recent", "deleted-today"} {
 		code, body := c.Call(t, http.MethodDelete, "/v2/images/"+ids[name], nil, nil)
 		require.Equal(t, http.StatusNoContent, code, "DELETE %s: %s", name, body)
 	}
-	old := quoted(ids["old-1"], ids["old-2"])
-	db := "`" + st.Database + "`"
-	st.Services.DB.Exec(t, "UPDATE "+db+".images SET deleted_at = UTC_TIMESTAMP() - INTERVAL 10 DAY WHERE id IN ("+old+");"+
-		"UPDATE "+db+".image_locations SET deleted_at = UTC_TIMESTAMP() - INTERVAL 10 DAY WHERE deleted = 1 AND image_id IN ("+old+");"+
-		"UPDATE "+db+".image_properties SET deleted_at = UTC_TIMESTAMP() - INTERVAL 10 DAY WHERE deleted = 1 AND image_id IN ("+old+");")
+	age(t, st, proof.retention+5, ids["old-1"], ids["old-2"])
+	age(t, st, proof.retention-2, ids["recent"])
 	before := rowsOf(t, st, ids)
-	require.Equal(t, map[string]string{"old-1": "deleted", "old-2": "deleted", "deleted-today": "deleted", "live": "live"}, before.images)
+	require.Equal(t, map[string]string{"old-1": "deleted", "old-2": "deleted", "recent": "deleted", "deleted-today": "deleted", "live": "live"}, before.images)
 	require.NotZero(t, before.locations["old-1"], "the aged image has a soft-deleted location row")
 
 	run := st.RunCronJob(t, cronJob)
 	require.True(t, run.Succeeded(), "the purge Job succeeds; its containers: %v", run.Pod)
-	assert.Equal(t, []string{"db-purge", "db-purge-images-table"}, run.Containers(), "db purge, then db purge_images_table")
+	steps, kept := []string{"db-purge"}, map[string]string{"recent": "deleted", "deleted-today": "deleted", "live": "live"}
+	if proof.imagesTable {
+		steps = append(steps, "db-purge-images-table")
+	} else {
+		kept["old-1"], kept["old-2"] = "deleted", "deleted"
+	}
+	assert.Equal(t, steps, run.Containers(), "db purge, then db purge_images_table when asked")
 	after := rowsOf(t, st, ids)
-	assert.Equal(t, map[string]string{"deleted-today": "deleted", "live": "live"}, after.images,
-		"the rows deleted more than %d days ago are gone; the one deleted today and the live one stay", purgeRetention)
+	assert.Equal(t, kept, after.images,
+		"the images rows left after a purge of %d days (purgeImagesTable %t)", proof.retention, proof.imagesTable)
 	assert.Zero(t, after.locations["old-1"]+after.locations["old-2"], "the aged images' location rows are gone")
-	assert.Equal(t, before.locations["deleted-today"], after.locations["deleted-today"], "the recent image's location rows stay")
-	assert.Equal(t, before.locations["live"], after.locations["live"])
-	t.Logf("purge Job %s: %d image rows before, %d after, in %s", run.Name, len(before.images), len(after.images), run.Took.Round(time.Millisecond))
+	for _, name := range []string{"recent", "deleted-today", "live"} {
+		assert.Equal(t, before.locations[name], after.locations[name], "the location rows of %s stay", name)
+	}
+	t.Logf("purge Job %s (retention %d days): %d image rows before, %d after, %d location rows of the aged images before, %d after, in %s",
+		run.Name, proof.retention, len(before.images), len(after.images),
+		before.locations["old-1"]+before.locations["old-2"], after.locations["old-1"]+after.locations["old-2"], run.Took.Round(time.Millisecond))
+}
+
+// age moves the deletion of the images ids, their locations and their
+// properties the given number of days into the past.
+func age(t *testing.T, st *glancestack.Stack, days int, ids ...string) {
+	t.Helper()
+	db, in := "`"+st.Database+"`", quoted(ids...)
+	set := fmt.Sprintf(" SET deleted_at = UTC_TIMESTAMP() - INTERVAL %d DAY WHERE ", days)
+	st.Services.DB.Exec(t, "UPDATE "+db+".images"+set+"id IN ("+in+");"+
+		"UPDATE "+db+".image_locations"+set+"deleted = 1 AND image_id IN ("+in+");"+
+		"UPDATE "+db+".image_properties"+set+"deleted = 1 AND image_id IN ("+in+");")
 }
 
 // purgeRows are the rows the proof's images have: each image's state, by

@@ -197,6 +197,8 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		staging.SizeLimit = &size
 	}
 	s.Staging = &staging
+	purge := DBPurgeOf(s.DBPurge)
+	s.DBPurge = &purge
 	if s.Autoscaling != nil {
 		a := *s.Autoscaling
 		if a.MinReplicas == nil {

@@ -58,6 +58,17 @@ func (c ImageCacheSpec) Interval() time.Duration {
 	return DefaultCacheMaintenanceInterval
 }
 
+// DBPurgeOf is the purge a Glance runs. An absent block is an empty one, as
+// in the reference: the purge runs unless spec.dbPurge.suspend says
+// otherwise, since soft-deleted rows otherwise grow for the life of the
+// database. Its fields stay unset here and resolve when the hooks render.
+func DBPurgeOf(p *DBPurgeSpec) DBPurgeSpec {
+	if p == nil {
+		return DBPurgeSpec{}
+	}
+	return *p
+}
+
 // Retention is retentionDays, resolved.
 func (d DBPurgeSpec) Retention() int32 {
 	if d.RetentionDays != nil {

@@ -90,12 +90,12 @@ func TestCommandRun(t *testing.T) {
 		"Render": {
 			reason: "a render writes the objects and ends stderr with how the run went",
 			cmd:    Command{Paths: []string{before}},
-			want:   want{code: ExitOK, stdout: "kind: Deployment", summary: "18 objects; render converged after 5 rounds"},
+			want:   want{code: ExitOK, stdout: "kind: Deployment", summary: "20 objects; render converged after 5 rounds"},
 		},
 		"RenderJSON": {
 			reason: "-o json writes one v1 List",
 			cmd:    Command{Paths: []string{before}, Format: FormatJSON},
-			want:   want{code: ExitOK, stdout: `"kind": "List"`, summary: "18 objects; render converged after 5 rounds"},
+			want:   want{code: ExitOK, stdout: `"kind": "List"`, summary: "20 objects; render converged after 5 rounds"},
 		},
 		"Empty": {
 			reason: "an input without objects is refused rather than rendered to nothing",
@@ -105,12 +105,12 @@ func TestCommandRun(t *testing.T) {
 		"DiffSame": {
 			reason: "the same input twice renders the same",
 			cmd:    Command{Paths: []string{before, before}, Diff: true},
-			want:   want{code: ExitOK, stdout: "pods do not roll", summary: "18 objects before, 18 after; BEFORE converged after 5 rounds, AFTER converged after 1 round"},
+			want:   want{code: ExitOK, stdout: "pods do not roll", summary: "20 objects before, 20 after; BEFORE converged after 5 rounds, AFTER converged after 1 round"},
 		},
 		"DiffSwitch": {
 			reason: "moving the default is a difference, reported with exit code 1",
 			cmd:    Command{Paths: []string{before, after}, Diff: true},
-			want:   want{code: ExitDifferent, stdout: "Glance openstack/controlplane-glance: pods roll", summary: "18 objects before, 18 after; BEFORE converged after 5 rounds, AFTER converged after 4 rounds"},
+			want:   want{code: ExitDifferent, stdout: "Glance openstack/controlplane-glance: pods roll", summary: "20 objects before, 20 after; BEFORE converged after 5 rounds, AFTER converged after 4 rounds"},
 		},
 	}
 	for name, tc := range cases {

@@ -39,13 +39,16 @@ func TestDiffSwitchingTheDefaultStore(t *testing.T) {
 		"ConfigMap controlplane-glance-config created": Created,
 		"ConfigMap controlplane-glance-config deleted": Deleted,
 		"ControlPlane controlplane":                    Changed,
-		"Deployment controlplane-glance":               Changed,
+		// The purge's pods mount the config glance-api runs with.
+		"CronJob controlplane-glance-db-purge": Changed,
+		"Deployment controlplane-glance":       Changed,
 		// DatabaseSynced: switching the default makes no Event.
 		"Event controlplane-glance.cbc813c01289f84e":    Unchanged,
 		"Glance controlplane-glance":                    Unchanged,
 		"GlanceBackend controlplane-glance-default":     Changed,
 		"GlanceBackend controlplane-glance-secondary":   Changed,
 		"Job controlplane-glance-db-sync-734c34ff0f":    Unchanged,
+		"PodDisruptionBudget controlplane-glance":       Unchanged,
 		"Secret controlplane-glance-authtoken":          Unchanged,
 		"Secret controlplane-glance-db-connection":      Unchanged,
 		"Secret glance-db":                              Unchanged,

@@ -42,5 +42,5 @@ func ExampleRender() {
 	// HPAReady True HPANotRequired
 	// Ready True AllReady
 	// ExtraConfigHealthy True NoOwnedKeysOverridden
-	// DBPurgeReady True DBPurgeSuspended
+	// DBPurgeReady True DBPurgeScheduled
 }

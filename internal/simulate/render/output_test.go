@@ -140,6 +140,7 @@ func TestWriteConditions(t *testing.T) {
 	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is not projected as specified: "archive"`, lines[1])
 	assert.Regexp(t, `^Glance +glance +GlanceAPIReady +True +APIHealthy +\(simulated\) `, lines[9],
 		"its pods' readiness is the simulated Deployment's too")
+	assert.Regexp(t, `^Glance +glance +DBPurgeReady +True +DBPurgeScheduled +`, lines[13], "every Glance purges")
 	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[14])
 
 	// Parents in several namespaces are told apart.
