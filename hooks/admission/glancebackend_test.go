@@ -269,7 +269,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		}, "spec.extraOptions[s3_store_thread_pools] contains a newline"},
 		{"extra option credential", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_secret_key": secretish}
-		}, "spec.extraOptions may not set s3_store_secret_key: the service renders it"},
+		}, `spec.extraOptions[s3_store_secret_key]: option "s3_store_secret_key" is owned by spec.s3.credentialsSecretRef and must not be set via extraOptions`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,7 +60,7 @@ func TestValidateBackends(t *testing.T) {
 			want: []string{
 				"backends[0].s3.endpoint must be an http:// or https:// URL",
 				"backends[0].s3.bucket is required",
-				"backends[0].extraOptions may not set s3_store_host: the service renders it",
+				`backends[0].extraOptions[s3_store_host]: option "s3_store_host" is owned by s3.endpoint and must not be set via extraOptions`,
 			},
 		},
 		"NoS3": {
