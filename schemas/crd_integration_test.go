@@ -725,8 +725,13 @@ func TestGlanceName(t *testing.T) {
 		o.SetName(name)
 		refusedCreate(t, env, glances, o, "metadata.name: Invalid value: "+msg)
 	}
+	// A new Glance is held to the purge CronJob's name too, in the
+	// reference's words: at most 43 characters.
 	o := object(t, guide.Glance)
-	o.SetName(strings.Repeat("g", 63))
+	o.SetName(strings.Repeat("g", 44))
+	refusedCreate(t, env, glances, o, `name must be at most 43 characters: the db-purge CronJob appends "-db-purge" and Kubernetes caps CronJob names at 52 characters`)
+	o = object(t, guide.Glance)
+	o.SetName(strings.Repeat("g", 43))
 	accepted(t, env, glances, o)
 }
 

@@ -36,6 +36,8 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	glance := names.GlanceName(name)
 	if errs := validation.IsDNS1035Label(glance); len(errs) > 0 {
 		l = append(l, problem.New("the projected Glance %s is not a valid Service name: %s", excerpt.Name(glance), shortValidation(errs[0])))
+	} else if req.Operation == admissionv1.Create {
+		l = append(l, controlPlaneDBPurgeNameProblems(name)...)
 	}
 	// The rules the sync hook applies too, with the guide's messages; they
 	// include the checks of a hand-made GlanceBackend on each projected one.

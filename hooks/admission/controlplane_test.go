@@ -124,8 +124,9 @@ func TestControlPlaneRules(t *testing.T) {
 		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
 		assert.Equal(t, `ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section: [glance_store] holds options glance-api reads for itself; entry "glance_store" makes the GlanceBackend name "controlplane-glance-glance_store", which is not a valid object name; exactly one backends entry must set isDefault (found 2)`, msg)
 	})
-	t.Run("a 56-character name still fits", func(t *testing.T) {
-		req := create(t, guideControlPlane(func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 56) }))
+	t.Run("a 56-character name still fits a Service, for a ControlPlane admitted before", func(t *testing.T) {
+		long := func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 56) }
+		req := update(t, guideControlPlane(long), guideControlPlane(long))
 		allowed(t, req, Review(context.Background(), req, &fakeLister{}))
 	})
 }

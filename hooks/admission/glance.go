@@ -34,7 +34,6 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	name := nameOf(req, &g.ObjectMeta)
 	spec := g.Spec.WithDefaults(namespaceOf(req, &g.ObjectMeta))
 	l := glanceNameProblems(name)
-	l = append(l, dbPurgeNameProblems(name, spec)...)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
@@ -48,6 +47,9 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), g.Spec.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
 	warnings = append(warnings, importWarnings(specPath, spec)...)
 	warnings = append(warnings, operatorWarnings...)
+	if req.Operation == admissionv1.Create {
+		l = append(l, dbPurgeNameProblems(name)...)
+	}
 	if req.Operation == admissionv1.Update {
 		var old api.Glance
 		if err := decodeObject(req.OldObject.Raw, &old); err != nil {

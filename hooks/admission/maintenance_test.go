@@ -1,11 +1,13 @@
 package admission
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -70,21 +72,18 @@ func TestDBPurgeProblems(t *testing.T) {
 
 func TestDBPurgeNameProblems(t *testing.T) {
 	longest := strings.Repeat("g", names.MaxGlanceNameForDBPurge)
-	purge := api.GlanceSpec{DBPurge: &api.DBPurgeSpec{}}
 	cases := map[string]struct {
 		reason string
 		name   string
-		spec   api.GlanceSpec
 		want   string
 	}{
-		"fits":     {"the longest name whose CronJob name fits", longest, purge, ""},
-		"no purge": {"without the block the name is free", longest + "g", api.GlanceSpec{}, ""},
-		"one longer": {"one character more and the CronJob name is too long", longest + "g", purge,
-			`metadata.name must be at most 43 characters with spec.dbPurge set: the purge CronJob "<name>-db-purge" may be at most 52 (Kubernetes adds 11 to name each run's Job, whose name is at most 63)`},
+		"fits": {"the longest name whose CronJob name fits", longest, ""},
+		"one longer": {"one character more and the CronJob name is too long, with or without spec.dbPurge (the purge runs by default); the reference's words", longest + "g",
+			`metadata.name: name must be at most 43 characters: the db-purge CronJob appends "-db-purge" and Kubernetes caps CronJob names at 52 characters`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, dbPurgeNameProblems(c.name, c.spec).String()); diff != "" {
+			if diff := cmp.Diff(c.want, dbPurgeNameProblems(c.name).String()); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
 			}
 		})
@@ -136,4 +135,24 @@ func TestCacheFilterProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDBPurgeNameAtCreateOnly: a new Glance (and the Glance a new
+// ControlPlane projects) is held to the purge CronJob's name; an UPDATE is
+// not, so a Glance admitted before with a longer name keeps working.
+func TestDBPurgeNameAtCreateOnly(t *testing.T) {
+	long := strings.Repeat("g", names.MaxGlanceNameForDBPurge+1)
+	named := func(g *api.Glance) { g.Name = long }
+	req := create(t, guideGlance(named))
+	msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
+	assert.Contains(t, msg, "metadata.name: name must be at most 43 characters: the db-purge CronJob appends \"-db-purge\"", "a new Glance without spec.dbPurge")
+
+	upd := update(t, guideGlance(named), guideGlance(named))
+	allowed(t, upd, Review(context.Background(), upd, &fakeLister{}))
+
+	cp := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 37) }))
+	msg = denied(t, cp, Review(context.Background(), cp, &fakeLister{}), 422)
+	assert.Contains(t, msg, "metadata.name: name must be at most 36 characters: the projected Glance <name>-glance names its db-purge CronJob <name>-glance-db-purge")
+	ok := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 36) }))
+	allowed(t, ok, Review(context.Background(), ok, &fakeLister{}))
 }

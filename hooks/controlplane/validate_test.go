@@ -66,7 +66,7 @@ func TestValidateBackends(t *testing.T) {
 		"NoS3": {
 			reason:  "an S3 entry needs its s3 settings",
 			entries: []api.BackendEntry{with(entry("a", true), func(e *api.BackendEntry) { e.S3 = nil })},
-			want:    []string{"backends[0].s3 is required when type is S3"},
+			want:    []string{"backends[0].s3: the s3 block must be set exactly when type is S3"},
 		},
 	}
 	for name, tc := range cases {

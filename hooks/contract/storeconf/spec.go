@@ -66,7 +66,12 @@ func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
 		return problem.List{problem.Invalid(field.NewPath("type"), "must be %s", api.BackendTypeS3)}
 	}
 	if spec.S3 == nil {
-		return problem.List{problem.Invalid(field.NewPath("s3"), "is required when type is S3")}
+		// The reference's words: its GlanceBackend webhook's, and its
+		// ControlPlane CRD's for an entry.
+		if urlField == HostField {
+			return problem.List{problem.At(field.NewPath("s3"), "exactly one backend block matching spec.type must be set (type S3 requires spec.s3)")}
+		}
+		return problem.List{problem.At(field.NewPath("s3"), "the s3 block must be set exactly when type is S3")}
 	}
 	l := s3Problems(field.NewPath("s3"), spec.S3, urlField)
 	return append(l, extraOptionsProblems(field.NewPath("extraOptions"), spec.ExtraOptions, urlField)...)

@@ -36,7 +36,7 @@ func TestBackendProblems(t *testing.T) {
 		"NoS3": {
 			reason: "an S3 store needs its S3 settings",
 			args:   args{storeID: "a", spec: func(s *api.GlanceBackendSpec) { s.S3 = nil }},
-			want:   []string{"spec.s3 is required when type is S3"},
+			want:   []string{"spec.s3: exactly one backend block matching spec.type must be set (type S3 requires spec.s3)"},
 		},
 		"S3Fields": {
 			reason: "every S3 field says what is wrong with it, in field order, without its value",
