@@ -45,6 +45,8 @@ func TestReferenceExamplesApply(t *testing.T) {
 			gvr := glances
 			if o.GetKind() == "GlanceBackend" {
 				gvr = glanceBackends
+			} else {
+				o = completed(t, o)
 			}
 			ctx, cancel := contextTimeout()
 			_, err := s.env.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, o,
@@ -53,6 +55,26 @@ func TestReferenceExamplesApply(t *testing.T) {
 			require.NoError(t, err, "%s, document %d (%s %s) is taken as published", strings.TrimPrefix(f, "../"), i+1, o.GetKind(), o.GetName())
 		}
 	}
+}
+
+// completed is a guide's Glance: a fragment (no spec.openStackRelease)
+// shows the block a feature adds to "the Glance CR you own", so it is
+// merged onto the reference's complete example, as kubectl apply of the
+// block onto that Glance would; a complete Glance is taken as it is.
+func completed(t *testing.T, o *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	if _, found, _ := unstructured.NestedString(o.Object, "spec", "openStackRelease"); found {
+		return o
+	}
+	full := examplesIn(t, "../refexamples/docs/glance-crd.yaml")
+	require.Len(t, full, 1)
+	spec, _, _ := unstructured.NestedMap(full[0].Object, "spec")
+	fragment, _, _ := unstructured.NestedMap(o.Object, "spec")
+	for k, v := range fragment {
+		spec[k] = v
+	}
+	require.NoError(t, unstructured.SetNestedMap(o.Object, spec, "spec"))
+	return o
 }
 
 // examplesIn are the Glance and GlanceBackend documents of a file.
