@@ -383,7 +383,7 @@ func TestControlPlaneS3SetExactlyWhenTypeS3(t *testing.T) {
 	o := object(t, guide.ControlPlane)
 	list := entries(t, o)
 	delete(list[1].(map[string]any), "s3")
-	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "s3 must be set exactly when type is S3")
+	refusedCreate(t, env, controlPlanes, setEntries(t, o, list), "the s3 block must be set exactly when type is S3")
 
 	o = object(t, guide.ControlPlane)
 	list = entries(t, o)
@@ -471,7 +471,7 @@ func TestControlPlaneExtraOptions(t *testing.T) {
 	}
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_host": "http://elsewhere"}),
 		"extraOptions may not set an option the service renders itself")
-	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"Bad-Key": "1"}), "extraOptions keys must be option names")
+	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"Bad-Key": "1"}), "option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)")
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "x\n[DEFAULT]"}),
 		"extraOptions values may not contain control characters")
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "/etc/ssl/certs/ca.pem"}),
@@ -500,7 +500,7 @@ func TestControlPlaneCABundleRef(t *testing.T) {
 
 func TestGlanceBackendS3SetExactlyWhenTypeS3(t *testing.T) {
 	env := kubetest.Shared(t)
-	refusedCreate(t, env, glanceBackends, set(t, backend(t, "no-s3"), nil, "spec", "s3"), "s3 must be set exactly when type is S3")
+	refusedCreate(t, env, glanceBackends, set(t, backend(t, "no-s3"), nil, "spec", "s3"), "exactly one backend block matching spec.type must be set (type S3 requires spec.s3)")
 	refusedCreate(t, env, glanceBackends, set(t, backend(t, "swift"), "Swift", "spec", "type"), `Unsupported value: "Swift": supported values: "S3"`)
 	accepted(t, env, glanceBackends, backend(t, "with-s3"))
 }
@@ -640,10 +640,14 @@ func TestGlanceBackendStoreIDPattern(t *testing.T) {
 	for _, id := range []string{"my_store", "s3.archive", "a", strings.Repeat("a", 63)} {
 		accepted(t, env, glanceBackends, set(t, backend(t, "pattern"), id, "spec", "storeId"))
 	}
-	// Without storeId the name is the store id, so it is held to 63 characters.
-	refusedCreate(t, env, glanceBackends, backend(t, strings.Repeat("n", 64)),
-		"metadata.name is the store id when spec.storeId is unset, so it may have at most 63 characters")
-	accepted(t, env, glanceBackends, set(t, backend(t, strings.Repeat("n", 64)), "n", "spec", "storeId"))
+	// Without storeId the name is the store id: any object name the
+	// reference takes, up to the 247 characters its store Secret's name
+	// (<name>-store) leaves.
+	longest := strings.Repeat("a.", 123) + "a"
+	accepted(t, env, glanceBackends, backend(t, longest))
+	refusedCreate(t, env, glanceBackends, backend(t, longest+"b"),
+		"metadata.name is the store id when spec.storeId is unset, and its store Secret <name>-store is an object name, so it may have at most 247 characters")
+	accepted(t, env, glanceBackends, set(t, backend(t, longest+"b"), "n", "spec", "storeId"))
 }
 
 func TestGlanceBackendGlanceRefName(t *testing.T) {
@@ -685,9 +689,12 @@ func TestGlanceBackendExtraOptions(t *testing.T) {
 		"s3_store_large_object_size", "s3_store_large_object_chunk_size", "s3_store_cacert"} {
 		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{owned: "x"}), "extraOptions may not set an option the service renders itself")
 	}
-	for _, key := range []string{"Upper", "1st", "with-dash", "a b", strings.Repeat("k", 129)} {
-		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{key: "x"}), "extraOptions keys must be option names")
+	// The reference's key rule: letters, digits and '_', at most 256.
+	for _, key := range []string{"with-dash", "a b", "a\nb"} {
+		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{key: "x"}), "option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)")
 	}
+	refusedCreate(t, env, glanceBackends, withOptions(map[string]any{strings.Repeat("k", 257): "x"}), "each extraOptions key must be <=256 characters")
+	accepted(t, env, glanceBackends, withOptions(map[string]any{"Upper": "x", "1st": "x", strings.Repeat("k", 256): "x"}))
 	for _, v := range []string{"a\nb", "tab\there", " leading", "trailing ", "nul\x00"} {
 		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{"store_description": v}), "extraOptions values may not contain control characters")
 	}
@@ -730,8 +737,13 @@ func TestGlanceName(t *testing.T) {
 		o.SetName(name)
 		refusedCreate(t, env, glances, o, "metadata.name: Invalid value: "+msg)
 	}
+	// A new Glance is held to the purge CronJob's name too, in the
+	// reference's words: at most 43 characters.
 	o := object(t, guide.Glance)
-	o.SetName(strings.Repeat("g", 63))
+	o.SetName(strings.Repeat("g", 44))
+	refusedCreate(t, env, glances, o, `name must be at most 43 characters: the db-purge CronJob appends "-db-purge" and Kubernetes caps CronJob names at 52 characters`)
+	o = object(t, guide.Glance)
+	o.SetName(strings.Repeat("g", 43))
 	accepted(t, env, glances, o)
 }
 
@@ -784,7 +796,7 @@ func TestGlanceAPISize(t *testing.T) {
 	}
 	refusedCreate(t, env, glances, uwsgi(map[string]any{"processes": int64(0)}), "spec.apiServer.uwsgi.processes")
 	refusedCreate(t, env, glances, uwsgi(map[string]any{"threads": int64(65)}), "spec.apiServer.uwsgi.threads")
-	refusedCreate(t, env, glances, uwsgi(map[string]any{"httpKeepAliveTimeout": int64(5)}), "httpKeepAliveTimeout needs httpKeepAlive: true")
+	refusedCreate(t, env, glances, uwsgi(map[string]any{"httpKeepAliveTimeout": int64(5)}), "httpKeepAliveTimeout may only be set when httpKeepAlive is true")
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), int64(0), "spec", "apiServer", "workers"), "spec.apiServer.workers")
 	accepted(t, env, glances, uwsgi(map[string]any{"processes": int64(4), "threads": int64(8)}))
 	accepted(t, env, glances, set(t, object(t, guide.Glance), int64(4), "spec", "apiServer", "workers"))
@@ -797,7 +809,7 @@ func TestGlanceDatabaseAndCache(t *testing.T) {
 		v["database"], v["secretRef"] = "glance", secret
 		return set(t, object(t, guide.Glance), v, "spec", "database")
 	}
-	const oneDB = "exactly one of clusterRef (a database cluster in the namespace) and host (an external server) must be set"
+	const oneDB = "exactly one of clusterRef or host must be set"
 	refusedCreate(t, env, glances, db(map[string]any{}), oneDB)
 	refusedCreate(t, env, glances, db(map[string]any{"clusterRef": map[string]any{"name": "openstack-db"}, "host": "db.example.com"}), oneDB)
 	refusedCreate(t, env, glances, db(map[string]any{"host": "db/x"}), "spec.database.host")
@@ -808,7 +820,7 @@ func TestGlanceDatabaseAndCache(t *testing.T) {
 	cache := func(v map[string]any) *unstructured.Unstructured {
 		return set(t, object(t, guide.Glance), v, "spec", "cache")
 	}
-	const oneCache = "exactly one of clusterRef (a memcached cluster in the namespace) and servers must be set"
+	const oneCache = "exactly one of clusterRef or servers must be set"
 	refusedCreate(t, env, glances, cache(map[string]any{}), oneCache)
 	refusedCreate(t, env, glances, cache(map[string]any{"clusterRef": map[string]any{"name": "memcached"}, "servers": []any{"127.0.0.1:11211"}}), oneCache)
 	refusedCreate(t, env, glances, cache(map[string]any{"servers": []any{"memcached"}}), "spec.cache.servers[0]")

@@ -470,7 +470,7 @@ ExtraConfigHealthy is False naming the owned key, and Ready stays True.`,
     DEFAULT: {allow_anonymous_access: "true"}
     keystone_authtoken: {memcached_servers: "cache-0.openstack.svc:11211"}
   middleware:
-  - {name: unauthenticated_context, filterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", position: after}
+  - {name: unauthenticated-context, filterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", position: after}
   plugins:
   - {name: example, configSection: example_driver, config: {enabled: "true"}}
   policyOverrides:

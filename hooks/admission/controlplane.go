@@ -29,6 +29,11 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	}
 	// The rules the sync hook applies too, with the guide's messages.
 	l, warnings := controlplane.Problems(&cp, req.Object.Raw)
+	// The purge CronJob's name limit holds for a new object only, as the
+	// reference's: an existing one keeps accepting updates.
+	if req.Operation == admissionv1.Create {
+		l = append(l, rules.ControlPlaneDBPurgeNameProblems(name)...)
+	}
 	if len(l) > 0 {
 		return invalid(api.KindControlPlane, name, l)
 	}

@@ -93,7 +93,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"owned option", backends(func(b []api.BackendEntry) []api.BackendEntry {
 			b[1].ExtraOptions = map[string]string{"s3_store_secret_key": "AKIA-not-echoed"}
 			return b
-		}), []string{"spec.services.glance.backends[1].extraOptions may not set s3_store_secret_key: the service renders it"}},
+		}), []string{`spec.services.glance.backends[1].extraOptions[s3_store_secret_key]: option "s3_store_secret_key" is owned by s3.credentialsSecretRef and must not be set via extraOptions`}},
 		{"endpoint with credentials", backends(func(b []api.BackendEntry) []api.BackendEntry {
 			b[0].S3.Endpoint = "http://k:AKIA-not-echoed@garage:3900"
 			return b
@@ -102,7 +102,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"projected Glance release", func(cp *api.ControlPlane) { cp.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" },
 			[]string{`ControlPlane "controlplane": spec.openStackRelease contains a newline`}},
 		{"projected Glance database", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.Database = &api.DatabaseSpec{Database: "glance"} },
-			[]string{"spec.services.glance.database needs clusterRef (a database cluster in the namespace) or host (an external server); spec.services.glance.database.secretRef.name is required"}},
+			[]string{"spec.services.glance.database: exactly one of clusterRef or host must be set; spec.services.glance.database.secretRef.name is required"}},
 		{"projected Glance keystone", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.KeystoneEndpoint = "keystone" },
 			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint must be an http:// or https:// URL`}},
 	}
@@ -124,8 +124,9 @@ func TestControlPlaneRules(t *testing.T) {
 		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
 		assert.Equal(t, `ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section: [glance_store] holds options glance-api reads for itself; entry "glance_store" makes the GlanceBackend name "controlplane-glance-glance_store", which is not a valid object name; exactly one backends entry must set isDefault (found 2)`, msg)
 	})
-	t.Run("a 56-character name still fits", func(t *testing.T) {
-		req := create(t, guideControlPlane(func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 56) }))
+	t.Run("a 56-character name still fits a Service, for a ControlPlane admitted before", func(t *testing.T) {
+		long := func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 56) }
+		req := update(t, guideControlPlane(long), guideControlPlane(long))
 		allowed(t, req, Review(context.Background(), req, &fakeLister{}))
 	})
 }

@@ -250,7 +250,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"no glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "" }, "spec.glanceRef.name is required"},
 		{"bad glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "Glance_1" }, `spec.glanceRef.name cannot name a Glance`},
 		{"type", func(b *api.GlanceBackend) { b.Spec.Type = "Swift" }, "spec.type must be S3"},
-		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3 is required when type is S3"},
+		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3: exactly one backend block matching spec.type must be set (type S3 requires spec.s3)"},
 		{"no host", func(b *api.GlanceBackend) { b.Spec.S3.Host = "" }, "spec.s3.host is required"},
 		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host must be an http:// or https:// URL"},
 		{"host with credentials", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:3900" }, "spec.s3.host must not carry credentials"},
@@ -269,7 +269,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		}, "spec.extraOptions[s3_store_thread_pools] contains a newline"},
 		{"extra option credential", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_secret_key": secretish}
-		}, "spec.extraOptions may not set s3_store_secret_key: the service renders it"},
+		}, `spec.extraOptions[s3_store_secret_key]: option "s3_store_secret_key" is owned by spec.s3.credentialsSecretRef and must not be set via extraOptions`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,12 @@ func reviewGlance(req *admissionv1.AdmissionRequest) decision {
 	}
 	name := nameOf(req, &g.ObjectMeta)
 	l, warnings := rules.Glance(name, namespaceOf(req, &g.ObjectMeta), g.Spec, req.Object.Raw)
+	// The purge CronJob's name limit holds for a new Glance only, as the
+	// reference's: one admitted before keeps taking updates, and its
+	// CronJob gets a shortened name (names.DBPurgeCronJobName).
+	if req.Operation == admissionv1.Create {
+		l = append(l, rules.DBPurgeNameProblems(name)...)
+	}
 	if req.Operation == admissionv1.Update {
 		var old api.Glance
 		if err := decodeObject(req.OldObject.Raw, &old); err != nil {

@@ -93,7 +93,7 @@ func TestImportBlocksOnAControlPlane(t *testing.T) {
 			refused: "spec.services.glance.importPlugins.injectMetadata.properties[a:b]: the property name contains ':'"},
 		"both host lists": {reason: "Glance would ignore the deny half",
 			glance:  `,"importFiltering":{"allowedHosts":["m.example.com"],"disallowedHosts":["x.example.com"]}`,
-			refused: "spec.services.glance.importFiltering.disallowedHosts must not be set with allowedHosts"},
+			refused: "spec.services.glance.importFiltering.disallowedHosts: allowedHosts and disallowedHosts are mutually exclusive"},
 		"inert port deny list": {reason: "warned of under the ControlPlane's path",
 			glance:   `,"importFiltering":{"disallowedPorts":[22]}`,
 			warnings: []string{"spec.services.glance.importFiltering.disallowedPorts has no effect: spec.services.glance.importFiltering.allowedPorts is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.services.glance.importFiltering.allowedPorts: [] to use the deny list"}},

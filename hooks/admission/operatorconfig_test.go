@@ -74,7 +74,11 @@ func TestOperatorConfig(t *testing.T) {
 		"carriage return in a key": {reason: "a carriage return would end the line",
 			mod: ec("DEFAULT", "debug\r", "true"), refused: `spec.extraConfig[DEFAULT]: option "debug\r" contains a newline or carriage return`},
 		"newline in a section": {reason: "a newline would open another section",
-			mod: ec("DEFAULT]\n[database", "connection", "x"), refused: `spec.extraConfig: section "DEFAULT]\n[database" contains a newline or carriage return`},
+			mod: ec("DEFAULT]\n[database", "connection", "x"), refused: `spec.extraConfig: extraConfig section name must not contain a newline or carriage return`},
+		"empty section name": {reason: "the reference's rule, in its words",
+			mod: ec("", "debug", "true"), refused: `spec.extraConfig: extraConfig section name must not be empty`},
+		"empty key": {reason: "the reference's rule, in its words",
+			mod: ec("DEFAULT", "", "true"), refused: `spec.extraConfig[DEFAULT]: extraConfig key must not be empty`},
 		"empty section": {reason: "a section with no option says nothing",
 			mod:     func(g *api.Glance) { g.Spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {}} },
 			refused: `spec.extraConfig[DEFAULT] is empty`},
@@ -92,10 +96,42 @@ func TestOperatorConfig(t *testing.T) {
 				g.Spec.Plugins = []api.PluginSpec{{Name: "a", ConfigSection: "s"}, {Name: "b", ConfigSection: "s"}}
 			},
 			refused: `spec.plugins[1].configSection names a section another entry has`},
-		"middleware": {reason: "glance's own unauthenticated context filter, after the hooks' filters",
+		"middleware": {reason: "glance's own unauthenticated context filter, after the hooks' filters, named as the reference's token-less example names it",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "unauthenticated-context", FilterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", Position: api.MiddlewareAfter}}
+			}},
+		"middleware name with '_'": {reason: "the name this project asked for before stays accepted",
 			mod: func(g *api.Glance) {
 				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "unauthenticated_context", FilterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", Position: api.MiddlewareAfter}}
 			}},
+		"middleware name a URI": {reason: "PasteDeploy would load egg:x as a package's entry point, not the filter's section",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "egg:x", FilterFactory: "a:b", Position: api.MiddlewareAfter}}
+			},
+			refused: `spec.middleware[0].name must not contain ':'`},
+		"middleware name two words": {reason: "the pipeline line would list two filters",
+			mod: func(g *api.Glance) {
+				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "a b", FilterFactory: "a:b", Position: api.MiddlewareAfter}}
+			},
+			refused: `spec.middleware[0].name must not contain whitespace`},
+		"plugin without a name": {reason: "a plugin's name is rendered nowhere; the reference takes any",
+			mod: func(g *api.Glance) {
+				g.Spec.Plugins = []api.PluginSpec{{Name: "", ConfigSection: "s", Config: map[string]string{"k": "v"}}}
+			}},
+		"logger name with a colon": {reason: "the reference takes any non-empty logger name; ':' breaks neither file",
+			mod: func(g *api.Glance) {
+				g.Spec.Logging = &api.LoggingSpec{Format: api.LogFormatText, Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"glance-store:s3": "DEBUG"}}
+			}},
+		"logger name with '='": {reason: "oslo.log would split the pair there",
+			mod: func(g *api.Glance) {
+				g.Spec.Logging = &api.LoggingSpec{Format: api.LogFormatText, Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"a=b": "DEBUG"}}
+			},
+			refused: `spec.logging.perLoggerLevels[a=b]: a logger name must not contain '=', ',' or '%'`},
+		"empty logger name": {reason: "the reference's rule, in its words",
+			mod: func(g *api.Glance) {
+				g.Spec.Logging = &api.LoggingSpec{Format: api.LogFormatText, Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"": "DEBUG"}}
+			},
+			refused: `spec.logging.perLoggerLevels[]: logger name must not be empty`},
 		"middleware of the hooks": {reason: "a filter named like the hooks' own would replace it",
 			mod: func(g *api.Glance) {
 				g.Spec.Middleware = []api.MiddlewareSpec{{Name: "context", FilterFactory: "a:b", Position: api.MiddlewareAfter}}
@@ -122,12 +158,12 @@ func TestOperatorConfig(t *testing.T) {
 			}},
 		"empty policy": {reason: "rules or a ConfigMap",
 			mod:     func(g *api.Glance) { g.Spec.PolicyOverrides = &api.PolicySpec{} },
-			refused: `spec.policyOverrides needs rules or configMapRef`},
+			refused: `spec.policyOverrides: at least one of rules or configMapRef must be set`},
 		"empty rule": {reason: "an empty rule is refused; \"@\" allows everyone",
 			mod: func(g *api.Glance) {
 				g.Spec.PolicyOverrides = &api.PolicySpec{Rules: map[string]string{"get_images": ""}}
 			},
-			refused: `spec.policyOverrides.rules[get_images] is empty: write "@" to allow everyone`},
+			refused: `spec.policyOverrides: policy rule value must not be empty: rule "get_images" (write "@" to allow everyone`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -42,8 +42,8 @@ func TestGlanceScalingRules(t *testing.T) {
 		"autoscaler bounds": {
 			reason: "the minimum (default 2) may not exceed the maximum",
 			spec:   `"autoscaling":{"maxReplicas":1,"targetCPUUtilization":0,"targetMemoryUtilization":101}`,
-			want: `spec.autoscaling.maxReplicas must be at least minReplicas (default 2); spec.autoscaling.targetCPUUtilization must be between 1 and 100; ` +
-				`spec.autoscaling.targetMemoryUtilization must be between 1 and 100`,
+			want: `spec.autoscaling.maxReplicas must be at least minReplicas (default 2); spec.autoscaling.targetCPUUtilization: targetCPUUtilization must be between 1 and 100; ` +
+				`spec.autoscaling.targetMemoryUtilization: targetMemoryUtilization must be between 1 and 100`,
 		},
 		"import methods": {
 			reason: "glance-download needs a federated deployment; a method twice is a slip",
@@ -58,7 +58,7 @@ func TestGlanceScalingRules(t *testing.T) {
 		"staging unbounded": {
 			reason: "an unbounded area has no limit to set",
 			spec:   `"staging":{"unbounded":true,"sizeLimit":"1Gi"}`,
-			want:   `spec.staging.unbounded excludes sizeLimit: an unbounded staging area has no limit`,
+			want:   `spec.staging.unbounded: unbounded and sizeLimit are mutually exclusive: an unbounded staging area has no size limit to configure`,
 		},
 	}
 	for name, tc := range cases {

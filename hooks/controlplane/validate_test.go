@@ -60,13 +60,13 @@ func TestValidateBackends(t *testing.T) {
 			want: []string{
 				"backends[0].s3.endpoint must be an http:// or https:// URL",
 				"backends[0].s3.bucket is required",
-				"backends[0].extraOptions may not set s3_store_host: the service renders it",
+				`backends[0].extraOptions[s3_store_host]: option "s3_store_host" is owned by s3.endpoint and must not be set via extraOptions`,
 			},
 		},
 		"NoS3": {
 			reason:  "an S3 entry needs its s3 settings",
 			entries: []api.BackendEntry{with(entry("a", true), func(e *api.BackendEntry) { e.S3 = nil })},
-			want:    []string{"backends[0].s3 is required when type is S3"},
+			want:    []string{"backends[0].s3: the s3 block must be set exactly when type is S3"},
 		},
 	}
 	for name, tc := range cases {

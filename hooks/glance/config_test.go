@@ -28,7 +28,7 @@ func TestMemcachedServers(t *testing.T) {
 			want{servers: "127.0.0.1:11211,[::1]:11212"}},
 		"Both": {"both is refused (the webhook and the CRD refuse it too)",
 			api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "m"}, Servers: []string{"127.0.0.1:11211"}},
-			want{err: "spec.cache sets both clusterRef and servers"}},
+			want{err: "spec.cache: exactly one of clusterRef or servers must be set"}},
 		"Neither": {"neither is refused, not rendered empty",
 			api.CacheSpec{}, want{err: "spec.cache needs clusterRef or servers"}},
 	}

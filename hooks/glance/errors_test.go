@@ -19,8 +19,8 @@ func TestSpecError(t *testing.T) {
 	}{
 		"Spec": {"a spec value is a spec error, its message as written", invalidSpec("spec.database needs exactly one of clusterRef and host"),
 			true, "spec.database needs exactly one of clusterRef and host"},
-		"Wrapped": {"wrapping keeps it a spec error", fmt.Errorf("rendering: %w", invalidSpec("spec.cache sets both clusterRef and servers")),
-			true, "rendering: spec.cache sets both clusterRef and servers"},
+		"Wrapped": {"wrapping keeps it a spec error", fmt.Errorf("rendering: %w", invalidSpec("spec.cache: exactly one of clusterRef or servers must be set")),
+			true, "rendering: spec.cache: exactly one of clusterRef or servers must be set"},
 		"Input": {"an input error is not a spec error", hook.Invalid("observed Job %q", "j"), false, `observed Job "j"`},
 		"Plain": {"an error of no type is not a spec error", errors.New("boom"), false, "boom"},
 	}

@@ -68,7 +68,7 @@ func cacheConf(in confInput) (confPart, error) {
 func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
 	switch {
 	case c.ClusterRef != nil && len(c.Servers) > 0:
-		return "", errors.New("spec.cache sets both clusterRef and servers")
+		return "", errors.New("spec.cache: exactly one of clusterRef or servers must be set")
 	case c.ClusterRef != nil:
 		return fmt.Sprintf("%s.%s.svc.cluster.local:%d", c.ClusterRef.Name, g.Namespace, MemcachedPort), nil
 	case len(c.Servers) > 0:

@@ -50,8 +50,9 @@ func loggingOptions(l *api.LoggingSpec, rel release.Release) []storeconf.Option 
 // renderLoggingConfig is LoggingFile: the root logger at the level asked
 // (DEBUG with debug), each named logger at its own (configLogLevels), all to stderr, as text
 // through oslo.log's context formatter or as JSON through its JSON
-// formatter. Logger names are checked at admission (letters, digits, '_',
-// '-', '.'), so each is a valid section name.
+// formatter. A logger's name is only ever a qualname value (sections are
+// keyed by position); admission refuses the '%' ConfigParser would
+// interpolate and what cannot be one line.
 func renderLoggingConfig(l api.LoggingSpec, rel release.Release) string {
 	root := l.Level
 	if l.Debug != nil && *l.Debug {

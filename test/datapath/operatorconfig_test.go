@@ -153,7 +153,7 @@ func operatorConfig(t *testing.T, svc *glancestack.Services) {
 // filter after the hooks' own, and the image rules opened.
 func anonymousAccess(s *api.GlanceSpec) {
 	s.ExtraConfig = map[string]map[string]string{"DEFAULT": {"allow_anonymous_access": "true"}}
-	s.Middleware = []api.MiddlewareSpec{{Name: "unauthenticated_context",
+	s.Middleware = []api.MiddlewareSpec{{Name: "unauthenticated-context",
 		FilterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", Position: api.MiddlewareAfter}}
 	rules := map[string]string{}
 	for _, r := range []string{"add_image", "get_image", "get_images", "upload_image", "download_image", "modify_image", "delete_image"} {

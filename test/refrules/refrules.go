@@ -78,7 +78,7 @@ var GlanceRules = []Rule{
 	{"extraConfig newline in a value", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true\n[database]"}}}, "spec.extraConfig[DEFAULT][debug]", false},
 	{"extraConfig carriage return in a key", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug\r": "true"}}}, "spec.extraConfig[DEFAULT]", false},
 	{"extraConfig newline in a section", map[string]any{"extraConfig": map[string]any{"DEFAULT]\n[database": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},
-	{"policy rule empty", map[string]any{"policyOverrides.rules": map[string]any{"get_images": ""}}, "spec.policyOverrides.rules[get_images]", false},
+	{"policy rule empty", map[string]any{"policyOverrides.rules": map[string]any{"get_images": ""}}, "spec.policyOverrides", true},
 	{"policy without rules or ConfigMap", map[string]any{"policyOverrides": map[string]any{}}, "spec.policyOverrides", true},
 	{"middleware named like a filter of the hooks", map[string]any{"middleware": []any{map[string]any{"name": "authtoken", "filterFactory": "a.b:c", "position": "after"}}}, "spec.middleware[0].name", false},
 	{"middleware names twice", map[string]any{"middleware": []any{map[string]any{"name": "x", "filterFactory": "a.b:c", "position": "after"}, map[string]any{"name": "x", "filterFactory": "a.b:c", "position": "before"}}}, "spec.middleware[1].name", false},

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Guard names the spec field that owns a key an operator may not set by
@@ -193,26 +195,46 @@ var PasteNames = []string{
 	"rootapp", "apiversions", "apiv2app",
 }
 
-// pasteName is what a filter may be called: it is a section name and a
-// word of the pipeline line.
-var pasteName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+// MaxFilterNameLength bounds a filter's name (the CRD's maxLength). The
+// reference sets no bound; this one is far above any name in use and keeps
+// the object's size and the pipeline line in reason.
+const MaxFilterNameLength = 253
+
+// FilterNameProblem says why name cannot be a filter's, "" when it can. A
+// name is a word of the pipeline line and the end of a [filter:<name>]
+// section: PasteDeploy (checked with 3.0.1, glance 25.1's) and oslo.config,
+// which glance-api also reads the paste file with, take any other
+// character there, so any other name the reference accepts is accepted
+// here too (unauthenticated-context, audit.v2, ...).
+func FilterNameProblem(name string) string {
+	switch {
+	case name == "":
+		return "must not be empty"
+	case len(name) > MaxFilterNameLength:
+		return fmt.Sprintf("must be at most %d characters", MaxFilterNameLength)
+	case !utf8.ValidString(name) || strings.IndexFunc(name, splitsWord) >= 0:
+		return "must not contain whitespace or control characters: the pipeline line lists the filters separated by whitespace"
+	case strings.Contains(name, ":"):
+		return "must not contain ':': PasteDeploy reads a pipeline word with ':' as a URI (egg:, config:, call:)"
+	case strings.Contains(name, "%"):
+		return "must not contain '%': PasteDeploy interpolates %(...)s in the pipeline line"
+	case slices.Contains(PasteNames, name):
+		return "is a filter or application of the pipeline the hooks render"
+	}
+	return ""
+}
+
+// splitsWord reports whether r ends a word of the pipeline line (Python's
+// str.split splits at every Unicode space) or cannot be seen in one.
+func splitsWord(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+}
 
 // filterFactory is a paste filter factory, module.path:callable.
 var filterFactory = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 // pasteKey is what a filter setting may be called.
 var pasteKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`)
-
-// FilterNameProblem says why name cannot be a filter's, "" when it can.
-func FilterNameProblem(name string) string {
-	if !pasteName.MatchString(name) {
-		return "must be 1 to 63 lowercase letters, digits or '_', starting with a letter"
-	}
-	if slices.Contains(PasteNames, name) {
-		return "is a filter or application of the pipeline the hooks render"
-	}
-	return ""
-}
 
 // FilterFactoryProblem says why f cannot be a paste filter factory.
 func FilterFactoryProblem(f string) string {

@@ -31,7 +31,6 @@ var (
 func Glance(name, namespace string, written api.GlanceSpec, raw []byte) (problem.List, []string) {
 	spec := written.WithDefaults(namespace)
 	l := glanceNameProblems(name)
-	l = append(l, dbPurgeNameProblems(name, spec)...)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
@@ -146,12 +145,10 @@ var databaseName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
 func databaseProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 	var l problem.List
 	switch {
-	case d.ClusterRef != nil && d.Host != "":
-		l = append(l, problem.Invalid(at, "sets both clusterRef and host: the database is either a cluster in the namespace or an external server"))
+	case (d.ClusterRef != nil) == (d.Host != ""):
+		l = append(l, problem.At(at, "exactly one of clusterRef or host must be set"))
 	case d.ClusterRef != nil:
 		l = append(l, requiredValue(at.Child("clusterRef", "name"), d.ClusterRef.Name)...)
-	case d.Host == "":
-		l = append(l, problem.Invalid(at, "needs clusterRef (a database cluster in the namespace) or host (an external server)"))
 	default:
 		l = append(l, hostProblems(at.Child("host"), d.Host)...)
 	}
@@ -184,12 +181,10 @@ func isHost(host string) bool {
 func cacheProblems(at *field.Path, c api.CacheSpec) problem.List {
 	var l problem.List
 	switch {
-	case c.ClusterRef != nil && len(c.Servers) > 0:
-		l = append(l, problem.Invalid(at, "sets both clusterRef and servers: the cache is either a memcached cluster in the namespace or explicit servers"))
+	case (c.ClusterRef != nil) == (len(c.Servers) > 0):
+		l = append(l, problem.At(at, "exactly one of clusterRef or servers must be set"))
 	case c.ClusterRef != nil:
 		l = append(l, requiredValue(at.Child("clusterRef", "name"), c.ClusterRef.Name)...)
-	case len(c.Servers) == 0:
-		l = append(l, problem.Invalid(at, "needs clusterRef (a memcached cluster in the namespace) or servers"))
 	}
 	for i, srv := range c.Servers {
 		host, port, err := net.SplitHostPort(srv)

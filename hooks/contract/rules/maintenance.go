@@ -99,13 +99,27 @@ func scheduleProblem(s string) string {
 	return ""
 }
 
-// dbPurgeNameProblems refuses a name too long for the purge CronJob's.
-func dbPurgeNameProblems(glance string, s api.GlanceSpec) problem.List {
-	if s.DBPurge == nil || len(glance) <= names.MaxGlanceNameForDBPurge {
+// DBPurgeNameProblems (admission only: a rule of a new object) refuses, in the reference's words, a Glance name too
+// long for its purge CronJob's, whether or not spec.dbPurge is set: the
+// purge runs by default. Only a new Glance is held to it (a name never
+// changes), so a Glance admitted before keeps taking updates and status.
+func DBPurgeNameProblems(glance string) problem.List {
+	if len(glance) <= names.MaxGlanceNameForDBPurge {
 		return nil
 	}
-	return problem.List{problem.Invalid(metadataName, "must be at most %d characters with spec.dbPurge set: the purge CronJob %q may be at most %d (Kubernetes adds 11 to name each run's Job, whose name is at most %d)",
-		names.MaxGlanceNameForDBPurge, names.DBPurgeCronJobName("<name>"), names.MaxCronJobName, names.MaxJobName)}
+	return problem.List{problem.At(metadataName, "name must be at most %d characters: the db-purge CronJob appends %q and Kubernetes caps CronJob names at %d characters",
+		names.MaxGlanceNameForDBPurge, names.DBPurgeSuffix, names.MaxCronJobName)}
+}
+
+// ControlPlaneDBPurgeNameProblems is DBPurgeNameProblems for the Glance a
+// ControlPlane projects, <name>-glance, said of the ControlPlane's name.
+func ControlPlaneDBPurgeNameProblems(controlPlane string) problem.List {
+	glance := names.GlanceName(controlPlane)
+	if len(glance) <= names.MaxGlanceNameForDBPurge {
+		return nil
+	}
+	return problem.List{problem.At(metadataName, "name must be at most %d characters: the projected Glance %s names its db-purge CronJob %s, and Kubernetes caps CronJob names at %d characters",
+		names.MaxGlanceNameForDBPurge-len(glance)+len(controlPlane), names.GlanceName("<name>"), names.DBPurgeCronJobName(names.GlanceName("<name>")), names.MaxCronJobName)}
 }
 
 // dbPurgeWarnings warn when an update shortens the retention: the next run

@@ -70,21 +70,18 @@ func TestDBPurgeProblems(t *testing.T) {
 
 func TestDBPurgeNameProblems(t *testing.T) {
 	longest := strings.Repeat("g", names.MaxGlanceNameForDBPurge)
-	purge := api.GlanceSpec{DBPurge: &api.DBPurgeSpec{}}
 	cases := map[string]struct {
 		reason string
 		name   string
-		spec   api.GlanceSpec
 		want   string
 	}{
-		"fits":     {"the longest name whose CronJob name fits", longest, purge, ""},
-		"no purge": {"without the block the name is free", longest + "g", api.GlanceSpec{}, ""},
-		"one longer": {"one character more and the CronJob name is too long", longest + "g", purge,
-			`metadata.name must be at most 43 characters with spec.dbPurge set: the purge CronJob "<name>-db-purge" may be at most 52 (Kubernetes adds 11 to name each run's Job, whose name is at most 63)`},
+		"fits": {"the longest name whose CronJob name fits", longest, ""},
+		"one longer": {"one character more and the CronJob name is too long, with or without spec.dbPurge (the purge runs by default); the reference's words", longest + "g",
+			`metadata.name: name must be at most 43 characters: the db-purge CronJob appends "-db-purge" and Kubernetes caps CronJob names at 52 characters`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, dbPurgeNameProblems(c.name, c.spec).String()); diff != "" {
+			if diff := cmp.Diff(c.want, DBPurgeNameProblems(c.name).String()); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
 			}
 		})

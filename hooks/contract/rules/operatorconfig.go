@@ -62,6 +62,10 @@ func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]
 	noCatalog := false
 	for _, section := range slices.Sorted(maps.Keys(ec)) {
 		keys := ec[section]
+		if p := referenceSectionProblem(section); p != "" {
+			l = append(l, problem.At(at, "%s", p))
+			continue
+		}
 		if p := sectionProblem(section); p != "" {
 			l = append(l, problem.At(at, "section %s %s", excerpt.Value(section), p))
 			continue
@@ -70,6 +74,10 @@ func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]
 			l = append(l, problem.Invalid(at.Key(section), "is empty: name at least one option or leave the section out"))
 		}
 		for _, key := range slices.Sorted(maps.Keys(keys)) {
+			if key == "" {
+				l = append(l, problem.At(at.Key(section), "extraConfig key must not be empty"))
+				continue
+			}
 			lp := lineProblems(at.Key(section), where.root, section, key, keys[key])
 			l = append(l, lp...)
 			if len(lp) > 0 || relErr != nil {
@@ -116,6 +124,18 @@ func catalogReleases() string {
 	return strings.Join(out, ", ")
 }
 
+// referenceSectionProblem is the reference's refusal of an extraConfig
+// section name, in its words, "" when it has none.
+func referenceSectionProblem(s string) string {
+	switch {
+	case s == "":
+		return "extraConfig section name must not be empty"
+	case extraconf.LineBreak(s):
+		return "extraConfig section name must not contain a newline or carriage return"
+	}
+	return ""
+}
+
 // sectionProblem says why a section name cannot be written, "" when it can.
 func sectionProblem(s string) string {
 	switch {
@@ -137,7 +157,7 @@ func lineProblems(at *field.Path, root, section, key, value string) problem.List
 	case extraconf.LineBreak(key):
 		return problem.List{problem.At(at, "option %s contains a newline or carriage return, which would start a line of glance-api.conf past every check", excerpt.Value(key))}
 	case storeconf.ValidateKey(key) != nil:
-		return problem.List{problem.At(at, "option %s is not an option name: lowercase letters, digits and '_', starting with a letter", excerpt.Value(key))}
+		return problem.List{problem.At(at, "option %s is not an option name: letters, digits and '_'", excerpt.Value(key))}
 	}
 	if g, ok := extraconf.Guarded(section, key, value); ok {
 		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key, root))}
@@ -150,13 +170,14 @@ func lineProblems(at *field.Path, root, section, key, value string) problem.List
 
 // pluginProblems checks spec.plugins: one entry per section, each line
 // writable and no guarded key. Their sections are not held to the catalog:
-// a plugin or driver registers its options when it loads.
+// a plugin or driver registers its options when it loads. A plugin's name
+// is rendered nowhere (it names the entry for its reader), so, as in the
+// reference, any name is taken.
 func pluginProblems(plugins []api.PluginSpec) problem.List {
 	var l problem.List
 	seen := map[string]bool{}
 	for i, p := range plugins {
 		at := field.NewPath("plugins").Index(i)
-		l = append(l, requiredValue(at.Child("name"), p.Name)...)
 		if sp := sectionProblem(p.ConfigSection); sp != "" {
 			l = append(l, problem.Invalid(at.Child("configSection"), "%s", sp))
 			continue
@@ -211,7 +232,7 @@ func policyProblems(p *api.PolicySpec) problem.List {
 	}
 	at := field.NewPath("policyOverrides")
 	if len(p.Rules) == 0 && p.ConfigMapRef == nil {
-		return problem.List{problem.Invalid(at, "needs rules or configMapRef")}
+		return problem.List{problem.At(at, "at least one of rules or configMapRef must be set")}
 	}
 	var l problem.List
 	if p.ConfigMapRef != nil {
@@ -220,11 +241,12 @@ func policyProblems(p *api.PolicySpec) problem.List {
 	for _, name := range slices.Sorted(maps.Keys(p.Rules)) {
 		switch {
 		case name == "":
-			l = append(l, problem.At(at.Child("rules"), "a rule name is empty"))
+			// Rooted where the CRD's rule says it, so both gates name one field.
+			l = append(l, problem.At(at, "policy rule name must not be empty"))
 		case storeconf.CharacterProblem(name) != "":
 			l = append(l, problem.At(keyAt(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", storeconf.CharacterProblem(name)))
 		case p.Rules[name] == "":
-			l = append(l, problem.Invalid(at.Child("rules").Key(name), "is empty: write \"@\" to allow everyone or \"!\" to allow no one"))
+			l = append(l, problem.At(at, "policy rule value must not be empty: rule %q (write \"@\" to allow everyone or \"!\" to allow no one)", name))
 		default:
 			l = append(l, characterProblems(at.Child("rules").Key(name), p.Rules[name])...)
 		}

@@ -85,7 +85,7 @@ func networkPolicyProblems(np api.NetworkPolicySpec, rawEgress json.RawMessage) 
 	var l problem.List
 	ingress := field.NewPath("ingress")
 	if len(np.Ingress) == 0 {
-		l = append(l, problem.Invalid(ingress, "needs at least one source: a policy around glance-api admits only the sources listed"))
+		l = append(l, problem.At(ingress, "at least one ingress source must be specified"))
 	}
 	for i, src := range np.Ingress {
 		at := ingress.Index(i)

@@ -41,7 +41,7 @@ func TestReachProblems(t *testing.T) {
 		"NoSources": {
 			reason: "fail closed: a policy needs a source",
 			spec:   `{"networkPolicy":{"ingress":[]}}`,
-			want:   []string{"networkPolicy.ingress needs at least one source: a policy around glance-api admits only the sources listed"},
+			want:   []string{"networkPolicy.ingress: at least one ingress source must be specified"},
 		},
 		"SourceShapes": {
 			reason: "a source with no selector, a bad label value, an operator without values",

@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Checks of the blocks the reference Glance API brought: deployment,
@@ -57,15 +58,15 @@ func deploymentProblems(d api.DeploymentSpec) problem.List {
 	}
 	grace := graceSeconds(d)
 	if d.TerminationGracePeriodSeconds != nil && grace < minGraceSeconds {
-		l = append(l, problem.Invalid(at.Child("terminationGracePeriodSeconds"), "must be at least %d", minGraceSeconds))
+		l = append(l, problem.At(at.Child("terminationGracePeriodSeconds"), "terminationGracePeriodSeconds must be at least %d", minGraceSeconds))
 	}
 	if p := d.PreStopSleepSeconds; p != nil {
 		switch {
 		case *p < 0:
-			l = append(l, problem.Invalid(at.Child("preStopSleepSeconds"), "must not be negative"))
+			l = append(l, problem.At(at.Child("preStopSleepSeconds"), "preStopSleepSeconds must be non-negative"))
 		case *p >= grace:
-			l = append(l, problem.Invalid(at.Child("preStopSleepSeconds"),
-				"must be less than terminationGracePeriodSeconds (%d): the pod needs time after the sleep to finish its requests", grace))
+			l = append(l, problem.At(at.Child("preStopSleepSeconds"),
+				"preStopSleepSeconds (%d) must be strictly less than terminationGracePeriodSeconds (%d)", *p, grace))
 		}
 	}
 	if st := d.Strategy; st != nil {
@@ -73,7 +74,7 @@ func deploymentProblems(d api.DeploymentSpec) problem.List {
 		case "", appsv1.RollingUpdateDeploymentStrategyType:
 		case appsv1.RecreateDeploymentStrategyType:
 			if st.RollingUpdate != nil {
-				l = append(l, problem.Invalid(at.Child("strategy", "rollingUpdate"), "must not be set with type Recreate"))
+				l = append(l, problem.At(at.Child("strategy", "rollingUpdate"), "rollingUpdate must not be set when strategy.type is Recreate"))
 			}
 		default:
 			l = append(l, problem.Invalid(at.Child("strategy", "type"), "must be RollingUpdate or Recreate"))
@@ -118,8 +119,8 @@ func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
 		case *h < 1:
 			l = append(l, problem.Invalid(u.Child("harakiri"), "must be at least 1"))
 		case int64(*h) >= window:
-			l = append(l, problem.Invalid(u.Child("harakiri"),
-				"must be less than the pod's drain window, terminationGracePeriodSeconds less preStopSleepSeconds (%d s)", window))
+			l = append(l, problem.At(u.Child("harakiri"),
+				"harakiri (%d) must be strictly less than terminationGracePeriodSeconds - preStopSleepSeconds (%d)", *h, window))
 		}
 	}
 	if t := uw.HTTPKeepAliveTimeout; t != nil {
@@ -127,7 +128,7 @@ func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
 		case *t < 1:
 			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "must be at least 1"))
 		case uw.HTTPKeepAlive == nil || !*uw.HTTPKeepAlive:
-			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "needs httpKeepAlive: true"))
+			l = append(l, problem.At(u.Child("httpKeepAliveTimeout"), "httpKeepAliveTimeout may only be set when httpKeepAlive is true"))
 		}
 	}
 	return l
@@ -159,20 +160,36 @@ var imageDigest = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
 func imageProblems(i api.ImageSpec) problem.List {
 	at := field.NewPath("image")
 	l := requiredValue(at.Child("repository"), i.Repository)
+	// The rule is the reference's, in its words; a tag the defaults filled
+	// in counts as set.
 	switch {
-	case i.Tag != "" && i.Digest != "":
-		l = append(l, problem.Invalid(at, "sets both tag and digest: name the image by one of them"))
+	case (i.Tag != "") == (i.Digest != ""):
+		l = append(l, problem.At(at, "exactly one of image.tag or image.digest must be set"))
 	case i.Digest != "" && !imageDigest.MatchString(i.Digest):
 		l = append(l, problem.Invalid(at.Child("digest"), "must be sha256: and 64 lowercase hex digits"))
-	case i.Digest == "":
-		l = append(l, requiredValue(at.Child("tag"), i.Tag)...)
+	case i.Tag != "":
+		l = append(l, valueProblems(at.Child("tag"), i.Tag)...)
 	}
 	return l
 }
 
-// loggerName is what a logger may be called: it goes into oslo.log's
-// comma-separated name=LEVEL list, and into a logging config section name.
-var loggerName = regexp.MustCompile(`^[A-Za-z0-9_][-A-Za-z0-9_.]*$`)
+// loggerNameProblem says why name cannot name a logger, "" when it can.
+// A name is written into default_log_levels (name=LEVEL pairs separated by
+// ',', which oslo.log splits at the first '=') and into logging.conf's
+// qualname (Python's ConfigParser interpolates '%'); anything else Python
+// takes for a logger's name, as the reference does (which refuses only an
+// empty one).
+func loggerNameProblem(name string) string {
+	switch {
+	case name == "":
+		return "logger name must not be empty"
+	case strings.ContainsAny(name, "=,%"):
+		return "a logger name must not contain '=', ',' or '%': default_log_levels lists name=LEVEL pairs separated by ',', and logging.conf interpolates '%'"
+	case storeconf.ValueProblem(name) != "":
+		return "a logger name " + storeconf.ValueProblem(name)
+	}
+	return ""
+}
 
 // loggingProblems checks spec.logging with the defaults filled in.
 func loggingProblems(lg *api.LoggingSpec) problem.List {
@@ -189,11 +206,11 @@ func loggingProblems(lg *api.LoggingSpec) problem.List {
 	}
 	for _, name := range slices.Sorted(maps.Keys(lg.PerLoggerLevels)) {
 		k := keyAt(at.Child("perLoggerLevels"), name)
-		if !loggerName.MatchString(name) {
-			l = append(l, problem.At(k, "a logger name must be letters, digits, '_', '-' or '.'"))
+		if p := loggerNameProblem(name); p != "" {
+			l = append(l, problem.At(k, "%s", p))
 		}
 		if !isLogLevel(lg.PerLoggerLevels[name]) {
-			l = append(l, problem.Invalid(k, "must be one of %s", strings.Join(api.LogLevels, ", ")))
+			l = append(l, problem.At(k, "level must be one of %s", strings.Join(api.LogLevels, ", ")))
 		}
 	}
 	return l
@@ -215,8 +232,7 @@ func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 	case m != "" && m != api.CredentialsStatic && m != api.CredentialsDynamic:
 		l = append(l, problem.Invalid(at.Child("credentialsMode"), "must be Static or Dynamic"))
 	case m == api.CredentialsDynamic && d.ClusterRef == nil:
-		l = append(l, problem.Invalid(at.Child("credentialsMode"),
-			"Dynamic users come from a secrets engine for a database cluster in the namespace: set clusterRef, or use Static with host"))
+		l = append(l, problem.At(at.Child("credentialsMode"), "credentialsMode Dynamic requires clusterRef (managed mode)"))
 	}
 	t := d.TLS
 	if t == nil {
@@ -293,7 +309,7 @@ func stagingProblems(s api.StagingSpec) problem.List {
 	case s.Unbounded && s.VolumeClaim != nil:
 		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes volumeClaim: a claim asks for a size"))
 	case s.Unbounded && s.SizeLimit != nil:
-		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes sizeLimit: an unbounded staging area has no limit"))
+		l = append(l, problem.At(at.Child("unbounded"), "unbounded and sizeLimit are mutually exclusive: an unbounded staging area has no size limit to configure"))
 	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
 		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
 	case s.SizeLimit != nil && s.SizeLimit.Cmp(MaxVolumeSize) > 0:

@@ -23,7 +23,7 @@ func scalingProblems(s api.GlanceSpec) problem.List {
 	if a := s.Autoscaling; a != nil {
 		at := field.NewPath("autoscaling")
 		if *a.MinReplicas < 1 {
-			l = append(l, problem.Invalid(at.Child("minReplicas"), "must be at least 1"))
+			l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must be at least 1"))
 		}
 		if a.MaxReplicas < *a.MinReplicas {
 			l = append(l, problem.Invalid(at.Child("maxReplicas"), "must be at least minReplicas (default %d)", api.DefaultMinReplicas))
@@ -33,7 +33,7 @@ func scalingProblems(s api.GlanceSpec) problem.List {
 			v    *int32
 		}{{"targetCPUUtilization", a.TargetCPUUtilization}, {"targetMemoryUtilization", a.TargetMemoryUtilization}} {
 			if t.v != nil && (*t.v < 1 || *t.v > 100) {
-				l = append(l, problem.Invalid(at.Child(t.name), "must be between 1 and 100"))
+				l = append(l, problem.At(at.Child(t.name), "%s must be between 1 and 100", t.name))
 			}
 		}
 	}

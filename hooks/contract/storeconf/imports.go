@@ -115,7 +115,7 @@ func ImportFilterProblems(f *api.ImportFilteringSpec) problem.List {
 	at := field.NewPath("importFiltering")
 	for _, pair := range filterPairs {
 		if allow, deny := pair.set(f); allow && deny {
-			l = append(l, problem.Invalid(at.Child(pair.deny), "must not be set with %s: Glance ignores the deny list while the allow list has entries", pair.allow))
+			l = append(l, problem.At(at.Child(pair.deny), "%s and %s are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty", pair.allow, pair.deny))
 		}
 	}
 	// In the spec's field order, so the same spec gives the same message.

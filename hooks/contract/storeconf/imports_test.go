@@ -59,9 +59,9 @@ func TestImportFilterProblems(t *testing.T) {
 		"pairs": {"every pair set on both sides", &api.ImportFilteringSpec{AllowedSchemes: []string{"https"}, DisallowedSchemes: []string{"http"},
 			AllowedHosts: []string{"a.example.com"}, DisallowedHosts: []string{"b.example.com"}, AllowedPorts: []int32{443}, DisallowedPorts: []int32{80}},
 			[]string{
-				"importFiltering.disallowedSchemes must not be set with allowedSchemes: Glance ignores the deny list while the allow list has entries",
-				"importFiltering.disallowedHosts must not be set with allowedHosts: Glance ignores the deny list while the allow list has entries",
-				"importFiltering.disallowedPorts must not be set with allowedPorts: Glance ignores the deny list while the allow list has entries",
+				"importFiltering.disallowedSchemes: allowedSchemes and disallowedSchemes are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty",
+				"importFiltering.disallowedHosts: allowedHosts and disallowedHosts are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty",
+				"importFiltering.disallowedPorts: allowedPorts and disallowedPorts are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty",
 			}},
 		"items": {"each item as Glance's types take it", &api.ImportFilteringSpec{AllowedSchemes: []string{"ftp"}, AllowedHosts: []string{"a_b"}, DisallowedPorts: []int32{70000}},
 			[]string{

@@ -10,25 +10,33 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
-// isOptionKey reports whether s looks like an oslo.config option name,
-// ^[a-z][a-z0-9_]*$ (by hand: every line of every store section is checked
-// with it on every Glance sync).
+// isOptionKey reports whether s is ^[A-Za-z0-9_]+$, the option names the
+// reference takes (by hand: every line of every store section is checked
+// with it on every Glance sync). oslo.config matches names case-sensitively,
+// so an upper-case name is one line of its own that no option reads; it
+// cannot stand in for an option the service renders.
 func isOptionKey(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
+	if s == "" {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
 			return false
 		}
 	}
 	return true
 }
 
+// MaxOptionKeyLength bounds an option name, as the reference does.
+const MaxOptionKeyLength = 256
+
 // ValidateKey refuses option names that could be anything but one option.
 func ValidateKey(key string) error {
-	if !isOptionKey(key) || len(key) > 128 {
-		return fmt.Errorf("option name %s is not valid: use lowercase letters, digits and '_', starting with a letter", excerpt.Value(key))
+	if !isOptionKey(key) {
+		return fmt.Errorf("option name %s must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)", excerpt.Value(key))
+	}
+	if len(key) > MaxOptionKeyLength {
+		return fmt.Errorf("option name %s must be at most %d characters", excerpt.Value(key), MaxOptionKeyLength)
 	}
 	return nil
 }

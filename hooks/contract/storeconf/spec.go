@@ -66,10 +66,15 @@ func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
 		return problem.List{problem.Invalid(field.NewPath("type"), "must be %s", api.BackendTypeS3)}
 	}
 	if spec.S3 == nil {
-		return problem.List{problem.Invalid(field.NewPath("s3"), "is required when type is S3")}
+		// The reference's words: its GlanceBackend webhook's, and its
+		// ControlPlane CRD's for an entry.
+		if urlField == HostField {
+			return problem.List{problem.At(field.NewPath("s3"), "exactly one backend block matching spec.type must be set (type S3 requires spec.s3)")}
+		}
+		return problem.List{problem.At(field.NewPath("s3"), "the s3 block must be set exactly when type is S3")}
 	}
 	l := s3Problems(field.NewPath("s3"), spec.S3, urlField)
-	return append(l, extraOptionsProblems(field.NewPath("extraOptions"), spec.ExtraOptions)...)
+	return append(l, extraOptionsProblems(field.NewPath("extraOptions"), spec.ExtraOptions, urlField)...)
 }
 
 // s3Problems checks the S3 settings at s3.
@@ -140,13 +145,24 @@ func caBundleRefProblems(ref *field.Path, r api.CABundleRef, host, urlField stri
 	return l
 }
 
+// ownerPrefix is where the s3 fields are, as the reference names them: a
+// GlanceBackend's spec.s3, a ControlPlane entry's s3.
+func ownerPrefix(urlField string) string {
+	if urlField == HostField {
+		return "spec.s3."
+	}
+	return "s3."
+}
+
 // extraOptionsProblems checks the options at extra, in key order: none may
-// set an option the service renders, and each must be one safe line.
-func extraOptionsProblems(extra *field.Path, opts map[string]string) problem.List {
+// set an option the service renders (refused in the reference's words,
+// naming the field of s3 it comes from, urlField for the URL), and each
+// must be one safe line.
+func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField string) problem.List {
 	var l problem.List
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		if OwnedOptions[k] {
-			l = append(l, problem.Invalid(extra, "may not set %s: the service renders it", k))
+			l = append(l, problem.At(extra.Key(k), "option %q is owned by %s%s and must not be set via extraOptions", k, ownerPrefix(urlField), optionOwner(k, urlField)))
 			continue
 		}
 		if err := ValidateKey(k); err != nil {

@@ -1,6 +1,7 @@
 package storeconf
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,7 +36,7 @@ func TestBackendProblems(t *testing.T) {
 		"NoS3": {
 			reason: "an S3 store needs its S3 settings",
 			args:   args{storeID: "a", spec: func(s *api.GlanceBackendSpec) { s.S3 = nil }},
-			want:   []string{"spec.s3 is required when type is S3"},
+			want:   []string{"spec.s3: exactly one backend block matching spec.type must be set (type S3 requires spec.s3)"},
 		},
 		"S3Fields": {
 			reason: "every S3 field says what is wrong with it, in field order, without its value",
@@ -81,16 +82,29 @@ func TestBackendProblems(t *testing.T) {
 			}},
 			want: []string{"spec.s3.caBundleRef.name is required"},
 		},
+		"ExtraOptionsReferenceKeys": {
+			reason: "the reference takes letters, digits and '_' in any case and order; oslo.config matches names case-sensitively, so an upper-case name renders one inert line and stands in for no owned option",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.ExtraOptions = map[string]string{"S3_STORE_HOST": "x", "9lives": "v", strings.Repeat("k", MaxOptionKeyLength): "v"}
+			}},
+		},
+		"ExtraOptionsKeyTooLong": {
+			reason: "the reference's bound on a key",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.ExtraOptions = map[string]string{strings.Repeat("k", MaxOptionKeyLength+1): "v"}
+			}},
+			want: []string{`spec.extraOptions: option name "` + strings.Repeat("k", 32) + `"... (257 bytes) must be at most 256 characters`},
+		},
 		"ExtraOptions": {
 			reason: "extraOptions may neither set an option the service renders nor break the file; keys in order",
 			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
 				s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak", "s3_store_cacert": "/ca.pem"}
 			}},
 			want: []string{
-				`spec.extraOptions: option name "bad key" is not valid: use lowercase letters, digits and '_', starting with a letter`,
+				`spec.extraOptions: option name "bad key" must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)`,
 				"spec.extraOptions[ok] contains a newline",
-				"spec.extraOptions may not set s3_store_bucket: the service renders it",
-				"spec.extraOptions may not set s3_store_cacert: the service renders it",
+				`spec.extraOptions[s3_store_bucket]: option "s3_store_bucket" is owned by spec.s3.bucket and must not be set via extraOptions`,
+				`spec.extraOptions[s3_store_cacert]: option "s3_store_cacert" is owned by spec.s3.caBundleRef and must not be set via extraOptions`,
 			},
 		},
 	}

@@ -11,9 +11,13 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 )
 
-// MaxStoreIDLength bounds a store id; it is a config section name and part of
-// enabled_backends.
-const MaxStoreIDLength = 63
+// MaxStoreIDLength bounds a store id. A config section name and an entry
+// of enabled_backends take any length; the bound is the GlanceBackend
+// whose name is its store id: its store Secret, <name>-store, is an object
+// name of at most 253 characters. So every name the reference accepts for
+// a GlanceBackend (an object name) is a store id here. spec.storeId and a
+// ControlPlane's entry names are bounded to 63 by the CRDs.
+const MaxStoreIDLength = 253 - len("-store")
 
 // isStoreIDShape reports whether s is ^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$,
 // the shape of a store id (by hand: it is checked for every backend on

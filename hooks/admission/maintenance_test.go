@@ -1,0 +1,32 @@
+package admission
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// TestDBPurgeNameAtCreateOnly: a new Glance (and the Glance a new
+// ControlPlane projects) is held to the purge CronJob's name; an UPDATE is
+// not, so a Glance admitted before with a longer name keeps working.
+func TestDBPurgeNameAtCreateOnly(t *testing.T) {
+	long := strings.Repeat("g", names.MaxGlanceNameForDBPurge+1)
+	named := func(g *api.Glance) { g.Name = long }
+	req := create(t, guideGlance(named))
+	msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
+	assert.Contains(t, msg, "metadata.name: name must be at most 43 characters: the db-purge CronJob appends \"-db-purge\"", "a new Glance without spec.dbPurge")
+
+	upd := update(t, guideGlance(named), guideGlance(named))
+	allowed(t, upd, Review(context.Background(), upd, &fakeLister{}))
+
+	cp := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 37) }))
+	msg = denied(t, cp, Review(context.Background(), cp, &fakeLister{}), 422)
+	assert.Contains(t, msg, "metadata.name: name must be at most 36 characters: the projected Glance <name>-glance names its db-purge CronJob <name>-glance-db-purge")
+	ok := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 36) }))
+	allowed(t, ok, Review(context.Background(), ok, &fakeLister{}))
+}
