@@ -894,6 +894,19 @@ func TestControlPlaneGlanceIsStructural(t *testing.T) {
 		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown field "spec.services.glance.replcas"`)
+	// A misspelt service is no service: refused too, not stored as a
+	// ControlPlane that runs no Glance (the webhook says which was meant).
+	cp = object(t, guide.ControlPlane)
+	cp.SetNamespace(ns)
+	services, _, err := unstructured.NestedMap(cp.Object, "spec", "services")
+	require.NoError(t, err)
+	services["glanse"] = services["glance"]
+	delete(services, "glance")
+	require.NoError(t, unstructured.SetNestedMap(cp.Object, services, "spec", "services"))
+	_, err = client(env, controlPlanes).Create(context.Background(), cp,
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
+	require.Error(t, err, "a ControlPlane whose only service is misspelt")
+	assert.Contains(t, err.Error(), `unknown field "spec.services.glanse"`)
 	// A service these hooks do not run is kept as written.
 	cp = object(t, guide.ControlPlane)
 	set(t, cp, int64(3), "spec", "services", "keystone", "replicas")

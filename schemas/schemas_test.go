@@ -3,6 +3,7 @@ package schemas_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -126,6 +127,7 @@ var (
 	quantityType = reflect.TypeFor[resource.Quantity]()
 	objectMeta   = reflect.TypeFor[metav1.ObjectMeta]()
 	durationType = reflect.TypeFor[metav1.Duration]()
+	rawMessage   = reflect.TypeFor[json.RawMessage]()
 )
 
 // jsonField is one field as encoding/json writes it.
@@ -194,6 +196,11 @@ func compare(t reflect.Type, s node, path string, problems *[]string) {
 		if s["x-kubernetes-int-or-string"] != true {
 			bad("a resource.Quantity needs x-kubernetes-int-or-string")
 		}
+		return
+	case t == rawMessage && s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil:
+		// Another component's block of a shared object (a ControlPlane's
+		// other services): kept as written, never read here.
+		wantType("object", "")
 		return
 	case s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil:
 		// An opaque Kubernetes type (an affinity, a spread constraint):
@@ -535,4 +542,18 @@ func TestBackendEntriesLimitMatchesGo(t *testing.T) {
 		"properties", "glance", "properties", "backends")
 	require.NotNil(t, backends)
 	assert.EqualValues(t, api.MaxBackendEntries, get(backends.(node), "maxItems"))
+}
+
+// The CRD's services are exactly the services the reference's ControlPlane
+// knows (api.KnownServices, the list render and /validate judge a key by),
+// and no other key is kept: the API server's strict field validation then
+// refuses a misspelt service where the webhook does.
+func TestControlPlaneServicesAreTheKnownOnes(t *testing.T) {
+	services := get(version(t, loadCRD(t, schemas.ControlPlaneFile)), "schema", "openAPIV3Schema", "properties", "spec", "properties", "services").(node)
+	props, _ := services["properties"].(node)
+	got := slices.Sorted(maps.Keys(props))
+	assert.Equal(t, slices.Sorted(slices.Values(api.KnownServices)), got, "spec.services properties are api.KnownServices")
+	if services["x-kubernetes-preserve-unknown-fields"] == true {
+		t.Error("spec.services keeps unknown keys: a misspelt service would be stored, not refused")
+	}
 }

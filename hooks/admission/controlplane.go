@@ -22,11 +22,14 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	if cp.DeletionTimestamp != nil {
 		return decision{}
 	}
-	serviceWarnings := unknownServiceWarnings(req.Object.Raw)
+	serviceProblems, serviceWarnings := serviceKeyReview(req.Object.Raw)
+	name := nameOf(req, &cp.ObjectMeta)
+	if len(serviceProblems) > 0 {
+		return invalid(api.KindControlPlane, name, serviceProblems)
+	}
 	if cp.Spec.Services.Glance == nil {
 		return decision{warnings: serviceWarnings}
 	}
-	name := nameOf(req, &cp.ObjectMeta)
 	cp.Name, cp.Namespace = name, namespaceOf(req, &cp.ObjectMeta)
 	if name == "" {
 		return invalid(api.KindControlPlane, name, problem.List{

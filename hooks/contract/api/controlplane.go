@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -34,6 +36,13 @@ type ControlPlaneSpec struct {
 // reconcile Glance only, and the CRD keeps the others as written.
 type Services struct {
 	Glance *GlanceService `json:"glance,omitempty"`
+	// The reference's other services, kept as written and never read
+	// here: the CRD lists them so that any other key is refused
+	// (ServiceKey).
+	Barbican  json.RawMessage `json:"barbican,omitempty"`
+	Horizon   json.RawMessage `json:"horizon,omitempty"`
+	Keystone  json.RawMessage `json:"keystone,omitempty"`
+	Placement json.RawMessage `json:"placement,omitempty"`
 }
 
 // KnownServices are the services a reference ControlPlane knows; a key

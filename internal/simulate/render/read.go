@@ -438,18 +438,17 @@ func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Obj
 		}
 		return nil, inputErr(source, "%s: %s", what, describeUnknown(kind, unknown))
 	}
-	if err := checkKind(kind, o, r, source, what); err != nil {
+	if err := checkKind(kind, o, source, what); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// checkKind is what one kind checks beyond its schema.
-func checkKind(kind string, o map[string]any, r rawDoc, source, what string) error {
-	switch kind {
-	case api.KindControlPlane:
-		return checkServices(o, r, what)
-	case "Secret":
+// checkKind is what one kind checks beyond its schema. (A ControlPlane's
+// services need nothing more: the CRD lists the services there are, so a
+// misspelt one is an unknown field.)
+func checkKind(kind string, o map[string]any, source, what string) error {
+	if kind == "Secret" {
 		return checkSecret(o, source, what)
 	}
 	return nil
