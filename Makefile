@@ -16,7 +16,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push image-ref chart-package set-version release-notes bench catalogs
+	datapath-deps services-deps helm chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
 
 all: build
 
@@ -77,6 +77,12 @@ kube-bins:
 INTEGRATION_PKGS = $(sort $(dir $(filter-out ./test/kube/%,$(shell grep -rl --include='*_test.go' --exclude-dir=.git '^//go:build integration' .))))
 integration: kube-bins helm
 	HELM=$(HELM) KUBETEST_REQUIRE=1 $(GO) test -count=1 -tags integration -timeout 20m $(INTEGRATION_PKGS)
+
+# The pod-runner tests twice at once, as two `make test` runs on one
+# machine would run them: both must pass and leave /etc/glance and
+# /var/lib/glance of the machine as they were (hack/podrun-twice.sh).
+podrun-twice: services-deps
+	GO=$(GO) hack/podrun-twice.sh
 
 vet:
 	$(GO) vet ./...
