@@ -132,15 +132,16 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// Parse reads one YAML or JSON stream. YAML documents are separated by
-// "---" lines; JSON input is one or more objects or arrays of objects. A
-// v1 List contributes its items.
+// Parse reads one YAML or JSON stream as kubectl reads it. YAML documents
+// are separated by "---" lines, and each may be written as JSON; input
+// without such a line that starts with JSON is one or more objects or
+// arrays of objects. A v1 List contributes its items.
 func Parse(data []byte, name, defaultNamespace string) ([]Doc, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	var raw []rawDoc
 	var err error
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && !hasDocSeparator(data) {
 		raw, err = splitJSON(data, name)
 	} else {
 		raw, err = splitYAML(data, name)
@@ -208,6 +209,18 @@ func (r rawDoc) lineOf(path fieldPath) int {
 }
 
 var docSeparator = regexp.MustCompile(`^---(\s|$)`)
+
+// hasDocSeparator tells whether a line of data separates YAML documents:
+// such a line cannot be part of a JSON value (a JSON string holds no raw
+// newline), so a stream with one is YAML whose documents may be JSON.
+func hasDocSeparator(data []byte) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		if docSeparator.MatchString(strings.TrimRight(l, "\r")) {
+			return true
+		}
+	}
+	return false
+}
 
 // yamlLine finds the line numbers go-yaml puts in its messages.
 var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
