@@ -22,6 +22,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
@@ -911,4 +912,25 @@ func TestControlPlaneGlanceIsStructural(t *testing.T) {
 	cp = object(t, guide.ControlPlane)
 	set(t, cp, int64(3), "spec", "services", "keystone", "replicas")
 	accepted(t, env, controlPlanes, cp)
+}
+
+// TestMisnamedS3Address: the S3 address copied between a GlanceBackend
+// (s3.host) and a ControlPlane's entry (s3.endpoint) is refused by the API
+// server with the name the kind wants, in the webhook's words.
+func TestMisnamedS3Address(t *testing.T) {
+	env := kubetest.Shared(t)
+	b := backend(t, "misnamed")
+	host, _, err := unstructured.NestedString(b.Object, "spec", "s3", "host")
+	require.NoError(t, err)
+	unstructured.RemoveNestedField(b.Object, "spec", "s3", "host")
+	set(t, b, host, "spec", "s3", "endpoint")
+	refusedCreate(t, env, glanceBackends, b, "spec.s3.endpoint: Invalid value: \"string\": "+api.MisnamedS3Endpoint)
+
+	cp := object(t, guide.ControlPlane)
+	list := entries(t, cp)
+	s3 := list[0].(map[string]any)["s3"].(map[string]any)
+	s3["host"] = s3["endpoint"]
+	delete(s3, "endpoint")
+	setEntries(t, cp, list)
+	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.backends[0].s3.host: Invalid value: \"string\": "+api.MisnamedS3Host)
 }

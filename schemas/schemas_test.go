@@ -557,3 +557,28 @@ func TestControlPlaneServicesAreTheKnownOnes(t *testing.T) {
 		t.Error("spec.services keeps unknown keys: a misspelt service would be stored, not refused")
 	}
 }
+
+// The CRDs refuse the S3 address under the other kind's name with the
+// webhook's words, at the field.
+func TestMisnamedS3AddressRules(t *testing.T) {
+	cases := map[string]struct {
+		file string
+		path []string
+		msg  string
+	}{
+		"GlanceBackend s3.endpoint":  {schemas.GlanceBackendFile, []string{"spec", "properties", "s3"}, api.MisnamedS3Endpoint},
+		"ControlPlane entry s3.host": {schemas.ControlPlaneFile, []string{"spec", "properties", "services", "properties", "glance", "properties", "backends", "items", "properties", "s3"}, api.MisnamedS3Host},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := append([]string{"schema", "openAPIV3Schema", "properties"}, c.path...)
+			s3, ok := get(version(t, loadCRD(t, c.file)), path...).(node)
+			require.True(t, ok, "%v", path)
+			var messages []string
+			for _, r := range s3["x-kubernetes-validations"].([]any) {
+				messages = append(messages, strings.TrimSpace(r.(node)["message"].(string)))
+			}
+			assert.Contains(t, messages, c.msg)
+		})
+	}
+}

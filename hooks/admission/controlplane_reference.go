@@ -26,6 +26,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "must be at least 1"))
 	}
 	l = append(l, regionProblems(specPath.Child("region"), cp.Spec.Region)...)
+	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
 		for _, p := range storeconf.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "%s", p))
@@ -38,6 +39,18 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
 	l = append(l, problem.Wrap(glanceServicePath, importProblems(svc.ImportPlugins, svc.ImportFiltering, svc.Staging))...)
+	return l
+}
+
+// misnamedEntryHosts refuses a backends entry that names its S3 address
+// s3.host, as a GlanceBackend does, with the entry's name for it.
+func misnamedEntryHosts(entries []api.BackendEntry) problem.List {
+	var l problem.List
+	for i, b := range entries {
+		if b.S3 != nil && b.S3.Host != "" {
+			l = append(l, problem.Invalid(glanceServicePath.Child("backends").Index(i).Child("s3", "host"), "%s", api.MisnamedS3Host))
+		}
+	}
 	return l
 }
 

@@ -149,6 +149,9 @@ func backendProblems(b, old *api.GlanceBackend) problem.List {
 	glance, glanceRef := b.Spec.GlanceRef.Name, specPath.Child("glanceRef", "name")
 	l = append(l, problem.Wrap(specPath, storeconf.GlanceRefProblems(glance))...)
 
+	if s3 := b.Spec.S3; s3 != nil && s3.Endpoint != "" {
+		l = append(l, problem.Invalid(specPath.Child("s3", "endpoint"), "%s", api.MisnamedS3Endpoint))
+	}
 	l = append(l, problem.Wrap(specPath, storeconf.SpecProblems(b.Spec, storeconf.HostField))...)
 
 	if old != nil {

@@ -134,6 +134,9 @@ type BackendEntry struct {
 type S3EntryStore struct {
 	Endpoint  string `json:"endpoint"`
 	S3Options `json:",inline"`
+	// Host is a GlanceBackend's name for Endpoint, never valid here (see
+	// S3Store.Endpoint; refused with MisnamedS3Host).
+	Host string `json:"host,omitempty"`
 }
 
 // ControlPlaneStatus is written by the ControlPlane sync hook.
