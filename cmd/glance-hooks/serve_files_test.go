@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c5c3/glance-hooks/internal/buildinfo"
 	"github.com/c5c3/glance-hooks/internal/image"
 	"github.com/c5c3/glance-hooks/internal/testcert"
 )
@@ -68,4 +69,18 @@ func TestServeSaysWhatToMount(t *testing.T) {
 			assert.Empty(t, stdout.String(), "errors go to stderr")
 		})
 	}
+}
+
+// A build that is no release says, once at start, that its default job
+// image may not be its own code; a given --job-image silences it.
+func TestServeWarnsOfTheDefaultJobImage(t *testing.T) {
+	noAPIAccess(t)
+	caveat := "--job-image: " + buildinfo.Get().ImageCaveat()
+	require.NotEqual(t, "--job-image: ", caveat, "go test builds are no release")
+	s := startServe(t, "--routes", "hooks", "--insecure-plain-http")
+	assert.Contains(t, s.logs.String(), caveat)
+	s.stop(t)
+	s = startServe(t, "--routes", "hooks", "--insecure-plain-http", "--job-image", "registry.example/glance-hooks:mine")
+	assert.NotContains(t, s.logs.String(), "--job-image:")
+	s.stop(t)
 }
