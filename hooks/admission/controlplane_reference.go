@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -72,7 +73,8 @@ func serviceKeyReview(raw []byte) (problem.List, []string) {
 	var l problem.List
 	var warnings []string
 	for _, name := range slices.Sorted(maps.Keys(obj.Spec.Services)) {
-		at := specPath.Child("services", name)
+		// The key is the request's: shown escaped and cut, as any value.
+		at := specPath.Child("services", excerpt.Bare(name))
 		switch msg, refuse := api.ServiceKey(name); {
 		case refuse:
 			l = append(l, problem.Invalid(at, "%s", msg))
