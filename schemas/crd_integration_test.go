@@ -924,7 +924,7 @@ func TestMisnamedS3Address(t *testing.T) {
 	require.NoError(t, err)
 	unstructured.RemoveNestedField(b.Object, "spec", "s3", "host")
 	set(t, b, host, "spec", "s3", "endpoint")
-	refusedCreate(t, env, glanceBackends, b, "spec.s3.endpoint: Invalid value: \"string\": "+api.MisnamedS3Endpoint)
+	refusedCreate(t, env, glanceBackends, b, "spec.s3.endpoint: Invalid value: "+api.MisnamedS3Endpoint)
 
 	cp := object(t, guide.ControlPlane)
 	list := entries(t, cp)
@@ -932,5 +932,5 @@ func TestMisnamedS3Address(t *testing.T) {
 	s3["host"] = s3["endpoint"]
 	delete(s3, "endpoint")
 	setEntries(t, cp, list)
-	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.backends[0].s3.host: Invalid value: \"string\": "+api.MisnamedS3Host)
+	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.backends[0].s3.host: Invalid value: "+api.MisnamedS3Host)
 }

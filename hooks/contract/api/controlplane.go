@@ -132,7 +132,8 @@ type BackendEntry struct {
 
 // S3EntryStore is an entry's S3 settings; endpoint becomes the child's s3.host.
 type S3EntryStore struct {
-	Endpoint  string `json:"endpoint"`
+	// Endpoint is required, as S3Store.Host is.
+	Endpoint  string `json:"endpoint,omitempty"`
 	S3Options `json:",inline"`
 	// Host is a GlanceBackend's name for Endpoint, never valid here (see
 	// S3Store.Endpoint; refused with MisnamedS3Host).

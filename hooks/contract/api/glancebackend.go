@@ -41,8 +41,10 @@ type GlanceBackendSpec struct {
 
 // S3Store is the S3 part of a GlanceBackend.
 type S3Store struct {
-	// Host is the S3 endpoint URL (http or https).
-	Host      string `json:"host"`
+	// Host is the S3 endpoint URL (http or https). Required (the CRD says
+	// so with a rule rather than `required`, so that its rule for a
+	// misnamed endpoint still runs).
+	Host      string `json:"host,omitempty"`
 	S3Options `json:",inline"`
 	// Endpoint is a ControlPlane entry's name for Host, never valid here:
 	// declared so the CRD and the webhook refuse a copied entry naming
