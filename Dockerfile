@@ -8,10 +8,14 @@
 # -trimpath, an empty build id, no VCS stamp, no timestamps), stamping the
 # VERSION and COMMIT build arguments.
 #
-# `make image` builds the same image without a container engine; with one:
-#   v=$(git describe --tags --always --dirty)
+# A bare `docker build .` is stamped with the release of the VERSION file
+# (the default of VERSION below is its copy, kept equal by make set-version
+# and a test; the context has no .git to tell a development build). A
+# development build says so with its version from git:
+#   v=$(hack/version.sh)
 #   docker build --build-arg VERSION=$v --build-arg COMMIT=$(git rev-parse HEAD) \
 #     -t ghcr.io/c5c3/glance-hooks:$v .
+# `make image` builds the same image without a container engine.
 # Both give the same user, entrypoint, command, ports and labels (a test
 # compares them), and both carry CA roots (distroless ships Debian's). The
 # Helm chart runs this image as `glance-hooks serve ...` (ENTRYPOINT plus the
@@ -20,7 +24,7 @@
 FROM --platform=$BUILDPLATFORM golang:1.26.8 AS build
 ARG TARGETOS=linux
 ARG TARGETARCH=amd64
-ARG VERSION=dev
+ARG VERSION=0.2.0
 ARG COMMIT=unknown
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -30,7 +34,7 @@ RUN GOOS=$TARGETOS GOARCH=$TARGETARCH VERSION=$VERSION COMMIT=$COMMIT \
     hack/build.sh /out/glance-hooks
 
 FROM gcr.io/distroless/static-debian12:nonroot
-ARG VERSION=dev
+ARG VERSION=0.2.0
 ARG COMMIT=unknown
 COPY --from=build /out/glance-hooks /glance-hooks
 LABEL org.opencontainers.image.title="glance-hooks" \

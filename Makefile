@@ -16,21 +16,25 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps helm crd-schemas chart-crds metacontroller chart-lint image push release-notes bench catalogs
+	datapath-deps services-deps helm crd-schemas chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
 
 all: build
 
 # The version and commit stamped into the binary (glance-hooks version, the
 # serving log line, glance_hooks_build_info); hack/build.sh builds it the
-# same way for the image and the tests.
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# same way for the image and the tests. The VERSION file is the one place a
+# release is set (docs/release.md): at its tag v$(RELEASE) the version is
+# $(RELEASE), elsewhere $(RELEASE)-dev.g<commit> (hack/version.sh).
+RELEASE := $(shell hack/version.sh --release)
+VERSION ?= $(shell hack/version.sh)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-# The image's tag is the version `glance-hooks version` prints: a build
-# between releases is never tagged as a release.
+# The image's tag is the version `glance-hooks version` prints: the chart's
+# appVersion for a release, and never a release's tag for a development
+# build.
 IMAGE_TAG ?= $(VERSION)
 
 build:
-	VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh $(BIN)
+	VERSION=$(VERSION) RELEASE=$(RELEASE) COMMIT=$(COMMIT) hack/build.sh $(BIN)
 
 # The whole test suite, as CI runs it, on a fresh machine too: it installs
 # the real components first (glance-api, MariaDB, memcached, Keystone and
@@ -73,6 +77,12 @@ kube-bins:
 INTEGRATION_PKGS = $(sort $(dir $(filter-out ./test/kube/%,$(shell grep -rl --include='*_test.go' --exclude-dir=.git '^//go:build integration' .))))
 integration: kube-bins helm
 	HELM=$(HELM) KUBETEST_REQUIRE=1 $(GO) test -count=1 -tags integration -timeout 20m $(INTEGRATION_PKGS)
+
+# The pod-runner tests twice at once, as two `make test` runs on one
+# machine would run them: both must pass and leave /etc/glance and
+# /var/lib/glance of the machine as they were (hack/podrun-twice.sh).
+podrun-twice: services-deps
+	GO=$(GO) hack/podrun-twice.sh
 
 vet:
 	$(GO) vet ./...
@@ -183,23 +193,44 @@ IMAGE_CREATED = $$(git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_FLAGS = --ca-bundle $$(hack/ca-roots.sh) --version $(VERSION) --commit $(COMMIT) --created $(IMAGE_CREATED)
 image:
 	@mkdir -p bin
-	GOOS=linux GOARCH=$(IMAGE_ARCH) VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$(IMAGE_ARCH)
+	GOOS=linux GOARCH=$(IMAGE_ARCH) VERSION=$(VERSION) RELEASE=$(RELEASE) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$(IMAGE_ARCH)
 	$(GO) run ./hack/image --binary $(IMAGE_ARCH)=bin/glance-hooks-linux-$(IMAGE_ARCH) $(IMAGE_FLAGS) \
 	  --tag $(IMAGE_REPOSITORY):$(IMAGE_TAG) --out $(IMAGE_TAR)
 
 # Publishes the image for every PUSH_ARCHES under one multi-arch tag,
-# $(REGISTRY)/glance-hooks:$(IMAGE_TAG), without a container engine: each
-# binary cross-compiled (CGO off), then pushed with go-containerregistry
-# using the credentials of docker login, podman login or crane auth login.
-# It prints the index digest to pin.
+# $(PUSH_REF), without a container engine: each binary cross-compiled (CGO
+# off), then pushed with go-containerregistry using the credentials of
+# docker login, podman login or crane auth login. It prints the index
+# digest to pin. A release is `make push REGISTRY=ghcr.io/c5c3` at the tag
+# v$(RELEASE): the chart's default image (test/release checks they agree).
 PUSH_ARCHES ?= amd64 arm64
+PUSH_REF = $(REGISTRY)/glance-hooks:$(IMAGE_TAG)
 push:
 	@test -n "$(REGISTRY)" || { echo "usage: make push REGISTRY=<registry>[/<path>]" >&2; exit 2; }
 	@mkdir -p bin
 	@for a in $(PUSH_ARCHES); do \
-	  GOOS=linux GOARCH=$$a VERSION=$(VERSION) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$$a || exit 1; done
+	  GOOS=linux GOARCH=$$a VERSION=$(VERSION) RELEASE=$(RELEASE) COMMIT=$(COMMIT) hack/build.sh bin/glance-hooks-linux-$$a || exit 1; done
 	$(GO) run ./hack/image $(foreach a,$(PUSH_ARCHES),--binary $(a)=bin/glance-hooks-linux-$(a)) $(IMAGE_FLAGS) \
-	  --push $(REGISTRY)/glance-hooks:$(IMAGE_TAG)
+	  --push $(PUSH_REF)
+
+# The reference `make push` pushes, without building or pushing anything.
+image-ref:
+	@test -n "$(REGISTRY)" || { echo "usage: make image-ref REGISTRY=<registry>[/<path>]" >&2; exit 2; }
+	@echo $(PUSH_REF)
+
+# The chart as a release publishes it, bin/glance-hooks-$(RELEASE).tgz; the
+# chart's version and appVersion are the VERSION file's (set-version writes
+# them, test/release checks them), so the package is the chart in git.
+chart-package: helm
+	@mkdir -p bin
+	$(HELM) package $(CHART) --version $(RELEASE) --app-version $(RELEASE) --destination bin
+
+# Starts a release: writes V to VERSION and to the copies that cannot read
+# it (the chart's version and appVersion, the Dockerfile's default VERSION
+# argument). CHANGELOG.md's "[V]" section is yours to write.
+set-version:
+	@test -n "$(V)" || { echo "usage: make set-version V=<major.minor.patch>" >&2; exit 2; }
+	hack/set-version.sh $(V)
 
 # The notes of a release: the tag's section of CHANGELOG.md (TAG defaults
 # to the tag at HEAD); fails when the section is missing or empty, so a tag

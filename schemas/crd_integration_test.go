@@ -23,6 +23,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
@@ -921,6 +922,19 @@ func TestControlPlaneGlanceIsStructural(t *testing.T) {
 	_, err := strictCreate(t, env, controlPlanes, cp)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown field "spec.services.glance.replcas"`)
+	// A misspelt service is no service: refused too, not stored as a
+	// ControlPlane that runs no Glance (the webhook says which was meant).
+	cp = object(t, guide.ControlPlane)
+	cp.SetNamespace(ns)
+	services, _, err := unstructured.NestedMap(cp.Object, "spec", "services")
+	require.NoError(t, err)
+	services["glanse"] = services["glance"]
+	delete(services, "glance")
+	require.NoError(t, unstructured.SetNestedMap(cp.Object, services, "spec", "services"))
+	_, err = client(env, controlPlanes).Create(context.Background(), cp,
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
+	require.Error(t, err, "a ControlPlane whose only service is misspelt")
+	assert.Contains(t, err.Error(), `unknown field "spec.services.glanse"`)
 	// A service these hooks do not run is kept as written.
 	cp = object(t, guide.ControlPlane)
 	set(t, cp, int64(3), "spec", "services", "keystone", "replicas")
@@ -1032,4 +1046,25 @@ func TestKubeTypesRequiredFields(t *testing.T) {
 	o := set(t, object(t, guide.Glance), []any{map[string]any{"maxSkew": int64(1), "whenUnsatisfiable": "ScheduleAnyway"}},
 		"spec", "deployment", "topologySpreadConstraints")
 	refusedCreate(t, env, glances, o, "spec.deployment.topologySpreadConstraints[0].topologyKey: Required value")
+}
+
+// TestMisnamedS3Address: the S3 address copied between a GlanceBackend
+// (s3.host) and a ControlPlane's entry (s3.endpoint) is refused by the API
+// server with the name the kind wants, in the webhook's words.
+func TestMisnamedS3Address(t *testing.T) {
+	env := kubetest.Shared(t)
+	b := backend(t, "misnamed")
+	host, _, err := unstructured.NestedString(b.Object, "spec", "s3", "host")
+	require.NoError(t, err)
+	unstructured.RemoveNestedField(b.Object, "spec", "s3", "host")
+	set(t, b, host, "spec", "s3", "endpoint")
+	refusedCreate(t, env, glanceBackends, b, "spec.s3.endpoint: Invalid value: "+api.MisnamedS3Endpoint)
+
+	cp := object(t, guide.ControlPlane)
+	list := entries(t, cp)
+	s3 := list[0].(map[string]any)["s3"].(map[string]any)
+	s3["host"] = s3["endpoint"]
+	delete(s3, "endpoint")
+	setEntries(t, cp, list)
+	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.backends[0].s3.host: Invalid value: "+api.MisnamedS3Host)
 }

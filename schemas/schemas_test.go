@@ -3,6 +3,7 @@ package schemas_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -128,6 +129,7 @@ var (
 	objectMeta   = reflect.TypeFor[metav1.ObjectMeta]()
 	durationType = reflect.TypeFor[metav1.Duration]()
 	intOrString  = reflect.TypeFor[intstr.IntOrString]()
+	rawMessage   = reflect.TypeFor[json.RawMessage]()
 )
 
 // jsonField is one field as encoding/json writes it.
@@ -196,6 +198,11 @@ func compare(t reflect.Type, s node, path string, problems *[]string) {
 		if s["x-kubernetes-int-or-string"] != true {
 			bad("a %s needs x-kubernetes-int-or-string", t)
 		}
+		return
+	case t == rawMessage && s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil:
+		// Another component's block of a shared object (a ControlPlane's
+		// other services): kept as written, never read here.
+		wantType("object", "")
 		return
 	case s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil:
 		// An opaque Kubernetes type (an affinity):
@@ -547,4 +554,43 @@ func TestBackendEntriesLimitMatchesGo(t *testing.T) {
 		"properties", "glance", "properties", "backends")
 	require.NotNil(t, backends)
 	assert.EqualValues(t, api.MaxBackendEntries, get(backends.(node), "maxItems"))
+}
+
+// The CRD's services are exactly the services the reference's ControlPlane
+// knows (api.KnownServices, the list render and /validate judge a key by),
+// and no other key is kept: the API server's strict field validation then
+// refuses a misspelt service where the webhook does.
+func TestControlPlaneServicesAreTheKnownOnes(t *testing.T) {
+	services := get(version(t, loadCRD(t, schemas.ControlPlaneFile)), "schema", "openAPIV3Schema", "properties", "spec", "properties", "services").(node)
+	props, _ := services["properties"].(node)
+	got := slices.Sorted(maps.Keys(props))
+	assert.Equal(t, slices.Sorted(slices.Values(api.KnownServices)), got, "spec.services properties are api.KnownServices")
+	if services["x-kubernetes-preserve-unknown-fields"] == true {
+		t.Error("spec.services keeps unknown keys: a misspelt service would be stored, not refused")
+	}
+}
+
+// The CRDs refuse the S3 address under the other kind's name with the
+// webhook's words, at the field.
+func TestMisnamedS3AddressRules(t *testing.T) {
+	cases := map[string]struct {
+		file string
+		path []string
+		msg  string
+	}{
+		"GlanceBackend s3.endpoint":  {schemas.GlanceBackendFile, []string{"spec", "properties", "s3"}, api.MisnamedS3Endpoint},
+		"ControlPlane entry s3.host": {schemas.ControlPlaneFile, []string{"spec", "properties", "services", "properties", "glance", "properties", "backends", "items", "properties", "s3"}, api.MisnamedS3Host},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := append([]string{"schema", "openAPIV3Schema", "properties"}, c.path...)
+			s3, ok := get(version(t, loadCRD(t, c.file)), path...).(node)
+			require.True(t, ok, "%v", path)
+			var messages []string
+			for _, r := range s3["x-kubernetes-validations"].([]any) {
+				messages = append(messages, strings.TrimSpace(r.(node)["message"].(string)))
+			}
+			assert.Contains(t, messages, c.msg)
+		})
+	}
 }

@@ -88,11 +88,11 @@ func promqlProblems(expr string) []string {
 	return problems
 }
 
-// The alert expressions the README documents use the metrics the service
+// The alert expressions docs/operations.md documents use the metrics the service
 // exports, with the labels they have.
 func TestDocumentedPromQL(t *testing.T) {
-	exprs := promqlExprs(t, filepath.Join("..", "README.md"))
-	require.Len(t, exprs, 3, "the README documents three alerts")
+	exprs := promqlExprs(t, filepath.Join("..", "docs", "operations.md"))
+	require.Len(t, exprs, 3, "docs/operations.md documents three alerts")
 	for _, e := range exprs {
 		assert.Empty(t, promqlProblems(e), e)
 	}

@@ -49,13 +49,20 @@ Logs are JSON lines on stderr.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if err := checkMounted(o.mountedFiles()); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			routes, err := o.selectedRoutes()
 			if err != nil {
 				return err
 			}
-			return service.Run(ctx, o.options(routes), cmd.ErrOrStderr())
+			opts := o.options(routes)
+			if caveat := buildinfo.Get().ImageCaveat(); caveat != "" && !cmd.Flags().Changed("job-image") {
+				opts.Warnings = append(opts.Warnings, "--job-image: "+caveat)
+			}
+			return service.Run(ctx, opts, cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -76,7 +83,7 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "PEM CA bundle: every POST route then wants a client certificate it signed")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
-	f.StringVar(&o.jobImage, "job-image", buildinfo.Get().Image(), "image of the ControlPlane's registration Jobs: this build's own image, whose keystone command parses the args the hooks render (the chart passes the image its pods run)")
+	f.StringVar(&o.jobImage, "job-image", buildinfo.Get().Image(), "image of the ControlPlane's registration Jobs, whose keystone command parses the args the hooks render (the chart passes the image its pods run); the default is the image of the release this build is, or of the release a development build descends from (then serve warns: give the build's own image)")
 	return cmd
 }
 

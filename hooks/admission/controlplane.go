@@ -17,11 +17,14 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	if cp.DeletionTimestamp != nil {
 		return decision{}
 	}
-	serviceWarnings := rules.ControlPlaneServiceWarnings(req.Object.Raw)
+	name := nameOf(req, &cp.ObjectMeta)
+	serviceProblems, serviceWarnings := rules.ControlPlaneServices(req.Object.Raw)
+	if len(serviceProblems) > 0 {
+		return invalid(api.KindControlPlane, name, serviceProblems)
+	}
 	if cp.Spec.Services.Glance == nil {
 		return decision{warnings: serviceWarnings}
 	}
-	name := nameOf(req, &cp.ObjectMeta)
 	cp.Name, cp.Namespace = name, namespaceOf(req, &cp.ObjectMeta)
 	if name == "" {
 		return invalid(api.KindControlPlane, name, problem.List{

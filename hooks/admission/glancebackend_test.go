@@ -252,6 +252,8 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"type", func(b *api.GlanceBackend) { b.Spec.Type = "Swift" }, "spec.type must be S3"},
 		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3: exactly one backend block matching spec.type must be set (type S3 requires spec.s3)"},
 		{"no host", func(b *api.GlanceBackend) { b.Spec.S3.Host = "" }, "spec.s3.host is required"},
+		{"a ControlPlane entry's endpoint", func(b *api.GlanceBackend) { b.Spec.S3.Endpoint, b.Spec.S3.Host = b.Spec.S3.Host, "" },
+			"spec.s3.endpoint is how a ControlPlane's backends entry names the S3 address: a GlanceBackend names it s3.host"},
 		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host must be an http:// or https:// URL"},
 		{"host with credentials", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:3900" }, "spec.s3.host must not carry credentials"},
 		{"host with newline", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://garage\n[DEFAULT]" }, "spec.s3.host contains a newline"},

@@ -19,6 +19,11 @@ var entryToChild = map[string]string{
 	"s3.endpoint": "s3.host",
 }
 
+// entryRefused are entry fields declared only to be refused (a
+// GlanceBackend's name for the S3 address, api.MisnamedS3Host): admission
+// never lets one reach the projection.
+var entryRefused = map[string]bool{"s3.host": true}
+
 // TestProjectionCarriesEveryEntryField gives every field of a backends[]
 // entry a value of its own, projects the entry, and looks for each value in
 // the child's spec. The entry's fields are found by reflection, so a field
@@ -46,6 +51,9 @@ func TestProjectionCarriesEveryEntryField(t *testing.T) {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
+		if entryRefused[p] {
+			continue
+		}
 		at := p
 		if renamed, ok := entryToChild[p]; ok {
 			at = renamed

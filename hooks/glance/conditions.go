@@ -81,7 +81,7 @@ const ReasonCABundleConflict = "CABundleConflict"
 
 // Reasons a condition waiting for pods is False for when the scheduler or
 // the kubelet says why they do not run. Each is a case people meet and act
-// on differently (see the README's troubleshooting table).
+// on differently (see docs/troubleshooting.md).
 const (
 	// ReasonPodsUnschedulable: the scheduler found no node (PodScheduled
 	// False, reason Unschedulable).

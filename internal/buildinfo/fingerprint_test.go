@@ -13,12 +13,12 @@ func TestFingerprintNamesTheBuild(t *testing.T) {
 		info Info
 		exe  string
 	}{
-		"version":    {Info{"v1.3.0", "abc", "go1.26.8", "linux/amd64"}, exe},
-		"commit":     {Info{"v1.2.0", "abd", "go1.26.8", "linux/amd64"}, exe},
-		"go":         {Info{"v1.2.0", "abc", "go1.27.0", "linux/amd64"}, exe},
-		"platform":   {Info{"v1.2.0", "abc", "go1.26.8", "linux/arm64"}, exe},
+		"version":    {Info{Version: "v1.3.0", Commit: "abc", GoVersion: "go1.26.8", Platform: "linux/amd64"}, exe},
+		"commit":     {Info{Version: "v1.2.0", Commit: "abd", GoVersion: "go1.26.8", Platform: "linux/amd64"}, exe},
+		"go":         {Info{Version: "v1.2.0", Commit: "abc", GoVersion: "go1.27.0", Platform: "linux/amd64"}, exe},
+		"platform":   {Info{Version: "v1.2.0", Commit: "abc", GoVersion: "go1.26.8", Platform: "linux/arm64"}, exe},
 		"executable": {base, "another binary"},
-		"shifted":    {Info{"v1.2.0a", "bc", "go1.26.8", "linux/amd64"}, exe},
+		"shifted":    {Info{Version: "v1.2.0a", Commit: "bc", GoVersion: "go1.26.8", Platform: "linux/amd64"}, exe},
 	} {
 		fp := fingerprint(other.info, other.exe)
 		if prev, ok := seen[fp]; ok {

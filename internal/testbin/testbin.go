@@ -41,7 +41,9 @@ func Path() (string, error) {
 		}
 		path = filepath.Join(dir, "glance-hooks")
 		cmd := exec.Command("bash", filepath.Join(root, "hack", "build.sh"), path)
-		cmd.Env = append(os.Environ(), "VERSION="+Version, "COMMIT="+Commit)
+		// A release of its own version: what it renders (the registration
+		// Jobs' image) does not change with the VERSION file.
+		cmd.Env = append(os.Environ(), "VERSION="+Version, "RELEASE="+Version, "COMMIT="+Commit)
 		if out, buildErr := cmd.CombinedOutput(); buildErr != nil {
 			err = fmt.Errorf("hack/build.sh: %w\n%s", buildErr, out)
 		}

@@ -374,10 +374,17 @@ func TestDockerContextBuilds(t *testing.T) {
 		n++
 	}
 	require.Greater(t, n, 10)
-	// As the Dockerfile's build step runs it: no .git in the context.
-	cmd := exec.Command("bash", "hack/build.sh", filepath.Join(t.TempDir(), "glance-hooks"))
+	// As the Dockerfile's build step runs it: no .git in the context, and
+	// no VERSION given (a --build-arg VERSION= that is empty), so the
+	// binary names the VERSION file's release.
+	bin := filepath.Join(t.TempDir(), "glance-hooks")
+	cmd := exec.Command("bash", "hack/build.sh", bin)
 	cmd.Dir = ctx
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "VERSION=v0.0.0-context", "COMMIT=context")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "VERSION=", "RELEASE=", "COMMIT=context")
 	out, err := cmd.CombinedOutput()
-	assert.NoError(t, err, "building from the image's build context failed; is something the binary needs in .dockerignore?\n%s", out)
+	require.NoError(t, err, "building from the image's build context failed; is something the binary needs in .dockerignore?\n%s", out)
+	out, err = exec.Command(bin, "version").Output()
+	require.NoError(t, err)
+	release := strings.TrimSpace(string(mustRead(t, "VERSION")))
+	assert.True(t, strings.HasPrefix(string(out), "glance-hooks "+release+" (commit context,"), "a bare docker build is stamped with the VERSION file's release: %s", out)
 }

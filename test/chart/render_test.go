@@ -1205,7 +1205,7 @@ func TestServiceMonitor(t *testing.T) {
 	assert.Empty(t, render(t, "glance-hooks", "glance-hooks").find("ServiceMonitor"), "off by default: it needs the Prometheus operator's CRD")
 }
 
-// The PrometheusRule holds exactly the alert expressions the README
+// The PrometheusRule holds exactly the alert expressions docs/operations.md
 // documents (test/promql_test.go checks those against the metrics the
 // service exports), with the thresholds of its values.
 func TestPrometheusRuleMatchesREADME(t *testing.T) {
@@ -1218,7 +1218,7 @@ func TestPrometheusRuleMatchesREADME(t *testing.T) {
 		exprs = append(exprs, strings.Join(strings.Fields(str(rr.(map[string]any), "expr")), " "))
 	}
 	var documented []string
-	for _, m := range regexp.MustCompile("(?s)```promql\n(.*?)```").FindAllStringSubmatch(string(mustRead(t, "README.md")), -1) {
+	for _, m := range regexp.MustCompile("(?s)```promql\n(.*?)```").FindAllStringSubmatch(string(mustRead(t, "docs/operations.md")), -1) {
 		var lines []string
 		for _, l := range strings.Split(m[1], "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {

@@ -25,11 +25,6 @@ import (
 // dayTwo proves on real processes what several replicas and a retired
 // store rely on, each on a stack of its own over svc.
 func dayTwo(t *testing.T, svc *glancestack.Services) {
-	// Directories something else on the machine made where the pods mount
-	// their volumes, root's alone: each container still has its own
-	// /var/lib/glance, so staging and imports work as in a cluster.
-	podrun.MachineDir(t, glance.StagingDir)
-	podrun.MachineDir(t, glance.LockDir)
 	for _, release := range []string{"2025.2", "2026.1"} {
 		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
 			t.Parallel()
@@ -61,7 +56,12 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 // the data is; without it B would look in its own empty staging area. It
 // returns the stack, both pods serving.
 func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) *glancestack.Stack {
-	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release})
+	// Directories something else on the machine made where the pods mount
+	// their volumes, root's alone (in each pod's namespace only): each
+	// container still has its own /var/lib/glance, so staging and imports
+	// work as in a cluster.
+	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release,
+		Pods: podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}}})
 	st.Reconcile(t)
 	pods := st.Pods()
 	require.Len(t, pods, 2, "two glance-api pods run")

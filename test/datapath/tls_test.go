@@ -32,7 +32,7 @@ const zed = "2022.2"
 // the bundle reaches botocore as AWS_CA_BUNDLE (the per-store option is
 // rendered too, and ignored by this release). Then the ConfigMaps get
 // another CA: the pod rolls (new digest), and uploads fail with the
-// certificate error the README's troubleshooting row names.
+// certificate error the troubleshooting row (docs/troubleshooting.md) names.
 func privateCA(t *testing.T, svc *glancestack.Services) {
 	began := time.Now()
 	ca, err := testcert.NewCA("Storage CA")

@@ -84,6 +84,9 @@ func launch() error {
 		}
 		sources[i] = "/proc/self/fd/" + strconv.Itoa(fd)
 	}
+	if err := makeMachineDirs(s.MachineDirs, s.Scratch); err != nil {
+		return err
+	}
 	if err := makeMountPoints(&s); err != nil {
 		return err
 	}
@@ -151,8 +154,24 @@ func makeMountPoints(s *launchSpec) error {
 		parents = append(parents, a)
 	}
 	sort.Strings(parents)
+	if err := overlayParents(parents, filepath.Join(s.Scratch, "overlay-")); err != nil {
+		return err
+	}
+	for _, h := range s.Hide {
+		if err := os.MkdirAll(h, 0o755); err != nil {
+			return fmt.Errorf("%s: %w", h, err)
+		}
+	}
+	return nil
+}
+
+// overlayParents overlays each of dirs (and none below another one) with
+// an upper layer under scratch<i>, so what is made in them stays in this
+// mount namespace and the test's directory.
+func overlayParents(dirs []string, scratch string) error {
+	sort.Strings(dirs)
 	var overlays []string
-	for _, a := range parents {
+	for _, a := range dirs {
 		if len(overlays) > 0 && (overlays[len(overlays)-1] == a || underAny(a, overlays, false)) {
 			continue
 		}
@@ -164,11 +183,11 @@ func makeMountPoints(s *launchSpec) error {
 		} else if len(sub) > 0 {
 			return fmt.Errorf("%s would need an overlay, but has mounts below it (%s)", a, strings.Join(sub, ", "))
 		}
-		upper := filepath.Join(s.Scratch, "overlay-"+strconv.Itoa(i), "upper")
-		work := filepath.Join(s.Scratch, "overlay-"+strconv.Itoa(i), "work")
+		upper := scratch + strconv.Itoa(i) + "/upper"
+		work := scratch + strconv.Itoa(i) + "/work"
 		// The mount options are a comma-separated list of key=value.
 		if strings.ContainsAny(a+upper, ",:") {
-			return fmt.Errorf("an overlay of %s cannot be made: its path or the test's directory %s holds a ',' or ':', which overlayfs options cannot carry (a test or subtest name with one gives such a directory)", a, s.Scratch)
+			return fmt.Errorf("an overlay of %s cannot be made: its path or the test's directory %s holds a ',' or ':', which overlayfs options cannot carry (a test or subtest name with one gives such a directory)", a, scratch)
 		}
 		if err := os.MkdirAll(upper, 0o755); err != nil {
 			return err
@@ -180,9 +199,33 @@ func makeMountPoints(s *launchSpec) error {
 			return fmt.Errorf("overlaying %s to make mount points in it: %w", a, err)
 		}
 	}
-	for _, h := range s.Hide {
-		if err := os.MkdirAll(h, 0o755); err != nil {
-			return fmt.Errorf("%s: %w", h, err)
+	return nil
+}
+
+// makeMachineDirs makes each of dirs that this machine lacks, root's and
+// 0700, in overlays of their nearest existing parents: the machine as a
+// test wants the container to find it, in the container's namespace only.
+func makeMachineDirs(dirs []string, scratch string) error {
+	var parents, missing []string
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); err == nil {
+			continue
+		}
+		a := nearestExisting(d)
+		if a == "/" {
+			return fmt.Errorf("%s: no parent of it exists on this machine but /, which cannot be overlaid", d)
+		}
+		parents, missing = append(parents, a), append(missing, d)
+	}
+	if err := overlayParents(parents, filepath.Join(scratch, "machine-")); err != nil {
+		return err
+	}
+	for _, d := range missing {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("machine directory %s: %w", d, err)
+		}
+		if err := os.Chown(d, 0, 0); err != nil {
+			return fmt.Errorf("machine directory %s: %w", d, err)
 		}
 	}
 	return nil

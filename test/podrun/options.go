@@ -39,6 +39,14 @@ type Options struct {
 	// something else made would sit behind a directory the container's
 	// user cannot enter; the image's config is in no /etc/glance file.
 	HiddenPaths []string
+	// MachineDirs are directories this machine holds as far as the
+	// container's namespace knows, root's and closed to everyone else, as
+	// another program might have left them (under HiddenPaths, say): each
+	// is made in an overlay of its nearest existing parent inside the
+	// container's own mount namespace, before the covers and volumes, so a
+	// test of what a container must not see of the machine changes nothing
+	// on the machine and cannot meet another run's.
+	MachineDirs []string
 	// Timeout bounds waiting for readiness, and for a run-to-completion pod
 	// unless its activeDeadlineSeconds is shorter (default 5 minutes).
 	Timeout time.Duration

@@ -20,6 +20,9 @@ type launchSpec struct {
 	Hostname string
 	// Hide are paths covered with an empty tmpfs.
 	Hide []string
+	// MachineDirs are made, root's and 0700, in overlays private to the
+	// container's namespace, before anything else (Options.MachineDirs).
+	MachineDirs []string
 	// Mounts are bind mounts, parents before children.
 	Mounts []mountSpec
 	// Scratch is a directory of the test for overlay layers: a mount
@@ -116,7 +119,7 @@ func planContainer(pod Pod, ctr *corev1.Container, objs *Objects, st Status, vol
 	sc := ctr.SecurityContext
 	spec := &launchSpec{
 		Argv: argv, Env: environ, Dir: dir, Hostname: pod.Name,
-		Hide: o.HiddenPaths, Mounts: mounts, Scratch: scratch,
+		Hide: o.HiddenPaths, MachineDirs: o.MachineDirs, Mounts: mounts, Scratch: scratch,
 		UID: id.UID, GID: id.GID, Groups: id.Groups, Capabilities: caps,
 		ReadOnlyRoot: sc != nil && isTrue(sc.ReadOnlyRootFilesystem),
 		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,

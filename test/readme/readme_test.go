@@ -134,3 +134,74 @@ func TestAMissingSecretIsCaught(t *testing.T) {
 	assert.Equal(t, render.ExitNotReady, render.ExitCode(err))
 	assert.Contains(t, stderr.String(), "WaitingForAdminCredentials")
 }
+
+// The README is for operators: short enough to read through, with the two
+// commands a developer starts from; the rest lives in docs/.
+func TestREADMEStaysShort(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	lines := strings.Count(string(md), "\n")
+	assert.LessOrEqual(t, lines, 250, "README.md has %d lines: move reference material to docs/", lines)
+	for _, cmd := range []string{"\nmake render ", "\nmake test "} {
+		assert.Contains(t, string(md), cmd, "the quick start's command %q", strings.TrimSpace(cmd))
+	}
+	for _, section := range []string{"## Quick start", "## Install on a cluster", "## Verify", "## Upgrade", "## Uninstall", "## Dependencies"} {
+		assert.Contains(t, string(md), "\n"+section+"\n")
+	}
+}
+
+// Every relative link of the README and of docs/ reaches a file, and an
+// anchor into the README or a doc names a heading there: moving a section
+// out of the README must not strand a link.
+func TestDocLinksResolve(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	files = append(files, filepath.Join(root, "README.md"))
+	link := regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(string(raw), -1) {
+			target, anchor := m[1], strings.TrimPrefix(m[2], "#")
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.ContainsAny(target, "[*") {
+				continue // a URL, or a regular expression in a code span
+			}
+			path := f
+			if target != "" {
+				path = filepath.Join(filepath.Dir(f), target)
+			}
+			body, err := os.ReadFile(path)
+			if !assert.NoError(t, err, "%s links to %s", f, target) || anchor == "" || !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			assert.Contains(t, anchors(string(body)), anchor, "%s links to %s#%s, which has no such heading", f, target, anchor)
+		}
+	}
+}
+
+// anchors are the GitHub anchors of a Markdown document's headings.
+func anchors(md string) []string {
+	var out []string
+	inFence := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range h {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9'):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -34,6 +36,13 @@ type ControlPlaneSpec struct {
 // reconcile Glance only, and the CRD keeps the others as written.
 type Services struct {
 	Glance *GlanceService `json:"glance,omitempty"`
+	// The reference's other services, kept as written and never read
+	// here: the CRD lists them so that any other key is refused
+	// (ServiceKey).
+	Barbican  json.RawMessage `json:"barbican,omitempty"`
+	Horizon   json.RawMessage `json:"horizon,omitempty"`
+	Keystone  json.RawMessage `json:"keystone,omitempty"`
+	Placement json.RawMessage `json:"placement,omitempty"`
 }
 
 // KnownServices are the services a reference ControlPlane knows; a key
@@ -123,8 +132,12 @@ type BackendEntry struct {
 
 // S3EntryStore is an entry's S3 settings; endpoint becomes the child's s3.host.
 type S3EntryStore struct {
-	Endpoint  string `json:"endpoint"`
+	// Endpoint is required, as S3Store.Host is.
+	Endpoint  string `json:"endpoint,omitempty"`
 	S3Options `json:",inline"`
+	// Host is a GlanceBackend's name for Endpoint, never valid here (see
+	// S3Store.Endpoint; refused with MisnamedS3Host).
+	Host string `json:"host,omitempty"`
 }
 
 // ControlPlaneStatus is written by the ControlPlane sync hook.

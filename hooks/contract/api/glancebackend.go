@@ -41,10 +41,23 @@ type GlanceBackendSpec struct {
 
 // S3Store is the S3 part of a GlanceBackend.
 type S3Store struct {
-	// Host is the S3 endpoint URL (http or https).
-	Host      string `json:"host"`
+	// Host is the S3 endpoint URL (http or https). Required (the CRD says
+	// so with a rule rather than `required`, so that its rule for a
+	// misnamed endpoint still runs).
+	Host      string `json:"host,omitempty"`
 	S3Options `json:",inline"`
+	// Endpoint is a ControlPlane entry's name for Host, never valid here:
+	// declared so the CRD and the webhook refuse a copied entry naming
+	// Host (MisnamedS3Endpoint) instead of only calling it unknown.
+	Endpoint string `json:"endpoint,omitempty"`
 }
+
+// The refusals of the S3 address under the other kind's name (one home:
+// the webhook's messages and the CRDs' rules, which a test holds equal).
+const (
+	MisnamedS3Endpoint = "is how a ControlPlane's backends entry names the S3 address: a GlanceBackend names it s3.host"
+	MisnamedS3Host     = "is how a GlanceBackend names the S3 address: a ControlPlane's backends entry names it s3.endpoint"
+)
 
 // S3Options are the S3 settings a GlanceBackend and a ControlPlane's
 // backends[] entry share; the two differ only in the name of the endpoint

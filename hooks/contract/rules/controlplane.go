@@ -52,10 +52,10 @@ func ProjectedGlance(cp *api.ControlPlane, spec api.GlanceSpec, raw []byte) (pro
 	return l, append(warnings, importWarnings(glanceServicePath, spec)...)
 }
 
-// ControlPlaneServiceWarnings are the warnings of spec.services as written
-// (unknownServiceWarnings).
-func ControlPlaneServiceWarnings(raw []byte) []string {
-	return unknownServiceWarnings(raw)
+// ControlPlaneServices judges the keys of spec.services as written
+// (serviceKeyReview): the problems refuse the object, the warnings admit it.
+func ControlPlaneServices(raw []byte) (problem.List, []string) {
+	return serviceKeyReview(raw)
 }
 
 // ControlPlaneUpdateWarnings tell what an edit of the backends[] list and

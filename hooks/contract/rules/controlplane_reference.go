@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/spelling"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -27,6 +27,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "must be at least 1"))
 	}
 	l = append(l, regionProblems(specPath.Child("region"), cp.Spec.Region)...)
+	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
 		for _, p := range storeconf.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "%s", p))
@@ -42,35 +43,44 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	return l
 }
 
-// unknownServiceWarnings warn of each key under spec.services of the raw
-// ControlPlane that is not a service: the CRD keeps such keys (the
-// reference's other services live there), so a misspelt glance would
-// otherwise pass as a ControlPlane running no Glance at all. A known
-// service other than glance is accepted with a warning that these hooks
-// leave it alone.
-func unknownServiceWarnings(raw []byte) []string {
+// misnamedEntryHosts refuses a backends entry that names its S3 address
+// s3.host, as a GlanceBackend does, with the entry's name for it.
+func misnamedEntryHosts(entries []api.BackendEntry) problem.List {
+	var l problem.List
+	for i, b := range entries {
+		if b.S3 != nil && b.S3.Host != "" {
+			l = append(l, problem.Invalid(glanceServicePath.Child("backends").Index(i).Child("s3", "host"), "%s", api.MisnamedS3Host))
+		}
+	}
+	return l
+}
+
+// serviceKeyReview judges each key under spec.services of the raw
+// ControlPlane (api.ServiceKey): a name the reference does not know is
+// refused with the service it most likely means, as render and the CRD
+// refuse it; a known service other than glance is accepted with a warning
+// that these hooks leave it alone. The typed decode has no map of the
+// keys, so they are read from the raw object.
+func serviceKeyReview(raw []byte) (problem.List, []string) {
 	var obj struct {
 		Spec struct {
 			Services map[string]json.RawMessage `json:"services"`
 		} `json:"spec"`
 	}
 	if json.Unmarshal(raw, &obj) != nil {
-		return nil // the typed decode reports it
+		return nil, nil // the typed decode reports it
 	}
-	var out []string
+	var l problem.List
+	var warnings []string
 	for _, name := range slices.Sorted(maps.Keys(obj.Spec.Services)) {
-		at := specPath.Child("services", name)
-		switch {
-		case name == "glance":
-		case slices.Contains(api.KnownServices, name):
-			out = append(out, fmt.Sprintf("%s is not reconciled here: these hooks run Glance only", at))
-		default:
-			msg := fmt.Sprintf("%s is not a known service (%v)", at, api.KnownServices)
-			if near := spelling.Closest(name, api.KnownServices); near != "" {
-				msg = fmt.Sprintf("%s is not a known service: did you mean %s?", at, near)
-			}
-			out = append(out, msg)
+		// The key is the request's: shown escaped and cut, as any value.
+		at := specPath.Child("services", excerpt.Bare(name))
+		switch msg, refuse := api.ServiceKey(name); {
+		case refuse:
+			l = append(l, problem.Invalid(at, "%s", msg))
+		case msg != "":
+			warnings = append(warnings, fmt.Sprintf("%s %s", at, msg))
 		}
 	}
-	return out
+	return l, warnings
 }

@@ -33,6 +33,10 @@ func GlanceBackend(b *api.GlanceBackend) problem.List {
 
 	l = append(l, problem.Wrap(specPath, storeconf.GlanceRefProblems(b.Spec.GlanceRef.Name))...)
 
+	// The address copied from a ControlPlane's entry, under its name there.
+	if s3 := b.Spec.S3; s3 != nil && s3.Endpoint != "" {
+		l = append(l, problem.Invalid(specPath.Child("s3", "endpoint"), "%s", api.MisnamedS3Endpoint))
+	}
 	l = append(l, problem.Wrap(specPath, storeconf.SpecProblems(b.Spec, storeconf.HostField))...)
 
 	return l

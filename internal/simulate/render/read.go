@@ -132,15 +132,16 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// Parse reads one YAML or JSON stream. YAML documents are separated by
-// "---" lines; JSON input is one or more objects or arrays of objects. A
-// v1 List contributes its items.
+// Parse reads one YAML or JSON stream as kubectl reads it. YAML documents
+// are separated by "---" lines, and each may be written as JSON; input
+// without such a line that starts with JSON is one or more objects or
+// arrays of objects. A v1 List contributes its items.
 func Parse(data []byte, name, defaultNamespace string) ([]Doc, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	var raw []rawDoc
 	var err error
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && !hasDocSeparator(data) {
 		raw, err = splitJSON(data, name)
 	} else {
 		raw, err = splitYAML(data, name)
@@ -208,6 +209,18 @@ func (r rawDoc) lineOf(path fieldPath) int {
 }
 
 var docSeparator = regexp.MustCompile(`^---(\s|$)`)
+
+// hasDocSeparator tells whether a line of data separates YAML documents:
+// such a line cannot be part of a JSON value (a JSON string holds no raw
+// newline), so a stream with one is YAML whose documents may be JSON.
+func hasDocSeparator(data []byte) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		if docSeparator.MatchString(strings.TrimRight(l, "\r")) {
+			return true
+		}
+	}
+	return false
+}
 
 // yamlLine finds the line numbers go-yaml puts in its messages.
 var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
@@ -438,18 +451,17 @@ func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Obj
 		}
 		return nil, inputErr(source, "%s: %s", what, describeUnknown(kind, unknown))
 	}
-	if err := checkKind(kind, o, r, source, what); err != nil {
+	if err := checkKind(kind, o, source, what); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// checkKind is what one kind checks beyond its schema.
-func checkKind(kind string, o map[string]any, r rawDoc, source, what string) error {
-	switch kind {
-	case api.KindControlPlane:
-		return checkServices(o, r, what)
-	case "Secret":
+// checkKind is what one kind checks beyond its schema. (A ControlPlane's
+// services need nothing more: the CRD lists the services there are, so a
+// misspelt one is an unknown field.)
+func checkKind(kind string, o map[string]any, source, what string) error {
+	if kind == "Secret" {
 		return checkSecret(o, source, what)
 	}
 	return nil

@@ -127,6 +127,42 @@ func TestParseJSONStreamsArraysAndLists(t *testing.T) {
 	inputError(t, err, "l.json:1: item 1: v1 Pod is not a kind render reads: give it ControlPlane (c5c3.io/v1alpha1), Glance and GlanceBackend (glance.openstack.c5c3.io/v1alpha1), Secret and ConfigMap (v1) objects")
 }
 
+// A YAML stream whose documents are written as JSON reads as kubectl
+// reads it: "---" separates documents whatever the first one looks like.
+func TestParseYAMLStreamOfJSONDocuments(t *testing.T) {
+	cases := map[string]struct {
+		reason, in string
+		names      []string
+		sources    []string
+	}{
+		"JSON first": {
+			reason: "a JSON document, then a YAML one",
+			in:     "{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {\"name\": \"a\"}}\n---\n" + strings.ReplaceAll(secretDoc, "name: creds", "name: b"),
+			names:  []string{"a", "b"}, sources: []string{"in.yaml:1", "in.yaml:3"},
+		},
+		"JSON only": {
+			reason: "JSON documents separated by ---, each on its own lines",
+			in:     "{\"apiVersion\": \"v1\", \"kind\": \"Secret\",\n \"metadata\": {\"name\": \"a\"}}\n---\n{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {\"name\": \"b\"}}\n",
+			names:  []string{"a", "b"}, sources: []string{"in.yaml:1", "in.yaml:4"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			docs, err := Parse([]byte(tc.in), "in.yaml", "default")
+			require.NoError(t, err, tc.reason)
+			var names, sources []string
+			for _, d := range docs {
+				names, sources = append(names, d.Ref().Name), append(sources, d.Source)
+			}
+			assert.Equal(t, tc.names, names, tc.reason)
+			assert.Equal(t, tc.sources, sources, tc.reason)
+		})
+	}
+	// Still strict inside a JSON document of a YAML stream.
+	_, err := Parse([]byte("{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {\"name\": \"a\", \"name\": \"b\"}}\n---\n"), "in.yaml", "default")
+	require.Error(t, err, "a key given twice")
+}
+
 func TestReadPathsDirectoryStdinAndDuplicates(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) {
@@ -198,18 +234,17 @@ func TestParseRefusesDuplicateKeys(t *testing.T) {
 }
 
 // Under a ControlPlane's services, a misspelt field of glance is an unknown
-// field, and a misspelt service is refused too: the CRD keeps every service
-// key, so without the check the ControlPlane would render as one running
-// no Glance.
+// field, and so is a misspelt service: the CRD lists the services there
+// are, so the ControlPlane cannot render as one running no Glance.
 func TestParseRefusesTyposUnderServices(t *testing.T) {
 	const head = "apiVersion: c5c3.io/v1alpha1\nkind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  services:\n"
 	cases := map[string]struct{ in, want string }{
 		"a field of glance": {head + "    glance:\n      replcas: 3\n      backends: []\n",
 			`in.yaml:8: ControlPlane default/cp: unknown field "spec.services.glance.replcas" (did you mean "replicas"?): the ControlPlane schema does not define it (kubectl apply refuses it too)`},
 		"a service": {head + "    glanse: {}\n    glance:\n      backends: []\n",
-			"in.yaml:7: ControlPlane default/cp: spec.services.glanse is not a known service: did you mean glance?"},
+			`in.yaml:7: ControlPlane default/cp: unknown field "spec.services.glanse" (did you mean "glance"?): the ControlPlane schema does not define it (kubectl apply refuses it too)`},
 		"nothing close": {head + "    zzzzzzzz: {}\n",
-			"in.yaml:7: ControlPlane default/cp: spec.services.zzzzzzzz is not a known service ([barbican glance horizon keystone placement])"},
+			`in.yaml:7: ControlPlane default/cp: unknown field "spec.services.zzzzzzzz": the ControlPlane schema does not define it (kubectl apply refuses it too)`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 )
 
 // Metric names, one home for the code that writes them and for the tests
-// that check the README's alert expressions against them.
+// that check docs/operations.md's alert expressions against them.
 const (
 	MetricRequests       = "glance_hooks_http_requests_total"
 	MetricDuration       = "glance_hooks_http_request_duration_seconds"

@@ -45,6 +45,9 @@ type Options struct {
 	ClientCAFile string
 	Kubeconfig   string
 	APITimeout   time.Duration
+	// Warnings are the command's findings about its flags, logged once at
+	// start where the operator reads the rest.
+	Warnings []string
 }
 
 // Run serves until ctx is done. Logs go to logOut as JSON lines.
@@ -86,6 +89,9 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		if token, err = server.NewTokenFile(o.TokenFile, log); err != nil {
 			return err
 		}
+	}
+	for _, w := range o.Warnings {
+		log.Warn(w)
 	}
 	if o.Plain {
 		log.Warn("serving plain HTTP (--insecure-plain-http): requests and answers carry S3 credentials in clear; use it only on your own machine")
