@@ -31,10 +31,12 @@ var shapeRoots = []string{
 	"internal/buildinfo",
 	"internal/crdref",
 	"internal/image",
+	"internal/keystone",
 	"internal/probe",
 	"internal/testbin",
 	"internal/testcert",
 	"internal/testlog",
+	"internal/transport/kube",
 	"schemas",
 }
 
