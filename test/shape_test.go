@@ -33,6 +33,7 @@ var shapeRoots = []string{
 	"internal/image",
 	"internal/keystone",
 	"internal/probe",
+	"internal/simulate",
 	"internal/testbin",
 	"internal/testcert",
 	"internal/testlog",

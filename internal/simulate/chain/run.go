@@ -171,14 +171,8 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fp := w.fingerprint(r, sel)
-	due := !w.resyncAt[r].IsZero() && !w.Now.Before(w.resyncAt[r])
-	if w.seen[r] == fp && !due {
+	if !w.syncDue(r, sel) {
 		return false, nil
-	}
-	w.seen[r] = fp
-	if due {
-		delete(w.resyncAt, r)
 	}
 	req := w.request(r, sel)
 	req.Finalizing = deleting
@@ -187,12 +181,7 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("sync %s: %w", r, err)
 	}
-	if resp.ResyncAfterSeconds > 0 {
-		at := w.Now.Add(time.Duration(resp.ResyncAfterSeconds) * time.Second)
-		if cur := w.resyncAt[r]; cur.IsZero() || at.Before(cur) {
-			w.resyncAt[r] = at
-		}
-	}
+	w.askResync(r, resp.ResyncAfterSeconds)
 	if err := w.applySync(c, r, parent, req.Children, resp); err != nil {
 		return true, err
 	}
@@ -200,6 +189,34 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 		w.removeFinalizer(r, c.Finalizer())
 	}
 	return true, nil
+}
+
+// syncDue reports whether what the parent reads changed since its last
+// sync, or a resync it asked for is due; either way the sync it calls for
+// is recorded as done.
+func (w *World) syncDue(r Ref, in inputs) bool {
+	fp := w.fingerprint(r, in)
+	due := !w.resyncAt[r].IsZero() && !w.Now.Before(w.resyncAt[r])
+	if w.seen[r] == fp && !due {
+		return false
+	}
+	w.seen[r] = fp
+	if due {
+		delete(w.resyncAt, r)
+	}
+	return true
+}
+
+// askResync records a resync the parent's sync asked for, keeping the
+// earlier one when one is already due.
+func (w *World) askResync(r Ref, afterSeconds int) {
+	if afterSeconds <= 0 {
+		return
+	}
+	at := w.Now.Add(time.Duration(afterSeconds) * time.Second)
+	if cur := w.resyncAt[r]; cur.IsZero() || at.Before(cur) {
+		w.resyncAt[r] = at
+	}
 }
 
 // nextResync is the earliest resync a parent asked for, if any.
@@ -344,6 +361,15 @@ func (w *World) request(r Ref, in inputs) *metacontroller.SyncRequest {
 	return &metacontroller.SyncRequest{Parent: parentRaw, Children: objectMap(in.children), Related: objectMap(in.related)}
 }
 
+// selectorOf is the label selector a related resource names, nil for none
+// (every object matches).
+func selectorOf(ls *metav1.LabelSelector) (labels.Selector, error) {
+	if ls == nil {
+		return nil, nil
+	}
+	return metav1.LabelSelectorAsSelector(ls)
+}
+
 // addRelated selects objects the way Metacontroller serves a customize answer.
 func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResource, parentNS string) error {
 	kind, ok := resourceKinds[rr.Resource]
@@ -357,26 +383,30 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 	case ns == "":
 		ns = parentNS
 	}
-	var sel labels.Selector
-	if rr.LabelSelector != nil {
-		s, err := metav1.LabelSelectorAsSelector(rr.LabelSelector)
-		if err != nil {
-			return err
-		}
-		sel = s
+	sel, err := selectorOf(rr.LabelSelector)
+	if err != nil {
+		return err
 	}
 	key := metacontroller.Key(kind, rr.APIVersion)
 	if _, ok := into[key]; !ok {
 		into[key] = nil
 	}
+	into[key] = append(into[key], w.matching(rr, kind, ns, sel)...)
+	return nil
+}
+
+// matching are the objects of the related resource in namespace ns that
+// the selector (nil: any) matches: those it names, or else all of its kind.
+func (w *World) matching(rr metacontroller.RelatedResource, kind, ns string, sel labels.Selector) []Ref {
+	var out []Ref
 	if len(rr.Names) > 0 {
 		for _, name := range rr.Names {
 			r := Ref{APIVersion: rr.APIVersion, Kind: kind, Namespace: ns, Name: name}
 			if _, ok := w.objects[r]; ok && (sel == nil || sel.Matches(w.labels[r])) {
-				into[key] = append(into[key], r)
+				out = append(out, r)
 			}
 		}
-		return nil
+		return out
 	}
 	candidates := w.byKind[kind]
 	if sel != nil {
@@ -384,10 +414,10 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 	}
 	for r := range candidates {
 		if r.APIVersion == rr.APIVersion && r.Namespace == ns && (sel == nil || sel.Matches(w.labels[r])) {
-			into[key] = append(into[key], r)
+			out = append(out, r)
 		}
 	}
-	return nil
+	return out
 }
 
 // applySync writes what a sync answered, as Metacontroller does: children
