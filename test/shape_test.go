@@ -38,6 +38,7 @@ var shapeRoots = []string{
 	"internal/testcert",
 	"internal/testlog",
 	"internal/transport/kube",
+	"internal/transport/server",
 	"schemas",
 }
 
