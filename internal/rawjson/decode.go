@@ -147,23 +147,33 @@ func newDecoder(t reflect.Type) decodeFunc {
 	case reflect.Pointer:
 		return pointerDecoder(t)
 	case reflect.Slice:
-		switch t.Elem().Kind() {
-		case reflect.Uint8: // base64 in a string, as encoding/json reads []byte
-			return std
-		case reflect.Interface: // encoding/json reads the whole value at once
-			return std
-		}
-		return sliceDecoder(t)
+		return newSliceDecoder(t)
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType) ||
-			t.Elem().Kind() == reflect.Interface {
-			return std
-		}
-		return mapDecoder(t)
+		return newMapDecoder(t)
 	case reflect.Struct:
 		return structDecoder(t)
 	}
 	return std // floats, interfaces, arrays and the kinds encoding/json refuses
+}
+
+func newSliceDecoder(t reflect.Type) decodeFunc {
+	switch t.Elem().Kind() {
+	case reflect.Uint8: // base64 in a string, as encoding/json reads []byte
+		return std
+	case reflect.Interface: // encoding/json reads the whole value at once
+		return std
+	}
+	return sliceDecoder(t)
+}
+
+// newMapDecoder reads maps by string keys; text-unmarshaled keys and
+// values of any type are encoding/json's.
+func newMapDecoder(t reflect.Type) decodeFunc {
+	if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType) ||
+		t.Elem().Kind() == reflect.Interface {
+		return std
+	}
+	return mapDecoder(t)
 }
 
 func decodeString(data []byte, i int, v reflect.Value) (int, bool) {
