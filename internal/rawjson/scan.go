@@ -154,26 +154,36 @@ func scanString(data []byte, i int) (int, bool) {
 		case c == '"':
 			return i + 1, true
 		case c == '\\':
-			if i+1 >= len(data) {
+			end, ok := scanEscape(data, i)
+			if !ok {
 				return i, false
 			}
-			switch data[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(data) || !hex(data[i+2]) || !hex(data[i+3]) || !hex(data[i+4]) || !hex(data[i+5]) {
-					return i, false
-				}
-				i += 6
-			default:
-				return i, false
-			}
+			i = end
 		case c < 0x20:
 			return i, false
 		default:
 			i++
 		}
 	}
+}
+
+// scanEscape returns the index after the escape at data[i], a backslash,
+// and whether it is one JSON has. Escapes are rare, so the string's loop
+// stays small without them.
+func scanEscape(data []byte, i int) (int, bool) {
+	if i+1 >= len(data) {
+		return i, false
+	}
+	switch data[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, true
+	case 'u':
+		if i+6 > len(data) || !hex(data[i+2]) || !hex(data[i+3]) || !hex(data[i+4]) || !hex(data[i+5]) {
+			return i, false
+		}
+		return i + 6, true
+	}
+	return i, false
 }
 
 func hex(c byte) bool {
@@ -187,12 +197,6 @@ func literal(data []byte, i int, word string) bool {
 // scanNumber returns the index after the number that starts at data[i], and
 // whether it is one: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func scanNumber(data []byte, i int) (int, bool) {
-	digits := func(i int) int {
-		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
-			i++
-		}
-		return i
-	}
 	if i < len(data) && data[i] == '-' {
 		i++
 	}
@@ -202,27 +206,40 @@ func scanNumber(data []byte, i int) (int, bool) {
 	case data[i] == '0':
 		i++
 	case '1' <= data[i] && data[i] <= '9':
-		i = digits(i + 1)
+		i = digits(data, i+1)
 	default:
 		return i, false
 	}
 	if i < len(data) && data[i] == '.' {
-		end := digits(i + 1)
+		end := digits(data, i+1)
 		if end == i+1 {
 			return i, false
 		}
 		i = end
 	}
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		end := digits(i)
-		if end == i {
-			return i, false
-		}
-		i = end
+		return scanExponent(data, i+1)
 	}
 	return i, true
+}
+
+// scanExponent returns the index after an exponent's sign and digits,
+// which start at data[i], and whether they are there.
+func scanExponent(data []byte, i int) (int, bool) {
+	if i < len(data) && (data[i] == '+' || data[i] == '-') {
+		i++
+	}
+	end := digits(data, i)
+	if end == i {
+		return i, false
+	}
+	return end, true
+}
+
+// digits returns the index after the digits from data[i] on.
+func digits(data []byte, i int) int {
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+		i++
+	}
+	return i
 }
