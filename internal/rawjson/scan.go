@@ -23,13 +23,8 @@ type Arrays struct {
 // its objects are read later without being validated again. Strings, most
 // of a request's bytes, are scanned eight bytes at a time.
 func Scan(data []byte) (Arrays, bool) {
-	var a Arrays
-	// containers holds '{' or '[' per open value; items the count of each
-	// open array (0 for objects).
-	containers := make([]byte, 0, 64)
-	items := make([]int, 0, 64)
-	var top, end int
-	var ok bool
+	a, ok := Arrays{}, false
+	stack := make([]openValue, 0, 64)
 	i := space(data, 0)
 value:
 	if i >= len(data) {
@@ -37,90 +32,95 @@ value:
 	}
 	switch c := data[i]; c {
 	case '{', '[':
-		if len(containers) == maxDepth {
+		if len(stack) == maxDepth {
 			return a, false
 		}
-		containers = append(containers, c)
-		items = append(items, 0)
 		i = space(data, i+1)
-		if i < len(data) && data[i] == c+2 { // '}' or ']'
+		if i < len(data) && data[i] == c+2 { // '}' or ']': empty
 			i++
-			containers, items = containers[:len(containers)-1], items[:len(items)-1]
 			goto next
 		}
 		if c == '[' {
-			items[len(items)-1] = 1
+			stack = append(stack, openValue{c, 1})
 			a.Items++
 			goto value
 		}
+		stack = append(stack, openValue{c, 0})
 		goto key
-	case '"':
-		end, ok = scanString(data, i)
-		if !ok {
-			return a, false
-		}
-		i = end
-	case 't':
-		if !literal(data, i, "true") {
-			return a, false
-		}
-		i += 4
-	case 'f':
-		if !literal(data, i, "false") {
-			return a, false
-		}
-		i += 5
-	case 'n':
-		if !literal(data, i, "null") {
-			return a, false
-		}
-		i += 4
 	default:
-		end, ok = scanNumber(data, i)
-		if !ok {
+		if i, ok = scanScalar(data, i); !ok {
 			return a, false
 		}
-		i = end
 	}
 next:
 	i = space(data, i)
-	if len(containers) == 0 {
+	if len(stack) == 0 {
 		return a, i == len(data)
 	}
 	if i >= len(data) {
 		return a, false
 	}
-	top = len(containers) - 1
-	switch data[i] {
+	switch top := len(stack) - 1; data[i] {
 	case ',':
 		i = space(data, i+1)
-		if containers[top] == '{' {
+		if stack[top].kind == '{' {
 			goto key
 		}
-		items[top]++
+		stack[top].items++
 		a.Items++
 		goto value
-	case containers[top] + 2: // '}' or ']'
-		a.Longest = max(a.Longest, items[top])
-		containers, items = containers[:top], items[:top]
+	case stack[top].kind + 2: // '}' or ']'
+		a.Longest = max(a.Longest, stack[top].items)
+		stack = stack[:top]
 		i++
 		goto next
 	}
 	return a, false
 key:
-	if i >= len(data) || data[i] != '"' {
+	if i, ok = scanKey(data, i); !ok {
 		return a, false
 	}
-	end, ok = scanString(data, i)
+	goto value
+}
+
+// openValue is an object or array Scan is in: its '{' or '[', and the
+// count of an array's items so far (0 for objects).
+type openValue struct {
+	kind  byte
+	items int
+}
+
+// scanScalar returns the index after the string, literal or number that
+// starts at data[i], and whether it is one.
+func scanScalar(data []byte, i int) (int, bool) {
+	switch data[i] {
+	case '"':
+		return scanString(data, i)
+	case 't':
+		return i + 4, literal(data, i, "true")
+	case 'f':
+		return i + 5, literal(data, i, "false")
+	case 'n':
+		return i + 4, literal(data, i, "null")
+	}
+	return scanNumber(data, i)
+}
+
+// scanKey returns the index of the value after the object key that starts
+// at data[i] and its colon, and whether they are there.
+func scanKey(data []byte, i int) (int, bool) {
+	if i >= len(data) || data[i] != '"' {
+		return i, false
+	}
+	end, ok := scanString(data, i)
 	if !ok {
-		return a, false
+		return end, false
 	}
 	i = space(data, end)
 	if i >= len(data) || data[i] != ':' {
-		return a, false
+		return i, false
 	}
-	i = space(data, i+1)
-	goto value
+	return space(data, i+1), true
 }
 
 // The words scanString looks for in eight bytes at once.
