@@ -64,11 +64,6 @@ func TestCRDsDescribeEveryCondition(t *testing.T) {
 	}
 }
 
-func conditionsDescription(t *testing.T, file string) string {
-	t.Helper()
-	return conditionsSchema(t, file).Description
-}
-
 // conditionsField is what a CRD says of status.conditions.
 type conditionsField struct {
 	Description string

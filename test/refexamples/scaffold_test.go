@@ -157,7 +157,7 @@ func or(v, def string) string {
 
 // str is the string at path in o, "" when there is none.
 func str(o chain.Object, path ...string) string {
-	var v any = map[string]any(o)
+	var v any = o
 	for _, p := range path {
 		m, ok := v.(map[string]any)
 		if !ok {
