@@ -83,16 +83,24 @@ func closesConnection(code int) bool {
 // HTTP/1 body once the answer is out before it closes the connection, so
 // a client that owed less than that (a 401 to a 1,000-byte request) held
 // the connection until the server's read timeout, 30 s; one that owed
-// more was cut at once. A read deadline already passed ends that read at
-// once (a 408's deadline is passed already). HTTP/2 needs none of this:
-// its stream is reset after the answer and the connection, sent GOAWAY by
-// Connection: close, ends once no stream is left.
+// more was cut at once. A short read deadline ends that read soon: long
+// enough for a client still sending a small body to finish it, so the
+// connection closes with nothing unread and the client reads its answer
+// (closing over unread bytes sends a reset, which can reach the client
+// before the answer does: a broken pipe instead of a 401), short enough
+// that a client that sends nothing is cut well within a second. HTTP/2
+// needs none of this: its stream is reset after the answer and the
+// connection, sent GOAWAY by Connection: close, ends once no stream is left.
 func abandonBody(c echo.Context) {
 	if c.Request().ProtoMajor != 1 {
 		return
 	}
-	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(owedBodyDrain))
 }
+
+// owedBodyDrain is how long a refused request's unread body is still read
+// before its connection closes (abandonBody).
+const owedBodyDrain = 300 * time.Millisecond
 
 // recoverPanics turns a panic into a 500; the server keeps serving and the
 // stack goes to the log (it holds code locations, not request data).
