@@ -89,6 +89,24 @@ Logs are JSON lines on stderr.`,
 
 // validate reports flags that cannot go together, as a usage error.
 func (o *serveOptions) validate() error {
+	if err := o.validateTLS(); err != nil {
+		return err
+	}
+	if err := o.validateBounds(); err != nil {
+		return err
+	}
+	routes, err := o.selectedRoutes()
+	if err != nil {
+		return err
+	}
+	if o.tokenFile != "" && len(server.RoutesOf(routes, server.Metacontroller)) == 0 {
+		return usageErrorf("--auth-token-file authenticates Metacontroller's hooks, which --routes=%s does not serve", o.routes)
+	}
+	return nil
+}
+
+// validateTLS: TLS with both files, or plain HTTP said out loud.
+func (o *serveOptions) validateTLS() error {
 	if (o.certFile == "") != (o.keyFile == "") {
 		return usageErrorf("--tls-cert-file and --tls-key-file go together: give both or neither")
 	}
@@ -98,6 +116,11 @@ func (o *serveOptions) validate() error {
 	if o.clientCAFile != "" && o.plain {
 		return usageErrorf("--client-ca-file needs TLS: it cannot go with --insecure-plain-http")
 	}
+	return nil
+}
+
+// validateBounds: the sizes and durations the flags bound.
+func (o *serveOptions) validateBounds() error {
 	if o.apiTimeout <= 0 {
 		return usageErrorf("--api-timeout must be positive")
 	}
@@ -114,13 +137,6 @@ func (o *serveOptions) validate() error {
 	}
 	if o.drain < 0 || o.grace < 0 {
 		return usageErrorf("--shutdown-drain and --shutdown-grace cannot be negative")
-	}
-	routes, err := o.selectedRoutes()
-	if err != nil {
-		return err
-	}
-	if o.tokenFile != "" && len(server.RoutesOf(routes, server.Metacontroller)) == 0 {
-		return usageErrorf("--auth-token-file authenticates Metacontroller's hooks, which --routes=%s does not serve", o.routes)
 	}
 	return nil
 }

@@ -48,28 +48,37 @@ func Decode(body []byte) (*admissionv1.AdmissionReview, error) {
 		}
 		return nil, malformed("%s: got %s, this hook answers %s %s", what, got, ReviewAPIVersion, ReviewKind)
 	}
-	req := rev.Request
-	if req == nil {
-		return nil, malformed("AdmissionReview has no request")
-	}
-	if req.UID == "" {
-		return nil, malformed("AdmissionReview request has no uid")
-	}
-	if req.Operation == "" {
-		return nil, malformed("AdmissionReview request has no operation")
-	}
-	if validated(req.Kind) && req.SubResource == "" {
-		switch req.Operation {
-		case admissionv1.Create, admissionv1.Update:
-			if isEmptyRaw(req.Object.Raw) {
-				return nil, malformed("AdmissionReview %s request for %s has no object", req.Operation, req.Kind.Kind)
-			}
-		}
-		if req.Operation == admissionv1.Update && isEmptyRaw(req.OldObject.Raw) {
-			return nil, malformed("AdmissionReview UPDATE request for %s has no oldObject", req.Kind.Kind)
-		}
+	if err := checkRequest(rev.Request); err != nil {
+		return nil, err
 	}
 	return &rev, nil
+}
+
+// checkRequest checks the review's request has what Review reads.
+func checkRequest(req *admissionv1.AdmissionRequest) error {
+	if req == nil {
+		return malformed("AdmissionReview has no request")
+	}
+	if req.UID == "" {
+		return malformed("AdmissionReview request has no uid")
+	}
+	if req.Operation == "" {
+		return malformed("AdmissionReview request has no operation")
+	}
+	// A subresource (status, scale) carries no spec this hook validates.
+	if !validated(req.Kind) || req.SubResource != "" {
+		return nil
+	}
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update:
+		if isEmptyRaw(req.Object.Raw) {
+			return malformed("AdmissionReview %s request for %s has no object", req.Operation, req.Kind.Kind)
+		}
+	}
+	if req.Operation == admissionv1.Update && isEmptyRaw(req.OldObject.Raw) {
+		return malformed("AdmissionReview UPDATE request for %s has no oldObject", req.Kind.Kind)
+	}
+	return nil
 }
 
 func isEmptyRaw(raw []byte) bool {

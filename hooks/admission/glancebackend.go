@@ -28,97 +28,146 @@ func StoreIDCollisionMessage(id, name, other, glance string) string {
 }
 
 func reviewGlanceBackend(ctx context.Context, req *admissionv1.AdmissionRequest, l Lister) decision {
-	var b api.GlanceBackend
-	if err := decodeObject(req.Object.Raw, &b); err != nil {
-		return undecodable(api.KindGlanceBackend, "object", err)
-	}
-	var old *api.GlanceBackend
-	if req.Operation == admissionv1.Update {
-		old = &api.GlanceBackend{}
-		if err := decodeObject(req.OldObject.Raw, old); err != nil {
-			return undecodable(api.KindGlanceBackend, "oldObject", err)
-		}
+	b, old, refused := decodeBackendReview(req)
+	if refused != nil {
+		return *refused
 	}
 	// An object on its way out only loses finalizers; never block that.
 	if b.DeletionTimestamp != nil {
 		return decision{}
 	}
 	name := nameOf(req, &b.ObjectMeta)
-	if problems := backendProblems(&b, old); len(problems) > 0 {
+	if problems := backendProblems(b, old); len(problems) > 0 {
 		return invalid(api.KindGlanceBackend, name, problems)
 	}
-
-	glance := b.Spec.GlanceRef.Name
 	// The ControlPlane's list is the single source of truth for its
 	// children: what it projects was admitted as the ControlPlane (one
 	// default, unique entry names), and a hand-made sibling never blocks it.
-	if ProjectedOnItsGlance(&b) {
+	if ProjectedOnItsGlance(b) {
 		return decision{}
 	}
-	id := b.EffectiveStoreID()
-	attachedBefore := old != nil && old.Spec.GlanceRef.Name == glance
-	// Becoming the default of this Glance needs the siblings; staying the
-	// default, or releasing it, never does.
-	checkDefault := b.Spec.IsDefault && !(attachedBefore && old.Spec.IsDefault)
-	// A store id new to this Glance must not be taken.
-	checkID := !(attachedBefore && old.EffectiveStoreID() == id)
-	if !checkDefault && !checkID {
+	a := attachmentOf(b, old, name, namespaceOf(req, &b.ObjectMeta))
+	if !a.checkDefault && !a.checkID {
 		return decision{}
 	}
+	return a.review(ctx, l)
+}
 
-	ns := namespaceOf(req, &b.ObjectMeta)
-	siblings, err := l.ListGlanceBackends(ctx, ns)
+// decodeBackendReview reads the object and, on an UPDATE, the old one; a
+// non-nil decision refuses what does not decode.
+func decodeBackendReview(req *admissionv1.AdmissionRequest) (b, old *api.GlanceBackend, refused *decision) {
+	b = &api.GlanceBackend{}
+	if err := decodeObject(req.Object.Raw, b); err != nil {
+		d := undecodable(api.KindGlanceBackend, "object", err)
+		return nil, nil, &d
+	}
+	if req.Operation != admissionv1.Update {
+		return b, nil, nil
+	}
+	old = &api.GlanceBackend{}
+	if err := decodeObject(req.OldObject.Raw, old); err != nil {
+		d := undecodable(api.KindGlanceBackend, "oldObject", err)
+		return nil, nil, &d
+	}
+	return b, old, nil
+}
+
+// attachment is a backend as its siblings on the same Glance see it, and
+// which of the checks against them its change calls for.
+type attachment struct {
+	name, namespace, glance, id string
+	// checkDefault: becoming the default of this Glance needs the
+	// siblings; staying the default, or releasing it, never does.
+	checkDefault bool
+	// checkID: a store id new to this Glance must not be taken.
+	checkID bool
+}
+
+func attachmentOf(b, old *api.GlanceBackend, name, namespace string) attachment {
+	a := attachment{name: name, namespace: namespace, glance: b.Spec.GlanceRef.Name, id: b.EffectiveStoreID()}
+	attachedBefore := old != nil && old.Spec.GlanceRef.Name == a.glance
+	a.checkDefault = b.Spec.IsDefault && !(attachedBefore && old.Spec.IsDefault)
+	a.checkID = !(attachedBefore && old.EffectiveStoreID() == a.id)
+	return a
+}
+
+// review runs the checks the attachment calls for against the namespace's
+// backends; what cannot be read refuses, since an unchecked default or id
+// could break the Glance.
+func (a attachment) review(ctx context.Context, l Lister) decision {
+	siblings, err := l.ListGlanceBackends(ctx, a.namespace)
 	if err != nil {
 		return unavailable(fmt.Sprintf(
 			"GlanceBackend %s cannot be checked against the other backends of Glance %s, so it is refused: listing GlanceBackends in namespace %s failed: %v",
-			excerpt.Name(name), excerpt.Name(glance), excerpt.Name(ns), err))
+			excerpt.Name(a.name), excerpt.Name(a.glance), excerpt.Name(a.namespace), err))
 	}
 	sort.Slice(siblings, func(i, j int) bool { return siblings[i].Name < siblings[j].Name })
 
 	var problems []string
-	if checkDefault {
-		for _, s := range siblings {
-			if s.Name == name || s.Spec.GlanceRef.Name != glance || s.DeletionTimestamp != nil {
-				continue
-			}
-			if s.Spec.IsDefault {
-				problems = append(problems, SiblingDefaultMessage(s.Name, glance))
-				break
-			}
+	if a.checkDefault {
+		msg, err := a.defaultTaken(ctx, l, siblings)
+		if err != nil {
+			return unavailable(err.Error())
 		}
-		// No sibling holds the default yet, but a ControlPlane's Glance
-		// takes its default from the ControlPlane alone, whatever is
-		// created first: a hand-made default there would block the
-		// projected one.
-		if len(problems) == 0 {
-			cp, err := l.GlanceControlPlane(ctx, ns, glance)
-			if err != nil {
-				return unavailable(fmt.Sprintf(
-					"GlanceBackend %s cannot be checked against the ControlPlane of Glance %s, so it is refused: reading Glance %s in namespace %s failed: %v",
-					excerpt.Name(name), excerpt.Name(glance), excerpt.Name(glance), excerpt.Name(ns), err))
-			}
-			if cp != "" {
-				problems = append(problems, ControlPlaneDefaultMessage(name, glance, cp))
-			}
+		if msg != "" {
+			problems = append(problems, msg)
 		}
 	}
-	if checkID {
-		for _, s := range siblings {
-			if s.Name == name || s.Spec.GlanceRef.Name != glance || s.EffectiveStoreID() != id {
-				continue
-			}
-			msg := StoreIDCollisionMessage(id, name, s.Name, glance)
-			if s.DeletionTimestamp != nil {
-				msg += fmt.Sprintf(" (GlanceBackend %s is being deleted; retry once it is gone)", excerpt.Name(s.Name))
-			}
+	if a.checkID {
+		if msg := a.idTaken(siblings); msg != "" {
 			problems = append(problems, msg)
-			break
 		}
 	}
 	if len(problems) > 0 {
 		return conflict(problems)
 	}
 	return decision{}
+}
+
+// sibling reports whether s is another backend attached to the same Glance.
+func (a attachment) sibling(s *api.GlanceBackend) bool {
+	return s.Name != a.name && s.Spec.GlanceRef.Name == a.glance
+}
+
+// defaultTaken says why the backend cannot become the default: a live
+// sibling holds it, or the Glance is a ControlPlane's.
+func (a attachment) defaultTaken(ctx context.Context, l Lister, siblings []api.GlanceBackend) (string, error) {
+	for i := range siblings {
+		s := &siblings[i]
+		if a.sibling(s) && s.DeletionTimestamp == nil && s.Spec.IsDefault {
+			return SiblingDefaultMessage(s.Name, a.glance), nil
+		}
+	}
+	// No sibling holds the default yet, but a ControlPlane's Glance takes
+	// its default from the ControlPlane alone, whatever is created first: a
+	// hand-made default there would block the projected one.
+	cp, err := l.GlanceControlPlane(ctx, a.namespace, a.glance)
+	if err != nil {
+		return "", fmt.Errorf(
+			"GlanceBackend %s cannot be checked against the ControlPlane of Glance %s, so it is refused: reading Glance %s in namespace %s failed: %w",
+			excerpt.Name(a.name), excerpt.Name(a.glance), excerpt.Name(a.glance), excerpt.Name(a.namespace), err)
+	}
+	if cp != "" {
+		return ControlPlaneDefaultMessage(a.name, a.glance, cp), nil
+	}
+	return "", nil
+}
+
+// idTaken names the first sibling that already uses the store id; one being
+// deleted still holds it until it is gone.
+func (a attachment) idTaken(siblings []api.GlanceBackend) string {
+	for i := range siblings {
+		s := &siblings[i]
+		if !a.sibling(s) || s.EffectiveStoreID() != a.id {
+			continue
+		}
+		msg := StoreIDCollisionMessage(a.id, a.name, s.Name, a.glance)
+		if s.DeletionTimestamp != nil {
+			msg += fmt.Sprintf(" (GlanceBackend %s is being deleted; retry once it is gone)", excerpt.Name(s.Name))
+		}
+		return msg
+	}
+	return ""
 }
 
 // backendProblems are the rules a GlanceBackend must meet on its own

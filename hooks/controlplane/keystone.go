@@ -123,45 +123,18 @@ func (r *registration) spec(deregister bool) reg.Spec {
 // guesses of the service password against it.
 func (r *registration) job(jobImage string, deregister bool) *jobChild {
 	s := r.spec(deregister)
-	adminRef := r.settings.AdminCredentialsSecretRef.Name
-	env := []corev1.EnvVar{}
-	for _, k := range reg.RequiredAdminKeys {
-		env = append(env, secretEnv(k, adminRef, k, false))
-	}
-	for _, k := range reg.OptionalAdminKeys {
-		env = append(env, secretEnv(k, adminRef, k, true))
-	}
-	if !deregister {
-		env = append(env, secretEnv(reg.EnvServiceUserPassword, r.user.SecretRef.Name, r.user.SecretRef.Key, false))
-	}
 	component := names.ComponentRegistration
 	prefix := names.RegistrationJobPrefix(r.cp.Name)
 	if deregister {
 		component, prefix = names.ComponentDeregistration, names.DeregistrationJobPrefix(r.cp.Name)
 	}
 	labels := registrationLabels(r.cp.Name, component)
-	nonRoot, uid, no, yes := true, int64(65532), false, true
-	template := corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: labels},
-		Spec: corev1.PodSpec{
-			RestartPolicy:                corev1.RestartPolicyNever,
-			ServiceAccountName:           names.RegistrationServiceAccount(r.cp.Name),
-			AutomountServiceAccountToken: &no,
-			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: &nonRoot, RunAsUser: &uid, RunAsGroup: &uid,
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-			Containers: []corev1.Container{{
-				Name:                     registerContainer,
-				Image:                    jobImage,
-				ImagePullPolicy:          corev1.PullIfNotPresent,
-				Args:                     s.Args(),
-				Env:                      env,
-				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-				SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &no, ReadOnlyRootFilesystem: &yes, RunAsNonRoot: &nonRoot,
-					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-				Resources: registrationResources(),
-			}},
-		},
-	}
+	template := r.podTemplate(labels, corev1.Container{
+		Name:  registerContainer,
+		Image: jobImage,
+		Args:  s.Args(),
+		Env:   r.env(deregister),
+	})
 	raw, _ := json.Marshal(template)
 	data := map[string]string{"namespace": r.cp.Namespace, "template": string(raw), reg.EnvServiceUserPassword: r.password}
 	for k, v := range r.admin {
@@ -181,6 +154,45 @@ func (r *registration) job(jobImage string, deregister bool) *jobChild {
 					{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}}},
 			}},
 			Template: template,
+		},
+	}
+}
+
+// env reads the admin's exports and, to register, the service user's
+// password from their Secrets.
+func (r *registration) env(deregister bool) []corev1.EnvVar {
+	adminRef := r.settings.AdminCredentialsSecretRef.Name
+	env := []corev1.EnvVar{}
+	for _, k := range reg.RequiredAdminKeys {
+		env = append(env, secretEnv(k, adminRef, k, false))
+	}
+	for _, k := range reg.OptionalAdminKeys {
+		env = append(env, secretEnv(k, adminRef, k, true))
+	}
+	if !deregister {
+		env = append(env, secretEnv(reg.EnvServiceUserPassword, r.user.SecretRef.Name, r.user.SecretRef.Key, false))
+	}
+	return env
+}
+
+// podTemplate runs c once, unprivileged, with no Kubernetes API token
+// mounted.
+func (r *registration) podTemplate(labels map[string]string, c corev1.Container) corev1.PodTemplateSpec {
+	nonRoot, uid, no, yes := true, int64(65532), false, true
+	c.ImagePullPolicy = corev1.PullIfNotPresent
+	c.TerminationMessagePolicy = corev1.TerminationMessageFallbackToLogsOnError
+	c.SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: &no, ReadOnlyRootFilesystem: &yes, RunAsNonRoot: &nonRoot,
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	c.Resources = registrationResources()
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                corev1.RestartPolicyNever,
+			ServiceAccountName:           names.RegistrationServiceAccount(r.cp.Name),
+			AutomountServiceAccountToken: &no,
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: &nonRoot, RunAsUser: &uid, RunAsGroup: &uid,
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Containers: []corev1.Container{c},
 		},
 	}
 }

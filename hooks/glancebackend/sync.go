@@ -1,6 +1,7 @@
 package glancebackend
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -18,20 +19,14 @@ import (
 // Sync answers /sync/glancebackend: status, and the store Secret when the
 // credentials are usable and the spec renders.
 func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
-	var b api.GlanceBackend
-	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlanceBackend, &b); err != nil {
+	b, err := decodeBackend(req.Parent)
+	if err != nil {
 		return nil, err
-	}
-	if b.Spec.GlanceRef.Name == "" {
-		return nil, hook.Invalid("GlanceBackend %q has no spec.glanceRef.name", b.Name)
 	}
 	storeID := b.EffectiveStoreID()
 	glance := b.Spec.GlanceRef.Name
 
-	credName := ""
-	if b.Spec.S3 != nil {
-		credName = b.Spec.S3.CredentialsSecretRef.Name
-	}
+	credName := credentialsName(b.Spec)
 	secret, found, err := metacontroller.DecodeOne[rawSecret](req.Related, names.SecretsKey, credName)
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
@@ -44,7 +39,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 
 	rendered := hook.Condition{Type: CondStoreRendered, Reason: ReasonInvalidSpec}
 	var children []any
-	if problems := rules.GlanceBackend(&b); len(problems) > 0 {
+	if problems := rules.GlanceBackend(b); len(problems) > 0 {
 		rendered.Message = "the store section cannot be rendered: " + problems.String()
 	} else if !credCond.Status || !caCond.Status {
 		rendered.Reason, rendered.Message = credCond.Reason, "waiting for usable credentials"
@@ -59,7 +54,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		if err != nil { // BackendProblems and the credential checks make this unreachable
 			return nil, fmt.Errorf("rendering store %q: %w", storeID, err)
 		}
-		children = append(children, storeSecret(&b, storeID, section, caDigest))
+		children = append(children, storeSecret(b, storeID, section, caDigest))
 		rendered.Status, rendered.Reason = true, ReasonRendered
 		rendered.Message = fmt.Sprintf("store section [%s] rendered into Secret %q", storeID, names.StoreSecretName(b.Name))
 	}
@@ -79,6 +74,28 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		},
 		Children: nonNil(children),
 	}, nil
+}
+
+// decodeBackend reads the parent; a backend attached to no Glance cannot be
+// synced.
+func decodeBackend(parent json.RawMessage) (*api.GlanceBackend, error) {
+	var b api.GlanceBackend
+	if err := hook.DecodeParent(parent, api.GlanceAPIVersion, api.KindGlanceBackend, &b); err != nil {
+		return nil, err
+	}
+	if b.Spec.GlanceRef.Name == "" {
+		return nil, hook.Invalid("GlanceBackend %q has no spec.glanceRef.name", b.Name)
+	}
+	return &b, nil
+}
+
+// credentialsName is the Secret the backend's S3 credentials are in; none
+// without S3 settings.
+func credentialsName(spec api.GlanceBackendSpec) string {
+	if spec.S3 == nil {
+		return ""
+	}
+	return spec.S3.CredentialsSecretRef.Name
 }
 
 // keepUntilReported returns the observed store Secret, as last applied,

@@ -83,9 +83,16 @@ func (c *Client) ensureRole(ctx context.Context, name string, r *Report) (string
 	return role.ID, nil
 }
 
+// grant is a role for a user on a project, by Keystone id; user names
+// them for the report and errors.
+type grant struct {
+	userID, projectID, roleID string
+	user                      ServiceUser
+}
+
 // ensureAssignment grants a role to a user on a project unless it is granted.
-func (c *Client) ensureAssignment(ctx context.Context, userID, projectID, roleID string, names [3]string, r *Report) error {
-	pages, err := roles.ListAssignments(c.identity, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID, RoleID: roleID}).AllPages(ctx)
+func (c *Client) ensureAssignment(ctx context.Context, g grant, r *Report) error {
+	pages, err := roles.ListAssignments(c.identity, roles.ListAssignmentsOpts{UserID: g.userID, ScopeProjectID: g.projectID, RoleID: g.roleID}).AllPages(ctx)
 	if err != nil {
 		return c.masker.describe("listing role assignments", err)
 	}
@@ -96,10 +103,11 @@ func (c *Client) ensureAssignment(ctx context.Context, userID, projectID, roleID
 	if len(list) > 0 {
 		return nil
 	}
-	if err := roles.Assign(ctx, c.identity, roleID, roles.AssignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(); err != nil {
-		return c.masker.describe(fmt.Sprintf("granting role %q to user %q on project %q", names[2], names[0], names[1]), err)
+	u := g.user
+	if err := roles.Assign(ctx, c.identity, g.roleID, roles.AssignOpts{UserID: g.userID, ProjectID: g.projectID}).ExtractErr(); err != nil {
+		return c.masker.describe(fmt.Sprintf("granting role %q to user %q on project %q", u.Role, u.Name, u.Project), err)
 	}
-	r.add("granted role %q to user %q on project %q", names[2], names[0], names[1])
+	r.add("granted role %q to user %q on project %q", u.Role, u.Name, u.Project)
 	return nil
 }
 

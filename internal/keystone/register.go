@@ -87,11 +87,11 @@ func (c *Client) Register(ctx context.Context, reg Registration) (Report, error)
 	if err != nil {
 		return r, err
 	}
-	userID, err := c.ensureUser(ctx, reg.Owner, u, userDomain, projectID, &r)
+	userID, err := c.ensureUser(ctx, reg.Owner, u, userHome{domainID: userDomain, projectID: projectID}, &r)
 	if err != nil {
 		return r, err
 	}
-	if err := c.ensureAssignment(ctx, userID, projectID, roleID, [3]string{u.Name, u.Project, u.Role}, &r); err != nil {
+	if err := c.ensureAssignment(ctx, grant{userID: userID, projectID: projectID, roleID: roleID, user: u}, &r); err != nil {
 		return r, err
 	}
 	if err := c.ensureRegion(ctx, reg.Region, &r); err != nil {
@@ -107,9 +107,15 @@ func (c *Client) Register(ctx context.Context, reg Registration) (Report, error)
 	return r, c.verifyUser(ctx, u)
 }
 
+// userHome is where a service user is made: its domain and its default
+// project, as Keystone ids.
+type userHome struct {
+	domainID, projectID string
+}
+
 // ensureUser is Register's user step; it returns the user's id.
-func (c *Client) ensureUser(ctx context.Context, owner string, u ServiceUser, domainID, projectID string, r *Report) (string, error) {
-	pages, err := users.List(c.identity, users.ListOpts{Name: u.Name, DomainID: domainID}).AllPages(ctx)
+func (c *Client) ensureUser(ctx context.Context, owner string, u ServiceUser, home userHome, r *Report) (string, error) {
+	pages, err := users.List(c.identity, users.ListOpts{Name: u.Name, DomainID: home.domainID}).AllPages(ctx)
 	if err != nil {
 		return "", c.masker.describe(fmt.Sprintf("looking up user %q", u.Name), err)
 	}
@@ -119,8 +125,8 @@ func (c *Client) ensureUser(ctx context.Context, owner string, u ServiceUser, do
 	}
 	if len(list) == 0 {
 		enabled := true
-		created, err := users.Create(ctx, c.identity, users.CreateOpts{Name: u.Name, DomainID: domainID, Password: u.Password,
-			DefaultProjectID: projectID, Enabled: &enabled, Extra: map[string]any{OwnerAttribute: owner}}).Extract()
+		created, err := users.Create(ctx, c.identity, users.CreateOpts{Name: u.Name, DomainID: home.domainID, Password: u.Password,
+			DefaultProjectID: home.projectID, Enabled: &enabled, Extra: map[string]any{OwnerAttribute: owner}}).Extract()
 		if err != nil {
 			return "", c.masker.describe(fmt.Sprintf("creating user %q", u.Name), err)
 		}
@@ -207,12 +213,7 @@ func (c *Client) ensureEndpoints(ctx context.Context, reg Registration, svc *ser
 	sort.Strings(ifaces)
 	used := map[string]bool{}
 	for _, iface := range ifaces {
-		var match []endpoint
-		for _, e := range existing {
-			if string(e.Availability) == iface && regionOf(e) == reg.Region {
-				match = append(match, e)
-			}
-		}
+		match := endpointsOf(existing, iface, reg.Region)
 		switch len(match) {
 		case 0:
 			created, err := endpoints.Create(ctx, c.identity, ownedEndpoint{endpoints.CreateOpts{Availability: gophercloud.Availability(iface),
@@ -240,6 +241,24 @@ func (c *Client) ensureEndpoints(ctx context.Context, reg Registration, svc *ser
 				reg.ServiceName, len(match), iface, reg.Region, strings.Join(ids, ", "))
 		}
 	}
+	return c.removeUnwanted(ctx, reg, existing, used, r)
+}
+
+// endpointsOf are the endpoints of an interface in the region.
+func endpointsOf(existing []endpoint, iface, region string) []endpoint {
+	var match []endpoint
+	for _, e := range existing {
+		if string(e.Availability) == iface && regionOf(e) == region {
+			match = append(match, e)
+		}
+	}
+	return match
+}
+
+// removeUnwanted removes the owner's endpoints not used for a wanted
+// interface; one already gone is fine. Endpoints the owner did not create
+// stay.
+func (c *Client) removeUnwanted(ctx context.Context, reg Registration, existing []endpoint, used map[string]bool, r *Report) error {
 	for _, e := range existing {
 		if used[e.ID] || e.Owner != reg.Owner {
 			continue

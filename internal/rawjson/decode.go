@@ -147,23 +147,33 @@ func newDecoder(t reflect.Type) decodeFunc {
 	case reflect.Pointer:
 		return pointerDecoder(t)
 	case reflect.Slice:
-		switch t.Elem().Kind() {
-		case reflect.Uint8: // base64 in a string, as encoding/json reads []byte
-			return std
-		case reflect.Interface: // encoding/json reads the whole value at once
-			return std
-		}
-		return sliceDecoder(t)
+		return newSliceDecoder(t)
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType) ||
-			t.Elem().Kind() == reflect.Interface {
-			return std
-		}
-		return mapDecoder(t)
+		return newMapDecoder(t)
 	case reflect.Struct:
 		return structDecoder(t)
 	}
 	return std // floats, interfaces, arrays and the kinds encoding/json refuses
+}
+
+func newSliceDecoder(t reflect.Type) decodeFunc {
+	switch t.Elem().Kind() {
+	case reflect.Uint8: // base64 in a string, as encoding/json reads []byte
+		return std
+	case reflect.Interface: // encoding/json reads the whole value at once
+		return std
+	}
+	return sliceDecoder(t)
+}
+
+// newMapDecoder reads maps by string keys; text-unmarshaled keys and
+// values of any type are encoding/json's.
+func newMapDecoder(t reflect.Type) decodeFunc {
+	if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType) ||
+		t.Elem().Kind() == reflect.Interface {
+		return std
+	}
+	return mapDecoder(t)
 }
 
 func decodeString(data []byte, i int, v reflect.Value) (int, bool) {
@@ -419,17 +429,36 @@ func structDecoder(t reflect.Type) decodeFunc {
 // at one depth, a field with the string option, two names that differ only
 // in case, a name that is not ASCII, more than 64 fields.
 func jsonFields(t reflect.Type) ([]field, bool) {
-	type candidate struct {
-		name   string
-		index  []int
-		depth  int
-		tagged bool
-		typ    reflect.Type
+	all, ok := candidates(t)
+	if !ok {
+		return nil, false
 	}
-	type level struct {
-		t     reflect.Type
-		index []int
+	fields, ok := dominantFields(all)
+	if !ok || len(fields) > 64 || !caseUnique(fields) {
+		return nil, false
 	}
+	return fields, true
+}
+
+// candidate is a member that may decode a name: its name, its index path,
+// the depth of embedding it is at, and whether a tag named it.
+type candidate struct {
+	name   string
+	index  []int
+	depth  int
+	tagged bool
+	typ    reflect.Type
+}
+
+// level is a struct whose fields are candidates, at its index path.
+type level struct {
+	t     reflect.Type
+	index []int
+}
+
+// candidates walks the struct and its embedded structs breadth first, one
+// depth at a time, as encoding/json does.
+func candidates(t reflect.Type) ([]candidate, bool) {
 	var all []candidate
 	current := []level{{t, nil}}
 	visited := map[reflect.Type]bool{}
@@ -442,45 +471,66 @@ func jsonFields(t reflect.Type) ([]field, bool) {
 			}
 			visited[l.t] = true
 			for i := 0; i < l.t.NumField(); i++ {
-				sf := l.t.Field(i)
-				ft := sf.Type
-				if sf.Anonymous {
-					if ft.Kind() == reflect.Pointer {
-						ft = ft.Elem()
-					}
-					if !sf.IsExported() && ft.Kind() != reflect.Struct {
-						continue
-					}
-				} else if !sf.IsExported() {
-					continue
-				}
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if slices.Contains(strings.Split(opts, ","), "string") {
+				c, promoted, ok := fieldCandidate(l, i, depth)
+				switch {
+				case !ok:
 					return nil, false
-				}
-				if !validTagName(name) {
-					name = ""
-				}
-				index := append(slices.Clone(l.index), i)
-				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
-					if sf.Type.Kind() == reflect.Pointer {
+				case promoted != nil:
+					if embedded[promoted.t]++; embedded[promoted.t] > 1 {
 						return nil, false
 					}
-					if embedded[ft]++; embedded[ft] > 1 {
-						return nil, false
-					}
-					next = append(next, level{ft, index})
-					continue
+					next = append(next, *promoted)
+				case c != nil:
+					all = append(all, *c)
 				}
-				all = append(all, candidate{name: cmp.Or(name, sf.Name), index: index, depth: depth, tagged: name != "", typ: sf.Type})
 			}
 		}
 		current = next
 	}
+	return all, true
+}
+
+// fieldCandidate reads field i of the level: a candidate, an embedded
+// struct whose fields are promoted, or neither (unexported, or tagged
+// "-"); ok is false for what this package leaves to encoding/json.
+func fieldCandidate(l level, i, depth int) (c *candidate, promoted *level, ok bool) {
+	sf := l.t.Field(i)
+	ft := sf.Type
+	if sf.Anonymous {
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if !sf.IsExported() && ft.Kind() != reflect.Struct {
+			return nil, nil, true
+		}
+	} else if !sf.IsExported() {
+		return nil, nil, true
+	}
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return nil, nil, true
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if slices.Contains(strings.Split(opts, ","), "string") {
+		return nil, nil, false
+	}
+	if !validTagName(name) {
+		name = ""
+	}
+	index := append(slices.Clone(l.index), i)
+	if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
+		if sf.Type.Kind() == reflect.Pointer {
+			return nil, nil, false
+		}
+		return nil, &level{ft, index}, true
+	}
+	return &candidate{name: cmp.Or(name, sf.Name), index: index, depth: depth, tagged: name != "", typ: sf.Type}, nil, true
+}
+
+// dominantFields picks, per name in the order first seen, the shallowest
+// candidate, or at equal depth the only tagged one; a name with neither
+// is dropped, as encoding/json drops a name it cannot decide.
+func dominantFields(all []candidate) ([]field, bool) {
 	var fields []field
 	var order []string
 	byName := map[string][]candidate{}
@@ -505,7 +555,7 @@ func jsonFields(t reflect.Type) ([]field, bool) {
 		winner := top[0]
 		if len(top) > 1 {
 			if len(tagged) != 1 {
-				continue // encoding/json drops a name it cannot decide
+				continue
 			}
 			winner = tagged[0]
 		}
@@ -514,18 +564,20 @@ func jsonFields(t reflect.Type) ([]field, bool) {
 		}
 		fields = append(fields, field{name: name, index: winner.index, decode: decoderOf(winner.typ)})
 	}
-	if len(fields) > 64 {
-		return nil, false
-	}
+	return fields, true
+}
+
+// caseUnique reports whether no two names differ only in case.
+func caseUnique(fields []field) bool {
 	lower := map[string]bool{}
 	for _, f := range fields {
-		if l := strings.ToLower(f.name); lower[l] {
-			return nil, false
-		} else {
-			lower[l] = true
+		l := strings.ToLower(f.name)
+		if lower[l] {
+			return false
 		}
+		lower[l] = true
 	}
-	return fields, true
+	return true
 }
 
 // validTagName is encoding/json's rule for a tag name it uses.

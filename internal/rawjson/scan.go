@@ -23,13 +23,8 @@ type Arrays struct {
 // its objects are read later without being validated again. Strings, most
 // of a request's bytes, are scanned eight bytes at a time.
 func Scan(data []byte) (Arrays, bool) {
-	var a Arrays
-	// containers holds '{' or '[' per open value; items the count of each
-	// open array (0 for objects).
-	containers := make([]byte, 0, 64)
-	items := make([]int, 0, 64)
-	var top, end int
-	var ok bool
+	a, ok := Arrays{}, false
+	stack := make([]openValue, 0, 64)
 	i := space(data, 0)
 value:
 	if i >= len(data) {
@@ -37,90 +32,95 @@ value:
 	}
 	switch c := data[i]; c {
 	case '{', '[':
-		if len(containers) == maxDepth {
+		if len(stack) == maxDepth {
 			return a, false
 		}
-		containers = append(containers, c)
-		items = append(items, 0)
 		i = space(data, i+1)
-		if i < len(data) && data[i] == c+2 { // '}' or ']'
+		if i < len(data) && data[i] == c+2 { // '}' or ']': empty
 			i++
-			containers, items = containers[:len(containers)-1], items[:len(items)-1]
 			goto next
 		}
 		if c == '[' {
-			items[len(items)-1] = 1
+			stack = append(stack, openValue{c, 1})
 			a.Items++
 			goto value
 		}
+		stack = append(stack, openValue{c, 0})
 		goto key
-	case '"':
-		end, ok = scanString(data, i)
-		if !ok {
-			return a, false
-		}
-		i = end
-	case 't':
-		if !literal(data, i, "true") {
-			return a, false
-		}
-		i += 4
-	case 'f':
-		if !literal(data, i, "false") {
-			return a, false
-		}
-		i += 5
-	case 'n':
-		if !literal(data, i, "null") {
-			return a, false
-		}
-		i += 4
 	default:
-		end, ok = scanNumber(data, i)
-		if !ok {
+		if i, ok = scanScalar(data, i); !ok {
 			return a, false
 		}
-		i = end
 	}
 next:
 	i = space(data, i)
-	if len(containers) == 0 {
+	if len(stack) == 0 {
 		return a, i == len(data)
 	}
 	if i >= len(data) {
 		return a, false
 	}
-	top = len(containers) - 1
-	switch data[i] {
+	switch top := len(stack) - 1; data[i] {
 	case ',':
 		i = space(data, i+1)
-		if containers[top] == '{' {
+		if stack[top].kind == '{' {
 			goto key
 		}
-		items[top]++
+		stack[top].items++
 		a.Items++
 		goto value
-	case containers[top] + 2: // '}' or ']'
-		a.Longest = max(a.Longest, items[top])
-		containers, items = containers[:top], items[:top]
+	case stack[top].kind + 2: // '}' or ']'
+		a.Longest = max(a.Longest, stack[top].items)
+		stack = stack[:top]
 		i++
 		goto next
 	}
 	return a, false
 key:
-	if i >= len(data) || data[i] != '"' {
+	if i, ok = scanKey(data, i); !ok {
 		return a, false
 	}
-	end, ok = scanString(data, i)
+	goto value
+}
+
+// openValue is an object or array Scan is in: its '{' or '[', and the
+// count of an array's items so far (0 for objects).
+type openValue struct {
+	kind  byte
+	items int
+}
+
+// scanScalar returns the index after the string, literal or number that
+// starts at data[i], and whether it is one.
+func scanScalar(data []byte, i int) (int, bool) {
+	switch data[i] {
+	case '"':
+		return scanString(data, i)
+	case 't':
+		return i + 4, literal(data, i, "true")
+	case 'f':
+		return i + 5, literal(data, i, "false")
+	case 'n':
+		return i + 4, literal(data, i, "null")
+	}
+	return scanNumber(data, i)
+}
+
+// scanKey returns the index of the value after the object key that starts
+// at data[i] and its colon, and whether they are there.
+func scanKey(data []byte, i int) (int, bool) {
+	if i >= len(data) || data[i] != '"' {
+		return i, false
+	}
+	end, ok := scanString(data, i)
 	if !ok {
-		return a, false
+		return end, false
 	}
 	i = space(data, end)
 	if i >= len(data) || data[i] != ':' {
-		return a, false
+		return i, false
 	}
-	i = space(data, i+1)
-	goto value
+	return space(data, i+1), true
 }
 
 // The words scanString looks for in eight bytes at once.
@@ -154,26 +154,36 @@ func scanString(data []byte, i int) (int, bool) {
 		case c == '"':
 			return i + 1, true
 		case c == '\\':
-			if i+1 >= len(data) {
+			end, ok := scanEscape(data, i)
+			if !ok {
 				return i, false
 			}
-			switch data[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(data) || !hex(data[i+2]) || !hex(data[i+3]) || !hex(data[i+4]) || !hex(data[i+5]) {
-					return i, false
-				}
-				i += 6
-			default:
-				return i, false
-			}
+			i = end
 		case c < 0x20:
 			return i, false
 		default:
 			i++
 		}
 	}
+}
+
+// scanEscape returns the index after the escape at data[i], a backslash,
+// and whether it is one JSON has. Escapes are rare, so the string's loop
+// stays small without them.
+func scanEscape(data []byte, i int) (int, bool) {
+	if i+1 >= len(data) {
+		return i, false
+	}
+	switch data[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, true
+	case 'u':
+		if i+6 > len(data) || !hex(data[i+2]) || !hex(data[i+3]) || !hex(data[i+4]) || !hex(data[i+5]) {
+			return i, false
+		}
+		return i + 6, true
+	}
+	return i, false
 }
 
 func hex(c byte) bool {
@@ -187,12 +197,6 @@ func literal(data []byte, i int, word string) bool {
 // scanNumber returns the index after the number that starts at data[i], and
 // whether it is one: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func scanNumber(data []byte, i int) (int, bool) {
-	digits := func(i int) int {
-		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
-			i++
-		}
-		return i
-	}
 	if i < len(data) && data[i] == '-' {
 		i++
 	}
@@ -202,27 +206,40 @@ func scanNumber(data []byte, i int) (int, bool) {
 	case data[i] == '0':
 		i++
 	case '1' <= data[i] && data[i] <= '9':
-		i = digits(i + 1)
+		i = digits(data, i+1)
 	default:
 		return i, false
 	}
 	if i < len(data) && data[i] == '.' {
-		end := digits(i + 1)
+		end := digits(data, i+1)
 		if end == i+1 {
 			return i, false
 		}
 		i = end
 	}
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		end := digits(i)
-		if end == i {
-			return i, false
-		}
-		i = end
+		return scanExponent(data, i+1)
 	}
 	return i, true
+}
+
+// scanExponent returns the index after an exponent's sign and digits,
+// which start at data[i], and whether they are there.
+func scanExponent(data []byte, i int) (int, bool) {
+	if i < len(data) && (data[i] == '+' || data[i] == '-') {
+		i++
+	}
+	end := digits(data, i)
+	if end == i {
+		return i, false
+	}
+	return end, true
+}
+
+// digits returns the index after the digits from data[i] on.
+func digits(data []byte, i int) int {
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+		i++
+	}
+	return i
 }

@@ -34,11 +34,8 @@ func utcSeconds(data []byte, i int) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	s := data[i : i+len(form)]
-	for j := range len(form) {
-		digit := s[j] >= '0' && s[j] <= '9'
-		if isDigit := form[j] >= '0' && form[j] <= '9'; isDigit != digit || !isDigit && s[j] != form[j] {
-			return time.Time{}, false
-		}
+	if !sameShape(s, form) {
+		return time.Time{}, false
 	}
 	num := func(from, to int) int {
 		n := 0
@@ -54,6 +51,18 @@ func utcSeconds(data []byte, i int) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC).Local(), true
+}
+
+// sameShape reports whether s has a digit wherever form has one, and
+// form's other bytes where form has them; len(s) is len(form).
+func sameShape(s []byte, form string) bool {
+	for j := range len(form) {
+		digit := s[j] >= '0' && s[j] <= '9'
+		if isDigit := form[j] >= '0' && form[j] <= '9'; isDigit != digit || !isDigit && s[j] != form[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // daysIn is the number of days of month in year.

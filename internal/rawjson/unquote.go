@@ -39,42 +39,12 @@ func unquote(s []byte) ([]byte, bool) {
 		}
 		switch c := s[r]; {
 		case c == '\\':
-			if r+1 >= len(s) {
+			var n int
+			var ok bool
+			if b, n, ok = appendEscape(b, s[r:]); !ok {
 				return nil, false
 			}
-			switch e := s[r+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := u4(s[r:])
-				if rr < 0 {
-					return nil, false
-				}
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					if pair := utf16.DecodeRune(rr, u4(s[r:])); pair != unicode.ReplacementChar {
-						b = utf8.AppendRune(b, pair)
-						r += 6
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default:
-				return nil, false
-			}
-			r += 2
+			r += n
 		case c == '"' || c < ' ':
 			return nil, false
 		case c < utf8.RuneSelf:
@@ -87,6 +57,48 @@ func unquote(s []byte) ([]byte, bool) {
 		}
 	}
 	return b, true
+}
+
+// appendEscape appends what the escape at the start of s, a backslash,
+// stands for, and returns how many bytes of s it took.
+func appendEscape(b, s []byte) ([]byte, int, bool) {
+	if len(s) < 2 {
+		return nil, 0, false
+	}
+	switch e := s[1]; e {
+	case '"', '\\', '/':
+		return append(b, e), 2, true
+	case 'b':
+		return append(b, '\b'), 2, true
+	case 'f':
+		return append(b, '\f'), 2, true
+	case 'n':
+		return append(b, '\n'), 2, true
+	case 'r':
+		return append(b, '\r'), 2, true
+	case 't':
+		return append(b, '\t'), 2, true
+	case 'u':
+		return appendUnicode(b, s)
+	}
+	return nil, 0, false
+}
+
+// appendUnicode appends the rune of the \uXXXX escape at the start of s,
+// joined with the escape after it when the two are a surrogate pair; a
+// lone surrogate is U+FFFD.
+func appendUnicode(b, s []byte) ([]byte, int, bool) {
+	rr := u4(s)
+	if rr < 0 {
+		return nil, 0, false
+	}
+	if utf16.IsSurrogate(rr) {
+		if pair := utf16.DecodeRune(rr, u4(s[6:])); pair != unicode.ReplacementChar {
+			return utf8.AppendRune(b, pair), 12, true
+		}
+		rr = unicode.ReplacementChar
+	}
+	return utf8.AppendRune(b, rr), 6, true
 }
 
 // asciiRun is how many bytes at the start of s are ASCII that needs no

@@ -112,24 +112,63 @@ func DefaultKeystoneEndpoint(namespace string) string {
 }
 
 // WithDefaults returns the spec with every unset field filled in, so what a
-// Glance runs is fully spelled out in one place.
+// Glance runs is fully spelled out in one place. Each part is filled by the
+// function of its own type, so a part's defaults are read in one place.
 func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	if s.OpenStackRelease == "" {
 		s.OpenStackRelease = DefaultOpenStackRelease
 	}
-	image := ImageSpec{Repository: DefaultImageRepository, Tag: s.OpenStackRelease}
-	if s.Image != nil {
-		if s.Image.Repository != "" {
-			image.Repository = s.Image.Repository
-		}
-		if s.Image.Tag != "" || s.Image.Digest != "" {
-			image.Tag, image.Digest = s.Image.Tag, s.Image.Digest
-		}
+	s.Image = imageWithDefaults(s.Image, s.OpenStackRelease)
+	s.Deployment = deploymentWithDefaults(s.Deployment)
+	s.Database = databaseWithDefaults(s.Database)
+	if s.Cache == nil {
+		s.Cache = &CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
 	}
-	s.Image = &image
+	if s.KeystoneEndpoint == "" {
+		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
+	}
+	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
+	s.APIServer = apiServerWithDefaults(s.APIServer)
+	if s.MetadefsPath == "" {
+		s.MetadefsPath = DefaultMetadefsPath
+	}
+	if len(s.ImportMethods) == 0 {
+		s.ImportMethods = DefaultImportMethods()
+	}
+	s.Staging = stagingWithDefaults(s.Staging)
+	purge := DBPurgeOf(s.DBPurge)
+	s.DBPurge = &purge
+	// Autoscaling and logging stay off when unset: only a set one is filled.
+	if s.Autoscaling != nil {
+		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
+	}
+	if s.Logging != nil {
+		s.Logging = loggingWithDefaults(*s.Logging)
+	}
+	return s
+}
+
+// imageWithDefaults takes the repository and the tag or digest each from
+// the spec when set; the tag defaults to the release.
+func imageWithDefaults(in *ImageSpec, release string) *ImageSpec {
+	image := ImageSpec{Repository: DefaultImageRepository, Tag: release}
+	if in == nil {
+		return &image
+	}
+	if in.Repository != "" {
+		image.Repository = in.Repository
+	}
+	// A tag or a digest names the image together: one set replaces both.
+	if in.Tag != "" || in.Digest != "" {
+		image.Tag, image.Digest = in.Tag, in.Digest
+	}
+	return &image
+}
+
+func deploymentWithDefaults(in *DeploymentSpec) *DeploymentSpec {
 	dep := DeploymentSpec{}
-	if s.Deployment != nil {
-		dep = *s.Deployment
+	if in != nil {
+		dep = *in
 	}
 	if dep.Replicas == nil {
 		r := DefaultReplicas
@@ -139,14 +178,19 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		r := DefaultResources()
 		dep.Resources = &r
 	}
-	s.Deployment = &dep
+	return &dep
+}
+
+// databaseWithDefaults names the conventional cluster only when no database
+// is given at all: a given one with a host and no clusterRef stays external.
+func databaseWithDefaults(in *DatabaseSpec) *DatabaseSpec {
 	db := DatabaseSpec{
 		ClusterRef: &LocalObjectReference{Name: DefaultDatabaseCluster},
 		Database:   DefaultDatabaseName,
 		SecretRef:  SecretKeyRef{Name: DefaultDatabaseSecret},
 	}
-	if s.Database != nil {
-		db = *s.Database
+	if in != nil {
+		db = *in
 	}
 	if db.SecretRef.Key == "" {
 		db.SecretRef.Key = DatabasePasswordKey
@@ -155,18 +199,15 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 		port := DefaultDatabasePort
 		db.Port = &port
 	}
-	s.Database = &db
-	if s.Cache == nil {
-		s.Cache = &CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
-	}
-	if s.KeystoneEndpoint == "" {
-		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
-	}
-	// Each name on its own, as the reference fills them in: its minimal
-	// serviceUser names only the Secret.
+	return &db
+}
+
+// serviceUserWithDefaults fills each name on its own, as the reference fills
+// them in: its minimal serviceUser names only the Secret.
+func serviceUserWithDefaults(in *ServiceUserSpec) *ServiceUserSpec {
 	user := ServiceUserSpec{SecretRef: SecretKeyRef{Name: DefaultServiceUserSecret}}
-	if s.ServiceUser != nil {
-		user = *s.ServiceUser
+	if in != nil {
+		user = *in
 	}
 	for _, f := range []struct {
 		v   *string
@@ -180,48 +221,45 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 	if user.SecretRef.Key == "" {
 		user.SecretRef.Key = DefaultServiceUserPassKey
 	}
-	s.ServiceUser = &user
-	s.APIServer = apiServerWithDefaults(s.APIServer)
-	if s.MetadefsPath == "" {
-		s.MetadefsPath = DefaultMetadefsPath
-	}
-	if len(s.ImportMethods) == 0 {
-		s.ImportMethods = DefaultImportMethods()
-	}
+	return &user
+}
+
+// stagingWithDefaults bounds the staging area unless it is declared
+// unbounded.
+func stagingWithDefaults(in *StagingSpec) *StagingSpec {
 	staging := StagingSpec{}
-	if s.Staging != nil {
-		staging = *s.Staging
+	if in != nil {
+		staging = *in
 	}
 	if staging.SizeLimit == nil && !staging.Unbounded {
 		size := DefaultStagingSize.DeepCopy()
 		staging.SizeLimit = &size
 	}
-	s.Staging = &staging
-	purge := DBPurgeOf(s.DBPurge)
-	s.DBPurge = &purge
-	if s.Autoscaling != nil {
-		a := *s.Autoscaling
-		if a.MinReplicas == nil {
-			m := DefaultMinReplicas
-			a.MinReplicas = &m
-		}
-		if a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil {
-			u := DefaultTargetCPUUtilization
-			a.TargetCPUUtilization = &u
-		}
-		s.Autoscaling = &a
+	return &staging
+}
+
+// autoscalingWithDefaults targets CPU only when no utilization target is
+// named at all.
+func autoscalingWithDefaults(a AutoscalingSpec) *AutoscalingSpec {
+	if a.MinReplicas == nil {
+		m := DefaultMinReplicas
+		a.MinReplicas = &m
 	}
-	if s.Logging != nil {
-		l := *s.Logging
-		if l.Format == "" {
-			l.Format = LogFormatText
-		}
-		if l.Level == "" {
-			l.Level = DefaultLogLevel
-		}
-		s.Logging = &l
+	if a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil {
+		u := DefaultTargetCPUUtilization
+		a.TargetCPUUtilization = &u
 	}
-	return s
+	return &a
+}
+
+func loggingWithDefaults(l LoggingSpec) *LoggingSpec {
+	if l.Format == "" {
+		l.Format = LogFormatText
+	}
+	if l.Level == "" {
+		l.Level = DefaultLogLevel
+	}
+	return &l
 }
 
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the

@@ -65,8 +65,9 @@ func ControlPlaneUpdateWarnings(old, cp *api.ControlPlane, spec api.GlanceSpec) 
 	if old.Spec.Services.Glance == nil {
 		return nil
 	}
-	return retirementWarnings(names.GlanceName(cp.Name), glanceServicePath, storeIDs(old.Spec.Services.Glance.Backends),
-		storeIDs(cp.Spec.Services.Glance.Backends), old.Spec.Services.Glance.DropRetiredStores, spec.DropRetiredStores)
+	return retirementWarnings(names.GlanceName(cp.Name), glanceServicePath,
+		storeLists{stores: storeIDs(old.Spec.Services.Glance.Backends), drop: old.Spec.Services.Glance.DropRetiredStores},
+		storeLists{stores: storeIDs(cp.Spec.Services.Glance.Backends), drop: spec.DropRetiredStores})
 }
 
 // storeIDs are the store ids of backends[] entries: their names.

@@ -57,7 +57,8 @@ func GlanceUpdate(name string, old *api.Glance, oldNamespace string, spec api.Gl
 	l := releaseStepProblems(old.Status, old.Spec.WithDefaults(oldNamespace), spec)
 	warnings := dbPurgeWarnings(old.Spec, spec)
 	if valid && len(l) == 0 {
-		warnings = append(warnings, retirementWarnings(name, specPath, nil, nil, old.Spec.DropRetiredStores, spec.DropRetiredStores)...)
+		warnings = append(warnings, retirementWarnings(name, specPath,
+			storeLists{drop: old.Spec.DropRetiredStores}, storeLists{drop: spec.DropRetiredStores})...)
 	}
 	return l, warnings
 }

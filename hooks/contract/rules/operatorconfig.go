@@ -57,53 +57,67 @@ func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]
 		return nil, nil
 	}
 	rel, relErr := release.Parse(releaseName)
-	var l problem.List
-	var warnings []string
-	noCatalog := false
+	f := &optionFindings{at: at}
 	for _, section := range slices.Sorted(maps.Keys(ec)) {
 		keys := ec[section]
 		if p := referenceSectionProblem(section); p != "" {
-			l = append(l, problem.At(at, "%s", p))
+			f.l = append(f.l, problem.At(at, "%s", p))
 			continue
 		}
 		if p := sectionProblem(section); p != "" {
-			l = append(l, problem.At(at, "section %s %s", excerpt.Value(section), p))
+			f.l = append(f.l, problem.At(at, "section %s %s", excerpt.Value(section), p))
 			continue
 		}
 		if len(keys) == 0 {
-			l = append(l, problem.Invalid(at.Key(section), "is empty: name at least one option or leave the section out"))
+			f.l = append(f.l, problem.Invalid(at.Key(section), "is empty: name at least one option or leave the section out"))
 		}
 		for _, key := range slices.Sorted(maps.Keys(keys)) {
 			if key == "" {
-				l = append(l, problem.At(at.Key(section), "extraConfig key must not be empty"))
+				f.l = append(f.l, problem.At(at.Key(section), "extraConfig key must not be empty"))
 				continue
 			}
 			lp := lineProblems(at.Key(section), where.root, section, key, keys[key])
-			l = append(l, lp...)
+			f.l = append(f.l, lp...)
 			if len(lp) > 0 || relErr != nil {
 				continue // the release is checked at spec.openStackRelease
 			}
-			v := optioncatalog.Lookup(rel, section, key, catalogStores)
-			switch v.Status {
-			case optioncatalog.NoCatalog:
-				noCatalog = true
-			case optioncatalog.Unknown:
-				l = append(l, problem.At(at.Key(section).Key(key), "%s", unknownOption(rel, section, key)))
-			case optioncatalog.Deprecated:
-				warnings = append(warnings, fmt.Sprintf("%s: [%s] %s is a deprecated name of %s in glance-api %s; use that name",
-					warnAt.Key(section).Key(key), section, key, v.Replacement, rel))
-			case optioncatalog.Known:
-				if v.ForRemoval {
-					warnings = append(warnings, fmt.Sprintf("%s: [%s] %s is deprecated for removal in glance-api %s", warnAt.Key(section).Key(key), section, key, rel))
-				}
-			}
+			f.check(warnAt, rel, section, key)
 		}
 	}
-	if noCatalog {
-		warnings = append(warnings, fmt.Sprintf("%s is not checked: there is no option catalog of release %s (catalogs: %s)",
+	if f.noCatalog {
+		f.warnings = append(f.warnings, fmt.Sprintf("%s is not checked: there is no option catalog of release %s (catalogs: %s)",
 			warnAt, rel, catalogReleases()))
 	}
-	return l, warnings
+	return f.l, f.warnings
+}
+
+// optionFindings are what the release's option catalog says of an
+// extraConfig block's lines: refusals at at, warnings, and whether the
+// release has no catalog to check them against.
+type optionFindings struct {
+	at        *field.Path
+	l         problem.List
+	warnings  []string
+	noCatalog bool
+}
+
+// check looks one option up in the release's catalog; a warning names the
+// whole path warnAt, as kubectl prints it without the object.
+func (f *optionFindings) check(warnAt *field.Path, rel release.Release, section, key string) {
+	v := optioncatalog.Lookup(rel, section, key, catalogStores)
+	switch v.Status {
+	case optioncatalog.NoCatalog:
+		f.noCatalog = true
+	case optioncatalog.Unknown:
+		f.l = append(f.l, problem.At(f.at.Key(section).Key(key), "%s", unknownOption(rel, section, key)))
+	case optioncatalog.Deprecated:
+		f.warnings = append(f.warnings, fmt.Sprintf("%s: [%s] %s is a deprecated name of %s in glance-api %s; use that name",
+			warnAt.Key(section).Key(key), section, key, v.Replacement, rel))
+	case optioncatalog.Known:
+		if v.ForRemoval {
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: [%s] %s is deprecated for removal in glance-api %s", warnAt.Key(section).Key(key), section, key, rel))
+		}
+	}
 }
 
 // unknownOption is the refusal of an option the release does not have,

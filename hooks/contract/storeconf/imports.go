@@ -119,35 +119,37 @@ func ImportFilterProblems(f *api.ImportFilteringSpec) problem.List {
 		}
 	}
 	// In the spec's field order, so the same spec gives the same message.
-	for _, list := range []struct {
-		name string
-		v    []string
-	}{{"allowedSchemes", f.AllowedSchemes}, {"disallowedSchemes", f.DisallowedSchemes}} {
-		for i, s := range list.v {
-			if s != api.SchemeHTTP && s != api.SchemeHTTPS {
-				l = append(l, problem.Invalid(at.Child(list.name).Index(i), "must be http or https"))
-			}
-		}
-	}
-	for _, list := range []struct {
-		name string
-		v    []string
-	}{{"allowedHosts", f.AllowedHosts}, {"disallowedHosts", f.DisallowedHosts}} {
-		for i, h := range list.v {
-			if p := HostAddressProblem(h); p != "" {
-				l = append(l, problem.Invalid(at.Child(list.name).Index(i), "%s", p))
-			}
-		}
-	}
-	for _, list := range []struct {
-		name string
-		v    []int32
-	}{{"allowedPorts", f.AllowedPorts}, {"disallowedPorts", f.DisallowedPorts}} {
-		for i, p := range list.v {
-			if p < 1 || p > 65535 {
-				l = append(l, problem.Invalid(at.Child(list.name).Index(i), "must be a port, 1 to 65535"))
-			}
+	l = append(l, itemProblems(at.Child("allowedSchemes"), f.AllowedSchemes, schemeProblem)...)
+	l = append(l, itemProblems(at.Child("disallowedSchemes"), f.DisallowedSchemes, schemeProblem)...)
+	l = append(l, itemProblems(at.Child("allowedHosts"), f.AllowedHosts, HostAddressProblem)...)
+	l = append(l, itemProblems(at.Child("disallowedHosts"), f.DisallowedHosts, HostAddressProblem)...)
+	l = append(l, itemProblems(at.Child("allowedPorts"), f.AllowedPorts, portProblem)...)
+	l = append(l, itemProblems(at.Child("disallowedPorts"), f.DisallowedPorts, portProblem)...)
+	return l
+}
+
+// itemProblems refuses each item of a list that check finds a problem in,
+// at its index.
+func itemProblems[T any](at *field.Path, items []T, check func(T) string) problem.List {
+	var l problem.List
+	for i, v := range items {
+		if p := check(v); p != "" {
+			l = append(l, problem.Invalid(at.Index(i), "%s", p))
 		}
 	}
 	return l
+}
+
+func schemeProblem(s string) string {
+	if s != api.SchemeHTTP && s != api.SchemeHTTPS {
+		return "must be http or https"
+	}
+	return ""
+}
+
+func portProblem(p int32) string {
+	if p < 1 || p > 65535 {
+		return "must be a port, 1 to 65535"
+	}
+	return ""
 }

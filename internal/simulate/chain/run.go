@@ -171,14 +171,8 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fp := w.fingerprint(r, sel)
-	due := !w.resyncAt[r].IsZero() && !w.Now.Before(w.resyncAt[r])
-	if w.seen[r] == fp && !due {
+	if !w.syncDue(r, sel) {
 		return false, nil
-	}
-	w.seen[r] = fp
-	if due {
-		delete(w.resyncAt, r)
 	}
 	req := w.request(r, sel)
 	req.Finalizing = deleting
@@ -187,12 +181,7 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("sync %s: %w", r, err)
 	}
-	if resp.ResyncAfterSeconds > 0 {
-		at := w.Now.Add(time.Duration(resp.ResyncAfterSeconds) * time.Second)
-		if cur := w.resyncAt[r]; cur.IsZero() || at.Before(cur) {
-			w.resyncAt[r] = at
-		}
-	}
+	w.askResync(r, resp.ResyncAfterSeconds)
 	if err := w.applySync(c, r, parent, req.Children, resp); err != nil {
 		return true, err
 	}
@@ -200,6 +189,34 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 		w.removeFinalizer(r, c.Finalizer())
 	}
 	return true, nil
+}
+
+// syncDue reports whether what the parent reads changed since its last
+// sync, or a resync it asked for is due; either way the sync it calls for
+// is recorded as done.
+func (w *World) syncDue(r Ref, in inputs) bool {
+	fp := w.fingerprint(r, in)
+	due := !w.resyncAt[r].IsZero() && !w.Now.Before(w.resyncAt[r])
+	if w.seen[r] == fp && !due {
+		return false
+	}
+	w.seen[r] = fp
+	if due {
+		delete(w.resyncAt, r)
+	}
+	return true
+}
+
+// askResync records a resync the parent's sync asked for, keeping the
+// earlier one when one is already due.
+func (w *World) askResync(r Ref, afterSeconds int) {
+	if afterSeconds <= 0 {
+		return
+	}
+	at := w.Now.Add(time.Duration(afterSeconds) * time.Second)
+	if cur := w.resyncAt[r]; cur.IsZero() || at.Before(cur) {
+		w.resyncAt[r] = at
+	}
 }
 
 // nextResync is the earliest resync a parent asked for, if any.
@@ -344,6 +361,15 @@ func (w *World) request(r Ref, in inputs) *metacontroller.SyncRequest {
 	return &metacontroller.SyncRequest{Parent: parentRaw, Children: objectMap(in.children), Related: objectMap(in.related)}
 }
 
+// selectorOf is the label selector a related resource names, nil for none
+// (every object matches).
+func selectorOf(ls *metav1.LabelSelector) (labels.Selector, error) {
+	if ls == nil {
+		return nil, nil
+	}
+	return metav1.LabelSelectorAsSelector(ls)
+}
+
 // addRelated selects objects the way Metacontroller serves a customize answer.
 func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResource, parentNS string) error {
 	kind, ok := resourceKinds[rr.Resource]
@@ -357,26 +383,30 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 	case ns == "":
 		ns = parentNS
 	}
-	var sel labels.Selector
-	if rr.LabelSelector != nil {
-		s, err := metav1.LabelSelectorAsSelector(rr.LabelSelector)
-		if err != nil {
-			return err
-		}
-		sel = s
+	sel, err := selectorOf(rr.LabelSelector)
+	if err != nil {
+		return err
 	}
 	key := metacontroller.Key(kind, rr.APIVersion)
 	if _, ok := into[key]; !ok {
 		into[key] = nil
 	}
+	into[key] = append(into[key], w.matching(rr, kind, ns, sel)...)
+	return nil
+}
+
+// matching are the objects of the related resource in namespace ns that
+// the selector (nil: any) matches: those it names, or else all of its kind.
+func (w *World) matching(rr metacontroller.RelatedResource, kind, ns string, sel labels.Selector) []Ref {
+	var out []Ref
 	if len(rr.Names) > 0 {
 		for _, name := range rr.Names {
 			r := Ref{APIVersion: rr.APIVersion, Kind: kind, Namespace: ns, Name: name}
 			if _, ok := w.objects[r]; ok && (sel == nil || sel.Matches(w.labels[r])) {
-				into[key] = append(into[key], r)
+				out = append(out, r)
 			}
 		}
-		return nil
+		return out
 	}
 	candidates := w.byKind[kind]
 	if sel != nil {
@@ -384,10 +414,10 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 	}
 	for r := range candidates {
 		if r.APIVersion == rr.APIVersion && r.Namespace == ns && (sel == nil || sel.Matches(w.labels[r])) {
-			into[key] = append(into[key], r)
+			out = append(out, r)
 		}
 	}
-	return nil
+	return out
 }
 
 // applySync writes what a sync answered, as Metacontroller does: children
@@ -397,12 +427,33 @@ func (w *World) addRelated(into map[string][]Ref, rr metacontroller.RelatedResou
 // changes it; the status, with observedGeneration, is written only when it
 // differs from the observed one. Every write is counted in Stats.
 func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontroller.ObjectMap, resp *metacontroller.SyncResponse) error {
+	desired, err := desiredChildren(r, observed, resp.Children)
+	if err != nil {
+		return err
+	}
+	if err := w.deleteUndesired(r, observed, desired); err != nil {
+		return err
+	}
 	uid, _ := metadataOf(parent)["uid"].(string)
+	p := owner{ref: r, uid: uid, onDelete: c.OnDelete}
+	for _, cr := range SortedRefs(desired) {
+		if err := w.applyChild(p, cr, desired[cr]); err != nil {
+			return err
+		}
+	}
+	w.writeStatus(r, parent, resp.Status)
+	return nil
+}
+
+// desiredChildren reads the children a sync answered, each placed in the
+// parent's namespace; one elsewhere, of an undeclared type, or returned
+// twice fails the sync, as Metacontroller refuses it.
+func desiredChildren(r Ref, observed metacontroller.ObjectMap, children []any) (map[Ref]Object, error) {
 	desired := map[Ref]Object{}
-	for i, child := range resp.Children {
+	for i, child := range children {
 		o, ok := toJSONShape(child).(map[string]any)
 		if !ok {
-			return fmt.Errorf("sync %s: child %d is not an object", r, i)
+			return nil, fmt.Errorf("sync %s: child %d is not an object", r, i)
 		}
 		cr := RefOf(o)
 		if cr.Namespace == "" {
@@ -410,19 +461,25 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			metadataOf(o)["namespace"] = r.Namespace
 		}
 		if cr.Namespace != r.Namespace {
-			return fmt.Errorf("sync %s: child %s is in another namespace", r, cr)
+			return nil, fmt.Errorf("sync %s: child %s is in another namespace", r, cr)
 		}
 		if _, declared := observed[metacontroller.Key(cr.Kind, cr.APIVersion)]; !declared {
-			return fmt.Errorf("sync %s: child %s is not of a declared child type", r, cr)
+			return nil, fmt.Errorf("sync %s: child %s is not of a declared child type", r, cr)
 		}
 		if _, dup := desired[cr]; dup {
-			return fmt.Errorf("sync %s: child %s returned twice", r, cr)
+			return nil, fmt.Errorf("sync %s: child %s returned twice", r, cr)
 		}
 		desired[cr] = o
 	}
+	return desired, nil
+}
+
+// deleteUndesired deletes the observed children the answer no longer
+// returns, skipping those already on their way out.
+func (w *World) deleteUndesired(r Ref, observed metacontroller.ObjectMap, desired map[Ref]Object) error {
 	for key, objs := range observed {
+		kind, apiVersion, _ := strings.Cut(key, ".")
 		for name := range objs {
-			kind, apiVersion, _ := strings.Cut(key, ".")
 			cr := Ref{APIVersion: apiVersion, Kind: kind, Namespace: r.Namespace, Name: name}
 			if _, keep := desired[cr]; keep {
 				continue
@@ -439,54 +496,75 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 			}
 		}
 	}
-	for _, cr := range SortedRefs(desired) {
-		o := desired[cr]
-		// With generateSelector, Metacontroller labels every child with
-		// its parent's uid (unless the hook did), before it records the
-		// last-applied configuration.
-		meta := metadataOf(o)
-		l, _ := meta["labels"].(map[string]any)
-		if l == nil {
-			l = map[string]any{}
-		}
-		if _, ok := l["controller-uid"]; !ok {
-			l["controller-uid"] = uid
-		}
-		meta["labels"] = l
-		existing, exists := w.objects[cr]
-		if exists && controllerUID(existing) != uid {
-			return fmt.Errorf("sync %s: child %s exists and belongs to another owner", r, cr)
-		}
-		write, verb := o, VerbCreate
-		if exists && slices.Contains(c.OnDelete, Type{cr.APIVersion, cr.Kind}) {
-			continue
-		}
-		if exists {
-			merged, err := mergeApplied(existing, o)
-			if err != nil {
-				return fmt.Errorf("sync %s: child %s: %w", r, cr, err)
-			}
-			if reflect.DeepEqual(merged, existing) || metadataOf(existing)["deletionTimestamp"] != nil {
-				continue
-			}
-			write, verb = merged, VerbUpdate
-		} else {
-			setLastApplied(o, o)
-			refs, _ := meta["ownerReferences"].([]any)
-			meta["ownerReferences"] = append(refs, map[string]any{
-				"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name, "uid": uid,
-				"controller": true, "blockOwnerDeletion": true,
-			})
-		}
-		if err := w.apply(write); err != nil {
-			return fmt.Errorf("sync %s: %w", r, err)
-		}
-		w.record(Write{Ref: cr, Verb: verb, Before: existing, After: w.objects[cr]})
-		if err := w.wrote(); err != nil {
-			return err
-		}
+	return nil
+}
+
+// owner is the parent a sync's children are written for.
+type owner struct {
+	ref Ref
+	uid string
+	// onDelete are the child types Metacontroller creates but never
+	// updates (the controller's updateStrategy OnDelete).
+	onDelete []Type
+}
+
+// applyChild creates or updates one desired child: a new one with its
+// last-applied record and controller reference, an existing one with the
+// three-way merge, and only when that changes it.
+func (w *World) applyChild(p owner, cr Ref, o Object) error {
+	labelController(o, p.uid)
+	existing, exists := w.objects[cr]
+	if exists && controllerUID(existing) != p.uid {
+		return fmt.Errorf("sync %s: child %s exists and belongs to another owner", p.ref, cr)
 	}
-	status, ok := toJSONShape(resp.Status).(map[string]any)
+	if exists && slices.Contains(p.onDelete, Type{cr.APIVersion, cr.Kind}) {
+		return nil
+	}
+	write, verb := o, VerbCreate
+	if exists {
+		merged, err := mergeApplied(existing, o)
+		if err != nil {
+			return fmt.Errorf("sync %s: child %s: %w", p.ref, cr, err)
+		}
+		if reflect.DeepEqual(merged, existing) || metadataOf(existing)["deletionTimestamp"] != nil {
+			return nil
+		}
+		write, verb = merged, VerbUpdate
+	} else {
+		setLastApplied(o, o)
+		meta := metadataOf(o)
+		refs, _ := meta["ownerReferences"].([]any)
+		meta["ownerReferences"] = append(refs, map[string]any{
+			"apiVersion": p.ref.APIVersion, "kind": p.ref.Kind, "name": p.ref.Name, "uid": p.uid,
+			"controller": true, "blockOwnerDeletion": true,
+		})
+	}
+	if err := w.apply(write); err != nil {
+		return fmt.Errorf("sync %s: %w", p.ref, err)
+	}
+	w.record(Write{Ref: cr, Verb: verb, Before: existing, After: w.objects[cr]})
+	return w.wrote()
+}
+
+// labelController labels a child with its parent's uid unless the hook
+// did, as Metacontroller does with generateSelector before it records the
+// last-applied configuration.
+func labelController(o Object, uid string) {
+	meta := metadataOf(o)
+	l, _ := meta["labels"].(map[string]any)
+	if l == nil {
+		l = map[string]any{}
+	}
+	if _, ok := l["controller-uid"]; !ok {
+		l["controller-uid"] = uid
+	}
+	meta["labels"] = l
+}
+
+// writeStatus writes the answered status with observedGeneration, only
+// when it differs from the parent's.
+func (w *World) writeStatus(r Ref, parent Object, answered any) {
+	status, ok := toJSONShape(answered).(map[string]any)
 	if !ok {
 		status = map[string]any{}
 	}
@@ -495,7 +573,6 @@ func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontr
 	if w.setStatus(r, status) {
 		w.record(Write{Ref: r, Verb: VerbStatus, Before: before, After: w.objects[r]})
 	}
-	return nil
 }
 
 // wrote lets the parents downstream react to one write of the sync being

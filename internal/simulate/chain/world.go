@@ -208,18 +208,7 @@ func (w *World) apply(o Object) error {
 	old, exists := w.objects[r]
 	meta := metadataOf(o)
 	if !exists {
-		w.version++
-		// An object read from a cluster brings its uid; the others get
-		// one derived from their name, so renders are repeatable.
-		if uid, _ := meta["uid"].(string); uid == "" {
-			meta["uid"] = uidFor(r)
-		}
-		meta["creationTimestamp"] = w.Now.UTC().Format(time.RFC3339)
-		meta["resourceVersion"] = strconv.Itoa(w.version)
-		if hasGeneration(r.Kind) {
-			meta["generation"] = int64(1)
-		}
-		w.store(r, o)
+		w.create(r, o)
 		return nil
 	}
 	if immutable(old) && !reflect.DeepEqual(payload(old), payload(o)) {
@@ -249,6 +238,23 @@ func (w *World) apply(o Object) error {
 	meta["resourceVersion"] = strconv.Itoa(w.version)
 	w.store(r, o)
 	return nil
+}
+
+// create stores a new object with what the API server sets on create.
+func (w *World) create(r Ref, o Object) {
+	meta := metadataOf(o)
+	w.version++
+	// An object read from a cluster brings its uid; the others get one
+	// derived from their name, so renders are repeatable.
+	if uid, _ := meta["uid"].(string); uid == "" {
+		meta["uid"] = uidFor(r)
+	}
+	meta["creationTimestamp"] = w.Now.UTC().Format(time.RFC3339)
+	meta["resourceVersion"] = strconv.Itoa(w.version)
+	if hasGeneration(r.Kind) {
+		meta["generation"] = int64(1)
+	}
+	w.store(r, o)
 }
 
 // store puts o in the world under r.

@@ -52,39 +52,50 @@ func Clean(o chain.Object, opts OutputOptions) chain.Object {
 		meta = map[string]any{}
 	}
 	if !opts.KeepServerFields {
-		for _, f := range noiseFields {
-			delete(meta, f)
-		}
-		deleteKey(meta, "labels", controllerUIDLabel)
-		for _, a := range lastAppliedAnnotations {
-			deleteKey(meta, "annotations", a)
-		}
-		if refs, ok := meta["ownerReferences"].([]any); ok {
-			for _, r := range refs {
-				if m, ok := r.(map[string]any); ok {
-					delete(m, "uid")
-				}
-			}
-		}
-		// An Event names its Glance by uid too.
-		if reg, ok := c["regarding"].(map[string]any); ok && c["kind"] == "Event" {
-			delete(reg, "uid")
-		}
+		dropServerFields(c, meta)
 	}
-	if !opts.ShowSecrets {
-		if isSecret(c) {
-			redactSecret(c)
-		}
-		// A last-applied record holds the whole object as applied.
-		if ann, ok := meta["annotations"].(map[string]any); ok && isSecret(c) {
-			for _, a := range lastAppliedAnnotations {
-				if s, ok := ann[a].(string); ok {
-					ann[a] = redactRecord(s)
-				}
-			}
-		}
+	if !opts.ShowSecrets && isSecret(c) {
+		redactSecret(c)
+		redactLastApplied(meta)
 	}
 	return c
+}
+
+// dropServerFields removes what the API server sets, and the uids that
+// would differ from run to run.
+func dropServerFields(c chain.Object, meta map[string]any) {
+	for _, f := range noiseFields {
+		delete(meta, f)
+	}
+	deleteKey(meta, "labels", controllerUIDLabel)
+	for _, a := range lastAppliedAnnotations {
+		deleteKey(meta, "annotations", a)
+	}
+	if refs, ok := meta["ownerReferences"].([]any); ok {
+		for _, r := range refs {
+			if m, ok := r.(map[string]any); ok {
+				delete(m, "uid")
+			}
+		}
+	}
+	// An Event names its Glance by uid too.
+	if reg, ok := c["regarding"].(map[string]any); ok && c["kind"] == "Event" {
+		delete(reg, "uid")
+	}
+}
+
+// redactLastApplied redacts a Secret's last-applied records: each holds
+// the whole object as applied.
+func redactLastApplied(meta map[string]any) {
+	ann, ok := meta["annotations"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, a := range lastAppliedAnnotations {
+		if s, ok := ann[a].(string); ok {
+			ann[a] = redactRecord(s)
+		}
+	}
 }
 
 func isSecret(o chain.Object) bool { return o["kind"] == "Secret" && o["apiVersion"] == "v1" }

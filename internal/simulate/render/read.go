@@ -393,44 +393,13 @@ var serverSet = []string{"uid", "resourceVersion", "generation", "creationTimest
 // returns the object as render applies it.
 func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Object, error) {
 	source := r.source
-	kind, _ := o["kind"].(string)
-	apiVersion, _ := o["apiVersion"].(string)
-	if kind == "" || apiVersion == "" {
-		return nil, inputErr(source, "the object has no apiVersion or kind")
+	kind, err := checkType(o, source)
+	if err != nil {
+		return nil, err
 	}
-	want, known := accepted[kind]
-	if !known {
-		return nil, inputErr(source, "%s %s is not a kind render reads: give it ControlPlane (%s), Glance and GlanceBackend (%s), Secret and ConfigMap (v1) objects",
-			apiVersion, kind, api.ControlPlaneAPIVersion, api.GlanceAPIVersion)
-	}
-	if apiVersion != want {
-		return nil, inputErr(source, "%s has apiVersion %s; render reads %s %s", kind, apiVersion, want, kind)
-	}
-	meta, ok := o["metadata"].(map[string]any)
-	if !ok {
-		if _, present := o["metadata"]; present {
-			return nil, inputErr(source, "%s: metadata is not an object", kind)
-		}
-		meta = map[string]any{}
-		o["metadata"] = meta
-	}
-	name, _ := meta["name"].(string)
-	if name == "" {
-		if _, gen := meta["generateName"]; gen {
-			return nil, inputErr(source, "%s has no metadata.name: generateName needs a server to pick the name, so give the object a name", kind)
-		}
-		return nil, inputErr(source, "%s has no metadata.name", kind)
-	}
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return nil, inputErr(source, "%s name %q is not valid: %s", kind, name, errs[0])
-	}
-	ns, _ := meta["namespace"].(string)
-	if ns == "" {
-		ns = defaultNamespace
-		meta["namespace"] = ns
-	}
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return nil, inputErr(source, "%s %s: namespace %q is not valid: %s", kind, name, ns, errs[0])
+	meta, name, ns, err := checkMetadata(o, kind, source, defaultNamespace)
+	if err != nil {
+		return nil, err
 	}
 	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
 	for _, f := range serverSet {
@@ -455,6 +424,56 @@ func checkObject(o map[string]any, r rawDoc, defaultNamespace string) (chain.Obj
 		return nil, err
 	}
 	return o, nil
+}
+
+// checkType checks the object is of a kind, at the version, render reads.
+func checkType(o map[string]any, source string) (string, error) {
+	kind, _ := o["kind"].(string)
+	apiVersion, _ := o["apiVersion"].(string)
+	if kind == "" || apiVersion == "" {
+		return "", inputErr(source, "the object has no apiVersion or kind")
+	}
+	want, known := accepted[kind]
+	if !known {
+		return "", inputErr(source, "%s %s is not a kind render reads: give it ControlPlane (%s), Glance and GlanceBackend (%s), Secret and ConfigMap (v1) objects",
+			apiVersion, kind, api.ControlPlaneAPIVersion, api.GlanceAPIVersion)
+	}
+	if apiVersion != want {
+		return "", inputErr(source, "%s has apiVersion %s; render reads %s %s", kind, apiVersion, want, kind)
+	}
+	return kind, nil
+}
+
+// checkMetadata checks the object's name and namespace, the namespace
+// defaulted, and returns its metadata (made when missing) with both.
+func checkMetadata(o map[string]any, kind, source, defaultNamespace string) (meta map[string]any, name, ns string, err error) {
+	meta, ok := o["metadata"].(map[string]any)
+	if !ok {
+		if _, present := o["metadata"]; present {
+			return nil, "", "", inputErr(source, "%s: metadata is not an object", kind)
+		}
+		meta = map[string]any{}
+		o["metadata"] = meta
+	}
+	name, _ = meta["name"].(string)
+	if name == "" {
+		if _, gen := meta["generateName"]; gen {
+			return nil, "", "", inputErr(source, "%s has no metadata.name: generateName needs a server to pick the name, so give the object a name", kind)
+		}
+		return nil, "", "", inputErr(source, "%s has no metadata.name", kind)
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return nil, "", "", inputErr(source, "%s name %q is not valid: %s", kind, name, errs[0])
+	}
+	ns, _ = meta["namespace"].(string)
+	if ns == "" {
+		ns = defaultNamespace
+		meta["namespace"] = ns
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return nil, "", "", inputErr(source, "%s %s: namespace %q is not valid: %s", kind, name, ns, errs[0])
+	}
+	return meta, name, ns, nil
 }
 
 // checkKind is what one kind checks beyond its schema. (A ControlPlane's

@@ -161,7 +161,7 @@ func (l *Lister) GlanceControlPlane(ctx context.Context, namespace, glance strin
 	ctx, cancel, budget := l.bounded(ctx)
 	defer cancel()
 	var g api.Glance
-	found, err := l.get(ctx, budget, GlanceResource, namespace, glance, &g)
+	found, err := l.get(ctx, budget, l.client.Resource(GlanceResource).Namespace(namespace), glance, &g)
 	if err != nil || found {
 		return admission.ControlPlaneOfGlance(&g, nil), err
 	}
@@ -170,16 +170,17 @@ func (l *Lister) GlanceControlPlane(ctx context.Context, namespace, glance strin
 		return "", nil
 	}
 	var cp api.ControlPlane
-	found, err = l.get(ctx, budget, ControlPlaneResource, namespace, name, &cp)
+	found, err = l.get(ctx, budget, l.client.Resource(ControlPlaneResource).Namespace(namespace), name, &cp)
 	if err != nil || !found {
 		return "", err
 	}
 	return admission.ControlPlaneOfGlance(nil, &cp), nil
 }
 
-// get reads one object into into; a missing object is not an error.
-func (l *Lister) get(ctx context.Context, budget time.Duration, gvr schema.GroupVersionResource, namespace, name string, into any) (bool, error) {
-	u, err := l.client.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+// get reads one object of the namespace's resource into into; a missing
+// object is not an error. budget is the time ctx allows, for the error.
+func (l *Lister) get(ctx context.Context, budget time.Duration, res dynamic.ResourceInterface, name string, into any) (bool, error) {
+	u, err := res.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil

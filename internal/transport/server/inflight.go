@@ -83,6 +83,24 @@ func (s *inFlight) acquire(ctx context.Context, weight int64) (release func(), e
 	}
 }
 
+// reweigh keeps the turn held (released by release) when the request's
+// full weight counts no more than the weight it was admitted with;
+// heavier, it gives the turn back and waits again for the whole weight.
+// (Waiting while holding part of it could leave two requests each waiting
+// for the other's part.) It returns the release of the turn now held, a
+// no-op when the wait failed.
+func (s *inFlight) reweigh(ctx context.Context, release func(), held, full int64) (func(), error) {
+	if s.weigh(full) <= s.weigh(held) {
+		return release, nil
+	}
+	release()
+	next, err := s.acquire(ctx, full)
+	if err != nil {
+		return func() {}, err
+	}
+	return next, nil
+}
+
 func (s *inFlight) release(w int64) {
 	s.mu.Lock()
 	s.used -= w

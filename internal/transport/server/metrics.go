@@ -163,6 +163,15 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 	for _, action := range ConnsOverLimitActions {
 		m.overLimit.WithLabelValues(action)
 	}
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, m.serverErrs, m.connsOpen, m.overLimit)
+	m.registry.MustRegister(processCollectors(info)...)
+	return m
+}
+
+// processCollectors are the series of the process rather than of its
+// requests: the build, the fast JSON decoder's fallbacks, the Go runtime
+// and the process.
+func processCollectors(info buildinfo.Info) []prometheus.Collector {
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: MetricBuildInfo,
 		Help: "Always 1; the labels say which build is running.",
@@ -176,9 +185,8 @@ func NewMetrics(info buildinfo.Info) *Metrics {
 		Name: MetricDecoderPanics,
 		Help: "Values the fast JSON decoder left to encoding/json because reading them panicked: a bug to report.",
 	}, func() float64 { _, n := rawjson.Fallbacks(); return float64(n) })
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.admission, m.inputErrors, m.handshakes, m.serverErrs, m.connsOpen, m.overLimit, buildInfo, fallbacks, panics,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
+	return []prometheus.Collector{buildInfo, fallbacks, panics,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
 }
 
 // Handler serves the metrics in Prometheus' text (or protobuf) format.

@@ -115,51 +115,15 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 				return c.NoContent(http.StatusNotModified)
 			}
 		}
-		// A hook's body is scanned once: valid, and its arrays within the
-		// limits, it is parsed below without a second validating pass and
-		// without copying its objects. Anything else takes the way it
-		// always took, with the same answers.
-		var arrays rawjson.Arrays
-		scanned := false
-		if r.Sync != nil || r.Customize != nil {
-			arrays, scanned = rawjson.Scan(body)
-			scanned = scanned && arrays.Longest <= MaxArrayItems && arrays.Items <= MaxArrayItemsTotal
+		items, scanned, err := r.countItems(body)
+		if err != nil {
+			return err
 		}
-		items := arrays.Items
-		if !scanned {
-			if items, err = countArrayItems(body); err != nil {
-				return err
-			}
+		full := requestWeight(len(body), items)
+		if release, err = slots.reweigh(c.Request().Context(), release, weight, full); err != nil {
+			return err
 		}
-		if full := requestWeight(len(body), items); slots.weigh(full) > slots.weigh(weight) {
-			// Heavier than that: wait again for the whole weight. (Waiting
-			// while holding part of it could leave two requests each
-			// waiting for the other's part.)
-			release()
-			if release, err = slots.acquire(c.Request().Context(), full); err != nil {
-				release = func() {}
-				return err
-			}
-		}
-		var out any
-		switch {
-		case r.Sync != nil:
-			var req *metacontroller.SyncRequest
-			if req, err = parseEnvelope(body, scanned, metacontroller.ParseSyncRequest, "sync"); err != nil {
-				return err
-			}
-			c.Set(logParentKey, describeParent(req.Parent))
-			out, err = r.Sync(req, cfg.Now())
-		case r.Customize != nil:
-			var req *metacontroller.CustomizeRequest
-			if req, err = parseEnvelope(body, scanned, metacontroller.ParseCustomizeRequest, "customize"); err != nil {
-				return err
-			}
-			c.Set(logParentKey, describeParent(req.Parent))
-			out, err = r.Customize(req)
-		default:
-			out, err = r.Body(c, &cfg, body)
-		}
+		out, err := r.call(c, &cfg, body, scanned)
 		if err != nil {
 			if hook.IsInputError(err) {
 				return newHTTPError(http.StatusUnprocessableEntity, "%s", err.Error())
@@ -170,6 +134,44 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 			c.Response().Header().Set(headerETag, tag)
 		}
 		return c.JSON(http.StatusOK, out)
+	}
+}
+
+// countItems counts the body's array items. A hook's body is scanned once:
+// valid, and its arrays within the limits, it is parsed later without a
+// second validating pass and without copying its objects (scanned).
+// Anything else is counted the way it always was, with the same answers.
+func (r Route) countItems(body []byte) (items int, scanned bool, err error) {
+	if r.Sync != nil || r.Customize != nil {
+		arrays, ok := rawjson.Scan(body)
+		if ok && arrays.Longest <= MaxArrayItems && arrays.Items <= MaxArrayItemsTotal {
+			return arrays.Items, true, nil
+		}
+	}
+	items, err = countArrayItems(body)
+	return items, false, err
+}
+
+// call parses the body as the route's kind of request and calls its hook;
+// the parent a hook is called for is kept for the access log.
+func (r Route) call(c echo.Context, cfg *Config, body []byte, scanned bool) (any, error) {
+	switch {
+	case r.Sync != nil:
+		req, err := parseEnvelope(body, scanned, metacontroller.ParseSyncRequest, "sync")
+		if err != nil {
+			return nil, err
+		}
+		c.Set(logParentKey, describeParent(req.Parent))
+		return r.Sync(req, cfg.Now())
+	case r.Customize != nil:
+		req, err := parseEnvelope(body, scanned, metacontroller.ParseCustomizeRequest, "customize")
+		if err != nil {
+			return nil, err
+		}
+		c.Set(logParentKey, describeParent(req.Parent))
+		return r.Customize(req)
+	default:
+		return r.Body(c, cfg, body)
 	}
 }
 

@@ -97,6 +97,40 @@ const DefaultBodyReadTimeout = 5 * time.Second
 // New builds the echo server with every route, the body limit, panic
 // recovery and request logging.
 func New(cfg Config) *echo.Echo {
+	cfg = cfg.withDefaults()
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler(cfg.Logger)
+	// ServeListener gives this to http.Server, whose own errors (TLS
+	// handshakes, malformed requests) then become JSON log lines too.
+	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.serverErrorCounter())
+	if cfg.Metrics != nil {
+		routes := map[string]bool{"/healthz": true, "/readyz": true}
+		for _, r := range cfg.Routes {
+			routes[r.Path] = true
+		}
+		e.Use(cfg.Metrics.instrument(routes))
+	}
+	e.Use(logRequests(cfg.Logger), recoverPanics(cfg.Logger))
+	// Before any route's refusal, so that a 401 or 404 counts too.
+	e.Pre(limitConnUse(cfg.MaxConnRequests, cfg.MaxConnAge))
+	// Before routing, logging and the request metrics: a connection past
+	// LimitConns' bound is answered and counted there alone.
+	e.Pre(refuseOverLimit)
+
+	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
+	e.GET("/healthz", ok)
+	e.GET("/readyz", cfg.Readiness.handler)
+	slots := newInFlight(cfg.MaxInFlightBytes, cfg.MaxInFlight)
+	for _, r := range cfg.Routes {
+		e.POST(r.Path, r.handler(cfg, slots), cfg.routeChecks(r)...)
+	}
+	return e
+}
+
+// withDefaults fills in what the Config leaves unset.
+func (cfg Config) withDefaults() Config {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -128,43 +162,21 @@ func New(cfg Config) *echo.Echo {
 		}
 		cfg.MaxInFlightBytes = limit / MemoryPerBodyByte
 	}
-	e := echo.New()
-	e.HideBanner = true
-	e.HidePort = true
-	e.HTTPErrorHandler = errorHandler(cfg.Logger)
-	// ServeListener gives this to http.Server, whose own errors (TLS
-	// handshakes, malformed requests) then become JSON log lines too.
-	e.StdLogger = serverErrorLog(cfg.Logger, cfg.Metrics.serverErrorCounter())
-	if cfg.Metrics != nil {
-		routes := map[string]bool{"/healthz": true, "/readyz": true}
-		for _, r := range cfg.Routes {
-			routes[r.Path] = true
-		}
-		e.Use(cfg.Metrics.instrument(routes))
-	}
-	e.Use(logRequests(cfg.Logger), recoverPanics(cfg.Logger))
-	// Before any route's refusal, so that a 401 or 404 counts too.
-	e.Pre(limitConnUse(cfg.MaxConnRequests, cfg.MaxConnAge))
-	// Before routing, logging and the request metrics: a connection past
-	// LimitConns' bound is answered and counted there alone.
-	e.Pre(refuseOverLimit)
+	return cfg
+}
 
-	ok := func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) }
-	e.GET("/healthz", ok)
-	e.GET("/readyz", cfg.Readiness.handler)
-	slots := newInFlight(cfg.MaxInFlightBytes, cfg.MaxInFlight)
-	for _, r := range cfg.Routes {
-		var mw []echo.MiddlewareFunc
-		if cfg.RequireClientCert {
-			mw = append(mw, requireClientCert)
-		}
-		if r.Caller == Metacontroller && cfg.HookToken != nil {
-			mw = append(mw, requireBearer(cfg.HookToken))
-		}
-		mw = append(mw, requireJSON)
-		e.POST(r.Path, r.handler(cfg, slots), mw...)
+// routeChecks are what a route's request must pass before its handler:
+// the client certificate when the listener requires one, Metacontroller's
+// token when one is configured, and a JSON body.
+func (cfg *Config) routeChecks(r Route) []echo.MiddlewareFunc {
+	var mw []echo.MiddlewareFunc
+	if cfg.RequireClientCert {
+		mw = append(mw, requireClientCert)
 	}
-	return e
+	if r.Caller == Metacontroller && cfg.HookToken != nil {
+		mw = append(mw, requireBearer(cfg.HookToken))
+	}
+	return append(mw, requireJSON)
 }
 
 // Stop says how a server stops once its context is done.

@@ -20,60 +20,85 @@ const (
 // (413) a body over MaxArrayItems or MaxArrayItemsTotal. It only looks at
 // the structure: a malformed body is left for the decoder to describe.
 func countArrayItems(body []byte) (int, error) {
-	// open[i] is true for an array, false for an object; items[i] counts
-	// the array's items so far.
-	var open []bool
-	var items []int
-	total := 0
-	inString, escaped, expectItem := false, false, false
+	var c arrayCounter
 	for _, b := range body {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
+		if c.inString {
+			c.stringByte(b)
 			continue
 		}
-		switch b {
-		case ' ', '\t', '\n', '\r':
+		if b == ' ' || b == '\t' || b == '\n' || b == '\r' {
 			continue
 		}
-		if expectItem && b != ']' {
+		if c.expectItem && b != ']' {
 			// The first character of an array's next item (expectItem is
 			// reset below, as for every character).
-			items[len(items)-1]++
-			total++
-			if items[len(items)-1] > MaxArrayItems {
-				return total, newHTTPError(http.StatusRequestEntityTooLarge, "request body holds an array of more than %d items", MaxArrayItems)
-			}
-			if total > MaxArrayItemsTotal {
-				return total, newHTTPError(http.StatusRequestEntityTooLarge, "request body holds more than %d array items in all", MaxArrayItemsTotal)
+			if err := c.item(); err != nil {
+				return c.total, err
 			}
 		}
-		expectItem = false
-		switch b {
-		case '"':
-			inString = true
-		case '[':
-			open = append(open, true)
-			items = append(items, 0)
-			expectItem = true
-		case '{':
-			open = append(open, false)
-			items = append(items, 0)
-		case ']', '}':
-			if len(open) > 0 {
-				open, items = open[:len(open)-1], items[:len(items)-1]
-			}
-		case ',':
-			if len(open) > 0 && open[len(open)-1] {
-				expectItem = true
-			}
+		c.expectItem = false
+		c.structure(b)
+	}
+	return c.total, nil
+}
+
+// arrayCounter is countArrayItems' state between bytes.
+type arrayCounter struct {
+	// open[i] is true for an array, false for an object; items[i] counts
+	// the array's items so far.
+	open  []bool
+	items []int
+	total int
+	// inString and escaped: within a string, after a backslash;
+	// expectItem: the next character starts an item of the open array.
+	inString, escaped, expectItem bool
+}
+
+// stringByte follows a string to its closing quote.
+func (c *arrayCounter) stringByte(b byte) {
+	switch {
+	case c.escaped:
+		c.escaped = false
+	case b == '\\':
+		c.escaped = true
+	case b == '"':
+		c.inString = false
+	}
+}
+
+// item counts one item of the innermost array against the limits.
+func (c *arrayCounter) item() error {
+	c.items[len(c.items)-1]++
+	c.total++
+	if c.items[len(c.items)-1] > MaxArrayItems {
+		return newHTTPError(http.StatusRequestEntityTooLarge, "request body holds an array of more than %d items", MaxArrayItems)
+	}
+	if c.total > MaxArrayItemsTotal {
+		return newHTTPError(http.StatusRequestEntityTooLarge, "request body holds more than %d array items in all", MaxArrayItemsTotal)
+	}
+	return nil
+}
+
+// structure follows what opens and closes arrays, objects and strings, and
+// the commas between an array's items.
+func (c *arrayCounter) structure(b byte) {
+	switch b {
+	case '"':
+		c.inString = true
+	case '[':
+		c.open = append(c.open, true)
+		c.items = append(c.items, 0)
+		c.expectItem = true
+	case '{':
+		c.open = append(c.open, false)
+		c.items = append(c.items, 0)
+	case ']', '}':
+		if len(c.open) > 0 {
+			c.open, c.items = c.open[:len(c.open)-1], c.items[:len(c.items)-1]
+		}
+	case ',':
+		if len(c.open) > 0 && c.open[len(c.open)-1] {
+			c.expectItem = true
 		}
 	}
-	return total, nil
 }

@@ -53,36 +53,18 @@ type Options struct {
 // Run serves until ctx is done. Logs go to logOut as JSON lines.
 func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
-	if limit, ok := server.GoMemoryLimit(os.Getenv("MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT")); ok {
-		debug.SetMemoryLimit(limit)
-		log.Info("Go memory limit set below the container's", "container_limit_bytes", os.Getenv("MEMORY_LIMIT"), "gomemlimit_bytes", limit)
-	}
+	setMemoryLimit(log)
 	routes := o.Routes
 	var err error
-	servesHooks := len(server.RoutesOf(routes, server.Metacontroller)) > 0
-
 	var lister admission.Lister = admission.Unavailable{Reason: "this instance does not serve /validate"}
 	if len(server.RoutesOf(routes, server.APIServer)) > 0 {
 		if lister, err = newLister(o.Kubeconfig, o.APITimeout, log); err != nil {
 			return err
 		}
 	}
-	var tlsConfig *tls.Config
-	if o.CertFile != "" {
-		r, err := server.NewCertReloader(o.CertFile, o.KeyFile, log)
-		if err != nil {
-			return err
-		}
-		tlsConfig = r.TLSConfig()
-		if o.ClientCAFile != "" {
-			caPEM, err := os.ReadFile(o.ClientCAFile)
-			if err != nil {
-				return fmt.Errorf("reading --client-ca-file: %w", err)
-			}
-			if err := server.RequestClientCerts(tlsConfig, caPEM); err != nil {
-				return fmt.Errorf("--client-ca-file: %w", err)
-			}
-		}
+	tlsConfig, err := hookTLS(o, log)
+	if err != nil {
+		return err
 	}
 	var token *server.TokenFile
 	if o.TokenFile != "" {
@@ -90,15 +72,7 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 			return err
 		}
 	}
-	for _, w := range o.Warnings {
-		log.Warn(w)
-	}
-	if o.Plain {
-		log.Warn("serving plain HTTP (--insecure-plain-http): requests and answers carry S3 credentials in clear; use it only on your own machine")
-	}
-	if servesHooks && token == nil && o.ClientCAFile == "" {
-		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
-	}
+	logStartWarnings(o, log, token != nil)
 	metrics := server.NewMetrics(buildinfo.Get())
 	readiness := server.NewReadiness()
 	e := server.New(server.Config{
@@ -135,6 +109,55 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// setMemoryLimit sets the Go memory limit below the container's, unless
+// GOMEMLIMIT is set (see server.GoMemoryLimit).
+func setMemoryLimit(log *slog.Logger) {
+	if limit, ok := server.GoMemoryLimit(os.Getenv("MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT")); ok {
+		debug.SetMemoryLimit(limit)
+		log.Info("Go memory limit set below the container's", "container_limit_bytes", os.Getenv("MEMORY_LIMIT"), "gomemlimit_bytes", limit)
+	}
+}
+
+// hookTLS is the hook listener's TLS, with the certificate reloaded as it
+// changes and client certificates asked for with --client-ca-file; nil
+// without --tls-cert-file.
+func hookTLS(o Options, log *slog.Logger) (*tls.Config, error) {
+	if o.CertFile == "" {
+		return nil, nil
+	}
+	r, err := server.NewCertReloader(o.CertFile, o.KeyFile, log)
+	if err != nil {
+		return nil, err
+	}
+	tlsConfig := r.TLSConfig()
+	if o.ClientCAFile == "" {
+		return tlsConfig, nil
+	}
+	caPEM, err := os.ReadFile(o.ClientCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading --client-ca-file: %w", err)
+	}
+	if err := server.RequestClientCerts(tlsConfig, caPEM); err != nil {
+		return nil, fmt.Errorf("--client-ca-file: %w", err)
+	}
+	return tlsConfig, nil
+}
+
+// logStartWarnings logs, once at start, the command's findings about its
+// flags and what leaves the service open to anyone who reaches it.
+func logStartWarnings(o Options, log *slog.Logger, hasToken bool) {
+	for _, w := range o.Warnings {
+		log.Warn(w)
+	}
+	if o.Plain {
+		log.Warn("serving plain HTTP (--insecure-plain-http): requests and answers carry S3 credentials in clear; use it only on your own machine")
+	}
+	servesHooks := len(server.RoutesOf(o.Routes, server.Metacontroller)) > 0
+	if servesHooks && !hasToken && o.ClientCAFile == "" {
+		log.Warn("Metacontroller's hooks are served to any caller that reaches this port: give --auth-token-file (or --client-ca-file)")
+	}
 }
 
 // serveMetrics starts the --metrics-listen server, over TLS with the same
