@@ -100,7 +100,7 @@ func renderConfig(in confInput) (string, error) {
 func storesConf(in confInput) (confPart, error) {
 	var enabled []string
 	for _, s := range in.stores {
-		if s.state.rendered() {
+		if s.state.Rendered() {
 			enabled = append(enabled, s.id+":s3")
 		}
 	}
@@ -158,7 +158,7 @@ func runtimeConf(confInput) (confPart, error) {
 func renderBackends(stores []*store) string {
 	var parts []string
 	for _, s := range stores {
-		if s.state.rendered() {
+		if s.state.Rendered() {
 			parts = append(parts, strings.TrimSuffix(s.section, "\n")+"\n")
 		}
 	}

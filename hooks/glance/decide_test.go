@@ -9,6 +9,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 func TestWhyKeep(t *testing.T) {
@@ -47,7 +48,7 @@ func TestDecide(t *testing.T) {
 	ready := func() []*store { return []*store{attached("a", true, "")} }
 	pending := func() []*store {
 		s := attached("a", true, pendingMessage)
-		s.state, s.since = statePending, now.Add(-time.Second)
+		s.state, s.since = storestate.Pending, now.Add(-time.Second)
 		return []*store{s}
 	}
 	glance := &api.Glance{}

@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // labelNamespaceName is the label the API server puts on every namespace,
@@ -291,7 +292,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 		return
 	}
 	for _, s := range stores {
-		if s.state != stateRendered {
+		if s.state != storestate.Rendered {
 			continue
 		}
 		e, ok, err := storeEndpoint(s)
@@ -299,8 +300,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 			continue
 		}
 		if !allowed[ruleKey(egressRule(e, g.Namespace))] {
-			s.state = statePending
-			s.skipped = fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port)
+			s.move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}
 }

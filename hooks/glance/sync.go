@@ -157,7 +157,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		out.schemaJob = jobName(*plan.job)
 	}
 	for _, s := range stores {
-		out.inConfig[s.id] = s.state.rendered()
+		out.inConfig[s.id] = s.state.Rendered()
 	}
 	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
 	if plan.run != nil {
