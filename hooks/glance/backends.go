@@ -112,11 +112,15 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
-	stores := make([]*store, 0, len(observed))
+	// One backing array: a store each would cost an allocation per
+	// backend.
+	values := make([]store, len(observed))
+	stores := make([]*store, len(observed))
 	byID := map[string][]*store{}
-	for _, o := range observed {
-		s := newStore(g, o.backend())
-		stores = append(stores, s)
+	for i, o := range observed {
+		values[i] = newStore(g, o.backend())
+		s := &values[i]
+		stores[i] = s
 		byID[s.id] = append(byID[s.id], s)
 	}
 	sort.Slice(stores, func(i, j int) bool {
@@ -146,8 +150,8 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 // newStore is an attached backend as a store. On a ControlPlane's Glance,
 // the ControlPlane's backends[] list is the single source of truth for the
 // default and for the store ids it names.
-func newStore(g *api.Glance, b api.GlanceBackend) *store {
-	s := &store{backend: b, id: b.EffectiveStoreID()}
+func newStore(g *api.Glance, b api.GlanceBackend) store {
+	s := store{backend: b, id: b.EffectiveStoreID()}
 	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
 	if !fromControlPlane {
 		return s

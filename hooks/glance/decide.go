@@ -36,29 +36,30 @@ type decision struct {
 // lastGood is why a sync keeps what runs instead of rendering.
 type lastGood struct{ reason, why string }
 
-// decide decides the sync. It changes the states of o.stores (a store held
-// from the running config, one left out for its CA bundle) and reads
-// nothing but o.
+// decide decides the sync, reading nothing but o and changing nothing of
+// it: the stores whose state it moves (one held from the running config,
+// one left out for its CA bundle or its egress) are its own copies, so
+// what was observed stays what the request said.
 func decide(o *observed) decision {
-	d := decision{stores: o.stores}
+	d := decision{stores: ownStores(o.stores)}
 	if o.deployment != nil {
-		holdOutdated(o.stores, func() string { return o.running }, o.deployment)
-		d.retired = retiringStores(o.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+		holdOutdated(d.stores, func() string { return o.running }, o.deployment)
+		d.retired = retiringStores(d.stores, o.running, o.spec.DropRetiredStores, o.deployment)
 	}
 	// A release whose glance_store has one process-wide CA bundle may have
 	// to leave stores out, attached or retiring, which decides the default
 	// too.
 	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
-		d.processWideCA = processWideCABundle(o.stores, d.retired, rel)
+		d.processWideCA = processWideCABundle(d.stores, d.retired, rel)
 	}
 	// A store waits for the NetworkPolicy to allow its endpoint.
-	awaitEgress(o.glance, o.spec, o.stores, o.allowedEgress)
+	awaitEgress(o.glance, o.spec, d.stores, o.allowedEgress)
 	// Before anything is rendered, the first render waits for the stores
 	// on their way (firstRenderHold).
 	if o.deployment == nil && !o.hasConfig {
-		d.hold, d.until = firstRenderHold(o.glance, o.stores, o.now)
+		d.hold, d.until = firstRenderHold(o.glance, d.stores, o.now)
 	}
-	d.def, d.noDefault = chooseDefault(o.stores)
+	d.def, d.noDefault = chooseDefault(d.stores)
 	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.gates, o.creds)
 	if len(o.invalid) > 0 {
 		// The spec is refused whatever else would hold the render: the
@@ -67,6 +68,19 @@ func decide(o *observed) decision {
 		d.keep = lastGood{ReasonInvalidSpec, "the Glance spec is invalid: " + o.invalid.String()}
 	}
 	return d
+}
+
+// ownStores copies the observed stores for decide to move: one backing
+// array for all of them, so the copy costs two allocations whatever their
+// number.
+func ownStores(observed []*store) []*store {
+	values := make([]store, len(observed))
+	own := make([]*store, len(observed))
+	for i, s := range observed {
+		values[i] = *s
+		own[i] = &values[i]
+	}
+	return own
 }
 
 // whyKeep says why nothing is re-rendered, in order: the first render
