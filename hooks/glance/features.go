@@ -65,7 +65,7 @@ var relatedFeatures = []func(spec api.GlanceSpec, namespace string) []metacontro
 // reads what it asked for in relatedFeatures and returns its condition,
 // nil when its field is unset. A False one keeps the last-good config and
 // says why (decide.go), and Ready waits for it (report.go).
-var gateFeatures = []func(o *observed) (*hook.Condition, error){
+var gateFeatures = []func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error){
 	secretStoreGate, // secretstore.go: SecretsReady, the store is Ready
 }
 

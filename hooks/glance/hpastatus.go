@@ -5,7 +5,6 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
-	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // hpaReady is HPAReady: with spec.autoscaling, True once the
@@ -39,6 +38,5 @@ func returnsAutoscaler(in statusInput, name string) bool {
 			return true
 		}
 	}
-	_, observed := in.o.children.Get(names.HorizontalPodAutoscalersKey, name)
-	return observed && !in.out.rendered.Status
+	return in.o.autoscalerObserved && !in.out.rendered.Status
 }

@@ -22,17 +22,16 @@ func reachChildren(o *observed, stores []*store) (reach, error) {
 	if len(o.invalid) > 0 {
 		return keptReach(o)
 	}
-	_, routes := o.children[names.HTTPRoutesKey]
-	route, rc := gatewayChildren(o.glance, o.spec, o.children, routes)
+	route, rc := gatewayChildren(o.glance, o.spec, o.route)
 	r.children = append(r.children, route...)
 	if rc != nil {
 		r.conditions = append(r.conditions, *rc)
 	}
 	policies, pc, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
 	if isSpecError(err) {
-		kept, kerr := o.children.KeepAsLastApplied(names.NetworkPoliciesKey)
+		kept, kerr := o.applied.keep(names.NetworkPoliciesKey)
 		if kerr != nil {
-			return r, hook.Invalid("%v", kerr)
+			return r, kerr
 		}
 		policies = kept
 		pc = &hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec,
@@ -51,9 +50,9 @@ func reachChildren(o *observed, stores []*store) (reach, error) {
 // the spec is invalid: a hostname or a rule it holds is not rendered.
 func keptReach(o *observed) (reach, error) {
 	var r reach
-	kept, err := o.children.KeepAsLastApplied(names.HTTPRoutesKey, names.NetworkPoliciesKey)
+	kept, err := o.applied.keep(names.HTTPRoutesKey, names.NetworkPoliciesKey)
 	if err != nil {
-		return r, hook.Invalid("%v", err)
+		return r, err
 	}
 	r.children = kept
 	why := "kept as last applied: the Glance spec is invalid"

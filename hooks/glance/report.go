@@ -153,7 +153,7 @@ func extraConfigCondition(in statusInput) (hook.Condition, error) {
 // scheduled, True under the reference's reason for a purge that does not
 // run, since nothing else says the backlog grows.
 func dbPurgeCondition(in statusInput) (hook.Condition, error) {
-	c, err := dbPurgeReady(in.o.glance, in.o.children)
+	c, err := dbPurgeReady(in.o.glance, in.o.purge)
 	switch {
 	case err != nil:
 		return hook.Condition{}, err

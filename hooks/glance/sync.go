@@ -69,7 +69,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).
-	evs, err := events(o.glance, o.children, o.now)
+	evs, err := events(o.glance, o.events, o.now)
 	if err != nil {
 		return nil, err
 	}
@@ -247,22 +247,13 @@ func credentialChildren(g *api.Glance, creds *credentials) []any {
 // history keeps the hashed ConfigMaps and backends Secrets a pod may still
 // mount: the running Deployment's and the unfinished schema Jobs'.
 func history(o *observed, out *outcome) ([]any, error) {
-	var mountedConfigs, mountedSecrets []string
-	rolling := false
-	if o.deployment != nil {
-		cm, sec := mountedNames(o.deployment)
-		mountedConfigs, mountedSecrets = append(mountedConfigs, cm), append(mountedSecrets, sec)
-		rolling = !rolledOut(o.deployment)
-	}
-	for _, jm := range o.jobMounts {
-		mountedConfigs, mountedSecrets = append(mountedConfigs, jm.configMap), append(mountedSecrets, jm.backendsSecret)
-	}
+	rolling := o.deployment != nil && !rolledOut(o.deployment)
 	var kept []any
 	for _, h := range []hashedKind{
-		{names.ConfigMapsKey, o.glance.Name + "-config-", out.configName, mountedConfigs},
-		{names.SecretsKey, o.glance.Name + "-backends-", out.backendsName, mountedSecrets},
+		{names.ConfigMapsKey, o.configs, out.configName, o.mounted.configMaps},
+		{names.SecretsKey, o.backendsSecrets, out.backendsName, o.mounted.backendsSecrets},
 	} {
-		objs, err := retained(o.children, h, rolling)
+		objs, err := retained(o.applied, h, rolling)
 		if err != nil {
 			return nil, err
 		}
@@ -277,10 +268,10 @@ func history(o *observed, out *outcome) ([]any, error) {
 // is created.
 func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	current, reason, why := o.deployment, keep.reason, keep.why
-	kept, err := o.children.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
+	kept, err := o.applied.keep(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
 		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey, names.CronJobsKey)
 	if err != nil {
-		return nil, hook.Invalid("%v", err)
+		return nil, err
 	}
 	out := &outcome{children: kept, inConfig: map[string]bool{}}
 	// An invalid spec is its own reason; otherwise the reason says whether
