@@ -77,8 +77,11 @@ type confPart struct {
 func renderConfig(in confInput) (string, error) {
 	var defaults []storeconf.Option
 	var sections []storeconf.Section
-	for _, feature := range confFeatures {
-		p, err := feature(in)
+	for _, feature := range features {
+		if feature.conf == nil {
+			continue
+		}
+		p, err := feature.conf(in)
 		if err != nil {
 			return "", invalidSpec("%w", err)
 		}

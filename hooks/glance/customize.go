@@ -41,8 +41,10 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 		podsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
 	}
-	for _, f := range relatedFeatures {
-		related = append(related, f(g.Spec, g.Namespace)...)
+	for _, f := range features {
+		if f.related != nil {
+			related = append(related, f.related(g.Spec, g.Namespace)...)
+		}
 	}
 	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
 }

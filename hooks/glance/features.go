@@ -1,37 +1,45 @@
 package glance
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// The features of a Glance, each in a file of its own, registered here in
-// the order their lines are rendered. Adding a feature is its file and one
-// line in each list it contributes to (docs/hooks.md, "Adding a feature").
-
-// confFeatures render glance-api.conf: [DEFAULT] holds their options in
-// this order, and their sections follow it in this order.
-var confFeatures = []func(confInput) (confPart, error){
-	launchConf,     // launch.go: the port, the eventlet server's workers
-	storesConf,     // config.go: enabled_backends, the default store
-	importsConf,    // config.go: import methods, staging and tasks areas
-	uriFilterConf,  // imports.go: the URI filter of web-download
-	pluginsConf,    // imports.go: the import plugins and their sections
-	locationsConf,  // config.go: image locations hidden
-	databaseConf,   // credentials.go: [database]
-	keystoneConf,   // keystone.go: [keystone_authtoken]
-	runtimeConf,    // config.go: locks, notifications, paste pipeline
-	loggingConf,    // logging.go: oslo.log's options
-	cacheConf,      // keystone.go: oslo.cache on the token cache's memcached
-	policyConf,     // policy.go: [oslo_policy], secure RBAC and the policy file
-	imageCacheConf, // imagecache.go: the per-pod image cache
-}
-
-// pasteFeatures put filters into the paste pipeline (paste.go).
-var pasteFeatures = []func(api.GlanceSpec) []pasteFilter{
-	middlewareFilters, // middleware.go: spec.middleware
-	imageCacheFilters, // imagecache.go: the cache, last before the app
+// feature is one feature of a Glance as one value: what it contributes to
+// each step of a sync, every field optional. The steps loop over features
+// in their order, so adding a feature is its file and one line in
+// features (docs/hooks.md, "Adding a feature").
+type feature struct {
+	// name is the feature's name in docs/hooks.md's list of features.
+	name string
+	// related asks the customize hook for what its sync reads beside the
+	// backends, the Secrets and the pods (customize.go), none when its
+	// field is unset.
+	related func(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource
+	// gate reads what it asked for and returns its condition, nil when its
+	// field is unset. A False one keeps the last-good config and says why
+	// (decide.go), and Ready waits for it (report.go).
+	gate func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error)
+	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
+	// in their order, and their sections follow it in their order.
+	conf func(confInput) (confPart, error)
+	// paste puts filters into the paste pipeline (paste.go).
+	paste func(api.GlanceSpec) []pasteFilter
+	// everyPod changes every pod template the Glance renders: the
+	// Deployment's, the schema Jobs' and the purge CronJob's.
+	everyPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
+	// apiPod changes the glance-api pod template of the Deployment: where
+	// the pods run, volumes, mounts, environment, annotations.
+	apiPod func(podInput, *deploymentChild)
+	// lastGood are the kinds of children kept as last applied when nothing
+	// is re-rendered, in the order they are returned.
+	lastGood []string
+	// status are its conditions, in the order the status lists them.
+	status []statusFeature
 }
 
 // podInput is what the pod features read: the Glance, its spec with
@@ -41,32 +49,6 @@ type podInput struct {
 	spec          api.GlanceSpec
 	stores        []*store
 	processWideCA string
-}
-
-// podFeatures add to the glance-api pod template of the Deployment: where
-// the pods run, volumes, mounts, environment, annotations.
-var podFeatures = []func(podInput, *deploymentChild){
-	placeAPIPods,   // placement.go: node selection, spreading, priority
-	mountCABundles, // cabundles.go: the stores' CA bundles
-
-	// imagecache.go: the cache volume and its maintenance sidecar
-	mountImageCache,
-}
-
-// relatedFeatures ask the customize hook for what their sync reads beside
-// the backends, the Secrets and the pods (customize.go): each returns the
-// related resources the spec calls for, none when its field is unset.
-var relatedFeatures = []func(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource{
-	policyRelated,      // policy.go: the ConfigMap spec.policyOverrides names
-	secretStoreRelated, // secretstore.go: the store spec.secretStoreRef names
-}
-
-// gateFeatures are the features whose condition can hold the render: each
-// reads what it asked for in relatedFeatures and returns its condition,
-// nil when its field is unset. A False one keeps the last-good config and
-// says why (decide.go), and Ready waits for it (report.go).
-var gateFeatures = []func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error){
-	secretStoreGate, // secretstore.go: SecretsReady, the store is Ready
 }
 
 // statusFeature is one condition of a Glance: its type, how it is reported
@@ -91,20 +73,69 @@ const (
 	besideReady readiness = false
 )
 
-// statusFeatures are the conditions of a Glance, in the order the status
-// lists them; Ready follows the last one it waits for (report.go). A gate
-// (gateFeatures) reports through the condition of its type here.
-var statusFeatures = []statusFeature{
-	{CondBackendsReady, backendsCondition, holdsReady},          // report.go: the stores and the default
-	{CondConfigRendered, renderedCondition, holdsReady},         // report.go: what render said of the config
-	{CondDatabaseReady, databaseCondition, holdsReady},          // report.go: the schema Job's step and its pods
-	{CondServiceUserReady, serviceUserCondition, holdsReady},    // report.go: the service user's Secret
-	{CondDeploymentReady, deploymentCondition, holdsReady},      // report.go: the rollout and its pods
-	{CondHTTPRouteReady, httpRouteReady, holdsReady},            // gateway.go: spec.gateway's route
-	{CondNetworkPolicyReady, networkPolicyReady, holdsReady},    // networkpolicy.go: spec.networkPolicy
-	{CondSecretsReady, secretsReady, holdsReady},                // secretstore.go: the store, then the Secrets
-	{CondGlanceAPIReady, glanceAPIReady, holdsReady},            // apistatus.go: the pods' /healthcheck
-	{CondHPAReady, hpaReady, holdsReady},                        // hpastatus.go: spec.autoscaling
-	{CondExtraConfigHealthy, extraConfigCondition, besideReady}, // extraconfig.go: spec.extraConfig
-	{CondDBPurgeReady, dbPurgeCondition, besideReady},           // report.go: dbpurgestatus.go's, or the purge is off
+// features are the features of a Glance, each once, in the order their
+// contributions are made: glance-api.conf's options and sections, the
+// paste filters, the pod changes, what customize asks for, the kinds kept
+// as last applied, and the conditions in the order the status lists them;
+// Ready follows the last condition it waits for (report.go). Each line
+// names the file of its feature.
+var features = []feature{
+	{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
+	{name: "stores", conf: storesConf, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}}, // config.go, report.go: enabled_backends, the default store
+	{name: "config", status: []statusFeature{{CondConfigRendered, renderedCondition, holdsReady}}, // report.go: what render said of the config
+		lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
+	{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
+	{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
+	{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
+	{name: "locations", conf: locationsConf},    // config.go: image locations hidden
+	{name: "database", conf: databaseConf, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},       // credentials.go: [database]; report.go: the schema Job's step and its pods
+	{name: "database-tls", everyPod: mountDatabaseTLS},                                                                        // databasetls.go: the database TLS files in every pod
+	{name: "keystone", conf: keystoneConf, status: []statusFeature{{CondServiceUserReady, serviceUserCondition, holdsReady}}}, // keystone.go: [keystone_authtoken]; report.go: the service user's Secret
+	{name: "runtime", conf: runtimeConf},                                                                                      // config.go: locks, notifications, paste pipeline
+	{name: "logging", conf: loggingConf},                                                                                      // logging.go: oslo.log's options
+	{name: "token-cache", conf: cacheConf},                                                                                    // keystone.go: oslo.cache on the token cache's memcached
+	{name: "middleware", paste: middlewareFilters},                                                                            // middleware.go: spec.middleware
+	{name: "policy", conf: policyConf, related: policyRelated},                                                                // policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
+	{name: "placement", apiPod: placeAPIPods},                                                                                 // placement.go: node selection, spreading, priority
+	{name: "ca-bundles", apiPod: mountCABundles},                                                                              // cabundles.go: the stores' CA bundles
+	{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},                            // imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
+	{name: "deployment", status: []statusFeature{{CondDeploymentReady, deploymentCondition, holdsReady}}},                     // report.go: the rollout and its pods
+	{name: "gateway", status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},                              // gateway.go: spec.gateway's route
+	{name: "network-policy", status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},               // networkpolicy.go: spec.networkPolicy
+	{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, // secretstore.go: the store spec.secretStoreRef names, SecretsReady
+		status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
+	{name: "api-health", status: []statusFeature{{CondGlanceAPIReady, glanceAPIReady, holdsReady}}}, // apistatus.go: the pods' /healthcheck
+	{name: "scaling", status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, // hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
+		lastGood: []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
+	{name: "extra-config", status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}}, // extraconfig.go: spec.extraConfig
+	{name: "db-purge", status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, // dbpurgestatus.go: the purge CronJob, or the purge is off
+		lastGood: []string{names.CronJobsKey}},
+}
+
+// lastGoodKinds are the kinds of children every feature keeps as last
+// applied when nothing is re-rendered, in the features' order.
+func lastGoodKinds() []string {
+	var kinds []string
+	for _, f := range features {
+		kinds = append(kinds, f.lastGood...)
+	}
+	return kinds
+}
+
+// mountAPIPod runs the features' changes to the glance-api pod template.
+func mountAPIPod(in podInput, d *deploymentChild) {
+	for _, f := range features {
+		if f.apiPod != nil {
+			f.apiPod(in, d)
+		}
+	}
+}
+
+// mountEveryPod runs the features' changes to every pod template.
+func mountEveryPod(spec api.GlanceSpec, pod *corev1.PodSpec) {
+	for _, f := range features {
+		if f.everyPod != nil {
+			f.everyPod(pod, spec)
+		}
+	}
 }

@@ -204,6 +204,6 @@ func manageJobPod(spec api.GlanceSpec, m mounts, steps []corev1.Container) corev
 	pod := glancePod(m, jobStateVolumes(), jobPlacement(spec), steps[len(steps)-1])
 	pod.InitContainers = steps[:len(steps)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
-	mountDatabaseTLS(&pod, spec)
+	mountEveryPod(spec, &pod)
 	return pod
 }

@@ -139,8 +139,11 @@ func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
 // observeGates runs the gateFeatures, in their order.
 func observeGates(o *observed, related metacontroller.ObjectMap) ([]hook.Condition, error) {
 	var gates []hook.Condition
-	for _, gate := range gateFeatures {
-		c, err := gate(o, related)
+	for _, f := range features {
+		if f.gate == nil {
+			continue
+		}
+		c, err := f.gate(o, related)
 		if err != nil {
 			return nil, err
 		}

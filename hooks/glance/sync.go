@@ -163,9 +163,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	if plan.run != nil {
 		out.runImage = plan.run.image
 		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
-		for _, feature := range podFeatures {
-			feature(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
-		}
+		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, scalingChildren(g, spec)...)
 		out.children = append(out.children, dbPurgeChildren(g, spec, *plan.run, pod)...)
@@ -268,8 +266,7 @@ func history(o *observed, out *outcome) ([]any, error) {
 // is created.
 func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	current, reason, why := o.deployment, keep.reason, keep.why
-	kept, err := o.applied.keep(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
-		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey, names.CronJobsKey)
+	kept, err := o.applied.keep(lastGoodKinds()...)
 	if err != nil {
 		return nil, err
 	}
