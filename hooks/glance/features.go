@@ -35,6 +35,9 @@ type feature struct {
 	// apiPod changes the glance-api pod template of the Deployment: where
 	// the pods run, volumes, mounts, environment, annotations.
 	apiPod func(podInput, *deploymentChild)
+	// withDeployment are its children that come with the Deployment, once
+	// glance-api may run.
+	withDeployment func(deploymentInput) []any
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
 	lastGood []string
@@ -78,38 +81,72 @@ const (
 // paste filters, the pod changes, what customize asks for, the kinds kept
 // as last applied, and the conditions in the order the status lists them;
 // Ready follows the last condition it waits for (report.go). Each line
-// names the file of its feature.
-var features = []feature{
-	{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
-	{name: "stores", conf: storesConf, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}}, // config.go, report.go: enabled_backends, the default store
-	{name: "config", status: []statusFeature{{CondConfigRendered, renderedCondition, holdsReady}}, // report.go: what render said of the config
-		lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
-	{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
-	{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
-	{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
-	{name: "locations", conf: locationsConf},    // config.go: image locations hidden
-	{name: "database", conf: databaseConf, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},       // credentials.go: [database]; report.go: the schema Job's step and its pods
-	{name: "database-tls", everyPod: mountDatabaseTLS},                                                                        // databasetls.go: the database TLS files in every pod
-	{name: "keystone", conf: keystoneConf, status: []statusFeature{{CondServiceUserReady, serviceUserCondition, holdsReady}}}, // keystone.go: [keystone_authtoken]; report.go: the service user's Secret
-	{name: "runtime", conf: runtimeConf},                                                                                      // config.go: locks, notifications, paste pipeline
-	{name: "logging", conf: loggingConf},                                                                                      // logging.go: oslo.log's options
-	{name: "token-cache", conf: cacheConf},                                                                                    // keystone.go: oslo.cache on the token cache's memcached
-	{name: "middleware", paste: middlewareFilters},                                                                            // middleware.go: spec.middleware
-	{name: "policy", conf: policyConf, related: policyRelated},                                                                // policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
-	{name: "placement", apiPod: placeAPIPods},                                                                                 // placement.go: node selection, spreading, priority
-	{name: "ca-bundles", apiPod: mountCABundles},                                                                              // cabundles.go: the stores' CA bundles
-	{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},                            // imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
-	{name: "deployment", status: []statusFeature{{CondDeploymentReady, deploymentCondition, holdsReady}}},                     // report.go: the rollout and its pods
-	{name: "gateway", status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},                              // gateway.go: spec.gateway's route
-	{name: "network-policy", status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},               // networkpolicy.go: spec.networkPolicy
-	{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, // secretstore.go: the store spec.secretStoreRef names, SecretsReady
-		status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
-	{name: "api-health", status: []statusFeature{{CondGlanceAPIReady, glanceAPIReady, holdsReady}}}, // apistatus.go: the pods' /healthcheck
-	{name: "scaling", status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, // hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
-		lastGood: []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
-	{name: "extra-config", status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}}, // extraconfig.go: spec.extraConfig
-	{name: "db-purge", status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, // dbpurgestatus.go: the purge CronJob, or the purge is off
-		lastGood: []string{names.CronJobsKey}},
+// names the file of its feature. It is set by init: a contribution (the
+// purge CronJob's pod) runs every feature's change to every pod template,
+// which a variable's own initializer cannot refer to.
+var features []feature
+
+func init() { features = registered() }
+
+// registered is the list features holds.
+func registered() []feature {
+	return []feature{
+		// launch.go: the port, the eventlet server's workers
+		{name: "launch", conf: launchConf},
+		// config.go, report.go: enabled_backends, the default store
+		{name: "stores", conf: storesConf, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}},
+		// report.go: what render said of the config
+		{name: "config", status: []statusFeature{{CondConfigRendered, renderedCondition, holdsReady}},
+			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
+		// config.go: import methods, staging and tasks areas
+		{name: "imports", conf: importsConf},
+		// imports.go: the URI filter of web-download
+		{name: "uri-filter", conf: uriFilterConf},
+		// imports.go: the import plugins and their sections
+		{name: "import-plugins", conf: pluginsConf},
+		// config.go: image locations hidden
+		{name: "locations", conf: locationsConf},
+		// credentials.go: [database]; report.go: the schema Job's step and its pods
+		{name: "database", conf: databaseConf, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},
+		// databasetls.go: the database TLS files in every pod
+		{name: "database-tls", everyPod: mountDatabaseTLS},
+		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
+		{name: "keystone", conf: keystoneConf, status: []statusFeature{{CondServiceUserReady, serviceUserCondition, holdsReady}}},
+		// config.go: locks, notifications, paste pipeline
+		{name: "runtime", conf: runtimeConf},
+		// logging.go: oslo.log's options
+		{name: "logging", conf: loggingConf},
+		// keystone.go: oslo.cache on the token cache's memcached
+		{name: "token-cache", conf: cacheConf},
+		// middleware.go: spec.middleware
+		{name: "middleware", paste: middlewareFilters},
+		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
+		{name: "policy", conf: policyConf, related: policyRelated},
+		// placement.go: node selection, spreading, priority
+		{name: "placement", apiPod: placeAPIPods},
+		// cabundles.go: the stores' CA bundles
+		{name: "ca-bundles", apiPod: mountCABundles},
+		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
+		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
+		// report.go: the rollout and its pods
+		{name: "deployment", status: []statusFeature{{CondDeploymentReady, deploymentCondition, holdsReady}}},
+		// gateway.go: spec.gateway's route
+		{name: "gateway", status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
+		// networkpolicy.go: spec.networkPolicy
+		{name: "network-policy", status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
+		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
+		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
+		// apistatus.go: the pods' /healthcheck
+		{name: "api-health", status: []statusFeature{{CondGlanceAPIReady, glanceAPIReady, holdsReady}}},
+		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
+		{name: "scaling", status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, withDeployment: scalingWithDeployment,
+			lastGood: []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
+		// extraconfig.go: spec.extraConfig
+		{name: "extra-config", status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}},
+		// dbpurgestatus.go: the purge CronJob, or the purge is off
+		{name: "db-purge", status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, withDeployment: dbPurgeWithDeployment,
+			lastGood: []string{names.CronJobsKey}},
+	}
 }
 
 // lastGoodKinds are the kinds of children every feature keeps as last
@@ -120,6 +157,28 @@ func lastGoodKinds() []string {
 		kinds = append(kinds, f.lastGood...)
 	}
 	return kinds
+}
+
+// deploymentInput is what the children that come with the Deployment
+// read: the Glance, its spec with defaults, what glance-api runs and what
+// its pods mount.
+type deploymentInput struct {
+	glance *api.Glance
+	spec   api.GlanceSpec
+	run    runTarget
+	pod    podInputs
+}
+
+// childrenWithDeployment are the features' children that come with the
+// Deployment, in the features' order.
+func childrenWithDeployment(in deploymentInput) []any {
+	var out []any
+	for _, f := range features {
+		if f.withDeployment != nil {
+			out = append(out, f.withDeployment(in)...)
+		}
+	}
+	return out
 }
 
 // mountAPIPod runs the features' changes to the glance-api pod template.

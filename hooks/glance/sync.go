@@ -165,8 +165,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
 		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
 		out.children = append(out.children, deploy)
-		out.children = append(out.children, scalingChildren(g, spec)...)
-		out.children = append(out.children, dbPurgeChildren(g, spec, *plan.run, pod)...)
+		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.run, pod})...)
 	}
 	jobChildren, err := schemaJobs(o, plan, jobName, pod)
 	if err != nil {
