@@ -20,7 +20,7 @@ import (
 // names it), the store Secrets labelled for this Glance, by name the
 // database Secret and the service user's Secret its spec names, and its
 // pods (the Deployment's and the schema Jobs', by label), so sync can say
-// why they do not run, and what the features ask for (relatedFeatures).
+// why they do not run, and what the features ask for (their related).
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 	var g customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {

@@ -84,7 +84,7 @@ func ownStores(observed []*store) []*store {
 }
 
 // whyKeep says why nothing is re-rendered, in order: the first render
-// waiting, no default store, a gate that is closed (gateFeatures),
+// waiting, no default store, a gate that is closed (a feature's gate),
 // credentials that are not complete.
 func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, creds credentialsRead) lastGood {
 	closed := slices.IndexFunc(gates, func(c hook.Condition) bool { return !c.Status })

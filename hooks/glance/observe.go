@@ -59,7 +59,7 @@ type observed struct {
 	// allowedEgress is the egress of the observed glance-api
 	// NetworkPolicy, by rule key (networkpolicy.go).
 	allowedEgress map[string]bool
-	// gates are the conditions of the gateFeatures whose field is set.
+	// gates are the conditions of the features' gates whose field is set.
 	gates []hook.Condition
 	// invalid are the rules of hooks/contract/rules the Glance breaks,
 	// the same admission refuses it for: nothing new is rendered from it.
@@ -136,7 +136,7 @@ func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
 	return nil
 }
 
-// observeGates runs the gateFeatures, in their order.
+// observeGates runs the features' gates, in their order.
 func observeGates(o *observed, related metacontroller.ObjectMap) ([]hook.Condition, error) {
 	var gates []hook.Condition
 	for _, f := range features {

@@ -87,7 +87,7 @@ func buildStatus(in statusInput) (api.GlanceStatus, error) {
 	return status, nil
 }
 
-// reportConditions runs the statusFeatures: the conditions Ready waits for,
+// reportConditions runs the features' status: the conditions Ready waits for,
 // Ready, then the ones beside it.
 func reportConditions(in statusInput) ([]hook.Condition, error) {
 	var held, beside []hook.Condition
