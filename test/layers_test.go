@@ -149,3 +149,82 @@ func imported(imp string, packages []string) bool {
 	}
 	return false
 }
+
+// hookFloors are the floors of the packages under hooks/, lowest first, by
+// directory (the longest prefix decides): the shared contract, the Glance
+// hook's own packages (its store state machine), the hooks that answer a
+// kind, the ControlPlane hook that projects a Glance, admission. A package
+// imports only from floors below its own; the contract's packages import
+// one another, which Go keeps free of cycles.
+var hookFloors = []struct {
+	dir   string
+	floor int
+}{
+	{"hooks/contract/", 0},
+	{"hooks/glance/", 1},
+	{"hooks/glance", 2},
+	{"hooks/glancebackend", 2},
+	{"hooks/controlplane", 3},
+	{"hooks/admission", 4},
+}
+
+// floorOf is the floor of a package directory under hooks/, -1 when no
+// floor names it.
+func floorOf(dir string) int {
+	best, floor := "", -1
+	for _, f := range hookFloors {
+		match := f.dir == dir || strings.HasSuffix(f.dir, "/") && strings.HasPrefix(dir, f.dir)
+		if match && len(f.dir) > len(best) {
+			best, floor = f.dir, f.floor
+		}
+	}
+	return floor
+}
+
+// TestHookFloorsPointDown keeps every import between the packages under
+// hooks/ pointing down a floor (docs/hooks.md, Where things live), so a
+// package never reaches up to a caller: a hook's inner packages never
+// import the hook, and nothing outside hooks/glance imports its inner
+// packages.
+func TestHookFloorsPointDown(t *testing.T) {
+	checked := 0
+	err := filepath.WalkDir(filepath.Join("..", "hooks"), func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		pkg, err := build.ImportDir(dir, 0)
+		if _, none := err.(*build.NoGoError); none {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(dir, ".."+string(filepath.Separator)))
+		from := floorOf(rel)
+		if from < 0 {
+			t.Errorf("%s is on no floor: add it to hookFloors", rel)
+			return nil
+		}
+		for _, imp := range pkg.Imports {
+			target, ok := strings.CutPrefix(imp, module+"/")
+			if !ok || !strings.HasPrefix(target, "hooks/") {
+				continue
+			}
+			checked++
+			to := floorOf(target)
+			if to > from || to == from && from != 0 {
+				t.Errorf("%s (floor %d) imports %s (floor %d): imports point down a floor", rel, from, target, to)
+			}
+			if strings.HasPrefix(target, "hooks/glance/") && rel != "hooks/glance" && !strings.HasPrefix(rel, "hooks/glance/") {
+				t.Errorf("%s imports %s: the Glance hook's inner packages are its own", rel, target)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d imports between hook packages; expected the contract's many", checked)
+	}
+}
