@@ -38,6 +38,9 @@ type feature struct {
 	// withDeployment are its children that come with the Deployment, once
 	// glance-api may run.
 	withDeployment func(deploymentInput) []any
+	// reach are its children rendered whatever the config decision, with
+	// their condition (reach.go).
+	reach func(o *observed, stores []*store) ([]any, *hook.Condition, error)
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
 	lastGood []string
@@ -131,9 +134,9 @@ func registered() []feature {
 		// report.go: the rollout and its pods
 		{name: "deployment", status: []statusFeature{{CondDeploymentReady, deploymentCondition, holdsReady}}},
 		// gateway.go: spec.gateway's route
-		{name: "gateway", status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
+		{name: "gateway", reach: gatewayReach, status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
 		// networkpolicy.go: spec.networkPolicy
-		{name: "network-policy", status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
+		{name: "network-policy", reach: networkPolicyReach, status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
 		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
 		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
 		// apistatus.go: the pods' /healthcheck
