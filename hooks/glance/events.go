@@ -160,12 +160,21 @@ func (e observedEvents) seen(name string) bool {
 // occurrences reads the Events a status calls for: a skipped backend, the
 // schema synced or failed, each step of a release upgrade and its refusals.
 func occurrences(st api.GlanceStatus) []occurrence {
-	out := skippedBackends(st)
-	if o, ok := schemaOccurrence(st); ok {
-		out = append(out, o)
+	var out []occurrence
+	for _, f := range features {
+		if f.events != nil {
+			out = append(out, f.events(st)...)
+		}
 	}
-	out = append(out, extraConfigOccurrences(st)...)
-	return append(out, purgeOccurrences(st)...)
+	return out
+}
+
+// schemaOccurrences is the schema's Event, when its status calls for one.
+func schemaOccurrences(st api.GlanceStatus) []occurrence {
+	if o, ok := schemaOccurrence(st); ok {
+		return []occurrence{o}
+	}
+	return nil
 }
 
 // skippedBackends is a GlanceBackendSkipped Warning per backend the config

@@ -41,6 +41,9 @@ type feature struct {
 	// reach are its children rendered whatever the config decision, with
 	// their condition (reach.go).
 	reach func(o *observed, stores []*store) ([]any, *hook.Condition, error)
+	// events are the Events its part of the observed status calls for
+	// (events.go).
+	events func(api.GlanceStatus) []occurrence
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
 	lastGood []string
@@ -97,7 +100,7 @@ func registered() []feature {
 		// launch.go: the port, the eventlet server's workers
 		{name: "launch", conf: launchConf},
 		// config.go, report.go: enabled_backends, the default store
-		{name: "stores", conf: storesConf, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}},
+		{name: "stores", conf: storesConf, events: skippedBackends, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}},
 		// report.go: what render said of the config
 		{name: "config", status: []statusFeature{{CondConfigRendered, renderedCondition, holdsReady}},
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
@@ -110,7 +113,7 @@ func registered() []feature {
 		// config.go: image locations hidden
 		{name: "locations", conf: locationsConf},
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
-		{name: "database", conf: databaseConf, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},
+		{name: "database", conf: databaseConf, events: schemaOccurrences, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
@@ -145,9 +148,9 @@ func registered() []feature {
 		{name: "scaling", status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, withDeployment: scalingWithDeployment,
 			lastGood: []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
 		// extraconfig.go: spec.extraConfig
-		{name: "extra-config", status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}},
+		{name: "extra-config", events: extraConfigOccurrences, status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}},
 		// dbpurgestatus.go: the purge CronJob, or the purge is off
-		{name: "db-purge", status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, withDeployment: dbPurgeWithDeployment,
+		{name: "db-purge", events: purgeOccurrences, status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, withDeployment: dbPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 	}
 }
