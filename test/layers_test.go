@@ -30,7 +30,37 @@ var rawJSONImporters = []string{"hooks/contract/metacontroller"}
 // request's bytes, and every hook reads values through it.
 func TestHookPackagesStayPure(t *testing.T) {
 	forbidden := []string{"net/http", "github.com/labstack/echo", "k8s.io/client-go", module + "/internal/", module + "/cmd/"}
-	found := 0
+	pkgs := hookPackages(t)
+	for _, pkg := range pkgs {
+		for _, imp := range pkg.imports {
+			if imp == rawJSON {
+				if !slices.Contains(rawJSONImporters, pkg.dir) {
+					t.Errorf("%s imports %s: reading a request's bytes belongs in hooks/contract/metacontroller, "+
+						"behind a typed function the hook calls (docs/hooks.md, Where things live)", pkg.dir, imp)
+				}
+				continue
+			}
+			if imported(imp, forbidden) {
+				t.Errorf("%s imports %s: hook packages are pure (docs/hooks.md, Where things live)", pkg.dir, imp)
+			}
+		}
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("found %d packages under hooks/, expected the hooks and their contract", len(pkgs))
+	}
+}
+
+// hookPackage is a package under hooks/: its directory below the module
+// root and its imports.
+type hookPackage struct {
+	dir     string
+	imports []string
+}
+
+// hookPackages are the packages under hooks/, in directory order.
+func hookPackages(t *testing.T) []hookPackage {
+	t.Helper()
+	var pkgs []hookPackage
 	err := filepath.WalkDir(filepath.Join("..", "hooks"), func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
@@ -42,28 +72,14 @@ func TestHookPackagesStayPure(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		found++
 		rel := filepath.ToSlash(strings.TrimPrefix(dir, ".."+string(filepath.Separator)))
-		for _, imp := range pkg.Imports {
-			if imp == rawJSON {
-				if !slices.Contains(rawJSONImporters, rel) {
-					t.Errorf("%s imports %s: reading a request's bytes belongs in hooks/contract/metacontroller, "+
-						"behind a typed function the hook calls (docs/hooks.md, Where things live)", rel, imp)
-				}
-				continue
-			}
-			if imported(imp, forbidden) {
-				t.Errorf("%s imports %s: hook packages are pure (docs/hooks.md, Where things live)", rel, imp)
-			}
-		}
+		pkgs = append(pkgs, hookPackage{rel, pkg.Imports})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found < 10 {
-		t.Fatalf("found %d packages under hooks/, expected the hooks and their contract", found)
-	}
+	return pkgs
 }
 
 // TestReasonsLiveInConditions keeps each hook package's condition types and
@@ -188,24 +204,14 @@ func floorOf(dir string) int {
 // packages.
 func TestHookFloorsPointDown(t *testing.T) {
 	checked := 0
-	err := filepath.WalkDir(filepath.Join("..", "hooks"), func(dir string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		pkg, err := build.ImportDir(dir, 0)
-		if _, none := err.(*build.NoGoError); none {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(dir, ".."+string(filepath.Separator)))
+	for _, pkg := range hookPackages(t) {
+		rel := pkg.dir
 		from := floorOf(rel)
 		if from < 0 {
 			t.Errorf("%s is on no floor: add it to hookFloors", rel)
-			return nil
+			continue
 		}
-		for _, imp := range pkg.Imports {
+		for _, imp := range pkg.imports {
 			target, ok := strings.CutPrefix(imp, module+"/")
 			if !ok || !strings.HasPrefix(target, "hooks/") {
 				continue
@@ -219,10 +225,6 @@ func TestHookFloorsPointDown(t *testing.T) {
 				t.Errorf("%s imports %s: the Glance hook's inner packages are its own", rel, target)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if checked < 20 {
 		t.Fatalf("checked %d imports between hook packages; expected the contract's many", checked)
