@@ -27,6 +27,12 @@ type observedPurge struct {
 	err     error
 }
 
+// observePurgeCronJob is the purge feature's observation.
+func observePurgeCronJob(o *observed, children metacontroller.ObjectMap) error {
+	o.purge = observePurge(children, o.glance)
+	return nil
+}
+
 // observePurge reads the purge CronJob.
 func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurge {
 	var p observedPurge

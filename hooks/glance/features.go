@@ -24,6 +24,9 @@ type feature struct {
 	// field is unset. A False one keeps the last-good config and says why
 	// (decide.go), and Ready waits for it (report.go).
 	gate func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error)
+	// observe reads its children into its typed fields of observed, so
+	// nothing after observe reads the request's maps.
+	observe func(o *observed, children metacontroller.ObjectMap) error
 	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
 	// in their order, and their sections follow it in their order.
 	conf func(confInput) (confPart, error)
@@ -137,20 +140,20 @@ func registered() []feature {
 		// report.go: the rollout and its pods
 		{name: "deployment", status: []statusFeature{{CondDeploymentReady, deploymentCondition, holdsReady}}},
 		// gateway.go: spec.gateway's route
-		{name: "gateway", reach: gatewayReach, status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
+		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach, status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
 		// networkpolicy.go: spec.networkPolicy
-		{name: "network-policy", reach: networkPolicyReach, status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
+		{name: "network-policy", observe: observeEgress, reach: networkPolicyReach, status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
 		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
 		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
 		// apistatus.go: the pods' /healthcheck
 		{name: "api-health", status: []statusFeature{{CondGlanceAPIReady, glanceAPIReady, holdsReady}}},
 		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
-		{name: "scaling", status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, withDeployment: scalingWithDeployment,
+		{name: "scaling", observe: observeAutoscaler, status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, withDeployment: scalingWithDeployment,
 			lastGood: []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
 		// extraconfig.go: spec.extraConfig
 		{name: "extra-config", events: extraConfigOccurrences, status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}},
 		// dbpurgestatus.go: the purge CronJob, or the purge is off
-		{name: "db-purge", events: purgeOccurrences, status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, withDeployment: dbPurgeWithDeployment,
+		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences, status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, withDeployment: dbPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 	}
 }

@@ -139,6 +139,12 @@ func observeRoute(children metacontroller.ObjectMap, g *api.Glance, spec api.Gla
 	return r
 }
 
+// observeGatewayRoute is the gateway feature's observation.
+func observeGatewayRoute(o *observed, children metacontroller.ObjectMap) error {
+	o.route = observeRoute(children, o.glance, o.spec)
+	return nil
+}
+
 // gatewayChildren are the HTTPRoute of spec.gateway and its condition.
 // Without the Gateway API's CRDs the route is not returned.
 func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observedRoute) ([]any, *hook.Condition) {

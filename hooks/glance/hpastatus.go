@@ -5,6 +5,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // hpaReady is HPAReady: with spec.autoscaling, True once the
@@ -27,6 +29,13 @@ func hpaReady(in statusInput) (hook.Condition, error) {
 	c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s scales Deployment %s from %d to %d pods",
 		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.o.spec.Autoscaling.MinReplicas, in.o.spec.Autoscaling.MaxReplicas)
 	return c, nil
+}
+
+// observeAutoscaler is the scaling feature's observation: whether the
+// Glance's autoscaler is observed.
+func observeAutoscaler(o *observed, children metacontroller.ObjectMap) error {
+	_, o.autoscalerObserved = children.Get(names.HorizontalPodAutoscalersKey, o.glance.Name)
+	return nil
 }
 
 // returnsAutoscaler reports whether the answer holds the Glance's

@@ -281,6 +281,14 @@ func observedPolicy(children metacontroller.ObjectMap, glance string) (map[strin
 	return allowed, nil
 }
 
+// observeEgress is the network policy feature's observation: the egress
+// the observed glance-api NetworkPolicy allows.
+func observeEgress(o *observed, children metacontroller.ObjectMap) error {
+	var err error
+	o.allowedEgress, err = observedPolicy(children, o.glance.Name)
+	return err
+}
+
 // awaitEgress holds back a store whose S3 endpoint the observed
 // NetworkPolicy does not allow yet: the policy this sync returns allows
 // it, and the next sync, which Metacontroller runs once the policy

@@ -110,15 +110,13 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 }
 
 // observeChildren reads the children besides the Deployment: the schema
-// Jobs and what they mount, the NetworkPolicy, the hashed history, the
-// route, the purge CronJob, the autoscaler and the Events.
+// Jobs and what they mount, the hashed history and the Events, then what
+// each feature observes of them (its observe: the NetworkPolicy, the
+// route, the autoscaler, the purge CronJob).
 func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
 	var err error
 	var jobMounts []mounts
 	if o.jobs, jobMounts, err = observedJobs(children); err != nil {
-		return err
-	}
-	if o.allowedEgress, err = observedPolicy(children, o.glance.Name); err != nil {
 		return err
 	}
 	for _, jm := range jobMounts {
@@ -129,10 +127,15 @@ func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
 	o.configs = observeHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.mounted.configMaps)
 	o.backendsSecrets = observeHashed(children, names.SecretsKey, g.Name+"-backends-", o.mounted.backendsSecrets)
 	o.applied = lastApplied{children}
-	o.route = observeRoute(children, g, o.spec)
-	o.purge = observePurge(children, g)
 	o.events = observeEvents(children)
-	_, o.autoscalerObserved = children.Get(names.HorizontalPodAutoscalersKey, g.Name)
+	for _, f := range features {
+		if f.observe == nil {
+			continue
+		}
+		if err := f.observe(o, children); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
