@@ -42,18 +42,15 @@ type lastGood struct{ reason, why string }
 // what was observed stays what the request said.
 func decide(o *observed) decision {
 	d := decision{stores: ownStores(o.stores)}
-	if o.deployment != nil {
-		holdOutdated(d.stores, func() string { return o.running }, o.deployment)
-		d.retired = retiringStores(d.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+	// The features' decisions, in their order: a store held from the
+	// running config, the retiring stores, the process-wide CA bundle
+	// (which may leave stores out, attached or retiring, so it decides the
+	// default too), a store waiting for its egress.
+	for _, f := range features {
+		if f.decide != nil {
+			f.decide(o, &d)
+		}
 	}
-	// A release whose glance_store has one process-wide CA bundle may have
-	// to leave stores out, attached or retiring, which decides the default
-	// too.
-	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
-		d.processWideCA = processWideCABundle(d.stores, d.retired, rel)
-	}
-	// A store waits for the NetworkPolicy to allow its endpoint.
-	awaitEgress(o.glance, o.spec, d.stores, o.allowedEgress)
 	// Before anything is rendered, the first render waits for the stores
 	// on their way (firstRenderHold).
 	if o.deployment == nil && !o.hasConfig {
@@ -68,6 +65,37 @@ func decide(o *observed) decision {
 		d.keep = lastGood{ReasonInvalidSpec, "the Glance spec is invalid: " + o.invalid.String()}
 	}
 	return d
+}
+
+// holdOutdatedStores is the stores feature's decision: an outdated store
+// keeps its running section (holdOutdated).
+func holdOutdatedStores(o *observed, d *decision) {
+	if o.deployment != nil {
+		holdOutdated(d.stores, func() string { return o.running }, o.deployment)
+	}
+}
+
+// retireStores is the retirement feature's decision: the stores the
+// running config holds and no attached backend names (retiringStores).
+func retireStores(o *observed, d *decision) {
+	if o.deployment != nil {
+		d.retired = retiringStores(d.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+	}
+}
+
+// chooseProcessWideCA is the CA bundles feature's decision: on a release whose
+// glance_store has one process-wide CA bundle, which one, leaving out the
+// stores it cannot serve (processWideCABundle).
+func chooseProcessWideCA(o *observed, d *decision) {
+	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
+		d.processWideCA = processWideCABundle(d.stores, d.retired, rel)
+	}
+}
+
+// awaitStoreEgress is the network policy feature's decision: a store
+// waits for the NetworkPolicy to allow its endpoint (awaitEgress).
+func awaitStoreEgress(o *observed, d *decision) {
+	awaitEgress(o.glance, o.spec, d.stores, o.allowedEgress)
 }
 
 // ownStores copies the observed stores for decide to move: one backing

@@ -27,6 +27,9 @@ type feature struct {
 	// observe reads its children into its typed fields of observed, so
 	// nothing after observe reads the request's maps.
 	observe func(o *observed, children metacontroller.ObjectMap) error
+	// decide makes its decision from what was observed, into d; it
+	// changes nothing of o (decide.go).
+	decide func(o *observed, d *decision)
 	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
 	// in their order, and their sections follow it in their order.
 	conf func(confInput) (confPart, error)
@@ -100,41 +103,32 @@ func init() { features = registered() }
 // registered is the list features holds.
 func registered() []feature {
 	return []feature{
-		// launch.go: the port, the eventlet server's workers
-		{name: "launch", conf: launchConf},
+		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
 		// config.go, report.go: enabled_backends, the default store
-		{name: "stores", conf: storesConf, events: skippedBackends, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}},
+		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}},
+		{name: "retirement", decide: retireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
 		{name: "config", status: []statusFeature{{CondConfigRendered, renderedCondition, holdsReady}},
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
-		// config.go: import methods, staging and tasks areas
-		{name: "imports", conf: importsConf},
-		// imports.go: the URI filter of web-download
-		{name: "uri-filter", conf: uriFilterConf},
-		// imports.go: the import plugins and their sections
-		{name: "import-plugins", conf: pluginsConf},
-		// config.go: image locations hidden
-		{name: "locations", conf: locationsConf},
+		{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
+		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
+		{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
+		{name: "locations", conf: locationsConf},    // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
 		{name: "database", conf: databaseConf, events: schemaOccurrences, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
 		{name: "keystone", conf: keystoneConf, status: []statusFeature{{CondServiceUserReady, serviceUserCondition, holdsReady}}},
-		// config.go: locks, notifications, paste pipeline
-		{name: "runtime", conf: runtimeConf},
-		// logging.go: oslo.log's options
-		{name: "logging", conf: loggingConf},
-		// keystone.go: oslo.cache on the token cache's memcached
-		{name: "token-cache", conf: cacheConf},
-		// middleware.go: spec.middleware
-		{name: "middleware", paste: middlewareFilters},
+		{name: "runtime", conf: runtimeConf},           // config.go: locks, notifications, paste pipeline
+		{name: "logging", conf: loggingConf},           // logging.go: oslo.log's options
+		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
+		{name: "middleware", paste: middlewareFilters}, // middleware.go: spec.middleware
 		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
 		{name: "policy", conf: policyConf, related: policyRelated},
-		// placement.go: node selection, spreading, priority
-		{name: "placement", apiPod: placeAPIPods},
+		{name: "placement", apiPod: placeAPIPods}, // placement.go: node selection, spreading, priority
 		// cabundles.go: the stores' CA bundles
-		{name: "ca-bundles", apiPod: mountCABundles},
+		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
 		// report.go: the rollout and its pods
@@ -142,7 +136,7 @@ func registered() []feature {
 		// gateway.go: spec.gateway's route
 		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach, status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
 		// networkpolicy.go: spec.networkPolicy
-		{name: "network-policy", observe: observeEgress, reach: networkPolicyReach, status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
+		{name: "network-policy", observe: observeEgress, decide: awaitStoreEgress, reach: networkPolicyReach, status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
 		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
 		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
 		// apistatus.go: the pods' /healthcheck

@@ -52,7 +52,7 @@ func TestFeaturesContribute(t *testing.T) {
 		}
 		seen[f.name] = true
 		if f.related == nil && f.gate == nil && f.conf == nil && f.paste == nil && f.everyPod == nil && f.apiPod == nil &&
-			f.withDeployment == nil && f.reach == nil && f.events == nil && f.observe == nil && len(f.lastGood) == 0 && len(f.status) == 0 {
+			f.withDeployment == nil && f.reach == nil && f.events == nil && f.observe == nil && f.decide == nil && len(f.lastGood) == 0 && len(f.status) == 0 {
 			t.Errorf("feature %q contributes nothing", f.name)
 		}
 	}
