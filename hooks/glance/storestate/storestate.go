@@ -44,12 +44,7 @@ var States = []State{Pending, Outdated, Skipped, CAConflict, Rendered, Held, Ret
 
 var stateNames = [...]string{"Pending", "Outdated", "Skipped", "CAConflict", "Rendered", "Held", "Retiring", "Dropped", "Lost"}
 
-func (s State) String() string {
-	if s < 0 || int(s) >= len(stateNames) {
-		return fmt.Sprintf("State(%d)", int(s))
-	}
-	return stateNames[s]
-}
+func (s State) String() string { return named(int(s), stateNames[:], "State") }
 
 // Rendered reports whether the store's section goes into the backends
 // Secret.
@@ -96,11 +91,15 @@ var Events = []Event{Fault, Awaited, SecretOutdated, SecretCurrent, RunningHeld,
 
 var eventNames = [...]string{"Fault", "Awaited", "SecretOutdated", "SecretCurrent", "RunningHeld", "CABundleConflict", "EgressAwaited", "BackendGone", "DropListed", "RunningKept"}
 
-func (e Event) String() string {
-	if e < 0 || int(e) >= len(eventNames) {
-		return fmt.Sprintf("Event(%d)", int(e))
+func (e Event) String() string { return named(int(e), eventNames[:], "Event") }
+
+// named is the name of the i-th value of a kind, or the kind and the
+// number for one that has none.
+func named(i int, names []string, kind string) string {
+	if i < 0 || i >= len(names) {
+		return fmt.Sprintf("%s(%d)", kind, i)
 	}
-	return eventNames[e]
+	return names[i]
 }
 
 // edge is one transition: from a state, on an event.
