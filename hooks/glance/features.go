@@ -104,22 +104,24 @@ func init() { features = registered() }
 func registered() []feature {
 	return []feature{
 		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
-		// config.go, report.go: enabled_backends, the default store
-		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends, status: []statusFeature{{CondBackendsReady, backendsCondition, holdsReady}}},
+		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
+		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends,
+			status: holds(CondBackendsReady, backendsCondition)},
 		{name: "retirement", decide: retireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
-		{name: "config", status: []statusFeature{{CondConfigRendered, renderedCondition, holdsReady}},
+		{name: "config", status: holds(CondConfigRendered, renderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
 		{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
 		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
 		{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
 		{name: "locations", conf: locationsConf},    // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
-		{name: "database", conf: databaseConf, events: schemaOccurrences, status: []statusFeature{{CondDatabaseReady, databaseCondition, holdsReady}}},
+		{name: "database", conf: databaseConf, events: schemaOccurrences,
+			status: holds(CondDatabaseReady, databaseCondition)},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
-		{name: "keystone", conf: keystoneConf, status: []statusFeature{{CondServiceUserReady, serviceUserCondition, holdsReady}}},
+		{name: "keystone", conf: keystoneConf, status: holds(CondServiceUserReady, serviceUserCondition)},
 		{name: "runtime", conf: runtimeConf},           // config.go: locks, notifications, paste pipeline
 		{name: "logging", conf: loggingConf},           // logging.go: oslo.log's options
 		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
@@ -132,24 +134,40 @@ func registered() []feature {
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
 		// report.go: the rollout and its pods
-		{name: "deployment", status: []statusFeature{{CondDeploymentReady, deploymentCondition, holdsReady}}},
+		{name: "deployment", status: holds(CondDeploymentReady, deploymentCondition)},
 		// gateway.go: spec.gateway's route
-		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach, status: []statusFeature{{CondHTTPRouteReady, httpRouteReady, holdsReady}}},
+		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach,
+			status: holds(CondHTTPRouteReady, httpRouteReady)},
 		// networkpolicy.go: spec.networkPolicy
-		{name: "network-policy", observe: observeEgress, decide: awaitStoreEgress, reach: networkPolicyReach, status: []statusFeature{{CondNetworkPolicyReady, networkPolicyReady, holdsReady}}},
+		{name: "network-policy", observe: observeEgress, decide: awaitStoreEgress,
+			reach: networkPolicyReach, status: holds(CondNetworkPolicyReady, networkPolicyReady)},
 		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
-		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate, status: []statusFeature{{CondSecretsReady, secretsReady, holdsReady}}},
+		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate,
+			status: holds(CondSecretsReady, secretsReady)},
 		// apistatus.go: the pods' /healthcheck
-		{name: "api-health", status: []statusFeature{{CondGlanceAPIReady, glanceAPIReady, holdsReady}}},
+		{name: "api-health", status: holds(CondGlanceAPIReady, glanceAPIReady)},
 		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
-		{name: "scaling", observe: observeAutoscaler, status: []statusFeature{{CondHPAReady, hpaReady, holdsReady}}, withDeployment: scalingWithDeployment,
-			lastGood: []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
+		{name: "scaling", observe: observeAutoscaler, status: holds(CondHPAReady, hpaReady),
+			withDeployment: scalingWithDeployment,
+			lastGood:       []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
 		// extraconfig.go: spec.extraConfig
-		{name: "extra-config", events: extraConfigOccurrences, status: []statusFeature{{CondExtraConfigHealthy, extraConfigCondition, besideReady}}},
+		{name: "extra-config", events: extraConfigOccurrences,
+			status: beside(CondExtraConfigHealthy, extraConfigCondition)},
 		// dbpurgestatus.go: the purge CronJob, or the purge is off
-		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences, status: []statusFeature{{CondDBPurgeReady, dbPurgeCondition, besideReady}}, withDeployment: dbPurgeWithDeployment,
+		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
+			status: beside(CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 	}
+}
+
+// holds is one condition Ready waits for.
+func holds(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
+	return []statusFeature{{condType, report, holdsReady}}
+}
+
+// beside is one condition reported beside Ready.
+func beside(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
+	return []statusFeature{{condType, report, besideReady}}
 }
 
 // lastGoodKinds are the kinds of children every feature keeps as last
