@@ -30,7 +30,37 @@ var rawJSONImporters = []string{"hooks/contract/metacontroller"}
 // request's bytes, and every hook reads values through it.
 func TestHookPackagesStayPure(t *testing.T) {
 	forbidden := []string{"net/http", "github.com/labstack/echo", "k8s.io/client-go", module + "/internal/", module + "/cmd/"}
-	found := 0
+	pkgs := hookPackages(t)
+	for _, pkg := range pkgs {
+		for _, imp := range pkg.imports {
+			if imp == rawJSON {
+				if !slices.Contains(rawJSONImporters, pkg.dir) {
+					t.Errorf("%s imports %s: reading a request's bytes belongs in hooks/contract/metacontroller, "+
+						"behind a typed function the hook calls (docs/hooks.md, Where things live)", pkg.dir, imp)
+				}
+				continue
+			}
+			if imported(imp, forbidden) {
+				t.Errorf("%s imports %s: hook packages are pure (docs/hooks.md, Where things live)", pkg.dir, imp)
+			}
+		}
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("found %d packages under hooks/, expected the hooks and their contract", len(pkgs))
+	}
+}
+
+// hookPackage is a package under hooks/: its directory below the module
+// root and its imports.
+type hookPackage struct {
+	dir     string
+	imports []string
+}
+
+// hookPackages are the packages under hooks/, in directory order.
+func hookPackages(t *testing.T) []hookPackage {
+	t.Helper()
+	var pkgs []hookPackage
 	err := filepath.WalkDir(filepath.Join("..", "hooks"), func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
@@ -42,28 +72,14 @@ func TestHookPackagesStayPure(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		found++
 		rel := filepath.ToSlash(strings.TrimPrefix(dir, ".."+string(filepath.Separator)))
-		for _, imp := range pkg.Imports {
-			if imp == rawJSON {
-				if !slices.Contains(rawJSONImporters, rel) {
-					t.Errorf("%s imports %s: reading a request's bytes belongs in hooks/contract/metacontroller, "+
-						"behind a typed function the hook calls (docs/hooks.md, Where things live)", rel, imp)
-				}
-				continue
-			}
-			if imported(imp, forbidden) {
-				t.Errorf("%s imports %s: hook packages are pure (docs/hooks.md, Where things live)", rel, imp)
-			}
-		}
+		pkgs = append(pkgs, hookPackage{rel, pkg.Imports})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found < 10 {
-		t.Fatalf("found %d packages under hooks/, expected the hooks and their contract", found)
-	}
+	return pkgs
 }
 
 // TestReasonsLiveInConditions keeps each hook package's condition types and
@@ -148,4 +164,69 @@ func imported(imp string, packages []string) bool {
 		}
 	}
 	return false
+}
+
+// hookFloors are the floors of the packages under hooks/, lowest first, by
+// directory (the longest prefix decides): the shared contract, the Glance
+// hook's own packages (its store state machine), the hooks that answer a
+// kind, the ControlPlane hook that projects a Glance, admission. A package
+// imports only from floors below its own; the contract's packages import
+// one another, which Go keeps free of cycles.
+var hookFloors = []struct {
+	dir   string
+	floor int
+}{
+	{"hooks/contract/", 0},
+	{"hooks/glance/", 1},
+	{"hooks/glance", 2},
+	{"hooks/glancebackend", 2},
+	{"hooks/controlplane", 3},
+	{"hooks/admission", 4},
+}
+
+// floorOf is the floor of a package directory under hooks/, -1 when no
+// floor names it.
+func floorOf(dir string) int {
+	best, floor := "", -1
+	for _, f := range hookFloors {
+		match := f.dir == dir || strings.HasSuffix(f.dir, "/") && strings.HasPrefix(dir, f.dir)
+		if match && len(f.dir) > len(best) {
+			best, floor = f.dir, f.floor
+		}
+	}
+	return floor
+}
+
+// TestHookFloorsPointDown keeps every import between the packages under
+// hooks/ pointing down a floor (docs/hooks.md, Where things live), so a
+// package never reaches up to a caller: a hook's inner packages never
+// import the hook, and nothing outside hooks/glance imports its inner
+// packages.
+func TestHookFloorsPointDown(t *testing.T) {
+	checked := 0
+	for _, pkg := range hookPackages(t) {
+		rel := pkg.dir
+		from := floorOf(rel)
+		if from < 0 {
+			t.Errorf("%s is on no floor: add it to hookFloors", rel)
+			continue
+		}
+		for _, imp := range pkg.imports {
+			target, ok := strings.CutPrefix(imp, module+"/")
+			if !ok || !strings.HasPrefix(target, "hooks/") {
+				continue
+			}
+			checked++
+			to := floorOf(target)
+			if to > from || to == from && from != 0 {
+				t.Errorf("%s (floor %d) imports %s (floor %d): imports point down a floor", rel, from, target, to)
+			}
+			if strings.HasPrefix(target, "hooks/glance/") && rel != "hooks/glance" && !strings.HasPrefix(rel, "hooks/glance/") {
+				t.Errorf("%s imports %s: the Glance hook's inner packages are its own", rel, target)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d imports between hook packages; expected the contract's many", checked)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // store is one attached backend and what the Glance made of it.
@@ -24,7 +25,7 @@ type store struct {
 	id      string
 	section string // the rendered section, when usable
 	skipped string // why it is left out, when it is
-	state   storeState
+	state   storestate.State
 	// ca is the store's CA bundle, when it names one.
 	ca *caMount
 	// projected is set on a ControlPlane's Glance for the backends that
@@ -40,7 +41,18 @@ type store struct {
 }
 
 // skip leaves the store out for a fault, saying why.
-func (s *store) skip(why string) { s.state, s.skipped = stateSkipped, why }
+func (s *store) skip(why string) { s.move(storestate.Fault, why) }
+
+// move changes the store's state on an event, through the one transition
+// function, with why it is not rendered ("" when it is). A move the
+// machine does not make changes nothing: each caller asks only for moves
+// from the states it holds.
+func (s *store) move(e storestate.Event, why string) {
+	next, ok := storestate.Next(s.state, e)
+	if ok {
+		s.state, s.skipped = next, why
+	}
+}
 
 // wantsDefault reports whether the store counts as marked isDefault.
 func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
@@ -100,11 +112,15 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	if err != nil {
 		return nil, hook.Invalid("related %v", err)
 	}
-	stores := make([]*store, 0, len(observed))
+	// One backing array: a store each would cost an allocation per
+	// backend.
+	values := make([]store, len(observed))
+	stores := make([]*store, len(observed))
 	byID := map[string][]*store{}
-	for _, o := range observed {
-		s := newStore(g, o.backend())
-		stores = append(stores, s)
+	for i, o := range observed {
+		values[i] = newStore(g, o.backend())
+		s := &values[i]
+		stores[i] = s
 		byID[s.id] = append(byID[s.id], s)
 	}
 	sort.Slice(stores, func(i, j int) bool {
@@ -134,8 +150,8 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 // newStore is an attached backend as a store. On a ControlPlane's Glance,
 // the ControlPlane's backends[] list is the single source of truth for the
 // default and for the store ids it names.
-func newStore(g *api.Glance, b api.GlanceBackend) *store {
-	s := &store{backend: b, id: b.EffectiveStoreID()}
+func newStore(g *api.Glance, b api.GlanceBackend) store {
+	s := store{backend: b, id: b.EffectiveStoreID()}
 	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
 	if !fromControlPlane {
 		return s
@@ -211,7 +227,8 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		return hook.Invalid("related %v", err)
 	}
 	if !found {
-		s.state, s.since, s.skipped = statePending, since, pendingMessage
+		s.since = since
+		s.move(storestate.Awaited, pendingMessage)
 		return nil
 	}
 	fromStoreSecret(s, g, sec, since)
@@ -236,7 +253,8 @@ func usableSince(s *store) (since time.Time, usable bool) {
 		c, reported := hook.FindCondition(b.Status.Conditions, r.condition)
 		switch {
 		case !reported:
-			s.state, s.since, s.skipped = statePending, b.CreationTimestamp.Time, pendingMessage
+			s.since = b.CreationTimestamp.Time
+			s.move(storestate.Awaited, pendingMessage)
 			return since, false
 		case c.Status != metav1.ConditionTrue:
 			why := r.fault
@@ -264,8 +282,8 @@ func fromStoreSecret(s *store, g *api.Glance, sec observedStoreSecret, since tim
 		return
 	case sec.storeID != s.id || sec.specHash != storeconf.SpecHash(b.Spec, s.id):
 		// On its way; holdOutdated may keep its running section meanwhile.
-		s.state, s.since = stateOutdated, since
-		s.skipped = fmt.Sprintf("its store Secret %q was rendered from an older spec", name)
+		s.since = since
+		s.move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
 		return
 	}
 	section, err := base64.StdEncoding.DecodeString(sec.section)
@@ -285,7 +303,7 @@ func fromStoreSecret(s *store, g *api.Glance, sec observedStoreSecret, since tim
 		s.ca = &caMount{ref: *ref, digest: digest}
 	}
 	s.section = string(section)
-	s.state = stateRendered
+	s.move(storestate.SecretCurrent, "")
 }
 
 // ownedBy checks the Secret's controller is this backend. A backend without
@@ -306,7 +324,7 @@ func chooseDefault(stores []*store) (*store, string) {
 	for _, s := range stores {
 		if s.wantsDefault() {
 			candidates = append(candidates, s)
-			if s.state.rendered() {
+			if s.state.Rendered() {
 				rendered = append(rendered, s)
 			}
 		}
@@ -350,7 +368,7 @@ func decodeBase64(s string) (string, error) {
 func holdOutdated(stores []*store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
 	for _, s := range stores {
-		if s.state != stateOutdated {
+		if s.state != storestate.Outdated {
 			continue
 		}
 		if !read {
@@ -367,8 +385,8 @@ func holdOutdated(stores []*store, running func() string, current *appsv1.Deploy
 				}
 				s.ca = ca
 			}
-			s.section, s.state = section, stateHeld
-			s.skipped = fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id)
+			s.section = section
+			s.move(storestate.RunningHeld, fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id))
 		}
 	}
 }

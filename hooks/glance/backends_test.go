@@ -15,18 +15,19 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // attached is a store as attachedStores leaves it: rendered when skipped
 // is empty.
 func attached(name string, isDefault bool, skipped string) *store {
-	s := &store{id: name, skipped: skipped, state: stateRendered}
+	s := &store{id: name, skipped: skipped, state: storestate.Rendered}
 	if skipped != "" {
-		s.state = stateSkipped
+		s.state = storestate.Skipped
 	}
 	s.backend.Name = name
 	s.backend.Spec = api.GlanceBackendSpec{IsDefault: isDefault}
-	if s.state.rendered() {
+	if s.state.Rendered() {
 		s.section = "[" + name + "]\n"
 	}
 	return s
@@ -97,7 +98,7 @@ func TestHoldOutdated(t *testing.T) {
 		"\n[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n\n[f]\ns3_store_cacert = /etc/glance/s3-ca/f/ca.crt\n"
 	digest := "sha256:" + strings.Repeat("ab", 32)
 	current := &deploymentChild{}
-	addCABundles(current, []*store{{id: "e", state: stateRendered, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
+	addCABundles(current, []*store{{id: "e", state: storestate.Rendered, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
 	deploy := &appsv1.Deployment{Spec: current.Spec}
 	type want struct {
 		rendered, held bool
@@ -111,44 +112,44 @@ func TestHoldOutdated(t *testing.T) {
 	}{
 		"OutdatedInRunningConfig": {
 			reason: "a store Secret lagging behind its spec keeps the running section rather than dropping the store",
-			store:  &store{id: "a", state: stateOutdated},
+			store:  &store{id: "a", state: storestate.Outdated},
 			want:   want{rendered: true, held: true, section: "[a]\ns3_store_bucket = old\n"},
 		},
 		"OutdatedNotRunning": {
 			reason: "a store the running config does not hold has nothing to keep",
-			store:  &store{id: "c", state: stateOutdated},
+			store:  &store{id: "c", state: storestate.Outdated},
 		},
 		"OutdatedRunningSectionForged": {
 			reason: "a running section that no longer reads as the service writes it is not kept",
-			store:  &store{id: "d", state: stateOutdated},
+			store:  &store{id: "d", state: storestate.Outdated},
 		},
 		"OutdatedWithRunningCABundle": {
 			reason: "a running section naming a CA bundle is kept with the bundle the Deployment mounts for it",
-			store:  &store{id: "e", state: stateOutdated},
+			store:  &store{id: "e", state: storestate.Outdated},
 			want: want{rendered: true, held: true, section: "[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n",
 				ca: &caMount{ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, digest: digest}},
 		},
 		"OutdatedCABundleNotMounted": {
 			reason: "a running section naming a CA bundle the Deployment does not mount is not kept",
-			store:  &store{id: "f", state: stateOutdated},
+			store:  &store{id: "f", state: storestate.Outdated},
 		},
 		"Current": {
 			reason: "a store rendered from its current spec is left as it is",
-			store:  &store{id: "b", state: stateRendered, section: "[b]\nnew\n"},
+			store:  &store{id: "b", state: storestate.Rendered, section: "[b]\nnew\n"},
 			want:   want{rendered: true, section: "[b]\nnew\n"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			holdOutdated([]*store{tc.store}, func() string { return running }, deploy)
-			got := want{rendered: tc.store.state.rendered(), held: tc.store.state == stateHeld, section: tc.store.section, ca: tc.store.ca}
+			got := want{rendered: tc.store.state.Rendered(), held: tc.store.state == storestate.Held, section: tc.store.section, ca: tc.store.ca}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}, caMount{})); diff != "" {
 				t.Errorf("%s\nholdOutdated(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 	t.Run("ReadOnlyWhenNeeded", func(t *testing.T) {
-		holdOutdated([]*store{{id: "b", state: stateRendered}}, func() string {
+		holdOutdated([]*store{{id: "b", state: storestate.Rendered}}, func() string {
 			t.Error("the running backends.conf is read although no store is outdated")
 			return ""
 		}, nil)
@@ -201,8 +202,8 @@ func TestForgedStoreSecretIsSkipped(t *testing.T) {
 			if err := evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.state.rendered() != (tc.want == "") {
-				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.state.rendered(), diff)
+			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.state.Rendered() != (tc.want == "") {
+				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.state.Rendered(), diff)
 			}
 		})
 	}

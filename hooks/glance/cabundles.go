@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // StoreCACertFrom is the first release whose glance_store reads a CA bundle
@@ -115,7 +116,7 @@ func weighCABundles(stores []*store) caNeeds {
 	n := caNeeds{digests: map[string]bool{}}
 	for _, s := range stores {
 		switch {
-		case !s.state.rendered():
+		case !s.state.Rendered():
 		case s.ca != nil:
 			n.withCA = append(n.withCA, s)
 			n.digests[s.ca.digest] = true
@@ -142,7 +143,7 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 	withBundle := pluralStores(quoted(incumbents.withCA))
 	drop := fmt.Sprintf("drop retiring %s (spec.dropRetiredStores), or run %s or later", withBundle, StoreCACertFrom)
 	for _, s := range attached {
-		if !s.state.rendered() {
+		if !s.state.Rendered() {
 			continue
 		}
 		switch {
@@ -168,8 +169,8 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 // skipForCABundle leaves a store out of the config with
 // ReasonCABundleConflict.
 func skipForCABundle(s *store, msg string) {
-	s.state, s.section = stateCAConflict, ""
-	s.skipped = msg
+	s.section = ""
+	s.move(storestate.CABundleConflict, msg)
 }
 
 // quoted is the stores' ids, each quoted.
@@ -225,7 +226,7 @@ func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 	}
 	var digests []string
 	for _, s := range stores {
-		if !s.state.rendered() || s.ca == nil {
+		if !s.state.Rendered() || s.ca == nil {
 			continue
 		}
 		vol := names.CABundleVolume(s.id)

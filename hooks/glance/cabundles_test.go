@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 var (
@@ -25,7 +26,7 @@ var (
 // s3Store is a rendered store on host, with a CA bundle of that digest when
 // digest is set.
 func s3Store(id, host, digest string) *store {
-	s := &store{id: id, state: stateRendered, section: "[" + id + "]\n"}
+	s := &store{id: id, state: storestate.Rendered, section: "[" + id + "]\n"}
 	s.backend.Spec.S3 = &api.S3Store{Host: host}
 	if digest != "" {
 		s.ca = &caMount{ref: api.CABundleRef{Name: id + "-ca"}, digest: digest}
@@ -37,7 +38,7 @@ func s3Store(id, host, digest string) *store {
 // its host is only in its section, and its bundle is the one the running
 // Deployment mounts.
 func retiringStore(id, host, digest string) *store {
-	s := &store{id: id, retired: true, state: stateRetiring, section: "[" + id + "]\ns3_store_host = " + host + "\n"}
+	s := &store{id: id, retired: true, state: storestate.Retiring, section: "[" + id + "]\ns3_store_host = " + host + "\n"}
 	if digest != "" {
 		s.section += "s3_store_cacert = /etc/glance/s3-ca/" + id + "/ca.crt\n"
 		s.ca = &caMount{ref: api.CABundleRef{Name: id + "-ca"}, digest: digest}
@@ -175,19 +176,19 @@ func TestProcessWideCABundle(t *testing.T) {
 		"RetiringNotKeptIgnored": {
 			reason:  "a retiring store whose section is not kept (dropped) does not count",
 			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
-			retired: []*store{{id: "old", retired: true, state: stateDropped, ca: &caMount{digest: digestB}}},
+			retired: []*store{{id: "old", retired: true, state: storestate.Dropped, ca: &caMount{digest: digestB}}},
 			want:    want{env: "/etc/glance/s3-ca/a/ca.crt"},
 		},
 	}
 	decide := func(t *testing.T, reason string, stores, retired []*store) want {
 		got := want{env: processWideCABundle(stores, retired, zed)}
 		for _, s := range append(append([]*store{}, stores...), retired...) {
-			if s.state == stateCAConflict {
+			if s.state == storestate.CAConflict {
 				if got.skipped == nil {
 					got.skipped = map[string]string{}
 				}
 				got.skipped[s.id] = s.skipped
-				if s.state.rendered() || s.section != "" {
+				if s.state.Rendered() || s.section != "" {
 					t.Errorf("%s: store %s is skipped but still rendered", reason, s.id)
 				}
 			}
@@ -318,8 +319,8 @@ func TestEvaluateCABundleStore(t *testing.T) {
 			if err := evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.state.rendered() != (tc.want == "") || s.state.pending() != (tc.want == pendingMessage) {
-				t.Errorf("%s\nevaluate: rendered %t, pending %t, skipped -want, +got:\n%s", tc.reason, s.state.rendered(), s.state.pending(), diff)
+			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.state.Rendered() != (tc.want == "") || s.state.Waiting() != (tc.want == pendingMessage) {
+				t.Errorf("%s\nevaluate: rendered %t, pending %t, skipped -want, +got:\n%s", tc.reason, s.state.Rendered(), s.state.Waiting(), diff)
 			}
 			if tc.want == "" && (s.ca == nil || s.ca.digest != tc.digest || s.ca.ref.Name != "a-ca") {
 				t.Errorf("%s: the store's mount is %+v", tc.reason, s.ca)

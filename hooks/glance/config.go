@@ -77,8 +77,11 @@ type confPart struct {
 func renderConfig(in confInput) (string, error) {
 	var defaults []storeconf.Option
 	var sections []storeconf.Section
-	for _, feature := range confFeatures {
-		p, err := feature(in)
+	for _, feature := range features {
+		if feature.conf == nil {
+			continue
+		}
+		p, err := feature.conf(in)
 		if err != nil {
 			return "", invalidSpec("%w", err)
 		}
@@ -100,7 +103,7 @@ func renderConfig(in confInput) (string, error) {
 func storesConf(in confInput) (confPart, error) {
 	var enabled []string
 	for _, s := range in.stores {
-		if s.state.rendered() {
+		if s.state.Rendered() {
 			enabled = append(enabled, s.id+":s3")
 		}
 	}
@@ -158,7 +161,7 @@ func runtimeConf(confInput) (confPart, error) {
 func renderBackends(stores []*store) string {
 	var parts []string
 	for _, s := range stores {
-		if s.state.rendered() {
+		if s.state.Rendered() {
 			parts = append(parts, strings.TrimSuffix(s.section, "\n")+"\n")
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // names it), the store Secrets labelled for this Glance, by name the
 // database Secret and the service user's Secret its spec names, and its
 // pods (the Deployment's and the schema Jobs', by label), so sync can say
-// why they do not run, and what the features ask for (relatedFeatures).
+// why they do not run, and what the features ask for (their related).
 func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 	var g customizeParent
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
@@ -41,8 +41,10 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 		},
 		podsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
 	}
-	for _, f := range relatedFeatures {
-		related = append(related, f(g.Spec, g.Namespace)...)
+	for _, f := range features {
+		if f.related != nil {
+			related = append(related, f.related(g.Spec, g.Namespace)...)
+		}
 	}
 	return &metacontroller.CustomizeResponse{RelatedResources: related}, nil
 }

@@ -47,6 +47,12 @@ type cronJobChild struct {
 	Spec              batchv1.CronJobSpec `json:"spec"`
 }
 
+// dbPurgeWithDeployment is the purge CronJob as a feature returns it with
+// the Deployment.
+func dbPurgeWithDeployment(in deploymentInput) []any {
+	return dbPurgeChildren(in.glance, in.spec, in.run, in.pod)
+}
+
 // dbPurgeChildren are the purge CronJob. It runs the image glance-api
 // runs, with the same config, database URL and restrictions as the schema
 // Jobs: only while glance-api may run, so it never fires at a schema that

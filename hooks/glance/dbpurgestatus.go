@@ -19,16 +19,37 @@ type observedCronJob struct {
 	Status batchv1.CronJobStatus `json:"status"`
 }
 
+// observedPurge is the observed purge CronJob, or why it cannot be read:
+// an error only where its status is reported.
+type observedPurge struct {
+	cronJob observedCronJob
+	found   bool
+	err     error
+}
+
+// observePurgeCronJob is the purge feature's observation.
+func observePurgeCronJob(o *observed, children metacontroller.ObjectMap) error {
+	o.purge = observePurge(children, o.glance)
+	return nil
+}
+
+// observePurge reads the purge CronJob.
+func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurge {
+	var p observedPurge
+	p.cronJob, p.found, p.err = metacontroller.DecodeOne[observedCronJob](children, names.CronJobsKey, names.DBPurgeCronJobName(g.Name))
+	return p
+}
+
 // dbPurgeReady is the condition from the spec and the observed CronJob's
 // status; every Glance has the purge (api.DBPurgeOf). The CronJob controller sets
 // lastScheduleTime when it starts a run and lastSuccessfulTime when a run
 // completes; a run that is no longer active and completed before the last
 // start (or never) failed.
-func dbPurgeReady(g *api.Glance, children metacontroller.ObjectMap) (*hook.Condition, error) {
+func dbPurgeReady(g *api.Glance, observed observedPurge) (*hook.Condition, error) {
 	p := api.DBPurgeOf(g.Spec.DBPurge)
 	name := names.DBPurgeCronJobName(g.Name)
 	c := &hook.Condition{Type: CondDBPurgeReady}
-	cj, found, err := metacontroller.DecodeOne[observedCronJob](children, names.CronJobsKey, name)
+	cj, found, err := observed.cronJob, observed.found, observed.err
 	if err != nil {
 		return nil, hook.Invalid("observed %v", err)
 	}

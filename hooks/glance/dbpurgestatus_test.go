@@ -67,7 +67,7 @@ func TestDBPurgeReady(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{Spec: api.GlanceSpec{DBPurge: tc.purge}}
 			g.Name = "glance"
-			got, err := dbPurgeReady(g, tc.children)
+			got, err := dbPurgeReady(g, observePurge(tc.children, g))
 			require.NoError(t, err)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -95,16 +95,16 @@ func TestDBPurgeEvents(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			evs, err := events(glanceWith(tc.status), metacontroller.ObjectMap{}, soon)
+			evs, err := events(glanceWith(tc.status), observeEvents(metacontroller.ObjectMap{}), soon)
 			require.NoError(t, err)
 			if diff := cmp.Diff(tc.want, summary(t, evs)); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
-	first, err := events(glanceWith(failed("2026-01-02T00:01:00Z")), metacontroller.ObjectMap{}, soon)
+	first, err := events(glanceWith(failed("2026-01-02T00:01:00Z")), observeEvents(metacontroller.ObjectMap{}), soon)
 	require.NoError(t, err)
-	next, err := events(glanceWith(failed("2026-01-03T00:01:00Z")), metacontroller.ObjectMap{}, soon)
+	next, err := events(glanceWith(failed("2026-01-03T00:01:00Z")), observeEvents(metacontroller.ObjectMap{}), soon)
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	require.Len(t, next, 1)

@@ -36,29 +36,27 @@ type decision struct {
 // lastGood is why a sync keeps what runs instead of rendering.
 type lastGood struct{ reason, why string }
 
-// decide decides the sync. It changes the states of o.stores (a store held
-// from the running config, one left out for its CA bundle) and reads
-// nothing but o.
+// decide decides the sync, reading nothing but o and changing nothing of
+// it: the stores whose state it moves (one held from the running config,
+// one left out for its CA bundle or its egress) are its own copies, so
+// what was observed stays what the request said.
 func decide(o *observed) decision {
-	d := decision{stores: o.stores}
-	if o.deployment != nil {
-		holdOutdated(o.stores, func() string { return o.running }, o.deployment)
-		d.retired = retiringStores(o.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+	d := decision{stores: ownStores(o.stores)}
+	// The features' decisions, in their order: a store held from the
+	// running config, the retiring stores, the process-wide CA bundle
+	// (which may leave stores out, attached or retiring, so it decides the
+	// default too), a store waiting for its egress.
+	for _, f := range features {
+		if f.decide != nil {
+			f.decide(o, &d)
+		}
 	}
-	// A release whose glance_store has one process-wide CA bundle may have
-	// to leave stores out, attached or retiring, which decides the default
-	// too.
-	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
-		d.processWideCA = processWideCABundle(o.stores, d.retired, rel)
-	}
-	// A store waits for the NetworkPolicy to allow its endpoint.
-	awaitEgress(o.glance, o.spec, o.stores, o.allowedEgress)
 	// Before anything is rendered, the first render waits for the stores
 	// on their way (firstRenderHold).
 	if o.deployment == nil && !o.hasConfig {
-		d.hold, d.until = firstRenderHold(o.glance, o.stores, o.now)
+		d.hold, d.until = firstRenderHold(o.glance, d.stores, o.now)
 	}
-	d.def, d.noDefault = chooseDefault(o.stores)
+	d.def, d.noDefault = chooseDefault(d.stores)
 	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.gates, o.creds)
 	if len(o.invalid) > 0 {
 		// The spec is refused whatever else would hold the render: the
@@ -69,8 +67,52 @@ func decide(o *observed) decision {
 	return d
 }
 
+// holdOutdatedStores is the stores feature's decision: an outdated store
+// keeps its running section (holdOutdated).
+func holdOutdatedStores(o *observed, d *decision) {
+	if o.deployment != nil {
+		holdOutdated(d.stores, func() string { return o.running }, o.deployment)
+	}
+}
+
+// retireStores is the retirement feature's decision: the stores the
+// running config holds and no attached backend names (retiringStores).
+func retireStores(o *observed, d *decision) {
+	if o.deployment != nil {
+		d.retired = retiringStores(d.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+	}
+}
+
+// chooseProcessWideCA is the CA bundles feature's decision: on a release whose
+// glance_store has one process-wide CA bundle, which one, leaving out the
+// stores it cannot serve (processWideCABundle).
+func chooseProcessWideCA(o *observed, d *decision) {
+	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
+		d.processWideCA = processWideCABundle(d.stores, d.retired, rel)
+	}
+}
+
+// awaitStoreEgress is the network policy feature's decision: a store
+// waits for the NetworkPolicy to allow its endpoint (awaitEgress).
+func awaitStoreEgress(o *observed, d *decision) {
+	awaitEgress(o.glance, o.spec, d.stores, o.allowedEgress)
+}
+
+// ownStores copies the observed stores for decide to move: one backing
+// array for all of them, so the copy costs two allocations whatever their
+// number.
+func ownStores(observed []*store) []*store {
+	values := make([]store, len(observed))
+	own := make([]*store, len(observed))
+	for i, s := range observed {
+		values[i] = *s
+		own[i] = &values[i]
+	}
+	return own
+}
+
 // whyKeep says why nothing is re-rendered, in order: the first render
-// waiting, no default store, a gate that is closed (gateFeatures),
+// waiting, no default store, a gate that is closed (a feature's gate),
 // credentials that are not complete.
 func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, creds credentialsRead) lastGood {
 	closed := slices.IndexFunc(gates, func(c hook.Condition) bool { return !c.Status })

@@ -1,6 +1,9 @@
 package glance
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -9,6 +12,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 func TestWhyKeep(t *testing.T) {
@@ -47,7 +52,7 @@ func TestDecide(t *testing.T) {
 	ready := func() []*store { return []*store{attached("a", true, "")} }
 	pending := func() []*store {
 		s := attached("a", true, pendingMessage)
-		s.state, s.since = statePending, now.Add(-time.Second)
+		s.state, s.since = storestate.Pending, now.Add(-time.Second)
 		return []*store{s}
 	}
 	glance := &api.Glance{}
@@ -90,5 +95,52 @@ func TestDecide(t *testing.T) {
 				t.Errorf("%s\ndecide: -want, +got (keep, hold, default):\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestDecideLeavesObservationAlone decides every recorded /sync/glance
+// request and compares what observe returned with a second observation of
+// the same request: decide moves its own copies of the stores (held, left
+// out for a CA bundle, waiting for egress), never what was observed. The
+// cases where decide did move a store are counted, so the test cannot pass
+// by deciding nothing.
+func TestDecideLeavesObservationAlone(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "test", "fixtures", "sync-glance", "*", "request.json"))
+	if err != nil || len(dirs) < 10 {
+		t.Fatalf("recorded requests: %d, %v", len(dirs), err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	all := cmp.Exporter(func(reflect.Type) bool { return true })
+	moved := 0
+	for _, path := range dirs {
+		body, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		observeOnce := func() *observed {
+			req, ok := metacontroller.ParseSyncRequest(body)
+			if !ok {
+				t.Fatalf("%s: not a sync request", path)
+			}
+			o, err := observe(req, now)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return o
+		}
+		o, fresh := observeOnce(), observeOnce()
+		d := decide(o)
+		if diff := cmp.Diff(fresh, o, all); diff != "" {
+			t.Errorf("%s: decide changed the observation:\n%s", path, diff)
+		}
+		for i, s := range d.stores {
+			if s.state != o.stores[i].state {
+				moved++
+				break
+			}
+		}
+	}
+	if moved == 0 {
+		t.Error("no recorded request had decide move a store: the test proves nothing")
 	}
 }

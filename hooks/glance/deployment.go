@@ -192,7 +192,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs,
 		pod.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: p}}}
 	}
 	pod.ShareProcessNamespace = notPIDOne(mode)
-	mountDatabaseTLS(&pod, spec)
+	mountEveryPod(spec, &pod)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},

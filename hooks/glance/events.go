@@ -106,7 +106,7 @@ type occurrence struct {
 // replica reads the same time), so the name and the bytes of an Event are
 // the same in every answer. now only decides whether a Normal Event not
 // observed yet is still fresh (EventFreshFor).
-func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]any, error) {
+func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error) {
 	byName := map[string]any{}
 	// One label map for every Event: nothing writes to it.
 	labels := objectLabels(g)
@@ -115,18 +115,18 @@ func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]
 			continue
 		}
 		e := eventOf(g, labels, o)
-		_, seen := observed.Get(names.EventsKey, e.Name)
+		seen := observed.seen(e.Name)
 		if !o.warning && !seen && now.Sub(o.at.Time) > EventFreshFor {
 			continue
 		}
 		byName[e.Name] = e
 	}
-	for _, name := range observed.Names(names.EventsKey) {
+	for _, listed := range observed.listed {
+		name := listed.name
 		if _, ok := byName[name]; ok {
 			continue
 		}
-		raw, _ := observed.Get(names.EventsKey, name)
-		applied, err := metacontroller.AsLastApplied(raw)
+		applied, err := observed.applied.anyOf(names.EventsKey, name)
 		if err != nil {
 			return nil, hook.Invalid("observed Event %s: %v", excerpt.Name(name), err)
 		}
@@ -139,15 +139,42 @@ func events(g *api.Glance, observed metacontroller.ObjectMap, now time.Time) ([]
 	return out, nil
 }
 
+// observedEvents are the Glance's observed Events: listed by name, and
+// held to be returned as last applied.
+type observedEvents struct {
+	listed  []listedChild
+	applied lastApplied
+}
+
+// observeEvents lists the observed Events.
+func observeEvents(children metacontroller.ObjectMap) observedEvents {
+	return observedEvents{observeListed(children, names.EventsKey), lastApplied{children}}
+}
+
+// seen reports whether an Event of the name is observed.
+func (e observedEvents) seen(name string) bool {
+	i, found := slices.BinarySearchFunc(e.listed, name, func(c listedChild, name string) int { return strings.Compare(c.name, name) })
+	return found && e.listed[i].present
+}
+
 // occurrences reads the Events a status calls for: a skipped backend, the
 // schema synced or failed, each step of a release upgrade and its refusals.
 func occurrences(st api.GlanceStatus) []occurrence {
-	out := skippedBackends(st)
-	if o, ok := schemaOccurrence(st); ok {
-		out = append(out, o)
+	var out []occurrence
+	for _, f := range features {
+		if f.events != nil {
+			out = append(out, f.events(st)...)
+		}
 	}
-	out = append(out, extraConfigOccurrences(st)...)
-	return append(out, purgeOccurrences(st)...)
+	return out
+}
+
+// schemaOccurrences is the schema's Event, when its status calls for one.
+func schemaOccurrences(st api.GlanceStatus) []occurrence {
+	if o, ok := schemaOccurrence(st); ok {
+		return []occurrence{o}
+	}
+	return nil
 }
 
 // skippedBackends is a GlanceBackendSkipped Warning per backend the config

@@ -171,7 +171,7 @@ func TestEvents(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := events(glanceWith(tc.status), metacontroller.ObjectMap{}, tc.now)
+			got, err := events(glanceWith(tc.status), observeEvents(metacontroller.ObjectMap{}), tc.now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestEvents(t *testing.T) {
 // kubectl describe need it.
 func TestEventShape(t *testing.T) {
 	got, err := events(glanceWith(api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}}), nil, soon)
+		Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}}), observeEvents(nil), soon)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
@@ -223,7 +223,7 @@ func TestEventShape(t *testing.T) {
 func TestEventNames(t *testing.T) {
 	name := func(g *api.Glance, now time.Time) string {
 		t.Helper()
-		got, err := events(g, nil, now)
+		got, err := events(g, observeEvents(nil), now)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("got %d Events, %v", len(got), err)
 		}
@@ -254,7 +254,7 @@ func TestEventNames(t *testing.T) {
 // it; once gone it is not made again.
 func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	faulted := api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}}
-	made, err := events(glanceWith(faulted), nil, soon)
+	made, err := events(glanceWith(faulted), observeEvents(nil), soon)
 	if err != nil || len(made) != 1 {
 		t.Fatalf("got %d Events, %v", len(made), err)
 	}
@@ -274,7 +274,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	healed := glanceWith(api.GlanceStatus{InstalledRelease: "2025.2",
 		Conditions: []metav1.Condition{cond(CondDatabaseReady, true, ReasonSchemaSynced, "in place")}})
 
-	kept, err := events(healed, observed, hoursLater)
+	kept, err := events(healed, observeEvents(observed), hoursLater)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kept as last applied (-want +got):\n%s", diff)
 	}
-	gone, err := events(healed, metacontroller.ObjectMap{names.EventsKey: {}}, hoursLater)
+	gone, err := events(healed, observeEvents(metacontroller.ObjectMap{names.EventsKey: {}}), hoursLater)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 
 	bad := metacontroller.ObjectMap{names.EventsKey: {"glance.x": json.RawMessage(
 		`{"metadata":{"name":"glance.x","annotations":{"` + metacontroller.LastAppliedAnnotation + `":"{not json"}}}`)}}
-	if _, err := events(healed, bad, soon); !hook.IsInputError(err) {
+	if _, err := events(healed, observeEvents(bad), soon); !hook.IsInputError(err) {
 		t.Errorf("a broken last-applied record is bad input, got %v", err)
 	}
 }
@@ -311,7 +311,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 func TestEventNoteBounded(t *testing.T) {
 	long := strings.Repeat("é", 2000)
 	got, err := events(glanceWith(api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, long)}}), nil, soon)
+		Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, long)}}), observeEvents(nil), soon)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
@@ -334,7 +334,7 @@ func BenchmarkEvents(b *testing.B) {
 	g := glanceWith(st)
 	b.ReportAllocs()
 	for b.Loop() {
-		if got, err := events(g, nil, soon); err != nil || len(got) != 101 {
+		if got, err := events(g, observeEvents(nil), soon); err != nil || len(got) != 101 {
 			b.Fatalf("%d Events, %v", len(got), err)
 		}
 	}

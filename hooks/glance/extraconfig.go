@@ -73,7 +73,7 @@ func setOption(sections []storeconf.Section, name string, o storeconf.Option, ov
 func s3Sections(stores []*store) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range stores {
-		if s.state.rendered() {
+		if s.state.Rendered() {
 			out[s.id] = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // TestLayerConf: plugins under what the hooks render, extraConfig over
@@ -34,7 +35,7 @@ func TestLayerConf(t *testing.T) {
 			"a":                  {"s3_store_bucket": "b"},
 		},
 	}
-	in := confInput{spec: spec, stores: []*store{{id: "a", state: stateRendered}}}
+	in := confInput{spec: spec, stores: []*store{{id: "a", state: storestate.Rendered}}}
 	got := layerConf(in, rendered())
 	want := []storeconf.Section{
 		{Name: "DEFAULT", Options: []storeconf.Option{{Key: "enabled_backends", Value: "a:s3"}, {Key: "workers", Value: "4"},
@@ -62,7 +63,7 @@ func TestLayerConf(t *testing.T) {
 // TestExtraConfigHealthy: owned keys are named, tunable ones are not, and
 // without extraConfig the condition is True.
 func TestExtraConfigHealthy(t *testing.T) {
-	stores := []*store{{id: "a", state: stateRendered}}
+	stores := []*store{{id: "a", state: storestate.Rendered}}
 	cases := map[string]struct {
 		reason  string
 		extra   map[string]map[string]string

@@ -1,37 +1,60 @@
 package glance
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// The features of a Glance, each in a file of its own, registered here in
-// the order their lines are rendered. Adding a feature is its file and one
-// line in each list it contributes to (docs/hooks.md, "Adding a feature").
-
-// confFeatures render glance-api.conf: [DEFAULT] holds their options in
-// this order, and their sections follow it in this order.
-var confFeatures = []func(confInput) (confPart, error){
-	launchConf,     // launch.go: the port, the eventlet server's workers
-	storesConf,     // config.go: enabled_backends, the default store
-	importsConf,    // config.go: import methods, staging and tasks areas
-	uriFilterConf,  // imports.go: the URI filter of web-download
-	pluginsConf,    // imports.go: the import plugins and their sections
-	locationsConf,  // config.go: image locations hidden
-	databaseConf,   // credentials.go: [database]
-	keystoneConf,   // keystone.go: [keystone_authtoken]
-	runtimeConf,    // config.go: locks, notifications, paste pipeline
-	loggingConf,    // logging.go: oslo.log's options
-	cacheConf,      // keystone.go: oslo.cache on the token cache's memcached
-	policyConf,     // policy.go: [oslo_policy], secure RBAC and the policy file
-	imageCacheConf, // imagecache.go: the per-pod image cache
-}
-
-// pasteFeatures put filters into the paste pipeline (paste.go).
-var pasteFeatures = []func(api.GlanceSpec) []pasteFilter{
-	middlewareFilters, // middleware.go: spec.middleware
-	imageCacheFilters, // imagecache.go: the cache, last before the app
+// feature is one feature of a Glance as one value: what it contributes to
+// each step of a sync, every field optional. The steps loop over features
+// in their order, so adding a feature is its file and one line in
+// features (docs/hooks.md, "Adding a feature").
+type feature struct {
+	// name is the feature's name in docs/hooks.md's list of features.
+	name string
+	// related asks the customize hook for what its sync reads beside the
+	// backends, the Secrets and the pods (customize.go), none when its
+	// field is unset.
+	related func(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource
+	// gate reads what it asked for and returns its condition, nil when its
+	// field is unset. A False one keeps the last-good config and says why
+	// (decide.go), and Ready waits for it (report.go).
+	gate func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error)
+	// observe reads its children into its typed fields of observed, so
+	// nothing after observe reads the request's maps.
+	observe func(o *observed, children metacontroller.ObjectMap) error
+	// decide makes its decision from what was observed, into d; it
+	// changes nothing of o (decide.go).
+	decide func(o *observed, d *decision)
+	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
+	// in their order, and their sections follow it in their order.
+	conf func(confInput) (confPart, error)
+	// paste puts filters into the paste pipeline (paste.go).
+	paste func(api.GlanceSpec) []pasteFilter
+	// everyPod changes every pod template the Glance renders: the
+	// Deployment's, the schema Jobs' and the purge CronJob's.
+	everyPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
+	// apiPod changes the glance-api pod template of the Deployment: where
+	// the pods run, volumes, mounts, environment, annotations.
+	apiPod func(podInput, *deploymentChild)
+	// withDeployment are its children that come with the Deployment, once
+	// glance-api may run.
+	withDeployment func(deploymentInput) []any
+	// reach are its children rendered whatever the config decision, with
+	// their condition (reach.go).
+	reach func(o *observed, stores []*store) ([]any, *hook.Condition, error)
+	// events are the Events its part of the observed status calls for
+	// (events.go).
+	events func(api.GlanceStatus) []occurrence
+	// lastGood are the kinds of children kept as last applied when nothing
+	// is re-rendered, in the order they are returned.
+	lastGood []string
+	// status are its conditions, in the order the status lists them.
+	status []statusFeature
 }
 
 // podInput is what the pod features read: the Glance, its spec with
@@ -41,32 +64,6 @@ type podInput struct {
 	spec          api.GlanceSpec
 	stores        []*store
 	processWideCA string
-}
-
-// podFeatures add to the glance-api pod template of the Deployment: where
-// the pods run, volumes, mounts, environment, annotations.
-var podFeatures = []func(podInput, *deploymentChild){
-	placeAPIPods,   // placement.go: node selection, spreading, priority
-	mountCABundles, // cabundles.go: the stores' CA bundles
-
-	// imagecache.go: the cache volume and its maintenance sidecar
-	mountImageCache,
-}
-
-// relatedFeatures ask the customize hook for what their sync reads beside
-// the backends, the Secrets and the pods (customize.go): each returns the
-// related resources the spec calls for, none when its field is unset.
-var relatedFeatures = []func(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource{
-	policyRelated,      // policy.go: the ConfigMap spec.policyOverrides names
-	secretStoreRelated, // secretstore.go: the store spec.secretStoreRef names
-}
-
-// gateFeatures are the features whose condition can hold the render: each
-// reads what it asked for in relatedFeatures and returns its condition,
-// nil when its field is unset. A False one keeps the last-good config and
-// says why (decide.go), and Ready waits for it (report.go).
-var gateFeatures = []func(o *observed) (*hook.Condition, error){
-	secretStoreGate, // secretstore.go: SecretsReady, the store is Ready
 }
 
 // statusFeature is one condition of a Glance: its type, how it is reported
@@ -91,20 +88,134 @@ const (
 	besideReady readiness = false
 )
 
-// statusFeatures are the conditions of a Glance, in the order the status
-// lists them; Ready follows the last one it waits for (report.go). A gate
-// (gateFeatures) reports through the condition of its type here.
-var statusFeatures = []statusFeature{
-	{CondBackendsReady, backendsCondition, holdsReady},          // report.go: the stores and the default
-	{CondConfigRendered, renderedCondition, holdsReady},         // report.go: what render said of the config
-	{CondDatabaseReady, databaseCondition, holdsReady},          // report.go: the schema Job's step and its pods
-	{CondServiceUserReady, serviceUserCondition, holdsReady},    // report.go: the service user's Secret
-	{CondDeploymentReady, deploymentCondition, holdsReady},      // report.go: the rollout and its pods
-	{CondHTTPRouteReady, httpRouteReady, holdsReady},            // gateway.go: spec.gateway's route
-	{CondNetworkPolicyReady, networkPolicyReady, holdsReady},    // networkpolicy.go: spec.networkPolicy
-	{CondSecretsReady, secretsReady, holdsReady},                // secretstore.go: the store, then the Secrets
-	{CondGlanceAPIReady, glanceAPIReady, holdsReady},            // apistatus.go: the pods' /healthcheck
-	{CondHPAReady, hpaReady, holdsReady},                        // hpastatus.go: spec.autoscaling
-	{CondExtraConfigHealthy, extraConfigCondition, besideReady}, // extraconfig.go: spec.extraConfig
-	{CondDBPurgeReady, dbPurgeCondition, besideReady},           // report.go: dbpurgestatus.go's, or the purge is off
+// features are the features of a Glance, each once, in the order their
+// contributions are made: glance-api.conf's options and sections, the
+// paste filters, the pod changes, what customize asks for, the kinds kept
+// as last applied, and the conditions in the order the status lists them;
+// Ready follows the last condition it waits for (report.go). Each line
+// names the file of its feature. It is set by init: a contribution (the
+// purge CronJob's pod) runs every feature's change to every pod template,
+// which a variable's own initializer cannot refer to.
+var features []feature
+
+func init() { features = registered() }
+
+// registered is the list features holds.
+func registered() []feature {
+	return []feature{
+		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
+		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
+		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends,
+			status: holds(CondBackendsReady, backendsCondition)},
+		{name: "retirement", decide: retireStores}, // retire.go: the retiring stores the running config holds
+		// report.go: what render said of the config
+		{name: "config", status: holds(CondConfigRendered, renderedCondition),
+			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
+		{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
+		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
+		{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
+		{name: "locations", conf: locationsConf},    // config.go: image locations hidden
+		// credentials.go: [database]; report.go: the schema Job's step and its pods
+		{name: "database", conf: databaseConf, events: schemaOccurrences,
+			status: holds(CondDatabaseReady, databaseCondition)},
+		// databasetls.go: the database TLS files in every pod
+		{name: "database-tls", everyPod: mountDatabaseTLS},
+		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
+		{name: "keystone", conf: keystoneConf, status: holds(CondServiceUserReady, serviceUserCondition)},
+		{name: "runtime", conf: runtimeConf},           // config.go: locks, notifications, paste pipeline
+		{name: "logging", conf: loggingConf},           // logging.go: oslo.log's options
+		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
+		{name: "middleware", paste: middlewareFilters}, // middleware.go: spec.middleware
+		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
+		{name: "policy", conf: policyConf, related: policyRelated},
+		{name: "placement", apiPod: placeAPIPods}, // placement.go: node selection, spreading, priority
+		// cabundles.go: the stores' CA bundles
+		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
+		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
+		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
+		// report.go: the rollout and its pods
+		{name: "deployment", status: holds(CondDeploymentReady, deploymentCondition)},
+		// gateway.go: spec.gateway's route
+		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach,
+			status: holds(CondHTTPRouteReady, httpRouteReady)},
+		// networkpolicy.go: spec.networkPolicy
+		{name: "network-policy", observe: observeEgress, decide: awaitStoreEgress,
+			reach: networkPolicyReach, status: holds(CondNetworkPolicyReady, networkPolicyReady)},
+		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
+		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate,
+			status: holds(CondSecretsReady, secretsReady)},
+		// apistatus.go: the pods' /healthcheck
+		{name: "api-health", status: holds(CondGlanceAPIReady, glanceAPIReady)},
+		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
+		{name: "scaling", observe: observeAutoscaler, status: holds(CondHPAReady, hpaReady),
+			withDeployment: scalingWithDeployment,
+			lastGood:       []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
+		// extraconfig.go: spec.extraConfig
+		{name: "extra-config", events: extraConfigOccurrences,
+			status: beside(CondExtraConfigHealthy, extraConfigCondition)},
+		// dbpurgestatus.go: the purge CronJob, or the purge is off
+		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
+			status: beside(CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
+			lastGood: []string{names.CronJobsKey}},
+	}
+}
+
+// holds is one condition Ready waits for.
+func holds(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
+	return []statusFeature{{condType, report, holdsReady}}
+}
+
+// beside is one condition reported beside Ready.
+func beside(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
+	return []statusFeature{{condType, report, besideReady}}
+}
+
+// lastGoodKinds are the kinds of children every feature keeps as last
+// applied when nothing is re-rendered, in the features' order.
+func lastGoodKinds() []string {
+	var kinds []string
+	for _, f := range features {
+		kinds = append(kinds, f.lastGood...)
+	}
+	return kinds
+}
+
+// deploymentInput is what the children that come with the Deployment
+// read: the Glance, its spec with defaults, what glance-api runs and what
+// its pods mount.
+type deploymentInput struct {
+	glance *api.Glance
+	spec   api.GlanceSpec
+	run    runTarget
+	pod    podInputs
+}
+
+// childrenWithDeployment are the features' children that come with the
+// Deployment, in the features' order.
+func childrenWithDeployment(in deploymentInput) []any {
+	var out []any
+	for _, f := range features {
+		if f.withDeployment != nil {
+			out = append(out, f.withDeployment(in)...)
+		}
+	}
+	return out
+}
+
+// mountAPIPod runs the features' changes to the glance-api pod template.
+func mountAPIPod(in podInput, d *deploymentChild) {
+	for _, f := range features {
+		if f.apiPod != nil {
+			f.apiPod(in, d)
+		}
+	}
+}
+
+// mountEveryPod runs the features' changes to every pod template.
+func mountEveryPod(spec api.GlanceSpec, pod *corev1.PodSpec) {
+	for _, f := range features {
+		if f.everyPod != nil {
+			f.everyPod(pod, spec)
+		}
+	}
 }

@@ -117,26 +117,49 @@ type observedRouteStatus struct {
 	} `json:"status"`
 }
 
+// observedRoute is the observed HTTPRoute of the Glance as far as the hook
+// reads it. managed says whether the Glance's CompositeController manages
+// HTTPRoutes (the request lists the type among its children): without the
+// Gateway API's CRDs it cannot. err says the route's status cannot be read.
+type observedRoute struct {
+	managed, found bool
+	status         observedRouteStatus
+	err            error
+}
+
+// observeRoute reads the Glance's HTTPRoute, only when spec.gateway is set.
+// The route's status is the gateway controller's: one this hook cannot
+// read says not accepted rather than failing the Glance's sync.
+func observeRoute(children metacontroller.ObjectMap, g *api.Glance, spec api.GlanceSpec) observedRoute {
+	var r observedRoute
+	if _, r.managed = children[names.HTTPRoutesKey]; !r.managed || spec.Gateway == nil {
+		return r
+	}
+	r.status, r.found, r.err = metacontroller.DecodeOne[observedRouteStatus](children, names.HTTPRoutesKey, g.Name)
+	return r
+}
+
+// observeGatewayRoute is the gateway feature's observation.
+func observeGatewayRoute(o *observed, children metacontroller.ObjectMap) error {
+	o.route = observeRoute(children, o.glance, o.spec)
+	return nil
+}
+
 // gatewayChildren are the HTTPRoute of spec.gateway and its condition.
-// managed says whether the Glance's CompositeController manages HTTPRoutes
-// (the request lists the type among its children): without the Gateway
-// API's CRDs it cannot, and the route is not returned.
-func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed metacontroller.ObjectMap, managed bool) ([]any, *hook.Condition) {
+// Without the Gateway API's CRDs the route is not returned.
+func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observedRoute) ([]any, *hook.Condition) {
 	gw := spec.Gateway
 	if gw == nil {
 		return nil, nil
 	}
 	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonGatewayAPINotInstalled,
 		Message: "the Glance's controller does not manage HTTPRoutes: install the Gateway API CRDs, then upgrade the chart so it registers them"}
-	if !managed {
+	if !observed.managed {
 		return nil, &c
 	}
 	route := httpRoute(g, *gw)
-	// The route's status is the gateway controller's: one this hook cannot
-	// read says not accepted rather than failing the Glance's sync.
-	st, found, err := metacontroller.DecodeOne[observedRouteStatus](observed, names.HTTPRoutesKey, g.Name)
-	c = routeAccepted(found, st, route.Spec.ParentRefs[0])
-	if err != nil {
+	c = routeAccepted(observed.found, observed.status, route.Spec.ParentRefs[0])
+	if observed.err != nil {
 		c = hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
 	}
 	return []any{route}, &c

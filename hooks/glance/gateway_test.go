@@ -95,19 +95,19 @@ func TestRouteAccepted(t *testing.T) {
 func TestGatewayWithoutTheGatewayAPI(t *testing.T) {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	spec := api.GlanceSpec{Gateway: &api.GatewaySpec{Hostname: "images.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}}
-	children, c := gatewayChildren(g, spec, metacontroller.ObjectMap{}, false)
+	children, c := gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{}, g, spec))
 	if len(children) != 0 || c == nil || c.Reason != ReasonGatewayAPINotInstalled {
 		t.Fatalf("want no route and %s, got %v %+v", ReasonGatewayAPINotInstalled, children, c)
 	}
-	children, c = gatewayChildren(g, spec, metacontroller.ObjectMap{names.HTTPRoutesKey: {}}, true)
+	children, c = gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {}}, g, spec))
 	if len(children) != 1 || c.Reason != ReasonHTTPRouteNotAccepted {
 		t.Fatalf("managed: want the route, not accepted yet; got %v %+v", children, c)
 	}
-	children, c = gatewayChildren(g, spec, metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": []byte(`{"status":{"parents":"not a list"}}`)}}, true)
+	children, c = gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": []byte(`{"status":{"parents":"not a list"}}`)}}, g, spec))
 	if len(children) != 1 || c.Status || c.Message != "the HTTPRoute's status cannot be read" {
 		t.Fatalf("a status the hook cannot read: the route, not accepted; got %v %+v", children, c)
 	}
-	children, c = gatewayChildren(g, api.GlanceSpec{}, metacontroller.ObjectMap{}, true)
+	children, c = gatewayChildren(g, api.GlanceSpec{}, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {}}, g, api.GlanceSpec{}))
 	if children != nil || c != nil {
 		t.Fatalf("no gateway: nothing, no condition; got %v %+v", children, c)
 	}

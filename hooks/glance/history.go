@@ -3,14 +3,11 @@ package glance
 import (
 	"slices"
 	"sort"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
-	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
 
 // HistoryLimit bounds how many older hashed ConfigMaps (and as many backends
@@ -30,11 +27,14 @@ func rolledOut(d *appsv1.Deployment) bool {
 		s.Replicas == want && s.AvailableReplicas == want
 }
 
-// hashedKind is one type of hashed object: its object-map key, the prefix
-// of its names, the name desired now and the names pods mount.
+// hashedKind is one type of hashed object: its object-map key, the
+// observed objects of the type with the hashed prefix, the name desired now
+// and the names pods mount.
 type hashedKind struct {
-	key, prefix, desired string
-	mounted              []string
+	key      string
+	observed []hashedChild
+	desired  string
+	mounted  []string
 }
 
 // retained returns the observed hashed objects of one type that must stay
@@ -43,43 +43,34 @@ type hashedKind struct {
 // still mount is returned as it was last applied. That is what the
 // Deployment's template and unfinished schema Jobs mount and, while the
 // rollout is in progress, the HistoryLimit newest others. Only names with
-// prefix (the hashed objects: "<glance>-config-") count; the Glance's other
-// children of the type are not history.
-func retained(children metacontroller.ObjectMap, h hashedKind, rolling bool) ([]any, error) {
-	key, prefix, desired, mounted := h.key, h.prefix, h.desired, h.mounted
-	type observed struct {
-		name    string
-		created metav1.Time
-	}
-	var others []observed
+// the hashed prefix count (observeHashed).
+func retained(children lastApplied, h hashedKind, rolling bool) ([]any, error) {
+	var others []hashedChild
 	var out []any
 	keep := func(name string) error {
-		raw, ok := children.Get(key, name)
-		if !ok {
-			return nil
-		}
-		applied, err := metacontroller.AsLastApplied(raw)
+		applied, found, err := children.one(h.key, name)
 		if err != nil {
-			return hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
+			return hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(name), err)
 		}
-		out = append(out, applied)
+		if found {
+			out = append(out, applied)
+		}
 		return nil
 	}
-	for _, name := range children.Names(key) {
-		if name == desired || !strings.HasPrefix(name, prefix) {
+	for _, c := range h.observed {
+		if c.name == h.desired {
 			continue
 		}
-		if slices.Contains(mounted, name) {
-			if err := keep(name); err != nil {
+		if slices.Contains(h.mounted, c.name) {
+			if err := keep(c.name); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		created, err := children.CreationTimestamp(key, name)
-		if err != nil {
-			return nil, hook.Invalid("observed %s %s: %v", key, excerpt.Name(name), err)
+		if c.err != nil {
+			return nil, hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(c.name), c.err)
 		}
-		others = append(others, observed{name, created})
+		others = append(others, c)
 	}
 	if !rolling {
 		return out, nil

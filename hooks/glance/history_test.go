@@ -79,7 +79,9 @@ func TestRetained(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			kept, err := retained(observedConfigMaps(t, observed), hashedKind{names.ConfigMapsKey, "g-", tc.args.desired, tc.args.mounted}, tc.args.rolling)
+			children := observedConfigMaps(t, observed)
+			h := hashedKind{names.ConfigMapsKey, observeHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), tc.args.desired, tc.args.mounted}
+			kept, err := retained(lastApplied{children}, h, tc.args.rolling)
 			if err != nil {
 				t.Fatalf("%s\nretained(...): %v", tc.reason, err)
 			}

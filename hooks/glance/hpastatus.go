@@ -5,6 +5,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
@@ -30,6 +31,13 @@ func hpaReady(in statusInput) (hook.Condition, error) {
 	return c, nil
 }
 
+// observeAutoscaler is the scaling feature's observation: whether the
+// Glance's autoscaler is observed.
+func observeAutoscaler(o *observed, children metacontroller.ObjectMap) error {
+	_, o.autoscalerObserved = children.Get(names.HorizontalPodAutoscalersKey, o.glance.Name)
+	return nil
+}
+
 // returnsAutoscaler reports whether the answer holds the Glance's
 // autoscaler: rendered now, or, when nothing is re-rendered, the observed
 // one kept as last applied.
@@ -39,6 +47,5 @@ func returnsAutoscaler(in statusInput, name string) bool {
 			return true
 		}
 	}
-	_, observed := in.o.children.Get(names.HorizontalPodAutoscalersKey, name)
-	return observed && !in.out.rendered.Status
+	return in.o.autoscalerObserved && !in.out.rendered.Status
 }

@@ -57,7 +57,7 @@ func imageCacheConf(in confInput) (confPart, error) {
 
 // imageCacheFilters puts the cache filter into the paste pipeline right
 // before the root app, after authtoken and context and after every
-// spec.middleware filter (pasteFeatures lists it last): the filter checks
+// spec.middleware filter (features lists it after middleware): the filter checks
 // the download_image policy itself, which needs the request's credentials,
 // and answers a cached image without going further down the pipeline.
 func imageCacheFilters(spec api.GlanceSpec) []pasteFilter {

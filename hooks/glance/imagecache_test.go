@@ -18,6 +18,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // TestCacheMaxSize: 80% of the bound, never above it, in bytes.
@@ -77,7 +78,7 @@ func TestImageCacheRendered(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			def := &store{id: "primary", state: stateRendered}
+			def := &store{id: "primary", state: storestate.Rendered}
 			data, err := renderFiles(confInput{glance: &api.Glance{}, spec: tc.spec, mode: Eventlet, stores: []*store{def}, def: def}, nil, nil)
 			require.NoError(t, err)
 			got := want{Options: map[string]string{}}

@@ -168,18 +168,18 @@ func keepJob(o observedJob, p schemaPlan) bool {
 // schemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
 func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in podInputs) ([]any, error) {
-	children, jobs := o.children, o.jobs
+	children, jobs := o.applied, o.jobs
 	var out []any
 	planned := ""
 	if p.job != nil {
 		planned = jobName(*p.job)
-		if raw, ok := children.Get(names.JobsKey, planned); ok {
-			applied, err := metacontroller.AsLastApplied(raw)
-			if err != nil {
-				return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(planned), err)
-			}
+		applied, found, err := children.one(names.JobsKey, planned)
+		switch {
+		case err != nil:
+			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(planned), err)
+		case found:
 			out = append(out, applied)
-		} else {
+		default:
 			out = append(out, schemaJobChild(o.glance, o.spec, *p.job, planned, in))
 		}
 	}
@@ -187,8 +187,7 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 		if o.name == planned || !keepJob(o, p) {
 			continue
 		}
-		raw, _ := children.Get(names.JobsKey, o.name)
-		applied, err := metacontroller.AsLastApplied(raw)
+		applied, err := children.anyOf(names.JobsKey, o.name)
 		if err != nil {
 			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.name), err)
 		}
@@ -205,6 +204,6 @@ func manageJobPod(spec api.GlanceSpec, m mounts, steps []corev1.Container) corev
 	pod := glancePod(m, jobStateVolumes(), jobPlacement(spec), steps[len(steps)-1])
 	pod.InitContainers = steps[:len(steps)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
-	mountDatabaseTLS(&pod, spec)
+	mountEveryPod(spec, &pod)
 	return pod
 }

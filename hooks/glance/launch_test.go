@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 func TestLaunchModeOf(t *testing.T) {
@@ -68,7 +69,7 @@ func TestConfigData(t *testing.T) {
 	sized := testSpec(func(s *api.GlanceSpec) {
 		s.APIServer = &api.APIServerSpec{Workers: &three, UWSGI: &api.UWSGISpec{Processes: &three, Threads: &eight}}
 	})
-	def := &store{id: "default", state: stateRendered, section: "[default]\n"}
+	def := &store{id: "default", state: storestate.Rendered, section: "[default]\n"}
 	type want struct {
 		files        []string
 		workers      string // [DEFAULT] workers, "" when absent

@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // labelNamespaceName is the label the API server puts on every namespace,
@@ -280,6 +281,14 @@ func observedPolicy(children metacontroller.ObjectMap, glance string) (map[strin
 	return allowed, nil
 }
 
+// observeEgress is the network policy feature's observation: the egress
+// the observed glance-api NetworkPolicy allows.
+func observeEgress(o *observed, children metacontroller.ObjectMap) error {
+	var err error
+	o.allowedEgress, err = observedPolicy(children, o.glance.Name)
+	return err
+}
+
 // awaitEgress holds back a store whose S3 endpoint the observed
 // NetworkPolicy does not allow yet: the policy this sync returns allows
 // it, and the next sync, which Metacontroller runs once the policy
@@ -291,7 +300,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 		return
 	}
 	for _, s := range stores {
-		if s.state != stateRendered {
+		if s.state != storestate.Rendered {
 			continue
 		}
 		e, ok, err := storeEndpoint(s)
@@ -299,8 +308,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 			continue
 		}
 		if !allowed[ruleKey(egressRule(e, g.Namespace))] {
-			s.state = statePending
-			s.skipped = fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port)
+			s.move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // ruleText is a rule as a reader says it: "TCP 3306 to namespace db",
@@ -45,7 +46,7 @@ func rulesText(rules []networkingv1.NetworkPolicyEgressRule) []string {
 }
 
 func endpointStore(id, host string) *store {
-	s := &store{id: id, state: stateRendered}
+	s := &store{id: id, state: storestate.Rendered}
 	s.backend.Spec.S3 = &api.S3Store{Host: host}
 	return s
 }
@@ -136,9 +137,9 @@ func TestDerivedEgress(t *testing.T) {
 			reason: "a pending or skipped store's endpoint is allowed too, and a retired store's from its running section",
 			spec:   base(nil),
 			stores: []*store{
-				func() *store { s := endpointStore("p", "http://10.1.2.3:7480"); s.state = statePending; return s }(),
-				func() *store { s := endpointStore("s", "http://10.1.2.4:7480"); s.state = stateSkipped; return s }(),
-				{id: "old", retired: true, state: stateRetiring, section: "[old]\ns3_store_host = http://10.1.2.5:7480\n"},
+				func() *store { s := endpointStore("p", "http://10.1.2.3:7480"); s.state = storestate.Pending; return s }(),
+				func() *store { s := endpointStore("s", "http://10.1.2.4:7480"); s.state = storestate.Skipped; return s }(),
+				{id: "old", retired: true, state: storestate.Retiring, section: "[old]\ns3_store_host = http://10.1.2.5:7480\n"},
 			},
 			want: []string{dns, clusterDB, keystone, "TCP 7480 to 10.1.2.3/32", "TCP 7480 to 10.1.2.4/32", "TCP 7480 to 10.1.2.5/32", cache},
 		},
@@ -181,31 +182,31 @@ func TestAwaitEgress(t *testing.T) {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	withPolicy := api.GlanceSpec{NetworkPolicy: &api.NetworkPolicySpec{}}
 	allowedA := map[string]bool{ruleKey(egressRule(endpoint{host: "10.0.0.1", port: 80}, "openstack")): true}
-	held := func() *store { s := endpointStore("h", "http://10.0.0.9:80"); s.state = stateHeld; return s }
+	held := func() *store { s := endpointStore("h", "http://10.0.0.9:80"); s.state = storestate.Held; return s }
 	cases := map[string]struct {
 		reason  string
 		spec    api.GlanceSpec
 		allowed map[string]bool
-		want    map[string]storeState
+		want    map[string]storestate.State
 	}{
 		"NoPolicy": {
 			reason: "without spec.networkPolicy nothing waits",
-			spec:   api.GlanceSpec{}, want: map[string]storeState{"a": stateRendered, "b": stateRendered, "h": stateHeld},
+			spec:   api.GlanceSpec{}, want: map[string]storestate.State{"a": storestate.Rendered, "b": storestate.Rendered, "h": storestate.Held},
 		},
 		"NoObservedPolicy": {
 			reason: "before the policy exists every new store waits; the running config's held store stays",
-			spec:   withPolicy, want: map[string]storeState{"a": statePending, "b": statePending, "h": stateHeld},
+			spec:   withPolicy, want: map[string]storestate.State{"a": storestate.Pending, "b": storestate.Pending, "h": storestate.Held},
 		},
 		"OneAllowed": {
 			reason: "the store the policy allows renders, the other waits",
-			spec:   withPolicy, allowed: allowedA, want: map[string]storeState{"a": stateRendered, "b": statePending, "h": stateHeld},
+			spec:   withPolicy, allowed: allowedA, want: map[string]storestate.State{"a": storestate.Rendered, "b": storestate.Pending, "h": storestate.Held},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			stores := []*store{endpointStore("a", "http://10.0.0.1"), endpointStore("b", "https://s3.example.com"), held()}
 			awaitEgress(g, tc.spec, stores, tc.allowed)
-			got := map[string]storeState{}
+			got := map[string]storestate.State{}
 			for _, s := range stores {
 				got[s.id] = s.state
 			}
@@ -213,7 +214,7 @@ func TestAwaitEgress(t *testing.T) {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 			for _, s := range stores {
-				if s.state == statePending && !strings.Contains(s.skipped, `waiting for NetworkPolicy "glance"`) {
+				if s.state == storestate.Pending && !strings.Contains(s.skipped, `waiting for NetworkPolicy "glance"`) {
 					t.Errorf("%s: store %s waits without saying why: %q", tc.reason, s.id, s.skipped)
 				}
 			}

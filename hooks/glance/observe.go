@@ -17,7 +17,9 @@ import (
 // stores as their backends and store Secrets show them, the credentials,
 // the schema Jobs and their pods, and the running Deployment with the
 // backends.conf it mounts and, during a rollout, its pods. The decisions
-// (decide.go) read this value only.
+// (decide.go), render and report read this value only: every child and
+// related object is decoded here, once, into a typed field, and nothing
+// after observe reads the request's maps.
 type observed struct {
 	glance *api.Glance
 	spec   api.GlanceSpec
@@ -35,20 +37,29 @@ type observed struct {
 	hasConfig bool
 	creds     credentialsRead
 	jobs      []observedJob
-	// jobMounts are what the unfinished schema Jobs mount.
-	jobMounts []mounts
+	// mounted are what the running Deployment and the unfinished schema
+	// Jobs mount: the history keeps them (sync.go).
+	mounted mountedNamesList
+	// configs and backendsSecrets are the observed hashed ConfigMaps and
+	// backends Secrets, for the history.
+	configs, backendsSecrets []hashedChild
 	// policy is spec.policyOverrides' rules, or why they cannot be read.
 	policy    map[string]string
 	policyErr error
-	// children are returned as last applied when nothing is re-rendered,
-	// or kept while a pod may mount them; no decision reads them.
-	children metacontroller.ObjectMap
+	// applied are the children, returned as last applied when nothing is
+	// re-rendered, or kept while a pod may mount them; nothing reads
+	// their content (lastapplied.go).
+	applied lastApplied
+	// route, purge and events are the observed HTTPRoute, purge CronJob
+	// and Events; autoscalerObserved says an autoscaler is observed.
+	route              observedRoute
+	purge              observedPurge
+	events             observedEvents
+	autoscalerObserved bool
 	// allowedEgress is the egress of the observed glance-api
 	// NetworkPolicy, by rule key (networkpolicy.go).
 	allowedEgress map[string]bool
-	// related is what customize asked for; the gates read their part.
-	related metacontroller.ObjectMap
-	// gates are the conditions of the gateFeatures whose field is set.
+	// gates are the conditions of the features' gates whose field is set.
 	gates []hook.Condition
 	// invalid are the rules of hooks/contract/rules the Glance breaks,
 	// the same admission refuses it for: nothing new is rendered from it.
@@ -63,6 +74,10 @@ type credentialsRead struct {
 	user      hook.Condition
 }
 
+// mountedNamesList are the hashed ConfigMaps and backends Secrets pods
+// mount.
+type mountedNamesList struct{ configMaps, backendsSecrets []string }
+
 // observe decodes the request. A request that is not a Glance's, or holds an
 // object that does not decode, is an input error and nothing is decided.
 func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) {
@@ -70,7 +85,7 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
 		return nil, err
 	}
-	o := &observed{glance: &g, spec: g.Spec.WithDefaults(g.Namespace), now: now, children: req.Children,
+	o := &observed{glance: &g, spec: g.Spec.WithDefaults(g.Namespace), now: now,
 		hasConfig: len(req.Children[names.ConfigMapsKey]) > 0}
 	var err error
 	if o.stores, err = attachedStores(&g, req.Related); err != nil {
@@ -82,27 +97,56 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 	if o.creds.creds, o.creds.dbProblem, o.creds.user, err = readCredentials(&g, o.spec, req.Related); err != nil {
 		return nil, err
 	}
-	if o.jobs, o.jobMounts, err = observedJobs(req.Children); err != nil {
-		return nil, err
-	}
-	if o.allowedEgress, err = observedPolicy(req.Children, g.Name); err != nil {
+	if err := o.observeChildren(req.Children); err != nil {
 		return nil, err
 	}
 	o.policy, o.policyErr = policyRules(o.spec, req.Related)
 	if o.pods, err = readPods(req.Related, g.Name); err != nil {
 		return nil, err
 	}
-	o.related = req.Related
 	o.invalid, _ = rules.Glance(g.Name, g.Namespace, g.Spec, req.Parent)
-	o.gates, err = observeGates(o)
+	o.gates, err = observeGates(o, req.Related)
 	return o, err
 }
 
-// observeGates runs the gateFeatures, in their order.
-func observeGates(o *observed) ([]hook.Condition, error) {
+// observeChildren reads the children besides the Deployment: the schema
+// Jobs and what they mount, the hashed history and the Events, then what
+// each feature observes of them (its observe: the NetworkPolicy, the
+// route, the autoscaler, the purge CronJob).
+func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
+	var err error
+	var jobMounts []mounts
+	if o.jobs, jobMounts, err = observedJobs(children); err != nil {
+		return err
+	}
+	for _, jm := range jobMounts {
+		o.mounted.configMaps = append(o.mounted.configMaps, jm.configMap)
+		o.mounted.backendsSecrets = append(o.mounted.backendsSecrets, jm.backendsSecret)
+	}
+	g := o.glance
+	o.configs = observeHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.mounted.configMaps)
+	o.backendsSecrets = observeHashed(children, names.SecretsKey, g.Name+"-backends-", o.mounted.backendsSecrets)
+	o.applied = lastApplied{children}
+	o.events = observeEvents(children)
+	for _, f := range features {
+		if f.observe == nil {
+			continue
+		}
+		if err := f.observe(o, children); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// observeGates runs the features' gates, in their order.
+func observeGates(o *observed, related metacontroller.ObjectMap) ([]hook.Condition, error) {
 	var gates []hook.Condition
-	for _, gate := range gateFeatures {
-		c, err := gate(o)
+	for _, f := range features {
+		if f.gate == nil {
+			continue
+		}
+		c, err := f.gate(o, related)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +168,9 @@ func (o *observed) observeDeployment(req *metacontroller.SyncRequest) error {
 		return nil
 	}
 	o.deployment = &d
-	_, mountedBackends := mountedNames(&d)
+	mountedConfig, mountedBackends := mountedNames(&d)
+	o.mounted.configMaps = append(o.mounted.configMaps, mountedConfig)
+	o.mounted.backendsSecrets = append(o.mounted.backendsSecrets, mountedBackends)
 	o.running = backendsText(req.Children, mountedBackends)
 	return nil
 }

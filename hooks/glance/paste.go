@@ -84,8 +84,11 @@ type pasteFilter struct {
 func renderPaste(spec api.GlanceSpec) (string, error) {
 	var before, after, sections []string
 	seen := map[string]bool{}
-	for _, feature := range pasteFeatures {
-		for _, f := range feature(spec) {
+	for _, feature := range features {
+		if feature.paste == nil {
+			continue
+		}
+		for _, f := range feature.paste(spec) {
 			if p := extraconf.FilterNameProblem(f.name); p != "" || seen[f.name] {
 				return "", fmt.Errorf("paste filter %s: %s", excerpt.Name(f.name), cmp.Or(p, "is put into the pipeline twice"))
 			}

@@ -12,56 +12,64 @@ type reach struct {
 	conditions []hook.Condition
 }
 
-// reachChildren renders the route and the NetworkPolicies whatever the
-// config decision: neither is mounted by a pod, and a store waiting for
-// its egress (awaitEgress) must not wait for a config render that waits
-// for it. A spec they cannot be rendered from keeps the observed ones as
-// last applied.
+// reachChildren renders each feature's reach (the route, the
+// NetworkPolicies) whatever the config decision: neither is mounted by a
+// pod, and a store waiting for its egress (awaitEgress) must not wait for
+// a config render that waits for it.
 func reachChildren(o *observed, stores []*store) (reach, error) {
 	var r reach
-	if len(o.invalid) > 0 {
-		return keptReach(o)
-	}
-	_, routes := o.children[names.HTTPRoutesKey]
-	route, rc := gatewayChildren(o.glance, o.spec, o.children, routes)
-	r.children = append(r.children, route...)
-	if rc != nil {
-		r.conditions = append(r.conditions, *rc)
-	}
-	policies, pc, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
-	if isSpecError(err) {
-		kept, kerr := o.children.KeepAsLastApplied(names.NetworkPoliciesKey)
-		if kerr != nil {
-			return r, hook.Invalid("%v", kerr)
+	for _, f := range features {
+		if f.reach == nil {
+			continue
 		}
-		policies = kept
-		pc = &hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec,
-			Message: "the NetworkPolicies are kept as last applied: " + err.Error()}
-	} else if err != nil {
-		return r, err
-	}
-	r.children = append(r.children, policies...)
-	if pc != nil {
-		r.conditions = append(r.conditions, *pc)
+		children, c, err := f.reach(o, stores)
+		if err != nil {
+			return r, err
+		}
+		r.children = append(r.children, children...)
+		if c != nil {
+			r.conditions = append(r.conditions, *c)
+		}
 	}
 	return r, nil
 }
 
-// keptReach keeps the route and the NetworkPolicies as last applied while
-// the spec is invalid: a hostname or a rule it holds is not rendered.
-func keptReach(o *observed) (reach, error) {
-	var r reach
-	kept, err := o.children.KeepAsLastApplied(names.HTTPRoutesKey, names.NetworkPoliciesKey)
-	if err != nil {
-		return r, hook.Invalid("%v", err)
+// keptWhileInvalid keeps a reach feature's children of one kind as last
+// applied while the spec is invalid: a hostname or a rule it holds is not
+// rendered. what names them in the condition, which is reported only when
+// the feature's field is set.
+func keptWhileInvalid(o *observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
+	kept, err := o.applied.keep(key)
+	if err != nil || !set {
+		return kept, nil, err
 	}
-	r.children = kept
-	why := "kept as last applied: the Glance spec is invalid"
-	if o.spec.Gateway != nil {
-		r.conditions = append(r.conditions, hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonInvalidSpec, Message: "the HTTPRoute is " + why})
+	return kept, &hook.Condition{Type: condType, Reason: ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
+}
+
+// gatewayReach is spec.gateway's route and its condition.
+func gatewayReach(o *observed, _ []*store) ([]any, *hook.Condition, error) {
+	if len(o.invalid) > 0 {
+		return keptWhileInvalid(o, names.HTTPRoutesKey, o.spec.Gateway != nil, CondHTTPRouteReady, "the HTTPRoute is")
 	}
-	if o.spec.NetworkPolicy != nil {
-		r.conditions = append(r.conditions, hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec, Message: "the NetworkPolicies are " + why})
+	route, c := gatewayChildren(o.glance, o.spec, o.route)
+	return route, c, nil
+}
+
+// networkPolicyReach is spec.networkPolicy's NetworkPolicies and their
+// condition. A spec they cannot be rendered from keeps the observed ones
+// as last applied.
+func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, error) {
+	if len(o.invalid) > 0 {
+		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, CondNetworkPolicyReady, "the NetworkPolicies are")
 	}
-	return r, nil
+	policies, c, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
+	if !isSpecError(err) {
+		return policies, c, err
+	}
+	kept, kerr := o.applied.keep(names.NetworkPoliciesKey)
+	if kerr != nil {
+		return nil, nil, kerr
+	}
+	return kept, &hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec,
+		Message: "the NetworkPolicies are kept as last applied: " + err.Error()}, nil
 }

@@ -32,7 +32,7 @@ func referenceStatus() statusInput {
 	return statusInput{
 		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
 			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
-			children: metacontroller.ObjectMap{}, related: metacontroller.ObjectMap{}},
+			applied: lastApplied{metacontroller.ObjectMap{}}},
 		d:   &decision{stores: []*store{a, b}, def: a},
 		out: out,
 	}
@@ -65,7 +65,7 @@ func TestReferenceConditions(t *testing.T) {
 			func(t *testing.T, in *statusInput) {
 				in.o.spec.SecretStoreRef = &api.SecretStoreRefSpec{Name: "openbao"}
 				var err error
-				in.o.gates, err = observeGates(in.o)
+				in.o.gates, err = observeGates(in.o, metacontroller.ObjectMap{})
 				require.NoError(t, err)
 			}},
 		"SecretsReady/WaitingForDBCredentials": {"the database Secret is incomplete", false, func(t *testing.T, in *statusInput) {
@@ -140,16 +140,16 @@ func TestReferenceConditions(t *testing.T) {
 
 		"DBPurgeReady/DBPurgeScheduled": {"the CronJob is there", true, func(t *testing.T, in *statusInput) {
 			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
-			in.o.children = purgeCronJob(t, batchv1.CronJobStatus{})
+			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.glance)
 		}},
 		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended (also said when none is scheduled)", true, func(t *testing.T, in *statusInput) {
 			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
-			in.o.children = purgeCronJob(t, batchv1.CronJobStatus{})
+			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.glance)
 		}},
 		"DBPurgeReady/DBPurgeJobFailed": {"the last run failed", false, func(t *testing.T, in *statusInput) {
 			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
 			at := metav1.Unix(3600, 0)
-			in.o.children = purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at})
+			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at}), in.o.glance)
 		}},
 
 		"ExtraConfigHealthy/NoOwnedKeysOverridden": {"no extraConfig", true, same},
@@ -197,6 +197,9 @@ func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
 		gw := &api.GatewaySpec{Hostname: "glance.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}
 		in.o.spec.Gateway = gw
 		observed := metacontroller.ObjectMap{}
+		if managed {
+			observed[names.HTTPRoutesKey] = map[string]json.RawMessage{}
+		}
 		if accepted != "" {
 			raw, err := json.Marshal(map[string]any{"status": map[string]any{"parents": []any{map[string]any{
 				"parentRef":  map[string]any{"name": "edge"},
@@ -204,7 +207,7 @@ func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
 			require.NoError(t, err)
 			observed = metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": raw}}
 		}
-		_, c := gatewayChildren(in.o.glance, in.o.spec, observed, managed)
+		_, c := gatewayChildren(in.o.glance, in.o.spec, observeRoute(observed, in.o.glance, in.o.spec))
 		require.NotNil(t, c)
 		in.out.reach = []hook.Condition{*c}
 	}

@@ -87,19 +87,21 @@ func buildStatus(in statusInput) (api.GlanceStatus, error) {
 	return status, nil
 }
 
-// reportConditions runs the statusFeatures: the conditions Ready waits for,
+// reportConditions runs the features' status: the conditions Ready waits for,
 // Ready, then the ones beside it.
 func reportConditions(in statusInput) ([]hook.Condition, error) {
 	var held, beside []hook.Condition
-	for _, f := range statusFeatures {
-		c, err := f.report(in)
-		if err != nil {
-			return nil, err
-		}
-		if f.ready == holdsReady {
-			held = append(held, c)
-		} else {
-			beside = append(beside, c)
+	for _, feature := range features {
+		for _, f := range feature.status {
+			c, err := f.report(in)
+			if err != nil {
+				return nil, err
+			}
+			if f.ready == holdsReady {
+				held = append(held, c)
+			} else {
+				beside = append(beside, c)
+			}
 		}
 	}
 	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", held...)
@@ -118,9 +120,11 @@ func findCondition(conds []hook.Condition, condType string) (hook.Condition, boo
 
 // readyWaitsFor reports whether Ready waits for a condition type.
 func readyWaitsFor(condType string) bool {
-	for _, f := range statusFeatures {
-		if f.condType == condType {
-			return f.ready == holdsReady
+	for _, feature := range features {
+		for _, f := range feature.status {
+			if f.condType == condType {
+				return f.ready == holdsReady
+			}
 		}
 	}
 	return false
@@ -153,7 +157,7 @@ func extraConfigCondition(in statusInput) (hook.Condition, error) {
 // scheduled, True under the reference's reason for a purge that does not
 // run, since nothing else says the backlog grows.
 func dbPurgeCondition(in statusInput) (hook.Condition, error) {
-	c, err := dbPurgeReady(in.o.glance, in.o.children)
+	c, err := dbPurgeReady(in.o.glance, in.o.purge)
 	switch {
 	case err != nil:
 		return hook.Condition{}, err

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // retiringStores are the stores the running backends.conf holds and no
@@ -35,12 +36,12 @@ func retiringStores(attached []*store, running string, drop []string, current *a
 		if named[id] {
 			continue
 		}
-		s := &store{id: id, retired: true, state: stateLost}
+		s := &store{id: id, retired: true}
+		s.move(storestate.BackendGone, "")
 		section, ok := sectionOf(running, id)
 		switch {
 		case slices.Contains(drop, id):
-			s.state = stateDropped
-			s.skipped = "its backend is gone and spec.dropRetiredStores lists it: its section is dropped"
+			s.move(storestate.DropListed, "its backend is gone and spec.dropRetiredStores lists it: its section is dropped")
 		case !ok:
 			continue
 		default:
@@ -56,8 +57,8 @@ func retiringStores(attached []*store, running string, drop []string, current *a
 				}
 				s.ca = ca
 			}
-			s.section, s.state = section, stateRetiring
-			s.skipped = "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it"
+			s.section = section
+			s.move(storestate.RunningKept, "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it")
 		}
 		out = append(out, s)
 	}

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 func TestRetiringStores(t *testing.T) {
@@ -16,7 +17,7 @@ func TestRetiringStores(t *testing.T) {
 	attached := []*store{attached("default", true, ""), attached("faulted", false, "its credentials are not ready")}
 	digest := "sha256:" + strings.Repeat("cd", 32)
 	mounts := &deploymentChild{}
-	addCABundles(mounts, []*store{{id: "tls", state: stateRendered, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
+	addCABundles(mounts, []*store{{id: "tls", state: storestate.Rendered, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
 	current := &appsv1.Deployment{Spec: mounts.Spec}
 	tlsCA := &caMount{ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, digest: digest}
 	type got struct {
@@ -59,7 +60,7 @@ func TestRetiringStores(t *testing.T) {
 				if !s.retired || s.skipped == "" {
 					t.Errorf("%s: a retired store says why it is kept or not", s.id)
 				}
-				out = append(out, got{ID: s.id, Rendered: s.state.rendered(), Dropped: s.state == stateDropped, Section: s.section, CA: s.ca})
+				out = append(out, got{ID: s.id, Rendered: s.state.Rendered(), Dropped: s.state == storestate.Dropped, Section: s.section, CA: s.ca})
 			}
 			if diff := cmp.Diff(tc.want, out, cmp.AllowUnexported(caMount{})); diff != "" {
 				t.Errorf("%s\nretiringStores: -want, +got:\n%s", tc.reason, diff)

@@ -112,6 +112,10 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 	}
 }
 
+// scalingWithDeployment are the scaling children as a feature returns
+// them with the Deployment.
+func scalingWithDeployment(in deploymentInput) []any { return scalingChildren(in.glance, in.spec) }
+
 // scalingChildren are the PodDisruptionBudget and the autoscaler the spec
 // calls for, returned with the Deployment.
 func scalingChildren(g *api.Glance, spec api.GlanceSpec) []any {

@@ -81,7 +81,7 @@ type secretStore struct {
 // names reports Ready=True, False while it is missing or not Ready; nil
 // when the field is unset. A store that does not decode is an input error,
 // as any observed object.
-func secretStoreGate(o *observed) (*hook.Condition, error) {
+func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error) {
 	ref := o.spec.SecretStoreRef
 	if ref == nil {
 		return nil, nil
@@ -95,7 +95,7 @@ func secretStoreGate(o *observed) (*hook.Condition, error) {
 	if _, ok := secretStoreResources[kind]; !ok {
 		return notReady("is not a ClusterSecretStore or a SecretStore"), nil
 	}
-	st, found, err := metacontroller.DecodeOne[secretStore](o.related, metacontroller.Key(kind, SecretStoreAPIVersion), ref.Name)
+	st, found, err := metacontroller.DecodeOne[secretStore](related, metacontroller.Key(kind, SecretStoreAPIVersion), ref.Name)
 	switch {
 	case err != nil:
 		return nil, hook.Invalid("observed %v", err)

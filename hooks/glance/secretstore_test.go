@@ -71,8 +71,8 @@ func TestSecretStoreGate(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := &observed{spec: api.GlanceSpec{SecretStoreRef: tc.ref}, related: tc.related}
-			got, err := secretStoreGate(o)
+			o := &observed{spec: api.GlanceSpec{SecretStoreRef: tc.ref}}
+			got, err := secretStoreGate(o, tc.related)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,17 +88,17 @@ func TestSecretStoreGate(t *testing.T) {
 func TestSecretStoreGateBoundsTheMessage(t *testing.T) {
 	key := metacontroller.Key(KindClusterSecretStore, SecretStoreAPIVersion)
 	long := [4]string{"Ready", "False", "ValidationFailed", strings.Repeat("x", 10000)}
-	o := &observed{spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}},
-		related: metacontroller.ObjectMap{key: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", long)}}}
-	c, err := secretStoreGate(o)
+	o := &observed{spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}}}
+	related := metacontroller.ObjectMap{key: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", long)}}
+	c, err := secretStoreGate(o, related)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Message) > 400 || !strings.Contains(c.Message, "(10000 bytes)") {
 		t.Errorf("the store's message is cut and says how long it was: %d bytes: %.120s", len(c.Message), c.Message)
 	}
-	o.related[key]["openbao"] = json.RawMessage(`{"status":{"conditions":"s3cr3t"}}`)
-	_, err = secretStoreGate(o)
+	related[key]["openbao"] = json.RawMessage(`{"status":{"conditions":"s3cr3t"}}`)
+	_, err = secretStoreGate(o, related)
 	if !hook.IsInputError(err) || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("a store that does not decode is an input error quoting nothing of it: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // mounting is a rolled-out Deployment mounting the given config.
@@ -48,7 +49,7 @@ func TestBuildStatus(t *testing.T) {
 			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"},
 			database: synced, serviceUser: userReady}
 		for _, s := range stores {
-			out.inConfig[s.id] = s.state.rendered()
+			out.inConfig[s.id] = s.state.Rendered()
 		}
 		return out
 	}
@@ -65,9 +66,9 @@ func TestBuildStatus(t *testing.T) {
 		return d
 	}
 	held := attached("b", false, "")
-	held.state, held.skipped = stateHeld, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
+	held.state, held.skipped = storestate.Held, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
 	pending := attached("b", false, pendingMessage)
-	pending.state = statePending
+	pending.state = storestate.Pending
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
 	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,

@@ -3,6 +3,7 @@ package glance
 import (
 	"testing"
 
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -13,33 +14,33 @@ func TestStoreState(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason    string
-		state     storeState
+		state     storestate.State
 		projected bool
 		want      want
 	}{
-		"Pending":        {"a store on its way is left out, not a fault", statePending, false, want{pending: true, reason: ReasonStorePending}},
-		"Outdated":       {"an outdated store not held waits like a pending one", stateOutdated, false, want{pending: true, reason: ReasonStorePending}},
-		"Skipped":        {"a fault leaves the store out as skipped", stateSkipped, false, want{reason: ReasonBackendSkipped}},
-		"CAConflict":     {"a CA bundle conflict has its own reason", stateCAConflict, false, want{reason: ReasonCABundleConflict}},
-		"Held":           {"a held store is rendered from the running section and says so", stateHeld, true, want{rendered: true, reason: ReasonStoreOutdated}},
-		"Rendered":       {"a rendered, projected store has nothing to say", stateRendered, true, want{rendered: true}},
-		"NotInRunning":   {"a rendered store the running config lacks says so", stateRendered, false, want{rendered: true, reason: ReasonNotInRunningConfig}},
-		"RetiringKept":   {"a retiring store kept is rendered", stateRetiring, true, want{rendered: true}},
-		"RetiredDropped": {"a dropped retiring store is not rendered", stateDropped, false, want{reason: ReasonBackendSkipped}},
-		"RetiredLost":    {"a retiring store that cannot be kept is not rendered", stateLost, false, want{reason: ReasonBackendSkipped}},
+		"Pending":        {"a store on its way is left out, not a fault", storestate.Pending, false, want{pending: true, reason: ReasonStorePending}},
+		"Outdated":       {"an outdated store not held waits like a pending one", storestate.Outdated, false, want{pending: true, reason: ReasonStorePending}},
+		"Skipped":        {"a fault leaves the store out as skipped", storestate.Skipped, false, want{reason: ReasonBackendSkipped}},
+		"CAConflict":     {"a CA bundle conflict has its own reason", storestate.CAConflict, false, want{reason: ReasonCABundleConflict}},
+		"Held":           {"a held store is rendered from the running section and says so", storestate.Held, true, want{rendered: true, reason: ReasonStoreOutdated}},
+		"Rendered":       {"a rendered, projected store has nothing to say", storestate.Rendered, true, want{rendered: true}},
+		"NotInRunning":   {"a rendered store the running config lacks says so", storestate.Rendered, false, want{rendered: true, reason: ReasonNotInRunningConfig}},
+		"RetiringKept":   {"a retiring store kept is rendered", storestate.Retiring, true, want{rendered: true}},
+		"RetiredDropped": {"a dropped retiring store is not rendered", storestate.Dropped, false, want{reason: ReasonBackendSkipped}},
+		"RetiredLost":    {"a retiring store that cannot be kept is not rendered", storestate.Lost, false, want{reason: ReasonBackendSkipped}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := &store{state: tc.state, skipped: "why"}
 			reason, _ := s.backendStatus(tc.projected)
-			got := want{rendered: tc.state.rendered(), pending: tc.state.pending(), reason: reason}
+			got := want{rendered: tc.state.Rendered(), pending: tc.state.Waiting(), reason: reason}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 	t.Run("DefaultIgnored", func(t *testing.T) {
-		s := &store{state: stateRendered, defaultIgnored: true, ignored: "isDefault is ignored"}
+		s := &store{state: storestate.Rendered, defaultIgnored: true, ignored: "isDefault is ignored"}
 		if reason, msg := s.backendStatus(true); reason != ReasonDefaultSetByControlPlane || msg != s.ignored {
 			t.Errorf("a hand-made default on a ControlPlane's Glance: got %s %q", reason, msg)
 		}

@@ -69,7 +69,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).
-	evs, err := events(o.glance, o.children, o.now)
+	evs, err := events(o.glance, o.events, o.now)
 	if err != nil {
 		return nil, err
 	}
@@ -157,18 +157,15 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		out.schemaJob = jobName(*plan.job)
 	}
 	for _, s := range stores {
-		out.inConfig[s.id] = s.state.rendered()
+		out.inConfig[s.id] = s.state.Rendered()
 	}
 	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
 	if plan.run != nil {
 		out.runImage = plan.run.image
 		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
-		for _, feature := range podFeatures {
-			feature(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
-		}
+		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
 		out.children = append(out.children, deploy)
-		out.children = append(out.children, scalingChildren(g, spec)...)
-		out.children = append(out.children, dbPurgeChildren(g, spec, *plan.run, pod)...)
+		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.run, pod})...)
 	}
 	jobChildren, err := schemaJobs(o, plan, jobName, pod)
 	if err != nil {
@@ -247,22 +244,13 @@ func credentialChildren(g *api.Glance, creds *credentials) []any {
 // history keeps the hashed ConfigMaps and backends Secrets a pod may still
 // mount: the running Deployment's and the unfinished schema Jobs'.
 func history(o *observed, out *outcome) ([]any, error) {
-	var mountedConfigs, mountedSecrets []string
-	rolling := false
-	if o.deployment != nil {
-		cm, sec := mountedNames(o.deployment)
-		mountedConfigs, mountedSecrets = append(mountedConfigs, cm), append(mountedSecrets, sec)
-		rolling = !rolledOut(o.deployment)
-	}
-	for _, jm := range o.jobMounts {
-		mountedConfigs, mountedSecrets = append(mountedConfigs, jm.configMap), append(mountedSecrets, jm.backendsSecret)
-	}
+	rolling := o.deployment != nil && !rolledOut(o.deployment)
 	var kept []any
 	for _, h := range []hashedKind{
-		{names.ConfigMapsKey, o.glance.Name + "-config-", out.configName, mountedConfigs},
-		{names.SecretsKey, o.glance.Name + "-backends-", out.backendsName, mountedSecrets},
+		{names.ConfigMapsKey, o.configs, out.configName, o.mounted.configMaps},
+		{names.SecretsKey, o.backendsSecrets, out.backendsName, o.mounted.backendsSecrets},
 	} {
-		objs, err := retained(o.children, h, rolling)
+		objs, err := retained(o.applied, h, rolling)
 		if err != nil {
 			return nil, err
 		}
@@ -277,10 +265,9 @@ func history(o *observed, out *outcome) ([]any, error) {
 // is created.
 func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	current, reason, why := o.deployment, keep.reason, keep.why
-	kept, err := o.children.KeepAsLastApplied(names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey,
-		names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey, names.CronJobsKey)
+	kept, err := o.applied.keep(lastGoodKinds()...)
 	if err != nil {
-		return nil, hook.Invalid("%v", err)
+		return nil, err
 	}
 	out := &outcome{children: kept, inConfig: map[string]bool{}}
 	// An invalid spec is its own reason; otherwise the reason says whether

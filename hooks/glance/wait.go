@@ -39,7 +39,7 @@ func firstRenderHold(g *api.Glance, stores []*store, now time.Time) (hold bool, 
 		consider(g.CreationTimestamp.Time)
 	}
 	for _, s := range stores {
-		if s.state.pending() {
+		if s.state.Waiting() {
 			consider(s.since)
 		}
 	}

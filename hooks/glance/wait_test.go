@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -93,7 +94,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 			if err := evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
-			got := want{pending: s.state.pending(), since: s.since, skipped: s.skipped, rendered: s.state.rendered()}
+			got := want{pending: s.state.Waiting(), since: s.since, skipped: s.skipped, rendered: s.state.Rendered()}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nevaluate: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -108,7 +109,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 func TestFirstRenderHold(t *testing.T) {
 	pendingSince := func(name string, since time.Time) *store {
 		s := attached(name, false, pendingMessage)
-		s.state, s.since = statePending, since
+		s.state, s.since = storestate.Pending, since
 		return s
 	}
 	type want struct {

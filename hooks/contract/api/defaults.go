@@ -112,40 +112,77 @@ func DefaultKeystoneEndpoint(namespace string) string {
 }
 
 // WithDefaults returns the spec with every unset field filled in, so what a
-// Glance runs is fully spelled out in one place. Each part is filled by the
-// function of its own type, so a part's defaults are read in one place.
+// Glance runs is fully spelled out in one place: the loop over
+// glanceDefaults, each part's defaults in the function of its own type.
 func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
+	for _, fill := range glanceDefaults {
+		fill(&s, namespace)
+	}
+	return s
+}
+
+// glanceDefaults fill a Glance spec, one part each, in order: the image's
+// tag follows the release, so the release goes first. A feature with
+// defaults of its own adds its line here.
+var glanceDefaults = []func(s *GlanceSpec, namespace string){
+	releaseDefault,
+	func(s *GlanceSpec, _ string) { s.Image = imageWithDefaults(s.Image, s.OpenStackRelease) },
+	func(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) },
+	func(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) },
+	cacheDefault,
+	keystoneEndpointDefault,
+	func(s *GlanceSpec, _ string) { s.ServiceUser = serviceUserWithDefaults(s.ServiceUser) },
+	func(s *GlanceSpec, _ string) { s.APIServer = apiServerWithDefaults(s.APIServer) },
+	importDefaults,
+	func(s *GlanceSpec, _ string) { s.Staging = stagingWithDefaults(s.Staging) },
+	dbPurgeDefault,
+	optionalDefaults,
+}
+
+func releaseDefault(s *GlanceSpec, _ string) {
 	if s.OpenStackRelease == "" {
 		s.OpenStackRelease = DefaultOpenStackRelease
 	}
-	s.Image = imageWithDefaults(s.Image, s.OpenStackRelease)
-	s.Deployment = deploymentWithDefaults(s.Deployment)
-	s.Database = databaseWithDefaults(s.Database)
+}
+
+func cacheDefault(s *GlanceSpec, _ string) {
 	if s.Cache == nil {
 		s.Cache = &CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
 	}
+}
+
+func keystoneEndpointDefault(s *GlanceSpec, namespace string) {
 	if s.KeystoneEndpoint == "" {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
 	}
-	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
-	s.APIServer = apiServerWithDefaults(s.APIServer)
+}
+
+// dbPurgeDefault spells the purge out, on by default.
+func dbPurgeDefault(s *GlanceSpec, _ string) {
+	purge := DBPurgeOf(s.DBPurge)
+	s.DBPurge = &purge
+}
+
+// importDefaults are the metadata definitions' path and the import
+// methods.
+func importDefaults(s *GlanceSpec, _ string) {
 	if s.MetadefsPath == "" {
 		s.MetadefsPath = DefaultMetadefsPath
 	}
 	if len(s.ImportMethods) == 0 {
 		s.ImportMethods = DefaultImportMethods()
 	}
-	s.Staging = stagingWithDefaults(s.Staging)
-	purge := DBPurgeOf(s.DBPurge)
-	s.DBPurge = &purge
-	// Autoscaling and logging stay off when unset: only a set one is filled.
+}
+
+// optionalDefaults fill autoscaling and logging, which stay off when unset:
+// only a set one is filled.
+func optionalDefaults(s *GlanceSpec, _ string) {
 	if s.Autoscaling != nil {
 		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
 	}
 	if s.Logging != nil {
 		s.Logging = loggingWithDefaults(*s.Logging)
 	}
-	return s
 }
 
 // imageWithDefaults takes the repository and the tag or digest each from
