@@ -147,6 +147,7 @@ func occurrences(st api.GlanceStatus) []occurrence {
 		out = append(out, o)
 	}
 	out = append(out, extraConfigOccurrences(st)...)
+	out = append(out, unreachableOccurrences(st)...)
 	return append(out, purgeOccurrences(st)...)
 }
 

@@ -107,4 +107,5 @@ var statusFeatures = []statusFeature{
 	{CondHPAReady, hpaReady, holdsReady},                        // hpastatus.go: spec.autoscaling
 	{CondExtraConfigHealthy, extraConfigCondition, besideReady}, // extraconfig.go: spec.extraConfig
 	{CondDBPurgeReady, dbPurgeCondition, besideReady},           // report.go: dbpurgestatus.go's, or the purge is off
+	{CondStoresReachable, storesReachable, besideReady},         // storereach.go: the backends' checks of their stores
 }
