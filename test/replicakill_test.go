@@ -65,12 +65,14 @@ type hookReplica struct {
 
 // newHookService starts the two replicas; killAt < 0 stops none.
 func newHookService(t *testing.T, killAt int, mode killMode) *hookService {
-	s := &hookService{t: t, killAt: killAt, mode: mode, client: &http.Client{Timeout: 10 * time.Second}}
+	s := &hookService{t: t, killAt: killAt, mode: mode, client: &http.Client{Timeout: time.Minute}}
 	s.now.Store(&perf.Now)
 	for range 2 {
 		r := &hookReplica{}
+		// The body timeout is a minute: this test is about replicas that
+		// die, and on a loaded machine the default 5 s could answer 408.
 		h := server.New(server.Config{Logger: slog.New(slog.DiscardHandler), Routes: server.DefaultRoutes(),
-			Now: func() time.Time { return *s.now.Load() }})
+			Now: func() time.Time { return *s.now.Load() }, BodyReadTimeout: time.Minute})
 		r.srv = httptest.NewServer(r.dieWhenTold(h))
 		t.Cleanup(r.stop)
 		s.replicas = append(s.replicas, r)
