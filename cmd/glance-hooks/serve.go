@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
+	"github.com/c5c3/glance-hooks/internal/storecheck"
 	"github.com/c5c3/glance-hooks/internal/transport/kube"
 	"github.com/c5c3/glance-hooks/internal/transport/server"
 	"github.com/c5c3/glance-hooks/internal/transport/service"
@@ -33,6 +34,7 @@ type serveOptions struct {
 	kubeconfig   string
 	apiTimeout   time.Duration
 	jobImage     string
+	storeCheck   time.Duration
 }
 
 func newServeCommand() *cobra.Command {
@@ -83,6 +85,7 @@ Logs are JSON lines on stderr.`,
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "PEM CA bundle: every POST route then wants a client certificate it signed")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the API reads of /validate; default KUBECONFIG, then the in-cluster service account")
 	f.DurationVar(&o.apiTimeout, "api-timeout", kube.DefaultTimeout, "bound on one API read of /validate; keep it below the webhook's timeoutSeconds")
+	f.DurationVar(&o.storeCheck, "store-check-timeout", 0, "check each GlanceBackend's S3 endpoint when its hook syncs it, waiting this long for an answer (2s is a good start), and report StoreReachable on the backend and StoresReachable on its Glance; a verdict is kept for 10s, a store that does not answer is checked again every 30s, one that answers at each resync of Metacontroller (set metacontroller.resyncPeriodSeconds). The service then needs to reach the S3 endpoints. 0: no checks")
 	f.StringVar(&o.jobImage, "job-image", buildinfo.Get().Image(), "image of the ControlPlane's registration Jobs, whose keystone command parses the args the hooks render (the chart passes the image its pods run); the default is the image of the release this build is, or of the release a development build descends from (then serve warns: give the build's own image)")
 	return cmd
 }
@@ -135,6 +138,9 @@ func (o *serveOptions) validateBounds() error {
 	if o.connRequests < 0 || o.connAge < 0 || o.maxConns < 0 {
 		return usageErrorf("--max-conn-requests, --max-conn-age and --max-conns cannot be negative (0 means no bound)")
 	}
+	if o.storeCheck < 0 {
+		return usageErrorf("--store-check-timeout cannot be negative (0 means no checks)")
+	}
 	if o.drain < 0 || o.grace < 0 {
 		return usageErrorf("--shutdown-drain and --shutdown-grace cannot be negative")
 	}
@@ -145,6 +151,9 @@ func (o *serveOptions) validateBounds() error {
 // serves one caller's routes only.
 func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 	all := server.RoutesWith(o.jobImage)
+	if o.storeCheck > 0 {
+		all = server.WithStoreChecks(all, storecheck.New(o.storeCheck, 0).Check)
+	}
 	switch o.routes {
 	case "all":
 		return all, nil

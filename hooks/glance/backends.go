@@ -89,9 +89,10 @@ func (o *observedBackend) backend() api.GlanceBackend {
 	b.CreationTimestamp = o.Metadata.CreationTimestamp
 	b.Spec = o.Spec
 	for _, c := range o.Status.Conditions {
-		// Only the conditions evaluate reads: each is a metav1.Condition
-		// of its own, and a backend reports five.
-		if c.Type != names.ConditionCredentialsReady && c.Type != names.ConditionCABundleReady {
+		// Only the conditions evaluate and StoresReachable read: each is
+		// a metav1.Condition of its own, and a backend reports six.
+		if c.Type != names.ConditionCredentialsReady && c.Type != names.ConditionCABundleReady &&
+			c.Type != names.ConditionStoreReachable {
 			continue
 		}
 		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,

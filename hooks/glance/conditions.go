@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 // Every condition type and reason the Glance hook reports, each defined
@@ -215,4 +216,22 @@ const (
 	ReasonNoOwnedKeysOverridden = "NoOwnedKeysOverridden"
 	ReasonOwnedKeysOverridden   = "OwnedKeysOverridden"
 	ReasonStoreSectionIgnored   = "StoreSectionIgnored"
+)
+
+// StoresReachable says which stores of the Glance do not answer, as their
+// GlanceBackends' StoreReachable conditions report it (the service checks
+// each store's endpoint when it syncs the backend: the Glance's sync only
+// reads the verdicts, so its answer stays a function of its request);
+// storereach.go reports it. Ready does not wait for it: glance-api serves
+// on, and its other stores take uploads; re-rendering or rolling the pods
+// would mend nothing, so a store that is down keeps its section and
+// nothing is rendered for it.
+const (
+	CondStoresReachable      = "StoresReachable"
+	ReasonAllStoresReachable = "AllStoresReachable"
+	// ReasonStoresNotChecked: no attached backend reports a check (the
+	// service runs without --store-check-timeout).
+	ReasonStoresNotChecked = "StoresNotChecked"
+	ReasonStoreUnreachable = names.ReasonStoreUnreachable
+	EventStoreUnreachable  = names.ReasonStoreUnreachable
 )

@@ -100,8 +100,15 @@ var features []feature
 
 func init() { features = registered() }
 
-// registered is the list features holds.
+// registered is the list features holds: those that shape the config and
+// the pods first, then those whose children and conditions follow the
+// Deployment.
 func registered() []feature {
+	return append(shapingFeatures(), followingFeatures()...)
+}
+
+// shapingFeatures shape glance-api.conf, the paste pipeline and the pods.
+func shapingFeatures() []feature {
 	return []feature{
 		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
@@ -133,6 +140,13 @@ func registered() []feature {
 		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
+	}
+}
+
+// followingFeatures report on the rollout and add the children that come
+// with it or beside it.
+func followingFeatures() []feature {
+	return []feature{
 		// report.go: the rollout and its pods
 		{name: "deployment", status: holds(CondDeploymentReady, deploymentCondition)},
 		// gateway.go: spec.gateway's route
@@ -157,6 +171,9 @@ func registered() []feature {
 		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
 			status: beside(CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
+		// storereach.go: the backends' checks of their stores
+		{name: "store-reach", events: unreachableOccurrences,
+			status: beside(CondStoresReachable, storesReachable)},
 	}
 }
 

@@ -41,3 +41,12 @@ const (
 	ReasonConfigProjected      = "ConfigProjected"
 	ReasonWaitingForProjection = "WaitingForProjection"
 )
+
+// StoreReachable and its reasons: whether the store's S3 endpoint answered
+// the service's last check (reach.go). Reported only by a service that
+// checks stores (Hook.Check); the reference reports no such condition.
+const (
+	CondStoreReachable     = names.ConditionStoreReachable
+	ReasonStoreReachable   = "StoreReachable"
+	ReasonStoreUnreachable = names.ReasonStoreUnreachable
+)

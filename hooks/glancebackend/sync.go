@@ -17,8 +17,10 @@ import (
 )
 
 // Sync answers /sync/glancebackend: status, and the store Secret when the
-// credentials are usable and the spec renders.
-func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
+// credentials are usable and the spec renders; with h.Check, whether the
+// store's endpoint answers (reach.go), which renders nothing: a store that
+// is down keeps its Secret and its place in the Glance's config.
+func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
 	b, err := decodeBackend(req.Parent)
 	if err != nil {
 		return nil, err
@@ -65,14 +67,15 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, err
 	}
 
-	ready := hook.Ready(fmt.Sprintf("store %q is rendered and in the running config of Glance %q", storeID, glance),
-		credCond, caCond, rendered, projected)
+	conds, resync := h.withReach([]hook.Condition{credCond, caCond, rendered, projected}, b, now)
+	ready := hook.Ready(fmt.Sprintf("store %q is rendered and in the running config of Glance %q", storeID, glance), conds...)
 	return &metacontroller.SyncResponse{
 		Status: api.GlanceBackendStatus{
 			StoreID:    storeID,
-			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, credCond, caCond, rendered, projected, ready),
+			Conditions: hook.Conditions(b.Status.Conditions, b.Generation, now, append(conds, ready)...),
 		},
-		Children: nonNil(children),
+		Children:           nonNil(children),
+		ResyncAfterSeconds: resync,
 	}, nil
 }
 

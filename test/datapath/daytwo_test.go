@@ -45,6 +45,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 	t.Run("operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T) { t.Parallel(); operatorConfig(t, svc) })
 	t.Run("database TLS verify-full to a TLS-only user", func(t *testing.T) { t.Parallel(); databaseTLS(t, svc) })
 	t.Run("dynamic database credentials rotated by a secrets engine", func(t *testing.T) { t.Parallel(); dynamicCredentials(t, svc) })
+	t.Run("a store's S3 server stopped and started again", func(t *testing.T) { t.Parallel(); storeOutage(t, svc) })
 	t.Run("maintenance", func(t *testing.T) { maintenance(t, svc) })
 }
 

@@ -141,7 +141,7 @@ func (s *Stack) Reconcile(t testing.TB) {
 
 func (s *Stack) converge(t testing.TB) {
 	t.Helper()
-	res, err := s.World.Run(chain.Controllers(), 50)
+	res, err := s.World.Run(s.controllers, 50)
 	if err != nil {
 		t.Fatal(err)
 	}

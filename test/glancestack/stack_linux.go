@@ -50,6 +50,9 @@ type Options struct {
 	// Customize edits the standalone Glance's spec after the stack filled
 	// it in: the feature blocks a proof turns on (only with Standalone).
 	Customize func(*api.GlanceSpec)
+	// Controllers are the hooks the stack's World calls (default
+	// chain.Controllers(): the service's hooks, checking no store).
+	Controllers []chain.Controller
 	// Pods are podrun's options for every pod the stack runs (PATH and
 	// timeouts). MaxGracePeriod defaults to a minute, so the rendered
 	// terminationGracePeriodSeconds is what a stop gets.
@@ -73,10 +76,11 @@ type Stack struct {
 	// Versions are Debian's glance and glance_store.
 	Versions Versions
 
-	owner      testing.TB
-	standalone bool
-	podOpts    podrun.Options
-	spec       spec
+	owner       testing.TB
+	controllers []chain.Controller
+	standalone  bool
+	podOpts     podrun.Options
+	spec        spec
 
 	mu     sync.Mutex
 	pods   []*Pod
@@ -115,6 +119,9 @@ func New(t testing.TB, svc *Services, o Options) *Stack {
 	if o.Pods.MaxGracePeriod == 0 {
 		o.Pods.MaxGracePeriod = time.Minute
 	}
+	if o.Controllers == nil {
+		o.Controllers = chain.Controllers()
+	}
 	if o.S3.Buckets == nil {
 		o.S3.Buckets = []string{Bucket1, Bucket2}
 	}
@@ -136,7 +143,7 @@ func New(t testing.TB, svc *Services, o Options) *Stack {
 	s := &Stack{
 		Services: svc, Glance: glanceName(o.Standalone), Database: o.Database, DBUser: o.DBUser, DBPassword: o.DBPassword,
 		ServiceUser: svc.ServiceUser(t, o.ServiceUser), Versions: v,
-		owner: t, standalone: o.Standalone, podOpts: o.Pods,
+		owner: t, standalone: o.Standalone, podOpts: o.Pods, controllers: o.Controllers,
 		S3:    services.StartS3(t, o.S3),
 		World: chain.NewWorld(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 	}

@@ -34,7 +34,10 @@ type S3 struct {
 	python    string
 	home      string
 	proc      *proc.Process
-	redact    *proc.Redactor
+	// run starts the server; starts counts how often it was.
+	run    proc.Options
+	starts int
+	redact *proc.Redactor
 	// client verifies the server with its CA when it serves TLS.
 	client *http.Client
 }
@@ -136,20 +139,42 @@ func StartS3(t testing.TB, o S3Options) *S3 {
 		}
 		s.client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 	}
-	s.proc = proc.Start(t, proc.Options{
+	s.run = proc.Options{
 		Name: "versitygw",
 		Argv: append(argv, "posix", "--sidecar", meta, root),
 		Env:  proc.CleanEnv(home, "ROOT_ACCESS_KEY_ID="+o.AccessKey, "ROOT_SECRET_ACCESS_KEY="+o.SecretKey),
 		Log:  filepath.Join(dir, "versitygw.log"), Redactor: s.redact,
-	})
-	// Any HTTP answer means it serves; an unsigned GET / is refused (403).
-	if _, err := s.proc.WaitFor(30*time.Second, "HTTP answer", s.answers); err != nil {
-		t.Fatal(err)
 	}
+	s.Start(t)
 	if len(o.Buckets) > 0 {
 		s.MakeBuckets(t, o.Buckets...)
 	}
 	return s
+}
+
+// Start runs the server (again, after Stop) on its port, over its
+// buckets and objects, and waits until it answers; each run logs to a
+// file of its own.
+func (s *S3) Start(t testing.TB) {
+	t.Helper()
+	o := s.run
+	if s.starts++; s.starts > 1 {
+		o.Log = strings.TrimSuffix(o.Log, ".log") + "-" + strconv.Itoa(s.starts) + ".log"
+	}
+	s.proc = proc.Start(t, o)
+	// Any HTTP answer means it serves; an unsigned GET / is refused (403).
+	if _, err := s.proc.WaitFor(30*time.Second, "HTTP answer", s.answers); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Stop ends the server, as an outage of the store would: its port refuses
+// connections until Start.
+func (s *S3) Stop(t testing.TB) {
+	t.Helper()
+	if err := s.proc.Stop(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // answers is nil once the server answers GET / at all, over TLS verified

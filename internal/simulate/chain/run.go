@@ -219,6 +219,17 @@ func (w *World) askResync(r Ref, afterSeconds int) {
 	}
 }
 
+// ResyncAll makes every parent of c sync in the next round, as
+// Metacontroller's resyncPeriodSeconds does when the period is over: a
+// sync that reads something besides its request (the store checks of
+// the GlanceBackend hook) sees it change only then.
+func (w *World) ResyncAll(c Controller) {
+	w.init()
+	for _, r := range w.parentsOf(c) {
+		w.resyncAt[r] = w.Now
+	}
+}
+
 // nextResync is the earliest resync a parent asked for, if any.
 func (w *World) nextResync() (time.Time, bool) {
 	var next time.Time

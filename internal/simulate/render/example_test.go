@@ -43,4 +43,5 @@ func ExampleRender() {
 	// Ready True AllReady
 	// ExtraConfigHealthy True NoOwnedKeysOverridden
 	// DBPurgeReady True DBPurgeScheduled
+	// StoresReachable True StoresNotChecked
 }

@@ -1,0 +1,52 @@
+package glance
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// storesReachable is the StoresReachable condition of the attached stores.
+func storesReachable(in statusInput) (hook.Condition, error) {
+	c := hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonStoresNotChecked,
+		Message: "the service checks no store's S3 endpoint"}
+	var checked int
+	var down []string
+	for _, s := range in.o.stores {
+		if s.retired {
+			continue
+		}
+		for _, rc := range s.backend.Status.Conditions {
+			if rc.Type != names.ConditionStoreReachable {
+				continue
+			}
+			checked++
+			if rc.Status != metav1.ConditionTrue {
+				down = append(down, fmt.Sprintf("store %s (GlanceBackend %s): %s", s.id, s.backend.Name, rc.Message))
+			}
+		}
+	}
+	switch {
+	case len(down) > 0:
+		c.Status, c.Reason = false, ReasonStoreUnreachable
+		c.Message = hook.Plural(len(down), "store does", "stores do") + " not answer, the config is kept as it is: " + strings.Join(down, "; ")
+	case checked > 0:
+		c.Reason, c.Message = ReasonAllStoresReachable, hook.Plural(checked, "store answers", "stores answer")
+	}
+	return c, nil
+}
+
+// unreachableOccurrences is a StoreUnreachable Warning while
+// StoresReachable is False, its note naming each store that is down.
+func unreachableOccurrences(st api.GlanceStatus) []occurrence {
+	c, ok := hook.FindCondition(st.Conditions, CondStoresReachable)
+	if !ok || c.Status != metav1.ConditionFalse {
+		return nil
+	}
+	return []occurrence{{warning: true, reason: EventStoreUnreachable, action: "CheckStores", note: c.Message, at: c.LastTransitionTime}}
+}

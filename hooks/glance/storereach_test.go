@@ -1,0 +1,76 @@
+package glance
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// reachBackend is an attached GlanceBackend reporting StoreReachable with
+// status ("" reports none).
+func reachBackend(name, status, message string) api.GlanceBackend {
+	var b api.GlanceBackend
+	b.Name = name
+	if status != "" {
+		b.Status.Conditions = []metav1.Condition{{Type: names.ConditionStoreReachable, Status: metav1.ConditionStatus(status), Message: message}}
+	}
+	return b
+}
+
+// StoresReachable reads the backends' verdicts: which stores are down, or
+// that all answer, or that none was checked; a retiring store, whose
+// backend is gone, is not read.
+func TestStoresReachable(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		a, b    string // StoreReachable of backends a and b
+		retired bool   // b is a retiring store
+		want    hook.Condition
+	}{
+		"no checks": {"a service without checks says so, True", "", "", false,
+			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonStoresNotChecked, Message: "the service checks no store's S3 endpoint"}},
+		"all answer": {"every checked store answers", "True", "True", false,
+			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonAllStoresReachable, Message: "2 stores answer"}},
+		"one is down": {"the store that is down is named with what its check met", "True", "False", false,
+			hook.Condition{Type: CondStoresReachable, Reason: ReasonStoreUnreachable,
+				Message: "1 store does not answer, the config is kept as it is: store b (GlanceBackend gb-b): connection refused"}},
+		"both are down": {"each store that is down is named", "False", "False", false,
+			hook.Condition{Type: CondStoresReachable, Reason: ReasonStoreUnreachable,
+				Message: "2 stores do not answer, the config is kept as it is: store a (GlanceBackend gb-a): connection refused; store b (GlanceBackend gb-b): connection refused"}},
+		"a retiring store": {"a store whose backend is gone is not read", "True", "False", true,
+			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonAllStoresReachable, Message: "1 store answers"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			stores := []*store{{id: "a", backend: reachBackend("gb-a", tc.a, "connection refused")},
+				{id: "b", retired: tc.retired, backend: reachBackend("gb-b", tc.b, "connection refused")}}
+			got, err := storesReachable(statusInput{o: &observed{stores: stores}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// The Warning Event follows the condition: one while it is False, none
+// while it is True.
+func TestUnreachableOccurrences(t *testing.T) {
+	st := api.GlanceStatus{}
+	st.Conditions = hook.Conditions(nil, 1, t0, hook.Condition{Type: CondStoresReachable, Reason: ReasonStoreUnreachable, Message: "store b is down"})
+	got := unreachableOccurrences(st)
+	if len(got) != 1 || got[0].reason != EventStoreUnreachable || !got[0].warning || got[0].note != "store b is down" {
+		t.Errorf("a False StoresReachable calls for one StoreUnreachable Warning, got %+v", got)
+	}
+	st.Conditions = hook.Conditions(nil, 1, t0, hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonAllStoresReachable})
+	if got := unreachableOccurrences(st); len(got) != 0 {
+		t.Errorf("a True one calls for none, got %+v", got)
+	}
+}

@@ -1,0 +1,81 @@
+package glancebackend
+
+import (
+	"time"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+)
+
+// Reach is what a check of a store's S3 endpoint found. The check is the
+// service's (it dials; the hook only reads the verdict), so the answer is
+// the same for the same request, time and verdict.
+type Reach struct {
+	// Reachable: the endpoint answered, with any status below 500.
+	Reachable bool
+	// Detail says what the check met: the error, or the status answered.
+	Detail string
+}
+
+// Hook is the GlanceBackend sync hook with what the service observes
+// beside the request.
+type Hook struct {
+	// Check, when set, checks the store's endpoint (s3.host) at now;
+	// nil reports no StoreReachable condition (the hook checks nothing).
+	Check func(endpoint string, now time.Time) Reach
+	// Recheck is how long after a sync that found the store unreachable
+	// its next sync comes (resyncAfterSeconds), so its return is seen
+	// within one recheck. Zero means DefaultRecheck.
+	Recheck time.Duration
+}
+
+// DefaultRecheck is Hook.Recheck when unset: a store back from an outage
+// is Ready again within half a minute, and an unreachable store costs one
+// sync (and one cached check) per half minute.
+const DefaultRecheck = 30 * time.Second
+
+// Sync answers /sync/glancebackend without checking the store.
+func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
+	return Hook{}.Sync(req, now)
+}
+
+// withReach is conds with the StoreReachable condition when the hook
+// checks stores, and the resync the check asks for.
+func (h Hook) withReach(conds []hook.Condition, b *api.GlanceBackend, now time.Time) ([]hook.Condition, int) {
+	c, resync := h.reachability(b, now)
+	if c != nil {
+		conds = append(conds, *c)
+	}
+	return conds, resync
+}
+
+// reachability is the StoreReachable condition of a backend and the
+// resync it asks for, when the hook checks stores and the backend names
+// an endpoint.
+func (h Hook) reachability(b *api.GlanceBackend, now time.Time) (cond *hook.Condition, resyncAfter int) {
+	if h.Check == nil || b.Spec.S3 == nil || b.Spec.S3.Host == "" {
+		return nil, 0
+	}
+	r := h.Check(b.Spec.S3.Host, now)
+	c := reachCondition(b.Spec.S3.Host, r)
+	if r.Reachable {
+		return &c, 0
+	}
+	recheck := h.Recheck
+	if recheck <= 0 {
+		recheck = DefaultRecheck
+	}
+	return &c, max(int(recheck/time.Second), 1)
+}
+
+// reachCondition words a check's verdict.
+func reachCondition(endpoint string, r Reach) hook.Condition {
+	if r.Reachable {
+		return hook.Condition{Type: CondStoreReachable, Status: true, Reason: ReasonStoreReachable,
+			Message: "the S3 endpoint " + endpoint + " answers (" + r.Detail + ")"}
+	}
+	return hook.Condition{Type: CondStoreReachable, Reason: ReasonStoreUnreachable,
+		Message: "the S3 endpoint " + endpoint + " does not answer: " + r.Detail +
+			"; uploads to this store and downloads from it fail until it is back, the other stores keep working"}
+}
