@@ -207,6 +207,12 @@ func (w *World) syncDue(r Ref, in inputs) bool {
 	return true
 }
 
+// ResyncAll makes every parent sync in the next Run whether or not what it
+// reads changed, as Metacontroller does when its informers replay every
+// cached object (--cache-flush-interval) or a resyncPeriodSeconds comes
+// round: a converged world must answer each such sync with no write.
+func (w *World) ResyncAll() { clear(w.seen) }
+
 // askResync records a resync the parent's sync asked for, keeping the
 // earlier one when one is already due.
 func (w *World) askResync(r Ref, afterSeconds int) {
