@@ -97,6 +97,10 @@ func TestFloorTarget(t *testing.T) {
 		"RecordedSync":      {"sync-controlplane", "recorded", targetFloorRatio},
 		"Customize1000":     {"customize-glance", "gen-1000", targetCustomizeFloor},
 		"CustomizeRecorded": {"customize-glancebackend", "recorded", targetCustomizeFloor},
+		"Full1000":          {"sync-glance", "full-1000", targetFullFloor},
+		"Full100":           {"sync-glance", "full-100", targetFullFloor},
+		"Full1":             {"sync-glance", "full-1", targetFloorRatio},
+		"FullCustomize":     {"customize-glance", "full-1000", targetCustomizeFloor},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
