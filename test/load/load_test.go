@@ -108,3 +108,11 @@ func TestFloorTarget(t *testing.T) {
 		})
 	}
 }
+
+// The large load, the full world, is held to the round's goal; the others
+// to round two's.
+func TestThroughputTarget(t *testing.T) {
+	assert.Equal(t, targetFullThroughput, throughputTarget(1000, 1000), "the full world")
+	assert.Equal(t, targetThroughputRatio, throughputTarget(100, 1000), "the 100-backend Glance beside it")
+	assert.Equal(t, targetThroughputRatio, throughputTarget(32, 0), "no large load")
+}
