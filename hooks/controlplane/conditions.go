@@ -13,11 +13,11 @@ const (
 	ReasonProjected        = "Projected"
 	ReasonInvalidBackends  = "InvalidBackends"
 	ReasonGlanceNotEnabled = "GlanceNotEnabled"
-	ReasonWaitingForGlance = "WaitingForGlance"
 	ReasonGlanceReady      = "GlanceReady"
 	ReasonGlanceNotReady   = "GlanceNotReady"
 	// ReasonGlanceProgressing: the Glance is not ready only because it is
-	// on its way (glance.Progressing); one message for every step of it.
+	// on its way (asked for, not reported yet, or glance.Progressing); one
+	// message for every step of it.
 	ReasonGlanceProgressing = "GlanceProgressing"
 )
 

@@ -64,7 +64,7 @@ func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontrol
 		projected.Message = fmt.Sprintf("projected Glance %q and %s", names.GlanceName(cp.Name), hook.Plural(len(svc.Backends), "GlanceBackend", "GlanceBackends"))
 	}
 
-	ready := glanceReady(cp.Name, observedGlance, glanceFound)
+	ready := glanceReady(cp.Name, observedGlance, glanceFound && allObserved(children, req.Children))
 	ks, err := h.keystone(&cp, req)
 	if err != nil {
 		return nil, err
@@ -115,29 +115,47 @@ func backendSpec(glance string, e api.BackendEntry) api.GlanceBackendSpec {
 	return spec
 }
 
-// glanceReady mirrors the projected Glance's Ready condition.
+// allObserved reports whether every Glance and GlanceBackend the answer
+// projects is among the observed children. One it creates now puts the
+// Glance on its way (a new store re-renders its config), so the answer
+// that creates it already says what the syncs until Ready say.
+func allObserved(children []any, observed metacontroller.ObjectMap) bool {
+	for _, child := range children {
+		key, name := "", ""
+		switch o := child.(type) {
+		case *api.Glance:
+			key, name = names.GlancesKey, o.Name
+		case *api.GlanceBackend:
+			key, name = names.GlanceBackendsKey, o.Name
+		default:
+			continue
+		}
+		if _, ok := observed.Get(key, name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// glanceReady mirrors the projected Glance's Ready condition. From the
+// answer that asks for the Glance (or a new GlanceBackend: found is false
+// then) until its Ready turns True, a Glance on its way (not created yet,
+// no status for its generation yet, or only progress among its False
+// conditions) gets one reason and one message:
+// its own status tells each step, and this one is written once for them
+// all (docs/performance.md, "API writes per converge").
 func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 	name := names.GlanceName(cp)
-	c := hook.Condition{Type: CondGlanceReady, Reason: ReasonWaitingForGlance}
-	if !found {
-		c.Message = fmt.Sprintf("Glance %q has not been created yet", name)
-		return c
-	}
-	if g.Status.ObservedGeneration < g.Generation {
-		c.Message = fmt.Sprintf("Glance %q has not reported status for generation %d yet", name, g.Generation)
+	c := hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceProgressing,
+		Message: fmt.Sprintf("Glance %q is on its way: its schema, stores or rollout are in progress", name)}
+	if !found || g.Status.ObservedGeneration < g.Generation {
 		return c
 	}
 	r, ok := hook.FindCondition(g.Status.Conditions, hook.ConditionReady)
 	switch {
-	case !ok:
-		c.Message = fmt.Sprintf("Glance %q has no Ready condition yet", name)
+	case !ok || glance.Progressing(g.Status.Conditions):
 	case r.Status == metav1.ConditionTrue:
 		c.Status, c.Reason, c.Message = true, ReasonGlanceReady, fmt.Sprintf("Glance %q is ready", name)
-	case glance.Progressing(g.Status.Conditions):
-		// Its own status tells each step; this one is written once for
-		// them all (docs/performance.md, "API writes per converge").
-		c.Reason = ReasonGlanceProgressing
-		c.Message = fmt.Sprintf("Glance %q is on its way: its schema, stores or rollout are in progress", name)
 	default:
 		c.Reason = ReasonGlanceNotReady
 		c.Message = fmt.Sprintf("Glance %q is not ready: %s: %s", name, r.Reason, r.Message)

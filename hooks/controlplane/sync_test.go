@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
 func TestGlanceReady(t *testing.T) {
@@ -23,9 +26,7 @@ func TestGlanceReady(t *testing.T) {
 		glance api.Glance
 		found  bool
 	}
-	waiting := func(msg string) hook.Condition {
-		return hook.Condition{Type: CondGlanceReady, Reason: ReasonWaitingForGlance, Message: msg}
-	}
+	onItsWay := hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceProgressing, Message: `Glance "cp-glance" is on its way: its schema, stores or rollout are in progress`}
 	cases := map[string]struct {
 		reason string
 		args   args
@@ -46,7 +47,7 @@ func TestGlanceReady(t *testing.T) {
 			args: args{glance: glance(2, 2, ready(metav1.ConditionFalse),
 				metav1.Condition{Type: "DatabaseReady", Status: metav1.ConditionFalse, Reason: "SchemaSyncRunning"},
 				metav1.Condition{Type: "DeploymentReady", Status: metav1.ConditionFalse, Reason: "RollingOut"}), found: true},
-			want: hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceProgressing, Message: `Glance "cp-glance" is on its way: its schema, stores or rollout are in progress`},
+			want: onItsWay,
 		},
 		"FaultWhileProgressing": {
 			reason: "a fault beside the progress is passed on with the Glance's own words",
@@ -56,18 +57,18 @@ func TestGlanceReady(t *testing.T) {
 			want: hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceNotReady, Message: `Glance "cp-glance" is not ready: R: m`},
 		},
 		"NotCreated": {
-			reason: "before Metacontroller creates the Glance there is nothing to mirror",
-			want:   waiting(`Glance "cp-glance" has not been created yet`),
+			reason: "the answer that asks for the Glance already says what every step until it is Ready says, so creating it costs no status write of its own",
+			want:   onItsWay,
 		},
 		"StaleStatus": {
-			reason: "a status written for an older spec says nothing about the current one",
+			reason: "a status written for an older spec says nothing about the current one: the Glance is on its way to it",
 			args:   args{glance: glance(3, 2, ready(metav1.ConditionTrue)), found: true},
-			want:   waiting(`Glance "cp-glance" has not reported status for generation 3 yet`),
+			want:   onItsWay,
 		},
 		"NoReady": {
-			reason: "a Glance whose hook has not answered yet",
+			reason: "a Glance whose hook has not answered yet is on its way",
 			args:   args{glance: glance(1, 1), found: true},
-			want:   waiting(`Glance "cp-glance" has no Ready condition yet`),
+			want:   onItsWay,
 		},
 	}
 	for name, tc := range cases {
@@ -75,6 +76,36 @@ func TestGlanceReady(t *testing.T) {
 			got := glanceReady("cp", tc.args.glance, tc.args.found)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nglanceReady(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// A Glance or GlanceBackend the answer creates puts the Glance on its way;
+// once every projected child is observed, the Glance's own status decides.
+func TestAllObserved(t *testing.T) {
+	glance := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "cp-glance"}}
+	backend := func(name string) *api.GlanceBackend {
+		return &api.GlanceBackend{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	observed := metacontroller.ObjectMap{
+		names.GlancesKey:        {"cp-glance": json.RawMessage(`{}`)},
+		names.GlanceBackendsKey: {"cp-glance-default": json.RawMessage(`{}`)},
+	}
+	cases := map[string]struct {
+		reason   string
+		children []any
+		want     bool
+	}{
+		"all there":   {"every projected child is observed", []any{glance, backend("cp-glance-default")}, true},
+		"new backend": {"Step 2: the answer creates a GlanceBackend", []any{glance, backend("cp-glance-default"), backend("cp-glance-secondary")}, false},
+		"new glance":  {"install: the answer creates the Glance", []any{&api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "other"}}}, false},
+		"kept":        {"children kept as last applied (a refused spec) are not typed and say nothing", []any{map[string]any{"kind": "GlanceBackend"}}, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := allObserved(tc.children, observed); got != tc.want {
+				t.Errorf("%s: allObserved = %v, want %v", tc.reason, got, tc.want)
 			}
 		})
 	}

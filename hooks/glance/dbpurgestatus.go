@@ -44,8 +44,10 @@ func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurg
 // status; every Glance has the purge (api.DBPurgeOf). The CronJob controller sets
 // lastScheduleTime when it starts a run and lastSuccessfulTime when a run
 // completes; a run that is no longer active and completed before the last
-// start (or never) failed.
-func dbPurgeReady(g *api.Glance, observed observedPurge) (*hook.Condition, error) {
+// start (or never) failed. A CronJob this answer asks for (asked) and not
+// observed yet is scheduled with no run: said from the answer that creates
+// it, the status is not written again when the create is observed.
+func dbPurgeReady(g *api.Glance, observed observedPurge, asked bool) (*hook.Condition, error) {
 	p := api.DBPurgeOf(g.Spec.DBPurge)
 	name := names.DBPurgeCronJobName(g.Name)
 	c := &hook.Condition{Type: CondDBPurgeReady}
@@ -56,7 +58,7 @@ func dbPurgeReady(g *api.Glance, observed observedPurge) (*hook.Condition, error
 	what := fmt.Sprintf("rows deleted more than %d days ago", p.Retention())
 	st := cj.Status
 	switch {
-	case !found:
+	case !found && !asked:
 		c.Reason = ReasonDBPurgeNotScheduled
 		c.Message = fmt.Sprintf("CronJob %s does not exist yet: it comes with the Deployment, once the schema is in place", excerpt.Name(name))
 	case p.Suspend:
@@ -73,6 +75,16 @@ func dbPurgeReady(g *api.Glance, observed observedPurge) (*hook.Condition, error
 		c.Message = fmt.Sprintf("CronJob %s purges the %s on %q (%s)", excerpt.Name(name), what, p.CronSchedule(), lastSuccess(st))
 	}
 	return c, nil
+}
+
+// returnsCronJob reports whether the answer holds the purge CronJob.
+func returnsCronJob(in statusInput) bool {
+	for _, child := range in.out.children {
+		if _, ok := child.(*cronJobChild); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // lastSuccess says when a run last succeeded.

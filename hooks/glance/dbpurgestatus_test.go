@@ -67,13 +67,29 @@ func TestDBPurgeReady(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{Spec: api.GlanceSpec{DBPurge: tc.purge}}
 			g.Name = "glance"
-			got, err := dbPurgeReady(g, observePurge(tc.children, g))
+			got, err := dbPurgeReady(g, observePurge(tc.children, g), false)
 			require.NoError(t, err)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
+}
+
+// The answer that creates the CronJob says what the sync that observes it
+// says, so creating it costs no status write of its own; a CronJob the
+// answer does not return and nobody observed is not scheduled.
+func TestDBPurgeReadyFromTheAnswer(t *testing.T) {
+	g := &api.Glance{Spec: api.GlanceSpec{DBPurge: &api.DBPurgeSpec{}}}
+	g.Name = "glance"
+	asked, err := dbPurgeReady(g, observePurge(metacontroller.ObjectMap{}, g), true)
+	require.NoError(t, err)
+	observed, err := dbPurgeReady(g, observePurge(metacontroller.ObjectMap{names.CronJobsKey: {"glance-db-purge": json.RawMessage(`{"status":{}}`)}}, g), false)
+	require.NoError(t, err)
+	if diff := cmp.Diff(observed, asked); diff != "" {
+		t.Errorf("asked for, -observed, +asked:\n%s", diff)
+	}
+	require.Equal(t, ReasonDBPurgeScheduled, asked.Reason)
 }
 
 // TestDBPurgeEvents: a failed run is a Warning Event, each failed run one

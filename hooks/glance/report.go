@@ -157,7 +157,7 @@ func extraConfigCondition(in statusInput) (hook.Condition, error) {
 // scheduled, True under the reference's reason for a purge that does not
 // run, since nothing else says the backlog grows.
 func dbPurgeCondition(in statusInput) (hook.Condition, error) {
-	c, err := dbPurgeReady(in.o.glance, in.o.purge)
+	c, err := dbPurgeReady(in.o.glance, in.o.purge, returnsCronJob(in))
 	switch {
 	case err != nil:
 		return hook.Condition{}, err
@@ -250,13 +250,13 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 	}
 	cm, sec := mountedNames(d)
 	switch {
-	case cm != configName || sec != backendsName || runningImage(d) != image || d.Status.ObservedGeneration < d.Generation:
+	case cm != configName || sec != backendsName || runningImage(d) != image || d.Status.ObservedGeneration < d.Generation,
+		!rolledOut(d):
+		// No counts while it rolls: each pod that comes up would rewrite
+		// the status (docs/performance.md, "API writes per converge");
+		// the pods that keep it from finishing are named
+		// (explainRollout), and the Deployment's own status counts.
 		rollsOut(image)
-	case !rolledOut(d):
-		// Two counts: during a rollout the available replicas may all be
-		// old ones, so neither count says how many updated ones serve.
-		c.Message = fmt.Sprintf("%d of %d replicas are updated to the current config, %d available",
-			d.Status.UpdatedReplicas, want, d.Status.AvailableReplicas)
 	default:
 		c.Status, c.Reason = true, ReasonDeploymentAvailable
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)

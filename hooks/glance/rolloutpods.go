@@ -121,8 +121,8 @@ func rolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) podsVer
 }
 
 // explainRollout adds what the pods show to a DeploymentReady that waits for
-// a rollout: their reason replaces RollingOut, their summary follows the
-// replica count.
+// a rollout: their reason replaces RollingOut, their summary follows what
+// it rolls out.
 func explainRollout(c hook.Condition, pods podsVerdict) hook.Condition {
 	if c.Status || c.Reason != ReasonRollingOut || pods.reason == "" {
 		return c

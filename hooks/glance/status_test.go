@@ -293,7 +293,7 @@ func TestBuildStatus(t *testing.T) {
 			},
 		},
 		"PodsCrashLooping": {
-			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows the replica count, and Ready names it",
+			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
 			args: args{stores: []*store{attached("a", true, "")}, def: "a",
 				current: rollingOut(mounting("g-config-1", "g-backends-1")),
 				pods:    podsVerdict{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
@@ -303,7 +303,7 @@ func TestBuildStatus(t *testing.T) {
 					"ConfigRendered True Rendered: rendered",
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False PodsCrashLooping: 1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: pod "g-1" ...`,
+					`DeploymentReady False PodsCrashLooping: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1"; 1 of 1 pod is crash-looping: pod "g-1" ...`,
 					"Ready False NotAllReady: waiting for DeploymentReady (PodsCrashLooping), GlanceAPIReady (APIUnhealthy)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
@@ -341,4 +341,38 @@ func TestBuildStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// From the answer that changes the Deployment until its rollout is done,
+// DeploymentReady says one thing, however many of its pods are up: each
+// pod that comes up must not rewrite the Glance's status.
+func TestDeploymentReadyHoldsThroughARollout(t *testing.T) {
+	stage := func(updated, available int32, observedGen int64) *appsv1.Deployment {
+		d := mounting("g-config-2", "g-backends-1")
+		three := int32(3)
+		d.Spec.Replicas, d.Generation, d.Status.ObservedGeneration = &three, 2, observedGen
+		d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, updated, available
+		return d
+	}
+	answered := deploymentReady(mounting("g-config-1", "g-backends-1"), "g-config-2", "g-backends-1", "")
+	cases := map[string]struct {
+		reason string
+		d      *appsv1.Deployment
+	}{
+		"observed":     {"the Deployment controller saw the change, no pod updated yet", stage(0, 3, 2)},
+		"one updated":  {"one new pod is up, two old ones serve", stage(1, 3, 2)},
+		"two updated":  {"two new pods, one of them not available yet", stage(2, 2, 2)},
+		"all, one old": {"every pod updated, an old one still terminating", stage(3, 3, 2)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.d.Status.Replicas = 4 // an old pod left
+			got := deploymentReady(tc.d, "g-config-2", "g-backends-1", "")
+			if diff := cmp.Diff(answered, got); diff != "" {
+				t.Errorf("%s: -the answer's, +this stage's:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	done := deploymentReady(stage(3, 3, 2), "g-config-2", "g-backends-1", "")
+	require.True(t, done.Status, "rolled out once every replica is updated and available and no old one is left")
 }

@@ -56,7 +56,7 @@ func storeOutage(t *testing.T, svc *glancestack.Services) {
 	s3b.Stop(t)
 	stoppedAt := st.World.Now
 	st.World.Now = st.World.Now.Add(outageResync)
-	st.World.ResyncAll(controllerNamed(t, ctrls, "glancebackend"))
+	st.World.ResyncParentsOf(controllerNamed(t, ctrls, "glancebackend"))
 	_, err := st.World.Run(ctrls, 5) // the recheck of a store that is down keeps it from settling
 	require.NoError(t, err)
 	assert.Equal(t, "False/StoreUnreachable", st.Condition(t, api.KindGlanceBackend, secondary, names.ConditionStoreReachable))

@@ -97,10 +97,22 @@ func TestFloorTarget(t *testing.T) {
 		"RecordedSync":      {"sync-controlplane", "recorded", targetFloorRatio},
 		"Customize1000":     {"customize-glance", "gen-1000", targetCustomizeFloor},
 		"CustomizeRecorded": {"customize-glancebackend", "recorded", targetCustomizeFloor},
+		"Full1000":          {"sync-glance", "full-1000", targetFullFloor},
+		"Full100":           {"sync-glance", "full-100", targetFullFloor},
+		"Full1":             {"sync-glance", "full-1", targetFloorRatio},
+		"FullCustomize":     {"customize-glance", "full-1000", targetCustomizeFloor},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			assert.Equal(t, tc.want, floorTarget(tc.hook, tc.kase))
 		})
 	}
+}
+
+// The large load, the full world, is held to the round's goal; the others
+// to round two's.
+func TestThroughputTarget(t *testing.T) {
+	assert.Equal(t, targetFullThroughput, throughputTarget(1000, 1000), "the full world")
+	assert.Equal(t, targetThroughputRatio, throughputTarget(100, 1000), "the 100-backend Glance beside it")
+	assert.Equal(t, targetThroughputRatio, throughputTarget(32, 0), "no large load")
 }

@@ -171,7 +171,9 @@ func run(cfg config) (*report, error) {
 	}
 	loads := []load{{perf.Sizes{Glance: []int{cfg.backends}, ControlPlane: []int{cfg.entries}}, cfg.concurrency}}
 	if cfg.largeBackends > 0 {
-		loads = append(loads, load{perf.Sizes{Glance: []int{cfg.largeBackends}}, cfg.largeConcurrency})
+		// The large load is the full world: what a cluster sends for the
+		// guide's Glance with every optional feature on.
+		loads = append(loads, load{perf.Sizes{Full: []int{cfg.largeBackends}}, cfg.largeConcurrency})
 	}
 	for _, l := range loads {
 		bodies, err := requests(l.sizes)
@@ -186,7 +188,7 @@ func run(cfg config) (*report, error) {
 			if !ok {
 				return nil, fmt.Errorf("no generated request for %s", path)
 			}
-			size := l.sizes.Glance[0]
+			size := slices.Concat(l.sizes.Glance, l.sizes.Full)[0]
 			if path == controlPlanePath {
 				size = l.sizes.ControlPlane[0]
 			}

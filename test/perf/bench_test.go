@@ -21,12 +21,14 @@ import (
 )
 
 // BenchSizes are the generated worlds the benchmarks serve: Glances up to a
-// thousand backends, and ControlPlanes up to the most backends entries one
-// may hold.
+// thousand backends, ControlPlanes up to the most backends entries one may
+// hold, and the full world (GlanceFull: the guide's Glance with every
+// optional feature) at 1, 100 and 1000 backends.
 var BenchSizes = Sizes{
 	Glance:       []int{1, 10, 100, 1000},
 	ControlPlane: []int{1, 10, api.MaxBackendEntries},
 	EveryBlock:   []int{1000},
+	Full:         []int{1, 100, 1000},
 }
 
 var (

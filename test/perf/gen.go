@@ -183,10 +183,15 @@ func EveryBlockCase(n int) string { return fmt.Sprintf("every-%d", n) }
 // glanceWorld converges the Glance with spec and n GlanceBackends and
 // returns the first routes of its requests, in the order Glance lists them.
 func glanceWorld(n int, spec map[string]any, kase string, routes int) ([]Request, error) {
+	return glanceWorldNamed("glance", n, spec, kase, routes)
+}
+
+// glanceWorldNamed is glanceWorld for a Glance of the given name.
+func glanceWorldNamed(name string, n int, spec map[string]any, kase string, routes int) ([]Request, error) {
 	w := chain.NewWorld(Now)
 	objs := append(glanceSecrets(), credentials(), chain.Object{
 		"apiVersion": api.GlanceAPIVersion, "kind": api.KindGlance,
-		"metadata": map[string]any{"name": "glance", "namespace": namespace},
+		"metadata": map[string]any{"name": name, "namespace": namespace},
 		"spec":     spec,
 	})
 	for i := 0; i < n; i++ {
@@ -196,7 +201,7 @@ func glanceWorld(n int, spec map[string]any, kase string, routes int) ([]Request
 			"apiVersion": api.GlanceAPIVersion, "kind": api.KindGlanceBackend,
 			"metadata": map[string]any{"name": storeName(i), "namespace": namespace},
 			"spec": map[string]any{
-				"glanceRef": map[string]any{"name": "glance"}, "type": "S3", "isDefault": i == 0, "s3": s,
+				"glanceRef": map[string]any{"name": name}, "type": "S3", "isDefault": i == 0, "s3": s,
 			},
 		})
 	}
@@ -208,7 +213,7 @@ func glanceWorld(n int, spec map[string]any, kase string, routes int) ([]Request
 	if err := converge(w); err != nil {
 		return nil, err
 	}
-	glanceRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance, Namespace: namespace, Name: "glance"}
+	glanceRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlance, Namespace: namespace, Name: name}
 	backendRef := chain.Ref{APIVersion: api.GlanceAPIVersion, Kind: api.KindGlanceBackend, Namespace: namespace, Name: storeName(0)}
 	var out []Request
 	for _, r := range []struct {
@@ -315,6 +320,9 @@ type Sizes struct {
 	ControlPlane []int
 	// EveryBlock are the GlanceEveryBlock worlds.
 	EveryBlock []int
+	// Full are the GlanceFull worlds: the guide's Glance with every
+	// optional feature on.
+	Full []int
 }
 
 // key names the sizes in a cache file's name.
@@ -332,6 +340,9 @@ func (s Sizes) key() string {
 	key := "gen-glance-" + join(s.Glance) + "-controlplane-" + join(s.ControlPlane)
 	if len(s.EveryBlock) > 0 {
 		key += "-every-" + join(s.EveryBlock)
+	}
+	if len(s.Full) > 0 {
+		key += "-full-" + join(s.Full)
 	}
 	return key
 }
@@ -353,16 +364,25 @@ func Generated(root string, sizes Sizes) ([]Request, error) {
 	prefix := sizes.key() + "-"
 	cache := filepath.Join(root, ".cache", "perf", prefix+key+".json")
 	// Glance answers every route but /sync/controlplane.
-	want := len(sizes.Glance)*(len(Hooks)-1) + len(sizes.ControlPlane) + len(sizes.EveryBlock)
+	want := len(sizes.Glance)*(len(Hooks)-1) + len(sizes.ControlPlane) + len(sizes.EveryBlock) + 2*len(sizes.Full)
 	if raw, err := os.ReadFile(cache); err == nil {
 		var out []Request
 		if json.Unmarshal(raw, &out) == nil && len(out) == want {
 			return out, nil
 		}
 	}
-	results := make([][]Request, len(sizes.Glance)+len(sizes.ControlPlane)+len(sizes.EveryBlock))
+	results := make([][]Request, len(sizes.Glance)+len(sizes.ControlPlane)+len(sizes.EveryBlock)+len(sizes.Full))
 	errs := make([]error, len(results))
 	var wg sync.WaitGroup
+	for j, n := range sizes.Full {
+		i := len(results) - len(sizes.Full) + j
+		wg.Go(func() {
+			results[i], errs[i] = GlanceFull(n)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("the guide's Glance with every optional feature and %d backends: %w", n, errs[i])
+			}
+		})
+	}
 	for i, n := range sizes.Glance {
 		wg.Go(func() {
 			results[i], errs[i] = Glance(n)
@@ -431,7 +451,8 @@ func sourceHash(root string, sizes Sizes) (string, error) {
 			return "", err
 		}
 	}
-	files = append(files, filepath.Join(root, "test", "perf", "gen.go"), filepath.Join(root, "test", "perf", "blocks.go"), filepath.Join(root, "go.sum"))
+	files = append(files, filepath.Join(root, "test", "perf", "gen.go"), filepath.Join(root, "test", "perf", "blocks.go"),
+		filepath.Join(root, "test", "perf", "full.go"), filepath.Join(root, "test", "guide", "guide.go"), filepath.Join(root, "go.sum"))
 	sort.Strings(files)
 	files = slices.Compact(files)
 	h := sha256.New()

@@ -142,3 +142,21 @@ func TestGeneratedEveryBlock(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), `"name":"image-cache"`)
 	assert.NotEqual(t, Sizes{Glance: []int{1}}.key(), Sizes{Glance: []int{1}, EveryBlock: []int{1}}.key())
 }
+
+// TestGeneratedFull: the guide's Glance with every optional feature on is
+// answered 200 on both routes, and its request carries what the features
+// render (GlanceFull fails otherwise); its cache file is apart from the
+// other worlds'.
+func TestGeneratedFull(t *testing.T) {
+	reqs, err := GlanceFull(3)
+	require.NoError(t, err)
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"/sync/glance", "/customize/glance"}, []string{reqs[0].Path, reqs[1].Path})
+	assert.Equal(t, "full-3", reqs[0].Case)
+	hook := newServer(server.DefaultRoutes())
+	for _, r := range reqs {
+		rec := serve(hook, r)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	}
+	assert.NotEqual(t, Sizes{Glance: []int{3}}.key(), Sizes{Full: []int{3}}.key())
+}

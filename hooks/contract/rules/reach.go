@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
@@ -196,8 +197,20 @@ func selectorProblems(at *field.Path, s *metav1.LabelSelector) problem.List {
 }
 
 // rawAt is the JSON under path in an object as written (nil when absent,
-// or when the object does not decode: the typed decode reports that).
+// or when the object does not decode: the typed decode reports that). The
+// object is a whole parent, status and all (a Glance's lists every
+// backend): the members on the way are read where they are
+// (metacontroller.MemberAt), and only where that cannot tell does
+// encoding/json decode each object on the way, as it always did.
 func rawAt(object []byte, path ...string) json.RawMessage {
+	if raw, sure := metacontroller.MemberAt(object, path...); sure {
+		return raw
+	}
+	return rawAtDecoded(object, path...)
+}
+
+// rawAtDecoded is rawAt decoding each object on the way.
+func rawAtDecoded(object []byte, path ...string) json.RawMessage {
 	cur := json.RawMessage(object)
 	for _, p := range path {
 		var m map[string]json.RawMessage

@@ -89,3 +89,48 @@ func TestReachProblems(t *testing.T) {
 		})
 	}
 }
+
+// rawAt reads the members on the way where they are; whatever the object,
+// it answers what decoding each one on the way into a map answers.
+func TestRawAtAsDecoded(t *testing.T) {
+	cases := map[string]string{
+		"present":              `{"spec":{"networkPolicy":{"additionalEgress":[{"ports":[]}]}},"status":{"backends":[{"name":"a"}]}}`,
+		"absent":               `{"spec":{"networkPolicy":{}}}`,
+		"no spec":              `{"status":{}}`,
+		"null on the way":      `{"spec":{"networkPolicy":null}}`,
+		"null at the end":      `{"spec":{"networkPolicy":{"additionalEgress":null}}}`,
+		"not an object":        `{"spec":{"networkPolicy":"x"}}`,
+		"an array on the way":  `{"spec":[1]}`,
+		"given twice":          `{"spec":{"networkPolicy":{"additionalEgress":1}},"spec":{"networkPolicy":{"additionalEgress":2}}}`,
+		"another case":         `{"Spec":{"networkPolicy":{"additionalEgress":1}},"spec":{"networkPolicy":{"additionalEgress":2}}}`,
+		"only another case":    `{"SPEC":{"networkPolicy":{"additionalEgress":1}}}`,
+		"escaped key":          `{"sp\u0065c":{"networkPolicy":{"additionalEgress":3}}}`,
+		"top-level null":       `null`,
+		"top-level array":      `[]`,
+		"spaces":               " { \"spec\" : { \"networkPolicy\" : { \"additionalEgress\" : [ ] } } } ",
+		"value with an escape": `{"spec":{"networkPolicy":{"additionalEgress":"a\"b"}}}`,
+	}
+	for name, obj := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := []string{"spec", "networkPolicy", "additionalEgress"}
+			if diff := cmp.Diff(string(rawAtDecoded([]byte(obj), path...)), string(rawAt([]byte(obj), path...))); diff != "" {
+				t.Errorf("rawAt, -decoded +read:\n%s", diff)
+			}
+		})
+	}
+}
+
+// FuzzRawAt holds rawAt to decoding each object on the way, on any valid
+// JSON.
+func FuzzRawAt(f *testing.F) {
+	f.Add([]byte(`{"spec":{"deployment":{"x":1}}}`), "spec", "deployment")
+	f.Add([]byte(`{"Spec":{"deployment":1},"spec":{"Deployment":2}}`), "spec", "deployment")
+	f.Fuzz(func(t *testing.T, obj []byte, a, b string) {
+		if !json.Valid(obj) {
+			return
+		}
+		if got, want := rawAt(obj, a, b), rawAtDecoded(obj, a, b); string(got) != string(want) {
+			t.Fatalf("rawAt(%s, %q, %q) = %s, decoding says %s", obj, a, b, got, want)
+		}
+	})
+}

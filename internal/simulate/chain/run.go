@@ -207,6 +207,12 @@ func (w *World) syncDue(r Ref, in inputs) bool {
 	return true
 }
 
+// ResyncAll makes every parent sync in the next Run whether or not what it
+// reads changed, as Metacontroller does when its informers replay every
+// cached object (--cache-flush-interval) or a resyncPeriodSeconds comes
+// round: a converged world must answer each such sync with no write.
+func (w *World) ResyncAll() { clear(w.seen) }
+
 // askResync records a resync the parent's sync asked for, keeping the
 // earlier one when one is already due.
 func (w *World) askResync(r Ref, afterSeconds int) {
@@ -219,11 +225,11 @@ func (w *World) askResync(r Ref, afterSeconds int) {
 	}
 }
 
-// ResyncAll makes every parent of c sync in the next round, as
+// ResyncParentsOf makes every parent of c sync in the next round, as
 // Metacontroller's resyncPeriodSeconds does when the period is over: a
 // sync that reads something besides its request (the store checks of
 // the GlanceBackend hook) sees it change only then.
-func (w *World) ResyncAll(c Controller) {
+func (w *World) ResyncParentsOf(c Controller) {
 	w.init()
 	for _, r := range w.parentsOf(c) {
 		w.resyncAt[r] = w.Now
