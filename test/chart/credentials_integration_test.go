@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -262,17 +263,19 @@ func (in *installed) store(t *testing.T, s *corev1.Secret, data map[string][]byt
 	require.NoError(t, err)
 }
 
-func (in *installed) caBundle(t *testing.T) []byte {
+func (in *installed) webhookConfiguration(t *testing.T) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	vwc, err := in.c.env.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(context.Background(), "glance-hooks", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Len(t, vwc.Webhooks, 1)
-	return vwc.Webhooks[0].ClientConfig.CABundle
+	return vwc
+}
+
+func (in *installed) caBundle(t *testing.T) []byte {
+	return in.webhookConfiguration(t).Webhooks[0].ClientConfig.CABundle
 }
 
 func (in *installed) vwcVersion(t *testing.T) string {
-	vwc, err := in.c.env.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(context.Background(), "glance-hooks", metav1.GetOptions{})
-	require.NoError(t, err)
-	return vwc.ResourceVersion
+	return in.webhookConfiguration(t).ResourceVersion
 }
 
 func containerOf(t *testing.T, pod corev1.PodSpec, name string) corev1.Container {
