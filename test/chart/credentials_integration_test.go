@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -211,13 +212,21 @@ func (in *installed) startValidate(t *testing.T) {
 }
 
 // admissionAnswers: through the API server's admission, /validate refuses
-// a Glance whose image is of another release with its own message, and
-// admits one that is right.
+// a Glance whose image is of another release with its own message (the
+// fixture's Glance), and admits the same Glance with the right image.
 func (in *installed) admissionAnswers(t *testing.T, name string) {
+	var review struct {
+		Request struct {
+			Object map[string]any `json:"object"`
+		} `json:"request"`
+	}
+	fixture := filepath.Join(repoRoot(t), "test", "fixtures", "validate", "glance-image-release-mismatch-denied", "request.json")
+	require.NoError(t, json.Unmarshal(mustReadAbs(t, fixture), &review))
 	glance := func(tag string) string {
-		return fmt.Sprintf(`{"apiVersion":"glance.openstack.c5c3.io/v1alpha1","kind":"Glance",`+
-			`"metadata":{"name":%q,"namespace":"reach"},"spec":{"openStackRelease":"2025.2",`+
-			`"image":{"repository":"ghcr.io/c5c3/glance","tag":%q}}}`, name+"-"+strings.ReplaceAll(tag, ".", "-"), tag)
+		g := review.Request.Object
+		g["metadata"] = map[string]any{"name": name + "-" + strings.ReplaceAll(tag, ".", "-"), "namespace": "reach"}
+		g["spec"].(map[string]any)["image"].(map[string]any)["tag"] = tag
+		return string(mustJSON(t, g))
 	}
 	in.c.env.Namespace(t, "reach")
 	kubetest.Eventually(t, 30*time.Second, func() error {
