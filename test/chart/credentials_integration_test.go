@@ -108,7 +108,10 @@ func TestDefaultInstallReachable(t *testing.T) {
 	in.admissionAnswers(t, "new-ca")
 
 	// helm upgrade keeps what the pods made (three-way merge: the chart
-	// never rendered those fields).
+	// never rendered those fields). The webhook goes back to the Service
+	// first: the loopback URL is this test's, not the chart's.
+	in.pointWebhook(t, `[{"op":"remove","path":"/webhooks/0/clientConfig/url"},`+
+		`{"op":"add","path":"/webhooks/0/clientConfig/service","value":{"name":"glance-hooks","namespace":"`+in.ns+`","port":443,"path":"/validate"}}]`)
 	out, err := runHelm(t, "upgrade", "glance-hooks", chartDir(t), "--namespace", in.ns, "--kubeconfig", in.c.env.Kubeconfig,
 		"--set", "crds.install=false", "--set", "replicaCount=3")
 	require.NoError(t, err, out)
@@ -204,39 +207,45 @@ func (in *installed) startValidate(t *testing.T) {
 	ctr := containerOf(t, in.deployment(t), "validate")
 	ctr.Args = append(ctr.Args, "--kubeconfig="+in.kubeconfig)
 	in.validate = runContainer(t, ctr, in.dir)["validate"]
-	patch := fmt.Sprintf(`[{"op":"remove","path":"/webhooks/0/clientConfig/service"},`+
-		`{"op":"add","path":"/webhooks/0/clientConfig/url","value":"https://%s/validate"}]`, in.validate)
+	in.pointWebhook(t, fmt.Sprintf(`[{"op":"remove","path":"/webhooks/0/clientConfig/service"},`+
+		`{"op":"add","path":"/webhooks/0/clientConfig/url","value":"https://%s/validate"}]`, in.validate))
+}
+
+// pointWebhook changes where the API server calls /validate (a JSON patch
+// of the clientConfig), leaving its caBundle.
+func (in *installed) pointWebhook(t *testing.T, patch string) {
 	_, err := in.c.env.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Patch(context.Background(),
 		"glance-hooks", types.JSONPatchType, []byte(patch), metav1.PatchOptions{})
 	require.NoError(t, err)
 }
 
 // admissionAnswers: through the API server's admission, /validate refuses
-// a Glance whose image is of another release with its own message (the
-// fixture's Glance), and admits the same Glance with the right image.
+// a Glance whose database Secret is the one the hooks write (the fixture's
+// Glance; no CRD rule can say it, so the answer is the webhook's), and
+// admits the same Glance naming its own Secret.
 func (in *installed) admissionAnswers(t *testing.T, name string) {
 	var review struct {
 		Request struct {
 			Object map[string]any `json:"object"`
 		} `json:"request"`
 	}
-	fixture := filepath.Join(repoRoot(t), "test", "fixtures", "validate", "glance-image-release-mismatch-denied", "request.json")
+	fixture := filepath.Join(repoRoot(t), "test", "fixtures", "validate", "glance-hook-owned-secret-denied", "request.json")
 	require.NoError(t, json.Unmarshal(mustReadAbs(t, fixture), &review))
-	glance := func(tag string) string {
+	glance := func(secret string) string {
 		g := review.Request.Object
-		g["metadata"] = map[string]any{"name": name + "-" + strings.ReplaceAll(tag, ".", "-"), "namespace": "reach"}
-		g["spec"].(map[string]any)["image"].(map[string]any)["tag"] = tag
+		g["metadata"] = map[string]any{"name": name, "namespace": "reach"}
+		g["spec"].(map[string]any)["database"].(map[string]any)["secretRef"] = map[string]any{"name": secret}
 		return string(mustJSON(t, g))
 	}
 	in.c.env.Namespace(t, "reach")
 	kubetest.Eventually(t, 30*time.Second, func() error {
-		_, errOut, err := in.c.env.Kubectl(t, glance("2026.1"), "create", "-f", "-")
-		if err == nil || !strings.Contains(errOut, "names release 2026.1, not 2025.2") {
+		_, errOut, err := in.c.env.Kubectl(t, glance(name+"-db-connection"), "create", "-f", "-")
+		if err == nil || !strings.Contains(errOut, "the Secret the hooks write the database URL into") {
 			return fmt.Errorf("not refused by /validate: %v: %s", err, errOut)
 		}
 		return nil
 	})
-	_, errOut, err := in.c.env.Kubectl(t, glance("2025.2"), "create", "-f", "-")
+	_, errOut, err := in.c.env.Kubectl(t, glance("glance-db"), "create", "-f", "-")
 	assert.NoError(t, err, "admitted by /validate: %s", errOut)
 }
 
