@@ -83,6 +83,26 @@ func TestDefaultInstallReachable(t *testing.T) {
 	assert.Equal(t, token.ResourceVersion, in.secret(t, "glance-hooks-token").ResourceVersion, "and the token")
 	assert.Equal(t, vwcBefore, in.vwcVersion(t), "and the caBundle")
 
+	replaced := in.rotations(t, certs)
+
+	// helm upgrade keeps what the pods made (three-way merge: the chart
+	// never rendered those fields). The webhook goes back to the Service
+	// first: the loopback URL is this test's, not the chart's.
+	in.pointWebhook(t, `[{"op":"remove","path":"/webhooks/0/clientConfig/url"},`+
+		`{"op":"add","path":"/webhooks/0/clientConfig/service","value":{"name":"glance-hooks","namespace":"`+in.ns+`","port":443,"path":"/validate"}}]`)
+	out, err := runHelm(t, "upgrade", "glance-hooks", chartDir(t), "--namespace", in.ns, "--kubeconfig", in.c.env.Kubeconfig,
+		"--set", "crds.install=false", "--set", "replicaCount=3")
+	require.NoError(t, err, out)
+	assert.Equal(t, replaced.Data, in.secret(t, "glance-hooks-certs").Data, "helm upgrade keeps the certificate")
+	assert.Equal(t, in.secret(t, "glance-hooks-token").Data, token.Data, "and the token")
+	assert.Equal(t, replaced.Data["ca.crt"], in.caBundle(t), "and the caBundle")
+}
+
+// rotations: a certificate an hour from its end is renewed with the same
+// CA; a CA near its end is replaced and caBundle follows; each time the
+// running validate container serves the new certificate and admission
+// still gets its answers. It returns the Secret as the last step left it.
+func (in *installed) rotations(t *testing.T, certs *corev1.Secret) *corev1.Secret {
 	// A certificate an hour from its end is renewed with the same CA.
 	short := credentials.Policy{Hosts: []string{"127.0.0.1"}, CAValidity: 2 * time.Hour, CertValidity: time.Hour, RenewBefore: time.Minute}
 	nearEnd, err := credentials.Apply(credentials.Decision{Action: credentials.RenewCert}, certs.Data, short, time.Now())
@@ -107,17 +127,7 @@ func TestDefaultInstallReachable(t *testing.T) {
 	in.servesCert(t, replaced.Data["tls.crt"])
 	in.admissionAnswers(t, "new-ca")
 
-	// helm upgrade keeps what the pods made (three-way merge: the chart
-	// never rendered those fields). The webhook goes back to the Service
-	// first: the loopback URL is this test's, not the chart's.
-	in.pointWebhook(t, `[{"op":"remove","path":"/webhooks/0/clientConfig/url"},`+
-		`{"op":"add","path":"/webhooks/0/clientConfig/service","value":{"name":"glance-hooks","namespace":"`+in.ns+`","port":443,"path":"/validate"}}]`)
-	out, err := runHelm(t, "upgrade", "glance-hooks", chartDir(t), "--namespace", in.ns, "--kubeconfig", in.c.env.Kubeconfig,
-		"--set", "crds.install=false", "--set", "replicaCount=3")
-	require.NoError(t, err, out)
-	assert.Equal(t, replaced.Data, in.secret(t, "glance-hooks-certs").Data, "helm upgrade keeps the certificate")
-	assert.Equal(t, in.secret(t, "glance-hooks-token").Data, token.Data, "and the token")
-	assert.Equal(t, replaced.Data["ca.crt"], in.caBundle(t), "and the caBundle")
+	return replaced
 }
 
 // install runs helm install with default values (the harness owns the
