@@ -53,6 +53,10 @@ func TestCommandLine(t *testing.T) {
 		"probe unreadable CA":  {args: []string{"probe", "--get", "https://x/readyz", "--ca-file", "/nonexistent/ca.crt"}, code: exitFailure, stderr: []string{"reading the CA"}, emptyOut: true},
 		"version bad output":   {args: []string{"version", "-o", "yaml"}, code: exitUsage, stderr: []string{"-o must be json"}, emptyOut: true},
 		"probe with nothing":   {args: []string{"probe"}, code: exitUsage, stderr: []string{"--ca-file is required", "nothing to check"}, emptyOut: true},
+		"credentials nothing":  {args: []string{"credentials", "--namespace", "x"}, code: exitUsage, stderr: []string{"nothing to keep"}, emptyOut: true},
+		"credentials no host":  {args: []string{"credentials", "--namespace", "x", "--tls-secret", "s"}, code: exitUsage, stderr: []string{"at least one host"}, emptyOut: true},
+		"credentials renew":    {args: []string{"credentials", "--namespace", "x", "--tls-secret", "s", "--host", "h", "--renew-before-days", "400"}, code: exitUsage, stderr: []string{"valid longer"}, emptyOut: true},
+		"credentials no ns":    {args: []string{"credentials", "--token-secret", "t"}, code: exitUsage, stderr: []string{"--namespace is required"}, emptyOut: true},
 		"keystone":             {args: []string{"keystone"}, code: exitUsage, stderr: []string{"Available Commands:", "register"}, emptyOut: true},
 		"keystone unknown":     {args: []string{"keystone", "bogus"}, code: exitUsage, stderr: []string{`unknown command "bogus" for "glance-hooks keystone"`, "Run 'glance-hooks keystone --help' for usage."}, emptyOut: true},
 		"keystone typo":        {args: []string{"keystone", "registr"}, code: exitUsage, stderr: []string{"Did you mean this?", "register"}, emptyOut: true},
@@ -91,7 +95,7 @@ func TestCommandLine(t *testing.T) {
 
 // Help writes every flag as --flag (or -f, --flag), never Go's -flag.
 func TestHelpWritesLongFlagsWithTwoDashes(t *testing.T) {
-	for _, cmd := range []string{"serve", "render", "probe", "version", "keystone register", "keystone deregister"} {
+	for _, cmd := range []string{"serve", "credentials", "render", "probe", "version", "keystone register", "keystone deregister"} {
 		var stdout bytes.Buffer
 		assert.Equal(t, 0, execute(context.Background(), append(strings.Fields(cmd), "--help"), nil, &stdout, &bytes.Buffer{}))
 		for _, line := range strings.Split(stdout.String(), "\n") {

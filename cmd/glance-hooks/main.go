@@ -103,7 +103,7 @@ offline and prints what the cluster would get.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.SetHelpCommand(newHelpCommand())
-	root.AddCommand(newServeCommand(), newRenderCommand(), newProbeCommand(), newKeystoneCommand(), newVersionCommand(), newCompletionCommand())
+	root.AddCommand(newServeCommand(), newCredentialsCommand(), newRenderCommand(), newProbeCommand(), newKeystoneCommand(), newVersionCommand(), newCompletionCommand())
 	return root
 }
 

@@ -23,6 +23,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/c5c3/glance-hooks/internal/credentials"
 	"github.com/c5c3/glance-hooks/internal/testbin"
 )
 
@@ -141,35 +142,57 @@ func probe(t *testing.T, client *http.Client, base string, p *corev1.Probe) int 
 	return resp.StatusCode
 }
 
-// writeSecretMounts writes, under dir, the rendered Secret behind each of the
-// container's Secret volume mounts at /etc/glance-hooks/..., the way the
-// kubelet would (runContainer maps /etc/glance-hooks/ to dir).
-func writeSecretMounts(t *testing.T, r *release, dep *appsv1.Deployment, ctr corev1.Container, dir string) {
-	t.Helper()
-	for _, m := range ctr.VolumeMounts {
-		v := volume(t, dep, m.Name)
-		if v.Secret == nil {
-			continue
-		}
-		rel, ok := strings.CutPrefix(m.MountPath, "/etc/glance-hooks/")
-		require.True(t, ok, "Secret mounts are under /etc/glance-hooks: %s", m.MountPath)
-		var secret corev1.Secret
-		r.named(t, "Secret", v.Secret.SecretName).into(t, &secret)
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, rel), 0o700))
-		for k, val := range secret.Data {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, rel, k), val, 0o600))
-		}
-	}
+// chartCredentials are what the credentials-init container of a default
+// install writes: the CA the webhook and Metacontroller trust, and the hook
+// token.
+type chartCredentials struct {
+	ca    []byte
+	token string
 }
 
-// chartClient trusts the chart-made CA and connects to name (a name the
-// callers use) at whatever address it dials.
-func chartClient(t *testing.T, r *release, name string) *http.Client {
+// writeCredentials writes, under dir, what the Deployment's credentials-init
+// container writes into the pod's volumes on a first start (runContainer
+// maps /etc/glance-hooks/ to dir): a CA and a serving certificate for its
+// --host names, and a token. A real run against the API server is
+// TestDefaultInstallReachable in install_test.go.
+func writeCredentials(t *testing.T, dep *appsv1.Deployment, dir string) chartCredentials {
 	t.Helper()
-	var secret corev1.Secret
-	r.named(t, "Secret", "glance-hooks-tls").into(t, &secret)
+	require.Len(t, dep.Spec.Template.Spec.InitContainers, 1)
+	init := dep.Spec.Template.Spec.InitContainers[0]
+	require.Equal(t, "credentials", init.Args[0])
+	p := credentials.Policy{CAValidity: 48 * time.Hour, CertValidity: 24 * time.Hour, RenewBefore: time.Hour}
+	var tlsDir, tokenFile string
+	for _, a := range init.Args {
+		a = strings.ReplaceAll(a, "/etc/glance-hooks/", dir+"/")
+		if v, ok := strings.CutPrefix(a, "--host="); ok {
+			p.Hosts = append(p.Hosts, v)
+		}
+		if v, ok := strings.CutPrefix(a, "--tls-dir="); ok {
+			tlsDir = v
+		}
+		if v, ok := strings.CutPrefix(a, "--token-file="); ok {
+			tokenFile = v
+		}
+	}
+	data, err := credentials.Apply(credentials.Decision{Action: credentials.NewCA}, nil, p, time.Now())
+	require.NoError(t, err)
+	token, err := credentials.NewToken()
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(tlsDir, 0o700))
+	for _, k := range []string{credentials.KeyCert, credentials.KeyKey, credentials.KeyCA} {
+		require.NoError(t, os.WriteFile(filepath.Join(tlsDir, k), data[k], 0o600))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(tokenFile), 0o700))
+	require.NoError(t, os.WriteFile(tokenFile, []byte(token), 0o600))
+	return chartCredentials{ca: data[credentials.KeyCA], token: token}
+}
+
+// chartClient trusts ca and connects to name (a name the callers use) at
+// whatever address it dials.
+func chartClient(t *testing.T, ca []byte, name string) *http.Client {
+	t.Helper()
 	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(secret.Data["ca.crt"]))
+	require.True(t, pool.AppendCertsFromPEM(ca))
 	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: name, MinVersion: tls.VersionTLS12},
 	}}
@@ -186,19 +209,17 @@ func TestHooksContainerServesChartRoutes(t *testing.T) {
 	r.one(t, "Deployment").into(t, &dep)
 	ctr := container(t, &dep, "hooks")
 	dir := t.TempDir()
-	writeSecretMounts(t, r, &dep, ctr, dir)
+	creds := writeCredentials(t, &dep, dir)
 	base := "https://" + runContainer(t, ctr, dir)["hooks"]
 
 	ccs := compositeControllers(t, r)
 	require.Len(t, ccs, 3)
-	var token corev1.Secret
-	r.named(t, "Secret", ccs["glance"].Spec.Hooks["sync"].Webhook.Authorization.SecretRef.Name).into(t, &token)
 	host := strings.Split(strings.TrimPrefix(ccs["glance"].hookURL("sync"), "https://"), ":")[0]
-	client := chartClient(t, r, host)
+	client := chartClient(t, creds.ca, host)
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.LivenessProbe), "liveness")
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.ReadinessProbe), "readiness")
 
-	auth := "Bearer " + string(token.Data["token"])
+	auth := "Bearer " + creds.token
 	for name, cc := range ccs {
 		for hook := range cc.Spec.Hooks {
 			path := cc.Spec.Hooks[hook].Webhook.Path
@@ -236,10 +257,10 @@ func TestValidateContainerServesChartTLS(t *testing.T) {
 	r.one(t, "Deployment").into(t, &dep)
 	ctr := container(t, &dep, "validate")
 	dir := t.TempDir()
-	writeSecretMounts(t, r, &dep, ctr, dir)
+	creds := writeCredentials(t, &dep, dir)
 	addr := runContainer(t, ctr, dir)["validate"]
 
-	client := chartClient(t, r, "glance-hooks.glance-hooks.svc")
+	client := chartClient(t, creds.ca, "glance-hooks.glance-hooks.svc")
 	base := "https://" + addr
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.LivenessProbe), "liveness over TLS")
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.ReadinessProbe), "readiness over TLS")
@@ -275,10 +296,10 @@ func TestHelmTestPodPassesAgainstTheChartContainers(t *testing.T) {
 	var svc corev1.Service
 	r.one(t, "Service").into(t, &svc)
 	dir := t.TempDir()
+	creds := writeCredentials(t, &dep, dir)
 	listening := map[string]string{} // container port name -> address
 	for _, name := range []string{"hooks", "validate"} {
 		ctr := container(t, &dep, name)
-		writeSecretMounts(t, r, &dep, ctr, dir)
 		for port, addr := range runContainer(t, ctr, dir) {
 			listening[port] = addr
 		}
@@ -298,10 +319,9 @@ func TestHelmTestPodPassesAgainstTheChartContainers(t *testing.T) {
 	v := pod.Spec.Volumes[0]
 	require.NotNil(t, v.Secret)
 	assert.Equal(t, []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}, v.Secret.Items, "the CA only, never the key")
-	var secret corev1.Secret
-	r.named(t, "Secret", v.Secret.SecretName).into(t, &secret)
+	assert.Equal(t, "glance-hooks-certs", v.Secret.SecretName, "the Secret the credentials containers fill")
 	caDir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(caDir, "ca.crt"), secret.Data["ca.crt"], 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(caDir, "ca.crt"), creds.ca, 0o600))
 
 	const host = "glance-hooks.glance-hooks.svc"
 	hostPort := regexp.MustCompile(`https://` + regexp.QuoteMeta(host) + `:(\d+)`)

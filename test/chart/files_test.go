@@ -205,7 +205,7 @@ func TestValuesDocumented(t *testing.T) {
 	readme := string(mustRead(t, "charts/glance-hooks/README.md"))
 	// Maps documented as a whole rather than key by key.
 	whole := map[string]bool{
-		"hooks.resources": true, "validate.resources": true, "podSecurityContext": true, "securityContext": true,
+		"hooks.resources": true, "validate.resources": true, "credentials.resources": true, "podSecurityContext": true, "securityContext": true,
 		"probes.liveness": true, "probes.readiness": true,
 		"networkPolicy.metacontroller.namespaceSelector": true, "networkPolicy.metacontroller.podSelector": true,
 	}

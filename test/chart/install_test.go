@@ -4,7 +4,6 @@ package chart
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -253,102 +252,6 @@ func TestMetacontrollerSchemaRefusesMistakes(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-}
-
-// A real install and upgrade with helm: the chart-made CA and the hook
-// token survive an upgrade (lookup), so the API server and Metacontroller
-// keep trusting and reaching the running pods; deleting a Secret and
-// upgrading makes a new one (the chart README's rotation recipe), and the
-// CompositeControllers' credentials revision changes with it, so
-// Metacontroller reads the new one.
-func TestHelmInstallAndUpgradeKeepCA(t *testing.T) {
-	c := apiServerForTest(t)
-	const rel, ns = "glance-hooks", "glance-hooks-install"
-	helmArgs := func(verb string, extra ...string) []string {
-		return append([]string{verb, rel, chartDir(t), "--namespace", ns, "--kubeconfig", c.env.Kubeconfig}, extra...)
-	}
-	// The harness owns the CRDs here (it applied schemas/); the chart's CRD
-	// handling has a test of its own below.
-	out, err := runHelm(t, helmArgs("install", "--create-namespace", "--set", "crds.install=false")...)
-	require.NoError(t, err, out)
-	t.Cleanup(func() {
-		// The webhook fails closed and no hook pod runs here: remove it so
-		// nothing else on this API server is refused.
-		if out, err := runHelm(t, "uninstall", rel, "--namespace", ns, "--kubeconfig", c.env.Kubeconfig); err != nil {
-			t.Errorf("helm uninstall: %v\n%s", err, out)
-		}
-	})
-
-	secretData := func(name string) map[string]any {
-		secret, err := c.get(t, "v1", "Secret", ns, name)
-		require.NoError(t, err)
-		return secret["data"].(map[string]any)
-	}
-	caBundle := func() string {
-		vwc, err := c.get(t, "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "glance-hooks")
-		require.NoError(t, err)
-		hooks := vwc["webhooks"].([]any)
-		require.Len(t, hooks, 1)
-		return str(hooks[0].(map[string]any), "clientConfig", "caBundle")
-	}
-	revisions := func() map[string]string {
-		out := map[string]string{}
-		for _, name := range []string{"controlplane-glance", "glancebackend", "glance"} {
-			cc, err := c.get(t, "metacontroller.k8s.io/v1alpha1", "CompositeController", "", name)
-			require.NoError(t, err)
-			out[name] = str(cc, "metadata", "annotations", "glance-hooks.c5c3.io/credentials-revision")
-		}
-		return out
-	}
-	first := secretData("glance-hooks-tls")
-	firstToken := secretData("glance-hooks-hook-token")
-	require.NotEmpty(t, first["ca.crt"])
-	require.NotEmpty(t, firstToken["token"])
-	assert.Equal(t, first["ca.crt"], caBundle(), "the webhook trusts the CA in the Secret")
-	for name, rev := range revisions() {
-		assert.Empty(t, rev, "%s: on first install nothing was there to read", name)
-	}
-
-	// Every object the chart renders exists now.
-	for _, o := range render(t, rel, ns, "crds.install=false").Objects {
-		if str(o, "metadata", "annotations", "helm.sh/hook") != "" {
-			continue // `helm test`'s pod exists only while helm test runs
-		}
-		_, err := c.get(t, o.apiVersion(), o.kind(), o.namespace(), o.name())
-		assert.NoError(t, err, "%s after helm install", o.id())
-	}
-
-	out, err = runHelm(t, helmArgs("upgrade", "--set", "crds.install=false", "--set", "replicaCount=3")...)
-	require.NoError(t, err, out)
-	assert.Equal(t, first, secretData("glance-hooks-tls"), "helm upgrade keeps the CA, certificate and key")
-	assert.Equal(t, firstToken, secretData("glance-hooks-hook-token"), "and the hook token")
-	assert.Equal(t, first["ca.crt"], caBundle(), "and the webhook's caBundle")
-	dep, err := c.get(t, "apps/v1", "Deployment", ns, "glance-hooks")
-	require.NoError(t, err)
-	assert.EqualValues(t, 3, get(dep, "spec", "replicas"), "the upgrade did apply")
-	settled := revisions()
-	for name, rev := range settled {
-		assert.Len(t, rev, 16, "%s: the credentials revision of what is in the cluster", name)
-		assert.Equal(t, settled["glance"], rev, "one revision for all controllers")
-	}
-	out, err = runHelm(t, helmArgs("upgrade", "--set", "crds.install=false", "--set", "replicaCount=3")...)
-	require.NoError(t, err, out)
-	assert.Equal(t, settled, revisions(), "an upgrade that changes no credential leaves the controllers alone")
-
-	ri, err := c.resource("v1", "Secret", ns)
-	require.NoError(t, err)
-	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-tls", metav1.DeleteOptions{}))
-	require.NoError(t, ri.Delete(context.Background(), "glance-hooks-hook-token", metav1.DeleteOptions{}))
-	out, err = runHelm(t, helmArgs("upgrade", "--set", "crds.install=false")...)
-	require.NoError(t, err, out)
-	rotated := secretData("glance-hooks-tls")
-	assert.NotEqual(t, first["ca.crt"], rotated["ca.crt"], "a deleted Secret is made anew")
-	assert.NotEqual(t, firstToken["token"], secretData("glance-hooks-hook-token")["token"], "a deleted token is made anew")
-	assert.Equal(t, rotated["ca.crt"], caBundle())
-	assert.NotEqual(t, settled, revisions(), "the controllers change, so Metacontroller reads the new CA and token")
-	raw, err := base64.StdEncoding.DecodeString(rotated["ca.crt"].(string))
-	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(raw), "-----BEGIN CERTIFICATE-----"))
 }
 
 // The CRDs as chart templates, on a real API server with helm: CRDs that

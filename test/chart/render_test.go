@@ -157,6 +157,7 @@ type combo struct {
 	noNetworkPolicy          bool
 	noMetrics                bool
 	existingSecret           string
+	existingToken            string
 	hooksArgs, validateArgs  []string // extra args
 	autoscaling              *autoscaling
 	serviceAccount           string
@@ -165,6 +166,28 @@ type combo struct {
 	// gatewayAPI: the glance controller manages HTTPRoutes.
 	gatewayAPI bool
 }
+
+// ownTLS: the pods make the serving certificate (no Secret of yours, no
+// cert-manager); ownToken: they make the hook token.
+func (c combo) ownTLS() bool   { return c.existingSecret == "" && !c.certManager }
+func (c combo) ownToken() bool { return c.existingToken == "" }
+
+// credentials: the credentials containers run.
+func (c combo) credentials() bool { return c.ownTLS() || c.ownToken() }
+
+// tlsSecret is the Secret with the serving certificate and ca.crt: yours,
+// cert-manager's, or the one the chart renders empty for the pods.
+func (c combo) tlsSecret() string {
+	switch {
+	case c.existingSecret != "":
+		return c.existingSecret
+	case c.certManager:
+		return c.fullname + "-tls"
+	}
+	return c.fullname + "-certs"
+}
+
+func (c combo) tokenSecret() string { return cmp.Or(c.existingToken, c.fullname+"-token") }
 
 // autoscaling is the HorizontalPodAutoscaler a combo asks for.
 type autoscaling struct{ min, max, cpu int32 }
@@ -263,6 +286,10 @@ func combos() []combo {
 			_, caFile := testCA()
 			c.set = []string{"tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile}
 			c.existingSecret = "platform-serving"
+		}),
+		with("own token and cert-manager", func(c *combo) {
+			c.set = []string{"auth.existingSecret=platform-hook-token", "tls.certManager.enabled=true"}
+			c.existingToken, c.certManager = "platform-hook-token", true
 		}),
 		with("per-container args and resources", func(c *combo) {
 			c.set = []string{"hooks.extraArgs={--max-body-bytes=16777216}", "validate.extraArgs={--api-timeout=3s}",
@@ -404,12 +431,18 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 	if c.webhook {
 		want = append(want, "validate")
 	}
+	if c.credentials() {
+		want = append(want, "credentials")
+	}
 	var names []string
 	for _, ctr := range pod.Containers {
 		names = append(names, ctr.Name)
-		checkContainer(t, ctr, c)
+		if ctr.Name != "credentials" {
+			checkContainer(t, ctr, c)
+		}
 	}
 	assert.Equal(t, want, names)
+	checkCredentialsContainers(t, &dep, c)
 
 	// Each container serves its caller's routes only, over TLS; the hooks
 	// want Metacontroller's token, and only validate holds an API token.
@@ -430,12 +463,8 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 		"tls":        "/etc/glance-hooks/tls",
 		"hook-token": "/etc/glance-hooks/hook-token",
 	}, mounts(t, hooks))
-	tls := volume(t, &dep, "tls")
-	require.NotNil(t, tls.Secret)
-	assert.Equal(t, cmp.Or(c.existingSecret, c.fullname+"-tls"), tls.Secret.SecretName)
-	hookToken := volume(t, &dep, "hook-token")
-	require.NotNil(t, hookToken.Secret)
-	assert.Equal(t, c.fullname+"-hook-token", hookToken.Secret.SecretName)
+	checkCredentialVolume(t, volume(t, &dep, "tls"), c.ownTLS(), c.tlsSecret())
+	checkCredentialVolume(t, volume(t, &dep, "hook-token"), c.ownToken(), c.tokenSecret())
 	if c.webhook {
 		v := container(t, &dep, "validate")
 		assert.Equal(t, append([]string{"serve", "--routes=validate", "--listen=:9443",
@@ -447,12 +476,71 @@ func checkDeployment(t *testing.T, r *release, c combo) *appsv1.Deployment {
 		token := volume(t, &dep, "kube-api-access")
 		require.NotNil(t, token.Projected)
 		require.NotNil(t, token.Projected.Sources[0].ServiceAccountToken)
-	} else {
+	} else if !c.credentials() {
 		for _, v := range pod.Volumes {
-			assert.Nil(t, v.Projected, "without the validate container no API token is mounted: %s", v.Name)
+			assert.Nil(t, v.Projected, "without the validate and credentials containers no API token is mounted: %s", v.Name)
 		}
 	}
 	return &dep
+}
+
+// checkCredentialVolume: what the pods make themselves is written into
+// memory by the credentials containers; anything else is its Secret.
+func checkCredentialVolume(t *testing.T, v corev1.Volume, own bool, secret string) {
+	t.Helper()
+	if own {
+		require.NotNil(t, v.EmptyDir, "%s: written by the credentials containers", v.Name)
+		assert.Equal(t, corev1.StorageMediumMemory, v.EmptyDir.Medium, "%s: never on the node's disk", v.Name)
+		return
+	}
+	require.NotNil(t, v.Secret, v.Name)
+	assert.Equal(t, secret, v.Secret.SecretName, v.Name)
+}
+
+// checkCredentialsContainers: where the pods make the certificate or the
+// token, an init container makes them before the serving containers start
+// and a container with the same args renews hourly; each writes only what
+// the pods make, and holds the API token it needs for that.
+func checkCredentialsContainers(t *testing.T, dep *appsv1.Deployment, c combo) {
+	t.Helper()
+	inits := dep.Spec.Template.Spec.InitContainers
+	if !c.credentials() {
+		assert.Empty(t, inits)
+		return
+	}
+	require.Len(t, inits, 1)
+	init, loop := inits[0], container(t, dep, "credentials")
+	assert.Equal(t, "credentials-init", init.Name)
+	assert.Equal(t, append(slices.Clone(init.Args), "--every=1h"), loop.Args, "the same work, then hourly")
+	args := strings.Join(init.Args, " ")
+	assert.True(t, strings.HasPrefix(args, "credentials --namespace="+c.namespace), args)
+	for flag, want := range map[string]bool{
+		"--tls-secret=" + c.tlsSecret():                     c.ownTLS(),
+		"--tls-dir=/etc/glance-hooks/tls":                   c.ownTLS(),
+		"--host=" + c.fullname + "." + c.namespace + ".svc": c.ownTLS(),
+		"--webhook-configuration=" + c.fullname:             c.ownTLS() && c.webhook,
+		"--token-secret=" + c.tokenSecret():                 c.ownToken(),
+		"--token-file=/etc/glance-hooks/hook-token/token":   c.ownToken(),
+	} {
+		assert.Equal(t, want, slices.Contains(init.Args, flag), "%s: %s", c.name, flag)
+	}
+	wantMounts := map[string]string{"kube-api-access": "/var/run/secrets/kubernetes.io/serviceaccount"}
+	if c.ownTLS() {
+		wantMounts["tls"] = "/etc/glance-hooks/tls"
+	}
+	if c.ownToken() {
+		wantMounts["hook-token"] = "/etc/glance-hooks/hook-token"
+	}
+	for _, ctr := range []corev1.Container{init, loop} {
+		checkHardened(t, ctr, c)
+		got := map[string]string{}
+		for _, m := range ctr.VolumeMounts {
+			got[m.Name] = m.MountPath
+			assert.Equal(t, m.Name == "kube-api-access", m.ReadOnly, "%s: %s is written only where the files go", ctr.Name, m.Name)
+		}
+		assert.Equal(t, wantMounts, got, ctr.Name)
+		assert.Empty(t, ctr.Ports, "%s serves nothing", ctr.Name)
+	}
 }
 
 // mounts maps a container's volume mounts (all read-only) to their paths.
@@ -470,6 +558,13 @@ var ptrTrue = func() *bool { b := true; return &b }()
 
 func checkContainer(t *testing.T, ctr corev1.Container, c combo) {
 	t.Helper()
+	checkHardened(t, ctr, c)
+	checkPorts(t, ctr, c)
+}
+
+// checkHardened: the release's image, no privilege, a memory limit.
+func checkHardened(t *testing.T, ctr corev1.Container, c combo) {
+	t.Helper()
 	assert.Equal(t, c.image, ctr.Image, ctr.Name)
 	sc := ctr.SecurityContext
 	require.NotNil(t, sc, ctr.Name)
@@ -483,7 +578,10 @@ func checkContainer(t *testing.T, ctr corev1.Container, c combo) {
 	assert.NotNil(t, ctr.Resources.Requests.Cpu(), ctr.Name)
 	assert.False(t, ctr.Resources.Requests.Memory().IsZero(), ctr.Name)
 	assert.False(t, ctr.Resources.Limits.Memory().IsZero(), ctr.Name)
+}
 
+func checkPorts(t *testing.T, ctr corev1.Container, c combo) {
+	t.Helper()
 	port := ctr.Ports[0]
 	assert.Equal(t, ctr.Name, port.Name, "each container's first port is named after it")
 	if c.noMetrics {
@@ -617,10 +715,20 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 			assert.Empty(t, rule.NonResourceURLs, cr.Name)
 		}
 	}
-	assert.Empty(t, r.find("Role"), "everything the hooks read is cluster-wide")
+	checkCredentialsRole(t, r, c)
 	validateRole := c.fullname + "-validate"
 	mcRole := c.fullname + "-metacontroller"
+	credsRole := c.fullname + "-credentials"
 	var want []string
+	if c.ownTLS() && c.webhook {
+		want = append(want, credsRole)
+		assert.Equal(t, []rbacv1.PolicyRule{{
+			APIGroups:     []string{"admissionregistration.k8s.io"},
+			Resources:     []string{"validatingwebhookconfigurations"},
+			ResourceNames: []string{c.fullname},
+			Verbs:         []string{"get", "update"},
+		}}, roles[credsRole].Rules, "the caBundle of this release's webhook, nothing else")
+	}
 	if c.webhook {
 		want = append(want, validateRole)
 		// Least privilege: get and list GlanceBackends, get the Glance a
@@ -672,6 +780,32 @@ func checkRBAC(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "metacontroller", Namespace: "metacontroller"}},
 			bindings[mcRole].Subjects)
 	}
+}
+
+// checkCredentialsRole: the credentials containers get and update the
+// Secrets the chart renders for them, by name; they create nothing and read
+// no other Secret.
+func checkCredentialsRole(t *testing.T, r *release, c combo) {
+	t.Helper()
+	if !c.credentials() {
+		assert.Empty(t, r.find("Role"), "everything the hooks read is cluster-wide")
+		return
+	}
+	var role rbacv1.Role
+	r.one(t, "Role").into(t, &role)
+	var names []string
+	if c.ownTLS() {
+		names = append(names, c.tlsSecret())
+	}
+	if c.ownToken() {
+		names = append(names, c.tokenSecret())
+	}
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: names,
+		Verbs: []string{"get", "update"}}}, role.Rules)
+	var binding rbacv1.RoleBinding
+	r.one(t, "RoleBinding").into(t, &binding)
+	assert.Equal(t, role.Name, binding.RoleRef.Name)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: c.serviceAccount, Namespace: c.namespace}}, binding.Subjects)
 }
 
 // Metacontroller must be able to watch every parent, write its status, and
@@ -894,70 +1028,83 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 			assert.Equal(t, fmt.Sprintf("https://%s.%s:%d%s", c.fullname, c.namespace, c.hooksPort, h.Webhook.Path),
 				cc.hookURL(hook), "%s %s: calls the chart's Service over TLS", name, hook)
 			require.NotNil(t, h.Webhook.CABundle, "%s %s", name, hook)
-			assert.Equal(t, &secretKeyRef{Name: cmp.Or(c.existingSecret, c.fullname+"-tls"), Namespace: c.namespace, Key: "ca.crt"},
+			assert.Equal(t, &secretKeyRef{Name: c.tlsSecret(), Namespace: c.namespace, Key: "ca.crt"},
 				h.Webhook.CABundle.SecretRef, "%s %s: trusts the CA of the serving certificate", name, hook)
 			require.NotNil(t, h.Webhook.Authorization, "%s %s", name, hook)
 			assert.Equal(t, "Bearer", h.Webhook.Authorization.Type)
-			assert.Equal(t, &secretKeyRef{Name: c.fullname + "-hook-token", Namespace: c.namespace, Key: "token"},
+			assert.Equal(t, &secretKeyRef{Name: c.tokenSecret(), Namespace: c.namespace, Key: "token"},
 				h.Webhook.Authorization.SecretRef, "%s %s: sends the token the hooks container reads", name, hook)
 		}
-		// helm template reads nothing from a cluster: no credentials revision.
+		// Metacontroller restarts a controller (and reads its Secrets again)
+		// only when its spec changes: an annotation would change nothing.
 		assert.NotContains(t, cc.Metadata.Annotations, "glance-hooks.c5c3.io/credentials-revision", name)
 		assert.Equal(t, want.hooks, gotHooks, "%s: hook paths", name)
 	}
 }
 
-// checkServingTLS: both containers serve the certificate in <fullname>-tls,
-// made by the chart (its CA inside) or by cert-manager; the hooks container
-// reads the token Metacontroller sends from <fullname>-hook-token.
+// checkServingTLS: both containers serve the certificate of the TLS
+// Secret: the one the chart renders empty for the pods to fill, yours, or
+// cert-manager's. A token the pods make goes into a Secret the chart renders
+// empty too: no key material in the manifests.
 func checkServingTLS(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
-	tlsSecret := volume(t, dep, "tls").Secret.SecretName
-	var token corev1.Secret
-	r.named(t, "Secret", c.fullname+"-hook-token").into(t, &token)
-	assert.Len(t, token.Data["token"], 43, "about 256 random bits")
-	assert.Regexp(t, `^[A-Za-z0-9]+$`, string(token.Data["token"]))
-	assert.Equal(t, r.Namespace, token.Namespace)
+	var wantSecrets []string
+	if c.ownToken() {
+		wantSecrets = append(wantSecrets, c.tokenSecret())
+	}
+	if c.ownTLS() {
+		wantSecrets = append(wantSecrets, c.tlsSecret())
+	}
+	var gotSecrets []string
+	for _, o := range r.find("Secret") {
+		var secret corev1.Secret
+		o.into(t, &secret)
+		gotSecrets = append(gotSecrets, secret.Name)
+		assert.Empty(t, secret.Data, "%s: rendered empty, filled in the cluster", secret.Name)
+		assert.Equal(t, corev1.SecretTypeOpaque, secret.Type, secret.Name)
+		assert.Equal(t, r.Namespace, secret.Namespace)
+	}
+	assert.ElementsMatch(t, wantSecrets, gotSecrets)
 
 	// Metacontroller calls https://<name>.<namespace>:<port>, the API server
 	// <name>.<namespace>.svc.
 	names := []string{c.fullname + "." + c.namespace, c.fullname + "." + c.namespace + ".svc",
 		c.fullname + "." + c.namespace + ".svc." + c.clusterDomain}
-	if c.existingSecret != "" {
-		assert.Len(t, r.find("Secret"), 1, "the Secret is yours; the chart renders only the token")
+	switch {
+	case c.existingSecret != "":
 		assert.Empty(t, r.find("Certificate"))
-		return
-	}
-	if c.certManager {
-		assert.Len(t, r.find("Secret"), 1, "cert-manager writes the TLS Secret; the chart only the token")
-		cert := r.named(t, "Certificate", c.fullname)
-		assert.Equal(t, tlsSecret, str(cert, "spec", "secretName"), "the pods mount the Secret cert-manager writes")
+	case c.certManager:
+		checkCertManager(t, r, c, dep, names)
+	default:
+		assert.Empty(t, r.find("Certificate"))
+		init := dep.Spec.Template.Spec.InitContainers[0]
 		for _, n := range names {
-			assert.Contains(t, get(cert, "spec", "dnsNames"), n)
+			assert.Contains(t, init.Args, "--host="+n, "the certificate the pods make names %s", n)
 		}
-		if str(cert, "spec", "issuerRef", "name") == c.fullname+"-ca" {
-			// The chart's own CA: a self-signed Issuer issues a CA certificate,
-			// whose Issuer issues the serving certificate, so ca.crt stays the
-			// same across the serving certificate's renewals.
-			ca := r.named(t, "Certificate", c.fullname+"-ca")
-			assert.Equal(t, true, get(ca, "spec", "isCA"))
-			assert.Equal(t, c.fullname+"-selfsigned", str(ca, "spec", "issuerRef", "name"))
-			caIssuer := r.named(t, "Issuer", c.fullname+"-ca")
-			assert.Equal(t, str(ca, "spec", "secretName"), str(caIssuer, "spec", "ca", "secretName"))
-			assert.NotNil(t, get(r.named(t, "Issuer", c.fullname+"-selfsigned"), "spec", "selfSigned"))
-			assert.Len(t, r.find("Issuer"), 2)
-		} else {
-			assert.Empty(t, r.find("Issuer"), "an own issuer is used as is")
-			assert.Len(t, r.find("Certificate"), 1)
-		}
+	}
+}
+
+func checkCertManager(t *testing.T, r *release, c combo, dep *appsv1.Deployment, names []string) {
+	t.Helper()
+	cert := r.named(t, "Certificate", c.fullname)
+	assert.Equal(t, volume(t, dep, "tls").Secret.SecretName, str(cert, "spec", "secretName"), "the pods mount the Secret cert-manager writes")
+	for _, n := range names {
+		assert.Contains(t, get(cert, "spec", "dnsNames"), n)
+	}
+	if str(cert, "spec", "issuerRef", "name") != c.fullname+"-ca" {
+		assert.Empty(t, r.find("Issuer"), "an own issuer is used as is")
+		assert.Len(t, r.find("Certificate"), 1)
 		return
 	}
-	assert.Empty(t, r.find("Certificate"))
-	var secret corev1.Secret
-	r.named(t, "Secret", tlsSecret).into(t, &secret)
-	assert.Equal(t, corev1.SecretTypeTLS, secret.Type)
-	for _, n := range names {
-		verifyServingCert(t, secret.Data["ca.crt"], secret.Data["tls.crt"], n)
-	}
+	// The chart's own CA: a self-signed Issuer issues a CA certificate,
+	// whose Issuer issues the serving certificate, so ca.crt stays the
+	// same across the serving certificate's renewals.
+	ca := r.named(t, "Certificate", c.fullname+"-ca")
+	assert.Equal(t, true, get(ca, "spec", "isCA"))
+	assert.Equal(t, c.fullname+"-selfsigned", str(ca, "spec", "issuerRef", "name"))
+	caIssuer := r.named(t, "Issuer", c.fullname+"-ca")
+	assert.Equal(t, str(ca, "spec", "secretName"), str(caIssuer, "spec", "ca", "secretName"))
+	assert.NotNil(t, get(r.named(t, "Issuer", c.fullname+"-selfsigned"), "spec", "selfSigned"))
+	assert.Len(t, r.find("Issuer"), 2)
 }
 
 func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
@@ -1018,9 +1165,7 @@ func checkWebhook(t *testing.T, r *release, c combo, dep *appsv1.Deployment) {
 		assert.Equal(t, ca, string(wh.ClientConfig.CABundle), "the webhook trusts tls.caBundle")
 		return
 	}
-	var secret corev1.Secret
-	r.named(t, "Secret", volume(t, dep, "tls").Secret.SecretName).into(t, &secret)
-	assert.Equal(t, secret.Data["ca.crt"], wh.ClientConfig.CABundle, "the webhook trusts the CA in the Secret")
+	assert.Empty(t, wh.ClientConfig.CABundle, "the credentials containers set it to the CA they make")
 }
 
 // checkNetworkPolicy: only Metacontroller reaches the hooks port, only the
@@ -1121,18 +1266,17 @@ func verifyServingCert(t *testing.T, caPEM, certPEM []byte, dnsName string) {
 	assert.NoError(t, err, "serving certificate for %s", dnsName)
 }
 
-// helm template is deterministic wherever the chart makes no key material:
-// with a hook token of your own (auth.existingSecret) and a certificate of
-// your own or cert-manager's, two runs print the same bytes, so a GitOps
-// sync never rotates the token behind Metacontroller's back. A token or CA
-// the chart makes cannot be: Helm's generator takes no seed, and only a
-// cluster lookup keeps them.
-func TestHelmTemplateIsDeterministicWithoutChartMadeKeys(t *testing.T) {
+// helm template prints the same bytes on every run, with default values
+// too: the pods make the CA, the serving certificate and the hook token in
+// the cluster, so a GitOps sync never rotates them behind Metacontroller's
+// back, and no key material is in the manifests.
+func TestHelmTemplateIsDeterministic(t *testing.T) {
 	_, caFile := testCA()
-	ownToken := "auth.existingSecret=platform-hook-token"
 	for name, set := range map[string][]string{
-		"own Secret":   {ownToken, "tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile},
-		"cert-manager": {ownToken, "tls.certManager.enabled=true"},
+		"defaults":     nil,
+		"own Secret":   {"tls.existingSecret=platform-serving", "--set-file=tls.caBundle=" + caFile},
+		"cert-manager": {"tls.certManager.enabled=true"},
+		"own token":    {"auth.existingSecret=platform-hook-token", "tls.certManager.enabled=true"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			first, err := renderRaw(t, "glance-hooks", "glance-hooks", set...)
@@ -1141,35 +1285,21 @@ func TestHelmTemplateIsDeterministicWithoutChartMadeKeys(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, first, second, "two helm template runs give the same bytes")
 			assert.NotContains(t, first, "PRIVATE KEY", "no key material in the manifests")
-
-			// The token is the Secret named, everywhere it is read.
-			r := render(t, "glance-hooks", "glance-hooks", set...)
-			for _, o := range r.Objects {
-				assert.NotEqual(t, "glance-hooks-hook-token", o.name(), "the chart makes no token of its own")
-			}
-			var dep appsv1.Deployment
-			r.one(t, "Deployment").into(t, &dep)
-			assert.Equal(t, "platform-hook-token", volume(t, &dep, "hook-token").Secret.SecretName)
-			for _, o := range r.find("CompositeController") {
-				ref := get(o, "spec", "hooks", "sync", "webhook", "authorization", "secretRef").(map[string]any)
-				assert.Equal(t, "platform-hook-token", ref["name"], o.id())
-			}
-
-			// Without it, each run makes another token: what a GitOps sync
-			// would apply every time.
-			set = set[1:]
-			first, err = renderRaw(t, "glance-hooks", "glance-hooks", set...)
-			require.NoError(t, err)
-			second, err = renderRaw(t, "glance-hooks", "glance-hooks", set...)
-			require.NoError(t, err)
-			assert.NotEqual(t, first, second, "a chart-made token is new on every helm template")
+			assert.NotContains(t, first, "BEGIN CERTIFICATE", "no certificate but the one given")
 		})
 	}
-	first, err := renderRaw(t, "glance-hooks", "glance-hooks", ownToken)
-	require.NoError(t, err)
-	second, err := renderRaw(t, "glance-hooks", "glance-hooks", ownToken)
-	require.NoError(t, err)
-	assert.NotEqual(t, first, second, "the chart-made CA is new on every helm template: the README says to use one of the above")
+	// The token of your own is the Secret named, everywhere it is read.
+	r := render(t, "glance-hooks", "glance-hooks", "auth.existingSecret=platform-hook-token")
+	for _, o := range r.Objects {
+		assert.NotEqual(t, "glance-hooks-token", o.name(), "the chart makes no token Secret of its own")
+	}
+	var dep appsv1.Deployment
+	r.one(t, "Deployment").into(t, &dep)
+	assert.Equal(t, "platform-hook-token", volume(t, &dep, "hook-token").Secret.SecretName)
+	for _, o := range r.find("CompositeController") {
+		ref := get(o, "spec", "hooks", "sync", "webhook", "authorization", "secretRef").(map[string]any)
+		assert.Equal(t, "platform-hook-token", ref["name"], o.id())
+	}
 }
 
 // The ServiceMonitor scrapes both metrics ports of the Service over TLS,
@@ -1190,7 +1320,7 @@ func TestServiceMonitor(t *testing.T) {
 		ports = append(ports, str(ep, "port"))
 		assert.Equal(t, "https", str(ep, "scheme"))
 		assert.Equal(t, "/metrics", str(ep, "path"))
-		assert.Equal(t, "glance-hooks-tls", str(ep, "tlsConfig", "ca", "secret", "name"))
+		assert.Equal(t, "glance-hooks-certs", str(ep, "tlsConfig", "ca", "secret", "name"))
 		assert.Equal(t, "ca.crt", str(ep, "tlsConfig", "ca", "secret", "key"))
 		assert.Equal(t, "glance-hooks.glance-hooks.svc", str(ep, "tlsConfig", "serverName"))
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
@@ -154,12 +153,10 @@ func TestReplicasAnswerAlike(t *testing.T) {
 	require.GreaterOrEqual(t, *dep.Spec.Replicas, int32(2), "the chart runs several replicas by default")
 	ctr := container(t, &dep, "hooks")
 	dir := t.TempDir()
-	writeSecretMounts(t, r, &dep, ctr, dir)
+	creds := writeCredentials(t, &dep, dir)
 	ccs := compositeControllers(t, r)
-	var token corev1.Secret
-	r.named(t, "Secret", ccs["glance"].Spec.Hooks["sync"].Webhook.Authorization.SecretRef.Name).into(t, &token)
 	host := strings.Split(strings.TrimPrefix(ccs["glance"].hookURL("sync"), "https://"), ":")[0]
-	rep := &replicas{t: t, client: chartClient(t, r, host), auth: "Bearer " + string(token.Data["token"]),
+	rep := &replicas{t: t, client: chartClient(t, creds.ca, host), auth: "Bearer " + creds.token,
 		events: map[string]json.RawMessage{}}
 	for range 2 {
 		rep.bases = append(rep.bases, "https://"+runContainer(t, ctr, dir)["hooks"])

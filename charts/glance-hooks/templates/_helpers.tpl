@@ -86,12 +86,31 @@ below it (see serve's GOMEMLIMIT handling). Argument: the container's name.
 {{- end }}
 
 {{/*
+"true" when the service makes its own serving certificate (neither
+tls.existingSecret nor cert-manager), and when it makes its own hook token
+(no auth.existingSecret); empty otherwise.
+*/}}
+{{- define "glance-hooks.ownTLS" -}}
+{{- if not (or .Values.tls.existingSecret .Values.tls.certManager.enabled) }}true{{ end }}
+{{- end }}
+{{- define "glance-hooks.ownToken" -}}
+{{- if not .Values.auth.existingSecret }}true{{ end }}
+{{- end }}
+
+{{/*
 Name of the Secret holding the serving certificate of both containers: the
-one given (tls.existingSecret), or <fullname>-tls, which the chart or
-cert-manager writes.
+one given (tls.existingSecret), <fullname>-tls that cert-manager writes, or
+<fullname>-certs that the chart renders empty and the credentials
+containers fill.
 */}}
 {{- define "glance-hooks.tlsSecretName" -}}
-{{- default (printf "%s-tls" (include "glance-hooks.fullname" .)) .Values.tls.existingSecret }}
+{{- if .Values.tls.existingSecret }}
+{{- .Values.tls.existingSecret }}
+{{- else if .Values.tls.certManager.enabled }}
+{{- printf "%s-tls" (include "glance-hooks.fullname" .) }}
+{{- else }}
+{{- printf "%s-certs" (include "glance-hooks.fullname" .) }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -107,76 +126,44 @@ and the shutdown timing. Arguments: the root context, the metrics port.
 - --shutdown-grace={{ $root.Values.shutdown.graceSeconds }}s
 {{- end }}
 
-{{/* DNS names the API server may use to reach the Service. */}}
+{{/* DNS names the API server may use to reach the Service; the first, the
+API server's form, is the certificate's common name. */}}
 {{- define "glance-hooks.serviceDNSNames" -}}
 {{- $svc := include "glance-hooks.fullname" . }}
 {{- $ns := .Release.Namespace }}
-{{- list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) | toJson }}
-{{- end }}
-
-{{/*
-The webhook's CA and serving certificate when the chart makes them (no
-cert-manager): reused from the existing Secret when there is one (lookup), so
-upgrades keep the CA the ValidatingWebhookConfiguration trusts; generated
-otherwise. Returns JSON {"ca.crt", "tls.crt", "tls.key"} (PEM). Include it
-once per render: every call without an existing Secret makes a new CA.
-*/}}
-{{- define "glance-hooks.selfSignedTLS" -}}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.tlsSecretName" .) }}
-{{- $data := dict }}
-{{- if and $existing $existing.data (index $existing.data "ca.crt") (index $existing.data "tls.crt") (index $existing.data "tls.key") }}
-{{- $_ := set $data "ca.crt" (index $existing.data "ca.crt" | b64dec) }}
-{{- $_ := set $data "tls.crt" (index $existing.data "tls.crt" | b64dec) }}
-{{- $_ := set $data "tls.key" (index $existing.data "tls.key" | b64dec) }}
-{{- else }}
-{{- $days := int .Values.tls.selfSigned.validityDays }}
-{{- $ca := genCA (printf "%s-webhook-ca" (include "glance-hooks.fullname" .)) $days }}
-{{- $names := include "glance-hooks.serviceDNSNames" . | fromJsonArray }}
-{{- $cert := genSignedCert (index $names 2) nil $names $days $ca }}
-{{- $_ := set $data "ca.crt" $ca.Cert }}
-{{- $_ := set $data "tls.crt" $cert.Cert }}
-{{- $_ := set $data "tls.key" $cert.Key }}
-{{- end }}
-{{- toJson $data }}
+{{- list (printf "%s.%s.svc" $svc $ns) $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) | toJson }}
 {{- end }}
 
 {{/* Name of the Secret holding the token Metacontroller sends to the hooks:
-yours (auth.existingSecret) or the chart's. */}}
+yours (auth.existingSecret), or <fullname>-token that the chart renders
+empty and the credentials containers fill. */}}
 {{- define "glance-hooks.hookTokenSecretName" -}}
-{{- .Values.auth.existingSecret | default (printf "%s-hook-token" (include "glance-hooks.fullname" .)) }}
+{{- .Values.auth.existingSecret | default (printf "%s-token" (include "glance-hooks.fullname" .)) }}
 {{- end }}
 
 {{/*
-The token Metacontroller sends to the hooks as a Bearer token: reused from
-the existing Secret (lookup) so upgrades keep it, generated otherwise (43
-random alphanumerics, about 256 bits).
+The credentials command's flags (see `glance-hooks credentials --help`):
+what the chart leaves to the service to make, and where the files go.
 */}}
-{{- define "glance-hooks.hookToken" -}}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.hookTokenSecretName" .) }}
-{{- if and $existing $existing.data (index $existing.data "token") }}
-{{- index $existing.data "token" | b64dec }}
-{{- else }}
-{{- randAlphaNum 43 }}
+{{- define "glance-hooks.credentialsArgs" -}}
+- credentials
+- --namespace={{ .Release.Namespace }}
+{{- if include "glance-hooks.ownTLS" . }}
+- --tls-secret={{ include "glance-hooks.tlsSecretName" . }}
+- --tls-dir=/etc/glance-hooks/tls
+{{- range include "glance-hooks.serviceDNSNames" . | fromJsonArray }}
+- --host={{ . }}
+{{- end }}
+- --ca-validity-days={{ .Values.tls.selfSigned.validityDays }}
+- --cert-validity-days={{ .Values.tls.selfSigned.certValidityDays }}
+- --renew-before-days={{ .Values.tls.selfSigned.renewBeforeDays }}
+{{- if .Values.webhook.enabled }}
+- --webhook-configuration={{ include "glance-hooks.fullname" . }}
 {{- end }}
 {{- end }}
-
-{{/*
-Metacontroller reads a hook's caBundle and authorization Secrets only when it
-creates or updates the CompositeController. This revision changes whenever
-the CA or the token in the cluster changes (read with lookup; empty on first
-install and in `helm template`), so an upgrade after a rotation updates the
-controllers and Metacontroller reads the new ones. It is a hash: neither
-value appears.
-*/}}
-{{- define "glance-hooks.credentialsRevision" -}}
-{{- $tls := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.tlsSecretName" .) }}
-{{- $tok := lookup "v1" "Secret" .Release.Namespace (include "glance-hooks.hookTokenSecretName" .) }}
-{{- $ca := "" }}
-{{- if and $tls $tls.data }}{{ $ca = index $tls.data "ca.crt" | default "" }}{{ end }}
-{{- $token := "" }}
-{{- if and $tok $tok.data }}{{ $token = index $tok.data "token" | default "" }}{{ end }}
-{{- if or $ca $token }}
-{{- printf "%s\n%s" $ca $token | sha256sum | trunc 16 }}
+{{- if include "glance-hooks.ownToken" . }}
+- --token-secret={{ include "glance-hooks.hookTokenSecretName" . }}
+- --token-file=/etc/glance-hooks/hook-token/token
 {{- end }}
 {{- end }}
 
@@ -228,12 +215,6 @@ webhook:
 {{- define "glance-hooks.compositeControllerMetadata" -}}
 labels:
   {{- include "glance-hooks.metacontrollerLabels" . | nindent 2 }}
-{{- if not .Values.metacontroller.hookBaseURL }}
-{{- with include "glance-hooks.credentialsRevision" . }}
-annotations:
-  glance-hooks.c5c3.io/credentials-revision: {{ . | quote }}
-{{- end }}
-{{- end }}
 {{- end }}
 
 {{/*
@@ -326,4 +307,28 @@ gateway.networking.k8s.io/v1 HTTPRoute; empty otherwise.
 {{- if or (eq $v "true") (and (eq $v "auto") (.Capabilities.APIVersions.Has "gateway.networking.k8s.io/v1/HTTPRoute")) -}}
 true
 {{- end -}}
+{{- end }}
+
+{{/*
+What the two credentials containers share besides their args: the API token
+(they read and update the named Secrets and the webhook configuration) and
+the volumes they write the files into.
+*/}}
+{{- define "glance-hooks.credentialsContainer" -}}
+resources:
+  {{- toYaml .Values.credentials.resources | nindent 2 }}
+securityContext:
+  {{- toYaml .Values.securityContext | nindent 2 }}
+volumeMounts:
+  {{- if include "glance-hooks.ownTLS" . }}
+  - name: tls
+    mountPath: /etc/glance-hooks/tls
+  {{- end }}
+  {{- if include "glance-hooks.ownToken" . }}
+  - name: hook-token
+    mountPath: /etc/glance-hooks/hook-token
+  {{- end }}
+  - name: kube-api-access
+    mountPath: /var/run/secrets/kubernetes.io/serviceaccount
+    readOnly: true
 {{- end }}
