@@ -29,6 +29,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
 			t.Parallel()
 			st := importAcrossPods(t, svc, release)
+			t.Run("rolled under a load of uploads and downloads", func(t *testing.T) { rollUnderLoad(t, st) })
 			t.Run("serving pods stopped beside CPU hogs", func(t *testing.T) { stopsUnderLoad(t, st) })
 		})
 	}
@@ -61,7 +62,7 @@ func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) *
 	// container still has its own /var/lib/glance, so staging and imports
 	// work as in a cluster.
 	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release,
-		Pods: podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}}})
+		Pods: podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}, MaxPreStopSleep: time.Minute}})
 	st.Reconcile(t)
 	pods := st.Pods()
 	require.Len(t, pods, 2, "two glance-api pods run")

@@ -82,6 +82,8 @@ type Stack struct {
 	pods   []*Pod
 	jobs   []JobRun
 	events []Event
+	// proxy is the stand-in Service, when one runs (StartServiceProxy).
+	proxy *ServiceProxy
 }
 
 // New makes a stack's database and user, its S3 server with the buckets,
