@@ -125,7 +125,11 @@ func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glan
 	rest := make(chan struct{})
 	answer := make(chan string, 1)
 	go func() { answer <- upload(c, id, data, head, pace, rest) }()
-	verify.WaitImage(t, id, "saving", 3*time.Minute)
+	// Read through the other pod; a failure shows the log of the pod
+	// the upload went to.
+	watch := *verify
+	watch.Logs = func() string { return p.Logs(p.Container) }
+	watch.WaitImage(t, id, "saving", 3*time.Minute)
 	stopped := make(chan time.Duration, 1)
 	go func() { stopped <- p.Stop(t) }()
 	close(rest)
