@@ -16,7 +16,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps helm crd-schemas chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
+	datapath-deps services-deps stops helm crd-schemas chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
 
 all: build
 
@@ -77,6 +77,16 @@ kube-bins:
 INTEGRATION_PKGS = $(sort $(dir $(filter-out ./test/kube/%,$(shell grep -rl --include='*_test.go' --exclude-dir=.git '^//go:build integration' .))))
 integration: kube-bins helm
 	HELM=$(HELM) KUBETEST_REQUIRE=1 $(GO) test -count=1 -tags integration -timeout 20m $(INTEGRATION_PKGS)
+
+# The stop proof of docs/stopping.md: a serving glance-api pod of each
+# launch mode stopped as the kubelet stops it, STOP_REPEATS times in a row
+# beside two CPU hogs, each time with an upload in flight; every stop must
+# end within the rendered grace period with the upload active and intact.
+# Not part of test: at 50 it takes about half an hour.
+STOP_REPEATS ?= 50
+stops: datapath-deps services-deps
+	REQUIRE_SERVICES=1 GLANCE_STOP_REPEATS=$(STOP_REPEATS) $(GO) test -count=1 -v -timeout 3h ./test/datapath/ \
+	  -run 'TestGlanceServes/day_two/staged_on_one_pod_and_imported_through_another/serving_pods_stopped_beside_CPU_hogs'
 
 # The pod-runner tests twice at once, as two `make test` runs on one
 # machine would run them: both must pass and leave /etc/glance and

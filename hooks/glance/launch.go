@@ -63,12 +63,22 @@ const (
 
 // launchConf is what the launch mode sets in [DEFAULT]: the port, and the
 // eventlet server's worker processes (uWSGI has its own processes; from
-// 2026.2 Glance has no workers option). bind_host comes from
-// OS_DEFAULT__BIND_HOST (the pod's IP).
+// 2026.2 Glance has no workers option) and http_keepalive. bind_host comes
+// from OS_DEFAULT__BIND_HOST (the pod's IP).
+//
+// The eventlet server keeps a client's connection open between requests
+// by default, and a Service sends every request of an open connection to
+// the pod it first chose: a pod taken out of its Service goes on getting
+// requests over the connections it holds until SIGTERM, which ends its
+// workers with whatever request is in flight. With http_keepalive off
+// every answer closes its connection ("Connection: close"), so the next
+// request goes through the Service to a pod that serves, as the uWSGI
+// mode's http-socket does by default.
 func launchConf(in confInput) (confPart, error) {
 	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
 	if in.mode == Eventlet {
-		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.spec.APIServer.Workers)})
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.spec.APIServer.Workers)},
+			storeconf.Option{Key: "http_keepalive", Value: "false"})
 	}
 	return confPart{defaults: defaults}, nil
 }

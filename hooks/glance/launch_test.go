@@ -73,6 +73,7 @@ func TestConfigData(t *testing.T) {
 	type want struct {
 		files        []string
 		workers      string // [DEFAULT] workers, "" when absent
+		keepAlive    string // [DEFAULT] http_keepalive, "" when absent
 		uwsgiSizing  []string
 		uwsgiListens string
 	}
@@ -81,9 +82,9 @@ func TestConfigData(t *testing.T) {
 		mode   LaunchMode
 		want   want
 	}{
-		"eventlet": {"the eventlet server takes its workers from glance-api.conf and needs no uWSGI ini",
-			Eventlet, want{files: []string{names.ConfigFile, PasteFile}, workers: "3"}},
-		"uwsgi": {"uWSGI sizes itself from its ini; glance-api.conf has no workers (2026.2 dropped the option)",
+		"eventlet": {"the eventlet server takes its workers from glance-api.conf and needs no uWSGI ini; it closes each connection after its answer, so a pod out of its Service gets no more requests",
+			Eventlet, want{files: []string{names.ConfigFile, PasteFile}, workers: "3", keepAlive: "false"}},
+		"uwsgi": {"uWSGI sizes itself from its ini and its http-socket closes connections; glance-api.conf has no workers (2026.2 dropped the option)",
 			UWSGI, want{files: []string{names.ConfigFile, PasteFile, UWSGIFile}, uwsgiSizing: []string{"3", "8"}, uwsgiListens: "$(POD_IP):9292"}},
 	}
 	for name, tc := range cases {
@@ -98,6 +99,7 @@ func TestConfigData(t *testing.T) {
 			f, err := ini.Load([]byte(data[names.ConfigFile]))
 			require.NoError(t, err)
 			got.workers = f.Section("DEFAULT").Key("workers").String()
+			got.keepAlive = f.Section("DEFAULT").Key("http_keepalive").String()
 			if u, ok := data[UWSGIFile]; ok {
 				uf, err := ini.Load([]byte(u))
 				require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
 	"github.com/c5c3/glance-hooks/test/podrun"
@@ -29,6 +30,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Run("staged on one pod and imported through another "+release, func(t *testing.T) {
 			t.Parallel()
 			st := importAcrossPods(t, svc, release)
+			t.Run("rolled under a load of uploads and downloads", func(t *testing.T) { rollUnderLoad(t, st) })
 			t.Run("serving pods stopped beside CPU hogs", func(t *testing.T) { stopsUnderLoad(t, st) })
 		})
 	}
@@ -56,13 +58,34 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 // worker_self_reference_url on the image and hands the import to A, where
 // the data is; without it B would look in its own empty staging area. It
 // returns the stack, both pods serving.
+// eventletPreStopSeconds is the preStop sleep the eventlet stacks set: the
+// eventlet server finishes a request only within that sleep (its workers
+// end at once on SIGTERM), so, as docs/stopping.md tells its users, the
+// sleep is longer than the longest upload the roll's load makes on a busy
+// machine (3 MiB, seconds at most). The uWSGI mode keeps the rendered
+// default: it finishes its requests after SIGTERM.
+const eventletPreStopSeconds = 15
+
+// preStopFor is the preStop sleep a release's stack sets, nil for the
+// rendered default.
+func preStopFor(t *testing.T, r string) *int64 {
+	parsed, err := release.Parse(r)
+	require.NoError(t, err)
+	if glance.LaunchModeOf(parsed) != glance.Eventlet {
+		return nil
+	}
+	n := int64(eventletPreStopSeconds)
+	return &n
+}
+
 func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) *glancestack.Stack {
 	// Directories something else on the machine made where the pods mount
 	// their volumes, root's alone (in each pod's namespace only): each
 	// container still has its own /var/lib/glance, so staging and imports
 	// work as in a cluster.
 	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release,
-		Pods: podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}}})
+		PreStopSleepSeconds: preStopFor(t, release),
+		Pods:                podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}, MaxPreStopSleep: time.Minute}})
 	st.Reconcile(t)
 	pods := st.Pods()
 	require.Len(t, pods, 2, "two glance-api pods run")

@@ -93,6 +93,12 @@ type Image struct {
 	Stores string `json:"stores"`
 	Size   *int64 `json:"size"`
 	Owner  string `json:"owner"`
+	// Checksum is the MD5 of the image's data, OSHashValue its
+	// OSHashAlgo (sha512 by default) hash, both hex, as glance computed
+	// them while it stored the data.
+	Checksum    string `json:"checksum"`
+	OSHashAlgo  string `json:"os_hash_algo"`
+	OSHashValue string `json:"os_hash_value"`
 	// FailedImport lists the stores an import failed to write to.
 	FailedImport string `json:"os_glance_failed_import"`
 }

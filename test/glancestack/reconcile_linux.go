@@ -299,15 +299,23 @@ func (s *Stack) startPod(t testing.TB, deployment chain.Object) {
 	p.Ready = p.WaitReady(t)
 	s.mu.Lock()
 	s.pods = append(s.pods, p)
+	if s.proxy != nil {
+		s.proxy.Join(endpointOf(p))
+	}
 	s.mu.Unlock()
 	s.record(Event{Kind: PodReady, Name: p.Pod.Name, Image: p.Image, Mode: p.Mode, Took: p.Ready, Phase: s.phase()})
 }
 
 // stopPod stops a pod as the kubelet does when the Deployment scales it
-// away: SIGTERM, SIGKILL after the grace period. It returns the
-// PodStopped event.
+// away: out of the Service's endpoints, its preStop sleep, SIGTERM,
+// SIGKILL after the grace period. It returns the PodStopped event.
 func (s *Stack) stopPod(t testing.TB, p *Pod) Event {
 	t.Helper()
+	s.mu.Lock()
+	if s.proxy != nil {
+		s.proxy.Leave(endpointOf(p))
+	}
+	s.mu.Unlock()
 	took := p.Stop(t)
 	code, _ := p.ExitCode(p.Container)
 	s.mu.Lock()

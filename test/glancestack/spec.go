@@ -70,6 +70,7 @@ type spec struct {
 	release          string
 	imageTag         string
 	replicas         int32
+	preStop          *int64
 	dbHost           string
 	dbPort           int32
 	database         string
@@ -111,6 +112,9 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 		cp := api.ControlPlane{Spec: api.ControlPlaneSpec{OpenStackRelease: s.release, Services: api.Services{Glance: &api.GlanceService{
 			Image: image, Replicas: &replicas, Database: db, Cache: cache, KeystoneEndpoint: s.keystoneEndpoint,
 			ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}}}
+		if s.preStop != nil {
+			cp.Spec.Services.Glance.Deployment = &api.DeploymentSpec{PreStopSleepSeconds: s.preStop}
+		}
 		cp.APIVersion, cp.Kind = api.ControlPlaneAPIVersion, api.KindControlPlane
 		cp.Name, cp.Namespace = ControlPlaneName, Namespace
 		for _, b := range s.backends {
@@ -123,6 +127,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 	}
 	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Deployment: &api.DeploymentSpec{Replicas: &replicas}, Database: db,
 		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}
+	g.Spec.Deployment.PreStopSleepSeconds = s.preStop
 	if s.customize != nil {
 		s.customize(&g.Spec)
 	}

@@ -30,6 +30,9 @@ type Options struct {
 	Standalone bool
 	// Replicas of glance-api (default 1).
 	Replicas int32
+	// PreStopSleepSeconds is spec.deployment.preStopSleepSeconds of the
+	// Glance or the ControlPlane's copy (nil: the rendered default).
+	PreStopSleepSeconds *int64
 	// Database and DBUser are the stack's database and its user on the
 	// shared MariaDB (default glance and glance, as the guide's devstack
 	// has them); stacks of one Services need names of their own. DBUser
@@ -86,6 +89,8 @@ type Stack struct {
 	pods   []*Pod
 	jobs   []JobRun
 	events []Event
+	// proxy is the stand-in Service, when one runs (StartServiceProxy).
+	proxy *ServiceProxy
 }
 
 // New makes a stack's database and user, its S3 server with the buckets,
@@ -152,7 +157,7 @@ func New(t testing.TB, svc *Services, o Options) *Stack {
 	s.World.JobResult = chain.JobsRunUntilFinished
 	s.podOpts.Redact = append(s.podOpts.Redact, o.DBPassword, s.ServiceUser.Password, o.S3.SecretKey)
 	s.spec = spec{
-		release: o.Release, imageTag: o.ImageTag, replicas: o.Replicas,
+		release: o.Release, imageTag: o.ImageTag, replicas: o.Replicas, preStop: o.PreStopSleepSeconds,
 		dbHost: svc.DB.Host, dbPort: port(svc.DB.Port), database: o.Database,
 		cache: svc.Memcached.Addr(), keystoneEndpoint: svc.Keystone.URL, serviceUser: o.ServiceUser,
 		s3Endpoint: s.S3.Endpoint, backends: o.Backends, customize: o.Customize,
