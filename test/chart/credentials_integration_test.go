@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -314,4 +315,22 @@ func containerOf(t *testing.T, pod corev1.PodSpec, name string) corev1.Container
 	}
 	require.Failf(t, "no container", "no container %q", name)
 	return corev1.Container{}
+}
+
+// verifyServingCert checks that certPEM chains to caPEM and is valid for a
+// TLS server at dnsName, as the API server checks it.
+func verifyServingCert(t *testing.T, caPEM, certPEM []byte, dnsName string) {
+	t.Helper()
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(caPEM), "caBundle is PEM")
+	block, _ := pem.Decode(certPEM)
+	require.NotNil(t, block, "tls.crt is PEM")
+	cert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	_, err = cert.Verify(x509.VerifyOptions{
+		DNSName:   dnsName,
+		Roots:     pool,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+	assert.NoError(t, err, "serving certificate for %s", dnsName)
 }

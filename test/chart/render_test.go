@@ -2,9 +2,7 @@ package chart
 
 import (
 	"cmp"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -1246,24 +1244,6 @@ func checkNetworkPolicy(t *testing.T, r *release, c combo, dep *appsv1.Deploymen
 	// helm template cannot read the API servers' addresses: only the CIDRs
 	// given, or (none given) the port stays open, which NOTES.txt warns of.
 	assert.Equal(t, c.apiServerCIDRs, cidrs)
-}
-
-// verifyServingCert checks that certPEM chains to caPEM and is valid for a
-// TLS server at dnsName, as the API server checks it.
-func verifyServingCert(t *testing.T, caPEM, certPEM []byte, dnsName string) {
-	t.Helper()
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(caPEM), "caBundle is PEM")
-	block, _ := pem.Decode(certPEM)
-	require.NotNil(t, block, "tls.crt is PEM")
-	cert, err := x509.ParseCertificate(block.Bytes)
-	require.NoError(t, err)
-	_, err = cert.Verify(x509.VerifyOptions{
-		DNSName:   dnsName,
-		Roots:     pool,
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	assert.NoError(t, err, "serving certificate for %s", dnsName)
 }
 
 // helm template prints the same bytes on every run, with default values
