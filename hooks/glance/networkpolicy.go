@@ -189,10 +189,19 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*store) ([]netwo
 }
 
 // sortedRules are the rules of eps, one per distinct rule, sorted by port,
-// then by their JSON (an address, then a namespace, then anywhere).
+// then by their JSON (an address, then a namespace, then anywhere). A rule
+// depends on its endpoint's host and port alone, so an endpoint seen before
+// is not made into a rule again: with a thousand stores on a few S3
+// endpoints, encoding each store's rule for its key was most of the cost.
 func sortedRules(eps []endpoint, namespace string) []networkingv1.NetworkPolicyEgressRule {
 	byKey := map[string]networkingv1.NetworkPolicyEgressRule{}
+	seen := make(map[endpoint]bool, len(eps))
 	for _, e := range eps {
+		e.what = ""
+		if seen[e] {
+			continue
+		}
+		seen[e] = true
 		r := egressRule(e, namespace)
 		byKey[fmt.Sprintf("%05d %s", e.port, ruleKey(r))] = r
 	}
