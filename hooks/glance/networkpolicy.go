@@ -308,6 +308,9 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 	if spec.NetworkPolicy == nil {
 		return
 	}
+	// Whether an endpoint is allowed, once per endpoint: stores share a
+	// few, and a rule's key is its JSON encoding.
+	allows := map[endpoint]bool{}
 	for _, s := range stores {
 		if s.state != storestate.Rendered {
 			continue
@@ -316,7 +319,13 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 		if err != nil || !ok {
 			continue
 		}
-		if !allowed[ruleKey(egressRule(e, g.Namespace))] {
+		e.what = ""
+		allow, known := allows[e]
+		if !known {
+			allow = allowed[ruleKey(egressRule(e, g.Namespace))]
+			allows[e] = allow
+		}
+		if !allow {
 			s.move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}
