@@ -32,8 +32,6 @@ const DNSPort = 53
 // endpoint is one server the glance-api pods connect to, as the spec or a
 // backend names it.
 type endpoint struct {
-	// what says whose it is, for messages: "the database", `store "a"`.
-	what string
 	host string
 	port int32
 }
@@ -101,7 +99,7 @@ func urlEndpoint(what, raw string) (endpoint, error) {
 		}
 		port = int32(n)
 	}
-	return endpoint{what: what, host: u.Hostname(), port: port}, nil
+	return endpoint{host: u.Hostname(), port: port}, nil
 }
 
 // hostPortEndpoint is the endpoint of a host:port.
@@ -111,17 +109,17 @@ func hostPortEndpoint(what, hostPort string) (endpoint, error) {
 	if err != nil || perr != nil || n == 0 {
 		return endpoint{}, fmt.Errorf("%s: not host:port", what)
 	}
-	return endpoint{what: what, host: host, port: int32(n)}, nil
+	return endpoint{host: host, port: int32(n)}, nil
 }
 
 // serviceEndpoints are the servers every glance-api pod reaches whatever
 // its stores: the database, memcached and Keystone.
 func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 	host, port := spec.Database.Address(g.Namespace)
-	out := []endpoint{{what: "the database", host: host, port: port}}
+	out := []endpoint{{host: host, port: port}}
 	c := spec.Cache
 	if c.ClusterRef != nil {
-		out = append(out, endpoint{what: "memcached", host: fmt.Sprintf("%s.%s.svc", c.ClusterRef.Name, g.Namespace), port: MemcachedPort})
+		out = append(out, endpoint{host: fmt.Sprintf("%s.%s.svc", c.ClusterRef.Name, g.Namespace), port: MemcachedPort})
 	}
 	for i, s := range c.Servers {
 		e, err := hostPortEndpoint(fmt.Sprintf("spec.cache.servers[%d]", i), s)
@@ -139,8 +137,10 @@ func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 
 // storeEndpoint is the S3 endpoint of a store: its backend's s3.host, or,
 // for a retired store, the host its running section names. ok is false
-// when there is none to reach (a backend without S3 settings).
-func storeEndpoint(s *store) (endpoint, bool, error) {
+// when there is none to reach: a backend without S3 settings, or one with
+// a host admission let through unusable, which is its own fault, reported
+// by the backend (so no message is made here for it, a store at a time).
+func storeEndpoint(s *store) (endpoint, bool) {
 	host := ""
 	if s.backend.Spec.S3 != nil {
 		host = s.backend.Spec.S3.Host
@@ -148,10 +148,10 @@ func storeEndpoint(s *store) (endpoint, bool, error) {
 		host = sectionHost(s.section)
 	}
 	if host == "" {
-		return endpoint{}, false, nil
+		return endpoint{}, false
 	}
-	e, err := urlEndpoint(fmt.Sprintf("store %q", s.id), host)
-	return e, err == nil, err
+	e, err := urlEndpoint("store", host)
+	return e, err == nil
 }
 
 // sectionHost is the s3_store_host a rendered store section names.
@@ -175,13 +175,7 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*store) ([]netwo
 		return nil, err
 	}
 	for _, s := range stores {
-		e, ok, err := storeEndpoint(s)
-		if err != nil {
-			// A backend admission let through with an unusable host is
-			// its own fault, reported by the backend; it is left out.
-			continue
-		}
-		if ok {
+		if e, ok := storeEndpoint(s); ok {
 			eps = append(eps, e)
 		}
 	}
@@ -189,10 +183,18 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*store) ([]netwo
 }
 
 // sortedRules are the rules of eps, one per distinct rule, sorted by port,
-// then by their JSON (an address, then a namespace, then anywhere).
+// then by their JSON (an address, then a namespace, then anywhere). A rule
+// depends on its endpoint's host and port alone, so an endpoint seen before
+// is not made into a rule again: with a thousand stores on a few S3
+// endpoints, encoding each store's rule for its key was most of the cost.
 func sortedRules(eps []endpoint, namespace string) []networkingv1.NetworkPolicyEgressRule {
 	byKey := map[string]networkingv1.NetworkPolicyEgressRule{}
+	seen := make(map[endpoint]bool, len(eps))
 	for _, e := range eps {
+		if seen[e] {
+			continue
+		}
+		seen[e] = true
 		r := egressRule(e, namespace)
 		byKey[fmt.Sprintf("%05d %s", e.port, ruleKey(r))] = r
 	}
@@ -299,15 +301,23 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 	if spec.NetworkPolicy == nil {
 		return
 	}
+	// Whether an endpoint is allowed, once per endpoint: stores share a
+	// few, and a rule's key is its JSON encoding.
+	allows := map[endpoint]bool{}
 	for _, s := range stores {
 		if s.state != storestate.Rendered {
 			continue
 		}
-		e, ok, err := storeEndpoint(s)
-		if err != nil || !ok {
+		e, ok := storeEndpoint(s)
+		if !ok {
 			continue
 		}
-		if !allowed[ruleKey(egressRule(e, g.Namespace))] {
+		allow, known := allows[e]
+		if !known {
+			allow = allowed[ruleKey(egressRule(e, g.Namespace))]
+			allows[e] = allow
+		}
+		if !allow {
 			s.move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}

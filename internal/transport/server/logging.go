@@ -20,11 +20,14 @@ const (
 
 // logRequests writes one structured line per request: method, path, the
 // parent it was about, status and duration. Bodies are never logged: they
-// carry credentials.
+// carry credentials. The request's pooled body buffer is cleared and given
+// back once the line is written (releaseBodyBuffer): the answer, an error's
+// written here too, may refer to the body until then.
 func logRequests(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			defer releaseBodyBuffer(c)
 			err := next(c)
 			if err != nil {
 				c.Error(err)
