@@ -21,9 +21,9 @@ const bodyBufferKey = "body.buffer"
 
 // takeBodyBuffer is a zeroed buffer of n bytes, held by the request until
 // releaseBodyBuffer. The answer may refer to the body (decoded strings
-// share its memory, see rawjson.Unmarshal), and an error's answer is
-// written in logRequests (c.Error), after the handler returned; so the
-// buffer is released there, after the answer and the log line.
+// share its memory, see rawjson.Unmarshal) and the log line names the
+// parent from it, so it is released after both: in logRequests, which
+// runs around everything that reads it.
 func takeBodyBuffer(c echo.Context, n int) []byte {
 	p, _ := bodyBuffers.Get().(*[]byte)
 	if p == nil || cap(*p) < n {

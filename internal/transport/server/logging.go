@@ -21,8 +21,8 @@ const (
 // logRequests writes one structured line per request: method, path, the
 // parent it was about, status and duration. Bodies are never logged: they
 // carry credentials. The request's pooled body buffer is cleared and given
-// back once the line is written (releaseBodyBuffer): the answer, an error's
-// written here too, may refer to the body until then.
+// back once the line is written (releaseBodyBuffer): the answer and the line
+// may refer to the body until then.
 func logRequests(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
