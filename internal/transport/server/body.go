@@ -66,15 +66,16 @@ func startBody(c echo.Context, limit int64, timeout time.Duration) (*body, error
 func (b *body) bytes() int64 { return max(b.size, int64(len(b.data))) }
 
 // rest reads the rest of the body into one buffer of its size (a buffer
-// grown by doubling would leave up to twice the body allocated), taken from
-// the pool of cleared buffers (takeBodyBuffer), and returns the whole body.
+// grown by doubling would leave up to twice the body allocated) and returns
+// the whole body. (Pooling the buffers was measured: the same CPU time, and
+// a body more held between requests, 8 MiB more peak RSS.)
 //
 // The rest is read with the turn, so it must keep coming (tailDeadline):
 // a client that sends the head of its body and then stalls or trickles
 // holds the turn for tailGrace, not for the body's whole timeout.
 func (b *body) rest() ([]byte, error) {
 	if b.size > int64(len(b.data)) {
-		full := takeBodyBuffer(b.c, int(b.size))
+		full := make([]byte, b.size)
 		n := copy(full, b.data)
 		start, head := time.Now(), n
 		for n < len(full) {

@@ -20,14 +20,11 @@ const (
 
 // logRequests writes one structured line per request: method, path, the
 // parent it was about, status and duration. Bodies are never logged: they
-// carry credentials. The request's pooled body buffer is cleared and given
-// back once the line is written (releaseBodyBuffer): the answer and the line
-// may refer to the body until then.
+// carry credentials.
 func logRequests(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
-			defer releaseBodyBuffer(c)
 			err := next(c)
 			if err != nil {
 				c.Error(err)
