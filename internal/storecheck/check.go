@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +80,9 @@ func (c *Checker) Check(endpoint string, now time.Time) glancebackend.Reach {
 	}
 	r := c.probe(endpoint)
 	c.mu.Lock()
-	c.cache[endpoint] = entry{at: now, reach: r}
+	// The key outlives the request: a copy, so the cache never holds the
+	// memory of the request body the endpoint was decoded from.
+	c.cache[strings.Clone(endpoint)] = entry{at: now, reach: r}
 	c.mu.Unlock()
 	return r
 }
