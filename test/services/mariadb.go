@@ -200,6 +200,13 @@ GRANT ALL PRIVILEGES ON %[4]s.* TO %[1]s;
 FLUSH PRIVILEGES;`, u, quoteString(password), MaxUserConnections, db))
 }
 
+// SetMaxUserConnections changes user's connection limit, as an operator
+// raises a mariadb-operator User's maxUserConnections.
+func (m *MariaDB) SetMaxUserConnections(t testing.TB, user string, n int) {
+	t.Helper()
+	m.Exec(t, fmt.Sprintf("ALTER USER %s@'%%' WITH MAX_USER_CONNECTIONS %d;", quoteString(user), n))
+}
+
 // URL is the SQLAlchemy URL OpenStack services take ([database]
 // connection): PyMySQL over TCP, user and password percent-encoded.
 func (m *MariaDB) URL(user, password, database string) string {

@@ -33,6 +33,11 @@ func TestMariaDBUsersAsTheDevstackMakesThem(t *testing.T) {
 	assert.Equal(t, [][]string{{"10"}}, db.Query(t, "SELECT max_user_connections FROM mysql.user WHERE User='glance' AND Host='%'"))
 
 	url := db.URL("glance", password, "glance")
+	db.SetMaxUserConnections(t, "glance", 200)
+	assert.Equal(t, [][]string{{"200"}}, db.Query(t, "SELECT max_user_connections FROM mysql.user WHERE User='glance' AND Host='%'"),
+		"the limit is raised as an operator raises a User's maxUserConnections")
+	assert.Equal(t, "glance@%", db.CheckLogin(t, url), "the password is kept")
+	db.SetMaxUserConnections(t, "glance", MaxUserConnections)
 	assert.True(t, strings.HasPrefix(url, "mysql+pymysql://glance:p%40ss%3Aw%2Fo%25rd%27q%5C%22"), "user info percent-encoded")
 	assert.True(t, strings.HasSuffix(url, "@"+db.Addr()+"/glance?charset=utf8"))
 	assert.Equal(t, "glance@%", db.CheckLogin(t, url), "the user logs in over TCP with the URL OpenStack services take")
