@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/internal/testlog"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // slowServer serves the hooks on a free loopback port until the test ends;

@@ -17,7 +17,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/internal/probe"
 	"github.com/c5c3/glance-hooks/internal/testcert"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // serve runs h over TLS for the name "hooks.test" and returns its URL and

@@ -16,8 +16,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
 	"github.com/c5c3/glance-hooks/test/floor"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // BenchSizes are the generated worlds the benchmarks serve: Glances up to a

@@ -17,8 +17,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
-	"github.com/c5c3/glance-hooks/internal/transport/kube"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/transport/kube"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // Options are what serve's flags decided, already checked by the command.

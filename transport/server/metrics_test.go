@@ -20,7 +20,7 @@ import (
 
 func fixture(t *testing.T, dir string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "fixtures", dir, "request.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "test", "fixtures", dir, "request.json"))
 	require.NoError(t, err)
 	return string(b)
 }
