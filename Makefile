@@ -261,6 +261,6 @@ LOADFLAGS ?=
 bench: build
 	@mkdir -p .cache/perf
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./test/perf > .cache/perf/bench.txt
-	$(GO) test -run '^$$' -bench '^BenchmarkRender100kConfigMaps$$' -benchmem -benchtime 1x ./internal/simulate/render | grep '^Benchmark'
+	$(GO) test -run '^$$' -bench '^BenchmarkRender100kConfigMaps$$' -benchmem -benchtime 1x ./simulate/render | grep '^Benchmark'
 	$(GO) build -o bin/glance-hooks-floor ./test/load/floorserve
 	$(GO) run ./test/load -bin $(BIN) -floor-bin bin/glance-hooks-floor -bench .cache/perf/bench.txt -large-backends 1000 $(LOADFLAGS)

@@ -22,10 +22,10 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
 	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/schemas"
+	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/render"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 

@@ -28,7 +28,7 @@ func TestMisnamedS3AddressIsRefusedWithTheRightName(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", c.example))
+			raw, err := os.ReadFile(filepath.Join("..", "..", "examples", c.example))
 			require.NoError(t, err)
 			in := regexp.MustCompile(`(?m)^(\s+)`+c.from+`: http`).ReplaceAllString(string(raw), "${1}"+c.to+": http")
 			require.NotEqual(t, string(raw), in, "the example names the S3 address %s", c.from)

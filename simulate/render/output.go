@@ -14,7 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	glancehook "github.com/c5c3/glance-hooks/hooks/glance"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // OutputOptions say how objects are printed.

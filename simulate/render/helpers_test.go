@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // credentials are the S3 key pair of the stores and the Secrets a Glance

@@ -12,7 +12,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // Validator is the validate hook's decision on one object about to be

@@ -2,7 +2,7 @@
 // reads ControlPlanes, Glances, GlanceBackends, Secrets and ConfigMaps (CA
 // bundles) from YAML or JSON,
 // admits each object with the validate hook's rules, runs the hooks in-process
-// through internal/simulate/chain (customize -> related, sync -> children and status,
+// through simulate/chain (customize -> related, sync -> children and status,
 // round after round, until nothing changes), and writes every resulting
 // object with Secret values redacted, the parents' conditions, or the
 // difference between two inputs.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // Output formats of a render.

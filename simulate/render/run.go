@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // Epoch is the clock every render starts at, so condition times and

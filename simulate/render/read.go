@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // Doc is one input object and where it was read from.

@@ -3,13 +3,13 @@ package render_test
 import (
 	"fmt"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/simulate/render"
 )
 
 // Render runs the hooks on the guide's ControlPlane until nothing changes,
 // without a cluster; ConditionsOf reads what a parent then reports.
 func ExampleRender() {
-	docs, err := render.ReadPaths([]string{"../../../examples/controlplane.yaml"}, nil, "openstack")
+	docs, err := render.ReadPaths([]string{"../../examples/controlplane.yaml"}, nil, "openstack")
 	if err != nil {
 		fmt.Println(err)
 		return
