@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testlog"
+	"github.com/c5c3/glance-hooks/test/testlog"
 	"github.com/c5c3/glance-hooks/transport/server"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testlog"
+	"github.com/c5c3/glance-hooks/test/testlog"
 )
 
 func writeToken(t *testing.T, path, tok string) {

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
-	"github.com/c5c3/glance-hooks/internal/testlog"
+	"github.com/c5c3/glance-hooks/test/testlog"
 )
 
 // httpConn is one client connection and its reader.

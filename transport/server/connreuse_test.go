@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // roundRobin is a TCP balancer on loopback that sends each new connection to

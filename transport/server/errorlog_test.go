@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
-	"github.com/c5c3/glance-hooks/internal/testcert"
-	"github.com/c5c3/glance-hooks/internal/testlog"
+	"github.com/c5c3/glance-hooks/test/testcert"
+	"github.com/c5c3/glance-hooks/test/testlog"
 )
 
 // A scan fails many handshakes: the log shows a few, the counter all.

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // serveLoopback runs a server of cfg on a free loopback port until the

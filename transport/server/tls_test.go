@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testcert"
-	"github.com/c5c3/glance-hooks/internal/testlog"
+	"github.com/c5c3/glance-hooks/test/testcert"
+	"github.com/c5c3/glance-hooks/test/testlog"
 )
 
 func newPair(t *testing.T, cn string) testcert.Pair {

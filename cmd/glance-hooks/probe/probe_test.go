@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/cmd/glance-hooks/probe"
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/test/testcert"
 	"github.com/c5c3/glance-hooks/transport/server"
 )
 
