@@ -186,9 +186,10 @@ func imported(imp string, packages []string) bool {
 // hookFloors are the floors of the packages under hooks/, lowest first, by
 // directory (the longest prefix decides): the shared contract, the Glance
 // hook's own packages (its store state machine), the hooks that answer a
-// kind, the ControlPlane hook that projects a Glance, admission. A package
-// imports only from floors below its own; the contract's packages import
-// one another, which Go keeps free of cycles.
+// kind, side by side (the ControlPlane hook reads its Glance's status
+// through hooks/contract/glancestatus, not through the Glance hook),
+// admission. A package imports only from floors below its own; the
+// contract's packages import one another, which Go keeps free of cycles.
 var hookFloors = []struct {
 	dir   string
 	floor int
@@ -197,8 +198,8 @@ var hookFloors = []struct {
 	{"hooks/glance/", 1},
 	{"hooks/glance", 2},
 	{"hooks/glancebackend", 2},
-	{"hooks/controlplane", 3},
-	{"hooks/admission", 4},
+	{"hooks/controlplane", 2},
+	{"hooks/admission", 3},
 }
 
 // floorOf is the floor of a package directory under hooks/, -1 when no

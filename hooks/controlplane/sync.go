@@ -9,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/glancestatus"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
-	"github.com/c5c3/glance-hooks/hooks/glance"
 )
 
 // Hook is the ControlPlane's sync (and finalize) hook with what it needs
@@ -153,7 +153,7 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 	}
 	r, ok := hook.FindCondition(g.Status.Conditions, hook.ConditionReady)
 	switch {
-	case !ok || glance.Progressing(g.Status.Conditions):
+	case !ok || glancestatus.Progressing(g.Status.Conditions):
 	case r.Status == metav1.ConditionTrue:
 		c.Status, c.Reason, c.Message = true, ReasonGlanceReady, fmt.Sprintf("Glance %q is ready", name)
 	default:
