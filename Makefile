@@ -16,7 +16,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps stops helm crd-schemas chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
+	datapath-deps services-deps stops helm crd-schemas controlplane-projection chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
 
 all: build
 
@@ -177,6 +177,13 @@ crd-schemas:
 	UPDATE_SCHEMAS=1 $(GO) test -count=1 -run 'TestKubeTypeSchemas' ./schemas
 	$(MAKE) --no-print-directory chart-crds
 	$(GO) run ./hack/crdref
+
+# What services.glance shares with a Glance's spec by name, JSON name and
+# type, copied onto the ControlPlane's Glance (hooks/contract/api/projection.go):
+# written from the types; TestSharedSpecIsGenerated fails while it is stale.
+controlplane-projection:
+	rm -f hooks/contract/api/projection_gen.go
+	UPDATE_PROJECTION=1 $(GO) test -count=1 -run 'TestSharedSpecIsGenerated' ./hooks/contract/api
 
 # The chart ships the CRDs of schemas/ unchanged; a test fails when the copy is stale.
 chart-crds:
