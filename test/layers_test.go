@@ -52,15 +52,15 @@ func TestHookPackagesStayPure(t *testing.T) {
 	}
 }
 
-// hookPackage is a package under hooks/: its directory below the module
-// root and its imports.
-type hookPackage struct {
+// modulePackage is a package of the module: its directory below the module
+// root and the imports of its production files.
+type modulePackage struct {
 	dir     string
 	imports []string
 }
 
 // hookPackages are the packages under hooks/, in directory order.
-func hookPackages(t *testing.T) []hookPackage {
+func hookPackages(t *testing.T) []modulePackage {
 	t.Helper()
 	return packagesUnder(t, "hooks")
 }
@@ -68,9 +68,9 @@ func hookPackages(t *testing.T) []hookPackage {
 // packagesUnder are the packages of this module in the directory top below
 // the module root, in directory order, with the imports of their
 // production files; nested modules and testdata are not this module's.
-func packagesUnder(t *testing.T, top string) []hookPackage {
+func packagesUnder(t *testing.T, top string) []modulePackage {
 	t.Helper()
-	var pkgs []hookPackage
+	var pkgs []modulePackage
 	root := filepath.Join("..", top)
 	err := filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -90,7 +90,7 @@ func packagesUnder(t *testing.T, top string) []hookPackage {
 			return err
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(dir, ".."+string(filepath.Separator)))
-		pkgs = append(pkgs, hookPackage{rel, pkg.Imports})
+		pkgs = append(pkgs, modulePackage{rel, pkg.Imports})
 		return nil
 	})
 	if err != nil {
