@@ -16,7 +16,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps stops helm crd-schemas chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
+	datapath-deps services-deps stops helm crd-schemas controlplane-projection chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
 
 all: build
 
@@ -178,6 +178,13 @@ crd-schemas:
 	$(MAKE) --no-print-directory chart-crds
 	$(GO) run ./hack/crdref
 
+# What services.glance shares with a Glance's spec by name, JSON name and
+# type, copied onto the ControlPlane's Glance (hooks/contract/api/projection.go):
+# written from the types; TestSharedSpecIsGenerated fails while it is stale.
+controlplane-projection:
+	rm -f hooks/contract/api/projection_gen.go
+	UPDATE_PROJECTION=1 $(GO) test -count=1 -run 'TestSharedSpecIsGenerated' ./hooks/contract/api
+
 # The chart ships the CRDs of schemas/ unchanged; a test fails when the copy is stale.
 chart-crds:
 	@test -d schemas || { echo "schemas/ does not exist: nothing to copy"; exit 1; }
@@ -261,6 +268,6 @@ LOADFLAGS ?=
 bench: build
 	@mkdir -p .cache/perf
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./test/perf > .cache/perf/bench.txt
-	$(GO) test -run '^$$' -bench '^BenchmarkRender100kConfigMaps$$' -benchmem -benchtime 1x ./internal/simulate/render | grep '^Benchmark'
+	$(GO) test -run '^$$' -bench '^BenchmarkRender100kConfigMaps$$' -benchmem -benchtime 1x ./simulate/render | grep '^Benchmark'
 	$(GO) build -o bin/glance-hooks-floor ./test/load/floorserve
 	$(GO) run ./test/load -bin $(BIN) -floor-bin bin/glance-hooks-floor -bench .cache/perf/bench.txt -large-backends 1000 $(LOADFLAGS)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // glanceController is the glance CompositeController of chain.Controllers.

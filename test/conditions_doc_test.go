@@ -81,14 +81,15 @@ func conditionTables(t *testing.T) map[string]map[string]bool {
 
 // conditionConstants maps the value of each Cond... and Reason... constant
 // of a conditions.go to its name. A constant may be another's, in the file
-// or in hooks/contract's hook or names package (the only ones a
-// conditions.go borrows from).
+// or in hooks/contract's hook, names or glancestatus package (the only
+// ones a conditions.go borrows from).
 func conditionConstants(t *testing.T, file string) map[string]string {
 	t.Helper()
 	values := constStrings(t, file)
 	borrowed := map[string]map[string]string{
-		"hook":  packageConsts(t, "../hooks/contract/hook"),
-		"names": packageConsts(t, "../hooks/contract/names"),
+		"hook":         packageConsts(t, "../hooks/contract/hook"),
+		"names":        packageConsts(t, "../hooks/contract/names"),
+		"glancestatus": packageConsts(t, "../hooks/contract/glancestatus"),
 	}
 	out := map[string]string{}
 	for name, expr := range values {

@@ -1,11 +1,13 @@
 package test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/build"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,20 +52,35 @@ func TestHookPackagesStayPure(t *testing.T) {
 	}
 }
 
-// hookPackage is a package under hooks/: its directory below the module
-// root and its imports.
-type hookPackage struct {
+// modulePackage is a package of the module: its directory below the module
+// root and the imports of its production files.
+type modulePackage struct {
 	dir     string
 	imports []string
 }
 
 // hookPackages are the packages under hooks/, in directory order.
-func hookPackages(t *testing.T) []hookPackage {
+func hookPackages(t *testing.T) []modulePackage {
 	t.Helper()
-	var pkgs []hookPackage
-	err := filepath.WalkDir(filepath.Join("..", "hooks"), func(dir string, d fs.DirEntry, err error) error {
+	return packagesUnder(t, "hooks")
+}
+
+// packagesUnder are the packages of this module in the directory top below
+// the module root, in directory order, with the imports of their
+// production files; nested modules and testdata are not this module's.
+func packagesUnder(t *testing.T, top string) []modulePackage {
+	t.Helper()
+	var pkgs []modulePackage
+	root := filepath.Join("..", top)
+	err := filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
+		}
+		if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.SkipDir
 		}
 		pkg, err := build.ImportDir(dir, 0)
 		if _, none := err.(*build.NoGoError); none {
@@ -73,7 +90,7 @@ func hookPackages(t *testing.T) []hookPackage {
 			return err
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(dir, ".."+string(filepath.Separator)))
-		pkgs = append(pkgs, hookPackage{rel, pkg.Imports})
+		pkgs = append(pkgs, modulePackage{rel, pkg.Imports})
 		return nil
 	})
 	if err != nil {
@@ -169,9 +186,10 @@ func imported(imp string, packages []string) bool {
 // hookFloors are the floors of the packages under hooks/, lowest first, by
 // directory (the longest prefix decides): the shared contract, the Glance
 // hook's own packages (its store state machine), the hooks that answer a
-// kind, the ControlPlane hook that projects a Glance, admission. A package
-// imports only from floors below its own; the contract's packages import
-// one another, which Go keeps free of cycles.
+// kind, side by side (the ControlPlane hook reads its Glance's status
+// through hooks/contract/glancestatus, not through the Glance hook),
+// admission. A package imports only from floors below its own; the
+// contract's packages import one another, which Go keeps free of cycles.
 var hookFloors = []struct {
 	dir   string
 	floor int
@@ -180,8 +198,8 @@ var hookFloors = []struct {
 	{"hooks/glance/", 1},
 	{"hooks/glance", 2},
 	{"hooks/glancebackend", 2},
-	{"hooks/controlplane", 3},
-	{"hooks/admission", 4},
+	{"hooks/controlplane", 2},
+	{"hooks/admission", 3},
 }
 
 // floorOf is the floor of a package directory under hooks/, -1 when no
@@ -228,5 +246,137 @@ func TestHookFloorsPointDown(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("checked %d imports between hook packages; expected the contract's many", checked)
+	}
+}
+
+// moduleFloors are the module's layers by top-level directory, lowest
+// first (docs/hooks.md, Where things live): the CRDs; internal/, what lies
+// below the hooks (the fast decoder, build stamps, credential making, the
+// image writer, the field reference generator); the hooks; beside each
+// other above them, the service's transport and the simulation; the
+// command; the tests and build tools. A production file imports only from
+// a lower floor or from its own directory. Test files are left out: a test
+// sits above what it tests (internal/rawjson's tests decode the API types,
+// a hook's tests use test/testcert), and nothing is built from it.
+var moduleFloors = map[string]int{
+	"schemas":   0,
+	"internal":  1,
+	"hooks":     2,
+	"transport": 3,
+	"simulate":  3,
+	"cmd":       4,
+	"test":      5,
+	"hack":      5,
+}
+
+// layerProblem says why the package in directory dir may not import the
+// package imp (both below the module root), or "" when it may.
+func layerProblem(dir, imp string) string {
+	from, _, _ := strings.Cut(dir, "/")
+	to, _, _ := strings.Cut(imp, "/")
+	fromFloor, fromOK := moduleFloors[from]
+	toFloor, toOK := moduleFloors[to]
+	switch {
+	case !fromOK:
+		return fmt.Sprintf("%s is on no floor: add %s/ to moduleFloors and to docs/hooks.md", dir, from)
+	case !toOK:
+		return fmt.Sprintf("%s imports %s, which is on no floor: add %s/ to moduleFloors", dir, imp, to)
+	case from == to:
+		return ""
+	case toFloor == fromFloor:
+		return fmt.Sprintf("%s imports %s: %s/ and %s/ stand beside each other on floor %d; "+
+			"what both need belongs on a lower floor", dir, imp, from, to, fromFloor)
+	case toFloor > fromFloor:
+		return fmt.Sprintf("%s (%s/, floor %d) imports %s (%s/, floor %d): imports point down; "+
+			"internal/ holds only what lies below the hooks, and the hooks import nothing above them",
+			dir, from, fromFloor, imp, to, toFloor)
+	}
+	return ""
+}
+
+func TestLayerProblem(t *testing.T) {
+	cases := []struct {
+		dir, imp, why string
+		refused       bool
+	}{
+		{"internal/rawjson", "hooks/contract/api", "internal/ lies below every hook package, the contract too", true},
+		{"internal/crdref", "hooks/glance", "internal/ lies below the hooks", true},
+		{"internal/crdref", "schemas", "the reference generator reads the CRDs, one floor down", false},
+		{"internal/credentials", "internal/rawjson", "internal/'s packages may use one another", false},
+		{"hooks/contract/metacontroller", "internal/rawjson", "the hooks stand on internal/", false},
+		{"hooks/glance", "transport/server", "a hook may not reach the transport that calls it", true},
+		{"hooks/contract/api", "simulate/chain", "a hook may not reach the simulation that runs it", true},
+		{"hooks/admission", "cmd/glance-hooks/probe", "a hook may not reach a command", true},
+		{"hooks/glance", "test/testcert", "test helpers are for test files, not hook code", true},
+		{"transport/server", "simulate/chain", "the transport and the simulation stand beside each other", true},
+		{"simulate/render", "transport/server", "the simulation runs the hooks without the transport", true},
+		{"transport/service", "transport/server", "a directory's packages may use one another", false},
+		{"cmd/glance-hooks", "transport/service", "the command wires the transport", false},
+		{"transport/server", "cmd/glance-hooks/keystone", "the transport may not reach a command", true},
+		{"tools/x", "hooks/glance", "a new top-level directory must be given a floor", true},
+		{"cmd/glance-hooks", "tools/x", "nor may anything import one without a floor", true},
+	}
+	for _, c := range cases {
+		problem := layerProblem(c.dir, c.imp)
+		if (problem != "") != c.refused {
+			t.Errorf("%s -> %s: refused %t, want %t (%s); problem %q", c.dir, c.imp, problem != "", c.refused, c.why, problem)
+		}
+	}
+}
+
+// TestModuleLayersPointDown runs layerProblem over every import of every
+// production file of the module.
+func TestModuleLayersPointDown(t *testing.T) {
+	entries, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, floors := 0, map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		for _, pkg := range packagesUnder(t, e.Name()) {
+			floors[e.Name()] = true
+			for _, imp := range pkg.imports {
+				target, ok := strings.CutPrefix(imp, module+"/")
+				if !ok {
+					continue
+				}
+				checked++
+				if problem := layerProblem(pkg.dir, target); problem != "" {
+					t.Error(problem)
+				}
+			}
+		}
+	}
+	for dir := range moduleFloors {
+		if !floors[dir] {
+			t.Errorf("moduleFloors names %s/, which holds no package", dir)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d imports inside the module; expected every layer's", checked)
+	}
+}
+
+// testHelpers are the packages under test/ that tests of every floor use
+// (hooks/glance's tests make certificates with test/testcert).
+var testHelpers = []string{"test/testbin", "test/testcert", "test/testlog"}
+
+// TestTestHelpersAreLeaves keeps a hook's unit test from building the
+// layers above it through a helper: the helpers import nothing of the
+// module.
+func TestTestHelpersAreLeaves(t *testing.T) {
+	for _, dir := range testHelpers {
+		pkg, err := build.ImportDir(filepath.Join("..", dir), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for _, imp := range pkg.Imports {
+			if strings.HasPrefix(imp, module+"/") {
+				t.Errorf("%s imports %s: a test helper imports nothing of the module, so any floor's tests can use it", dir, imp)
+			}
+		}
 	}
 }

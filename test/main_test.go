@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/c5c3/glance-hooks/internal/testbin"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 func TestMain(m *testing.M) {

@@ -14,7 +14,7 @@ import (
 	"gopkg.in/ini.v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/netpolicy"
 )
 

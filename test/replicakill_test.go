@@ -17,9 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/perf"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // killMode is when the stopped replica goes away.

@@ -10,7 +10,7 @@ import (
 	"gopkg.in/ini.v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // scenario is a World with the service's controllers and helpers to drive it

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testbin"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 // logLines collects a process's JSON log lines as they come.

@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testlog"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/test/testlog"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // slowServer serves the hooks on a free loopback port until the test ends;

@@ -16,7 +16,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // review decodes the AdmissionReview answer of a 200.

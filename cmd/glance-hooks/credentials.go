@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/c5c3/glance-hooks/internal/transport/credstore"
-	"github.com/c5c3/glance-hooks/internal/transport/kube"
+	"github.com/c5c3/glance-hooks/transport/credstore"
+	"github.com/c5c3/glance-hooks/transport/kube"
 )
 
 // credentialsOptions are the credentials command's flags.

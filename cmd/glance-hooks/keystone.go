@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c5c3/glance-hooks/cmd/glance-hooks/keystone"
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
-	"github.com/c5c3/glance-hooks/internal/keystone"
 )
 
 // flagCACert names the CA bundle of an https Keystone; it wins over

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // keystoneStandIn listens where Keystone would and counts the connections

@@ -16,7 +16,7 @@ func TestFloorIsNotInTheBinary(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	deps := strings.Fields(string(out))
-	require.Contains(t, deps, "github.com/c5c3/glance-hooks/internal/transport/server", "go list -deps lists the binary's packages")
+	require.Contains(t, deps, "github.com/c5c3/glance-hooks/transport/server", "go list -deps lists the binary's packages")
 	for _, d := range deps {
 		assert.False(t, strings.HasPrefix(d, "github.com/c5c3/glance-hooks/test/"), "the binary depends on %s", d)
 	}

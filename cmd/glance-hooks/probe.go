@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/c5c3/glance-hooks/internal/probe"
+	"github.com/c5c3/glance-hooks/cmd/glance-hooks/probe"
 )
 
 // probeOptions are probe's flags.

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/simulate/render"
 )
 
 const renderLong = `Render reads ControlPlanes, Glances, GlanceBackends and Secrets (YAML or

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
-	"github.com/c5c3/glance-hooks/internal/storecheck"
-	"github.com/c5c3/glance-hooks/internal/transport/kube"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
-	"github.com/c5c3/glance-hooks/internal/transport/service"
+	"github.com/c5c3/glance-hooks/transport/kube"
+	"github.com/c5c3/glance-hooks/transport/server"
+	"github.com/c5c3/glance-hooks/transport/service"
+	"github.com/c5c3/glance-hooks/transport/storecheck"
 )
 
 // serveOptions are the serve command's flags.

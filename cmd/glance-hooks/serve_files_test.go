@@ -12,7 +12,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/internal/buildinfo"
 	"github.com/c5c3/glance-hooks/internal/image"
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // A file serve needs that is not there stops it with what to mount or

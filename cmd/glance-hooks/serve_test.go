@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testcert"
-	"github.com/c5c3/glance-hooks/internal/testlog"
+	"github.com/c5c3/glance-hooks/test/testcert"
+	"github.com/c5c3/glance-hooks/test/testlog"
 )
 
 var listenRE = regexp.MustCompile(`"msg":"serving","listen":"([^"]+)"`)

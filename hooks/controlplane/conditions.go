@@ -16,8 +16,8 @@ const (
 	ReasonGlanceReady      = "GlanceReady"
 	ReasonGlanceNotReady   = "GlanceNotReady"
 	// ReasonGlanceProgressing: the Glance is not ready only because it is
-	// on its way (asked for, not reported yet, or glance.Progressing); one
-	// message for every step of it.
+	// on its way (asked for, not reported yet, or glancestatus.Progressing);
+	// one message for every step of it.
 	ReasonGlanceProgressing = "GlanceProgressing"
 )
 

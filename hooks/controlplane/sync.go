@@ -9,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/glancestatus"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
-	"github.com/c5c3/glance-hooks/hooks/glance"
 )
 
 // Hook is the ControlPlane's sync (and finalize) hook with what it needs
@@ -153,7 +153,7 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 	}
 	r, ok := hook.FindCondition(g.Status.Conditions, hook.ConditionReady)
 	switch {
-	case !ok || glance.Progressing(g.Status.Conditions):
+	case !ok || glancestatus.Progressing(g.Status.Conditions):
 	case r.Status == metav1.ConditionTrue:
 		c.Status, c.Reason, c.Message = true, ReasonGlanceReady, fmt.Sprintf("Glance %q is ready", name)
 	default:
@@ -166,34 +166,18 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 // GlanceSpec is the projected Glance's spec: every field explicit, so the
 // child says exactly what it runs and a default changed later in this service
 // shows up as a diff on the child. Admission checks it the way it checks a
-// hand-made Glance's.
+// hand-made Glance's. services.glance gives every field it shares with a
+// Glance's spec (api.GlanceService.SharedSpec, found from the types); the
+// ControlPlane gives the rest, and folds its own knobs in.
 func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	svc := cp.Spec.Services.Glance
-	spec := api.GlanceSpec{
-		OpenStackRelease:       cp.Spec.OpenStackRelease,
-		Deployment:             projectedDeployment(svc),
-		Image:                  svc.Image,
-		Database:               svc.Database,
-		Cache:                  svc.Cache,
-		KeystoneEndpoint:       svc.KeystoneEndpoint,
-		KeystonePublicEndpoint: svc.KeystonePublicEndpoint,
-		ServiceUser:            svc.ServiceUser,
-		Region:                 cp.Spec.Region,
-		APIServer:              svc.APIServer,
-		Staging:                svc.Staging,
-		Autoscaling:            svc.Autoscaling,
-		Logging:                svc.Logging,
-		ImportFiltering:        svc.ImportFiltering,
-		ImportPlugins:          svc.ImportPlugins,
-		ImageCache:             svc.ImageCache,
-		Gateway:                svc.Gateway,
-		NetworkPolicy:          svc.NetworkPolicy,
-		ExtraConfig:            mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig),
-		MetadefsPath:           svc.MetadefsPath,
-		ImportMethods:          svc.ImportMethods,
-		DropRetiredStores:      svc.DropRetiredStores,
-		SecretStoreRef:         cp.Spec.SecretStoreRef,
-	}.WithDefaults(cp.Namespace)
+	spec := svc.SharedSpec()
+	spec.OpenStackRelease = cp.Spec.OpenStackRelease
+	spec.Region = cp.Spec.Region
+	spec.SecretStoreRef = cp.Spec.SecretStoreRef
+	spec.Deployment = projectedDeployment(svc)
+	spec.ExtraConfig = mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig)
+	spec = spec.WithDefaults(cp.Namespace)
 	// Only the launch mode the release runs is spelled out: the other's
 	// knob is inert, and admission would warn of it on every update.
 	if rel, err := release.Parse(spec.OpenStackRelease); err == nil {

@@ -1,8 +1,7 @@
 package glance
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/c5c3/glance-hooks/hooks/contract/glancestatus"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
@@ -25,14 +24,14 @@ const (
 	ReasonNotRendered          = "NotRendered"
 	ReasonInvalidSpec          = hook.ReasonInvalidSpec
 	ReasonDeploymentAvailable  = "DeploymentAvailable"
-	ReasonDeploymentMissing    = "DeploymentMissing"
-	ReasonRollingOut           = "RollingOut"
+	ReasonDeploymentMissing    = glancestatus.ReasonDeploymentMissing
+	ReasonRollingOut           = glancestatus.ReasonRollingOut
 	// ReasonNotInRunningConfig marks a usable store left out because the
 	// config is not re-rendered while there is no valid default.
 	ReasonNotInRunningConfig = "NotInRunningConfig"
 	// ReasonStorePending marks a store on its way: its backend has not
 	// reported yet, or its store Secret is not there yet. Not a fault.
-	ReasonStorePending = "StorePending"
+	ReasonStorePending = glancestatus.ReasonStorePending
 )
 
 // Conditions and reasons of the credentials a Glance reads.
@@ -48,9 +47,9 @@ const (
 // Reasons of the DatabaseReady condition besides WaitingForDBCredentials.
 const (
 	ReasonSchemaSynced          = "SchemaSynced"
-	ReasonSchemaSyncRunning     = "SchemaSyncRunning"
+	ReasonSchemaSyncRunning     = glancestatus.ReasonSchemaSyncRunning
 	ReasonSchemaSyncFailed      = "SchemaSyncFailed"
-	ReasonSchemaUpgrading       = "SchemaUpgrading"
+	ReasonSchemaUpgrading       = glancestatus.ReasonSchemaUpgrading
 	ReasonSchemaUpgradeFailed   = "SchemaUpgradeFailed"
 	ReasonImageReleaseMismatch  = "ImageReleaseMismatch"
 	ReasonDowngradeNotSupported = "DowngradeNotSupported"
@@ -120,7 +119,7 @@ const (
 	ReasonNetworkPolicyNotRequired = "NetworkPolicyNotRequired"
 	// ReasonWaitingForNetworkPolicy: the observed policy does not allow
 	// every derived endpoint yet; the stores it does not allow wait.
-	ReasonWaitingForNetworkPolicy = "WaitingForNetworkPolicy"
+	ReasonWaitingForNetworkPolicy = glancestatus.ReasonWaitingForNetworkPolicy
 )
 
 // DBPurgeReady says whether the purge runs, with the reference's reasons.
@@ -129,7 +128,7 @@ const (
 // one that is turned off, is True, a posture and not a fault, but under a
 // reason of its own, since nothing else says the backlog grows.
 const (
-	CondDBPurgeReady          = "DBPurgeReady"
+	CondDBPurgeReady          = glancestatus.CondDBPurgeReady
 	ReasonDBPurgeScheduled    = "DBPurgeScheduled"
 	ReasonDBPurgeSuspended    = "DBPurgeSuspended"
 	ReasonDBPurgeJobFailed    = "DBPurgeJobFailed"
@@ -153,10 +152,10 @@ const (
 const (
 	CondGlanceAPIReady = "GlanceAPIReady"
 	ReasonAPIHealthy   = "APIHealthy"
-	ReasonAPIUnhealthy = "APIUnhealthy"
+	ReasonAPIUnhealthy = glancestatus.ReasonAPIUnhealthy
 	// ReasonEndpointNotReady: there is no Deployment whose pods could
 	// answer yet.
-	ReasonEndpointNotReady = "EndpointNotReady"
+	ReasonEndpointNotReady = glancestatus.ReasonEndpointNotReady
 )
 
 // HPAReady, the reference's names: the HorizontalPodAutoscaler of
@@ -167,52 +166,13 @@ const (
 	ReasonHPANotRequired = "HPANotRequired"
 	// ReasonWaitingForDeployment: the autoscaler comes with the
 	// Deployment it scales, which waits for the schema.
-	ReasonWaitingForDeployment = "WaitingForDeployment"
+	ReasonWaitingForDeployment = glancestatus.ReasonWaitingForDeployment
 )
-
-// progressReasons are the reasons a condition of a Glance is False for while
-// it is on its way rather than at fault: the schema Job runs, the Deployment
-// is about to be created or rolls out, a store is arriving.
-var progressReasons = map[string]bool{
-	ReasonSchemaSyncRunning: true,
-	ReasonSchemaUpgrading:   true,
-	ReasonDeploymentMissing: true,
-	ReasonRollingOut:        true,
-	ReasonStorePending:      true,
-	// A store waits one sync for the NetworkPolicy to allow its endpoint.
-	ReasonWaitingForNetworkPolicy: true,
-	// No pod answers before the Deployment is there and its pods start;
-	// DeploymentReady says whether they are on their way or at fault.
-	ReasonEndpointNotReady:     true,
-	ReasonAPIUnhealthy:         true,
-	ReasonWaitingForDeployment: true,
-}
-
-// Progressing reports whether a Glance is not ready only because it is on
-// its way: every False condition besides Ready has a progress reason. A
-// parent that mirrors the Glance's readiness says the same thing for every
-// step of the way, so one converge does not rewrite its status once per step
-// (the schema Job finishing, then the rollout).
-func Progressing(conds []metav1.Condition) bool {
-	waiting := false
-	for _, c := range conds {
-		// What Ready does not wait for is not part of the way there: an
-		// override the operator chose, a purge that failed.
-		if c.Type == hook.ConditionReady || !readyWaitsFor(c.Type) || c.Status == metav1.ConditionTrue {
-			continue
-		}
-		if !progressReasons[c.Reason] {
-			return false
-		}
-		waiting = true
-	}
-	return waiting
-}
 
 // ExtraConfigHealthy says whether spec.extraConfig leaves the keys the
 // hooks own alone; it is not part of Ready. The reference's reasons.
 const (
-	CondExtraConfigHealthy      = "ExtraConfigHealthy"
+	CondExtraConfigHealthy      = glancestatus.CondExtraConfigHealthy
 	ReasonNoOwnedKeysOverridden = "NoOwnedKeysOverridden"
 	ReasonOwnedKeysOverridden   = "OwnedKeysOverridden"
 	ReasonStoreSectionIgnored   = "StoreSectionIgnored"
@@ -227,7 +187,7 @@ const (
 // would mend nothing, so a store that is down keeps its section and
 // nothing is rendered for it.
 const (
-	CondStoresReachable      = "StoresReachable"
+	CondStoresReachable      = glancestatus.CondStoresReachable
 	ReasonAllStoresReachable = "AllStoresReachable"
 	// ReasonStoresNotChecked: no attached backend reports a check (the
 	// service runs without --store-check-timeout).

@@ -109,13 +109,3 @@ func TestExtraConfigEvent(t *testing.T) {
 	st.Conditions[0].Status = metav1.ConditionTrue
 	assert.Empty(t, extraConfigOccurrences(st), "a True condition makes no Event")
 }
-
-// TestProgressingIgnoresExtraConfigHealthy: an override the operator chose
-// does not turn a Glance on its way into one at fault.
-func TestProgressingIgnoresExtraConfigHealthy(t *testing.T) {
-	conds := []metav1.Condition{
-		{Type: CondDeploymentReady, Status: metav1.ConditionFalse, Reason: ReasonRollingOut},
-		{Type: CondExtraConfigHealthy, Status: metav1.ConditionFalse, Reason: ReasonOwnedKeysOverridden},
-	}
-	assert.True(t, Progressing(conds))
-}

@@ -118,18 +118,6 @@ func findCondition(conds []hook.Condition, condType string) (hook.Condition, boo
 	return hook.Condition{}, false
 }
 
-// readyWaitsFor reports whether Ready waits for a condition type.
-func readyWaitsFor(condType string) bool {
-	for _, feature := range features {
-		for _, f := range feature.status {
-			if f.condType == condType {
-				return f.ready == holdsReady
-			}
-		}
-	}
-	return false
-}
-
 // renderedCondition is ConfigRendered, as render said it.
 func renderedCondition(in statusInput) (hook.Condition, error) { return in.out.rendered, nil }
 

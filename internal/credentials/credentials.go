@@ -1,7 +1,7 @@
 // Package credentials decides, from what a Secret holds now, whether the
 // service's serving certificate, its CA and the hook token can be kept or
 // must be made anew, and makes them. It reads and writes no cluster: the
-// caller (internal/transport/credentials) fetches the Secret, hands its
+// caller (transport/credstore) fetches the Secret, hands its
 // data here and stores what comes back, so every decision has a table test
 // without an API server.
 package credentials

@@ -24,7 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/internal/image"
-	"github.com/c5c3/glance-hooks/internal/testbin"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 func TestMain(m *testing.M) {

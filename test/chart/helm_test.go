@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/c5c3/glance-hooks/internal/testcert"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // repoRoot is the repository's top directory (this package is test/chart).

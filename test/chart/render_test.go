@@ -26,8 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
+	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // expectedController is what the chart must register for one of the
@@ -69,8 +69,8 @@ var resourceOf = map[string]string{
 }
 
 // expectedControllers derives what the chart must register from the code:
-// the service's controller table (internal/simulate/chain, which the scenario tests run)
-// and its route table (internal/transport/server). A hook's path is the route serving the
+// the service's controller table (simulate/chain, which the scenario tests run)
+// and its route table (transport/server). A hook's path is the route serving the
 // very function the controller uses, so the chart can only call the hook the
 // tests exercise.
 func expectedControllers(t *testing.T) map[string]expectedController {

@@ -15,7 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/perf"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/hooks/glancebackend"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/storecheck"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/glancestack"
 	"github.com/c5c3/glance-hooks/test/services"
+	"github.com/c5c3/glance-hooks/transport/storecheck"
 )
 
 // outageResync is the resyncPeriodSeconds the test's Metacontroller syncs

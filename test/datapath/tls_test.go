@@ -14,9 +14,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
-	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/test/glancestack"
 	"github.com/c5c3/glance-hooks/test/services"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // zed is the release of Debian 12's glance (25.1) and glance_store (4.1),

@@ -1,6 +1,6 @@
 // Package glancestack runs a whole Glance for tests: the real servers it
 // talks to (test/services: MariaDB, Keystone, memcached, an S3 server), the
-// hooks in-process (internal/simulate/chain) on the guide's ControlPlane or
+// hooks in-process (simulate/chain) on the guide's ControlPlane or
 // a standalone Glance, and what the hooks render run as a kubelet would
 // (test/podrun): the schema Jobs against the real database, glance-api from
 // the rendered Deployment in the launch mode of its release. Nothing is

@@ -11,7 +11,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	glancehook "github.com/c5c3/glance-hooks/hooks/glance"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // TestParentsConvergeToTheFirstSchemaJob: what a stack applies, for the

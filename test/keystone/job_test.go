@@ -18,11 +18,11 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/testbin"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/services"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 // jobImage is what the ControlPlane hook renders the registration Jobs

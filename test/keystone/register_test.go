@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
-	"github.com/c5c3/glance-hooks/internal/testbin"
 	"github.com/c5c3/glance-hooks/test/proc"
 	"github.com/c5c3/glance-hooks/test/services"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 const owner = "openstack/controlplane"

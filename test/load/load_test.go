@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/testbin"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 // TestSmoke keeps the load test working: it builds the service and its

@@ -16,8 +16,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
 	"github.com/c5c3/glance-hooks/test/floor"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // BenchSizes are the generated worlds the benchmarks serve: Glances up to a
@@ -190,7 +190,7 @@ func BenchmarkHooks(b *testing.B) {
 }
 
 // BenchmarkConverge converges the generated worlds with the in-process
-// Metacontroller (internal/simulate/chain), as Generated does before it
+// Metacontroller (simulate/chain), as Generated does before it
 // captures the requests and render does for its input: every hook call of
 // every round, and the chain's own work between them.
 func BenchmarkConverge(b *testing.B) {

@@ -1,7 +1,7 @@
 // Package perf generates the requests the benchmarks and the load test send:
 // the recorded Metacontroller requests kept with the fixtures, and requests
 // for Glances with any number of backends, captured from the in-process
-// Metacontroller stand-in (internal/simulate/chain) after it converged, so every object
+// Metacontroller stand-in (simulate/chain) after it converged, so every object
 // in them (store Secrets, the backends Secret, the Deployment, statuses) is
 // what the hooks themselves produced.
 package perf
@@ -30,7 +30,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
 // Now is the clock the generated worlds run at and the hooks are called with.
@@ -432,7 +432,7 @@ func Generated(root string, sizes Sizes) ([]Request, error) {
 }
 
 // sourceHash hashes the sizes and every file a generated request
-// depends on: the Go files of the module's packages internal/simulate/chain is built
+// depends on: the Go files of the module's packages simulate/chain is built
 // from (all of hooks/ if go list cannot say), this generator and go.sum.
 func sourceHash(root string, sizes Sizes) (string, error) {
 	dirs := chainPackageDirs(root)
@@ -470,9 +470,9 @@ func sourceHash(root string, sizes Sizes) (string, error) {
 }
 
 // chainPackageDirs lists the directories of this module's packages that
-// internal/simulate/chain imports, itself included, or nil when go list fails.
+// simulate/chain imports, itself included, or nil when go list fails.
 func chainPackageDirs(root string) []string {
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./internal/simulate/chain")
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./simulate/chain")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {

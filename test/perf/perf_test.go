@@ -15,8 +15,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
-	"github.com/c5c3/glance-hooks/internal/transport/server"
 	"github.com/c5c3/glance-hooks/test/floor"
+	"github.com/c5c3/glance-hooks/transport/server"
 )
 
 // TestBenchRequestsAnswer keeps the benchmarks honest and cheap to trust:

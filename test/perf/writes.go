@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/guide"
 )
 
@@ -38,7 +38,7 @@ stringData:
 `
 
 // GuideWrites walks the guide's ControlPlane through the in-process
-// Metacontroller (internal/simulate/chain) and counts the API writes it
+// Metacontroller (simulate/chain) and counts the API writes it
 // makes at each step, from the edit to converged:
 //
 //   - install: the guide's ControlPlane (both stores) applied where only the

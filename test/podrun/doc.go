@@ -7,7 +7,7 @@
 //   - env from value, secretKeyRef, configMapKeyRef (optional included),
 //     the downward API (fieldRef, resourceFieldRef) and envFrom, read from
 //     the ConfigMaps and Secrets given as Objects (for instance the objects
-//     of internal/simulate/chain's World);
+//     of simulate/chain's World);
 //   - every volume (configMap and secret with items, defaultMode and item
 //     modes, downwardAPI, projected, emptyDir) written under the pod's
 //     directory the way the kubelet's atomic writer lays it out (..data

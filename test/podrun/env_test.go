@@ -16,7 +16,7 @@ func testObjects(t *testing.T) *Objects {
 	return ObjectsOf(t,
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "openstack"},
 			Data: map[string]string{"workers": "2", "bad=name": "x", "LOG": "debug"}},
-		// A Secret as internal/simulate/chain holds it: a JSON-shaped map
+		// A Secret as simulate/chain holds it: a JSON-shaped map
 		// with base64 data.
 		map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "glance-db", "namespace": "openstack"},
 			"data": map[string]any{"username": "Z2xhbmNl", "password": "cEBzczp3L28lcmQ="}},

@@ -19,7 +19,7 @@ type objectKey struct{ namespace, name string }
 
 // NewObjects collects ConfigMaps and Secrets. Each argument is one object
 // (*corev1.ConfigMap, corev1.ConfigMap, *corev1.Secret, corev1.Secret, or a
-// JSON-shaped map[string]any such as internal/simulate/chain's objects) or a
+// JSON-shaped map[string]any such as simulate/chain's objects) or a
 // slice of maps ([]map[string]any, e.g. World.Objects()). Objects of other
 // kinds are ignored, so a whole rendered set can be passed.
 func NewObjects(objs ...any) (*Objects, error) {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/simulate/render"
 )
 
 // marker starts an HTML comment the README puts on the line before a

@@ -22,11 +22,11 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
-	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/schemas"
+	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/render"
 	"github.com/c5c3/glance-hooks/test/refrules"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // outcome is what a field does.

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/render"
 )
 
 // Namespace is where an example that names none is put.

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/internal/simulate/chain"
-	"github.com/c5c3/glance-hooks/internal/simulate/render"
+	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/simulate/render"
 )
 
 // Scaffold is what an example needs around it and does not publish: the

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c5c3/glance-hooks/internal/testcert"
 	"github.com/c5c3/glance-hooks/test/proc"
+	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
 // Bounds of MariaDB's steps; a cold start takes about a second here.

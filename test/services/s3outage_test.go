@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/internal/storecheck"
+	"github.com/c5c3/glance-hooks/transport/storecheck"
 )
 
 // A stopped S3 server is an outage the store check sees at once, and

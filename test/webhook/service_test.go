@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c5c3/glance-hooks/internal/testbin"
 	"github.com/c5c3/glance-hooks/test/kubetest"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 // The glance-hooks binary, built once per test binary from this checkout,

@@ -24,9 +24,9 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/controlplane"
-	"github.com/c5c3/glance-hooks/internal/testbin"
 	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/kubetest"
+	"github.com/c5c3/glance-hooks/test/testbin"
 )
 
 func TestMain(m *testing.M) {

@@ -12,9 +12,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/c5c3/glance-hooks/internal/transport/server"
-	"github.com/c5c3/glance-hooks/internal/transport/service"
 	"github.com/c5c3/glance-hooks/test/floor"
+	"github.com/c5c3/glance-hooks/transport/server"
+	"github.com/c5c3/glance-hooks/transport/service"
 )
 
 func main() {
