@@ -282,14 +282,18 @@ func sliceDecoder(t reflect.Type) decodeFunc {
 			v.SetZero()
 			return i + 4, true
 		}
-		// An empty array is an empty slice, not nil, as encoding/json has it.
-		s := reflect.MakeSlice(t, 0, 4)
-		end, ok := walkArray(data, i, func(start int) (int, bool) {
-			s = reflect.Append(s, reflect.Zero(t.Elem()))
-			return elem(data, start, s.Index(s.Len()-1))
+		// An empty array is an empty slice, not nil, as encoding/json has
+		// it. Items are decoded in place: the slice grows by one zero item,
+		// not by appending a copy of one.
+		v.Set(reflect.MakeSlice(t, 0, 4))
+		return walkArray(data, i, func(start int) (int, bool) {
+			n := v.Len()
+			if n == v.Cap() {
+				v.Grow(1)
+			}
+			v.SetLen(n + 1)
+			return elem(data, start, v.Index(n))
 		})
-		v.Set(s)
-		return end, ok
 	}
 }
 
@@ -376,13 +380,7 @@ func structDecoder(t reflect.Type) decodeFunc {
 	if !ok {
 		return std
 	}
-	byName := make(map[string]*field, len(fields))
-	byLength := map[int][]string{} // the names, for keys that match one but for case
-	for i := range fields {
-		fields[i].num = i
-		byName[fields[i].name] = &fields[i]
-		byLength[len(fields[i].name)] = append(byLength[len(fields[i].name)], fields[i].name)
-	}
+	names := newFieldNames(fields)
 	return func(data []byte, i int, v reflect.Value) (int, bool) {
 		if null(data, i) {
 			return i + 4, true
@@ -400,24 +398,68 @@ func structDecoder(t reflect.Type) decodeFunc {
 			if !isASCII(key) {
 				return start, false
 			}
-			f := byName[string(key)]
-			if f == nil {
+			f, foldsToOne := names.find(key)
+			switch {
+			case foldsToOne:
 				// A key that matches a field only when case is ignored
 				// is that field's to encoding/json.
-				for _, name := range byLength[len(key)] {
-					if strings.EqualFold(name, string(key)) {
-						return start, false
-					}
-				}
+				return start, false
+			case f == nil:
 				return SkipValue(data, start)
-			}
-			if seen&(1<<f.num) != 0 {
+			case seen&(1<<f.num) != 0:
 				return start, false // given twice: encoding/json may merge the two
 			}
 			seen |= 1 << f.num
-			return f.decode(data, start, v.FieldByIndex(f.index))
+			fv := v
+			if len(f.index) == 1 {
+				fv = v.Field(f.index[0])
+			} else {
+				fv = v.FieldByIndex(f.index)
+			}
+			return f.decode(data, start, fv)
 		})
 	}
+}
+
+// fieldNames finds a struct's field by a key's bytes. A struct has a few
+// dozen fields at most and few of them share a length, so comparing the
+// names of the key's length is quicker than hashing the key for a map, and
+// it answers the case-folding question with the same few names.
+type fieldNames struct {
+	byLength [][]*field
+}
+
+func newFieldNames(fields []field) fieldNames {
+	var n fieldNames
+	for i := range fields {
+		f := &fields[i]
+		f.num = i
+		for len(n.byLength) <= len(f.name) {
+			n.byLength = append(n.byLength, nil)
+		}
+		n.byLength[len(f.name)] = append(n.byLength[len(f.name)], f)
+	}
+	return n
+}
+
+// find returns the field named key, or nil; foldsToOne is true when key is
+// no field's name but equals one when case is ignored.
+func (n fieldNames) find(key []byte) (f *field, foldsToOne bool) {
+	if len(key) >= len(n.byLength) {
+		return nil, false
+	}
+	same := n.byLength[len(key)]
+	for _, f := range same {
+		if f.name == string(key) {
+			return f, false
+		}
+	}
+	for _, f := range same {
+		if strings.EqualFold(f.name, string(key)) {
+			return nil, true
+		}
+	}
+	return nil, false
 }
 
 // jsonFields lists the members encoding/json decodes into a struct, by its

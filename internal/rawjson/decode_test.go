@@ -92,6 +92,7 @@ func TestUnmarshalAsEncodingJSON(t *testing.T) {
 			`"timePtr":"2026-01-02T00:00:00Z","Untagged":"u","e":"promoted","a":"outer"}`, true},
 		"Nulls":         {`{"name":null,"count":null,"on":null,"ptr":null,"list":null,"labels":null,"raw":null,"time":null,"timePtr":null}`, true},
 		"EmptyList":     {`{"list":[],"labels":{}}`, true},
+		"LongList":      {`{"list":[{"a":"1"},{"b":2},{"a":"3"},{"a":"4","b":4},{"a":"5"},{},{"a":"7"},{"b":8},{"a":"9"}]}`, true},
 		"Unknown":       {`{"status":{"deep":[{"x":"\"}"}]},"name":"n"}`, true},
 		"Folded":        {`{"Name":"n"}`, false},
 		"Twice":         {`{"name":"a","name":"b"}`, false},

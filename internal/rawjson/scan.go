@@ -2,6 +2,7 @@ package rawjson
 
 import (
 	"encoding/binary"
+	"slices"
 )
 
 // maxDepth is encoding/json's limit on nested objects and arrays: a body
@@ -23,44 +24,49 @@ type Arrays struct {
 // its objects are read later without being validated again. Strings, most
 // of a request's bytes, are scanned eight bytes at a time.
 func Scan(data []byte) (Arrays, bool) {
+	a, _, ok := ScanEnds(data, 0)
+	return a, ok
+}
+
+// ScanEnds is Scan that also keeps where each object and array ends that
+// opens at most depth levels down (1: data itself), for a reader to step
+// over it without reading it again (Ends.Skip).
+func ScanEnds(data []byte, depth int) (Arrays, *Ends, bool) {
 	a, ok := Arrays{}, false
+	ends := newEnds(depth)
 	stack := make([]openValue, 0, 64)
 	i := space(data, 0)
 value:
 	if i >= len(data) {
-		return a, false
+		return a, nil, false
 	}
 	switch c := data[i]; c {
 	case '{', '[':
 		if len(stack) == maxDepth {
-			return a, false
+			return a, nil, false
 		}
+		start := i
 		i = space(data, i+1)
 		if i < len(data) && data[i] == c+2 { // '}' or ']': empty
 			i++
 			goto next
 		}
-		if c == '[' {
-			stack = append(stack, openValue{c, 1})
-			a.Items++
+		stack = append(stack, openValue{c, firstItem(c), ends.open(len(stack), start)})
+		if a.Items += firstItem(c); c == '[' {
 			goto value
 		}
-		stack = append(stack, openValue{c, 0})
 		goto key
 	default:
 		if i, ok = scanScalar(data, i); !ok {
-			return a, false
+			return a, nil, false
 		}
 	}
 next:
 	i = space(data, i)
 	if len(stack) == 0 {
-		return a, i == len(data)
+		return a, ends, i == len(data)
 	}
-	if i >= len(data) {
-		return a, false
-	}
-	switch top := len(stack) - 1; data[i] {
+	switch top := len(stack) - 1; byteAt(data, i) {
 	case ',':
 		i = space(data, i+1)
 		if stack[top].kind == '{' {
@@ -71,23 +77,86 @@ next:
 		goto value
 	case stack[top].kind + 2: // '}' or ']'
 		a.Longest = max(a.Longest, stack[top].items)
+		ends.close(stack[top].slot, i+1)
 		stack = stack[:top]
 		i++
 		goto next
 	}
-	return a, false
+	return a, nil, false
 key:
 	if i, ok = scanKey(data, i); !ok {
-		return a, false
+		return a, nil, false
 	}
 	goto value
 }
 
-// openValue is an object or array Scan is in: its '{' or '[', and the
-// count of an array's items so far (0 for objects).
+// Ends are where the objects and arrays ScanEnds kept end, by where they
+// start, in the order they start.
+type Ends struct {
+	depth        int
+	starts, ends []int
+}
+
+func newEnds(depth int) *Ends {
+	if depth <= 0 {
+		return nil
+	}
+	return &Ends{depth: depth}
+}
+
+// open keeps an object or array that starts at data[start] with depth
+// others around it: its slot, or -1 when it is deeper than kept.
+func (e *Ends) open(depth, start int) int {
+	if e == nil || depth >= e.depth {
+		return -1
+	}
+	e.starts = append(e.starts, start)
+	e.ends = append(e.ends, 0)
+	return len(e.starts) - 1
+}
+
+// close notes the end of the value in slot.
+func (e *Ends) close(slot, end int) {
+	if slot >= 0 {
+		e.ends[slot] = end
+	}
+}
+
+// Skip is SkipValue for the data ScanEnds scanned: the end of a value it
+// kept is looked up, any other value is stepped over as SkipValue does. A
+// nil Ends keeps none.
+func (e *Ends) Skip(data []byte, i int) (int, bool) {
+	if e != nil {
+		if k, found := slices.BinarySearch(e.starts, i); found {
+			return e.ends[k], true
+		}
+	}
+	return SkipValue(data, i)
+}
+
+// byteAt is data[i], or 0 (no byte JSON has between values) past the end.
+func byteAt(data []byte, i int) byte {
+	if i < len(data) {
+		return data[i]
+	}
+	return 0
+}
+
+// firstItem is the item an array counts once it is not empty: 1 for '[',
+// 0 for '{'.
+func firstItem(c byte) int {
+	if c == '[' {
+		return 1
+	}
+	return 0
+}
+
+// openValue is an object or array Scan is in: its '{' or '[', the count
+// of an array's items so far (0 for objects), and where its end is kept.
 type openValue struct {
 	kind  byte
 	items int
+	slot  int // in ScanEnds' Ends, or -1
 }
 
 // scanScalar returns the index after the string, literal or number that

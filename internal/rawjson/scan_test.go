@@ -37,6 +37,9 @@ func checkScan(t *testing.T, data []byte) {
 	if want := json.Valid(data); ok != want {
 		t.Fatalf("Scan(%q) valid = %v, encoding/json says %v", data, ok, want)
 	}
+	for depth := 1; depth <= 5; depth++ {
+		checkEnds(t, data, depth, got, ok)
+	}
 	if !ok {
 		return
 	}
@@ -48,6 +51,54 @@ func checkScan(t *testing.T, data []byte) {
 	}
 	if want := arraysOf(v); got != want {
 		t.Fatalf("Scan(%q) counts %+v, decoded %+v", data, got, want)
+	}
+}
+
+// checkEnds holds ScanEnds to Scan's answer and each end it keeps to
+// SkipValue's, and checks it keeps every object and array opening down to
+// depth but the empty ones.
+func checkEnds(t *testing.T, data []byte, depth int, want Arrays, valid bool) {
+	t.Helper()
+	got, ends, ok := ScanEnds(data, depth)
+	if ok != valid || got != want {
+		t.Fatalf("ScanEnds(%q, %d) = %+v, %v; Scan says %+v, %v", data, depth, got, ok, want, valid)
+	}
+	if !ok {
+		return
+	}
+	kept := 0
+	walkValues(data, space(data, 0), 1, depth+1, func(start, d int) {
+		end, ok := SkipValue(data, start)
+		if got, _ := ends.Skip(data, start); !ok || got != end {
+			t.Fatalf("ScanEnds(%q, %d): the value at %d ends at %d, SkipValue says %d", data, depth, start, got, end)
+		}
+		if c := data[start]; (c == '{' || c == '[') && d <= depth && data[space(data, start+1)] != c+2 {
+			kept++
+		}
+	})
+	if kept != len(ends.starts) {
+		t.Fatalf("ScanEnds(%q, %d) kept %d ends, want %d", data, depth, len(ends.starts), kept)
+	}
+}
+
+// walkValues calls fn with the start and depth of the value at data[i] and
+// of every value in it down to depth most.
+func walkValues(data []byte, i, depth, most int, fn func(start, depth int)) {
+	fn(i, depth)
+	if depth == most {
+		return
+	}
+	switch data[i] {
+	case '{':
+		WalkObject(data, i, func(_ []byte, _ bool, start int) (int, bool) {
+			walkValues(data, start, depth+1, most, fn)
+			return SkipValue(data, start)
+		})
+	case '[':
+		walkArray(data, i, func(start int) (int, bool) {
+			walkValues(data, start, depth+1, most, fn)
+			return SkipValue(data, start)
+		})
 	}
 }
 

@@ -18,7 +18,9 @@ var metaTimeType = reflect.TypeFor[metav1.Time]()
 // fractions, offsets, a value out of range) goes to UnmarshalJSON.
 func decodeMetaTime(data []byte, i int, v reflect.Value) (int, bool) {
 	if t, ok := utcSeconds(data, i); ok {
-		v.Set(reflect.ValueOf(metav1.Time{Time: t}))
+		// Set through the field's address: reflect.ValueOf would put the
+		// time in an interface, an allocation per time.
+		*(*metav1.Time)(v.Addr().UnsafePointer()) = metav1.Time{Time: t}
 		return i + len(`"2006-01-02T15:04:05Z"`), true
 	}
 	return unmarshaler(data, i, v)
@@ -65,7 +67,16 @@ func sameShape(s []byte, form string) bool {
 	return true
 }
 
-// daysIn is the number of days of month in year.
+// daysIn is the number of days of month in year (month 1 to 12), by the
+// Gregorian rule time.Date follows.
 func daysIn(month time.Month, year int) int {
-	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	switch {
+	case month == time.February && year%4 == 0 && (year%100 != 0 || year%400 == 0):
+		return 29
+	case month == time.February:
+		return 28
+	case month == time.April, month == time.June, month == time.September, month == time.November:
+		return 30
+	}
+	return 31
 }

@@ -37,6 +37,11 @@ func TestMetaTimeAsUnmarshalJSON(t *testing.T) {
 		`"0000-01-01T00:00:00Z"`:      true,
 		`"9999-12-31T23:59:59Z"`:      true,
 		`"2025-02-29T00:00:00Z"`:      false, // not a leap year
+		`"1900-02-29T00:00:00Z"`:      false, // a century, not a leap year
+		`"2000-02-29T00:00:00Z"`:      true,  // every 400 years a leap year
+		`"0000-02-29T00:00:00Z"`:      true,
+		`"2026-06-31T00:00:00Z"`:      false,
+		`"2026-12-31T00:00:00Z"`:      true,
 		`"2026-04-31T00:00:00Z"`:      false,
 		`"2026-13-01T00:00:00Z"`:      false,
 		`"2026-00-01T00:00:00Z"`:      false,

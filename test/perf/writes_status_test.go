@@ -25,11 +25,15 @@ func statusWrites(step WriteStep) map[string]int {
 
 // Each parent's status is written at most twice on the guide's install,
 // once when it asks for its children and once when they are Ready, in
-// every sync order; the Glance writes once more for each stage of its
-// first rollout a reader must see (a store on its way, the schema Job
-// running, the rollout), and in the order the table counts that is all
-// (docs/performance.md, "Status writes per parent"). Steps 2 and 3 count
-// what they write now, so a change that adds a write fails here.
+// every sync order; the Glance writes four times in the order the table
+// counts, and no fewer can be true to the guide and the reference
+// (docs/performance.md, "Which Glance writes remain"): its first status
+// (a sibling store still on its way), BackendsReady turning
+// AllBackendsProjected with the first render and schema Job, which the
+// guide's words tie to every store being projected, DatabaseReady turning
+// SchemaSynced with the Deployment asked for, which the reference reports
+// the moment its schema Job succeeds, and Ready. Steps 2 and 3 count what
+// they write now, so a change that adds a write fails here.
 func TestStatusWritesPerParent(t *testing.T) {
 	const (
 		cp        = "ControlPlane controlplane"

@@ -139,32 +139,37 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 
 // countItems counts the body's array items. A hook's body is scanned once:
 // valid, and its arrays within the limits, it is parsed later without a
-// second validating pass and without copying its objects (scanned).
+// second validating pass and without copying its objects, each object
+// stepped over by the end the scan kept for it (scanned, not nil).
 // Anything else is counted the way it always was, with the same answers.
-func (r Route) countItems(body []byte) (items int, scanned bool, err error) {
+func (r Route) countItems(body []byte) (items int, scanned *rawjson.Ends, err error) {
 	if r.Sync != nil || r.Customize != nil {
-		arrays, ok := rawjson.Scan(body)
+		arrays, ends, ok := rawjson.ScanEnds(body, objectDepth)
 		if ok && arrays.Longest <= MaxArrayItems && arrays.Items <= MaxArrayItemsTotal {
-			return arrays.Items, true, nil
+			return arrays.Items, ends, nil
 		}
 	}
 	items, err = countArrayItems(body)
-	return items, false, err
+	return items, nil, err
 }
+
+// objectDepth is how deep an object of a Metacontroller request opens: the
+// envelope, its children or related, their kind, the object.
+const objectDepth = 4
 
 // call parses the body as the route's kind of request and calls its hook;
 // the parent a hook is called for is kept for the access log.
-func (r Route) call(c echo.Context, cfg *Config, body []byte, scanned bool) (any, error) {
+func (r Route) call(c echo.Context, cfg *Config, body []byte, scanned *rawjson.Ends) (any, error) {
 	switch {
 	case r.Sync != nil:
-		req, err := parseEnvelope(body, scanned, metacontroller.ParseSyncRequest, "sync")
+		req, err := parseEnvelope(body, scanned, metacontroller.ParseSyncRequestWith, "sync")
 		if err != nil {
 			return nil, err
 		}
 		c.Set(logParentKey, describeParent(req.Parent))
 		return r.Sync(req, cfg.Now())
 	case r.Customize != nil:
-		req, err := parseEnvelope(body, scanned, metacontroller.ParseCustomizeRequest, "customize")
+		req, err := parseEnvelope(body, scanned, metacontroller.ParseCustomizeRequestWith, "customize")
 		if err != nil {
 			return nil, err
 		}
@@ -178,9 +183,9 @@ func (r Route) call(c echo.Context, cfg *Config, body []byte, scanned bool) (any
 // parseEnvelope reads a hook's envelope: with parse, without copies, from
 // a body rawjson.Scan found valid and within the limits; otherwise, and
 // whenever parse declines, with decodeEnvelope, which names what is wrong.
-func parseEnvelope[T any](body []byte, scanned bool, parse func([]byte) (*T, bool), what string) (*T, error) {
-	if scanned {
-		if req, ok := parse(body); ok {
+func parseEnvelope[T any](body []byte, scanned *rawjson.Ends, parse func([]byte, *rawjson.Ends) (*T, bool), what string) (*T, error) {
+	if scanned != nil {
+		if req, ok := parse(body, scanned); ok {
 			return req, nil
 		}
 	}

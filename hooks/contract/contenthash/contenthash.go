@@ -37,17 +37,37 @@ func sum(h hash.Hash, data map[string]string) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var n [8]byte
 	for _, k := range keys {
-		binary.BigEndian.PutUint64(n[:], uint64(len(k)))
-		h.Write(n[:])
-		h.Write([]byte(k))
-		v := data[k]
-		binary.BigEndian.PutUint64(n[:], uint64(len(v)))
-		h.Write(n[:])
-		h.Write([]byte(v))
+		frame(h, []byte(k))
+		frame(h, []byte(data[k]))
 	}
-	return hex.EncodeToString(h.Sum(nil))[:Length]
+	return digits(h.Sum(nil))
+}
+
+// OfOne is Of of a map that holds one key, for a caller that hashes one
+// value per object of a request (a store's spec): the same framing without
+// the map, its sort, and the full hex string.
+func OfOne(key string, value []byte) string {
+	h := sha256.New()
+	frame(h, []byte(key))
+	frame(h, value)
+	var sum [sha256.Size]byte
+	return digits(h.Sum(sum[:0]))
+}
+
+// frame writes b to h behind its length.
+func frame(h hash.Hash, b []byte) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+}
+
+// digits is the hash's first Length hex digits.
+func digits(sum []byte) string {
+	var out [Length]byte
+	hex.Encode(out[:], sum[:Length/2])
+	return string(out[:])
 }
 
 // Name is "<prefix>-<hash of data>".

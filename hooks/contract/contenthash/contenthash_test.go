@@ -17,3 +17,10 @@ func TestOf(t *testing.T) {
 	assert.NotEqual(t, Of(map[string]string{"a": "b"}), Of(map[string]string{"a": "b", "c": ""}))
 	assert.Equal(t, "glance-config-"+h, Name("glance-config", data))
 }
+
+// OfOne is Of of the map holding its one key, for any key and value.
+func TestOfOneIsOf(t *testing.T) {
+	for _, kv := range [][2]string{{"spec", `{"storeId":"a"}`}, {"", ""}, {"k", "v"}, {"a", "bc"}, {"ab", "c"}, {"spec", string(make([]byte, 300))}} {
+		assert.Equal(t, Of(map[string]string{kv[0]: kv[1]}), OfOne(kv[0], []byte(kv[1])), "%q", kv)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
 
 // LastAppliedAnnotation is where Metacontroller records what a hook last
@@ -24,6 +25,14 @@ var serverFields = []string{"uid", "resourceVersion", "generation", "creationTim
 // without the record (not made by Metacontroller) is returned without its
 // server-set fields and status.
 func AsLastApplied(raw json.RawMessage) (json.RawMessage, error) {
+	if s, ok := recordAt(raw); ok {
+		return fromRecord(s)
+	}
+	return decodedAsLastApplied(raw)
+}
+
+// decodedAsLastApplied is AsLastApplied with the object decoded whole.
+func decodedAsLastApplied(raw json.RawMessage) (json.RawMessage, error) {
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, fmt.Errorf("not a JSON object")
@@ -31,11 +40,7 @@ func AsLastApplied(raw json.RawMessage) (json.RawMessage, error) {
 	meta, _ := obj["metadata"].(map[string]any)
 	if ann, ok := meta["annotations"].(map[string]any); ok {
 		if s, ok := ann[LastAppliedAnnotation].(string); ok && s != "" {
-			var last map[string]any
-			if err := json.Unmarshal([]byte(s), &last); err != nil {
-				return nil, fmt.Errorf("its %s annotation is not JSON", LastAppliedAnnotation)
-			}
-			return json.Marshal(last)
+			return fromRecord(s)
 		}
 	}
 	for _, f := range serverFields {
@@ -46,6 +51,28 @@ func AsLastApplied(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	delete(obj, "status")
 	return json.Marshal(obj)
+}
+
+// recordAt reads the last-applied record where it is written, without
+// decoding the object around it (a Job's pod template is most of it): ok is
+// false when there is none or MemberAt cannot tell, and AsLastApplied then
+// decodes the object whole, as it always did.
+func recordAt(raw []byte) (string, bool) {
+	v, sure := MemberAt(raw, "metadata", "annotations", LastAppliedAnnotation)
+	if !sure || v == nil {
+		return "", false
+	}
+	s, ok := rawjson.String(v)
+	return s, ok && s != ""
+}
+
+// fromRecord is the last-applied record as the object it holds.
+func fromRecord(s string) (json.RawMessage, error) {
+	var last map[string]any
+	if err := json.Unmarshal([]byte(s), &last); err != nil {
+		return nil, fmt.Errorf("its %s annotation is not JSON", LastAppliedAnnotation)
+	}
+	return json.Marshal(last)
 }
 
 // KeepAsLastApplied returns every observed object of the given types, in

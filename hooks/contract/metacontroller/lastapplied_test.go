@@ -32,3 +32,43 @@ func TestAsLastAppliedRejectsGarbage(t *testing.T) {
 	_, err = AsLastApplied(json.RawMessage(`{"metadata":{"annotations":{"metacontroller.k8s.io/last-applied-configuration":"{"}}}`))
 	assert.Error(t, err)
 }
+
+// The record read where it is written is the record the whole object's
+// decode finds; where the reader cannot tell (a key in another case, a key
+// given twice, escapes in a key) the object is decoded whole, so the
+// answer is the same there too.
+func TestAsLastAppliedReadsTheRecordInPlace(t *testing.T) {
+	const key = `"metacontroller.k8s.io/last-applied-configuration"`
+	cases := map[string]struct {
+		reason   string
+		observed string
+	}{
+		"Plain": {"the common case: the record is the only annotation",
+			`{"metadata":{"annotations":{` + key + `:"{\"kind\":\"Job\",\"b\":1,\"a\":[1.5e3,\"x\"]}"}},"spec":{"x":1}}`},
+		"EscapesAndUnicode": {"escapes inside the record are decoded as encoding/json decodes them",
+			`{"metadata":{"annotations":{` + key + `:"{\"m\":\"\\u00e9 \\n \\u2028 \\ud83d\\ude00\"}"}}}`},
+		"KeyTwice": {"the last of two records wins in a map; the reader declines and the whole decode says so",
+			`{"metadata":{"annotations":{` + key + `:"{\"a\":1}",` + key + `:"{\"a\":2}"}}}`},
+		"MetadataInOtherCase": {"a map key matches exactly: Metadata is not metadata",
+			`{"Metadata":{"annotations":{` + key + `:"{\"a\":1}"}},"metadata":{"name":"n","uid":"u"}}`},
+		"EscapedKey": {"an escaped key may spell the annotation",
+			`{"metadata":{"annotations":{"metacontroller.k8s.io\/last-applied-configuration":"{\"a\":1}"}}}`},
+		"EmptyRecord": {"an empty record counts as none",
+			`{"metadata":{"name":"n","uid":"u","annotations":{` + key + `:""}},"status":{}}`},
+		"RecordNotAString": {"a record that is no string counts as none",
+			`{"metadata":{"name":"n","annotations":{` + key + `:{"a":1}}}}`},
+		"NoRecord": {"without a record the server fields are dropped",
+			`{"metadata":{"name":"n","uid":"u"},"status":{"x":1}}`},
+		"Null": {"a listed name that is null stays null", `null`},
+		"BadRecord": {"a record that is not JSON is an error either way",
+			`{"metadata":{"annotations":{` + key + `:"{"}}}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := decodedAsLastApplied(json.RawMessage(tc.observed))
+			got, err := AsLastApplied(json.RawMessage(tc.observed))
+			assert.Equal(t, wantErr, err, tc.reason)
+			assert.Equal(t, string(want), string(got), tc.reason)
+		})
+	}
+}

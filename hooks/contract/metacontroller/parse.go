@@ -15,6 +15,13 @@ import (
 // false where only encoding/json can tell what the body holds (see
 // rawjson) or would fail; the caller then decodes it with encoding/json.
 func ParseSyncRequest(body []byte) (req *SyncRequest, ok bool) {
+	return ParseSyncRequestWith(body, nil)
+}
+
+// ParseSyncRequestWith is ParseSyncRequest of a body rawjson.ScanEnds
+// scanned: the parent and every object are stepped over by the ends it
+// kept, not read again.
+func ParseSyncRequestWith(body []byte, ends *rawjson.Ends) (req *SyncRequest, ok bool) {
 	req = &SyncRequest{}
 	var seen [5]bool
 	end, ok := rawjson.WalkObject(body, space(body), func(key []byte, plain bool, start int) (int, bool) {
@@ -23,18 +30,18 @@ func ParseSyncRequest(body []byte) (req *SyncRequest, ok bool) {
 		case !exact:
 			return start, false
 		case i < 0:
-			return rawjson.SkipValue(body, start)
+			return ends.Skip(body, start)
 		case seen[i]:
 			return start, false // given twice: encoding/json merges the maps
 		}
 		seen[i] = true
 		switch i {
 		case 2:
-			return objectMapAt(body, start, &req.Children)
+			return objectMapAt(body, start, &req.Children, ends)
 		case 3:
-			return objectMapAt(body, start, &req.Related)
+			return objectMapAt(body, start, &req.Related, ends)
 		}
-		end, ok := rawjson.SkipValue(body, start)
+		end, ok := ends.Skip(body, start)
 		v := body[start:end]
 		switch i {
 		case 0:
@@ -57,6 +64,12 @@ func ParseSyncRequest(body []byte) (req *SyncRequest, ok bool) {
 
 // ParseCustomizeRequest is ParseSyncRequest for a customize request.
 func ParseCustomizeRequest(body []byte) (req *CustomizeRequest, ok bool) {
+	return ParseCustomizeRequestWith(body, nil)
+}
+
+// ParseCustomizeRequestWith is ParseSyncRequestWith for a customize
+// request.
+func ParseCustomizeRequestWith(body []byte, ends *rawjson.Ends) (req *CustomizeRequest, ok bool) {
 	req = &CustomizeRequest{}
 	var seen [2]bool
 	end, ok := rawjson.WalkObject(body, space(body), func(key []byte, plain bool, start int) (int, bool) {
@@ -65,12 +78,12 @@ func ParseCustomizeRequest(body []byte) (req *CustomizeRequest, ok bool) {
 		case !exact:
 			return start, false
 		case i < 0:
-			return rawjson.SkipValue(body, start)
+			return ends.Skip(body, start)
 		case seen[i]:
 			return start, false
 		}
 		seen[i] = true
-		end, ok := rawjson.SkipValue(body, start)
+		end, ok := ends.Skip(body, start)
 		if i == 0 {
 			req.Controller = capped(body[start:end])
 		} else {
@@ -84,8 +97,8 @@ func ParseCustomizeRequest(body []byte) (req *CustomizeRequest, ok bool) {
 // objectMapAt reads the value at data[start] into *m as encoding/json
 // decodes an ObjectMap, "<Kind>.<apiVersion>" -> name -> object: null is no
 // map, a key given twice keeps its last value. Each object is stepped over
-// once, to find its end.
-func objectMapAt(data []byte, start int, m *ObjectMap) (int, bool) {
+// once, to find its end, or its end is looked up in ends.
+func objectMapAt(data []byte, start int, m *ObjectMap, ends *rawjson.Ends) (int, bool) {
 	if rawjson.IsNull(data[start:min(start+4, len(data))]) {
 		return start + 4, true
 	}
@@ -106,7 +119,7 @@ func objectMapAt(data []byte, start int, m *ObjectMap) (int, bool) {
 			if !ok {
 				return start, false
 			}
-			end, ok := rawjson.SkipValue(data, start)
+			end, ok := ends.Skip(data, start)
 			byName[string(name)] = capped(data[start:end])
 			return end, ok
 		})

@@ -16,8 +16,21 @@ import (
 // encoding/json decodes.
 func checkParse(t *testing.T, body []byte) (syncOK, customizeOK bool) {
 	t.Helper()
-	if _, valid := rawjson.Scan(body); !valid {
+	_, ends, valid := rawjson.ScanEnds(body, 4)
+	if !valid {
 		return false, false // the transport parses only what Scan found valid
+	}
+	// The objects stepped over by the ends a scan kept are the objects
+	// stepped over one by one.
+	with, withOK := ParseSyncRequestWith(body, ends)
+	without, withoutOK := ParseSyncRequest(body)
+	if withOK != withoutOK || withOK && !reflect.DeepEqual(*with, *without) {
+		t.Fatalf("ParseSyncRequestWith(%s) = %v, %v; ParseSyncRequest = %v, %v", body, with, withOK, without, withoutOK)
+	}
+	withC, withCOK := ParseCustomizeRequestWith(body, ends)
+	withoutC, withoutCOK := ParseCustomizeRequest(body)
+	if withCOK != withoutCOK || withCOK && !reflect.DeepEqual(*withC, *withoutC) {
+		t.Fatalf("ParseCustomizeRequestWith(%s) = %v, %v; ParseCustomizeRequest = %v, %v", body, withC, withCOK, withoutC, withoutCOK)
 	}
 	var wantSync SyncRequest
 	syncErr := json.Unmarshal(body, &wantSync)

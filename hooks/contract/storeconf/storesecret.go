@@ -19,5 +19,5 @@ func SpecHash(spec api.GlanceBackendSpec, storeID string) string {
 		S3           *api.S3Store      `json:"s3"`
 		ExtraOptions map[string]string `json:"extraOptions"`
 	}{storeID, spec.Type, spec.S3, spec.ExtraOptions})
-	return contenthash.Of(map[string]string{"spec": string(rendered)})
+	return contenthash.OfOne("spec", rendered)
 }
