@@ -173,9 +173,13 @@ func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glan
 	answer := make(chan string, 1)
 	go func() { answer <- upload(c, id, data, head, pace, rest) }()
 	// Read through the other pod; a failure shows the log of the pod
-	// the upload went to.
+	// the upload went to, what the upload met so far and the pod's
+	// sockets (a request glance never saw: accepted, or still waiting in
+	// the listen backlog?).
 	watch := *verify
-	watch.Logs = func() string { return p.Logs(p.Container) }
+	watch.Logs = func() string {
+		return p.Logs(p.Container) + "\n" + uploadSoFar(answer) + "\n" + sockets(p.Addr("api"))
+	}
 	watch.WaitImage(t, id, "saving", 3*time.Minute)
 	stopped := make(chan time.Duration, 1)
 	go func() { stopped <- p.Stop(t) }()
@@ -186,6 +190,32 @@ func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glan
 	require.Equal(t, "active", img.Status)
 	require.True(t, bytes.Equal(data, verify.Download(t, id)), "image %s holds the bytes uploaded", id)
 	return took
+}
+
+// uploadSoFar says whether the upload has answered yet, and what; the
+// answer stays in the channel for its reader.
+func uploadSoFar(answer chan string) string {
+	select {
+	case a := <-answer:
+		answer <- a
+		return "the upload answered: " + a
+	default:
+		return "the upload has not answered yet"
+	}
+}
+
+// sockets lists the listening socket at addr (Recv-Q: connections not
+// yet accepted) and the connections to it, as ss prints them.
+func sockets(addr string) string {
+	listening, err := exec.Command("ss", "-ltn", "src", addr).CombinedOutput()
+	if err != nil {
+		return "ss: " + err.Error()
+	}
+	conns, err := exec.Command("ss", "-tn", "dst", addr).CombinedOutput()
+	if err != nil {
+		return "ss: " + err.Error()
+	}
+	return "sockets of " + addr + ":\n" + string(listening) + string(conns)
 }
 
 // uploadPiece is how much of an upload's rest upload writes at a time.
