@@ -58,7 +58,7 @@ func (s *store) move(e storestate.Event, why string) {
 func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
 
 // observedBackend is a related GlanceBackend as far as the Glance reads it:
-// identity, creation time, owner, spec, and each condition but its reason.
+// identity, creation time, owner, spec, and the conditions it reads.
 // The related backends are every one in the namespace, so the rest of their
 // metadata, never read, is not decoded.
 type observedBackend struct {
@@ -76,6 +76,7 @@ type observedBackend struct {
 			Type               string                 `json:"type"`
 			Status             metav1.ConditionStatus `json:"status"`
 			LastTransitionTime metav1.Time            `json:"lastTransitionTime,omitempty"`
+			Reason             string                 `json:"reason"`
 			Message            string                 `json:"message"`
 		} `json:"conditions,omitempty"`
 	} `json:"status"`
@@ -96,7 +97,7 @@ func (o *observedBackend) backend() api.GlanceBackend {
 			continue
 		}
 		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
-			LastTransitionTime: c.LastTransitionTime, Message: c.Message})
+			LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
 	}
 	return b
 }

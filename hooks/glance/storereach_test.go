@@ -12,11 +12,16 @@ import (
 )
 
 // reachBackend is an attached GlanceBackend reporting StoreReachable with
-// status ("" reports none).
+// status ("" reports none; "NotChecked" is True under StoreNotChecked).
 func reachBackend(name, status, message string) api.GlanceBackend {
 	var b api.GlanceBackend
 	b.Name = name
-	if status != "" {
+	switch status {
+	case "":
+	case "NotChecked":
+		b.Status.Conditions = []metav1.Condition{{Type: names.ConditionStoreReachable, Status: metav1.ConditionTrue,
+			Reason: names.ReasonStoreNotChecked, Message: "not checked"}}
+	default:
 		b.Status.Conditions = []metav1.Condition{{Type: names.ConditionStoreReachable, Status: metav1.ConditionStatus(status), Message: message}}
 	}
 	return b
@@ -34,6 +39,13 @@ func TestStoresReachable(t *testing.T) {
 	}{
 		"no checks": {"a service without checks says so, True", "", "", false,
 			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonStoresNotChecked, Message: "the service checks no store's S3 endpoint"}},
+		"none checked": {"backends that say StoreNotChecked leave it at StoresNotChecked, True", "NotChecked", "NotChecked", false,
+			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonStoresNotChecked, Message: "the service checks no store's S3 endpoint"}},
+		"one checked": {"a store not checked is not counted as answering, and the message says so", "True", "NotChecked", false,
+			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonAllStoresReachable, Message: "1 store answers; 1 store is not checked"}},
+		"one down, one not checked": {"a store not checked does not hide one that is down", "NotChecked", "False", false,
+			hook.Condition{Type: CondStoresReachable, Reason: ReasonStoreUnreachable,
+				Message: "1 store does not answer, the config is kept as it is: store b (GlanceBackend gb-b): connection refused; 1 store is not checked"}},
 		"all answer": {"every checked store answers", "True", "True", false,
 			hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonAllStoresReachable, Message: "2 stores answer"}},
 		"one is down": {"the store that is down is named with what its check met", "True", "False", false,

@@ -43,10 +43,13 @@ const (
 )
 
 // StoreReachable and its reasons: whether the store's S3 endpoint answered
-// the service's last check (reach.go). Reported only by a service that
-// checks stores (Hook.Check); the reference reports no such condition.
+// the service's last check (reach.go). Reported on every sync: a service
+// that checks no store (no Hook.Check) says StoreNotChecked, True, as a
+// Glance reports a feature that is off, so `kubectl wait` on it returns.
+// The reference reports no such condition.
 const (
 	CondStoreReachable     = names.ConditionStoreReachable
 	ReasonStoreReachable   = "StoreReachable"
 	ReasonStoreUnreachable = names.ReasonStoreUnreachable
+	ReasonStoreNotChecked  = names.ReasonStoreNotChecked
 )

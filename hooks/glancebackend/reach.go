@@ -22,7 +22,7 @@ type Reach struct {
 // beside the request.
 type Hook struct {
 	// Check, when set, checks the store's endpoint (s3.host) at now;
-	// nil reports no StoreReachable condition (the hook checks nothing).
+	// nil checks nothing, and StoreReachable says StoreNotChecked.
 	Check func(endpoint string, now time.Time) Reach
 	// Recheck is how long after a sync that found the store unreachable
 	// its next sync comes (resyncAfterSeconds), so its return is seen
@@ -40,33 +40,40 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	return Hook{}.Sync(req, now)
 }
 
-// withReach is conds with the StoreReachable condition when the hook
-// checks stores, and the resync the check asks for.
+// withReach is conds with the StoreReachable condition, and the resync
+// the check asks for.
 func (h Hook) withReach(conds []hook.Condition, b *api.GlanceBackend, now time.Time) ([]hook.Condition, int) {
 	c, resync := h.reachability(b, now)
-	if c != nil {
-		conds = append(conds, *c)
-	}
-	return conds, resync
+	return append(conds, c), resync
 }
 
+// notCheckedMessage is StoreNotChecked's message when the service checks
+// no store: what turns the check on.
+const notCheckedMessage = "the S3 endpoint is not checked: run glance-hooks serve with --store-check-timeout (2s is a good start) to report whether it answers"
+
 // reachability is the StoreReachable condition of a backend and the
-// resync it asks for, when the hook checks stores and the backend names
-// an endpoint.
-func (h Hook) reachability(b *api.GlanceBackend, now time.Time) (cond *hook.Condition, resyncAfter int) {
-	if h.Check == nil || b.Spec.S3 == nil || b.Spec.S3.Host == "" {
-		return nil, 0
+// resync it asks for. Without a check, or without an endpoint to check,
+// the condition is True under StoreNotChecked: nothing is known against
+// the store, as a feature that is off requires nothing.
+func (h Hook) reachability(b *api.GlanceBackend, now time.Time) (hook.Condition, int) {
+	notChecked := hook.Condition{Type: CondStoreReachable, Status: true, Reason: ReasonStoreNotChecked, Message: notCheckedMessage}
+	if h.Check == nil {
+		return notChecked, 0
+	}
+	if b.Spec.S3 == nil || b.Spec.S3.Host == "" {
+		notChecked.Message = "the S3 endpoint is not checked: the GlanceBackend names none (s3.host)"
+		return notChecked, 0
 	}
 	r := h.Check(b.Spec.S3.Host, now)
 	c := reachCondition(b.Spec.S3.Host, r)
 	if r.Reachable {
-		return &c, 0
+		return c, 0
 	}
 	recheck := h.Recheck
 	if recheck <= 0 {
 		recheck = DefaultRecheck
 	}
-	return &c, max(int(recheck/time.Second), 1)
+	return c, max(int(recheck/time.Second), 1)
 }
 
 // reachCondition words a check's verdict.

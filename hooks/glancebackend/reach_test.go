@@ -11,8 +11,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 )
 
-// The hook reports StoreReachable only when the service checks stores, and
-// asks for a resync only while the store does not answer, to see it back.
+// The hook reports StoreReachable on every sync, StoreNotChecked when it
+// checks nothing, and asks for a resync only while the store does not
+// answer, to see it back.
 func TestReachability(t *testing.T) {
 	down := func(string, time.Time) Reach { return Reach{Detail: "dial tcp: connection refused"} }
 	up := func(string, time.Time) Reach { return Reach{Reachable: true, Detail: "HTTP 403"} }
@@ -24,8 +25,9 @@ func TestReachability(t *testing.T) {
 		wantReason string
 		wantResync int
 	}{
-		"no check":       {"a service that checks nothing reports no condition", Hook{}, withHost, "", 0},
-		"no S3 block":    {"nothing to check without an endpoint", Hook{Check: down}, &api.GlanceBackend{}, "", 0},
+		"no check":       {"a service that checks nothing says so", Hook{}, withHost, ReasonStoreNotChecked, 0},
+		"no S3 block":    {"nothing to check without an endpoint", Hook{Check: down}, &api.GlanceBackend{}, ReasonStoreNotChecked, 0},
+		"no host":        {"nor with an empty one", Hook{Check: down}, &api.GlanceBackend{Spec: api.GlanceBackendSpec{S3: &api.S3Store{}}}, ReasonStoreNotChecked, 0},
 		"answers":        {"True, and no resync: the periodic resync finds an outage", Hook{Check: up}, withHost, ReasonStoreReachable, 0},
 		"does not":       {"False, and a recheck within the default half minute", Hook{Check: down}, withHost, ReasonStoreUnreachable, 30},
 		"own recheck":    {"the service's recheck is honoured", Hook{Check: down, Recheck: 5 * time.Second}, withHost, ReasonStoreUnreachable, 5},
@@ -34,11 +36,7 @@ func TestReachability(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c, resync := tc.hook.reachability(tc.backend, time.Time{})
-			got := ""
-			if c != nil {
-				got = c.Reason
-			}
-			if diff := cmp.Diff([]any{tc.wantReason, tc.wantResync}, []any{got, resync}); diff != "" {
+			if diff := cmp.Diff([]any{tc.wantReason, tc.wantResync}, []any{c.Reason, resync}); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
 			}
 		})
@@ -57,5 +55,22 @@ func TestUnreachableStoreHoldsReady(t *testing.T) {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("the message %q does not name %q", c.Message, want)
 		}
+	}
+}
+
+// A store that is not checked holds nothing: the condition is True, so
+// Ready does not wait for it, and its message names the flag that turns
+// the check on.
+func TestNotCheckedStoreHoldsNothing(t *testing.T) {
+	withHost := &api.GlanceBackend{Spec: api.GlanceBackendSpec{S3: &api.S3Store{Host: "http://s3:8080"}}}
+	c, resync := Hook{}.reachability(withHost, time.Time{})
+	if ready := hook.Ready("ok", c); !ready.Status {
+		t.Errorf("Ready waits for a store nobody checked: %+v", ready)
+	}
+	if resync != 0 {
+		t.Errorf("a store nobody checked asks for a resync every %d s", resync)
+	}
+	if !strings.Contains(c.Message, "--store-check-timeout") {
+		t.Errorf("the message %q does not say how to turn the check on", c.Message)
 	}
 }

@@ -131,7 +131,7 @@ func TestWriteConditions(t *testing.T) {
 	require.NoError(t, WriteConditions(&b, objs))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	assert.Regexp(t, `^KIND +NAME +TYPE +STATUS +REASON +MESSAGE$`, lines[0])
-	assert.Len(t, lines, 1+14+5+5+1, "header, fourteen conditions for the Glance and five for each backend, the note on simulated rollouts")
+	assert.Len(t, lines, 1+14+6+6+1, "header, fourteen conditions for the Glance and six for each backend, the note on simulated rollouts")
 	assert.Regexp(t, `^Glance +glance +DatabaseReady +True +SchemaSynced +\(simulated\) `, lines[3],
 		"render made the schema Job's status up, and says so")
 	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentAvailable +\(simulated\) 1 of 1 replicas available$`, lines[5],
@@ -143,6 +143,8 @@ func TestWriteConditions(t *testing.T) {
 	assert.Regexp(t, `^Glance +glance +DBPurgeReady +True +DBPurgeScheduled +`, lines[13], "every Glance purges")
 	assert.Regexp(t, `^Glance +glance +StoresReachable +True +StoresNotChecked +`, lines[14], "render checks no store")
 	assert.Regexp(t, `^GlanceBackend +archive +CredentialsReady +False +WaitingForCredentials +credentials Secret "missing-credentials"`, lines[15])
+	assert.Regexp(t, `^GlanceBackend +archive +StoreReachable +True +StoreNotChecked +.*--store-check-timeout`, lines[19],
+		"render checks no store, and says what would")
 
 	// Parents in several namespaces are told apart.
 	b.Reset()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
@@ -63,10 +64,11 @@ func stopsUnderLoad(t *testing.T, st *glancestack.Stack) {
 	verify := st.Client(t, st.Pods()[0])
 	stopHogs := cpuHogs(t, 2, time.Duration(n)*(grace+time.Minute))
 	defer stopHogs()
+	args := stopPodArgs(t, spec)
 	var took []time.Duration
 	mode := glance.LaunchMode("")
 	for i := range n {
-		p := st.StartDrainingPod(t)
+		p := st.StartDrainingPod(t, args...)
 		p.WaitReady(t)
 		mode = p.Mode
 		data := randomBytes(uint64(100+i), 256<<10+i)
@@ -78,9 +80,54 @@ func stopsUnderLoad(t *testing.T, st *glancestack.Stack) {
 		took = append(took, d)
 	}
 	p50, slowest := percentiles(took)
-	t.Logf("%s: %d stops beside 2 CPU hogs, each with an upload in flight: all exited 0, every upload active and intact; "+
+	t.Logf("%s%v: %d stops beside 2 CPU hogs, each with an upload in flight: all exited 0, every upload active and intact; "+
 		"from the stop's start to the exit, the %s preStop sleep included: p50 %s, max %s (grace period %s); each: %s",
-		mode, n, preStop, p50.Round(time.Millisecond), slowest.Round(time.Millisecond), grace, rounded(took))
+		mode, args, n, preStop, p50.Round(time.Millisecond), slowest.Round(time.Millisecond), grace, rounded(took))
+}
+
+// gracefulThreadsSince is the first uWSGI release whose graceful stop
+// lets every thread of a worker finish its request: before 2.0.25 the
+// worker that takes the signal cancels its other threads at once
+// (pthread_cancel, asynchronous), requests included, and 2.0.25 and
+// 2.0.26 join them without waking the idle ones, which then wait out the
+// mercy. The image ships a later uWSGI; Debian 12's is 2.0.21.
+var gracefulThreadsSince = [3]int{2, 0, 27}
+
+// stopPodArgs are the arguments the stop test adds to its pods: none,
+// but one thread per process for a uWSGI older than
+// gracefulThreadsSince, the one graceful stop such a uWSGI has
+// (docs/stopping.md); the rest of the rendered uWSGI config is run as is.
+func stopPodArgs(t *testing.T, spec corev1.PodSpec) []string {
+	t.Helper()
+	if c := spec.Containers[len(spec.Containers)-1]; len(c.Command) == 0 || c.Command[0] != "uwsgi" {
+		return nil
+	}
+	out, err := exec.Command("uwsgi", "--version").Output()
+	require.NoError(t, err, "uwsgi --version")
+	v, ok := uwsgiVersion(string(out))
+	require.True(t, ok, "uwsgi --version printed %q", out)
+	if slices.Compare(v[:], gracefulThreadsSince[:]) >= 0 {
+		return nil
+	}
+	return []string{"--threads", "1"}
+}
+
+// uwsgiVersion reads "2.0.21-debian" as 2, 0, 21.
+func uwsgiVersion(s string) ([3]int, bool) {
+	var v [3]int
+	core, _, _ := strings.Cut(strings.TrimSpace(s), "-")
+	parts := strings.Split(core, ".")
+	if len(parts) < 3 {
+		return v, false
+	}
+	for i := range v {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
 }
 
 // percentiles are the median and the largest of durations, which must not
@@ -126,9 +173,13 @@ func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glan
 	answer := make(chan string, 1)
 	go func() { answer <- upload(c, id, data, head, pace, rest) }()
 	// Read through the other pod; a failure shows the log of the pod
-	// the upload went to.
+	// the upload went to, what the upload met so far and the pod's
+	// sockets (a request glance never saw: accepted, or still waiting in
+	// the listen backlog?).
 	watch := *verify
-	watch.Logs = func() string { return p.Logs(p.Container) }
+	watch.Logs = func() string {
+		return p.Logs(p.Container) + "\n" + uploadSoFar(answer) + "\n" + sockets(p.Addr("api"))
+	}
 	watch.WaitImage(t, id, "saving", 3*time.Minute)
 	stopped := make(chan time.Duration, 1)
 	go func() { stopped <- p.Stop(t) }()
@@ -139,6 +190,32 @@ func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glan
 	require.Equal(t, "active", img.Status)
 	require.True(t, bytes.Equal(data, verify.Download(t, id)), "image %s holds the bytes uploaded", id)
 	return took
+}
+
+// uploadSoFar says whether the upload has answered yet, and what; the
+// answer stays in the channel for its reader.
+func uploadSoFar(answer chan string) string {
+	select {
+	case a := <-answer:
+		answer <- a
+		return "the upload answered: " + a
+	default:
+		return "the upload has not answered yet"
+	}
+}
+
+// sockets lists the listening socket at addr (Recv-Q: connections not
+// yet accepted) and the connections to it, as ss prints them.
+func sockets(addr string) string {
+	listening, err := exec.Command("ss", "-ltn", "src", addr).CombinedOutput()
+	if err != nil {
+		return "ss: " + err.Error()
+	}
+	conns, err := exec.Command("ss", "-tn", "dst", addr).CombinedOutput()
+	if err != nil {
+		return "ss: " + err.Error()
+	}
+	return "sockets of " + addr + ":\n" + string(listening) + string(conns)
 }
 
 // uploadPiece is how much of an upload's rest upload writes at a time.
@@ -200,4 +277,28 @@ func cpuHogs(t *testing.T, n int, lifetime time.Duration) func() {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// uwsgiVersion reads what `uwsgi --version` prints, Debian's suffix
+// included, and refuses what it cannot read rather than guess a release.
+func TestUWSGIVersion(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   [3]int
+		ok     bool
+	}{
+		"debian":  {"Debian 12's package", "2.0.21-debian\n", [3]int{2, 0, 21}, true},
+		"pip":     {"a release from PyPI, as the image ships it", "2.0.31\n", [3]int{2, 0, 31}, true},
+		"short":   {"two parts are not a release", "2.0\n", [3]int{}, false},
+		"garbage": {"not a number", "x.y.z\n", [3]int{}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := uwsgiVersion(tc.in)
+			if ok != tc.ok || (ok && got != tc.want) {
+				t.Errorf("%s: uwsgiVersion(%q) = %v, %v; want %v, %v", tc.reason, tc.in, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
 }

@@ -435,12 +435,20 @@ func (s *Stack) StartPod(t testing.TB) *Pod {
 
 // StartDrainingPod is StartPod for a pod whose stop sleeps the rendered
 // preStop sleep whole before its SIGTERM, as the kubelet does (the
-// stack's other pods sleep podrun's short default).
-func (s *Stack) StartDrainingPod(t testing.TB) *Pod {
+// stack's other pods sleep podrun's short default). args, if any, are
+// added to the glance-api container's arguments.
+func (s *Stack) StartDrainingPod(t testing.TB, args ...string) *Pod {
 	t.Helper()
 	o := s.podOpts
 	o.MaxPreStopSleep = time.Minute
-	return s.launchPodWith(t, s.Get(t, "apps/v1", "Deployment", s.Glance), o)
+	deployment := s.Get(t, "apps/v1", "Deployment", s.Glance)
+	pod := podrun.MustPodOf(t, deployment)
+	// The container points into pod.Spec's slice, which the copy of the
+	// spec glanceContainer gets shares.
+	if c := glanceContainer(pod.Spec); c != nil {
+		c.Args = append(slices.Clip(c.Args), args...)
+	}
+	return s.runPod(t, pod, templateHash(deployment), o)
 }
 
 // launchPod starts a pod of the Deployment's template and returns at once.
@@ -451,8 +459,14 @@ func (s *Stack) launchPod(t testing.TB, deployment chain.Object) *Pod {
 
 func (s *Stack) launchPodWith(t testing.TB, deployment chain.Object, opts podrun.Options) *Pod {
 	t.Helper()
-	pod := podrun.MustPodOf(t, deployment)
+	return s.runPod(t, podrun.MustPodOf(t, deployment), templateHash(deployment), opts)
+}
+
+// runPod starts pod, made from the Deployment template of the given
+// hash, and returns at once.
+func (s *Stack) runPod(t testing.TB, pod podrun.Pod, template string, opts podrun.Options) *Pod {
+	t.Helper()
 	s.matchSecureRBACSwitch(t, &pod)
 	r := podrun.Start(s.life(t), pod, s.objects(t), opts)
-	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: templateHash(deployment)}
+	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: template}
 }
