@@ -28,7 +28,7 @@ func TestHookURL(t *testing.T) {
 			"https://glance-hooks.ns:8443/sync/glance", false},
 		"service defaults": {"without port and protocol Metacontroller uses http on 80",
 			webhookSpec{Service: &service{Name: "h", Namespace: "ns"}, Path: ptr("/x")}, "http://h.ns:80/x", false},
-		"url": {"hookBaseURL renders a URL, taken as it is", webhookSpec{URL: ptr("https://example.test/sync")}, "https://example.test/sync", false},
+		"url":  {"hookBaseURL renders a URL, taken as it is", webhookSpec{URL: ptr("https://example.test/sync")}, "https://example.test/sync", false},
 		"none": {"neither is refused", webhookSpec{Path: ptr("/x")}, "", true},
 	}
 	for name, tc := range cases {
