@@ -4,7 +4,10 @@ package chart
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
 	"github.com/c5c3/glance-hooks/test/guide"
@@ -43,49 +47,136 @@ func TestDefaultInstallReachesReady(t *testing.T) {
 	objs, err := guide.Objects(guide.ControlPlane)
 	require.NoError(t, err)
 	for _, o := range append(append(guide.Secrets(ns), keystoneAdmin(ns)), objs...) {
-		kubetestEventuallyApplied(t, in, obj(o))
+		createAdmitted(t, in, obj(o))
 	}
 
 	ctx := context.Background()
 	mc, err := kubechain.New(ctx, in.c.env.Config, map[string]string{in.serviceAddr(t, "hooks"): hooks})
 	require.NoError(t, err)
-	var names []string
+	var controllers []string
 	for _, r := range mc.Registrations() {
-		names = append(names, r.Name)
+		controllers = append(controllers, r.Name)
 	}
-	require.Equal(t, []string{"controlplane-glance", "glance", "glancebackend"}, names, "the chart's CompositeControllers, parents before children")
+	require.Equal(t, []string{"controlplane-glance", "glance", "glancebackend"}, controllers, "the chart's CompositeControllers, parents before children")
 
-	total, rounds := 0, 0
+	sent := map[string][]byte{}
+	mc.Sent = func(url string, body []byte) { sent[url] = body }
+	mc.Namespace = ns
+	require.NoError(t, mc.ActAs(metacontrollerIdentity(in.c.env.Config)))
+	synced, played, rounds := 0, 0, 0
 	for rounds < readyRounds && !allReady(t, in, ns) {
 		rounds++
-		writes := round(t, mc, ns)
-		total += len(writes)
-		t.Logf("round %d: %d writes: %s", rounds, len(writes), strings.Join(writes, ", "))
+		s, p := round(t, mc, ns)
+		synced, played = synced+len(s), played+len(p)
+		t.Logf("round %d: %s", rounds, strings.Join(append(s, p...), ", "))
 	}
 	require.True(t, allReady(t, in, ns), "Ready within %d rounds:\n%s", readyRounds, readiness(t, in, ns))
-	t.Logf("the ControlPlane, its Glance and its GlanceBackends are Ready after %d rounds and %d writes", rounds, total)
+	t.Logf("the ControlPlane, its Glance and its GlanceBackends are Ready after %d rounds: %d writes of Metacontroller, %d of the played controllers",
+		rounds, synced, played)
 
-	assert.Empty(t, round(t, mc, ns), "a pass with nothing changed writes nothing")
+	s, p := round(t, mc, ns)
+	assert.Empty(t, append(s, p...), "a pass with nothing changed writes nothing")
+
+	// The requests have the shape Metacontroller's have.
+	recorded := mustRead(t, "test/fixtures/sync-glance/recorded-metacontroller/request.json")
+	sameEnvelope(t, recorded, sent["https://"+in.serviceAddr(t, "hooks")+"/sync/glance"])
+
+	// The same rules as the in-memory chain: from the same objects it ends
+	// with the same objects and the same conditions.
+	world := inMemory(t, containerOf(t, in.deployment(t), "hooks").Args, append(append(guide.Secrets(ns), keystoneAdmin(ns)), objs...))
+	assert.Equal(t, world, in.summary(t, world), "the real API server holds what the in-memory chain makes")
 }
 
-// round is one pass of Metacontroller over every parent, then the Job and
-// Deployment controllers; it returns the writes, in order.
-func round(t *testing.T, mc *kubechain.Metacontroller, ns string) []string {
-	ctx := context.Background()
-	synced, err := mc.Sync(ctx)
+// inMemory runs the chain's World on the objects with the hooks in process
+// (the registration Jobs' image as the hooks container's --job-image) and
+// sums up what it ends with.
+func inMemory(t *testing.T, hookArgs []string, objs []map[string]any) map[chain.Ref][]string {
+	var jobImage string
+	for _, a := range hookArgs {
+		if v, ok := strings.CutPrefix(a, "--job-image="); ok {
+			jobImage = v
+		}
+	}
+	require.NotEmpty(t, jobImage, "the chart passes the hooks the Jobs' image")
+	w := chain.NewWorld(time.Now())
+	for _, o := range objs {
+		require.NoError(t, w.Apply(o))
+	}
+	res, err := w.Run(chain.ControllersWith(jobImage), 50)
 	require.NoError(t, err)
-	played, err := mc.PlayControllers(ctx, ns, time.Now())
-	require.NoError(t, err)
+	require.True(t, res.Converged)
+	out := map[chain.Ref][]string{}
+	for _, o := range w.Objects() {
+		out[summaryRef(o)] = conditionSummary(o)
+	}
+	return out
+}
+
+// summaryRef is an object's reference, an Event's named by its reason: the
+// hook names an Event by a digest of its object's uid and its time, which
+// differ between the two clusters.
+func summaryRef(o chain.Object) chain.Ref {
+	r := chain.RefOf(o)
+	if r.Kind == "Event" {
+		r.Name = fmt.Sprint(o["reason"])
+	}
+	return r
+}
+
+// summary is what the API server holds of the kinds in want, as inMemory
+// sums it up: each object by its reference, with its conditions.
+func (in *installed) summary(t *testing.T, want map[chain.Ref][]string) map[chain.Ref][]string {
+	types := map[chain.Type]bool{}
+	for r := range want {
+		types[chain.Type{APIVersion: r.APIVersion, Kind: r.Kind}] = true
+	}
+	out := map[chain.Ref][]string{}
+	for ty := range types {
+		for _, o := range in.list(t, ty.APIVersion, ty.Kind, "openstack") {
+			out[summaryRef(o)] = conditionSummary(o)
+		}
+	}
+	return out
+}
+
+// conditionSummary is each condition of a parent as type=status/reason;
+// nothing for other kinds (a Job's conditions are the played controller's).
+func conditionSummary(o chain.Object) []string {
+	if !slices.ContainsFunc(readyKinds, func(k struct{ apiVersion, kind string }) bool { return k.kind == chain.RefOf(o).Kind }) {
+		return nil
+	}
+	st, _ := o["status"].(map[string]any)
+	conds, _ := st["conditions"].([]any)
 	var out []string
-	for _, w := range append(synced, played...) {
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		out = append(out, fmt.Sprintf("%v=%v/%v", m["type"], m["status"], m["reason"]))
+	}
+	return out
+}
+
+// round is one pass of Metacontroller over every parent, then of the Job
+// and Deployment controllers; it returns the writes of each, in order.
+func round(t *testing.T, mc *kubechain.Metacontroller, ns string) (synced, played []string) {
+	ctx := context.Background()
+	s, err := mc.Sync(ctx)
+	require.NoError(t, err)
+	p, err := mc.PlayControllers(ctx, ns, time.Now())
+	require.NoError(t, err)
+	return writeNames(s), writeNames(p)
+}
+
+func writeNames(writes []kubechain.Write) []string {
+	var out []string
+	for _, w := range writes {
 		out = append(out, w.String())
 	}
 	return out
 }
 
-// kubetestEventuallyApplied creates o through the API server's admission;
+// createAdmitted creates o through the API server's admission;
 // the webhook is called once the validate container answers.
-func kubetestEventuallyApplied(t *testing.T, in *installed, o obj) {
+func createAdmitted(t *testing.T, in *installed, o obj) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -167,4 +258,48 @@ func (in *installed) list(t *testing.T, apiVersion, kind, ns string) []chain.Obj
 		out = append(out, u.Object)
 	}
 	return out
+}
+
+// sameEnvelope: a sync request has the recorded request's top-level keys,
+// children and related objects keyed "<Kind>.<apiVersion>" then by name
+// (the recorded registration's child types among them), and the
+// registration as "controller".
+func sameEnvelope(t *testing.T, recorded, got []byte) {
+	type envelope struct {
+		Controller struct{ Kind string } `json:"controller"`
+		Children   map[string]map[string]struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		} `json:"children"`
+		Related map[string]map[string]struct{ Kind string } `json:"related"`
+	}
+	var want, have map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(recorded, &want))
+	require.NoError(t, json.Unmarshal(got, &have), "a sync request was sent")
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(want)), slices.Collect(maps.Keys(have)), "top-level keys")
+	var w, h envelope
+	require.NoError(t, json.Unmarshal(recorded, &w))
+	require.NoError(t, json.Unmarshal(got, &h))
+	assert.Equal(t, "CompositeController", h.Controller.Kind)
+	for key := range w.Children {
+		assert.Contains(t, h.Children, key, "every declared child type is present, even empty")
+	}
+	for key, objs := range h.Children {
+		for name, o := range objs {
+			assert.Equal(t, name, o.Metadata.Name, "%s is keyed by name", key)
+		}
+	}
+	for key := range w.Related {
+		assert.Contains(t, h.Related, key)
+	}
+}
+
+// metacontrollerIdentity is cfg impersonating the ServiceAccount the chart
+// binds its Metacontroller role to by default
+// (metacontroller.rbac.serviceAccount): the syncs then need no more than
+// that role grants.
+func metacontrollerIdentity(cfg *rest.Config) *rest.Config {
+	as := rest.CopyConfig(cfg)
+	as.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:metacontroller:metacontroller",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:metacontroller", "system:authenticated"}}
+	return as
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
@@ -34,17 +35,18 @@ func (m *Metacontroller) PlayControllers(ctx context.Context, ns string, now tim
 		{deployments, "Deployment", chain.RolledOut},
 	}
 	for _, p := range played {
-		items, err := m.list(ctx, p.gvr, ns, "")
+		l, err := m.controllers.Resource(p.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return writes, err
 		}
+		items := l.Items
 		for _, item := range items {
 			st := p.status(item.Object)
 			if st == nil {
 				continue
 			}
 			r := chain.Ref{APIVersion: p.gvr.GroupVersion().String(), Kind: p.kind, Namespace: ns, Name: item.GetName()}
-			err := updateStatus(ctx, m.dyn.Resource(p.gvr).Namespace(ns), item.GetName(), st, func() {
+			err := updateStatus(ctx, m.controllers.Resource(p.gvr).Namespace(ns), item.GetName(), st, func() {
 				writes = append(writes, Write{Verb: chain.VerbStatus, Ref: r})
 			})
 			if err != nil {

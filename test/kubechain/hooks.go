@@ -129,16 +129,19 @@ func (m *Metacontroller) secretKey(ctx context.Context, ref secretKeyRef) ([]byt
 	}
 	v, ok := s.Data[ref.Key]
 	if !ok || len(v) == 0 {
-		return nil, fmt.Errorf("Secret %s/%s has no %s", ref.Namespace, ref.Name, ref.Key)
+		return nil, fmt.Errorf("key %s of Secret %s/%s is empty or missing", ref.Key, ref.Namespace, ref.Name)
 	}
 	return v, nil
 }
 
-// call posts a request and decodes the answer, which must be 200.
-func (h *webhook) call(ctx context.Context, request, answer any) error {
+// call posts a request to a hook and decodes the answer, which must be 200.
+func (m *Metacontroller) call(ctx context.Context, h *webhook, request, answer any) error {
 	body, err := json.Marshal(request)
 	if err != nil {
 		return err
+	}
+	if m.Sent != nil {
+		m.Sent(h.url, body)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {

@@ -23,9 +23,11 @@ import (
 // Metacontroller syncs the parents of the registrations it read, round
 // after round.
 type Metacontroller struct {
-	dyn    dynamic.Interface
-	kube   kubernetes.Interface
-	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// dyn is Metacontroller's client; controllers the played controllers'
+	// (an admin's: they write Job and Deployment status).
+	dyn, controllers dynamic.Interface
+	kube             kubernetes.Interface
+	mapper           *restmapper.DeferredDiscoveryRESTMapper
 	// addrs maps the host:port a hook URL names to the address that
 	// serves it (no Service network runs here).
 	addrs map[string]string
@@ -33,6 +35,12 @@ type Metacontroller struct {
 	// customized caches customize answers per parent uid and generation,
 	// as Metacontroller does.
 	customized map[customizeKey]*metacontroller.CustomizeResponse
+	// Sent, when set, sees each request body as it is posted, by URL.
+	Sent func(url string, body []byte)
+	// Namespace, when set, limits the parents synced to that namespace (a
+	// real Metacontroller syncs every namespace; tests sharing an API
+	// server leave parents of their own elsewhere).
+	Namespace string
 }
 
 type customizeKey struct {
@@ -52,7 +60,7 @@ func New(ctx context.Context, cfg *rest.Config, addrs map[string]string) (*Metac
 	if err != nil {
 		return nil, err
 	}
-	m := &Metacontroller{dyn: dyn, kube: kube, addrs: addrs, customized: map[customizeKey]*metacontroller.CustomizeResponse{},
+	m := &Metacontroller{dyn: dyn, controllers: dyn, kube: kube, addrs: addrs, customized: map[customizeKey]*metacontroller.CustomizeResponse{},
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kube.Discovery()))}
 	if m.regs, err = m.registrations(ctx); err != nil {
 		return nil, err
@@ -63,6 +71,19 @@ func New(ctx context.Context, cfg *rest.Config, addrs map[string]string) (*Metac
 	return m, nil
 }
 
+// ActAs makes the syncs' reads and writes with the identity of cfg
+// (Metacontroller's ServiceAccount: the role an install gives it is then
+// what is tested); the registrations and their Secrets stay as read, and
+// the played controllers keep New's identity.
+func (m *Metacontroller) ActAs(cfg *rest.Config) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	m.dyn = dyn
+	return nil
+}
+
 // Registrations are the controllers read, in the order a round syncs them.
 func (m *Metacontroller) Registrations() []*Registration { return m.regs }
 
@@ -71,11 +92,11 @@ func (m *Metacontroller) Registrations() []*Registration { return m.regs }
 func (m *Metacontroller) Sync(ctx context.Context) ([]Write, error) {
 	var writes []Write
 	for _, reg := range m.regs {
-		parents, err := m.dyn.Resource(reg.resources[reg.Parent]).List(ctx, metav1.ListOptions{})
+		parents, err := m.list(ctx, reg.resources[reg.Parent], m.Namespace, "")
 		if err != nil {
 			return writes, err
 		}
-		for _, p := range parents.Items {
+		for _, p := range parents {
 			cl := apiCluster{ctx: ctx, dyn: m.dyn, resources: reg.resources, writes: &writes}
 			if err := m.syncParent(ctx, cl, reg, p.Object); err != nil {
 				return writes, fmt.Errorf("%s %s/%s: %w", reg.Name, p.GetNamespace(), p.GetName(), err)
@@ -107,7 +128,7 @@ func (m *Metacontroller) syncParent(ctx context.Context, cl apiCluster, reg *Reg
 		return err
 	}
 	var resp metacontroller.SyncResponse
-	if err := reg.sync.call(ctx, req, &resp); err != nil {
+	if err := m.call(ctx, reg.sync, req, &resp); err != nil {
 		return err
 	}
 	return chain.ApplySync(cl, reg.Controller, parent, req.Children, &resp)
@@ -154,7 +175,7 @@ func (m *Metacontroller) related(ctx context.Context, reg *Registration, parent 
 	resp, ok := m.customized[key]
 	if !ok {
 		resp = &metacontroller.CustomizeResponse{}
-		if err := reg.customize.call(ctx, metacontroller.CustomizeRequest{Controller: reg.raw, Parent: req.Parent}, resp); err != nil {
+		if err := m.call(ctx, reg.customize, metacontroller.CustomizeRequest{Controller: reg.raw, Parent: req.Parent}, resp); err != nil {
 			return err
 		}
 		m.customized[key] = resp
