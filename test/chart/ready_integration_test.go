@@ -14,7 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/c5c3/glance-hooks/internal/simulate/chain"
@@ -63,6 +65,10 @@ func TestDefaultInstallReachesReady(t *testing.T) {
 	mc.Sent = func(url string, body []byte) { sent[url] = body }
 	mc.Namespace = ns
 	require.NoError(t, mc.ActAs(metacontrollerIdentity(in.c.env.Config)))
+	asMC, err := kubernetes.NewForConfig(metacontrollerIdentity(in.c.env.Config))
+	require.NoError(t, err)
+	err = asMC.CoreV1().Pods(ns).Delete(ctx, "any", metav1.DeleteOptions{})
+	require.True(t, apierrors.IsForbidden(err), "the identity is in effect: the role reads pods, never deletes one (%v)", err)
 	synced, played, rounds := 0, 0, 0
 	for rounds < readyRounds && !allReady(t, in, ns) {
 		rounds++

@@ -46,11 +46,7 @@ func (c apiCluster) resource(r chain.Ref) (dynamic.ResourceInterface, error) {
 }
 
 func (c apiCluster) Observed(r chain.Ref) (chain.Object, bool, error) {
-	ri, err := c.resource(r)
-	if err != nil {
-		return nil, false, err
-	}
-	u, err := ri.Get(c.ctx, r.Name, metav1.GetOptions{})
+	_, u, err := c.fresh(r)
 	if apierrors.IsNotFound(err) {
 		return nil, false, nil
 	}
@@ -58,6 +54,17 @@ func (c apiCluster) Observed(r chain.Ref) (chain.Object, bool, error) {
 		return nil, false, err
 	}
 	return u.Object, true, nil
+}
+
+// fresh reads the object under r from the API server, with the client of
+// its resource.
+func (c apiCluster) fresh(r chain.Ref) (dynamic.ResourceInterface, *unstructured.Unstructured, error) {
+	ri, err := c.resource(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := ri.Get(c.ctx, r.Name, metav1.GetOptions{})
+	return ri, u, err
 }
 
 func (c apiCluster) Create(o chain.Object) error {
@@ -91,11 +98,7 @@ func (c apiCluster) write(o chain.Object, verb string, call func(dynamic.Resourc
 // Delete deletes in the background, as Metacontroller does, and only the
 // object observed (a uid precondition).
 func (c apiCluster) Delete(r chain.Ref) error {
-	ri, err := c.resource(r)
-	if err != nil {
-		return err
-	}
-	u, err := ri.Get(c.ctx, r.Name, metav1.GetOptions{})
+	ri, u, err := c.fresh(r)
 	if err != nil {
 		return err
 	}
@@ -145,11 +148,7 @@ func (c apiCluster) record(verb string, r chain.Ref) {
 // addFinalizer puts Metacontroller's finalizer on a parent of a controller
 // with a finalize hook (an update of the parent, as Metacontroller makes).
 func (c apiCluster) addFinalizer(r chain.Ref, name string) error {
-	ri, err := c.resource(r)
-	if err != nil {
-		return err
-	}
-	u, err := ri.Get(c.ctx, r.Name, metav1.GetOptions{})
+	ri, u, err := c.fresh(r)
 	if err != nil {
 		return err
 	}
