@@ -28,7 +28,7 @@ func JobsRunUntilFinished(*World, Object) (JobOutcome, error) { return JobRuns, 
 func (w *World) finishJobs() error {
 	for _, r := range w.refsOfKind("Job") {
 		o := w.objects[r]
-		if jobFinished(o) {
+		if JobFinished(o) {
 			continue
 		}
 		outcome := JobSucceeds
@@ -50,7 +50,7 @@ func (w *World) finishJobs() error {
 func (w *World) UnfinishedJobs() []Ref {
 	var out []Ref
 	for _, r := range w.refsOfKind("Job") {
-		if !jobFinished(w.objects[r]) {
+		if !JobFinished(w.objects[r]) {
 			out = append(out, r)
 		}
 	}
@@ -65,7 +65,7 @@ func (w *World) FinishJob(r Ref, succeeded bool) error {
 	switch {
 	case !ok || r.Kind != "Job":
 		return fmt.Errorf("%s does not exist", r)
-	case jobFinished(o):
+	case JobFinished(o):
 		return fmt.Errorf("%s has finished already", r)
 	}
 	outcome := JobSucceeds
@@ -86,8 +86,8 @@ func jobStatus(outcome JobOutcome) map[string]any {
 		map[string]any{"type": "Complete", "status": "True", "reason": "CompletionsReached"}}}
 }
 
-// jobFinished reports a Job with a true Complete or Failed condition.
-func jobFinished(o Object) bool {
+// JobFinished reports a Job with a true Complete or Failed condition.
+func JobFinished(o Object) bool {
 	st, _ := o["status"].(map[string]any)
 	conds, _ := st["conditions"].([]any)
 	for _, c := range conds {

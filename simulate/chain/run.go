@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -182,7 +181,7 @@ func (w *World) syncOne(c Controller, r Ref) (bool, error) {
 		return false, fmt.Errorf("sync %s: %w", r, err)
 	}
 	w.askResync(r, resp.ResyncAfterSeconds)
-	if err := w.applySync(c, r, parent, req.Children, resp); err != nil {
+	if err := ApplySync(worldCluster{w}, c, parent, req.Children, resp); err != nil {
 		return true, err
 	}
 	if deleting && resp.Finalized {
@@ -435,161 +434,6 @@ func (w *World) matching(rr metacontroller.RelatedResource, kind, ns string, sel
 		}
 	}
 	return out
-}
-
-// applySync writes what a sync answered, as Metacontroller does: children
-// the answer stops returning are deleted first; a new child is created with
-// its last-applied record and controller reference; an existing one is
-// updated with the three-way merge of mergeApplied, and only when that
-// changes it; the status, with observedGeneration, is written only when it
-// differs from the observed one. Every write is counted in Stats.
-func (w *World) applySync(c Controller, r Ref, parent Object, observed metacontroller.ObjectMap, resp *metacontroller.SyncResponse) error {
-	desired, err := desiredChildren(r, observed, resp.Children)
-	if err != nil {
-		return err
-	}
-	if err := w.deleteUndesired(r, observed, desired); err != nil {
-		return err
-	}
-	uid, _ := metadataOf(parent)["uid"].(string)
-	p := owner{ref: r, uid: uid, onDelete: c.OnDelete}
-	for _, cr := range SortedRefs(desired) {
-		if err := w.applyChild(p, cr, desired[cr]); err != nil {
-			return err
-		}
-	}
-	w.writeStatus(r, parent, resp.Status)
-	return nil
-}
-
-// desiredChildren reads the children a sync answered, each placed in the
-// parent's namespace; one elsewhere, of an undeclared type, or returned
-// twice fails the sync, as Metacontroller refuses it.
-func desiredChildren(r Ref, observed metacontroller.ObjectMap, children []any) (map[Ref]Object, error) {
-	desired := map[Ref]Object{}
-	for i, child := range children {
-		o, ok := toJSONShape(child).(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("sync %s: child %d is not an object", r, i)
-		}
-		cr := RefOf(o)
-		if cr.Namespace == "" {
-			cr.Namespace = r.Namespace
-			metadataOf(o)["namespace"] = r.Namespace
-		}
-		if cr.Namespace != r.Namespace {
-			return nil, fmt.Errorf("sync %s: child %s is in another namespace", r, cr)
-		}
-		if _, declared := observed[metacontroller.Key(cr.Kind, cr.APIVersion)]; !declared {
-			return nil, fmt.Errorf("sync %s: child %s is not of a declared child type", r, cr)
-		}
-		if _, dup := desired[cr]; dup {
-			return nil, fmt.Errorf("sync %s: child %s returned twice", r, cr)
-		}
-		desired[cr] = o
-	}
-	return desired, nil
-}
-
-// deleteUndesired deletes the observed children the answer no longer
-// returns, skipping those already on their way out.
-func (w *World) deleteUndesired(r Ref, observed metacontroller.ObjectMap, desired map[Ref]Object) error {
-	for key, objs := range observed {
-		kind, apiVersion, _ := strings.Cut(key, ".")
-		for name := range objs {
-			cr := Ref{APIVersion: apiVersion, Kind: kind, Namespace: r.Namespace, Name: name}
-			if _, keep := desired[cr]; keep {
-				continue
-			}
-			o, ok := w.objects[cr]
-			if !ok || metadataOf(o)["deletionTimestamp"] != nil {
-				continue
-			}
-			if before := w.snapshot(o); w.Delete(cr) {
-				w.record(Write{Ref: cr, Verb: VerbDelete, Before: before})
-				if err := w.wrote(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// owner is the parent a sync's children are written for.
-type owner struct {
-	ref Ref
-	uid string
-	// onDelete are the child types Metacontroller creates but never
-	// updates (the controller's updateStrategy OnDelete).
-	onDelete []Type
-}
-
-// applyChild creates or updates one desired child: a new one with its
-// last-applied record and controller reference, an existing one with the
-// three-way merge, and only when that changes it.
-func (w *World) applyChild(p owner, cr Ref, o Object) error {
-	labelController(o, p.uid)
-	existing, exists := w.objects[cr]
-	if exists && controllerUID(existing) != p.uid {
-		return fmt.Errorf("sync %s: child %s exists and belongs to another owner", p.ref, cr)
-	}
-	if exists && slices.Contains(p.onDelete, Type{cr.APIVersion, cr.Kind}) {
-		return nil
-	}
-	write, verb := o, VerbCreate
-	if exists {
-		merged, err := mergeApplied(existing, o)
-		if err != nil {
-			return fmt.Errorf("sync %s: child %s: %w", p.ref, cr, err)
-		}
-		if reflect.DeepEqual(merged, existing) || metadataOf(existing)["deletionTimestamp"] != nil {
-			return nil
-		}
-		write, verb = merged, VerbUpdate
-	} else {
-		setLastApplied(o, o)
-		meta := metadataOf(o)
-		refs, _ := meta["ownerReferences"].([]any)
-		meta["ownerReferences"] = append(refs, map[string]any{
-			"apiVersion": p.ref.APIVersion, "kind": p.ref.Kind, "name": p.ref.Name, "uid": p.uid,
-			"controller": true, "blockOwnerDeletion": true,
-		})
-	}
-	if err := w.apply(write); err != nil {
-		return fmt.Errorf("sync %s: %w", p.ref, err)
-	}
-	w.record(Write{Ref: cr, Verb: verb, Before: existing, After: w.objects[cr]})
-	return w.wrote()
-}
-
-// labelController labels a child with its parent's uid unless the hook
-// did, as Metacontroller does with generateSelector before it records the
-// last-applied configuration.
-func labelController(o Object, uid string) {
-	meta := metadataOf(o)
-	l, _ := meta["labels"].(map[string]any)
-	if l == nil {
-		l = map[string]any{}
-	}
-	if _, ok := l["controller-uid"]; !ok {
-		l["controller-uid"] = uid
-	}
-	meta["labels"] = l
-}
-
-// writeStatus writes the answered status with observedGeneration, only
-// when it differs from the parent's.
-func (w *World) writeStatus(r Ref, parent Object, answered any) {
-	status, ok := toJSONShape(answered).(map[string]any)
-	if !ok {
-		status = map[string]any{}
-	}
-	status["observedGeneration"] = toInt(metadataOf(parent)["generation"])
-	before := w.snapshot(w.objects[r])
-	if w.setStatus(r, status) {
-		w.record(Write{Ref: r, Verb: VerbStatus, Before: before, After: w.objects[r]})
-	}
 }
 
 // wrote lets the parents downstream react to one write of the sync being

@@ -414,7 +414,7 @@ func (w *World) finishRollouts() bool {
 	changed := false
 	for _, r := range w.refsOfKind("Deployment") {
 		o := w.objects[r]
-		if w.SetStatus(r, rolloutStatus(o, specReplicas(o), 0)) {
+		if w.SetStatus(r, RolledOut(o)) {
 			changed = true
 		}
 	}
@@ -441,6 +441,11 @@ func specReplicas(o Object) int64 {
 	}
 	return 1
 }
+
+// RolledOut is the status the Deployment controller writes for a
+// Deployment whose rollout finished: every replica of its spec updated,
+// ready and available, at its current generation.
+func RolledOut(o Object) map[string]any { return rolloutStatus(o, specReplicas(o), 0) }
 
 func rolloutStatus(o Object, updated, old int64) map[string]any {
 	return map[string]any{"observedGeneration": toInt(metadataOf(o)["generation"]), "replicas": updated + old,

@@ -205,11 +205,16 @@ func (in *installed) credentials(t *testing.T) {
 // the credentials wrote answers Metacontroller's calls, trusting the
 // Secret's CA for the name the CompositeControllers call, with the token.
 func (in *installed) hooksReachable(t *testing.T, token []byte) {
-	pod := in.deployment(t)
-	base := "https://" + runContainer(t, containerOf(t, pod, "hooks"), in.dir)["hooks"]
+	base := "https://" + in.startHooks(t)
 	client := chartClient(t, in.secret(t, "glance-hooks-certs").Data["ca.crt"], "glance-hooks."+in.ns)
 	assert.Equal(t, http.StatusUnprocessableEntity, postStatus(t, client, base+"/sync/glance", "Bearer "+string(token)), "served, and {} has no parent")
 	assert.Equal(t, http.StatusUnauthorized, postStatus(t, client, base+"/sync/glance", ""), "refused without the token")
+}
+
+// startHooks runs the hooks container with the chart's args and the files
+// the credentials wrote; it returns the address it listens on.
+func (in *installed) startHooks(t *testing.T) string {
+	return runContainer(t, containerOf(t, in.deployment(t), "hooks"), in.dir)["hooks"]
 }
 
 // startValidate runs the validate container with the chart's args (and the
