@@ -410,13 +410,10 @@ func structDecoder(t reflect.Type) decodeFunc {
 				return start, false // given twice: encoding/json may merge the two
 			}
 			seen |= 1 << f.num
-			fv := v
-			if len(f.index) == 1 {
-				fv = v.Field(f.index[0])
-			} else {
-				fv = v.FieldByIndex(f.index)
+			if len(f.index) == 1 { // the common case, without FieldByIndex's loop
+				return f.decode(data, start, v.Field(f.index[0]))
 			}
-			return f.decode(data, start, fv)
+			return f.decode(data, start, v.FieldByIndex(f.index))
 		})
 	}
 }
