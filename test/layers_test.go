@@ -88,7 +88,7 @@ func hookPackages(t *testing.T) []hookPackage {
 // is an alias of it (ReasonInvalidSpec = hook.ReasonInvalidSpec), not a
 // second literal.
 func TestReasonsLiveInConditions(t *testing.T) {
-	for _, pkg := range []string{"glance", "glancebackend", "controlplane"} {
+	for _, pkg := range []string{"glance", "glance/model", "glancebackend", "controlplane"} {
 		dir := filepath.Join("..", "hooks", pkg)
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {

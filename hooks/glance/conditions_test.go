@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestProgressing(t *testing.T) {
@@ -20,23 +21,23 @@ func TestProgressing(t *testing.T) {
 	}{
 		"SchemaJobAndDeployment": {
 			reason: "the first install: the schema Job runs, the Deployment is not there yet",
-			conds: []metav1.Condition{notReady, c(CondBackendsReady, metav1.ConditionTrue, ReasonAllBackendsProjected),
-				c(CondDatabaseReady, metav1.ConditionFalse, ReasonSchemaSyncRunning), c(CondDeploymentReady, metav1.ConditionFalse, ReasonDeploymentMissing)},
+			conds: []metav1.Condition{notReady, c(model.CondBackendsReady, metav1.ConditionTrue, model.ReasonAllBackendsProjected),
+				c(model.CondDatabaseReady, metav1.ConditionFalse, model.ReasonSchemaSyncRunning), c(model.CondDeploymentReady, metav1.ConditionFalse, model.ReasonDeploymentMissing)},
 			want: true,
 		},
 		"RollingOut": {
 			reason: "a rollout is progress",
-			conds:  []metav1.Condition{notReady, c(CondDeploymentReady, metav1.ConditionFalse, ReasonRollingOut)},
+			conds:  []metav1.Condition{notReady, c(model.CondDeploymentReady, metav1.ConditionFalse, model.ReasonRollingOut)},
 			want:   true,
 		},
 		"FaultBesideProgress": {
 			reason: "a fault anywhere makes it more than progress",
-			conds: []metav1.Condition{notReady, c(CondDeploymentReady, metav1.ConditionFalse, ReasonRollingOut),
-				c(CondBackendsReady, metav1.ConditionFalse, ReasonNoDefaultBackend)},
+			conds: []metav1.Condition{notReady, c(model.CondDeploymentReady, metav1.ConditionFalse, model.ReasonRollingOut),
+				c(model.CondBackendsReady, metav1.ConditionFalse, model.ReasonNoDefaultBackend)},
 		},
 		"PodsCrashLooping": {
 			reason: "pods that do not start are a fault, not progress",
-			conds:  []metav1.Condition{notReady, c(CondDeploymentReady, metav1.ConditionFalse, ReasonPodsCrashLooping)},
+			conds:  []metav1.Condition{notReady, c(model.CondDeploymentReady, metav1.ConditionFalse, model.ReasonPodsCrashLooping)},
 		},
 		"OnlyReadyFalse": {
 			reason: "nothing names progress: not progressing",

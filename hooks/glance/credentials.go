@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // credentials is what the Glance's Secrets give the pods.
@@ -89,7 +90,7 @@ func secretBytes(related metacontroller.ObjectMap, name, key string) (value []by
 // are complete; database is the DatabaseReady condition when the database
 // Secret is not, user the ServiceUserReady condition.
 func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *credentials, database *hook.Condition, user hook.Condition, err error) {
-	user = hook.Condition{Type: CondServiceUserReady, Reason: ReasonWaitingForCredentials}
+	user = hook.Condition{Type: model.CondServiceUserReady, Reason: model.ReasonWaitingForCredentials}
 	dbRef := spec.Database.SecretRef
 	var dbProblems []string
 	var values [2]string
@@ -118,13 +119,13 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 		return nil, nil, user, err
 	}
 	if len(dbProblems) > 0 {
-		database = &hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForDBCredentials,
+		database = &hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForDBCredentials,
 			Message: strings.Join(dbProblems, "; ") + ": the database URL cannot be built, nothing is re-rendered and no schema Job starts"}
 	}
 	if userProblem != "" {
 		user.Message = userProblem + ": glance-api cannot authenticate tokens without the service user's password, nothing is re-rendered"
 	} else {
-		user.Status, user.Reason = true, ReasonCredentialsAvailable
+		user.Status, user.Reason = true, model.ReasonCredentialsAvailable
 		user.Message = fmt.Sprintf("Secret %s carries %s", excerpt.Name(ref.Name), excerpt.Name(ref.Key))
 	}
 	if len(dbProblems) > 0 || userProblem != "" {

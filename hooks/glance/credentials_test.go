@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestConnectionURL(t *testing.T) {
@@ -154,7 +155,7 @@ func TestReadCredentials(t *testing.T) {
 			got := want{ready: creds != nil, userReady: userCond.Status, userMessage: userCond.Message}
 			if dbCond != nil {
 				got.dbProblem = dbCond.Message
-				if dbCond.Reason != ReasonWaitingForDBCredentials {
+				if dbCond.Reason != model.ReasonWaitingForDBCredentials {
 					t.Errorf("%s: reason %s", tc.reason, dbCond.Reason)
 				}
 			}

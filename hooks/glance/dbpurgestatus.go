@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // observedCronJob is an observed CronJob as far as the hook reads it.
@@ -50,7 +51,7 @@ func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurg
 func dbPurgeReady(g *api.Glance, observed observedPurge, asked bool) (*hook.Condition, error) {
 	p := api.DBPurgeOf(g.Spec.DBPurge)
 	name := names.DBPurgeCronJobName(g.Name)
-	c := &hook.Condition{Type: CondDBPurgeReady}
+	c := &hook.Condition{Type: model.CondDBPurgeReady}
 	cj, found, err := observed.cronJob, observed.found, observed.err
 	if err != nil {
 		return nil, hook.Invalid("observed %v", err)
@@ -59,19 +60,19 @@ func dbPurgeReady(g *api.Glance, observed observedPurge, asked bool) (*hook.Cond
 	st := cj.Status
 	switch {
 	case !found && !asked:
-		c.Reason = ReasonDBPurgeNotScheduled
+		c.Reason = model.ReasonDBPurgeNotScheduled
 		c.Message = fmt.Sprintf("CronJob %s does not exist yet: it comes with the Deployment, once the schema is in place", excerpt.Name(name))
 	case p.Suspend:
-		c.Status, c.Reason = true, ReasonDBPurgeSuspended
+		c.Status, c.Reason = true, model.ReasonDBPurgeSuspended
 		c.Message = fmt.Sprintf("CronJob %s is suspended (%s): the %s stay and the database grows", excerpt.Name(name),
 			field.NewPath("spec", "dbPurge", "suspend"), what)
 	case st.LastScheduleTime != nil && len(st.Active) == 0 &&
 		(st.LastSuccessfulTime == nil || st.LastSuccessfulTime.Before(st.LastScheduleTime)):
-		c.Reason = ReasonDBPurgeJobFailed
+		c.Reason = model.ReasonDBPurgeJobFailed
 		c.Message = fmt.Sprintf("the run of CronJob %s started at %s did not succeed (%s); its Job's pods say why; the next run tries again",
 			excerpt.Name(name), st.LastScheduleTime.UTC().Format("2006-01-02T15:04:05Z"), lastSuccess(st))
 	default:
-		c.Status, c.Reason = true, ReasonDBPurgeScheduled
+		c.Status, c.Reason = true, model.ReasonDBPurgeScheduled
 		c.Message = fmt.Sprintf("CronJob %s purges the %s on %q (%s)", excerpt.Name(name), what, p.CronSchedule(), lastSuccess(st))
 	}
 	return c, nil
@@ -98,12 +99,12 @@ func lastSuccess(st batchv1.CronJobStatus) string {
 // EventDBPurgeJobFailed is the Warning Event of a failed purge run. The
 // condition's message names the run's start, so each failed run is an
 // Event of its own, and a run that keeps failing is reported once a run.
-const EventDBPurgeJobFailed = ReasonDBPurgeJobFailed
+const EventDBPurgeJobFailed = model.ReasonDBPurgeJobFailed
 
 // purgeOccurrences is the Event the observed DBPurgeReady calls for.
 func purgeOccurrences(st api.GlanceStatus) []occurrence {
-	c, ok := hook.FindCondition(st.Conditions, CondDBPurgeReady)
-	if !ok || c.Status != metav1.ConditionFalse || c.Reason != ReasonDBPurgeJobFailed {
+	c, ok := hook.FindCondition(st.Conditions, model.CondDBPurgeReady)
+	if !ok || c.Status != metav1.ConditionFalse || c.Reason != model.ReasonDBPurgeJobFailed {
 		return nil
 	}
 	return []occurrence{{warning: true, reason: EventDBPurgeJobFailed, action: "PurgeDatabase", note: c.Message, at: c.LastTransitionTime}}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // decision is what a sync does, decided from the observed request alone:
@@ -62,7 +63,7 @@ func decide(o *observed) decision {
 		// The spec is refused whatever else would hold the render: the
 		// same rules as admission, for a Glance admission did not see.
 		d.invalid, d.hold = true, false
-		d.keep = lastGood{ReasonInvalidSpec, "the Glance spec is invalid: " + o.invalid.String()}
+		d.keep = lastGood{model.ReasonInvalidSpec, "the Glance spec is invalid: " + o.invalid.String()}
 	}
 	return d
 }
@@ -118,15 +119,15 @@ func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, cr
 	closed := slices.IndexFunc(gates, func(c hook.Condition) bool { return !c.Status })
 	switch {
 	case hold:
-		return lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}
+		return lastGood{model.ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}
 	case !hasDefault:
-		return lastGood{ReasonNoDefaultBackend, noDefault}
+		return lastGood{model.ReasonNoDefaultBackend, noDefault}
 	case closed >= 0:
-		return lastGood{ReasonLastGoodKept, gates[closed].Message}
+		return lastGood{model.ReasonLastGoodKept, gates[closed].Message}
 	case creds.creds == nil && creds.dbProblem != nil:
-		return lastGood{ReasonLastGoodKept, "the database credentials are not complete"}
+		return lastGood{model.ReasonLastGoodKept, "the database credentials are not complete"}
 	case creds.creds == nil:
-		return lastGood{ReasonLastGoodKept, "the service user's password is missing"}
+		return lastGood{model.ReasonLastGoodKept, "the service user's password is missing"}
 	}
 	return lastGood{}
 }

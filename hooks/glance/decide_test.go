@@ -13,13 +13,14 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 func TestWhyKeep(t *testing.T) {
 	complete := credentialsRead{creds: &credentials{}}
 	noPassword := credentialsRead{}
-	noDatabase := credentialsRead{dbProblem: &hook.Condition{Type: CondDatabaseReady}}
+	noDatabase := credentialsRead{dbProblem: &hook.Condition{Type: model.CondDatabaseReady}}
 	open := []hook.Condition{{Type: "A", Status: true, Message: "a is open"}}
 	closed := []hook.Condition{{Type: "A", Status: true}, {Type: "B", Message: "b is closed"}, {Type: "C", Message: "c is closed"}}
 	cases := map[string]struct {
@@ -31,11 +32,11 @@ func TestWhyKeep(t *testing.T) {
 		want       lastGood
 	}{
 		"Render":     {"a default and complete credentials render", false, true, open, complete, lastGood{}},
-		"Hold":       {"the first render waiting goes before everything", true, false, closed, noDatabase, lastGood{ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}},
-		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, closed, noDatabase, lastGood{ReasonNoDefaultBackend, "none"}},
-		"GateClosed": {"the first closed gate says why, before the credentials it may explain", false, true, closed, noDatabase, lastGood{ReasonLastGoodKept, "b is closed"}},
-		"NoDatabase": {"incomplete database credentials are named first", false, true, open, noDatabase, lastGood{ReasonLastGoodKept, "the database credentials are not complete"}},
-		"NoPassword": {"else the missing service password", false, true, nil, noPassword, lastGood{ReasonLastGoodKept, "the service user's password is missing"}},
+		"Hold":       {"the first render waiting goes before everything", true, false, closed, noDatabase, lastGood{model.ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}},
+		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, closed, noDatabase, lastGood{model.ReasonNoDefaultBackend, "none"}},
+		"GateClosed": {"the first closed gate says why, before the credentials it may explain", false, true, closed, noDatabase, lastGood{model.ReasonLastGoodKept, "b is closed"}},
+		"NoDatabase": {"incomplete database credentials are named first", false, true, open, noDatabase, lastGood{model.ReasonLastGoodKept, "the database credentials are not complete"}},
+		"NoPassword": {"else the missing service password", false, true, nil, noPassword, lastGood{model.ReasonLastGoodKept, "the service user's password is missing"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -68,12 +69,12 @@ func TestDecide(t *testing.T) {
 		"FirstRenderWaits": {
 			reason:   "nothing rendered yet and a store on its way: the first render waits",
 			observed: observed{stores: pending(), creds: withCreds},
-			wantKeep: ReasonNotRendered, wantHold: true,
+			wantKeep: model.ReasonNotRendered, wantHold: true,
 		},
 		"RenderedBeforeNoWait": {
 			reason:   "a config rendered before: no first-render wait, and no default keeps the last-good one",
 			observed: observed{stores: pending(), creds: withCreds, hasConfig: true},
-			wantKeep: ReasonNoDefaultBackend,
+			wantKeep: model.ReasonNoDefaultBackend,
 		},
 		"Renders": {
 			reason:   "a ready default store and credentials: render",

@@ -17,11 +17,12 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // Reasons of the Events on a Glance, the reference's names.
 const (
-	EventBackendSkipped            = ReasonBackendSkipped
+	EventBackendSkipped            = model.ReasonBackendSkipped
 	EventDatabaseSynced            = "DatabaseSynced"
 	EventDBSyncFailed              = "DBSyncFailed"
 	EventUpgradeInitiated          = "UpgradeInitiated"
@@ -180,17 +181,17 @@ func schemaOccurrences(st api.GlanceStatus) []occurrence {
 // skippedBackends is a GlanceBackendSkipped Warning per backend the config
 // leaves out while BackendsReady is False.
 func skippedBackends(st api.GlanceStatus) []occurrence {
-	c, ok := hook.FindCondition(st.Conditions, CondBackendsReady)
+	c, ok := hook.FindCondition(st.Conditions, model.CondBackendsReady)
 	if !ok || c.Status != metav1.ConditionFalse {
 		return nil
 	}
 	var out []occurrence
 	for _, b := range st.Backends {
-		if b.Reason != ReasonBackendSkipped && b.Reason != ReasonCABundleConflict {
+		if b.Reason != model.ReasonBackendSkipped && b.Reason != model.ReasonCABundleConflict {
 			continue
 		}
 		cause := ""
-		if b.Reason != ReasonBackendSkipped {
+		if b.Reason != model.ReasonBackendSkipped {
 			cause = " (" + b.Reason + ")"
 		}
 		out = append(out, occurrence{warning: true, reason: EventBackendSkipped, action: "ProjectBackend", subject: b.Name,
@@ -202,7 +203,7 @@ func skippedBackends(st api.GlanceStatus) []occurrence {
 // schemaOccurrence is the Event DatabaseReady calls for, if any: the schema
 // synced or failed, an upgrade step, an upgrade refused.
 func schemaOccurrence(st api.GlanceStatus) (occurrence, bool) {
-	c, ok := hook.FindCondition(st.Conditions, CondDatabaseReady)
+	c, ok := hook.FindCondition(st.Conditions, model.CondDatabaseReady)
 	if !ok {
 		return occurrence{}, false
 	}
@@ -212,14 +213,14 @@ func schemaOccurrence(st api.GlanceStatus) (occurrence, bool) {
 	}
 	o := occurrence{action: "SyncSchema", note: c.Message, at: c.LastTransitionTime, subject: target}
 	switch c.Reason {
-	case ReasonSchemaSynced:
+	case model.ReasonSchemaSynced:
 		if c.Status != metav1.ConditionTrue {
 			return occurrence{}, false
 		}
 		o.reason, o.subject = EventDatabaseSynced, st.InstalledRelease
-	case ReasonSchemaSyncFailed:
+	case model.ReasonSchemaSyncFailed:
 		o.warning, o.reason = true, EventDBSyncFailed
-	case ReasonSchemaUpgrading:
+	case model.ReasonSchemaUpgrading:
 		return upgradeStep(o, st.InstalledRelease, phase, target)
 	default:
 		o.warning, o.action, o.reason = true, "Upgrade", upgradeRefusals(c.Reason, phase)
@@ -231,14 +232,14 @@ func schemaOccurrence(st api.GlanceStatus) (occurrence, bool) {
 // upgrade ("" for a reason that calls for none).
 func upgradeRefusals(reason, phase string) string {
 	switch reason {
-	case ReasonSchemaUpgradeFailed:
+	case model.ReasonSchemaUpgradeFailed:
 		return map[string]string{api.PhaseExpanding: EventExpandFailed, api.PhaseMigrating: EventMigrateFailed,
 			api.PhaseContracting: EventContractFailed}[phase]
-	case ReasonDowngradeNotSupported:
+	case model.ReasonDowngradeNotSupported:
 		return EventDowngradeNotSupported
-	case ReasonUpgradeSkipsReleases:
+	case model.ReasonUpgradeSkipsReleases:
 		return EventUpgradePathInvalid
-	case ReasonUpgradeTargetChanged:
+	case model.ReasonUpgradeTargetChanged:
 		return EventUpgradeTargetChanged
 	}
 	return ""

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // glance-api.conf is layered, key by key: spec.plugins' sections first,
@@ -99,21 +100,21 @@ func extraConfigHealthy(spec api.GlanceSpec, stores []*store) hook.Condition {
 			}
 		}
 	}
-	c := hook.Condition{Type: CondExtraConfigHealthy}
+	c := hook.Condition{Type: model.CondExtraConfigHealthy}
 	var why []string
 	if len(owned) > 0 {
-		c.Reason = ReasonOwnedKeysOverridden
+		c.Reason = model.ReasonOwnedKeysOverridden
 		why = append(why, "spec.extraConfig overrides "+hook.Plural(len(owned), "key", "keys")+" the hooks render: "+strings.Join(owned, ", "))
 	}
 	if len(unreachable) > 0 {
 		if c.Reason == "" {
-			c.Reason = ReasonStoreSectionIgnored
+			c.Reason = model.ReasonStoreSectionIgnored
 		}
 		why = append(why, "spec.extraConfig names S3 store sections, which are rendered from their GlanceBackends and are left out: "+
 			strings.Join(unreachable, ", ")+"; set them in the GlanceBackend's spec.extraOptions")
 	}
 	if len(why) == 0 {
-		c.Status, c.Reason = true, ReasonNoOwnedKeysOverridden
+		c.Status, c.Reason = true, model.ReasonNoOwnedKeysOverridden
 		c.Message = "spec.extraConfig overrides no key the hooks render"
 		return c
 	}
@@ -125,7 +126,7 @@ func extraConfigHealthy(spec api.GlanceSpec, stores []*store) hook.Condition {
 // that is False: one per transition, so more keys overridden while it stays
 // False make no second Event, and its return to True makes none.
 func extraConfigOccurrences(st api.GlanceStatus) []occurrence {
-	c, ok := hook.FindCondition(st.Conditions, CondExtraConfigHealthy)
+	c, ok := hook.FindCondition(st.Conditions, model.CondExtraConfigHealthy)
 	if !ok || c.Status != metav1.ConditionFalse {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -72,18 +73,18 @@ func TestExtraConfigHealthy(t *testing.T) {
 		message string
 	}{
 		"none": {reason: "no extraConfig: True, as the reference reports it",
-			want: ReasonNoOwnedKeysOverridden, status: true, message: "spec.extraConfig overrides no key the hooks render"},
+			want: model.ReasonNoOwnedKeysOverridden, status: true, message: "spec.extraConfig overrides no key the hooks render"},
 		"tunable": {reason: "a key the hooks render as a default is the operator's to tune",
 			extra: map[string]map[string]string{"oslo_policy": {"enforce_scope": "false"}, "DEFAULT": {"workers": "4"}},
-			want:  ReasonNoOwnedKeysOverridden, status: true},
+			want:  model.ReasonNoOwnedKeysOverridden, status: true},
 		"owned": {reason: "owned keys are named, sorted",
 			extra: map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}, "keystone_authtoken": {"username": "u", "auth_url": "http://k"}},
-			want:  ReasonOwnedKeysOverridden,
+			want:  model.ReasonOwnedKeysOverridden,
 			message: "spec.extraConfig overrides 3 keys the hooks render: [DEFAULT] enabled_backends, " +
 				"[keystone_authtoken] auth_url, [keystone_authtoken] username"},
 		"store section": {reason: "an S3 store's section is out of reach and said to be",
 			extra: map[string]map[string]string{"a": {"s3_store_bucket": "b"}},
-			want:  ReasonStoreSectionIgnored},
+			want:  model.ReasonStoreSectionIgnored},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -100,8 +101,8 @@ func TestExtraConfigHealthy(t *testing.T) {
 // TestExtraConfigEvent: a False condition is one Warning Event; True none.
 func TestExtraConfigEvent(t *testing.T) {
 	at := metav1.Unix(1767225600, 0)
-	st := api.GlanceStatus{Conditions: []metav1.Condition{{Type: CondExtraConfigHealthy, Status: metav1.ConditionFalse,
-		Reason: ReasonOwnedKeysOverridden, Message: "m", LastTransitionTime: at}}}
+	st := api.GlanceStatus{Conditions: []metav1.Condition{{Type: model.CondExtraConfigHealthy, Status: metav1.ConditionFalse,
+		Reason: model.ReasonOwnedKeysOverridden, Message: "m", LastTransitionTime: at}}}
 	got := extraConfigOccurrences(st)
 	require.Len(t, got, 1)
 	assert.True(t, got[0].warning)
@@ -114,8 +115,8 @@ func TestExtraConfigEvent(t *testing.T) {
 // does not turn a Glance on its way into one at fault.
 func TestProgressingIgnoresExtraConfigHealthy(t *testing.T) {
 	conds := []metav1.Condition{
-		{Type: CondDeploymentReady, Status: metav1.ConditionFalse, Reason: ReasonRollingOut},
-		{Type: CondExtraConfigHealthy, Status: metav1.ConditionFalse, Reason: ReasonOwnedKeysOverridden},
+		{Type: model.CondDeploymentReady, Status: metav1.ConditionFalse, Reason: model.ReasonRollingOut},
+		{Type: model.CondExtraConfigHealthy, Status: metav1.ConditionFalse, Reason: model.ReasonOwnedKeysOverridden},
 	}
 	assert.True(t, Progressing(conds))
 }

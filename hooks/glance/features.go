@@ -7,6 +7,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // feature is one feature of a Glance as one value: what it contributes to
@@ -113,10 +114,10 @@ func shapingFeatures() []feature {
 		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
 		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends,
-			status: holds(CondBackendsReady, backendsCondition)},
+			status: holds(model.CondBackendsReady, backendsCondition)},
 		{name: "retirement", decide: retireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
-		{name: "config", status: holds(CondConfigRendered, renderedCondition),
+		{name: "config", status: holds(model.CondConfigRendered, renderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
 		{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
 		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
@@ -124,11 +125,11 @@ func shapingFeatures() []feature {
 		{name: "locations", conf: locationsConf},    // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
 		{name: "database", conf: databaseConf, events: schemaOccurrences,
-			status: holds(CondDatabaseReady, databaseCondition)},
+			status: holds(model.CondDatabaseReady, databaseCondition)},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
-		{name: "keystone", conf: keystoneConf, status: holds(CondServiceUserReady, serviceUserCondition)},
+		{name: "keystone", conf: keystoneConf, status: holds(model.CondServiceUserReady, serviceUserCondition)},
 		{name: "runtime", conf: runtimeConf},           // config.go: locks, notifications, paste pipeline
 		{name: "logging", conf: loggingConf},           // logging.go: oslo.log's options
 		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
@@ -148,32 +149,32 @@ func shapingFeatures() []feature {
 func followingFeatures() []feature {
 	return []feature{
 		// report.go: the rollout and its pods
-		{name: "deployment", status: holds(CondDeploymentReady, deploymentCondition)},
+		{name: "deployment", status: holds(model.CondDeploymentReady, deploymentCondition)},
 		// gateway.go: spec.gateway's route
 		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach,
-			status: holds(CondHTTPRouteReady, httpRouteReady)},
+			status: holds(model.CondHTTPRouteReady, httpRouteReady)},
 		// networkpolicy.go: spec.networkPolicy
 		{name: "network-policy", observe: observeEgress, decide: awaitStoreEgress,
-			reach: networkPolicyReach, status: holds(CondNetworkPolicyReady, networkPolicyReady)},
+			reach: networkPolicyReach, status: holds(model.CondNetworkPolicyReady, networkPolicyReady)},
 		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
 		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate,
-			status: holds(CondSecretsReady, secretsReady)},
+			status: holds(model.CondSecretsReady, secretsReady)},
 		// apistatus.go: the pods' /healthcheck
-		{name: "api-health", status: holds(CondGlanceAPIReady, glanceAPIReady)},
+		{name: "api-health", status: holds(model.CondGlanceAPIReady, glanceAPIReady)},
 		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
-		{name: "scaling", observe: observeAutoscaler, status: holds(CondHPAReady, hpaReady),
+		{name: "scaling", observe: observeAutoscaler, status: holds(model.CondHPAReady, hpaReady),
 			withDeployment: scalingWithDeployment,
 			lastGood:       []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
 		// extraconfig.go: spec.extraConfig
 		{name: "extra-config", events: extraConfigOccurrences,
-			status: beside(CondExtraConfigHealthy, extraConfigCondition)},
+			status: beside(model.CondExtraConfigHealthy, extraConfigCondition)},
 		// dbpurgestatus.go: the purge CronJob, or the purge is off
 		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
-			status: beside(CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
+			status: beside(model.CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 		// storereach.go: the backends' checks of their stores
 		{name: "store-reach", events: unreachableOccurrences,
-			status: beside(CondStoresReachable, storesReachable)},
+			status: beside(model.CondStoresReachable, storesReachable)},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // RouteRequestTimeout is the HTTPRoute's request timeout. An image upload
@@ -152,7 +153,7 @@ func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observedRoute)
 	if gw == nil {
 		return nil, nil
 	}
-	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonGatewayAPINotInstalled,
+	c := hook.Condition{Type: model.CondHTTPRouteReady, Reason: model.ReasonGatewayAPINotInstalled,
 		Message: "the Glance's controller does not manage HTTPRoutes: install the Gateway API CRDs, then upgrade the chart so it registers them"}
 	if !observed.managed {
 		return nil, &c
@@ -160,7 +161,7 @@ func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observedRoute)
 	route := httpRoute(g, *gw)
 	c = routeAccepted(observed.found, observed.status, route.Spec.ParentRefs[0])
 	if observed.err != nil {
-		c = hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
+		c = hook.Condition{Type: model.CondHTTPRouteReady, Reason: model.ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
 	}
 	return []any{route}, &c
 }
@@ -168,7 +169,7 @@ func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observedRoute)
 // routeAccepted is HTTPRouteReady from the route's status: True once the
 // controller of the Gateway it names accepted it.
 func routeAccepted(found bool, st observedRouteStatus, parent routeParentRef) hook.Condition {
-	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted}
+	c := hook.Condition{Type: model.CondHTTPRouteReady, Reason: model.ReasonHTTPRouteNotAccepted}
 	if !found {
 		c.Message = "the HTTPRoute is not created yet"
 		return c
@@ -181,7 +182,7 @@ func routeAccepted(found bool, st observedRouteStatus, parent routeParentRef) ho
 		switch {
 		case !ok:
 		case a.Status == metav1.ConditionTrue:
-			c.Status, c.Reason = true, ReasonHTTPRouteAccepted
+			c.Status, c.Reason = true, model.ReasonHTTPRouteAccepted
 			c.Message = fmt.Sprintf("Gateway %q accepted the route", parent.Name)
 			return c
 		default:
@@ -205,9 +206,9 @@ func statusEndpoint(g *api.Glance, spec api.GlanceSpec) string {
 // httpRouteReady is HTTPRouteReady: the route's, or, without spec.gateway,
 // True under the reference's HTTPRouteNotRequired.
 func httpRouteReady(in statusInput) (hook.Condition, error) {
-	if c, ok := findCondition(in.out.reach, CondHTTPRouteReady); ok {
+	if c, ok := findCondition(in.out.reach, model.CondHTTPRouteReady); ok {
 		return c, nil
 	}
-	return hook.Condition{Type: CondHTTPRouteReady, Status: true, Reason: ReasonHTTPRouteNotRequired,
+	return hook.Condition{Type: model.CondHTTPRouteReady, Status: true, Reason: model.ReasonHTTPRouteNotRequired,
 		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + serviceEndpoint(in.o.glance)}, nil
 }

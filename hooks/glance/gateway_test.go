@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestHTTPRoute(t *testing.T) {
@@ -96,11 +97,11 @@ func TestGatewayWithoutTheGatewayAPI(t *testing.T) {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	spec := api.GlanceSpec{Gateway: &api.GatewaySpec{Hostname: "images.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}}
 	children, c := gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{}, g, spec))
-	if len(children) != 0 || c == nil || c.Reason != ReasonGatewayAPINotInstalled {
-		t.Fatalf("want no route and %s, got %v %+v", ReasonGatewayAPINotInstalled, children, c)
+	if len(children) != 0 || c == nil || c.Reason != model.ReasonGatewayAPINotInstalled {
+		t.Fatalf("want no route and %s, got %v %+v", model.ReasonGatewayAPINotInstalled, children, c)
 	}
 	children, c = gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {}}, g, spec))
-	if len(children) != 1 || c.Reason != ReasonHTTPRouteNotAccepted {
+	if len(children) != 1 || c.Reason != model.ReasonHTTPRouteNotAccepted {
 		t.Fatalf("managed: want the route, not accepted yet; got %v %+v", children, c)
 	}
 	children, c = gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": []byte(`{"status":{"parents":"not a list"}}`)}}, g, spec))

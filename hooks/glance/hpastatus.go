@@ -7,6 +7,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // hpaReady is HPAReady: with spec.autoscaling, True once the
@@ -15,17 +16,17 @@ import (
 // HPANotRequired, as the reference reports it.
 func hpaReady(in statusInput) (hook.Condition, error) {
 	g := in.o.glance
-	c := hook.Condition{Type: CondHPAReady, Status: true, Reason: ReasonHPANotRequired,
+	c := hook.Condition{Type: model.CondHPAReady, Status: true, Reason: model.ReasonHPANotRequired,
 		Message: "spec.autoscaling is not set: spec.deployment.replicas sets the number of glance-api pods"}
 	if in.o.spec.Autoscaling == nil {
 		return c, nil
 	}
 	if !returnsAutoscaler(in, g.Name) {
-		c.Status, c.Reason = false, ReasonWaitingForDeployment
+		c.Status, c.Reason = false, model.ReasonWaitingForDeployment
 		c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s comes with the Deployment it scales, which waits for the schema", excerpt.Name(g.Name))
 		return c, nil
 	}
-	c.Reason = ReasonHPAReady
+	c.Reason = model.ReasonHPAReady
 	c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s scales Deployment %s from %d to %d pods",
 		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.o.spec.Autoscaling.MinReplicas, in.o.spec.Autoscaling.MaxReplicas)
 	return c, nil

@@ -2,6 +2,7 @@ package glance
 
 import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // schemaPodDeadline is how long a schema Job's pod may take to get its
@@ -22,9 +23,9 @@ func explainSchemaJob(c hook.Condition, pods podsVerdict) hook.Condition {
 		return c
 	}
 	switch c.Reason {
-	case ReasonSchemaSyncRunning, ReasonSchemaUpgrading:
+	case model.ReasonSchemaSyncRunning, model.ReasonSchemaUpgrading:
 		c.Reason = pods.reason
-	case ReasonSchemaSyncFailed, ReasonSchemaUpgradeFailed:
+	case model.ReasonSchemaSyncFailed, model.ReasonSchemaUpgradeFailed:
 	default:
 		return c
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
@@ -42,10 +43,10 @@ func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
 }
 
 func TestExplainSchemaJob(t *testing.T) {
-	failed := podsVerdict{reason: ReasonPodsFailed, message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
-	pulling := podsVerdict{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: ...`}
+	failed := podsVerdict{reason: model.ReasonPodsFailed, message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
+	pulling := podsVerdict{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: ...`}
 	cond := func(status bool, reason, message string) hook.Condition {
-		return hook.Condition{Type: CondDatabaseReady, Status: status, Reason: reason, Message: message}
+		return hook.Condition{Type: model.CondDatabaseReady, Status: status, Reason: reason, Message: message}
 	}
 	cases := map[string]struct {
 		reason string
@@ -55,45 +56,45 @@ func TestExplainSchemaJob(t *testing.T) {
 	}{
 		"SyncRunning": {
 			reason: "a running Job whose pods fail: their reason, the Job's message first",
-			cond:   cond(false, ReasonSchemaSyncRunning, "Job j syncs the first schema"),
+			cond:   cond(false, model.ReasonSchemaSyncRunning, "Job j syncs the first schema"),
 			pods:   failed,
-			want:   cond(false, ReasonPodsFailed, "Job j syncs the first schema; "+failed.message),
+			want:   cond(false, model.ReasonPodsFailed, "Job j syncs the first schema; "+failed.message),
 		},
 		"Upgrading": {
 			reason: "the same during an upgrade step",
-			cond:   cond(false, ReasonSchemaUpgrading, "upgrading, phase Expanding: Job j runs db expand"),
+			cond:   cond(false, model.ReasonSchemaUpgrading, "upgrading, phase Expanding: Job j runs db expand"),
 			pods:   pulling,
-			want:   cond(false, ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.message),
+			want:   cond(false, model.ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.message),
 		},
 		"SyncFailed": {
 			reason: "a failed Job stays SchemaSyncFailed; its pods say how they ended",
-			cond:   cond(false, ReasonSchemaSyncFailed, "Job j failed: read its logs"),
+			cond:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs"),
 			pods:   failed,
-			want:   cond(false, ReasonSchemaSyncFailed, "Job j failed: read its logs; "+failed.message),
+			want:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs; "+failed.message),
 		},
 		"UpgradeFailed": {
 			reason: "the same for an upgrade step",
-			cond:   cond(false, ReasonSchemaUpgradeFailed, "m"),
+			cond:   cond(false, model.ReasonSchemaUpgradeFailed, "m"),
 			pods:   failed,
-			want:   cond(false, ReasonSchemaUpgradeFailed, "m; "+failed.message),
+			want:   cond(false, model.ReasonSchemaUpgradeFailed, "m; "+failed.message),
 		},
 		"Synced": {
 			reason: "a Job that succeeded: pods that failed before its last try do not matter",
-			cond:   cond(true, ReasonSchemaSynced, "m"),
+			cond:   cond(true, model.ReasonSchemaSynced, "m"),
 			pods:   failed,
-			want:   cond(true, ReasonSchemaSynced, "m"),
+			want:   cond(true, model.ReasonSchemaSynced, "m"),
 		},
 		"NothingToSay": {
 			reason: "pods still starting within their deadline: the Job's own reason",
-			cond:   cond(false, ReasonSchemaSyncRunning, "m"),
+			cond:   cond(false, model.ReasonSchemaSyncRunning, "m"),
 			pods:   podsVerdict{recheck: time.Minute},
-			want:   cond(false, ReasonSchemaSyncRunning, "m"),
+			want:   cond(false, model.ReasonSchemaSyncRunning, "m"),
 		},
 		"Refused": {
 			reason: "a refusal is about the spec, not about pods",
-			cond:   cond(false, ReasonDowngradeNotSupported, "m"),
+			cond:   cond(false, model.ReasonDowngradeNotSupported, "m"),
 			pods:   failed,
-			want:   cond(false, ReasonDowngradeNotSupported, "m"),
+			want:   cond(false, model.ReasonDowngradeNotSupported, "m"),
 		},
 	}
 	for name, tc := range cases {

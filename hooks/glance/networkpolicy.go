@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -335,12 +336,12 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, 
 	if err != nil {
 		return nil, nil, invalidSpec("%w", err)
 	}
-	c := hook.Condition{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyApplied,
+	c := hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyApplied,
 		Message: fmt.Sprintf("NetworkPolicy %q admits TCP %d from %d sources and allows %d egress rules; NetworkPolicy %q covers the Jobs' pods",
 			g.Name, APIPort, len(np.Ingress), len(derived)+len(np.AdditionalEgress), names.JobsNetworkPolicyName(g.Name))}
 	for _, r := range derived {
 		if !allowed[ruleKey(r)] {
-			c.Status, c.Reason = false, ReasonWaitingForNetworkPolicy
+			c.Status, c.Reason = false, model.ReasonWaitingForNetworkPolicy
 			c.Message = fmt.Sprintf("NetworkPolicy %q does not allow every derived endpoint yet; the stores it does not allow wait for it", g.Name)
 			break
 		}
@@ -351,9 +352,9 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, 
 // networkPolicyReady is NetworkPolicyReady: the policies', or, without
 // spec.networkPolicy, True under the reference's NetworkPolicyNotRequired.
 func networkPolicyReady(in statusInput) (hook.Condition, error) {
-	if c, ok := findCondition(in.out.reach, CondNetworkPolicyReady); ok {
+	if c, ok := findCondition(in.out.reach, model.CondNetworkPolicyReady); ok {
 		return c, nil
 	}
-	return hook.Condition{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyNotRequired,
+	return hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyNotRequired,
 		Message: "spec.networkPolicy is not set: no NetworkPolicy of the Glance restricts what reaches its pods or what they reach"}, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -241,8 +242,8 @@ func TestNetworkPolicies(t *testing.T) {
 		t.Fatalf("want the api and the jobs policies, got %d", len(children))
 	}
 	apiNP, jobs := children[0].(*networkPolicyChild), children[1].(*networkPolicyChild)
-	if cond.Status || cond.Reason != ReasonWaitingForNetworkPolicy {
-		t.Errorf("nothing observed: want False/%s, got %+v", ReasonWaitingForNetworkPolicy, cond)
+	if cond.Status || cond.Reason != model.ReasonWaitingForNetworkPolicy {
+		t.Errorf("nothing observed: want False/%s, got %+v", model.ReasonWaitingForNetworkPolicy, cond)
 	}
 	if diff := cmp.Diff(selectorLabels(g), apiNP.Spec.PodSelector.MatchLabels); diff != "" {
 		t.Errorf("the api policy selects the glance-api pods: %s", diff)
@@ -275,8 +276,8 @@ func TestNetworkPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cond.Status || cond.Reason != ReasonNetworkPolicyApplied {
-		t.Errorf("observed as returned: want True/%s, got %+v", ReasonNetworkPolicyApplied, cond)
+	if !cond.Status || cond.Reason != model.ReasonNetworkPolicyApplied {
+		t.Errorf("observed as returned: want True/%s, got %+v", model.ReasonNetworkPolicyApplied, cond)
 	}
 
 	// A Keystone URL the derivation cannot read is a spec error, saying

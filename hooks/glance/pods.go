@@ -9,6 +9,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // podReasonOrder is the order reasons are reported in, most fundamental
@@ -16,7 +17,7 @@ import (
 // start never gets to crash, and so on. The condition takes the first
 // reason any pod has.
 var podReasonOrder = []string{
-	ReasonPodsUnschedulable, ReasonPodsNotStarting, ReasonPodsCrashLooping, ReasonPodsFailed, ReasonPodsNotReady,
+	model.ReasonPodsUnschedulable, model.ReasonPodsNotStarting, model.ReasonPodsCrashLooping, model.ReasonPodsFailed, model.ReasonPodsNotReady,
 }
 
 // maxKubeletMessage bounds what a condition message shows of one message
@@ -140,11 +141,11 @@ func summarizePods(pods []corev1.Pod, dl podDeadline) podsVerdict {
 // "2 of 3 pods are crash-looping".
 func podVerb(reason string, n int) string {
 	verb := map[string][2]string{
-		ReasonPodsUnschedulable: {"cannot be scheduled", "cannot be scheduled"},
-		ReasonPodsNotStarting:   {"cannot start", "cannot start"},
-		ReasonPodsCrashLooping:  {"is crash-looping", "are crash-looping"},
-		ReasonPodsFailed:        {"failed", "failed"},
-		ReasonPodsNotReady:      {"is not ready", "are not ready"},
+		model.ReasonPodsUnschedulable: {"cannot be scheduled", "cannot be scheduled"},
+		model.ReasonPodsNotStarting:   {"cannot start", "cannot start"},
+		model.ReasonPodsCrashLooping:  {"is crash-looping", "are crash-looping"},
+		model.ReasonPodsFailed:        {"failed", "failed"},
+		model.ReasonPodsNotReady:      {"is not ready", "are not ready"},
 	}[reason]
 	if n == 1 {
 		return verb[0]
@@ -167,7 +168,7 @@ func diagnosePod(p *corev1.Pod, slowCounts bool) *podProblem {
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return problem(ReasonPodsUnschedulable, ": %s", kubeletMessage(c.Message))
+			return problem(model.ReasonPodsUnschedulable, ": %s", kubeletMessage(c.Message))
 		}
 	}
 	if prob, atInit := diagnoseInit(p, slowCounts, problem); atInit {
@@ -179,7 +180,7 @@ func diagnosePod(p *corev1.Pod, slowCounts bool) *podProblem {
 	if len(p.Status.ContainerStatuses) == 0 && slowCounts {
 		// Scheduled, or not even that, and no kubelet has reported
 		// containers: kubectl describe pod shows the events.
-		return problem(ReasonPodsNotStarting, " has no container started past the deadline (phase %s)", excerpt.Token(string(p.Status.Phase), excerpt.MaxKind))
+		return problem(model.ReasonPodsNotStarting, " has no container started past the deadline (phase %s)", excerpt.Token(string(p.Status.Phase), excerpt.MaxKind))
 	}
 	return nil
 }
@@ -196,7 +197,7 @@ func diagnoseInit(p *corev1.Pod, slowCounts bool, problem problemFunc) (prob *po
 			return prob, true
 		}
 		if slowCounts {
-			return problem(ReasonPodsNotStarting, " init container %s has not completed within the deadline", excerpt.Name(cs.Name)), true
+			return problem(model.ReasonPodsNotStarting, " init container %s has not completed within the deadline", excerpt.Name(cs.Name)), true
 		}
 		return nil, true
 	}
@@ -224,11 +225,11 @@ func diagnoseContainers(p *corev1.Pod, slowCounts bool, problem problemFunc) *po
 func slowContainer(cs *corev1.ContainerStatus, problem problemFunc) *podProblem {
 	switch {
 	case cs.State.Running == nil:
-		return problem(ReasonPodsNotStarting, " container %s is still %s past the deadline", excerpt.Name(cs.Name), waitingReason(cs))
+		return problem(model.ReasonPodsNotStarting, " container %s is still %s past the deadline", excerpt.Name(cs.Name), waitingReason(cs))
 	case cs.Started != nil && !*cs.Started:
-		return problem(ReasonPodsNotReady, " container %s runs but its startup probe has not succeeded within the deadline", excerpt.Name(cs.Name))
+		return problem(model.ReasonPodsNotReady, " container %s runs but its startup probe has not succeeded within the deadline", excerpt.Name(cs.Name))
 	}
-	return problem(ReasonPodsNotReady, " container %s runs but is not ready within the deadline", excerpt.Name(cs.Name))
+	return problem(model.ReasonPodsNotReady, " container %s runs but is not ready within the deadline", excerpt.Name(cs.Name))
 }
 
 // diagnoseContainer reports what the kubelet says about one container when
@@ -241,20 +242,20 @@ func diagnoseContainer(cs *corev1.ContainerStatus, what string, problem problemF
 		case waitingCrashLoopBackOff:
 			// Not the waiting message: it repeats the container and pod
 			// and names a back-off that changes with every restart.
-			return problem(ReasonPodsCrashLooping, " %s %s", c, restarts(cs))
+			return problem(model.ReasonPodsCrashLooping, " %s %s", c, restarts(cs))
 		default:
-			return problem(ReasonPodsNotStarting, " %s: %s: %s", c, excerpt.Token(w.Reason, excerpt.MaxKind), kubeletMessage(w.Message))
+			return problem(model.ReasonPodsNotStarting, " %s: %s: %s", c, excerpt.Token(w.Reason, excerpt.MaxKind), kubeletMessage(w.Message))
 		}
 	}
 	// A container that exited and will be restarted (the pod did not fail):
 	// the kubelet shows it terminated until it restarts it or backs off.
 	if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-		return problem(ReasonPodsCrashLooping, " %s %s", c, restarts(cs))
+		return problem(model.ReasonPodsCrashLooping, " %s %s", c, restarts(cs))
 	}
 	// Running again after exiting, and not ready: the restarts are the
 	// story, whether it is between two crashes or starting up once more.
 	if cs.State.Running != nil && !cs.Ready && cs.RestartCount > 0 && cs.LastTerminationState.Terminated != nil {
-		return problem(ReasonPodsCrashLooping, " %s %s", c, restarts(cs))
+		return problem(model.ReasonPodsCrashLooping, " %s %s", c, restarts(cs))
 	}
 	return nil
 }
@@ -264,7 +265,7 @@ func diagnoseContainer(cs *corev1.ContainerStatus, what string, problem problemF
 // non-zero.
 func failedPod(p *corev1.Pod, problem problemFunc) *podProblem {
 	if p.Status.Reason != "" {
-		return problem(ReasonPodsFailed, ": %s: %s", excerpt.Token(p.Status.Reason, excerpt.MaxKind), kubeletMessage(p.Status.Message))
+		return problem(model.ReasonPodsFailed, ": %s: %s", excerpt.Token(p.Status.Reason, excerpt.MaxKind), kubeletMessage(p.Status.Message))
 	}
 	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 	for i := range statuses {
@@ -274,10 +275,10 @@ func failedPod(p *corev1.Pod, problem problemFunc) *podProblem {
 			what = "init container "
 		}
 		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-			return problem(ReasonPodsFailed, " %s%s %s", what, excerpt.Name(cs.Name), exit(t))
+			return problem(model.ReasonPodsFailed, " %s%s %s", what, excerpt.Name(cs.Name), exit(t))
 		}
 	}
-	return problem(ReasonPodsFailed, " failed (phase Failed)")
+	return problem(model.ReasonPodsFailed, " failed (phase Failed)")
 }
 
 // restarts says how often a container restarted and how it last ended.

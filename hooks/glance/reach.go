@@ -3,6 +3,7 @@ package glance
 import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // reach is what spec.gateway and spec.networkPolicy add to a sync: the
@@ -43,13 +44,13 @@ func keptWhileInvalid(o *observed, key string, set bool, condType, what string) 
 	if err != nil || !set {
 		return kept, nil, err
 	}
-	return kept, &hook.Condition{Type: condType, Reason: ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
+	return kept, &hook.Condition{Type: condType, Reason: model.ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
 }
 
 // gatewayReach is spec.gateway's route and its condition.
 func gatewayReach(o *observed, _ []*store) ([]any, *hook.Condition, error) {
 	if len(o.invalid) > 0 {
-		return keptWhileInvalid(o, names.HTTPRoutesKey, o.spec.Gateway != nil, CondHTTPRouteReady, "the HTTPRoute is")
+		return keptWhileInvalid(o, names.HTTPRoutesKey, o.spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
 	}
 	route, c := gatewayChildren(o.glance, o.spec, o.route)
 	return route, c, nil
@@ -60,7 +61,7 @@ func gatewayReach(o *observed, _ []*store) ([]any, *hook.Condition, error) {
 // as last applied.
 func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, error) {
 	if len(o.invalid) > 0 {
-		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, CondNetworkPolicyReady, "the NetworkPolicies are")
+		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
 	}
 	policies, c, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
 	if !isSpecError(err) {
@@ -70,6 +71,6 @@ func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, e
 	if kerr != nil {
 		return nil, nil, kerr
 	}
-	return kept, &hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec,
+	return kept, &hook.Condition{Type: model.CondNetworkPolicyReady, Reason: model.ReasonInvalidSpec,
 		Message: "the NetworkPolicies are kept as last applied: " + err.Error()}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // referenceStatus is a Glance that runs: two stores, the config rendered,
@@ -26,9 +27,9 @@ func referenceStatus() statusInput {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	a, b := attached("a", true, ""), attached("b", false, "")
 	out := &outcome{configName: "glance-config-1", backendsName: "glance-backends-1", inConfig: map[string]bool{"a": true, "b": true},
-		rendered:    hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered},
-		database:    hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced},
-		serviceUser: hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable}}
+		rendered:    hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered},
+		database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced},
+		serviceUser: hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable}}
 	return statusInput{
 		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
 			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
@@ -69,7 +70,7 @@ func TestReferenceConditions(t *testing.T) {
 				require.NoError(t, err)
 			}},
 		"SecretsReady/WaitingForDBCredentials": {"the database Secret is incomplete", false, func(t *testing.T, in *statusInput) {
-			in.o.creds = credentialsRead{dbProblem: &hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForDBCredentials}}
+			in.o.creds = credentialsRead{dbProblem: &hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForDBCredentials}}
 		}},
 		"SecretsReady/WaitingForServiceUserCredentials": {"the service user's Secret is incomplete", false, func(t *testing.T, in *statusInput) {
 			in.o.creds = credentialsRead{}
@@ -91,11 +92,11 @@ func TestReferenceConditions(t *testing.T) {
 		"DatabaseReady/DBSyncFailed":          {reason: "SchemaSyncFailed"},
 		"DatabaseReady/DBSyncInProgress":      {reason: "SchemaSyncRunning"},
 		"DatabaseReady/WaitingForBackends":    {reason: "WaitingForConfig"},
-		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonImageReleaseMismatch)},
+		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonImageReleaseMismatch)},
 		"DatabaseReady/VersionParseError":     {reason: "admission refuses a release that does not parse"},
-		"DatabaseReady/DowngradeNotSupported": {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonDowngradeNotSupported)},
+		"DatabaseReady/DowngradeNotSupported": {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonDowngradeNotSupported)},
 		"DatabaseReady/UpgradePathInvalid":    {reason: "UpgradeSkipsReleases"},
-		"DatabaseReady/UpgradeTargetChanged":  {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonUpgradeTargetChanged)},
+		"DatabaseReady/UpgradeTargetChanged":  {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonUpgradeTargetChanged)},
 		"DatabaseReady/ExpandInProgress":      {reason: "SchemaUpgrading"},
 		"DatabaseReady/MigrateInProgress":     {reason: "SchemaUpgrading"},
 		"DatabaseReady/UpgradeRollingUpdate":  {reason: "SchemaUpgrading"},
@@ -129,7 +130,7 @@ func TestReferenceConditions(t *testing.T) {
 		"NetworkPolicyReady/NetworkPolicyNotRequired": {"spec.networkPolicy unset", true, same},
 		"NetworkPolicyReady/NetworkPolicyReady": {"the observed policy allows every derived endpoint (networkpolicy_test.go)", true,
 			func(t *testing.T, in *statusInput) {
-				in.out.reach = []hook.Condition{{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyApplied}}
+				in.out.reach = []hook.Condition{{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyApplied}}
 			}},
 
 		"HTTPRouteReady/HTTPRouteNotRequired":   {"spec.gateway unset", true, same},
@@ -186,7 +187,7 @@ func TestReferenceConditions(t *testing.T) {
 // reports what the schema decision and its Job's pods said.
 func databaseSaid(reason string) func(*testing.T, *statusInput) {
 	return func(_ *testing.T, in *statusInput) {
-		in.out.database = hook.Condition{Type: CondDatabaseReady, Reason: reason}
+		in.out.database = hook.Condition{Type: model.CondDatabaseReady, Reason: reason}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // report is the answer: the children rendered and the status built from
@@ -164,7 +165,7 @@ func dbPurgeCondition(in statusInput) (hook.Condition, error) {
 	case c != nil:
 		return *c, nil
 	}
-	return hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeSuspended,
+	return hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeSuspended,
 		Message: "no purge CronJob is scheduled (spec.dbPurge): the rows deleted in Glance stay and the database grows"}, nil
 }
 
@@ -179,7 +180,7 @@ func backendStatuses(stores []*store, out *outcome) (listed []api.BackendStatus,
 	for _, s := range stores {
 		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
 		bs.Reason, bs.Message = s.backendStatus(bs.Projected)
-		if bs.Reason != "" && bs.Reason != ReasonNotInRunningConfig {
+		if bs.Reason != "" && bs.Reason != model.ReasonNotInRunningConfig {
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, bs.Message))
 		}
 		listed = append(listed, bs)
@@ -198,21 +199,21 @@ func backendsCondition(in statusInput) (hook.Condition, error) {
 
 // backendsReady is BackendsReady.
 func backendsReady(d *decision, out *outcome, skipped []string) hook.Condition {
-	c := hook.Condition{Type: CondBackendsReady}
+	c := hook.Condition{Type: model.CondBackendsReady}
 	switch {
 	case out.waiting:
-		c.Reason = ReasonWaitingForBackends
+		c.Reason = model.ReasonWaitingForBackends
 		c.Message = "the first config is rendered once the attached GlanceBackends have rendered their stores; " +
 			"each one's status says where it is"
 	case d.def == nil:
-		c.Reason = ReasonNoDefaultBackend
+		c.Reason = model.ReasonNoDefaultBackend
 		c.Message = d.noDefault + "; nothing is re-rendered and the last-good config is kept"
 	case len(skipped) > 0:
-		c.Reason = ReasonWaitingForBackends
+		c.Reason = model.ReasonWaitingForBackends
 		c.Message = hook.Plural(len(skipped), "backend is", "backends are") + " not projected as specified: " +
 			strings.Join(skipped, "; ")
 	default:
-		c.Status, c.Reason = true, ReasonAllBackendsProjected
+		c.Status, c.Reason = true, model.ReasonAllBackendsProjected
 		c.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(d.stores), "store", "stores"), d.def.id)
 	}
 	return c
@@ -224,9 +225,9 @@ func backendsReady(d *decision, out *outcome, skipped []string) hook.Condition {
 // Deployment until the Deployment controller has seen that change, it says
 // one thing, so the status is not written again in between.
 func deploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
-	c := hook.Condition{Type: CondDeploymentReady, Reason: ReasonDeploymentMissing}
+	c := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing}
 	rollsOut := func(img string) {
-		c.Reason = ReasonRollingOut
+		c.Reason = model.ReasonRollingOut
 		c.Message = fmt.Sprintf("the Deployment rolls out ConfigMap %q and Secret %q", configName, backendsName)
 		if img != "" {
 			c.Message += " with image " + excerpt.Name(img)
@@ -240,7 +241,7 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		c.Message = "the glance-api Deployment does not exist yet"
 		return c
 	}
-	c.Reason = ReasonRollingOut
+	c.Reason = model.ReasonRollingOut
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -258,7 +259,7 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		// (explainRollout), and the Deployment's own status counts.
 		rollsOut(image)
 	default:
-		c.Status, c.Reason = true, ReasonDeploymentAvailable
+		c.Status, c.Reason = true, model.ReasonDeploymentAvailable
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)
 	}
 	return c

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // defaultProgressDeadline is the Deployment's progressDeadlineSeconds when
@@ -114,7 +115,7 @@ func rolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) podsVer
 	v := summarizePods(pods, dl)
 	if notCreated != "" {
 		// No pod can tell more than the refusal to create one.
-		v.reason = ReasonPodsNotCreated
+		v.reason = model.ReasonPodsNotCreated
 		v.message = strings.TrimSuffix(notCreated+"; "+v.message, "; ")
 	}
 	return v
@@ -124,7 +125,7 @@ func rolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) podsVer
 // a rollout: their reason replaces RollingOut, their summary follows what
 // it rolls out.
 func explainRollout(c hook.Condition, pods podsVerdict) hook.Condition {
-	if c.Status || c.Reason != ReasonRollingOut || pods.reason == "" {
+	if c.Status || c.Reason != model.ReasonRollingOut || pods.reason == "" {
 		return c
 	}
 	c.Reason = pods.reason

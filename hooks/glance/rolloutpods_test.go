@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
@@ -86,7 +87,7 @@ func TestRolloutPods(t *testing.T) {
 			reason:     "the Deployment's progressDeadlineSeconds is the pods' deadline",
 			deployment: appsv1.Deployment{Spec: appsv1.DeploymentSpec{ProgressDeadlineSeconds: seconds(120)}},
 			pods:       notReady(t, 4*time.Minute),
-			want:       want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
+			want:       want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
 		},
 		"ResyncRoundsUp": {
 			reason:     "a resync never comes before the deadline",
@@ -100,7 +101,7 @@ func TestRolloutPods(t *testing.T) {
 				Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
 				Message: `ReplicaSet "glance-7c9d8f6b5" has timed out progressing.`}}}},
 			pods: notReady(t, time.Minute),
-			want: want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
+			want: want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
 		},
 		"StillProgressing": {
 			reason: "Progressing True (ReplicaSetUpdated) is no verdict",
@@ -115,14 +116,14 @@ func TestRolloutPods(t *testing.T) {
 				Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate",
 				Message: `pods "glance-7c9d8f6b5-x2x4k" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi`}}}},
 			pods: configError(t, time.Minute),
-			want: want{reason: ReasonPodsNotCreated, message: `pods cannot be created: "pods \"glance-7c9d8f6b5-x2x4k\" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi"; ` +
+			want: want{reason: model.ReasonPodsNotCreated, message: `pods cannot be created: "pods \"glance-7c9d8f6b5-x2x4k\" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi"; ` +
 				`1 of 1 pod cannot start: pod "p" container "glance-api": CreateContainerConfigError: "couldn't find key password in Secret openstack/glance-service-user"`},
 		},
 		"ReplicaFailureNoPods": {
 			reason: "no pod at all: the refusal alone",
 			deployment: appsv1.Deployment{Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{{
 				Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: "m"}}}},
-			want: want{reason: ReasonPodsNotCreated, message: `pods cannot be created: "m"`},
+			want: want{reason: model.ReasonPodsNotCreated, message: `pods cannot be created: "m"`},
 		},
 	}
 	for name, tc := range cases {
@@ -137,14 +138,14 @@ func TestRolloutPods(t *testing.T) {
 }
 
 func TestExplainRollout(t *testing.T) {
-	rolling := hook.Condition{Type: CondDeploymentReady, Reason: ReasonRollingOut, Message: "1 of 1 replicas are updated to the current config, 0 available"}
-	crash := podsVerdict{reason: ReasonPodsCrashLooping, message: "1 of 1 pod is crash-looping: ..."}
-	assert.Equal(t, hook.Condition{Type: CondDeploymentReady, Reason: ReasonPodsCrashLooping,
+	rolling := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonRollingOut, Message: "1 of 1 replicas are updated to the current config, 0 available"}
+	crash := podsVerdict{reason: model.ReasonPodsCrashLooping, message: "1 of 1 pod is crash-looping: ..."}
+	assert.Equal(t, hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonPodsCrashLooping,
 		Message: "1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: ..."}, explainRollout(rolling, crash))
 	assert.Equal(t, rolling, explainRollout(rolling, podsVerdict{recheck: time.Minute}), "no problem (yet): RollingOut stays")
-	missing := hook.Condition{Type: CondDeploymentReady, Reason: ReasonDeploymentMissing, Message: "m"}
+	missing := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing, Message: "m"}
 	assert.Equal(t, missing, explainRollout(missing, crash), "only a rollout is explained")
-	available := hook.Condition{Type: CondDeploymentReady, Status: true, Reason: ReasonDeploymentAvailable, Message: "m"}
+	available := hook.Condition{Type: model.CondDeploymentReady, Status: true, Reason: model.ReasonDeploymentAvailable, Message: "m"}
 	assert.Equal(t, available, explainRollout(available, crash))
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // action is what a schema Job does.
@@ -98,7 +99,7 @@ type schemaPlan struct {
 // release.CheckStep) through expand, migrate, the rollout and contract.
 func planSchema(in schemaInputs) schemaPlan {
 	p := schemaPlan{installedRelease: in.installedRelease, installedImage: in.installedImage, upgrade: in.upgrade,
-		cond: hook.Condition{Type: CondDatabaseReady}}
+		cond: hook.Condition{Type: model.CondDatabaseReady}}
 	installed, err := release.Parse(in.installedRelease)
 	if err != nil {
 		// Only this hook writes status; a release it cannot read (or none)
@@ -110,7 +111,7 @@ func planSchema(in schemaInputs) schemaPlan {
 	}
 	switch prob := release.TagProblem(in.tag, in.release); {
 	case prob != "":
-		p.refuse(in, ReasonImageReleaseMismatch, fmt.Sprintf("spec.image.tag %s (spec.openStackRelease): no schema Job runs for it and glance-api keeps its image", prob))
+		p.refuse(in, model.ReasonImageReleaseMismatch, fmt.Sprintf("spec.image.tag %s (spec.openStackRelease): no schema Job runs for it and glance-api keeps its image", prob))
 		return p
 	case p.upgrade != nil:
 		p.resume(in, installed)
@@ -134,10 +135,10 @@ func (p *schemaPlan) resume(in schemaInputs, installed release.Release) {
 		p.advance(in)
 	case !installed.IsZero() && in.release == installed && in.image == in.installedImage && up.Phase != api.PhaseContracting:
 		p.upgrade = nil
-		p.cond = hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
+		p.cond = hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced,
 			Message: fmt.Sprintf("the upgrade to %s was abandoned in phase %s, before its contract step; release %s runs on its schema again", excerpt.Value(up.TargetRelease), excerpt.Value(up.Phase), installed)}
 	default:
-		p.refuse(in, ReasonUpgradeTargetChanged, fmt.Sprintf("an upgrade from %s to %s (image %s) is in phase %s: set spec.openStackRelease and the image back to it to finish it%s",
+		p.refuse(in, model.ReasonUpgradeTargetChanged, fmt.Sprintf("an upgrade from %s to %s (image %s) is in phase %s: set spec.openStackRelease and the image back to it to finish it%s",
 			excerpt.Value(in.installedRelease), excerpt.Value(up.TargetRelease), excerpt.Name(up.TargetImage), excerpt.Value(up.Phase), abandonHint(up, in.installedRelease)))
 	}
 }
@@ -156,9 +157,9 @@ func (p *schemaPlan) step(in schemaInputs, installed release.Release) {
 		p.upgrade = &api.UpgradeStatus{Phase: api.PhaseExpanding, TargetRelease: in.release.String(), TargetImage: in.image}
 		p.advance(in)
 	case release.Downgrade:
-		p.refuse(in, ReasonDowngradeNotSupported, why)
+		p.refuse(in, model.ReasonDowngradeNotSupported, why)
 	default:
-		p.refuse(in, ReasonUpgradeSkipsReleases, why)
+		p.refuse(in, model.ReasonUpgradeSkipsReleases, why)
 	}
 }
 
@@ -192,7 +193,7 @@ func runOf(installedRelease, installedImage string, up *api.UpgradeStatus, in sc
 
 // refuse keeps everything as it is and says why.
 func (p *schemaPlan) refuse(in schemaInputs, reason, why string) {
-	p.cond = hook.Condition{Type: CondDatabaseReady, Reason: reason, Message: why}
+	p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: reason, Message: why}
 	p.run = runOf(p.installedRelease, p.installedImage, p.upgrade, in)
 }
 
@@ -230,7 +231,7 @@ func (p *schemaPlan) sync(in schemaInputs, what string) {
 	name, st, observed := in.state(j)
 	if !observed {
 		if b := in.blocker(name); b != "" {
-			p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncRunning,
+			p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning,
 				Message: fmt.Sprintf("Job %s, started for an earlier spec, is still running; Job %s syncs %s once it has finished", excerpt.Name(b), name, what)}
 			return
 		}
@@ -241,14 +242,14 @@ func (p *schemaPlan) sync(in schemaInputs, what string) {
 		p.installedRelease, p.installedImage = in.release.String(), in.image
 		p.cond = schemaInPlace(in.release.String(), in.image)
 	case jobFailed:
-		p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncFailed,
+		p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncFailed,
 			Message: fmt.Sprintf("Job %s (db sync of %s with image %s) failed: %s", name, in.release, excerpt.Name(in.image), in.logsHint(name))}
 	default:
 		next := "the glance-api Deployment is created once it has succeeded"
 		if in.installedImage != "" || in.deployment != nil {
 			next = "glance-api keeps its image until it has succeeded"
 		}
-		p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncRunning,
+		p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning,
 			Message: fmt.Sprintf("Job %s syncs %s with image %s; %s", name, what, excerpt.Name(in.image), next)}
 	}
 }
@@ -277,7 +278,7 @@ func (p *schemaPlan) advance(in schemaInputs) {
 				up.Phase = nextPhase[up.Phase]
 				continue
 			}
-			p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaUpgrading,
+			p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading,
 				Message: fmt.Sprintf("upgrading %s, phase %s: the schema is expanded and migrated, glance-api rolls to image %s; the contract Job runs once every pod runs it", from, up.Phase, excerpt.Name(up.TargetImage))}
 			return
 		}
@@ -293,7 +294,7 @@ func (p *schemaPlan) advance(in schemaInputs) {
 		if !observed {
 			if b := in.blocker(name); b != "" {
 				p.job = nil
-				p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaUpgrading,
+				p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading,
 					Message: fmt.Sprintf("upgrading %s, phase %s: Job %s, started for an earlier spec, is still running; Job %s starts once it has finished", from, up.Phase, excerpt.Name(b), name)}
 				return
 			}
@@ -309,10 +310,10 @@ func (p *schemaPlan) advance(in schemaInputs) {
 			up.Phase = nextPhase[up.Phase]
 			continue
 		case jobFailed:
-			p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaUpgradeFailed,
+			p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgradeFailed,
 				Message: fmt.Sprintf("upgrading %s, phase %s: Job %s (db %s with image %s) failed: %s", from, up.Phase, name, a, excerpt.Name(up.TargetImage), in.logsHint(name))}
 		default:
-			p.cond = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaUpgrading,
+			p.cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading,
 				Message: fmt.Sprintf("upgrading %s, phase %s: Job %s runs db %s with image %s", from, up.Phase, name, a, excerpt.Name(up.TargetImage))}
 		}
 		return
@@ -323,6 +324,6 @@ func (p *schemaPlan) advance(in schemaInputs) {
 // from the sync that sees it succeed on, so the status is not written again
 // for the wording alone.
 func schemaInPlace(rel, image string) hook.Condition {
-	return hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced,
+	return hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced,
 		Message: fmt.Sprintf("the schema of %s is in place for image %s", rel, excerpt.Name(image))}
 }

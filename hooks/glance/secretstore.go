@@ -9,6 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // spec.secretStoreRef names the External Secrets store the database and
@@ -89,7 +90,7 @@ func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condi
 	kind := secretStoreKind(ref)
 	named := excerpt.Token(kind, excerpt.MaxKind) + "/" + excerpt.Token(ref.Name, excerpt.MaxName)
 	notReady := func(format string, args ...any) *hook.Condition {
-		return &hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+		return &hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 			Message: "spec.secretStoreRef: " + named + " " + fmt.Sprintf(format, args...)}
 	}
 	if _, ok := secretStoreResources[kind]; !ok {
@@ -107,7 +108,7 @@ func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condi
 	case !ok:
 		return notReady("reports no Ready condition yet"), nil
 	case c.Status == metav1.ConditionTrue:
-		return &hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable,
+		return &hook.Condition{Type: model.CondSecretsReady, Status: true, Reason: model.ReasonSecretsAvailable,
 			Message: "spec.secretStoreRef: " + named + " is Ready"}, nil
 	}
 	return notReady("is not Ready (%s: %s)",
@@ -122,20 +123,20 @@ func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condi
 func secretsReady(in statusInput) (hook.Condition, error) {
 	o := in.o
 	store := ""
-	if c, ok := findCondition(o.gates, CondSecretsReady); ok {
+	if c, ok := findCondition(o.gates, model.CondSecretsReady); ok {
 		if !c.Status {
 			return c, nil
 		}
 		store = "; " + c.Message
 	}
-	c := hook.Condition{Type: CondSecretsReady}
+	c := hook.Condition{Type: model.CondSecretsReady}
 	switch {
 	case o.creds.dbProblem != nil:
-		c.Reason, c.Message = ReasonWaitingForDBCredentials, "the database Secret is not complete (DatabaseReady says what is missing)"
+		c.Reason, c.Message = model.ReasonWaitingForDBCredentials, "the database Secret is not complete (DatabaseReady says what is missing)"
 	case o.creds.creds == nil:
-		c.Reason, c.Message = ReasonWaitingForServiceUserCredentials, "the service user's Secret is not complete (ServiceUserReady says what is missing)"
+		c.Reason, c.Message = model.ReasonWaitingForServiceUserCredentials, "the service user's Secret is not complete (ServiceUserReady says what is missing)"
 	default:
-		c.Status, c.Reason = true, ReasonSecretsAvailable
+		c.Status, c.Reason = true, model.ReasonSecretsAvailable
 		c.Message = fmt.Sprintf("Secrets %s and %s are complete", excerpt.Name(o.spec.Database.SecretRef.Name), excerpt.Name(o.spec.ServiceUser.SecretRef.Name))
 	}
 	c.Message += store

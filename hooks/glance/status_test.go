@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -38,15 +39,15 @@ func rollingOut(d *appsv1.Deployment) *appsv1.Deployment {
 
 // coreConditions are the conditions TestBuildStatus follows: the stores,
 // the config, the schema, the credentials, the rollout and Ready.
-var coreConditions = map[string]bool{CondBackendsReady: true, CondConfigRendered: true, CondDatabaseReady: true,
-	CondServiceUserReady: true, CondDeploymentReady: true, hook.ConditionReady: true}
+var coreConditions = map[string]bool{model.CondBackendsReady: true, model.CondConfigRendered: true, model.CondDatabaseReady: true,
+	model.CondServiceUserReady: true, model.CondDeploymentReady: true, hook.ConditionReady: true}
 
 func TestBuildStatus(t *testing.T) {
-	synced := hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced, Message: "synced"}
-	userReady := hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable, Message: "available"}
+	synced := hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "synced"}
+	userReady := hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable, Message: "available"}
 	rendered := func(stores ...*store) *outcome {
 		out := &outcome{configName: "g-config-1", backendsName: "g-backends-1", inConfig: map[string]bool{},
-			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"},
+			rendered: hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
 			database: synced, serviceUser: userReady}
 		for _, s := range stores {
 			out.inConfig[s.id] = s.state.Rendered()
@@ -54,10 +55,10 @@ func TestBuildStatus(t *testing.T) {
 		return out
 	}
 	kept := &outcome{configName: "g-config-0", backendsName: "g-backends-0", inConfig: map[string]bool{"a": true},
-		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonLastGoodKept, Message: "kept"},
+		rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonLastGoodKept, Message: "kept"},
 		database: synced, serviceUser: userReady}
 	syncing := rendered(attached("a", true, ""))
-	syncing.database = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncRunning, Message: "Job j syncs"}
+	syncing.database = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning, Message: "Job j syncs"}
 	syncing.runImage = "glance:old"
 	newImage := rendered(attached("a", true, ""))
 	newImage.runImage = "glance:new"
@@ -72,8 +73,8 @@ func TestBuildStatus(t *testing.T) {
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
 	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,
-		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonNotRendered, Message: "not rendered"},
-		database: hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForConfig, Message: "no config"}, serviceUser: userReady}
+		rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonNotRendered, Message: "not rendered"},
+		database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig, Message: "no config"}, serviceUser: userReady}
 
 	type args struct {
 		stores    []*store
@@ -128,7 +129,7 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Reason: ReasonBackendSkipped, Message: "its credentials are not ready"},
+					{Name: "b", StoreID: "b", Reason: model.ReasonBackendSkipped, Message: "its credentials are not ready"},
 				},
 				defaultBackend: "a",
 			},
@@ -148,7 +149,7 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Projected: true, Reason: ReasonStoreOutdated, Message: held.skipped},
+					{Name: "b", StoreID: "b", Projected: true, Reason: model.ReasonStoreOutdated, Message: held.skipped},
 				},
 				defaultBackend: "a",
 			},
@@ -169,7 +170,7 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", Projected: true},
-					{Name: "c", StoreID: "c", Reason: ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: see condition ConfigRendered"},
+					{Name: "c", StoreID: "c", Reason: model.ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: see condition ConfigRendered"},
 				},
 			},
 		},
@@ -222,7 +223,7 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Reason: ReasonStorePending, Message: "its store is not rendered yet"},
+					{Name: "b", StoreID: "b", Reason: model.ReasonStorePending, Message: "its store is not rendered yet"},
 				},
 				defaultBackend: "a",
 			},
@@ -296,7 +297,7 @@ func TestBuildStatus(t *testing.T) {
 			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
 			args: args{stores: []*store{attached("a", true, "")}, def: "a",
 				current: rollingOut(mounting("g-config-1", "g-backends-1")),
-				pods:    podsVerdict{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
+				pods:    podsVerdict{reason: model.ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,

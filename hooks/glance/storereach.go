@@ -9,11 +9,12 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // storesReachable is the StoresReachable condition of the attached stores.
 func storesReachable(in statusInput) (hook.Condition, error) {
-	c := hook.Condition{Type: CondStoresReachable, Status: true, Reason: ReasonStoresNotChecked,
+	c := hook.Condition{Type: model.CondStoresReachable, Status: true, Reason: model.ReasonStoresNotChecked,
 		Message: "the service checks no store's S3 endpoint"}
 	var checked int
 	var down []string
@@ -33,10 +34,10 @@ func storesReachable(in statusInput) (hook.Condition, error) {
 	}
 	switch {
 	case len(down) > 0:
-		c.Status, c.Reason = false, ReasonStoreUnreachable
+		c.Status, c.Reason = false, model.ReasonStoreUnreachable
 		c.Message = hook.Plural(len(down), "store does", "stores do") + " not answer, the config is kept as it is: " + strings.Join(down, "; ")
 	case checked > 0:
-		c.Reason, c.Message = ReasonAllStoresReachable, hook.Plural(checked, "store answers", "stores answer")
+		c.Reason, c.Message = model.ReasonAllStoresReachable, hook.Plural(checked, "store answers", "stores answer")
 	}
 	return c, nil
 }
@@ -44,9 +45,9 @@ func storesReachable(in statusInput) (hook.Condition, error) {
 // unreachableOccurrences is a StoreUnreachable Warning while
 // StoresReachable is False, its note naming each store that is down.
 func unreachableOccurrences(st api.GlanceStatus) []occurrence {
-	c, ok := hook.FindCondition(st.Conditions, CondStoresReachable)
+	c, ok := hook.FindCondition(st.Conditions, model.CondStoresReachable)
 	if !ok || c.Status != metav1.ConditionFalse {
 		return nil
 	}
-	return []occurrence{{warning: true, reason: EventStoreUnreachable, action: "CheckStores", note: c.Message, at: c.LastTransitionTime}}
+	return []occurrence{{warning: true, reason: model.EventStoreUnreachable, action: "CheckStores", note: c.Message, at: c.LastTransitionTime}}
 }

@@ -3,6 +3,7 @@ package glance
 import (
 	"testing"
 
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 	"github.com/google/go-cmp/cmp"
 )
@@ -18,16 +19,16 @@ func TestStoreState(t *testing.T) {
 		projected bool
 		want      want
 	}{
-		"Pending":        {"a store on its way is left out, not a fault", storestate.Pending, false, want{pending: true, reason: ReasonStorePending}},
-		"Outdated":       {"an outdated store not held waits like a pending one", storestate.Outdated, false, want{pending: true, reason: ReasonStorePending}},
-		"Skipped":        {"a fault leaves the store out as skipped", storestate.Skipped, false, want{reason: ReasonBackendSkipped}},
-		"CAConflict":     {"a CA bundle conflict has its own reason", storestate.CAConflict, false, want{reason: ReasonCABundleConflict}},
-		"Held":           {"a held store is rendered from the running section and says so", storestate.Held, true, want{rendered: true, reason: ReasonStoreOutdated}},
+		"Pending":        {"a store on its way is left out, not a fault", storestate.Pending, false, want{pending: true, reason: model.ReasonStorePending}},
+		"Outdated":       {"an outdated store not held waits like a pending one", storestate.Outdated, false, want{pending: true, reason: model.ReasonStorePending}},
+		"Skipped":        {"a fault leaves the store out as skipped", storestate.Skipped, false, want{reason: model.ReasonBackendSkipped}},
+		"CAConflict":     {"a CA bundle conflict has its own reason", storestate.CAConflict, false, want{reason: model.ReasonCABundleConflict}},
+		"Held":           {"a held store is rendered from the running section and says so", storestate.Held, true, want{rendered: true, reason: model.ReasonStoreOutdated}},
 		"Rendered":       {"a rendered, projected store has nothing to say", storestate.Rendered, true, want{rendered: true}},
-		"NotInRunning":   {"a rendered store the running config lacks says so", storestate.Rendered, false, want{rendered: true, reason: ReasonNotInRunningConfig}},
+		"NotInRunning":   {"a rendered store the running config lacks says so", storestate.Rendered, false, want{rendered: true, reason: model.ReasonNotInRunningConfig}},
 		"RetiringKept":   {"a retiring store kept is rendered", storestate.Retiring, true, want{rendered: true}},
-		"RetiredDropped": {"a dropped retiring store is not rendered", storestate.Dropped, false, want{reason: ReasonBackendSkipped}},
-		"RetiredLost":    {"a retiring store that cannot be kept is not rendered", storestate.Lost, false, want{reason: ReasonBackendSkipped}},
+		"RetiredDropped": {"a dropped retiring store is not rendered", storestate.Dropped, false, want{reason: model.ReasonBackendSkipped}},
+		"RetiredLost":    {"a retiring store that cannot be kept is not rendered", storestate.Lost, false, want{reason: model.ReasonBackendSkipped}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -41,10 +42,10 @@ func TestStoreState(t *testing.T) {
 	}
 	t.Run("DefaultIgnored", func(t *testing.T) {
 		s := &store{state: storestate.Rendered, defaultIgnored: true, ignored: "isDefault is ignored"}
-		if reason, msg := s.backendStatus(true); reason != ReasonDefaultSetByControlPlane || msg != s.ignored {
+		if reason, msg := s.backendStatus(true); reason != model.ReasonDefaultSetByControlPlane || msg != s.ignored {
 			t.Errorf("a hand-made default on a ControlPlane's Glance: got %s %q", reason, msg)
 		}
-		if reason, _ := s.backendStatus(false); reason != ReasonNotInRunningConfig {
+		if reason, _ := s.backendStatus(false); reason != model.ReasonNotInRunningConfig {
 			t.Errorf("not in the running config goes before the ignored default: got %s", reason)
 		}
 	})

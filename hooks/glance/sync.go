@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // outcome is what a sync returns besides status.
@@ -91,7 +92,7 @@ func render(o *observed, d *decision) (*outcome, error) {
 	} else {
 		out, err = renderNew(o, d)
 		if isSpecError(err) {
-			out, err = keepLastGood(o, lastGood{ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
+			out, err = keepLastGood(o, lastGood{model.ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
 		}
 	}
 	if err != nil {
@@ -114,10 +115,10 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 	if problem != nil {
 		return *problem
 	}
-	if c, ok := hook.FindCondition(observed, CondDatabaseReady); ok {
-		return hook.Condition{Type: CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: c.Reason, Message: c.Message}
+	if c, ok := hook.FindCondition(observed, model.CondDatabaseReady); ok {
+		return hook.Condition{Type: model.CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: c.Reason, Message: c.Message}
 	}
-	return hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForConfig,
+	return hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig,
 		Message: "no config is rendered yet; the schema Job mounts it, so it starts once there is one"}
 }
 
@@ -177,7 +178,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		return nil, err
 	}
 	out.children = append(out.children, kept...)
-	out.rendered = hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered,
+	out.rendered = hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered,
 		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.def.id)}
 	return out, nil
 }
@@ -272,16 +273,16 @@ func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	out := &outcome{children: kept, inConfig: map[string]bool{}}
 	// An invalid spec is its own reason; otherwise the reason says whether
 	// there is a last-good config to keep.
-	out.rendered = hook.Condition{Type: CondConfigRendered, Reason: reason}
+	out.rendered = hook.Condition{Type: model.CondConfigRendered, Reason: reason}
 	if current == nil {
-		if reason != ReasonInvalidSpec {
-			out.rendered.Reason = ReasonNotRendered
+		if reason != model.ReasonInvalidSpec {
+			out.rendered.Reason = model.ReasonNotRendered
 		}
 		out.rendered.Message = "no config is rendered and no Deployment is created: " + why
 		return out, nil
 	}
-	if reason != ReasonInvalidSpec {
-		out.rendered.Reason = ReasonLastGoodKept
+	if reason != model.ReasonInvalidSpec {
+		out.rendered.Reason = model.ReasonLastGoodKept
 	}
 	out.configName, out.backendsName = mountedNames(current)
 	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
