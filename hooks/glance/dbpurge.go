@@ -9,6 +9,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // The database purge (spec.dbPurge). Glance never deletes a row: a deleted
@@ -24,10 +25,6 @@ const (
 	// "api", so they stay out of the Service and the disruption budget,
 	// nor "schema", so sync is not asked about them (podsRelated).
 	ComponentDBPurge = "db-purge"
-	// componentAPI labels glance-api's pods, componentSchema the schema
-	// Jobs' pods: the pods sync reads.
-	componentAPI    = "api"
-	componentSchema = "schema"
 	// purgeMaxRows bounds each table's delete transaction, so a long
 	// backlog never holds a Galera write-set for minutes; at the default
 	// daily schedule that is 1000 rows per table per day, and a shorter
@@ -71,7 +68,7 @@ func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run runTarget, in podIn
 		containers = append(containers, step("db-purge-images-table", "db", "purge_images_table"))
 	}
 	pod := manageJobPod(spec, in.mounts, containers)
-	labels := objectLabels(g)
+	labels := model.ObjectLabels(g)
 	labels[names.LabelComponent] = ComponentDBPurge
 	backoff, deadline, suspend := purgeBackoffLimit, purgeDeadlineSeconds, p.Suspend
 	return []any{&cronJobChild{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 const (
@@ -37,18 +38,6 @@ const (
 	// worker after the mercy and to exit.
 	stopMarginSeconds = 10
 )
-
-// selectorLabels select a Glance's pods.
-func selectorLabels(g *api.Glance) map[string]string {
-	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: componentAPI}
-}
-
-// objectLabels are on everything the Glance hook renders.
-func objectLabels(g *api.Glance) map[string]string {
-	l := selectorLabels(g)
-	l[names.LabelManagedBy] = names.ManagedBy
-	return l
-}
 
 // deploymentChild and serviceChild are what the hook returns: the API types
 // without status, which belongs to the Deployment and Service controllers.
@@ -195,13 +184,13 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs,
 	mountEveryPod(spec, &pod)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+			Selector: &metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)},
 			Strategy: rolloutStrategy(spec, &maxUnavailable, &maxSurge),
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: objectLabels(g),
+				ObjectMeta: metav1.ObjectMeta{Labels: model.ObjectLabels(g),
 					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
 				Spec: pod,
 			},
@@ -213,10 +202,10 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs,
 func service(g *api.Glance) *serviceChild {
 	return &serviceChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
-			Selector: selectorLabels(g),
+			Selector: model.SelectorLabels(g),
 			Ports: []corev1.ServicePort{{Name: PortName, Port: APIPort, TargetPort: intstr.FromString(PortName),
 				Protocol: corev1.ProtocolTCP}},
 		},

@@ -110,7 +110,7 @@ type occurrence struct {
 func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error) {
 	byName := map[string]any{}
 	// One label map for every Event: nothing writes to it.
-	labels := objectLabels(g)
+	labels := model.ObjectLabels(g)
 	for _, o := range occurrences(g.Status) {
 		if o.at.IsZero() {
 			continue

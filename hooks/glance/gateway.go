@@ -96,7 +96,7 @@ func httpRoute(g *api.Glance, gw api.GatewaySpec) *httpRouteChild {
 	}
 	return &httpRouteChild{
 		TypeMeta: metav1.TypeMeta{APIVersion: names.HTTPRouteAPIVersion, Kind: "HTTPRoute"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g),
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g),
 			Annotations: gw.Annotations},
 		Spec: httpRouteSpec{
 			ParentRefs: []routeParentRef{{Name: gw.ParentRef.Name, Namespace: gw.ParentRef.Namespace, SectionName: gw.ParentRef.SectionName}},

@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // Bounds of a schema Job. glance-manage waits for the database as long as
@@ -98,7 +99,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 // jobLabels: the component keeps Job pods out of the Service's selector.
 func jobLabels(g *api.Glance, a action) map[string]string {
 	return map[string]string{
-		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: componentSchema,
+		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: model.ComponentSchema,
 		names.LabelManagedBy: names.ManagedBy, names.LabelSchemaAction: string(a),
 	}
 }

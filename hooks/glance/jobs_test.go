@@ -9,6 +9,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestJobNamer(t *testing.T) {
@@ -96,7 +97,7 @@ func TestSchemaJobChild(t *testing.T) {
 			if j.Spec.Template.Annotations[names.AnnotationCredentialsDigest] != "d1" {
 				t.Errorf("%s: the pod template carries the credentials digest", tc.reason)
 			}
-			if labels.SelectorFromSet(selectorLabels(g)).Matches(labels.Set(j.Spec.Template.Labels)) {
+			if labels.SelectorFromSet(model.SelectorLabels(g)).Matches(labels.Set(j.Spec.Template.Labels)) {
 				t.Errorf("%s: the Job's pods must not match the Service's selector", tc.reason)
 			}
 		})

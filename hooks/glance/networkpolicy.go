@@ -235,9 +235,9 @@ func apiNetworkPolicy(g *api.Glance, np api.NetworkPolicySpec, derived []network
 	}
 	return &networkPolicyChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: names.NetworkPolicyAPIVersion, Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+			PodSelector: metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)},
 			Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: from, Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}}}},
 			Egress:      append(derived, np.AdditionalEgress...),
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
@@ -252,7 +252,7 @@ func jobsNetworkPolicy(g *api.Glance, spec api.GlanceSpec) *networkPolicyChild {
 	host, port := spec.Database.Address(g.Namespace)
 	return &networkPolicyChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: names.NetworkPolicyAPIVersion, Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: names.JobsNetworkPolicyName(g.Name), Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: names.JobsNetworkPolicyName(g.Name), Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{
 				MatchLabels: map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name},

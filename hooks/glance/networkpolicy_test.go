@@ -245,7 +245,7 @@ func TestNetworkPolicies(t *testing.T) {
 	if cond.Status || cond.Reason != model.ReasonWaitingForNetworkPolicy {
 		t.Errorf("nothing observed: want False/%s, got %+v", model.ReasonWaitingForNetworkPolicy, cond)
 	}
-	if diff := cmp.Diff(selectorLabels(g), apiNP.Spec.PodSelector.MatchLabels); diff != "" {
+	if diff := cmp.Diff(model.SelectorLabels(g), apiNP.Spec.PodSelector.MatchLabels); diff != "" {
 		t.Errorf("the api policy selects the glance-api pods: %s", diff)
 	}
 	in := apiNP.Spec.Ingress

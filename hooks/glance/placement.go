@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // Volume names of the writable directories of glance containers.
@@ -105,7 +106,7 @@ func jobPlacement(spec api.GlanceSpec) api.DeploymentSpec {
 // a preference (ScheduleAnyway): a one-node or one-zone cluster still runs
 // every replica.
 func spreadConstraints(g *api.Glance, s api.DeploymentSpec) []corev1.TopologySpreadConstraint {
-	selector := &metav1.LabelSelector{MatchLabels: selectorLabels(g)}
+	selector := &metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)}
 	if len(s.TopologySpreadConstraints) == 0 {
 		return []corev1.TopologySpreadConstraint{
 			{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: selector},

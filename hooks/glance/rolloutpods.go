@@ -25,13 +25,13 @@ const defaultProgressDeadline = 600 * time.Second
 // the Glance's name alone, and by their component. Sync tells them apart by
 // their owner.
 func podsRelated(g *api.Glance) metacontroller.RelatedResource {
-	sel := selectorLabels(g)
+	sel := model.SelectorLabels(g)
 	delete(sel, names.LabelComponent)
 	// Only the pods sync reads: glance-api's and the schema Jobs'. The
 	// purge CronJob's pods carry the same name and instance; each would add
 	// its bytes to every sync request and a sync per start and end.
 	only := metav1.LabelSelectorRequirement{Key: names.LabelComponent, Operator: metav1.LabelSelectorOpIn,
-		Values: []string{componentAPI, componentSchema}}
+		Values: []string{model.ComponentAPI, model.ComponentSchema}}
 	return metacontroller.RelatedResource{
 		APIVersion: "v1", Resource: "pods", Namespace: g.Namespace,
 		LabelSelector: &metav1.LabelSelector{MatchLabels: sel, MatchExpressions: []metav1.LabelSelectorRequirement{only}},

@@ -160,8 +160,8 @@ func TestPodsRelatedSelectsWhatSyncReads(t *testing.T) {
 	pod := func(component string) labels.Set {
 		return labels.Set{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: component}
 	}
-	assert.True(t, sel.Matches(labels.Set(selectorLabels(g))), "glance-api's pods")
-	assert.True(t, sel.Matches(pod(componentSchema)), "the schema Jobs' pods")
+	assert.True(t, sel.Matches(labels.Set(model.SelectorLabels(g))), "glance-api's pods")
+	assert.True(t, sel.Matches(pod(model.ComponentSchema)), "the schema Jobs' pods")
 	assert.False(t, sel.Matches(pod(ComponentDBPurge)), "not the purge Jobs' pods")
-	assert.False(t, sel.Matches(labels.Set{names.LabelName: "glance", names.LabelInstance: "other", names.LabelComponent: componentAPI}), "not another Glance's")
+	assert.False(t, sel.Matches(labels.Set{names.LabelName: "glance", names.LabelInstance: "other", names.LabelComponent: model.ComponentAPI}), "not another Glance's")
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // desiredReplicas is the Deployment's spec.replicas. Without an autoscaler
@@ -60,7 +61,7 @@ type podDisruptionBudgetChild struct {
 // may have scaled down to that many.
 func podDisruptionBudget(g *api.Glance, spec api.GlanceSpec) *podDisruptionBudgetChild {
 	one := intstr.FromInt32(1)
-	budget := policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)}}
+	budget := policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)}}
 	if fewestPods(spec) > 1 {
 		budget.MinAvailable = &one
 	} else {
@@ -68,7 +69,7 @@ func podDisruptionBudget(g *api.Glance, spec api.GlanceSpec) *podDisruptionBudge
 	}
 	return &podDisruptionBudgetChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec:       budget,
 	}
 }
@@ -102,7 +103,7 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 	}
 	return &horizontalPodAutoscalerChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: g.Name},
 			MinReplicas:    a.MinReplicas,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -133,7 +134,7 @@ func TestDisruptionBudgetCountsOnlyGlanceAPI(t *testing.T) {
 	}{
 		"api":      {"glance-api's pods are what the budget keeps", deployment(g, spec, runTarget{image: "i"}, podInputs{}, ptr(int32(2))).Spec.Template.Labels, true},
 		"db-purge": {"a purge run's pod is not glance-api", dbPurgeChildren(g, spec, runTarget{image: "i"}, podInputs{})[0].(*cronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
-		"schema":   {"a schema Job's pod is not glance-api", map[string]string{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: componentSchema}, false},
+		"schema":   {"a schema Job's pod is not glance-api", map[string]string{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: model.ComponentSchema}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

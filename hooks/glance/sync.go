@@ -204,12 +204,12 @@ func configChildren(g *api.Glance, out *outcome, cfgData map[string]string, back
 	out.configName = contenthash.Name(g.Name+"-config", cfgData)
 	out.backendsName = contenthash.Name(g.Name+"-backends", backendsData)
 	immutable := true
-	backendsLabels := objectLabels(g)
+	backendsLabels := model.ObjectLabels(g)
 	backendsLabels[names.LabelBackendsOf] = g.Name
 	return []any{
 		&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: out.configName, Namespace: g.Namespace, Labels: objectLabels(g)},
+			ObjectMeta: metav1.ObjectMeta{Name: out.configName, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 			Immutable:  &immutable,
 			Data:       cfgData,
 		},
@@ -231,7 +231,7 @@ func credentialChildren(g *api.Glance, creds *credentials) []any {
 	secret := func(name, key, value string) *corev1.Secret {
 		return &corev1.Secret{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.Namespace, Labels: objectLabels(g)},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{key: []byte(value)},
 		}
