@@ -167,21 +167,30 @@ func imported(imp string, packages []string) bool {
 }
 
 // hookFloors are the floors of the packages under hooks/, lowest first, by
-// directory (the longest prefix decides): the shared contract, the Glance
-// hook's own packages (its store state machine), the hooks that answer a
-// kind, the ControlPlane hook that projects a Glance, admission. A package
-// imports only from floors below its own; the contract's packages import
-// one another, which Go keeps free of cycles.
+// directory (the longest prefix decides): the shared contract; the Glance
+// hook's stages, each a package on a floor of its own, in the order a sync
+// runs them (model, the values they share, lowest; the store's state
+// machine beside it); the hooks that answer a kind, with the Glance hook's
+// own package on top of its stages; the ControlPlane hook that projects a
+// Glance; admission. A package imports only from floors below its own, so
+// a stage never reaches up to one that runs after it; the contract's
+// packages import one another, which Go keeps free of cycles. A package
+// under hooks/glance/ that is not listed is on no floor and fails.
 var hookFloors = []struct {
 	dir   string
 	floor int
 }{
 	{"hooks/contract/", 0},
-	{"hooks/glance/", 1},
-	{"hooks/glance", 2},
-	{"hooks/glancebackend", 2},
-	{"hooks/controlplane", 3},
-	{"hooks/admission", 4},
+	{"hooks/glance/model", 1},
+	{"hooks/glance/storestate", 1},
+	{"hooks/glance/observe", 2},
+	{"hooks/glance/decide", 3},
+	{"hooks/glance/render", 4},
+	{"hooks/glance/report", 5},
+	{"hooks/glance", 6},
+	{"hooks/glancebackend", 6},
+	{"hooks/controlplane", 7},
+	{"hooks/admission", 8},
 }
 
 // floorOf is the floor of a package directory under hooks/, -1 when no

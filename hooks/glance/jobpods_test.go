@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
@@ -43,40 +44,40 @@ func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
 }
 
 func TestExplainSchemaJob(t *testing.T) {
-	failed := podsVerdict{reason: model.ReasonPodsFailed, message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
-	pulling := podsVerdict{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: ...`}
+	failed := report.PodsVerdict{Reason: model.ReasonPodsFailed, Message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
+	pulling := report.PodsVerdict{Reason: model.ReasonPodsNotStarting, Message: `1 of 1 pod cannot start: ...`}
 	cond := func(status bool, reason, message string) hook.Condition {
 		return hook.Condition{Type: model.CondDatabaseReady, Status: status, Reason: reason, Message: message}
 	}
 	cases := map[string]struct {
 		reason string
 		cond   hook.Condition
-		pods   podsVerdict
+		pods   report.PodsVerdict
 		want   hook.Condition
 	}{
 		"SyncRunning": {
 			reason: "a running Job whose pods fail: their reason, the Job's message first",
 			cond:   cond(false, model.ReasonSchemaSyncRunning, "Job j syncs the first schema"),
 			pods:   failed,
-			want:   cond(false, model.ReasonPodsFailed, "Job j syncs the first schema; "+failed.message),
+			want:   cond(false, model.ReasonPodsFailed, "Job j syncs the first schema; "+failed.Message),
 		},
 		"Upgrading": {
 			reason: "the same during an upgrade step",
 			cond:   cond(false, model.ReasonSchemaUpgrading, "upgrading, phase Expanding: Job j runs db expand"),
 			pods:   pulling,
-			want:   cond(false, model.ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.message),
+			want:   cond(false, model.ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.Message),
 		},
 		"SyncFailed": {
 			reason: "a failed Job stays SchemaSyncFailed; its pods say how they ended",
 			cond:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs"),
 			pods:   failed,
-			want:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs; "+failed.message),
+			want:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs; "+failed.Message),
 		},
 		"UpgradeFailed": {
 			reason: "the same for an upgrade step",
 			cond:   cond(false, model.ReasonSchemaUpgradeFailed, "m"),
 			pods:   failed,
-			want:   cond(false, model.ReasonSchemaUpgradeFailed, "m; "+failed.message),
+			want:   cond(false, model.ReasonSchemaUpgradeFailed, "m; "+failed.Message),
 		},
 		"Synced": {
 			reason: "a Job that succeeded: pods that failed before its last try do not matter",
@@ -87,7 +88,7 @@ func TestExplainSchemaJob(t *testing.T) {
 		"NothingToSay": {
 			reason: "pods still starting within their deadline: the Job's own reason",
 			cond:   cond(false, model.ReasonSchemaSyncRunning, "m"),
-			pods:   podsVerdict{recheck: time.Minute},
+			pods:   report.PodsVerdict{Recheck: time.Minute},
 			want:   cond(false, model.ReasonSchemaSyncRunning, "m"),
 		},
 		"Refused": {
@@ -99,13 +100,13 @@ func TestExplainSchemaJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, tc.want, explainSchemaJob(tc.cond, tc.pods), tc.reason)
+			assert.Equal(t, tc.want, report.ExplainSchemaJob(tc.cond, tc.pods), tc.reason)
 		})
 	}
 }
 
 func TestResyncAfterTheSoonestDeadline(t *testing.T) {
-	assert.Equal(t, 0, resyncAfter())
-	assert.Equal(t, 0, resyncAfter(podsVerdict{}, podsVerdict{}))
-	assert.Equal(t, 30, resyncAfter(podsVerdict{recheck: time.Minute}, podsVerdict{}, podsVerdict{recheck: 29*time.Second + time.Millisecond}))
+	assert.Equal(t, 0, report.ResyncAfter())
+	assert.Equal(t, 0, report.ResyncAfter(report.PodsVerdict{}, report.PodsVerdict{}))
+	assert.Equal(t, 30, report.ResyncAfter(report.PodsVerdict{Recheck: time.Minute}, report.PodsVerdict{}, report.PodsVerdict{Recheck: 29*time.Second + time.Millisecond}))
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/test/kubeletstatus"
 )
 
@@ -289,8 +290,8 @@ func TestSummarizePods(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			v := summarizePods(tc.pods(t), podDeadline{now: podsNow, after: 10 * time.Minute, passed: tc.passed})
-			got := want(v)
+			v := report.SummarizePods(tc.pods(t), report.PodDeadline{Now: podsNow, After: 10 * time.Minute, Passed: tc.passed})
+			got := want{reason: v.Reason, message: v.Message, recheck: v.Recheck}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
@@ -315,13 +316,13 @@ func TestPodMessagesAreBoundedAndEscaped(t *testing.T) {
 			kubeletPod(t, name, time.Minute, "unschedulable", func(st *corev1.PodStatus) { st.Conditions[0].Message = long }),
 			kubeletPod(t, "s", time.Hour, "running-not-ready"))
 	}
-	v := summarizePods(pods, podDeadline{now: podsNow, after: 10 * time.Minute})
-	assert.Equal(t, model.ReasonPodsUnschedulable, v.reason)
-	assert.Less(t, len(v.message), 3000, "four reasons, each bounded")
-	assert.NotContains(t, v.message, "\n")
-	assert.NotContains(t, v.message, "\x1b")
-	assert.NotContains(t, v.message, "\u202e")
-	assert.NotContains(t, v.message, "s3cr3t", "the termination message is never shown")
-	assert.Contains(t, v.message, "1000 of 4000 pods are crash-looping")
-	assert.Contains(t, v.message, "1000 of 4000 pods are not ready")
+	v := report.SummarizePods(pods, report.PodDeadline{Now: podsNow, After: 10 * time.Minute})
+	assert.Equal(t, model.ReasonPodsUnschedulable, v.Reason)
+	assert.Less(t, len(v.Message), 3000, "four reasons, each bounded")
+	assert.NotContains(t, v.Message, "\n")
+	assert.NotContains(t, v.Message, "\x1b")
+	assert.NotContains(t, v.Message, "\u202e")
+	assert.NotContains(t, v.Message, "s3cr3t", "the termination message is never shown")
+	assert.Contains(t, v.Message, "1000 of 4000 pods are crash-looping")
+	assert.Contains(t, v.Message, "1000 of 4000 pods are not ready")
 }

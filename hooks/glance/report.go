@@ -11,20 +11,21 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
-// report is the answer: the children rendered and the status built from
+// respond is the answer: the children rendered and the status built from
 // the observed request, the decision and what was rendered, in one place.
 // It adds what the pods of the rollout and of the current schema Job show,
 // and when to look again.
-func report(o *observed, d *decision, out *outcome) (*metacontroller.SyncResponse, error) {
-	var pods, jobPods podsVerdict
+func respond(o *observed, d *decision, out *outcome) (*metacontroller.SyncResponse, error) {
+	var pods, jobPods report.PodsVerdict
 	if o.deployment != nil && !rolledOut(o.deployment) {
-		pods = rolloutPods(o.deployment, o.pods.rollout, o.now)
+		pods = report.RolloutPods(o.deployment, o.pods.rollout, o.now)
 	}
 	if out.schemaJob != "" {
-		jobPods = summarizePods(o.pods.byJob[out.schemaJob], podDeadline{now: o.now, after: schemaPodDeadline})
-		out.database = explainSchemaJob(out.database, jobPods)
+		jobPods = report.SummarizePods(o.pods.byJob[out.schemaJob], report.PodDeadline{Now: o.now, After: report.SchemaPodDeadline})
+		out.database = report.ExplainSchemaJob(out.database, jobPods)
 	}
 	status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: pods})
 	if err != nil {
@@ -33,7 +34,7 @@ func report(o *observed, d *decision, out *outcome) (*metacontroller.SyncRespons
 	resp := &metacontroller.SyncResponse{
 		Status:             status,
 		Children:           out.children,
-		ResyncAfterSeconds: resyncAfter(pods, jobPods),
+		ResyncAfterSeconds: report.ResyncAfter(pods, jobPods),
 	}
 	if d.hold {
 		if r := resyncSeconds(o.now, d.until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
@@ -51,7 +52,7 @@ type statusInput struct {
 	o    *observed
 	d    *decision
 	out  *outcome
-	pods podsVerdict
+	pods report.PodsVerdict
 
 	skipped, retiring []string
 }
@@ -145,7 +146,7 @@ func serviceUserCondition(in statusInput) (hook.Condition, error) { return in.ou
 // rollout.
 func deploymentCondition(in statusInput) (hook.Condition, error) {
 	out := in.out
-	return explainRollout(deploymentReady(in.o.deployment, out.configName, out.backendsName, out.runImage), in.pods), nil
+	return report.ExplainRollout(deploymentReady(in.o.deployment, out.configName, out.backendsName, out.runImage), in.pods), nil
 }
 
 // extraConfigCondition is ExtraConfigHealthy over every store the config

@@ -2,9 +2,7 @@ package glance
 
 import (
 	"strings"
-	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -14,10 +12,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
-
-// defaultProgressDeadline is the Deployment's progressDeadlineSeconds when
-// the API server has not defaulted it (as in a request built by hand).
-const defaultProgressDeadline = 600 * time.Second
 
 // podsRelated is the related-resource rule for a Glance's pods: the
 // Deployment's (component api) and the schema Jobs' (component schema),
@@ -92,57 +86,4 @@ func readPods(related metacontroller.ObjectMap, deployment string) (observedPods
 		out.rollout = append(out.rollout, pod)
 	}
 	return out, nil
-}
-
-// rolloutPods says what the pods of an unfinished rollout show. Their
-// deadline is the Deployment's progressDeadlineSeconds from each pod's
-// creation, or has passed for all of them once the Deployment controller
-// reports ProgressDeadlineExceeded.
-func rolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) podsVerdict {
-	dl := podDeadline{now: now, after: defaultProgressDeadline}
-	if s := d.Spec.ProgressDeadlineSeconds; s != nil {
-		dl.after = time.Duration(*s) * time.Second
-	}
-	var notCreated string
-	for _, c := range d.Status.Conditions {
-		switch {
-		case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded":
-			dl.passed = true
-		case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue:
-			notCreated = "pods cannot be created: " + kubeletMessage(c.Message)
-		}
-	}
-	v := summarizePods(pods, dl)
-	if notCreated != "" {
-		// No pod can tell more than the refusal to create one.
-		v.reason = model.ReasonPodsNotCreated
-		v.message = strings.TrimSuffix(notCreated+"; "+v.message, "; ")
-	}
-	return v
-}
-
-// explainRollout adds what the pods show to a DeploymentReady that waits for
-// a rollout: their reason replaces RollingOut, their summary follows what
-// it rolls out.
-func explainRollout(c hook.Condition, pods podsVerdict) hook.Condition {
-	if c.Status || c.Reason != model.ReasonRollingOut || pods.reason == "" {
-		return c
-	}
-	c.Reason = pods.reason
-	c.Message += "; " + pods.message
-	return c
-}
-
-// resyncAfter is Metacontroller's resyncAfterSeconds for the pods of some
-// workloads: when the first pod still starting reaches its deadline, since
-// nothing about such a pod changes then, so only a resync lets the hook say
-// it did not start in time. 0 when no pod is still starting.
-func resyncAfter(verdicts ...podsVerdict) int {
-	var soonest time.Duration
-	for _, v := range verdicts {
-		if v.recheck > 0 && (soonest == 0 || v.recheck < soonest) {
-			soonest = v.recheck
-		}
-	}
-	return int((soonest + time.Second - 1) / time.Second)
 }

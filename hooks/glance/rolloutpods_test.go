@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
@@ -128,8 +129,8 @@ func TestRolloutPods(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			v := rolloutPods(&tc.deployment, tc.pods, podsNow)
-			got := want{reason: v.reason, message: v.message, resync: resyncAfter(v)}
+			v := report.RolloutPods(&tc.deployment, tc.pods, podsNow)
+			got := want{reason: v.Reason, message: v.Message, resync: report.ResyncAfter(v)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
@@ -139,14 +140,14 @@ func TestRolloutPods(t *testing.T) {
 
 func TestExplainRollout(t *testing.T) {
 	rolling := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonRollingOut, Message: "1 of 1 replicas are updated to the current config, 0 available"}
-	crash := podsVerdict{reason: model.ReasonPodsCrashLooping, message: "1 of 1 pod is crash-looping: ..."}
+	crash := report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: "1 of 1 pod is crash-looping: ..."}
 	assert.Equal(t, hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonPodsCrashLooping,
-		Message: "1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: ..."}, explainRollout(rolling, crash))
-	assert.Equal(t, rolling, explainRollout(rolling, podsVerdict{recheck: time.Minute}), "no problem (yet): RollingOut stays")
+		Message: "1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: ..."}, report.ExplainRollout(rolling, crash))
+	assert.Equal(t, rolling, report.ExplainRollout(rolling, report.PodsVerdict{Recheck: time.Minute}), "no problem (yet): RollingOut stays")
 	missing := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing, Message: "m"}
-	assert.Equal(t, missing, explainRollout(missing, crash), "only a rollout is explained")
+	assert.Equal(t, missing, report.ExplainRollout(missing, crash), "only a rollout is explained")
 	available := hook.Condition{Type: model.CondDeploymentReady, Status: true, Reason: model.ReasonDeploymentAvailable, Message: "m"}
-	assert.Equal(t, available, explainRollout(available, crash))
+	assert.Equal(t, available, report.ExplainRollout(available, crash))
 }
 
 // The customize hook asks for the pods sync reads: glance-api's and the

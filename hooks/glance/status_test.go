@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -82,7 +83,7 @@ func TestBuildStatus(t *testing.T) {
 		noDefault string
 		out       *outcome
 		current   *appsv1.Deployment
-		pods      podsVerdict
+		pods      report.PodsVerdict
 	}
 	type want struct {
 		conditions     []string
@@ -297,7 +298,7 @@ func TestBuildStatus(t *testing.T) {
 			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
 			args: args{stores: []*store{attached("a", true, "")}, def: "a",
 				current: rollingOut(mounting("g-config-1", "g-backends-1")),
-				pods:    podsVerdict{reason: model.ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
+				pods:    report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,

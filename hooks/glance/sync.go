@@ -64,7 +64,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 	out.children = append(out.children, r.children...)
 	out.reach = r.conditions
-	resp, err := report(o, &d, out)
+	resp, err := respond(o, &d, out)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package glance
+package report
 
 import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
@@ -11,24 +11,24 @@ import (
 // seconds to minutes once they run; one still waiting after that (for a
 // database it cannot reach, say) is worth saying long before the Job's
 // activeDeadlineSeconds ends it.
-const schemaPodDeadline = defaultProgressDeadline
+const SchemaPodDeadline = defaultProgressDeadline
 
 // explainSchemaJob adds what the pods of the current step's Job show to
 // DatabaseReady. While the Job runs, their reason replaces SchemaSyncRunning
 // or SchemaUpgrading (the message still names the Job and its step); once
 // it failed, SchemaSyncFailed or SchemaUpgradeFailed stays, and the pods'
 // summary says how its pods ended.
-func explainSchemaJob(c hook.Condition, pods podsVerdict) hook.Condition {
-	if c.Status || pods.reason == "" {
+func ExplainSchemaJob(c hook.Condition, pods PodsVerdict) hook.Condition {
+	if c.Status || pods.Reason == "" {
 		return c
 	}
 	switch c.Reason {
 	case model.ReasonSchemaSyncRunning, model.ReasonSchemaUpgrading:
-		c.Reason = pods.reason
+		c.Reason = pods.Reason
 	case model.ReasonSchemaSyncFailed, model.ReasonSchemaUpgradeFailed:
 	default:
 		return c
 	}
-	c.Message += "; " + pods.message
+	c.Message += "; " + pods.Message
 	return c
 }

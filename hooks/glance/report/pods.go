@@ -1,4 +1,7 @@
-package glance
+// Package report is the last stage of the Glance hook's sync: what the
+// status says, from what was observed, decided and rendered. It reads the
+// stages below it and nothing reads it but the hook.
+package report
 
 import (
 	"fmt"
@@ -39,29 +42,29 @@ const (
 
 // podDeadline says when a pod that is still starting counts as not
 // starting, or a running pod that is not ready as not ready.
-type podDeadline struct {
-	now time.Time
+type PodDeadline struct {
+	Now time.Time
 	// after is how long a pod may take from its creation (the Deployment's
 	// progressDeadlineSeconds; a schema Job's pod gets as long).
-	after time.Duration
+	After time.Duration
 	// passed is the workload controller's own verdict that its time is up
 	// (the Deployment's ProgressDeadlineExceeded), for every pod at once.
-	passed bool
+	Passed bool
 }
 
 // podsVerdict is what the pods of one workload show.
-type podsVerdict struct {
+type PodsVerdict struct {
 	// reason is the first of podReasonOrder some pod has, "" when no pod
 	// has a problem (yet).
-	reason string
+	Reason string
 	// message has one part per reason, in podReasonOrder, each counting the
 	// pods and naming one of them, so it is bounded whatever the number of
 	// pods.
-	message string
+	Message string
 	// recheck is how long until a pod that is still starting reaches its
 	// deadline, 0 when none is: nothing about the pod changes then, so only
 	// a resync can notice.
-	recheck time.Duration
+	Recheck time.Duration
 }
 
 // podProblem is what keeps one pod from running.
@@ -80,7 +83,7 @@ type podProblem struct {
 // (still creating its containers, running but not ready) counts only once
 // the deadline passed, so a rollout that progresses is never reported as a
 // failure.
-func summarizePods(pods []corev1.Pod, dl podDeadline) podsVerdict {
+func SummarizePods(pods []corev1.Pod, dl PodDeadline) PodsVerdict {
 	// Per reason, how many pods and the first by name: the cost stays
 	// one entry per reason whatever the number of pods.
 	type tally struct {
@@ -100,7 +103,7 @@ func summarizePods(pods []corev1.Pod, dl podDeadline) podsVerdict {
 		}
 	}
 	counted := 0
-	var v podsVerdict
+	var v PodsVerdict
 	for i := range pods {
 		p := &pods[i]
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded {
@@ -111,14 +114,14 @@ func summarizePods(pods []corev1.Pod, dl podDeadline) podsVerdict {
 			add(prob)
 			continue
 		}
-		left := p.CreationTimestamp.Add(dl.after).Sub(dl.now)
+		left := p.CreationTimestamp.Add(dl.After).Sub(dl.Now)
 		slow := diagnosePod(p, true)
 		switch {
 		case slow == nil:
-		case dl.passed || left <= 0:
+		case dl.Passed || left <= 0:
 			add(slow)
-		case v.recheck == 0 || left < v.recheck:
-			v.recheck = left
+		case v.Recheck == 0 || left < v.Recheck:
+			v.Recheck = left
 		}
 	}
 	var parts []string
@@ -127,13 +130,13 @@ func summarizePods(pods []corev1.Pod, dl podDeadline) podsVerdict {
 		if t == nil {
 			continue
 		}
-		if v.reason == "" {
-			v.reason = reason
+		if v.Reason == "" {
+			v.Reason = reason
 		}
 		parts = append(parts, fmt.Sprintf("%d of %s %s: %s", t.n, hook.Plural(counted, "pod", "pods"),
 			podVerb(reason, t.n), t.first.detail))
 	}
-	v.message = strings.Join(parts, "; ")
+	v.Message = strings.Join(parts, "; ")
 	return v
 }
 
