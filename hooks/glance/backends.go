@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -223,7 +224,7 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 		return nil
 	}
 	name := names.StoreSecretName(s.backend.Name)
-	sec, found, err := readStoreSecret(related, name)
+	sec, found, err := observe.ReadStoreSecret(related, name)
 	if err != nil {
 		return hook.Invalid("related %v", err)
 	}
@@ -274,20 +275,20 @@ func usableSince(s *store) (since time.Time, usable bool) {
 // fromStoreSecret takes the store's section from its store Secret when the
 // Secret is its own, current, and holds the section (and CA bundle digest)
 // as the service writes them.
-func fromStoreSecret(s *store, g *api.Glance, sec observedStoreSecret, since time.Time) {
+func fromStoreSecret(s *store, g *api.Glance, sec observe.ObservedStoreSecret, since time.Time) {
 	b := &s.backend
 	name := names.StoreSecretName(b.Name)
 	switch {
-	case sec.glance != g.Name || !ownedBy(sec.owners, b):
+	case sec.Glance != g.Name || !ownedBy(sec.Owners, b):
 		s.skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
 		return
-	case sec.storeID != s.id || sec.specHash != storeconf.SpecHash(b.Spec, s.id):
+	case sec.StoreID != s.id || sec.SpecHash != storeconf.SpecHash(b.Spec, s.id):
 		// On its way; holdOutdated may keep its running section meanwhile.
 		s.since = since
 		s.move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
 		return
 	}
-	section, err := base64.StdEncoding.DecodeString(sec.section)
+	section, err := base64.StdEncoding.DecodeString(sec.Section)
 	if err == nil {
 		err = storeconf.CheckSection(string(section), s.id)
 	}
@@ -296,7 +297,7 @@ func fromStoreSecret(s *store, g *api.Glance, sec observedStoreSecret, since tim
 		return
 	}
 	if ref := b.Spec.S3.CABundleRef; ref != nil {
-		digest := sec.caBundleDigest
+		digest := sec.CABundleDigest
 		if !digestPattern.MatchString(digest) {
 			s.skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
 			return

@@ -37,11 +37,11 @@ type decision struct {
 // lastGood is why a sync keeps what runs instead of rendering.
 type lastGood struct{ reason, why string }
 
-// decide decides the sync, reading nothing but o and changing nothing of
+// decideSync decides the sync, reading nothing but o and changing nothing of
 // it: the stores whose state it moves (one held from the running config,
 // one left out for its CA bundle or its egress) are its own copies, so
 // what was observed stays what the request said.
-func decide(o *observed) decision {
+func decideSync(o *observed) decision {
 	d := decision{stores: ownStores(o.stores)}
 	// The features' decisions, in their order: a store held from the
 	// running config, the retiring stores, the process-wide CA bundle

@@ -86,7 +86,7 @@ func TestDecide(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := tc.observed
 			o.glance, o.spec, o.now = glance, glance.Spec, now
-			d := decide(&o)
+			d := decideSync(&o)
 			def := ""
 			if d.def != nil {
 				def = d.def.id
@@ -123,14 +123,14 @@ func TestDecideLeavesObservationAlone(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: not a sync request", path)
 			}
-			o, err := observe(req, now)
+			o, err := observeRequest(req, now)
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
 			return o
 		}
 		o, fresh := observeOnce(), observeOnce()
-		d := decide(o)
+		d := decideSync(o)
 		if diff := cmp.Diff(fresh, o, all); diff != "" {
 			t.Errorf("%s: decide changed the observation:\n%s", path, diff)
 		}

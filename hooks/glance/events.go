@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // Reasons of the Events on a Glance, the reference's names.
@@ -123,11 +124,11 @@ func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error
 		byName[e.Name] = e
 	}
 	for _, listed := range observed.listed {
-		name := listed.name
+		name := listed.Name
 		if _, ok := byName[name]; ok {
 			continue
 		}
-		applied, err := observed.applied.anyOf(names.EventsKey, name)
+		applied, err := observed.applied.AnyOf(names.EventsKey, name)
 		if err != nil {
 			return nil, hook.Invalid("observed Event %s: %v", excerpt.Name(name), err)
 		}
@@ -143,19 +144,19 @@ func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error
 // observedEvents are the Glance's observed Events: listed by name, and
 // held to be returned as last applied.
 type observedEvents struct {
-	listed  []listedChild
-	applied lastApplied
+	listed  []observe.ListedChild
+	applied observe.LastApplied
 }
 
 // observeEvents lists the observed Events.
 func observeEvents(children metacontroller.ObjectMap) observedEvents {
-	return observedEvents{observeListed(children, names.EventsKey), lastApplied{children}}
+	return observedEvents{observe.ObserveListed(children, names.EventsKey), observe.Applied(children)}
 }
 
 // seen reports whether an Event of the name is observed.
 func (e observedEvents) seen(name string) bool {
-	i, found := slices.BinarySearchFunc(e.listed, name, func(c listedChild, name string) int { return strings.Compare(c.name, name) })
-	return found && e.listed[i].present
+	i, found := slices.BinarySearchFunc(e.listed, name, func(c observe.ListedChild, name string) int { return strings.Compare(c.Name, name) })
+	return found && e.listed[i].Present
 }
 
 // occurrences reads the Events a status calls for: a skipped backend, the

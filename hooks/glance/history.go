@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // HistoryLimit bounds how many older hashed ConfigMaps (and as many backends
@@ -32,7 +33,7 @@ func rolledOut(d *appsv1.Deployment) bool {
 // and the names pods mount.
 type hashedKind struct {
 	key      string
-	observed []hashedChild
+	observed []observe.HashedChild
 	desired  string
 	mounted  []string
 }
@@ -44,11 +45,11 @@ type hashedKind struct {
 // Deployment's template and unfinished schema Jobs mount and, while the
 // rollout is in progress, the HistoryLimit newest others. Only names with
 // the hashed prefix count (observeHashed).
-func retained(children lastApplied, h hashedKind, rolling bool) ([]any, error) {
-	var others []hashedChild
+func retained(children observe.LastApplied, h hashedKind, rolling bool) ([]any, error) {
+	var others []observe.HashedChild
 	var out []any
 	keep := func(name string) error {
-		applied, found, err := children.one(h.key, name)
+		applied, found, err := children.One(h.key, name)
 		if err != nil {
 			return hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(name), err)
 		}
@@ -58,17 +59,17 @@ func retained(children lastApplied, h hashedKind, rolling bool) ([]any, error) {
 		return nil
 	}
 	for _, c := range h.observed {
-		if c.name == h.desired {
+		if c.Name == h.desired {
 			continue
 		}
-		if slices.Contains(h.mounted, c.name) {
-			if err := keep(c.name); err != nil {
+		if slices.Contains(h.mounted, c.Name) {
+			if err := keep(c.Name); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if c.err != nil {
-			return nil, hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(c.name), c.err)
+		if c.Err != nil {
+			return nil, hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(c.Name), c.Err)
 		}
 		others = append(others, c)
 	}
@@ -76,16 +77,16 @@ func retained(children lastApplied, h hashedKind, rolling bool) ([]any, error) {
 		return out, nil
 	}
 	sort.Slice(others, func(i, j int) bool {
-		if !others[i].created.Equal(&others[j].created) {
-			return others[j].created.Before(&others[i].created)
+		if !others[i].Created.Equal(&others[j].Created) {
+			return others[j].Created.Before(&others[i].Created)
 		}
-		return others[i].name > others[j].name
+		return others[i].Name > others[j].Name
 	})
 	for i, o := range others {
 		if i == HistoryLimit {
 			break
 		}
-		if err := keep(o.name); err != nil {
+		if err := keep(o.Name); err != nil {
 			return nil, err
 		}
 	}

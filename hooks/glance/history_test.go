@@ -10,6 +10,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // observedConfigMaps are hashed ConfigMaps as Metacontroller hands them
@@ -80,8 +81,8 @@ func TestRetained(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			children := observedConfigMaps(t, observed)
-			h := hashedKind{names.ConfigMapsKey, observeHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), tc.args.desired, tc.args.mounted}
-			kept, err := retained(lastApplied{children}, h, tc.args.rolling)
+			h := hashedKind{names.ConfigMapsKey, observe.ObserveHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), tc.args.desired, tc.args.mounted}
+			kept, err := retained(observe.Applied(children), h, tc.args.rolling)
 			if err != nil {
 				t.Fatalf("%s\nretained(...): %v", tc.reason, err)
 			}

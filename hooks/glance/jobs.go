@@ -174,7 +174,7 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 	planned := ""
 	if p.job != nil {
 		planned = jobName(*p.job)
-		applied, found, err := children.one(names.JobsKey, planned)
+		applied, found, err := children.One(names.JobsKey, planned)
 		switch {
 		case err != nil:
 			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(planned), err)
@@ -188,7 +188,7 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 		if o.name == planned || !keepJob(o, p) {
 			continue
 		}
-		applied, err := children.anyOf(names.JobsKey, o.name)
+		applied, err := children.AnyOf(names.JobsKey, o.name)
 		if err != nil {
 			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.name), err)
 		}

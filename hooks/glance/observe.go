@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // observed is a /sync/glance request decoded once: the Glance, its attached
@@ -42,14 +43,14 @@ type observed struct {
 	mounted mountedNamesList
 	// configs and backendsSecrets are the observed hashed ConfigMaps and
 	// backends Secrets, for the history.
-	configs, backendsSecrets []hashedChild
+	configs, backendsSecrets []observe.HashedChild
 	// policy is spec.policyOverrides' rules, or why they cannot be read.
 	policy    map[string]string
 	policyErr error
 	// applied are the children, returned as last applied when nothing is
 	// re-rendered, or kept while a pod may mount them; nothing reads
 	// their content (lastapplied.go).
-	applied lastApplied
+	applied observe.LastApplied
 	// route, purge and events are the observed HTTPRoute, purge CronJob
 	// and Events; autoscalerObserved says an autoscaler is observed.
 	route              observedRoute
@@ -78,9 +79,9 @@ type credentialsRead struct {
 // mount.
 type mountedNamesList struct{ configMaps, backendsSecrets []string }
 
-// observe decodes the request. A request that is not a Glance's, or holds an
+// observeRequest decodes the request. A request that is not a Glance's, or holds an
 // object that does not decode, is an input error and nothing is decided.
-func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) {
+func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observed, error) {
 	var g api.Glance
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
 		return nil, err
@@ -124,9 +125,9 @@ func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
 		o.mounted.backendsSecrets = append(o.mounted.backendsSecrets, jm.backendsSecret)
 	}
 	g := o.glance
-	o.configs = observeHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.mounted.configMaps)
-	o.backendsSecrets = observeHashed(children, names.SecretsKey, g.Name+"-backends-", o.mounted.backendsSecrets)
-	o.applied = lastApplied{children}
+	o.configs = observe.ObserveHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.mounted.configMaps)
+	o.backendsSecrets = observe.ObserveHashed(children, names.SecretsKey, g.Name+"-backends-", o.mounted.backendsSecrets)
+	o.applied = observe.Applied(children)
 	o.events = observeEvents(children)
 	for _, f := range features {
 		if f.observe == nil {

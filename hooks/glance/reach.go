@@ -40,7 +40,7 @@ func reachChildren(o *observed, stores []*store) (reach, error) {
 // rendered. what names them in the condition, which is reported only when
 // the feature's field is set.
 func keptWhileInvalid(o *observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
-	kept, err := o.applied.keep(key)
+	kept, err := o.applied.Keep(key)
 	if err != nil || !set {
 		return kept, nil, err
 	}
@@ -67,7 +67,7 @@ func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, e
 	if !isSpecError(err) {
 		return policies, c, err
 	}
-	kept, kerr := o.applied.keep(names.NetworkPoliciesKey)
+	kept, kerr := o.applied.Keep(names.NetworkPoliciesKey)
 	if kerr != nil {
 		return nil, nil, kerr
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // referenceStatus is a Glance that runs: two stores, the config rendered,
@@ -33,7 +34,7 @@ func referenceStatus() statusInput {
 	return statusInput{
 		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
 			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
-			applied: lastApplied{metacontroller.ObjectMap{}}},
+			applied: observe.Applied(metacontroller.ObjectMap{})},
 		d:   &decision{stores: []*store{a, b}, def: a},
 		out: out,
 	}

@@ -158,7 +158,7 @@ func TestSecretStoreGateKeepsLastGood(t *testing.T) {
 	glance.Spec.OpenStackRelease = "2025.2"
 	o := observed{glance: glance, spec: glance.Spec, now: time.Unix(1000, 0), stores: []*store{attached("a", true, "")},
 		creds: credentialsRead{creds: &credentials{}}, deployment: &appsv1.Deployment{}, gates: []hook.Condition{closed}}
-	d := decide(&o)
+	d := decideSync(&o)
 	if d.keep.reason != model.ReasonLastGoodKept || d.keep.why != closed.Message {
 		t.Errorf("a closed SecretsReady keeps the last-good config, saying why: %+v", d.keep)
 	}

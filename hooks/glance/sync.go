@@ -47,12 +47,12 @@ type outcome struct {
 // once, decide makes every decision from what was observed, render builds
 // the children, and report the status from all three.
 func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
-	o, err := observe(req, now)
+	o, err := observeRequest(req, now)
 	if err != nil {
 		return nil, err
 	}
-	d := decide(o)
-	out, err := render(o, &d)
+	d := decideSync(o)
+	out, err := renderSync(o, &d)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +78,10 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	return resp, nil
 }
 
-// render renders what the decision calls for: the config and everything
+// renderSync renders what the decision calls for: the config and everything
 // around it, or the last-good children as they are. A spec that holds a
 // value that cannot be written safely keeps the last-good ones too.
-func render(o *observed, d *decision) (*outcome, error) {
+func renderSync(o *observed, d *decision) (*outcome, error) {
 	var out *outcome
 	var err error
 	if d.keep.reason != "" {
@@ -266,7 +266,7 @@ func history(o *observed, out *outcome) ([]any, error) {
 // is created.
 func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	current, reason, why := o.deployment, keep.reason, keep.why
-	kept, err := o.applied.keep(lastGoodKinds()...)
+	kept, err := o.applied.Keep(lastGoodKinds()...)
 	if err != nil {
 		return nil, err
 	}

@@ -8,18 +8,18 @@ import (
 // The labels of what a Glance renders, which render sets and observe and
 // report select by.
 const (
-	// componentAPI labels glance-api's pods, componentSchema the schema
+	// ComponentAPI labels glance-api's pods, componentSchema the schema
 	// Jobs' pods: the pods sync reads.
 	ComponentAPI    = "api"
 	ComponentSchema = "schema"
 )
 
-// selectorLabels select a Glance's pods.
+// SelectorLabels select a Glance's pods.
 func SelectorLabels(g *api.Glance) map[string]string {
 	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: ComponentAPI}
 }
 
-// objectLabels are on everything the Glance hook renders.
+// ObjectLabels are on everything the Glance hook renders.
 func ObjectLabels(g *api.Glance) map[string]string {
 	l := SelectorLabels(g)
 	l[names.LabelManagedBy] = names.ManagedBy

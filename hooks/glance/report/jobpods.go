@@ -13,7 +13,7 @@ import (
 // activeDeadlineSeconds ends it.
 const SchemaPodDeadline = defaultProgressDeadline
 
-// explainSchemaJob adds what the pods of the current step's Job show to
+// ExplainSchemaJob adds what the pods of the current step's Job show to
 // DatabaseReady. While the Job runs, their reason replaces SchemaSyncRunning
 // or SchemaUpgrading (the message still names the Job and its step); once
 // it failed, SchemaSyncFailed or SchemaUpgradeFailed stays, and the pods'

@@ -40,28 +40,28 @@ const (
 	waitingCrashLoopBackOff  = "CrashLoopBackOff"
 )
 
-// podDeadline says when a pod that is still starting counts as not
+// PodDeadline says when a pod that is still starting counts as not
 // starting, or a running pod that is not ready as not ready.
 type PodDeadline struct {
 	Now time.Time
-	// after is how long a pod may take from its creation (the Deployment's
+	// After is how long a pod may take from its creation (the Deployment's
 	// progressDeadlineSeconds; a schema Job's pod gets as long).
 	After time.Duration
-	// passed is the workload controller's own verdict that its time is up
+	// Passed is the workload controller's own verdict that its time is up
 	// (the Deployment's ProgressDeadlineExceeded), for every pod at once.
 	Passed bool
 }
 
-// podsVerdict is what the pods of one workload show.
+// PodsVerdict is what the pods of one workload show.
 type PodsVerdict struct {
-	// reason is the first of podReasonOrder some pod has, "" when no pod
+	// Reason is the first of podReasonOrder some pod has, "" when no pod
 	// has a problem (yet).
 	Reason string
-	// message has one part per reason, in podReasonOrder, each counting the
+	// Message has one part per reason, in podReasonOrder, each counting the
 	// pods and naming one of them, so it is bounded whatever the number of
 	// pods.
 	Message string
-	// recheck is how long until a pod that is still starting reaches its
+	// Recheck is how long until a pod that is still starting reaches its
 	// deadline, 0 when none is: nothing about the pod changes then, so only
 	// a resync can notice.
 	Recheck time.Duration
@@ -75,7 +75,7 @@ type podProblem struct {
 	detail string
 }
 
-// summarizePods reads the status of a workload's pods as the kubelet and the
+// SummarizePods reads the status of a workload's pods as the kubelet and the
 // scheduler write it. Pods being deleted and pods that succeeded are not
 // counted. A problem the kubelet or the scheduler reports (a waiting reason
 // other than ContainerCreating and PodInitializing, CrashLoopBackOff, a

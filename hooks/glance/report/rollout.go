@@ -15,7 +15,7 @@ import (
 // the API server has not defaulted it (as in a request built by hand).
 const defaultProgressDeadline = 600 * time.Second
 
-// rolloutPods says what the pods of an unfinished rollout show. Their
+// RolloutPods says what the pods of an unfinished rollout show. Their
 // deadline is the Deployment's progressDeadlineSeconds from each pod's
 // creation, or has passed for all of them once the Deployment controller
 // reports ProgressDeadlineExceeded.
@@ -42,7 +42,7 @@ func RolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) PodsVer
 	return v
 }
 
-// explainRollout adds what the pods show to a DeploymentReady that waits for
+// ExplainRollout adds what the pods show to a DeploymentReady that waits for
 // a rollout: their reason replaces RollingOut, their summary follows what
 // it rolls out.
 func ExplainRollout(c hook.Condition, pods PodsVerdict) hook.Condition {
@@ -54,7 +54,7 @@ func ExplainRollout(c hook.Condition, pods PodsVerdict) hook.Condition {
 	return c
 }
 
-// resyncAfter is Metacontroller's resyncAfterSeconds for the pods of some
+// ResyncAfter is Metacontroller's resyncAfterSeconds for the pods of some
 // workloads: when the first pod still starting reaches its deadline, since
 // nothing about such a pod changes then, so only a resync lets the hook say
 // it did not start in time. 0 when no pod is still starting.

@@ -1,4 +1,4 @@
-package glance
+package observe
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -7,12 +7,12 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
 
-// observedStoreSecret is what evaluate reads of a store Secret.
-type observedStoreSecret struct {
-	glance                            string // the LabelGlance label
-	storeID, specHash, caBundleDigest string // the annotations
-	owners                            []metav1.OwnerReference
-	section                           string // the StoreSecretKey data, base64
+// ObservedStoreSecret is what evaluate reads of a store Secret.
+type ObservedStoreSecret struct {
+	Glance                            string // the LabelGlance label
+	StoreID, SpecHash, CABundleDigest string // the annotations
+	Owners                            []metav1.OwnerReference
+	Section                           string // the StoreSecretKey data, base64
 }
 
 // storeSecretKeys are the members of a store Secret evaluate checks: its
@@ -23,16 +23,16 @@ var storeSecretKeys = metacontroller.StringKeys{
 	Data:        []string{names.StoreSecretKey},
 }
 
-// readStoreSecret reads the named store Secret. Every attached backend has
+// ReadStoreSecret reads the named store Secret. Every attached backend has
 // one, and its annotations hold Metacontroller's last-applied record, as
 // long as the Secret: only the members evaluate checks are read
 // (metacontroller's ReadStrings), with the answer and the error of
 // decoding the Secret whole.
-func readStoreSecret(related metacontroller.ObjectMap, name string) (sec observedStoreSecret, found bool, err error) {
+func ReadStoreSecret(related metacontroller.ObjectMap, name string) (sec ObservedStoreSecret, found bool, err error) {
 	s, found, err := related.ReadStrings(names.SecretsKey, name, storeSecretKeys)
 	if !found || err != nil {
 		return sec, found, err
 	}
-	return observedStoreSecret{glance: s.Labels[0], storeID: s.Annotations[0], specHash: s.Annotations[1],
-		caBundleDigest: s.Annotations[2], owners: s.OwnerReferences, section: s.Data[0]}, true, nil
+	return ObservedStoreSecret{Glance: s.Labels[0], StoreID: s.Annotations[0], SpecHash: s.Annotations[1],
+		CABundleDigest: s.Annotations[2], Owners: s.OwnerReferences, Section: s.Data[0]}, true, nil
 }

@@ -1,4 +1,4 @@
-package glance
+package observe
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ func TestReadStoreSecretAsDecodingWhole(t *testing.T) {
 				t.Fatalf("not JSON: %s", obj)
 			}
 			related := metacontroller.ObjectMap{names.SecretsKey: {"x-store": json.RawMessage(obj)}}
-			got, found, gotErr := readStoreSecret(related, "x-store")
+			got, found, gotErr := ReadStoreSecret(related, "x-store")
 			whole, _, wantErr := metacontroller.DecodeOne[storeSecret](related, names.SecretsKey, "x-store")
 			if !found {
 				t.Fatal("not found")
@@ -64,15 +64,15 @@ func TestReadStoreSecretAsDecodingWhole(t *testing.T) {
 				return
 			}
 			a := whole.Metadata.Annotations
-			want := observedStoreSecret{glance: whole.Metadata.Labels[names.LabelGlance], storeID: a[names.AnnotationStoreID],
-				specHash: a[names.AnnotationSpecHash], caBundleDigest: a[names.AnnotationCABundleDigest],
-				owners: whole.Metadata.OwnerReferences, section: whole.Data[names.StoreSecretKey]}
+			want := ObservedStoreSecret{Glance: whole.Metadata.Labels[names.LabelGlance], StoreID: a[names.AnnotationStoreID],
+				SpecHash: a[names.AnnotationSpecHash], CABundleDigest: a[names.AnnotationCABundleDigest],
+				Owners: whole.Metadata.OwnerReferences, Section: whole.Data[names.StoreSecretKey]}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("got %+v, decoded whole %+v", got, want)
 			}
 		})
 	}
-	if _, found, err := readStoreSecret(metacontroller.ObjectMap{}, "x-store"); found || err != nil {
+	if _, found, err := ReadStoreSecret(metacontroller.ObjectMap{}, "x-store"); found || err != nil {
 		t.Errorf("an absent Secret: found %v, %v", found, err)
 	}
 }
