@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/internal/testcert"
 )
 
@@ -181,10 +182,10 @@ func TestDatabaseTLSMountedInEveryDatabasePod(t *testing.T) {
 	in := podInputs{mounts{"c", "b"}, "d"}
 	pods := func(spec api.GlanceSpec) map[string]corev1.PodSpec {
 		spec.DBPurge = &api.DBPurgeSpec{}
-		cj := dbPurgeChildren(g, spec, runTarget{image: "i"}, in)[0].(*cronJobChild)
+		cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*cronJobChild)
 		return map[string]corev1.PodSpec{
-			"Deployment": deployment(g, spec, runTarget{image: "i", release: UWSGIFrom}, in, nil).Spec.Template.Spec,
-			"SyncJob":    schemaJobChild(g, spec, schemaJob{actionSync, "i"}, "j", in).Spec.Template.Spec,
+			"Deployment": deployment(g, spec, decide.RunTarget{Image: "i", Release: UWSGIFrom}, in, nil).Spec.Template.Spec,
+			"SyncJob":    schemaJobChild(g, spec, decide.SchemaJob{Action: decide.ActionSync, Image: "i"}, "j", in).Spec.Template.Spec,
 			"CronJob":    cj.Spec.JobTemplate.Spec.Template.Spec,
 		}
 	}

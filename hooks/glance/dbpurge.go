@@ -9,6 +9,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
@@ -54,12 +55,12 @@ func dbPurgeWithDeployment(in deploymentInput) []any {
 // runs, with the same config, database URL and restrictions as the schema
 // Jobs: only while glance-api may run, so it never fires at a schema that
 // is not there yet.
-func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs) []any {
+func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in podInputs) []any {
 	p := api.DBPurgeOf(spec.DBPurge)
 	age := fmt.Sprint(p.Retention())
 	step := func(name string, args ...string) corev1.Container {
 		cmd, argv := manage(append(args, "--age_in_days", age, "--max_rows", fmt.Sprint(purgeMaxRows))...)
-		return glanceContainer(g, spec, program{name, run.image, cmd, argv})
+		return glanceContainer(g, spec, program{name, run.Image, cmd, argv})
 	}
 	// The images table last, and only after the rest succeeded: a row of
 	// an image is purged once nothing refers to it.

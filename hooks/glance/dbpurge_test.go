@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 )
 
 func TestDBPurgeCronJob(t *testing.T) {
@@ -46,7 +47,7 @@ func TestDBPurgeCronJob(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			children := dbPurgeChildren(g, tc.spec, runTarget{image: "glance:1"}, podInputs{mounts{"cfg", "bk"}, "digest"})
+			children := dbPurgeChildren(g, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"cfg", "bk"}, "digest"})
 			var got *want
 			for _, c := range children {
 				cj := c.(*cronJobChild)
@@ -81,7 +82,7 @@ func TestDBPurgeNeverHoldsTheDatabaseURL(t *testing.T) {
 	g := &api.Glance{}
 	g.Name = "glance"
 	spec := testSpec(func(s *api.GlanceSpec) { s.DBPurge = &api.DBPurgeSpec{} })
-	cj := dbPurgeChildren(g, spec, runTarget{image: "i"}, podInputs{mounts{"c", "b"}, "d"})[0].(*cronJobChild)
+	cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, podInputs{mounts{"c", "b"}, "d"})[0].(*cronJobChild)
 	for _, e := range cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Env {
 		if strings.HasPrefix(e.Name, "OS_DATABASE") {
 			assert.Empty(t, e.Value, "%s comes from a Secret", e.Name)

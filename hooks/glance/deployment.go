@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
@@ -156,15 +157,15 @@ func notPIDOne(mode LaunchMode) *bool {
 // deployment runs glance-api with the two hashed objects mounted; their
 // names, the image and the credentials digest are in the pod template, so
 // a change of any of them rolls the pods.
-func deployment(g *api.Glance, spec api.GlanceSpec, run runTarget, in podInputs, replicas *int32) *deploymentChild {
+func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in podInputs, replicas *int32) *deploymentChild {
 	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
 	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
 	// authtoken: it answers without a token, a database or Keystone, in
 	// both launch modes.
 	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
-	mode := LaunchModeOf(run.release)
+	mode := LaunchModeOf(run.Release)
 	cmd, args := command(mode)
-	container := glanceContainer(g, spec, program{ContainerName, run.image, cmd, args})
+	container := glanceContainer(g, spec, program{ContainerName, run.Image, cmd, args})
 	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}}
 	// Every worker imports glance before the first answer; on a busy node
 	// that has taken over a minute.

@@ -7,6 +7,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
@@ -204,7 +205,7 @@ func lastGoodKinds() []string {
 type deploymentInput struct {
 	glance *api.Glance
 	spec   api.GlanceSpec
-	run    runTarget
+	run    decide.RunTarget
 	pod    podInputs
 }
 

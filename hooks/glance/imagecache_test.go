@@ -18,6 +18,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -95,7 +96,7 @@ func TestImageCacheRendered(t *testing.T) {
 			if paste.HasSection("filter:cache") {
 				got.Filter = paste.Section("filter:cache").Key("paste.filter_factory").String()
 			}
-			d := deployment(&api.Glance{}, tc.spec, runTarget{image: "glance:1"}, podInputs{mounts{"c", "b"}, "x"}, nil)
+			d := deployment(&api.Glance{}, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"c", "b"}, "x"}, nil)
 			mountImageCache(podInput{spec: tc.spec}, d)
 			pod := d.Spec.Template.Spec
 			for _, v := range pod.Volumes {

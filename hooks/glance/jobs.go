@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
@@ -44,10 +45,10 @@ type jobChild struct {
 // the step, the image and the metadata definitions path (and the Glance, so
 // two Glances with long names cut to the same prefix never share a name).
 // A Job's template cannot change; a different run is a different Job.
-func jobNamer(glance, metadefsPath string) func(schemaJob) string {
-	return func(j schemaJob) string {
-		hash := contenthash.Of(map[string]string{"glance": glance, "action": string(j.action), "image": j.image, "metadefs": metadefsPath})
-		return names.JobName(glance, "-db-"+string(j.action)+"-"+hash)
+func jobNamer(glance, metadefsPath string) func(decide.SchemaJob) string {
+	return func(j decide.SchemaJob) string {
+		hash := contenthash.Of(map[string]string{"glance": glance, "action": string(j.Action), "image": j.Image, "metadefs": metadefsPath})
+		return names.JobName(glance, "-db-"+string(j.Action)+"-"+hash)
 	}
 }
 
@@ -61,25 +62,25 @@ func manage(args ...string) (cmd, argv []string) {
 // environment, digest and restrictions as glance-api, with the glance-manage
 // commands of the step in order (all but the last as init containers, so
 // each runs only when the one before succeeded, without a shell).
-func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string, in podInputs) *jobChild {
+func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j decide.SchemaJob, name string, in podInputs) *jobChild {
 	type step struct {
 		name string
 		args []string
 	}
 	metadefs := step{"load-metadefs", []string{"db", "load_metadefs", "--path", spec.MetadefsPath}}
-	steps := map[action][]step{
-		actionSync:     {{"db-sync", []string{"db", "sync"}}, metadefs},
-		actionExpand:   {{"db-expand", []string{"db", "expand"}}},
-		actionMigrate:  {{"db-migrate", []string{"db", "migrate"}}},
-		actionContract: {{"db-contract", []string{"db", "contract"}}, metadefs},
-	}[j.action]
+	steps := map[decide.Action][]step{
+		decide.ActionSync:     {{"db-sync", []string{"db", "sync"}}, metadefs},
+		decide.ActionExpand:   {{"db-expand", []string{"db", "expand"}}},
+		decide.ActionMigrate:  {{"db-migrate", []string{"db", "migrate"}}},
+		decide.ActionContract: {{"db-contract", []string{"db", "contract"}}, metadefs},
+	}[j.Action]
 	var containers []corev1.Container
 	for _, st := range steps {
 		cmd, args := manage(st.args...)
-		containers = append(containers, glanceContainer(g, spec, program{st.name, j.image, cmd, args}))
+		containers = append(containers, glanceContainer(g, spec, program{st.name, j.Image, cmd, args}))
 	}
 	pod := manageJobPod(spec, in.mounts, containers)
-	labels := jobLabels(g, j.action)
+	labels := jobLabels(g, j.Action)
 	backoff, deadline := jobBackoffLimit, jobActiveDeadlineSeconds
 	return &jobChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
@@ -97,7 +98,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j schemaJob, name string
 }
 
 // jobLabels: the component keeps Job pods out of the Service's selector.
-func jobLabels(g *api.Glance, a action) map[string]string {
+func jobLabels(g *api.Glance, a decide.Action) map[string]string {
 	return map[string]string{
 		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: model.ComponentSchema,
 		names.LabelManagedBy: names.ManagedBy, names.LabelSchemaAction: string(a),
@@ -125,27 +126,27 @@ type observedJobObject struct {
 
 // observedJobs reads the schema Jobs among the children, in name order, and
 // the ConfigMap and Secret each unfinished one mounts.
-func observedJobs(children metacontroller.ObjectMap) (jobs []observedJob, mounted []mounts, err error) {
+func observedJobs(children metacontroller.ObjectMap) (jobs []decide.ObservedJob, mounted []mounts, err error) {
 	objs, err := metacontroller.Decode(children, names.JobsKey, func(*observedJobObject) bool { return true })
 	if err != nil {
 		return nil, nil, hook.Invalid("observed %v", err)
 	}
 	for _, o := range objs {
-		a := action(o.Metadata.Labels[names.LabelSchemaAction])
+		a := decide.Action(o.Metadata.Labels[names.LabelSchemaAction])
 		if a == "" || len(o.Spec.Template.Spec.Containers) == 0 {
 			continue
 		}
-		j := observedJob{name: o.Metadata.Name, job: schemaJob{a, o.Spec.Template.Spec.Containers[0].Image}}
+		j := decide.ObservedJob{Name: o.Metadata.Name, Job: decide.SchemaJob{Action: a, Image: o.Spec.Template.Spec.Containers[0].Image}}
 		for _, c := range o.Status.Conditions {
 			switch {
 			case c.Status != corev1.ConditionTrue:
 			case c.Type == batchv1.JobComplete:
-				j.state = jobSucceeded
+				j.State = decide.JobSucceeded
 			case c.Type == batchv1.JobFailed:
-				j.state = jobFailed
+				j.State = decide.JobFailed
 			}
 		}
-		if j.state == jobRunning {
+		if j.State == decide.JobRunning {
 			cm, sec := PodMounts(o.Spec.Template.Spec.Volumes)
 			mounted = append(mounted, mounts{cm, sec})
 		}
@@ -156,24 +157,24 @@ func observedJobs(children metacontroller.ObjectMap) (jobs []observedJob, mounte
 
 // keepJob says whether a finished or unfinished observed Job other than the
 // planned one stays (see the retention note above).
-func keepJob(o observedJob, p schemaPlan) bool {
-	if o.state == jobRunning {
+func keepJob(o decide.ObservedJob, p decide.SchemaPlan) bool {
+	if o.State == decide.JobRunning {
 		return true
 	}
-	if p.upgrade != nil && o.job.image == p.upgrade.TargetImage {
+	if p.Upgrade != nil && o.Job.Image == p.Upgrade.TargetImage {
 		return true
 	}
-	return o.job.image == p.installedImage
+	return o.Job.Image == p.InstalledImage
 }
 
 // schemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
-func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in podInputs) ([]any, error) {
+func schemaJobs(o *observed, p decide.SchemaPlan, jobName func(decide.SchemaJob) string, in podInputs) ([]any, error) {
 	children, jobs := o.applied, o.jobs
 	var out []any
 	planned := ""
-	if p.job != nil {
-		planned = jobName(*p.job)
+	if p.Job != nil {
+		planned = jobName(*p.Job)
 		applied, found, err := children.One(names.JobsKey, planned)
 		switch {
 		case err != nil:
@@ -181,16 +182,16 @@ func schemaJobs(o *observed, p schemaPlan, jobName func(schemaJob) string, in po
 		case found:
 			out = append(out, applied)
 		default:
-			out = append(out, schemaJobChild(o.glance, o.spec, *p.job, planned, in))
+			out = append(out, schemaJobChild(o.glance, o.spec, *p.Job, planned, in))
 		}
 	}
 	for _, o := range jobs {
-		if o.name == planned || !keepJob(o, p) {
+		if o.Name == planned || !keepJob(o, p) {
 			continue
 		}
-		applied, err := children.AnyOf(names.JobsKey, o.name)
+		applied, err := children.AnyOf(names.JobsKey, o.Name)
 		if err != nil {
-			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.name), err)
+			return nil, hook.Invalid("observed Job %s: %v", excerpt.Name(o.Name), err)
 		}
 		out = append(out, applied)
 	}

@@ -9,21 +9,22 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestJobNamer(t *testing.T) {
 	short := jobNamer("glance", "/m")
 	long := jobNamer(strings.Repeat("g", 63), "/m")
-	sync := schemaJob{actionSync, "glance:2025.2"}
+	sync := decide.SchemaJob{Action: decide.ActionSync, Image: "glance:2025.2"}
 	cases := map[string]struct {
 		reason string
 		a, b   string
 		same   bool
 	}{
 		"Deterministic":   {"the same run has the same name", short(sync), jobNamer("glance", "/m")(sync), true},
-		"Image":           {"another image is another Job", short(sync), short(schemaJob{actionSync, "glance:2025.2-p1"}), false},
-		"Action":          {"another step is another Job", short(sync), short(schemaJob{actionExpand, "glance:2025.2"}), false},
+		"Image":           {"another image is another Job", short(sync), short(decide.SchemaJob{Action: decide.ActionSync, Image: "glance:2025.2-p1"}), false},
+		"Action":          {"another step is another Job", short(sync), short(decide.SchemaJob{Action: decide.ActionExpand, Image: "glance:2025.2"}), false},
 		"MetadefsPath":    {"another metadefs path is another Job", short(sync), jobNamer("glance", "/n")(sync), false},
 		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), jobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
 	}
@@ -53,19 +54,19 @@ func TestSchemaJobChild(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		action action
+		action decide.Action
 		want   want
 	}{
-		"Sync": {"db sync, then the metadata definitions", actionSync,
+		"Sync": {"db sync, then the metadata definitions", decide.ActionSync,
 			want{init: []string{"db-sync: db sync"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
-		"Expand":  {"db expand alone", actionExpand, want{main: []string{"db-expand: db expand"}}},
-		"Migrate": {"db migrate alone", actionMigrate, want{main: []string{"db-migrate: db migrate"}}},
-		"Contract": {"db contract, then the new release's metadata definitions", actionContract,
+		"Expand":  {"db expand alone", decide.ActionExpand, want{main: []string{"db-expand: db expand"}}},
+		"Migrate": {"db migrate alone", decide.ActionMigrate, want{main: []string{"db-migrate: db migrate"}}},
+		"Contract": {"db contract, then the new release's metadata definitions", decide.ActionContract,
 			want{init: []string{"db-contract: db contract"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			j := schemaJobChild(g, spec, schemaJob{tc.action, "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1"})
+			j := schemaJobChild(g, spec, decide.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1"})
 			pod := j.Spec.Template.Spec
 			var got want
 			for _, c := range pod.InitContainers {
@@ -105,22 +106,22 @@ func TestSchemaJobChild(t *testing.T) {
 }
 
 func TestKeepJob(t *testing.T) {
-	plan := schemaPlan{installedImage: "glance:2025.2", upgrade: &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetImage: "glance:2026.1"}}
-	steady := schemaPlan{installedImage: "glance:2025.2"}
-	job := func(a action, image string, st jobState) observedJob {
-		return observedJob{name: "j", job: schemaJob{a, image}, state: st}
+	plan := decide.SchemaPlan{InstalledImage: "glance:2025.2", Upgrade: &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetImage: "glance:2026.1"}}
+	steady := decide.SchemaPlan{InstalledImage: "glance:2025.2"}
+	job := func(a decide.Action, image string, st decide.JobState) decide.ObservedJob {
+		return decide.ObservedJob{Name: "j", Job: decide.SchemaJob{Action: a, Image: image}, State: st}
 	}
 	cases := map[string]struct {
 		reason string
-		job    observedJob
-		plan   schemaPlan
+		job    decide.ObservedJob
+		plan   decide.SchemaPlan
 		want   bool
 	}{
-		"Running":          {"a running Job is never cut short", job(actionSync, "glance:2024.2", jobRunning), steady, true},
-		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(actionSync, "glance:2025.2", jobSucceeded), steady, true},
-		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(actionExpand, "glance:2026.1", jobSucceeded), plan, true},
-		"Superseded":       {"a finished Job of an image no longer installed goes", job(actionSync, "glance:2024.2", jobSucceeded), steady, false},
-		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(actionSync, "glance:2025.2-p9", jobFailed), steady, false},
+		"Running":          {"a running Job is never cut short", job(decide.ActionSync, "glance:2024.2", decide.JobRunning), steady, true},
+		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(decide.ActionSync, "glance:2025.2", decide.JobSucceeded), steady, true},
+		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(decide.ActionExpand, "glance:2026.1", decide.JobSucceeded), plan, true},
+		"Superseded":       {"a finished Job of an image no longer installed goes", job(decide.ActionSync, "glance:2024.2", decide.JobSucceeded), steady, false},
+		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(decide.ActionSync, "glance:2025.2-p9", decide.JobFailed), steady, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -173,7 +174,7 @@ func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
 	assert.Equal(t, []string{"Connection: close"}, s.Key("add-header").ValueWithShadows())
 
 	var d appsv1.Deployment
-	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: UWSGIFrom}, podInputs{mounts{"c", "b"}, "x"}, nil))
+	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: UWSGIFrom}, podInputs{mounts{"c", "b"}, "x"}, nil))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &d))
 	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
@@ -230,7 +231,7 @@ func TestEventletGlanceAPIIsNotPIDOne(t *testing.T) {
 	require.NoError(t, err)
 	for release, want := range map[release.Release]*bool{eventlet: ptr(true), UWSGIFrom: nil} {
 		var d appsv1.Deployment
-		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: release}, podInputs{mounts{"c", "b"}, "x"}, nil))
+		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: release}, podInputs{mounts{"c", "b"}, "x"}, nil))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(raw, &d))
 		assert.Equal(t, want, d.Spec.Template.Spec.ShareProcessNamespace, "release %s (%s)", release, LaunchModeOf(release))

@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
@@ -37,7 +38,7 @@ type observed struct {
 	// hasConfig says a config ConfigMap was ever rendered.
 	hasConfig bool
 	creds     credentialsRead
-	jobs      []observedJob
+	jobs      []decide.ObservedJob
 	// mounted are what the running Deployment and the unfinished schema
 	// Jobs mount: the history keeps them (sync.go).
 	mounted mountedNamesList

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
@@ -136,12 +137,12 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		return nil, invalidSpec("spec.database needs exactly one of clusterRef and host")
 	}
 	jobName := jobNamer(g.Name, spec.MetadefsPath)
-	plan := planSchema(schemaInputsOf(o, rel, jobName))
+	plan := decide.PlanSchema(schemaInputsOf(o, rel, jobName))
 	// The config is rendered for the release glance-api runs; the schema
 	// Jobs read only its [database] part.
 	runs := rel
-	if plan.run != nil {
-		runs = plan.run.release
+	if plan.Run != nil {
+		runs = plan.Run.Release
 	}
 	mode := LaunchModeOf(runs)
 	stores := withRetired(d.stores, d.retired)
@@ -149,24 +150,24 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &outcome{database: plan.cond, inConfig: map[string]bool{},
-		installed: api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade}}
+	out := &outcome{database: plan.Cond, inConfig: map[string]bool{},
+		installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
 	out.children = configChildren(g, out, cfgData, renderBackends(stores))
 	out.children = append(out.children, credentialChildren(g, o.creds.creds)...)
 	out.children = append(out.children, service(g))
-	if plan.job != nil {
-		out.schemaJob = jobName(*plan.job)
+	if plan.Job != nil {
+		out.schemaJob = jobName(*plan.Job)
 	}
 	for _, s := range stores {
 		out.inConfig[s.id] = s.state.Rendered()
 	}
 	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
-	if plan.run != nil {
-		out.runImage = plan.run.image
-		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
+	if plan.Run != nil {
+		out.runImage = plan.Run.Image
+		deploy := deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.deployment))
 		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
 		out.children = append(out.children, deploy)
-		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.run, pod})...)
+		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.Run, pod})...)
 	}
 	jobChildren, err := schemaJobs(o, plan, jobName, pod)
 	if err != nil {
@@ -184,15 +185,15 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 }
 
 // schemaInputsOf is what the schema decision reads of the observed request.
-func schemaInputsOf(o *observed, rel release.Release, jobName func(schemaJob) string) schemaInputs {
+func schemaInputsOf(o *observed, rel release.Release, jobName func(decide.SchemaJob) string) decide.SchemaInputs {
 	g, spec := o.glance, o.spec
-	in := schemaInputs{
-		release: rel, image: spec.Image.Reference(), tag: spec.Image.Tag,
-		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
-		jobs: o.jobs, jobName: jobName, namespace: g.Namespace,
+	in := decide.SchemaInputs{
+		Release: rel, Image: spec.Image.Reference(), Tag: spec.Image.Tag,
+		InstalledRelease: g.Status.InstalledRelease, InstalledImage: g.Status.InstalledImage, Upgrade: g.Status.Upgrade,
+		Jobs: o.jobs, JobName: jobName, Namespace: g.Namespace,
 	}
 	if o.deployment != nil {
-		in.deployment = &deployed{image: runningImage(o.deployment), rolledOut: rolledOut(o.deployment)}
+		in.Deployment = &decide.Deployed{Image: runningImage(o.deployment), RolledOut: rolledOut(o.deployment)}
 	}
 	return in
 }

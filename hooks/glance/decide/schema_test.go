@@ -1,4 +1,4 @@
-package glance
+package decide
 
 import (
 	"testing"
@@ -24,10 +24,10 @@ func TestPlanSchema(t *testing.T) {
 		}
 		return rel
 	}
-	name := func(j schemaJob) string { return "j-" + string(j.action) + "-" + j.image }
-	job := func(a action, image string, st jobState) observedJob {
-		j := schemaJob{a, image}
-		return observedJob{name: name(j), job: j, state: st}
+	name := func(j SchemaJob) string { return "j-" + string(j.Action) + "-" + j.Image }
+	job := func(a Action, image string, st JobState) ObservedJob {
+		j := SchemaJob{a, image}
+		return ObservedJob{Name: name(j), Job: j, State: st}
 	}
 	upgrade := func(phase string) *api.UpgradeStatus {
 		return &api.UpgradeStatus{Phase: phase, TargetRelease: "2026.1", TargetImage: next}
@@ -38,8 +38,8 @@ func TestPlanSchema(t *testing.T) {
 		installedRelease string
 		installedImage   string
 		upgrade          *api.UpgradeStatus
-		jobs             []observedJob
-		deployment       *deployed
+		jobs             []ObservedJob
+		deployment       *Deployed
 	}
 	type want struct {
 		run              string // image, "" for no Deployment
@@ -63,18 +63,18 @@ func TestPlanSchema(t *testing.T) {
 		},
 		"FirstInstallSynced": {
 			reason: "the first db sync succeeded: the release and image are installed and glance-api runs",
-			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []observedJob{job(actionSync, old, jobSucceeded)}},
+			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []ObservedJob{job(ActionSync, old, JobSucceeded)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-sync-" + old, installedRelease: "2025.2", installedImage: old,
 				status: true, reason: model.ReasonSchemaSynced},
 		},
 		"FirstInstallFailed": {
 			reason: "a failed first db sync is reported, naming its Job; still no Deployment",
-			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []observedJob{job(actionSync, old, jobFailed)}},
+			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []ObservedJob{job(ActionSync, old, JobFailed)}},
 			want:   want{job: "j-sync-" + old, reason: model.ReasonSchemaSyncFailed},
 		},
 		"AdoptedDeployment": {
 			reason: "a Deployment made before the schema Jobs existed keeps running while the first db sync runs",
-			args:   args{release: "2025.2", image: old, tag: "2025.2", deployment: &deployed{image: old, rolledOut: true}},
+			args:   args{release: "2025.2", image: old, tag: "2025.2", deployment: &Deployed{Image: old, RolledOut: true}},
 			want:   want{run: old, runRelease: "2025.2", job: "j-sync-" + old, reason: model.ReasonSchemaSyncRunning},
 		},
 		"Steady": {
@@ -92,7 +92,7 @@ func TestPlanSchema(t *testing.T) {
 		"PatchBumpSynced": {
 			reason: "once the patch's db sync succeeded glance-api rolls to it",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
-				jobs: []observedJob{job(actionSync, patch, jobSucceeded)}},
+				jobs: []ObservedJob{job(ActionSync, patch, JobSucceeded)}},
 			want: want{run: patch, runRelease: "2025.2", job: "j-sync-" + patch, installedRelease: "2025.2", installedImage: patch,
 				status: true, reason: model.ReasonSchemaSynced},
 		},
@@ -105,44 +105,44 @@ func TestPlanSchema(t *testing.T) {
 		"ExpandedMigrates": {
 			reason: "expand succeeded: migrate runs, still on the installed image",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseExpanding), jobs: []observedJob{job(actionExpand, next, jobSucceeded)}},
+				upgrade: upgrade(api.PhaseExpanding), jobs: []ObservedJob{job(ActionExpand, next, JobSucceeded)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-migrate-" + next, installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseMigrating, reason: model.ReasonSchemaUpgrading},
 		},
 		"MigratedRolls": {
 			reason: "migrate succeeded: glance-api rolls to the new release's image, in its launch mode",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseMigrating), jobs: []observedJob{job(actionExpand, next, jobSucceeded), job(actionMigrate, next, jobSucceeded)},
-				deployment: &deployed{image: old, rolledOut: true}},
+				upgrade: upgrade(api.PhaseMigrating), jobs: []ObservedJob{job(ActionExpand, next, JobSucceeded), job(ActionMigrate, next, JobSucceeded)},
+				deployment: &Deployed{Image: old, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseRollingUpdate, reason: model.ReasonSchemaUpgrading},
 		},
 		"RollingWaits": {
 			reason: "contract waits until every pod runs the new image",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseRollingUpdate), deployment: &deployed{image: next, rolledOut: false}},
+				upgrade: upgrade(api.PhaseRollingUpdate), deployment: &Deployed{Image: next, RolledOut: false}},
 			want: want{run: next, runRelease: "2026.1", installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseRollingUpdate, reason: model.ReasonSchemaUpgrading},
 		},
 		"RolledOutContracts": {
 			reason: "once rolled out, contract runs",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseRollingUpdate), deployment: &deployed{image: next, rolledOut: true}},
+				upgrade: upgrade(api.PhaseRollingUpdate), deployment: &Deployed{Image: next, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", job: "j-contract-" + next, installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseContracting, reason: model.ReasonSchemaUpgrading},
 		},
 		"Contracted": {
 			reason: "contract succeeded: the new release is installed and the upgrade is over",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseContracting), jobs: []observedJob{job(actionContract, next, jobSucceeded)},
-				deployment: &deployed{image: next, rolledOut: true}},
+				upgrade: upgrade(api.PhaseContracting), jobs: []ObservedJob{job(ActionContract, next, JobSucceeded)},
+				deployment: &Deployed{Image: next, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", job: "j-contract-" + next, installedRelease: "2026.1", installedImage: next,
 				status: true, reason: model.ReasonSchemaSynced},
 		},
 		"MigrateFailed": {
 			reason: "a failed step stops the walk, names its Job, and glance-api keeps the installed image",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseMigrating), jobs: []observedJob{job(actionMigrate, next, jobFailed)}},
+				upgrade: upgrade(api.PhaseMigrating), jobs: []ObservedJob{job(ActionMigrate, next, JobFailed)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-migrate-" + next, installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseMigrating, reason: model.ReasonSchemaUpgradeFailed},
 		},
@@ -199,7 +199,7 @@ func TestPlanSchema(t *testing.T) {
 		"OneJobAtATime": {
 			reason: "a Job still running for an earlier spec is let finish before the next one starts",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
-				jobs: []observedJob{job(actionSync, "glance:2025.2-p0", jobRunning)}},
+				jobs: []ObservedJob{job(ActionSync, "glance:2025.2-p0", JobRunning)}},
 			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old, reason: model.ReasonSchemaSyncRunning},
 		},
 		"UnreadableStatus": {
@@ -210,26 +210,26 @@ func TestPlanSchema(t *testing.T) {
 	}
 	for n, tc := range cases {
 		t.Run(n, func(t *testing.T) {
-			in := schemaInputs{release: r(tc.args.release), image: tc.args.image, tag: tc.args.tag,
-				installedRelease: tc.args.installedRelease, installedImage: tc.args.installedImage, upgrade: tc.args.upgrade,
-				jobs: tc.args.jobs, deployment: tc.args.deployment, jobName: name, namespace: "openstack"}
-			p := planSchema(in)
-			got := want{installedRelease: p.installedRelease, installedImage: p.installedImage,
-				status: p.cond.Status, reason: p.cond.Reason}
-			if p.run != nil {
-				got.run, got.runRelease = p.run.image, p.run.release.String()
+			in := SchemaInputs{Release: r(tc.args.release), Image: tc.args.image, Tag: tc.args.tag,
+				InstalledRelease: tc.args.installedRelease, InstalledImage: tc.args.installedImage, Upgrade: tc.args.upgrade,
+				Jobs: tc.args.jobs, Deployment: tc.args.deployment, JobName: name, Namespace: "openstack"}
+			p := PlanSchema(in)
+			got := want{installedRelease: p.InstalledRelease, installedImage: p.InstalledImage,
+				status: p.Cond.Status, reason: p.Cond.Reason}
+			if p.Run != nil {
+				got.run, got.runRelease = p.Run.Image, p.Run.Release.String()
 			}
-			if p.job != nil {
-				got.job = name(*p.job)
+			if p.Job != nil {
+				got.job = name(*p.Job)
 			}
-			if p.upgrade != nil {
-				got.phase = p.upgrade.Phase
+			if p.Upgrade != nil {
+				got.phase = p.Upgrade.Phase
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("%s\nplanSchema(...): -want, +got:\n%s\n(message: %s)", tc.reason, diff, p.cond.Message)
+				t.Errorf("%s\nplanSchema(...): -want, +got:\n%s\n(message: %s)", tc.reason, diff, p.Cond.Message)
 			}
-			if p.cond.Type != model.CondDatabaseReady || p.cond.Message == "" {
-				t.Errorf("%s\nthe condition is DatabaseReady with a message, got %+v", tc.reason, p.cond)
+			if p.Cond.Type != model.CondDatabaseReady || p.Cond.Message == "" {
+				t.Errorf("%s\nthe condition is DatabaseReady with a message, got %+v", tc.reason, p.Cond)
 			}
 		})
 	}
