@@ -7,6 +7,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // Paths inside the glance-api container. The image has nothing under
@@ -83,7 +84,7 @@ func renderConfig(in confInput) (string, error) {
 		}
 		p, err := feature.conf(in)
 		if err != nil {
-			return "", invalidSpec("%w", err)
+			return "", model.InvalidSpec("%w", err)
 		}
 		defaults = append(defaults, p.defaults...)
 		sections = append(sections, p.sections...)
@@ -93,7 +94,7 @@ func renderConfig(in confInput) (string, error) {
 	if err != nil {
 		// Every value written comes from the spec (admission refuses what
 		// cannot be written) or from constants.
-		return "", invalidSpec("%w", err)
+		return "", model.InvalidSpec("%w", err)
 	}
 	return conf, nil
 }

@@ -334,7 +334,7 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, 
 	}
 	derived, err := derivedEgress(g, spec, stores)
 	if err != nil {
-		return nil, nil, invalidSpec("%w", err)
+		return nil, nil, model.InvalidSpec("%w", err)
 	}
 	c := hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyApplied,
 		Message: fmt.Sprintf("NetworkPolicy %q admits TCP %d from %d sources and allows %d egress rules; NetworkPolicy %q covers the Jobs' pods",

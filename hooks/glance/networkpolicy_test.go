@@ -285,7 +285,7 @@ func TestNetworkPolicies(t *testing.T) {
 	bad := spec
 	bad.KeystoneEndpoint = "::secret-looking::"
 	_, _, err = networkPolicyChildren(g, bad, nil, nil)
-	if !isSpecError(err) || strings.Contains(err.Error(), "secret-looking") || !strings.Contains(err.Error(), "spec.keystoneEndpoint") {
+	if !model.IsSpecError(err) || strings.Contains(err.Error(), "secret-looking") || !strings.Contains(err.Error(), "spec.keystoneEndpoint") {
 		t.Errorf("want a spec error naming the field only, got %v", err)
 	}
 }

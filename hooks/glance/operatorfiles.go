@@ -1,6 +1,9 @@
 package glance
 
-import "github.com/c5c3/glance-hooks/hooks/contract/api"
+import (
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+)
 
 // renderFiles is the config ConfigMap's data: glance-api.conf, and the
 // files beside it.
@@ -21,11 +24,11 @@ func renderFiles(in confInput, policy map[string]string, policyErr error) (map[s
 func operatorFiles(data map[string]string, spec api.GlanceSpec, policy map[string]string, policyErr error) error {
 	paste, err := renderPaste(spec)
 	if err != nil {
-		return invalidSpec("spec.middleware: %w", err)
+		return model.InvalidSpec("spec.middleware: %w", err)
 	}
 	data[PasteFile] = paste
 	if policyErr != nil {
-		return invalidSpec("%w", policyErr)
+		return model.InvalidSpec("%w", policyErr)
 	}
 	if spec.PolicyOverrides != nil {
 		data[PolicyFile] = renderPolicy(policy)

@@ -64,7 +64,7 @@ func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, e
 		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
 	}
 	policies, c, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
-	if !isSpecError(err) {
+	if !model.IsSpecError(err) {
 		return policies, c, err
 	}
 	kept, kerr := o.applied.Keep(names.NetworkPoliciesKey)

@@ -92,7 +92,7 @@ func renderSync(o *observed, d *decision) (*outcome, error) {
 		}
 	} else {
 		out, err = renderNew(o, d)
-		if isSpecError(err) {
+		if model.IsSpecError(err) {
 			out, err = keepLastGood(o, lastGood{model.ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
 		}
 	}
@@ -131,10 +131,10 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	g, spec := o.glance, o.spec
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
-		return nil, invalidSpec("spec.openStackRelease: %w", err)
+		return nil, model.InvalidSpec("spec.openStackRelease: %w", err)
 	}
 	if db := spec.Database; (db.ClusterRef == nil) == (db.Host == "") {
-		return nil, invalidSpec("spec.database needs exactly one of clusterRef and host")
+		return nil, model.InvalidSpec("spec.database needs exactly one of clusterRef and host")
 	}
 	jobName := jobNamer(g.Name, spec.MetadefsPath)
 	plan := decide.PlanSchema(schemaInputsOf(o, rel, jobName))

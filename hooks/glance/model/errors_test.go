@@ -1,4 +1,4 @@
-package glance
+package model
 
 import (
 	"errors"
@@ -17,21 +17,21 @@ func TestSpecError(t *testing.T) {
 		spec   bool
 		msg    string
 	}{
-		"Spec": {"a spec value is a spec error, its message as written", invalidSpec("spec.database needs exactly one of clusterRef and host"),
+		"Spec": {"a spec value is a spec error, its message as written", InvalidSpec("spec.database needs exactly one of clusterRef and host"),
 			true, "spec.database needs exactly one of clusterRef and host"},
-		"Wrapped": {"wrapping keeps it a spec error", fmt.Errorf("rendering: %w", invalidSpec("spec.cache: exactly one of clusterRef or servers must be set")),
+		"Wrapped": {"wrapping keeps it a spec error", fmt.Errorf("rendering: %w", InvalidSpec("spec.cache: exactly one of clusterRef or servers must be set")),
 			true, "rendering: spec.cache: exactly one of clusterRef or servers must be set"},
 		"Input": {"an input error is not a spec error", hook.Invalid("observed Job %q", "j"), false, `observed Job "j"`},
 		"Plain": {"an error of no type is not a spec error", errors.New("boom"), false, "boom"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := isSpecError(tc.err); got != tc.spec || tc.err.Error() != tc.msg {
+			if got := IsSpecError(tc.err); got != tc.spec || tc.err.Error() != tc.msg {
 				t.Errorf("%s: isSpecError %t, message %q", tc.reason, got, tc.err.Error())
 			}
 		})
 	}
-	if err := invalidSpec("spec.openStackRelease: %w", cause); !errors.Is(err, cause) {
+	if err := InvalidSpec("spec.openStackRelease: %w", cause); !errors.Is(err, cause) {
 		t.Errorf("the cause is not reachable through Unwrap: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package glance
+package model
 
 import (
 	"errors"
@@ -13,13 +13,13 @@ type specError struct{ err error }
 func (e specError) Error() string { return e.err.Error() }
 func (e specError) Unwrap() error { return e.err }
 
-// invalidSpec makes a specError; %w keeps the cause reachable.
-func invalidSpec(format string, args ...any) error {
+// InvalidSpec makes a specError; %w keeps the cause reachable.
+func InvalidSpec(format string, args ...any) error {
 	return specError{fmt.Errorf(format, args...)}
 }
 
-// isSpecError reports whether err, or an error it wraps, is a specError.
-func isSpecError(err error) bool {
+// IsSpecError reports whether err, or an error it wraps, is a specError.
+func IsSpecError(err error) bool {
 	var se specError
 	return errors.As(err, &se)
 }
