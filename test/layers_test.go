@@ -169,8 +169,8 @@ func imported(imp string, packages []string) bool {
 // hookFloors are the floors of the packages under hooks/, lowest first, by
 // directory (the longest prefix decides): the shared contract; the Glance
 // hook's stages, each a package on a floor of its own, in the order a sync
-// runs them (model, the values they share, lowest; the store's state
-// machine beside it); the hooks that answer a kind, with the Glance hook's
+// runs them (the store's state machine lowest, then model, the values
+// they share); the hooks that answer a kind, with the Glance hook's
 // own package on top of its stages; the ControlPlane hook that projects a
 // Glance; admission. A package imports only from floors below its own, so
 // a stage never reaches up to one that runs after it; the contract's
@@ -181,16 +181,16 @@ var hookFloors = []struct {
 	floor int
 }{
 	{"hooks/contract/", 0},
-	{"hooks/glance/model", 1},
 	{"hooks/glance/storestate", 1},
-	{"hooks/glance/observe", 2},
-	{"hooks/glance/decide", 3},
-	{"hooks/glance/render", 4},
-	{"hooks/glance/report", 5},
-	{"hooks/glance", 6},
-	{"hooks/glancebackend", 6},
-	{"hooks/controlplane", 7},
-	{"hooks/admission", 8},
+	{"hooks/glance/model", 2},
+	{"hooks/glance/observe", 3},
+	{"hooks/glance/decide", 4},
+	{"hooks/glance/render", 5},
+	{"hooks/glance/report", 6},
+	{"hooks/glance", 7},
+	{"hooks/glancebackend", 7},
+	{"hooks/controlplane", 8},
+	{"hooks/admission", 9},
 }
 
 // floorOf is the floor of a package directory under hooks/, -1 when no

@@ -16,47 +16,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
-
-// store is one attached backend and what the Glance made of it.
-type store struct {
-	backend api.GlanceBackend
-	id      string
-	section string // the rendered section, when usable
-	skipped string // why it is left out, when it is
-	state   storestate.State
-	// ca is the store's CA bundle, when it names one.
-	ca *caMount
-	// projected is set on a ControlPlane's Glance for the backends that
-	// ControlPlane projects; defaultIgnored on a hand-made backend there
-	// that is marked isDefault: the ControlPlane alone sets the default.
-	projected, defaultIgnored bool
-	// retired is set on a store of the running config whose backend is
-	// gone (backend is then empty).
-	retired bool
-	ignored string // why isDefault is ignored
-	// since is when a pending store started on its way.
-	since time.Time
-}
-
-// skip leaves the store out for a fault, saying why.
-func (s *store) skip(why string) { s.move(storestate.Fault, why) }
-
-// move changes the store's state on an event, through the one transition
-// function, with why it is not rendered ("" when it is). A move the
-// machine does not make changes nothing: each caller asks only for moves
-// from the states it holds.
-func (s *store) move(e storestate.Event, why string) {
-	next, ok := storestate.Next(s.state, e)
-	if ok {
-		s.state, s.skipped = next, why
-	}
-}
-
-// wantsDefault reports whether the store counts as marked isDefault.
-func (s *store) wantsDefault() bool { return s.backend.Spec.IsDefault && !s.defaultIgnored }
 
 // observedBackend is a related GlanceBackend as far as the Glance reads it:
 // identity, creation time, owner, spec, and each condition but its reason.
@@ -105,7 +68,7 @@ func (o *observedBackend) backend() api.GlanceBackend {
 // attachedStores returns the backends attached to this Glance (not being
 // deleted), sorted by store id, each with its section when its store Secret
 // exists, belongs to it, and was rendered from its current spec.
-func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, error) {
+func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.Store, error) {
 	// The related backends are every one in the namespace; only those
 	// attached to this Glance are kept.
 	observed, err := metacontroller.Decode(related, names.GlanceBackendsKey, func(o *observedBackend) bool {
@@ -116,30 +79,30 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 	}
 	// One backing array: a store each would cost an allocation per
 	// backend.
-	values := make([]store, len(observed))
-	stores := make([]*store, len(observed))
-	byID := map[string][]*store{}
+	values := make([]model.Store, len(observed))
+	stores := make([]*model.Store, len(observed))
+	byID := map[string][]*model.Store{}
 	for i, o := range observed {
 		values[i] = newStore(g, o.backend())
 		s := &values[i]
 		stores[i] = s
-		byID[s.id] = append(byID[s.id], s)
+		byID[s.ID] = append(byID[s.ID], s)
 	}
 	sort.Slice(stores, func(i, j int) bool {
-		if stores[i].id != stores[j].id {
-			return stores[i].id < stores[j].id
+		if stores[i].ID != stores[j].ID {
+			return stores[i].ID < stores[j].ID
 		}
-		return stores[i].backend.Name < stores[j].backend.Name
+		return stores[i].Backend.Name < stores[j].Backend.Name
 	})
 	// Once per store id: with n backends sharing one, asking for each of
 	// them cost n².
-	holders := make(map[string]*store, len(byID))
+	holders := make(map[string]*model.Store, len(byID))
 	for id, sharing := range byID {
 		holders[id] = projectedHolder(sharing)
 	}
 	for _, s := range stores {
-		if why := sharedID(s, byID[s.id], holders[s.id]); why != "" {
-			s.skip(why)
+		if why := sharedID(s, byID[s.ID], holders[s.ID]); why != "" {
+			s.Skip(why)
 			continue
 		}
 		if err := evaluate(s, g, related); err != nil {
@@ -152,26 +115,26 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*store, 
 // newStore is an attached backend as a store. On a ControlPlane's Glance,
 // the ControlPlane's backends[] list is the single source of truth for the
 // default and for the store ids it names.
-func newStore(g *api.Glance, b api.GlanceBackend) store {
-	s := store{backend: b, id: b.EffectiveStoreID()}
+func newStore(g *api.Glance, b api.GlanceBackend) model.Store {
+	s := model.Store{Backend: b, ID: b.EffectiveStoreID()}
 	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
 	if !fromControlPlane {
 		return s
 	}
 	ref, ok := api.ControlPlaneController(b.OwnerReferences)
-	s.projected = ok && ref.UID == owner.UID
-	s.defaultIgnored = b.Spec.IsDefault && !s.projected
-	if s.defaultIgnored {
-		s.ignored = fmt.Sprintf("isDefault is ignored: ControlPlane %q sets the default store of this Glance in spec.services.glance.backends[]; the store is attached as a non-default store", owner.Name)
+	s.Projected = ok && ref.UID == owner.UID
+	s.DefaultIgnored = b.Spec.IsDefault && !s.Projected
+	if s.DefaultIgnored {
+		s.Ignored = fmt.Sprintf("isDefault is ignored: ControlPlane %q sets the default store of this Glance in spec.services.glance.backends[]; the store is attached as a non-default store", owner.Name)
 	}
 	return s
 }
 
 // sharedID says why a store whose id other backends use too is skipped, ""
 // when it keeps the id: it is the only one, or the projected holder of it.
-func sharedID(s *store, sharing []*store, holder *store) string {
+func sharedID(s *model.Store, sharing []*model.Store, holder *model.Store) string {
 	if holder != nil && holder != s {
-		return fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.id, holder.backend.Name)
+		return fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.ID, holder.Backend.Name)
 	}
 	if len(sharing) > 1 && holder == nil {
 		// One other backend named, not all of them: with n backends
@@ -181,7 +144,7 @@ func sharedID(s *store, sharing []*store, holder *store) string {
 		if other == s {
 			other = sharing[1]
 		}
-		return fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.id, other.backend.Name, len(sharing))
+		return fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.ID, other.Backend.Name, len(sharing))
 	}
 	return ""
 }
@@ -189,10 +152,10 @@ func sharedID(s *store, sharing []*store, holder *store) string {
 // projectedHolder is the one projected backend among those sharing a store
 // id, which keeps the id on a ControlPlane's Glance; nil when there is none
 // or more than one.
-func projectedHolder(sharing []*store) *store {
-	var p *store
+func projectedHolder(sharing []*model.Store) *model.Store {
+	var p *model.Store
 	for _, s := range sharing {
-		if s.projected {
+		if s.Projected {
 			if p != nil {
 				return nil
 			}
@@ -214,23 +177,23 @@ type usableWhen struct{ condition, fault string }
 // (the backend's spec, its credentials or CA bundle as the backend reports
 // them, a store Secret that is not its own or not as the service writes it)
 // skips it, naming the cause; a store still on its way is pending.
-func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
-	if problems := storeconf.BackendProblems(s.backend.Spec, s.id); len(problems) > 0 {
-		s.skip("its spec cannot be rendered: " + problems.String())
+func evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) error {
+	if problems := storeconf.BackendProblems(s.Backend.Spec, s.ID); len(problems) > 0 {
+		s.Skip("its spec cannot be rendered: " + problems.String())
 		return nil
 	}
 	since, usable := usableSince(s)
 	if !usable {
 		return nil
 	}
-	name := names.StoreSecretName(s.backend.Name)
+	name := names.StoreSecretName(s.Backend.Name)
 	sec, found, err := observe.ReadStoreSecret(related, name)
 	if err != nil {
 		return hook.Invalid("related %v", err)
 	}
 	if !found {
-		s.since = since
-		s.move(storestate.Awaited, pendingMessage)
+		s.Since = since
+		s.Move(storestate.Awaited, pendingMessage)
 		return nil
 	}
 	fromStoreSecret(s, g, sec, since)
@@ -244,8 +207,8 @@ func evaluate(s *store, g *api.Glance, related metacontroller.ObjectMap) error {
 // becoming usable. Not reported yet is not a fault either: what is wrong,
 // if anything, is for the backend to say. usable is false when the store
 // is left out (pending or skipped) for its conditions.
-func usableSince(s *store) (since time.Time, usable bool) {
-	b := &s.backend
+func usableSince(s *model.Store) (since time.Time, usable bool) {
+	b := &s.Backend
 	since = b.CreationTimestamp.Time
 	required := []usableWhen{{names.ConditionCredentialsReady, "its credentials are not ready"}}
 	if b.Spec.S3 != nil && b.Spec.S3.CABundleRef != nil {
@@ -255,15 +218,15 @@ func usableSince(s *store) (since time.Time, usable bool) {
 		c, reported := hook.FindCondition(b.Status.Conditions, r.condition)
 		switch {
 		case !reported:
-			s.since = b.CreationTimestamp.Time
-			s.move(storestate.Awaited, pendingMessage)
+			s.Since = b.CreationTimestamp.Time
+			s.Move(storestate.Awaited, pendingMessage)
 			return since, false
 		case c.Status != metav1.ConditionTrue:
 			why := r.fault
 			if c.Message != "" {
 				why += ": " + c.Message
 			}
-			s.skip(why)
+			s.Skip(why)
 			return since, false
 		case c.LastTransitionTime.After(since):
 			since = c.LastTransitionTime.Time
@@ -275,37 +238,37 @@ func usableSince(s *store) (since time.Time, usable bool) {
 // fromStoreSecret takes the store's section from its store Secret when the
 // Secret is its own, current, and holds the section (and CA bundle digest)
 // as the service writes them.
-func fromStoreSecret(s *store, g *api.Glance, sec observe.ObservedStoreSecret, since time.Time) {
-	b := &s.backend
+func fromStoreSecret(s *model.Store, g *api.Glance, sec observe.ObservedStoreSecret, since time.Time) {
+	b := &s.Backend
 	name := names.StoreSecretName(b.Name)
 	switch {
 	case sec.Glance != g.Name || !ownedBy(sec.Owners, b):
-		s.skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
+		s.Skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
 		return
-	case sec.StoreID != s.id || sec.SpecHash != storeconf.SpecHash(b.Spec, s.id):
+	case sec.StoreID != s.ID || sec.SpecHash != storeconf.SpecHash(b.Spec, s.ID):
 		// On its way; holdOutdated may keep its running section meanwhile.
-		s.since = since
-		s.move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
+		s.Since = since
+		s.Move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
 		return
 	}
 	section, err := base64.StdEncoding.DecodeString(sec.Section)
 	if err == nil {
-		err = storeconf.CheckSection(string(section), s.id)
+		err = storeconf.CheckSection(string(section), s.ID)
 	}
 	if err != nil {
-		s.skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.id, err))
+		s.Skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.ID, err))
 		return
 	}
 	if ref := b.Spec.S3.CABundleRef; ref != nil {
 		digest := sec.CABundleDigest
 		if !digestPattern.MatchString(digest) {
-			s.skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
+			s.Skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
 			return
 		}
-		s.ca = &caMount{ref: *ref, digest: digest}
+		s.CA = &model.CAMount{Ref: *ref, Digest: digest}
 	}
-	s.section = string(section)
-	s.move(storestate.SecretCurrent, "")
+	s.Section = string(section)
+	s.Move(storestate.SecretCurrent, "")
 }
 
 // ownedBy checks the Secret's controller is this backend. A backend without
@@ -321,12 +284,12 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 
 // chooseDefault returns the one rendered store marked isDefault, or a message
 // naming the candidates when there are zero or several.
-func chooseDefault(stores []*store) (*store, string) {
-	var rendered, candidates []*store
+func chooseDefault(stores []*model.Store) (*model.Store, string) {
+	var rendered, candidates []*model.Store
 	for _, s := range stores {
-		if s.wantsDefault() {
+		if s.WantsDefault() {
 			candidates = append(candidates, s)
-			if s.state.Rendered() {
+			if s.State.Rendered() {
 				rendered = append(rendered, s)
 			}
 		}
@@ -340,7 +303,7 @@ func chooseDefault(stores []*store) (*store, string) {
 	if len(rendered) > 1 {
 		var names []string
 		for _, s := range rendered {
-			names = append(names, fmt.Sprintf("%q (store %s)", s.backend.Name, s.id))
+			names = append(names, fmt.Sprintf("%q (store %s)", s.Backend.Name, s.ID))
 		}
 		return nil, fmt.Sprintf("%d credential-ready backends are marked isDefault: %s; exactly one must be",
 			len(rendered), strings.Join(names, ", "))
@@ -350,7 +313,7 @@ func chooseDefault(stores []*store) (*store, string) {
 	}
 	var why []string
 	for _, s := range candidates {
-		why = append(why, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, s.skipped))
+		why = append(why, fmt.Sprintf("%q (store %s): %s", s.Backend.Name, s.ID, s.Skipped))
 	}
 	return nil, "no credential-ready, rendered backend is marked isDefault; candidates: " + strings.Join(why, "; ")
 }
@@ -367,10 +330,10 @@ func decodeBase64(s string) (string, error) {
 // backends.conf, which holds every store's section: it is read only when a
 // store is outdated, which is seldom. A running section that names a CA
 // bundle is kept with the bundle the running Deployment mounts for it.
-func holdOutdated(stores []*store, running func() string, current *appsv1.Deployment) {
+func holdOutdated(stores []*model.Store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
 	for _, s := range stores {
-		if s.state != storestate.Outdated {
+		if s.State != storestate.Outdated {
 			continue
 		}
 		if !read {
@@ -378,17 +341,17 @@ func holdOutdated(stores []*store, running func() string, current *appsv1.Deploy
 		}
 		// The running section is copied only if it still reads as the
 		// service writes it; otherwise the store waits for its Secret.
-		if section, ok := sectionOf(text, s.id); ok && storeconf.CheckSection(section, s.id) == nil {
-			s.ca = nil
+		if section, ok := sectionOf(text, s.ID); ok && storeconf.CheckSection(section, s.ID) == nil {
+			s.CA = nil
 			if namesCACert(section) {
-				ca, mounted := runningCA(current, s.id)
+				ca, mounted := runningCA(current, s.ID)
 				if !mounted {
 					continue
 				}
-				s.ca = ca
+				s.CA = ca
 			}
-			s.section = section
-			s.move(storestate.RunningHeld, fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.id))
+			s.Section = section
+			s.Move(storestate.RunningHeld, fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.ID))
 		}
 	}
 }

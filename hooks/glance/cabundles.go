@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -28,13 +29,6 @@ var StoreCACertFrom = release.Release{Year: 2025, Minor: 1}
 // s3_store_cacert creates every S3 client with verify=None, and botocore then
 // verifies TLS against this one file instead of its default trust roots.
 const EnvCABundle = "AWS_CA_BUNDLE"
-
-// caMount is a store's CA bundle as the pods mount it: the object and key
-// the backend checked, and the digest of the bytes it saw.
-type caMount struct {
-	ref    api.CABundleRef
-	digest string
-}
 
 var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
@@ -75,7 +69,7 @@ func oldestRunRelease(specRelease, installed string) (release.Release, bool) {
 // hooks would have to copy the bundles' content into a Secret of their own.
 // The stores are weighed in store id order, so the file named is the same
 // whatever order they come in.
-func processWideCABundle(attached, retired []*store, rel release.Release) string {
+func processWideCABundle(attached, retired []*model.Store, rel release.Release) string {
 	why := fmt.Sprintf("glance_store of release %s has no s3_store_cacert, so one CA bundle (botocore's %s) verifies every S3 store of glance-api, ", rel, EnvCABundle)
 	if incumbents := weighCABundles(withRetired(nil, retired)); incumbents.servable() {
 		skipForRetiring(withRetired(attached, nil), incumbents, why)
@@ -85,7 +79,7 @@ func processWideCABundle(attached, retired []*store, rel release.Release) string
 		return ""
 	}
 	if all.servable() {
-		return names.CABundlePath(all.withCA[0].id)
+		return names.CABundlePath(all.withCA[0].ID)
 	}
 	if len(all.digests) > 1 {
 		why += fmt.Sprintf("and the stores name %d bundles with different content; give them one bundle, or run %s or later", len(all.digests), StoreCACertFrom)
@@ -96,7 +90,7 @@ func processWideCABundle(attached, retired []*store, rel release.Release) string
 	}
 	for _, s := range all.withCA {
 		msg := "its CA bundle cannot be used: " + why
-		if s.retired {
+		if s.Retired {
 			msg = "its backend is gone and " + msg
 		}
 		skipForCABundle(s, msg)
@@ -108,19 +102,19 @@ func processWideCABundle(attached, retired []*store, rel release.Release) string
 // bundle: the stores with a bundle and their distinct contents, and the
 // https:// stores without one (they need the system trust roots).
 type caNeeds struct {
-	withCA, httpsWithout []*store
+	withCA, httpsWithout []*model.Store
 	digests              map[string]bool
 }
 
-func weighCABundles(stores []*store) caNeeds {
+func weighCABundles(stores []*model.Store) caNeeds {
 	n := caNeeds{digests: map[string]bool{}}
 	for _, s := range stores {
 		switch {
-		case !s.state.Rendered():
-		case s.ca != nil:
+		case !s.State.Rendered():
+		case s.CA != nil:
 			n.withCA = append(n.withCA, s)
-			n.digests[s.ca.digest] = true
-		case isHTTPS(s.host()):
+			n.digests[s.CA.Digest] = true
+		case isHTTPS(s.Host()):
 			n.httpsWithout = append(n.httpsWithout, s)
 		}
 	}
@@ -139,24 +133,24 @@ func (n caNeeds) servable() bool {
 // while an https:// retiring store has none. The message names the
 // retiring stores and the ways out: the same bundle, dropping them, or a
 // release with s3_store_cacert.
-func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
+func skipForRetiring(attached []*model.Store, incumbents caNeeds, why string) {
 	withBundle := pluralStores(quoted(incumbents.withCA))
 	drop := fmt.Sprintf("drop retiring %s (spec.dropRetiredStores), or run %s or later", withBundle, StoreCACertFrom)
 	for _, s := range attached {
-		if !s.state.Rendered() {
+		if !s.State.Rendered() {
 			continue
 		}
 		switch {
-		case len(incumbents.withCA) > 0 && s.ca != nil && !incumbents.digests[s.ca.digest]:
+		case len(incumbents.withCA) > 0 && s.CA != nil && !incumbents.digests[s.CA.Digest]:
 			skipForCABundle(s, fmt.Sprintf("its CA bundle conflicts with retiring %s: %s"+
 				"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this store's has other content; "+
 				"give this store the same bundle, %s", withBundle, why, drop))
-		case len(incumbents.withCA) > 0 && s.ca == nil && isHTTPS(s.host()):
+		case len(incumbents.withCA) > 0 && s.CA == nil && isHTTPS(s.Host()):
 			skipForCABundle(s, fmt.Sprintf("it conflicts with retiring %s: %s"+
 				"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this https:// store without a CA bundle "+
 				"would then be verified with it instead of the system trust roots; give this store the same bundle (holding the roots it needs), %s",
 				withBundle, why, drop))
-		case len(incumbents.httpsWithout) > 0 && s.ca != nil:
+		case len(incumbents.httpsWithout) > 0 && s.CA != nil:
 			retiring := pluralStores(quoted(incumbents.httpsWithout))
 			skipForCABundle(s, fmt.Sprintf("its CA bundle conflicts with retiring https:// %s without a CA bundle: %s"+
 				"and this bundle would replace the system trust roots a retiring store is read with; "+
@@ -168,16 +162,16 @@ func skipForRetiring(attached []*store, incumbents caNeeds, why string) {
 
 // skipForCABundle leaves a store out of the config with
 // ReasonCABundleConflict.
-func skipForCABundle(s *store, msg string) {
-	s.section = ""
-	s.move(storestate.CABundleConflict, msg)
+func skipForCABundle(s *model.Store, msg string) {
+	s.Section = ""
+	s.Move(storestate.CABundleConflict, msg)
 }
 
 // quoted is the stores' ids, each quoted.
-func quoted(stores []*store) []string {
+func quoted(stores []*model.Store) []string {
 	ids := make([]string, len(stores))
 	for i, s := range stores {
-		ids[i] = fmt.Sprintf("%q", s.id)
+		ids[i] = fmt.Sprintf("%q", s.ID)
 	}
 	return ids
 }
@@ -187,20 +181,6 @@ func pluralStores(ids []string) string {
 		return "store " + ids[0]
 	}
 	return "stores " + strings.Join(ids, ", ")
-}
-
-// host is the S3 endpoint the store is reached at: its backend's spec, or,
-// for a retiring store whose backend is gone, the s3_store_host of the
-// section kept from the running config.
-func (s *store) host() string {
-	if s.retired {
-		h, _ := storeconf.OptionValue(s.section, "s3_store_host")
-		return h
-	}
-	if s.backend.Spec.S3 == nil {
-		return ""
-	}
-	return s.backend.Spec.S3.Host
 }
 
 func isHTTPS(host string) bool {
@@ -216,7 +196,7 @@ func mountCABundles(in podInput, d *deploymentChild) { addCABundles(d, in.stores
 // s3_store_cacert points, annotates their digests on the pod template (a
 // new bundle content rolls the pods), and sets the process-wide bundle when
 // the release needs one.
-func addCABundles(d *deploymentChild, stores []*store, processWide string) {
+func addCABundles(d *deploymentChild, stores []*model.Store, processWide string) {
 	pod := &d.Spec.Template.Spec
 	// The mounts and the variable go to glance-api; a pod spec without that
 	// container still gets the volumes and the digests.
@@ -226,14 +206,14 @@ func addCABundles(d *deploymentChild, stores []*store, processWide string) {
 	}
 	var digests []string
 	for _, s := range stores {
-		if !s.state.Rendered() || s.ca == nil {
+		if !s.State.Rendered() || s.CA == nil {
 			continue
 		}
-		vol := names.CABundleVolume(s.id)
-		pod.Volumes = append(pod.Volumes, caVolume(vol, s.ca.ref))
+		vol := names.CABundleVolume(s.ID)
+		pod.Volumes = append(pod.Volumes, caVolume(vol, s.CA.Ref))
 		container.VolumeMounts = append(container.VolumeMounts,
-			corev1.VolumeMount{Name: vol, MountPath: names.CABundleMountDir(s.id), ReadOnly: true})
-		digests = append(digests, s.id+"="+s.ca.digest)
+			corev1.VolumeMount{Name: vol, MountPath: names.CABundleMountDir(s.ID), ReadOnly: true})
+		digests = append(digests, s.ID+"="+s.CA.Digest)
 	}
 	if len(digests) == 0 {
 		return
@@ -264,7 +244,7 @@ func caVolume(name string, ref api.CABundleRef) corev1.Volume {
 // runningCA is the CA bundle a running Deployment mounts for a store, read
 // back from its volume and the pod template's digests; false when it mounts
 // none.
-func runningCA(d *appsv1.Deployment, storeID string) (*caMount, bool) {
+func runningCA(d *appsv1.Deployment, storeID string) (*model.CAMount, bool) {
 	if d == nil {
 		return nil, false
 	}
@@ -282,9 +262,9 @@ func runningCA(d *appsv1.Deployment, storeID string) (*caMount, bool) {
 		switch {
 		case digest == "":
 		case v.ConfigMap != nil && len(v.ConfigMap.Items) == 1:
-			return &caMount{ref: api.CABundleRef{Kind: api.CABundleKindConfigMap, Name: v.ConfigMap.Name, Key: v.ConfigMap.Items[0].Key}, digest: digest}, true
+			return &model.CAMount{Ref: api.CABundleRef{Kind: api.CABundleKindConfigMap, Name: v.ConfigMap.Name, Key: v.ConfigMap.Items[0].Key}, Digest: digest}, true
 		case v.Secret != nil && len(v.Secret.Items) == 1:
-			return &caMount{ref: api.CABundleRef{Kind: api.CABundleKindSecret, Name: v.Secret.SecretName, Key: v.Secret.Items[0].Key}, digest: digest}, true
+			return &model.CAMount{Ref: api.CABundleRef{Kind: api.CABundleKindSecret, Name: v.Secret.SecretName, Key: v.Secret.Items[0].Key}, Digest: digest}, true
 		}
 	}
 	return nil, false

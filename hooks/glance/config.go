@@ -61,8 +61,8 @@ type confInput struct {
 	// spec's), mode its launch mode.
 	rel    release.Release
 	mode   LaunchMode
-	stores []*store
-	def    *store
+	stores []*model.Store
+	def    *model.Store
 }
 
 // confPart is what one feature adds to glance-api.conf: options of
@@ -104,13 +104,13 @@ func renderConfig(in confInput) (string, error) {
 func storesConf(in confInput) (confPart, error) {
 	var enabled []string
 	for _, s := range in.stores {
-		if s.state.Rendered() {
-			enabled = append(enabled, s.id+":s3")
+		if s.State.Rendered() {
+			enabled = append(enabled, s.ID+":s3")
 		}
 	}
 	return confPart{
 		defaults: []storeconf.Option{{Key: "enabled_backends", Value: strings.Join(enabled, ",")}},
-		sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.def.id}}}},
+		sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.def.ID}}}},
 	}, nil
 }
 
@@ -159,11 +159,11 @@ func runtimeConf(confInput) (confPart, error) {
 // renderBackends concatenates the rendered store sections, sorted by store
 // id. It does not depend on which store is the default, so switching the
 // default leaves the backends Secret's name unchanged.
-func renderBackends(stores []*store) string {
+func renderBackends(stores []*model.Store) string {
 	var parts []string
 	for _, s := range stores {
-		if s.state.Rendered() {
-			parts = append(parts, strings.TrimSuffix(s.section, "\n")+"\n")
+		if s.State.Rendered() {
+			parts = append(parts, strings.TrimSuffix(s.Section, "\n")+"\n")
 		}
 	}
 	return strings.Join(parts, "\n")

@@ -14,7 +14,7 @@ import (
 type decision struct {
 	// stores are the attached stores, retired the retiring ones the
 	// running config holds.
-	stores, retired []*store
+	stores, retired []*model.Store
 	// processWideCA is the one CA bundle file glance-api verifies every S3
 	// store with, on a release without s3_store_cacert; "" for none.
 	processWideCA string
@@ -23,7 +23,7 @@ type decision struct {
 	hold  bool
 	until time.Time
 	// def is the default store, nil with noDefault saying why.
-	def       *store
+	def       *model.Store
 	noDefault string
 	// keep is why nothing is re-rendered; its reason is "" when the
 	// config is rendered.
@@ -102,9 +102,9 @@ func awaitStoreEgress(o *observed, d *decision) {
 // ownStores copies the observed stores for decide to move: one backing
 // array for all of them, so the copy costs two allocations whatever their
 // number.
-func ownStores(observed []*store) []*store {
-	values := make([]store, len(observed))
-	own := make([]*store, len(observed))
+func ownStores(observed []*model.Store) []*model.Store {
+	values := make([]model.Store, len(observed))
+	own := make([]*model.Store, len(observed))
 	for i, s := range observed {
 		values[i] = *s
 		own[i] = &values[i]

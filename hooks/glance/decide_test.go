@@ -50,11 +50,11 @@ func TestWhyKeep(t *testing.T) {
 
 func TestDecide(t *testing.T) {
 	now := time.Unix(1000, 0)
-	ready := func() []*store { return []*store{attached("a", true, "")} }
-	pending := func() []*store {
+	ready := func() []*model.Store { return []*model.Store{attached("a", true, "")} }
+	pending := func() []*model.Store {
 		s := attached("a", true, pendingMessage)
-		s.state, s.since = storestate.Pending, now.Add(-time.Second)
-		return []*store{s}
+		s.State, s.Since = storestate.Pending, now.Add(-time.Second)
+		return []*model.Store{s}
 	}
 	glance := &api.Glance{}
 	glance.Spec.OpenStackRelease = "2025.2"
@@ -89,7 +89,7 @@ func TestDecide(t *testing.T) {
 			d := decideSync(&o)
 			def := ""
 			if d.def != nil {
-				def = d.def.id
+				def = d.def.ID
 			}
 			got := []any{d.keep.reason, d.hold, def}
 			if diff := cmp.Diff([]any{tc.wantKeep, tc.wantHold, tc.wantDef}, got); diff != "" {
@@ -135,7 +135,7 @@ func TestDecideLeavesObservationAlone(t *testing.T) {
 			t.Errorf("%s: decide changed the observation:\n%s", path, diff)
 		}
 		for i, s := range d.stores {
-			if s.state != o.stores[i].state {
+			if s.State != o.stores[i].State {
 				moved++
 				break
 			}

@@ -71,11 +71,11 @@ func setOption(sections []storeconf.Section, name string, o storeconf.Option, ov
 }
 
 // s3Sections are the store ids whose sections backends.conf holds.
-func s3Sections(stores []*store) map[string]bool {
+func s3Sections(stores []*model.Store) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range stores {
-		if s.state.Rendered() {
-			out[s.id] = true
+		if s.State.Rendered() {
+			out[s.ID] = true
 		}
 	}
 	return out
@@ -86,7 +86,7 @@ func s3Sections(stores []*store) map[string]bool {
 // longer decide) or sections of S3 stores, which it cannot reach. It is
 // reported apart from Ready: the Glance may run as the operator wants it.
 // Without extraConfig it is True, as the reference reports it.
-func extraConfigHealthy(spec api.GlanceSpec, stores []*store) hook.Condition {
+func extraConfigHealthy(spec api.GlanceSpec, stores []*model.Store) hook.Condition {
 	var owned, unreachable []string
 	s3 := s3Sections(stores)
 	for _, section := range slices.Sorted(maps.Keys(spec.ExtraConfig)) {

@@ -36,7 +36,7 @@ func TestLayerConf(t *testing.T) {
 			"a":                  {"s3_store_bucket": "b"},
 		},
 	}
-	in := confInput{spec: spec, stores: []*store{{id: "a", state: storestate.Rendered}}}
+	in := confInput{spec: spec, stores: []*model.Store{{ID: "a", State: storestate.Rendered}}}
 	got := layerConf(in, rendered())
 	want := []storeconf.Section{
 		{Name: "DEFAULT", Options: []storeconf.Option{{Key: "enabled_backends", Value: "a:s3"}, {Key: "workers", Value: "4"},
@@ -64,7 +64,7 @@ func TestLayerConf(t *testing.T) {
 // TestExtraConfigHealthy: owned keys are named, tunable ones are not, and
 // without extraConfig the condition is True.
 func TestExtraConfigHealthy(t *testing.T) {
-	stores := []*store{{id: "a", state: storestate.Rendered}}
+	stores := []*model.Store{{ID: "a", State: storestate.Rendered}}
 	cases := map[string]struct {
 		reason  string
 		extra   map[string]map[string]string

@@ -48,7 +48,7 @@ type feature struct {
 	withDeployment func(deploymentInput) []any
 	// reach are its children rendered whatever the config decision, with
 	// their condition (reach.go).
-	reach func(o *observed, stores []*store) ([]any, *hook.Condition, error)
+	reach func(o *observed, stores []*model.Store) ([]any, *hook.Condition, error)
 	// events are the Events its part of the observed status calls for
 	// (events.go).
 	events func(api.GlanceStatus) []occurrence
@@ -64,7 +64,7 @@ type feature struct {
 type podInput struct {
 	glance        *api.Glance
 	spec          api.GlanceSpec
-	stores        []*store
+	stores        []*model.Store
 	processWideCA string
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -79,8 +80,8 @@ func TestImageCacheRendered(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			def := &store{id: "primary", state: storestate.Rendered}
-			data, err := renderFiles(confInput{glance: &api.Glance{}, spec: tc.spec, mode: Eventlet, stores: []*store{def}, def: def}, nil, nil)
+			def := &model.Store{ID: "primary", State: storestate.Rendered}
+			data, err := renderFiles(confInput{glance: &api.Glance{}, spec: tc.spec, mode: Eventlet, stores: []*model.Store{def}, def: def}, nil, nil)
 			require.NoError(t, err)
 			got := want{Options: map[string]string{}}
 			f, err := ini.Load([]byte(data[names.ConfigFile]))

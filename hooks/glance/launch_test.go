@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -70,7 +71,7 @@ func TestConfigData(t *testing.T) {
 	sized := testSpec(func(s *api.GlanceSpec) {
 		s.APIServer = &api.APIServerSpec{Workers: &three, UWSGI: &api.UWSGISpec{Processes: &three, Threads: &eight}}
 	})
-	def := &store{id: "default", state: storestate.Rendered, section: "[default]\n"}
+	def := &model.Store{ID: "default", State: storestate.Rendered, Section: "[default]\n"}
 	type want struct {
 		files        []string
 		workers      string // [DEFAULT] workers, "" when absent
@@ -90,7 +91,7 @@ func TestConfigData(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*store{def}, def: def})
+			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*model.Store{def}, def: def})
 			require.NoError(t, err)
 			data := configData(conf, sized, tc.mode, release.Release{Year: 2026, Minor: 1})
 			var got want

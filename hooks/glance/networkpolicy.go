@@ -141,12 +141,12 @@ func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 // when there is none to reach: a backend without S3 settings, or one with
 // a host admission let through unusable, which is its own fault, reported
 // by the backend (so no message is made here for it, a store at a time).
-func storeEndpoint(s *store) (endpoint, bool) {
+func storeEndpoint(s *model.Store) (endpoint, bool) {
 	host := ""
-	if s.backend.Spec.S3 != nil {
-		host = s.backend.Spec.S3.Host
-	} else if s.retired {
-		host = sectionHost(s.section)
+	if s.Backend.Spec.S3 != nil {
+		host = s.Backend.Spec.S3.Host
+	} else if s.Retired {
+		host = sectionHost(s.Section)
 	}
 	if host == "" {
 		return endpoint{}, false
@@ -170,7 +170,7 @@ func sectionHost(section string) string {
 // holds, attached in any state or retiring, so a store's endpoint is
 // allowed before the config names it. Duplicates are merged and the rules
 // sorted, so the policy does not change with the order stores are seen.
-func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*store) ([]networkingv1.NetworkPolicyEgressRule, error) {
+func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store) ([]networkingv1.NetworkPolicyEgressRule, error) {
 	eps, err := serviceEndpoints(g, spec)
 	if err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func observeEgress(o *observed, children metacontroller.ObjectMap) error {
 // changed, renders the store. So no glance-api pod is given a store it
 // cannot reach. Stores the running config holds already (held, retiring)
 // stay.
-func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed map[string]bool) {
+func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allowed map[string]bool) {
 	if spec.NetworkPolicy == nil {
 		return
 	}
@@ -306,7 +306,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 	// few, and a rule's key is its JSON encoding.
 	allows := map[endpoint]bool{}
 	for _, s := range stores {
-		if s.state != storestate.Rendered {
+		if s.State != storestate.Rendered {
 			continue
 		}
 		e, ok := storeEndpoint(s)
@@ -319,7 +319,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 			allows[e] = allow
 		}
 		if !allow {
-			s.move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
+			s.Move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}
 }
@@ -327,7 +327,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 // networkPolicyChildren are the NetworkPolicies of spec.networkPolicy and
 // their condition: True once the observed policy allows every derived
 // endpoint.
-func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed map[string]bool) ([]any, *hook.Condition, error) {
+func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allowed map[string]bool) ([]any, *hook.Condition, error) {
 	np := spec.NetworkPolicy
 	if np == nil {
 		return nil, nil, nil

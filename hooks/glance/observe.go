@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
@@ -28,7 +29,7 @@ type observed struct {
 	now    time.Time
 	// stores are the attached backends, sorted by store id, each
 	// evaluated against its store Secret.
-	stores []*store
+	stores []*model.Store
 	// deployment is the running Deployment, nil before there is one;
 	// running the backends.conf its pods mount, "" when there is none.
 	deployment *appsv1.Deployment

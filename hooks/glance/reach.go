@@ -17,7 +17,7 @@ type reach struct {
 // NetworkPolicies) whatever the config decision: neither is mounted by a
 // pod, and a store waiting for its egress (awaitEgress) must not wait for
 // a config render that waits for it.
-func reachChildren(o *observed, stores []*store) (reach, error) {
+func reachChildren(o *observed, stores []*model.Store) (reach, error) {
 	var r reach
 	for _, f := range features {
 		if f.reach == nil {
@@ -48,7 +48,7 @@ func keptWhileInvalid(o *observed, key string, set bool, condType, what string) 
 }
 
 // gatewayReach is spec.gateway's route and its condition.
-func gatewayReach(o *observed, _ []*store) ([]any, *hook.Condition, error) {
+func gatewayReach(o *observed, _ []*model.Store) ([]any, *hook.Condition, error) {
 	if len(o.invalid) > 0 {
 		return keptWhileInvalid(o, names.HTTPRoutesKey, o.spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
 	}
@@ -59,7 +59,7 @@ func gatewayReach(o *observed, _ []*store) ([]any, *hook.Condition, error) {
 // networkPolicyReach is spec.networkPolicy's NetworkPolicies and their
 // condition. A spec they cannot be rendered from keeps the observed ones
 // as last applied.
-func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, error) {
+func networkPolicyReach(o *observed, stores []*model.Store) ([]any, *hook.Condition, error) {
 	if len(o.invalid) > 0 {
 		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
 	}

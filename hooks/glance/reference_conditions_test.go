@@ -35,7 +35,7 @@ func referenceStatus() statusInput {
 		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
 			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
 			applied: observe.Applied(metacontroller.ObjectMap{})},
-		d:   &decision{stores: []*store{a, b}, def: a},
+		d:   &decision{stores: []*model.Store{a, b}, def: a},
 		out: out,
 	}
 }

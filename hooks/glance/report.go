@@ -71,15 +71,15 @@ func buildStatus(in statusInput) (api.GlanceStatus, error) {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}
 	for _, s := range d.retired {
-		kept := out.inConfig[s.id]
-		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.id, Kept: kept, Message: s.skipped})
+		kept := out.inConfig[s.ID]
+		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.ID, Kept: kept, Message: s.Skipped})
 		if kept {
-			in.retiring = append(in.retiring, fmt.Sprintf("%q", s.id))
+			in.retiring = append(in.retiring, fmt.Sprintf("%q", s.ID))
 		}
 	}
 	status.Backends, in.skipped = backendStatuses(d.stores, out)
 	if out.rendered.Status {
-		status.DefaultBackend = d.def.id
+		status.DefaultBackend = d.def.ID
 	}
 	conds, err := reportConditions(in)
 	if err != nil {
@@ -174,15 +174,15 @@ func dbPurgeCondition(in statusInput) (hook.Condition, error) {
 // each store not projected as specified. While the first render waits, the
 // status names no backend, so it stays the same while they arrive; each
 // one's own status says where it is.
-func backendStatuses(stores []*store, out *outcome) (listed []api.BackendStatus, skipped []string) {
+func backendStatuses(stores []*model.Store, out *outcome) (listed []api.BackendStatus, skipped []string) {
 	if out.waiting {
 		return nil, nil
 	}
 	for _, s := range stores {
-		bs := api.BackendStatus{Name: s.backend.Name, StoreID: s.id, IsDefault: s.backend.Spec.IsDefault, Projected: out.inConfig[s.id]}
-		bs.Reason, bs.Message = s.backendStatus(bs.Projected)
+		bs := api.BackendStatus{Name: s.Backend.Name, StoreID: s.ID, IsDefault: s.Backend.Spec.IsDefault, Projected: out.inConfig[s.ID]}
+		bs.Reason, bs.Message = s.BackendStatus(bs.Projected)
 		if bs.Reason != "" && bs.Reason != model.ReasonNotInRunningConfig {
-			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.backend.Name, s.id, bs.Message))
+			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.Backend.Name, s.ID, bs.Message))
 		}
 		listed = append(listed, bs)
 	}
@@ -215,7 +215,7 @@ func backendsReady(d *decision, out *outcome, skipped []string) hook.Condition {
 			strings.Join(skipped, "; ")
 	default:
 		c.Status, c.Reason = true, model.ReasonAllBackendsProjected
-		c.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(d.stores), "store", "stores"), d.def.id)
+		c.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(d.stores), "store", "stores"), d.def.ID)
 	}
 	return c
 }

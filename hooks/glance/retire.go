@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -23,42 +24,42 @@ import (
 // kept with the bundle the running Deployment mounts for it, or not at all;
 // before 2025.1 that bundle also takes part in choosing the process-wide one,
 // and goes before an attached store's (processWideCABundle).
-func retiringStores(attached []*store, running string, drop []string, current *appsv1.Deployment) []*store {
+func retiringStores(attached []*model.Store, running string, drop []string, current *appsv1.Deployment) []*model.Store {
 	if running == "" {
 		return nil
 	}
 	named := map[string]bool{}
 	for _, s := range attached {
-		named[s.id] = true
+		named[s.ID] = true
 	}
-	var out []*store
+	var out []*model.Store
 	for _, id := range sectionIDs(running) {
 		if named[id] {
 			continue
 		}
-		s := &store{id: id, retired: true}
-		s.move(storestate.BackendGone, "")
+		s := &model.Store{ID: id, Retired: true}
+		s.Move(storestate.BackendGone, "")
 		section, ok := sectionOf(running, id)
 		switch {
 		case slices.Contains(drop, id):
-			s.move(storestate.DropListed, "its backend is gone and spec.dropRetiredStores lists it: its section is dropped")
+			s.Move(storestate.DropListed, "its backend is gone and spec.dropRetiredStores lists it: its section is dropped")
 		case !ok:
 			continue
 		default:
 			if err := storeconf.CheckSection(section, id); err != nil {
-				s.skipped = fmt.Sprintf("its backend is gone and its running section cannot be kept: %v", err)
+				s.Skipped = fmt.Sprintf("its backend is gone and its running section cannot be kept: %v", err)
 				break
 			}
 			if namesCACert(section) {
 				ca, mounted := runningCA(current, id)
 				if !mounted {
-					s.skipped = "its backend is gone and its running section names a CA bundle the running Deployment does not mount: its section cannot be kept"
+					s.Skipped = "its backend is gone and its running section names a CA bundle the running Deployment does not mount: its section cannot be kept"
 					break
 				}
-				s.ca = ca
+				s.CA = ca
 			}
-			s.section = section
-			s.move(storestate.RunningKept, "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it")
+			s.Section = section
+			s.Move(storestate.RunningKept, "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it")
 		}
 		out = append(out, s)
 	}
@@ -78,8 +79,8 @@ func sectionIDs(text string) []string {
 
 // withRetired is every store the config renders: the attached ones and the
 // retiring ones kept, sorted by store id.
-func withRetired(attached, retired []*store) []*store {
-	all := append(append([]*store{}, attached...), retired...)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].id < all[j].id })
+func withRetired(attached, retired []*model.Store) []*model.Store {
+	all := append(append([]*model.Store{}, attached...), retired...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }

@@ -156,7 +156,7 @@ func TestSecretStoreGateKeepsLastGood(t *testing.T) {
 	closed := hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is not Ready"}
 	glance := &api.Glance{}
 	glance.Spec.OpenStackRelease = "2025.2"
-	o := observed{glance: glance, spec: glance.Spec, now: time.Unix(1000, 0), stores: []*store{attached("a", true, "")},
+	o := observed{glance: glance, spec: glance.Spec, now: time.Unix(1000, 0), stores: []*model.Store{attached("a", true, "")},
 		creds: credentialsRead{creds: &credentials{}}, deployment: &appsv1.Deployment{}, gates: []hook.Condition{closed}}
 	d := decideSync(&o)
 	if d.keep.reason != model.ReasonLastGoodKept || d.keep.why != closed.Message {

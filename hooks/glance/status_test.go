@@ -46,12 +46,12 @@ var coreConditions = map[string]bool{model.CondBackendsReady: true, model.CondCo
 func TestBuildStatus(t *testing.T) {
 	synced := hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "synced"}
 	userReady := hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable, Message: "available"}
-	rendered := func(stores ...*store) *outcome {
+	rendered := func(stores ...*model.Store) *outcome {
 		out := &outcome{configName: "g-config-1", backendsName: "g-backends-1", inConfig: map[string]bool{},
 			rendered: hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
 			database: synced, serviceUser: userReady}
 		for _, s := range stores {
-			out.inConfig[s.id] = s.state.Rendered()
+			out.inConfig[s.ID] = s.State.Rendered()
 		}
 		return out
 	}
@@ -68,9 +68,9 @@ func TestBuildStatus(t *testing.T) {
 		return d
 	}
 	held := attached("b", false, "")
-	held.state, held.skipped = storestate.Held, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
+	held.State, held.Skipped = storestate.Held, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
 	pending := attached("b", false, pendingMessage)
-	pending.state = storestate.Pending
+	pending.State = storestate.Pending
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
 	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,
@@ -78,7 +78,7 @@ func TestBuildStatus(t *testing.T) {
 		database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig, Message: "no config"}, serviceUser: userReady}
 
 	type args struct {
-		stores    []*store
+		stores    []*model.Store
 		def       string
 		noDefault string
 		out       *outcome
@@ -97,7 +97,7 @@ func TestBuildStatus(t *testing.T) {
 	}{
 		"AllProjected": {
 			reason: "every store rendered and the Deployment on the current config: everything is ready",
-			args: args{stores: []*store{attached("a", true, ""), attached("b", false, "")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), attached("b", false, "")}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
@@ -117,7 +117,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"SkippedStore": {
 			reason: "a faulted store is named with why; its siblings stay projected",
-			args: args{stores: []*store{attached("a", true, ""), attached("b", false, "its credentials are not ready")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), attached("b", false, "its credentials are not ready")}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
@@ -137,11 +137,11 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"HeldStore": {
 			reason: "a store kept on its running section is projected, and says it is outdated",
-			args: args{stores: []*store{attached("a", true, ""), held}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), held}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
-					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.skipped,
+					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.Skipped,
 					"ConfigRendered True Rendered: rendered",
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
@@ -150,14 +150,14 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Projected: true, Reason: model.ReasonStoreOutdated, Message: held.skipped},
+					{Name: "b", StoreID: "b", Projected: true, Reason: model.ReasonStoreOutdated, Message: held.Skipped},
 				},
 				defaultBackend: "a",
 			},
 		},
 		"NoDefault": {
 			reason: "without a default the last-good config is kept: no default is reported, usable stores not in it say why",
-			args: args{stores: []*store{attached("a", false, ""), attached("c", false, "")},
+			args: args{stores: []*model.Store{attached("a", false, ""), attached("c", false, "")},
 				noDefault: "no attached backend is marked isDefault", out: kept,
 				current: mounting("g-config-0", "g-backends-0")},
 			want: want{
@@ -177,7 +177,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"SchemaSyncRunning": {
 			reason: "while a schema Job runs glance-api keeps its image and Ready waits for the database",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: syncing,
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: syncing,
 				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
 			want: want{
 				conditions: []string{
@@ -194,7 +194,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"ImageRollingOut": {
 			reason: "a Deployment on the current config but still the old image is rolling out",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage,
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: newImage,
 				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
 			want: want{
 				conditions: []string{
@@ -211,7 +211,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"PendingStore": {
 			reason: "a store on its way is left out and says so, without being called skipped",
-			args: args{stores: []*store{attached("a", true, ""), pending}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), pending}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
@@ -231,7 +231,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"FirstRenderWaits": {
 			reason: "while the first render waits, the status names no backend: it stays the same while they arrive",
-			args:   args{stores: []*store{attached("a", true, ""), pending}, out: waiting},
+			args:   args{stores: []*model.Store{attached("a", true, ""), pending}, out: waiting},
 			want: want{
 				conditions: []string{
 					"BackendsReady False WaitingForBackends: the first config is rendered once the attached GlanceBackends have rendered their stores; each one's status says where it is",
@@ -246,7 +246,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"Creating": {
 			reason: "the answer that creates the Deployment says it rolls out, as the next syncs will until the Deployment controller reports",
-			args:   args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage},
+			args:   args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: newImage},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
@@ -263,7 +263,7 @@ func TestBuildStatus(t *testing.T) {
 		"NotObservedYet": {
 			reason: "a Deployment whose new template the Deployment controller has not seen yet still rolls out, " +
 				"whatever its status from the template before says",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage, current: notCaughtUp},
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: newImage, current: notCaughtUp},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
@@ -279,7 +279,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"RollingOut": {
 			reason: "a Deployment still on the previous config is rolling out",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a",
 				current: mounting("g-config-0", "g-backends-0")},
 			want: want{
 				conditions: []string{
@@ -296,7 +296,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"PodsCrashLooping": {
 			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a",
 				current: rollingOut(mounting("g-config-1", "g-backends-1")),
 				pods:    report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
 			want: want{
@@ -319,9 +319,9 @@ func TestBuildStatus(t *testing.T) {
 			if out == nil {
 				out = rendered(tc.args.stores...)
 			}
-			var def *store
+			var def *model.Store
 			for _, s := range tc.args.stores {
-				if s.id == tc.args.def {
+				if s.ID == tc.args.def {
 					def = s
 				}
 			}

@@ -19,16 +19,16 @@ func storesReachable(in statusInput) (hook.Condition, error) {
 	var checked int
 	var down []string
 	for _, s := range in.o.stores {
-		if s.retired {
+		if s.Retired {
 			continue
 		}
-		for _, rc := range s.backend.Status.Conditions {
+		for _, rc := range s.Backend.Status.Conditions {
 			if rc.Type != names.ConditionStoreReachable {
 				continue
 			}
 			checked++
 			if rc.Status != metav1.ConditionTrue {
-				down = append(down, fmt.Sprintf("store %s (GlanceBackend %s): %s", s.id, s.backend.Name, rc.Message))
+				down = append(down, fmt.Sprintf("store %s (GlanceBackend %s): %s", s.ID, s.Backend.Name, rc.Message))
 			}
 		}
 	}

@@ -48,8 +48,8 @@ func TestStoresReachable(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			stores := []*store{{id: "a", backend: reachBackend("gb-a", tc.a, "connection refused")},
-				{id: "b", retired: tc.retired, backend: reachBackend("gb-b", tc.b, "connection refused")}}
+			stores := []*model.Store{{ID: "a", Backend: reachBackend("gb-a", tc.a, "connection refused")},
+				{ID: "b", Retired: tc.retired, Backend: reachBackend("gb-b", tc.b, "connection refused")}}
 			got, err := storesReachable(statusInput{o: &observed{stores: stores}})
 			if err != nil {
 				t.Fatal(err)

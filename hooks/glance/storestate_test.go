@@ -32,8 +32,8 @@ func TestStoreState(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			s := &store{state: tc.state, skipped: "why"}
-			reason, _ := s.backendStatus(tc.projected)
+			s := &model.Store{State: tc.state, Skipped: "why"}
+			reason, _ := s.BackendStatus(tc.projected)
 			got := want{rendered: tc.state.Rendered(), pending: tc.state.Waiting(), reason: reason}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -41,11 +41,11 @@ func TestStoreState(t *testing.T) {
 		})
 	}
 	t.Run("DefaultIgnored", func(t *testing.T) {
-		s := &store{state: storestate.Rendered, defaultIgnored: true, ignored: "isDefault is ignored"}
-		if reason, msg := s.backendStatus(true); reason != model.ReasonDefaultSetByControlPlane || msg != s.ignored {
+		s := &model.Store{State: storestate.Rendered, DefaultIgnored: true, Ignored: "isDefault is ignored"}
+		if reason, msg := s.BackendStatus(true); reason != model.ReasonDefaultSetByControlPlane || msg != s.Ignored {
 			t.Errorf("a hand-made default on a ControlPlane's Glance: got %s %q", reason, msg)
 		}
-		if reason, _ := s.backendStatus(false); reason != model.ReasonNotInRunningConfig {
+		if reason, _ := s.BackendStatus(false); reason != model.ReasonNotInRunningConfig {
 			t.Errorf("not in the running config goes before the ignored default: got %s", reason)
 		}
 	})

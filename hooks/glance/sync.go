@@ -159,7 +159,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 		out.schemaJob = jobName(*plan.Job)
 	}
 	for _, s := range stores {
-		out.inConfig[s.id] = s.state.Rendered()
+		out.inConfig[s.ID] = s.State.Rendered()
 	}
 	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
 	if plan.Run != nil {
@@ -180,7 +180,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	}
 	out.children = append(out.children, kept...)
 	out.rendered = hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered,
-		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.def.id)}
+		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.def.ID)}
 	return out, nil
 }
 

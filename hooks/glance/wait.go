@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // FirstRenderWait bounds how long a Glance's first render waits for stores
@@ -25,7 +26,7 @@ const FirstRenderWait = 30 * time.Second
 // just before its backends). A faulted store never holds it. Everything it
 // reads is in the request, so the answer stays a function of the request
 // and the clock the transport passes.
-func firstRenderHold(g *api.Glance, stores []*store, now time.Time) (hold bool, until time.Time) {
+func firstRenderHold(g *api.Glance, stores []*model.Store, now time.Time) (hold bool, until time.Time) {
 	consider := func(since time.Time) {
 		deadline := since.Add(FirstRenderWait)
 		if now.Before(deadline) {
@@ -39,8 +40,8 @@ func firstRenderHold(g *api.Glance, stores []*store, now time.Time) (hold bool, 
 		consider(g.CreationTimestamp.Time)
 	}
 	for _, s := range stores {
-		if s.state.Waiting() {
-			consider(s.since)
+		if s.State.Waiting() {
+			consider(s.Since)
 		}
 	}
 	return hold, until

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -67,14 +68,14 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			s := &store{id: "a"}
-			s.backend.Name, s.backend.CreationTimestamp = "a", metav1.NewTime(t0)
-			s.backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
+			s := &model.Store{ID: "a"}
+			s.Backend.Name, s.Backend.CreationTimestamp = "a", metav1.NewTime(t0)
+			s.Backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
 				S3: &api.S3Store{Host: "http://s3:3900", S3Options: api.S3Options{Bucket: "b", CredentialsSecretRef: api.LocalObjectReference{Name: "c"}}}}
-			s.backend.Status.Conditions = tc.conditions
+			s.Backend.Status.Conditions = tc.conditions
 			related := metacontroller.ObjectMap{names.SecretsKey: {}}
 			if tc.secret != "" {
-				hash := storeconf.SpecHash(s.backend.Spec, "a")
+				hash := storeconf.SpecHash(s.Backend.Spec, "a")
 				if tc.secret == "stale" {
 					hash = "older"
 				}
@@ -94,7 +95,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 			if err := evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
-			got := want{pending: s.state.Waiting(), since: s.since, skipped: s.skipped, rendered: s.state.Rendered()}
+			got := want{pending: s.State.Waiting(), since: s.Since, skipped: s.Skipped, rendered: s.State.Rendered()}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nevaluate: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -107,9 +108,9 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 // backends FirstRenderWait from its creation; faulted or rendered stores
 // hold nothing. It resyncs when the earliest wait ends.
 func TestFirstRenderHold(t *testing.T) {
-	pendingSince := func(name string, since time.Time) *store {
+	pendingSince := func(name string, since time.Time) *model.Store {
 		s := attached(name, false, pendingMessage)
-		s.state, s.since = storestate.Pending, since
+		s.State, s.Since = storestate.Pending, since
 		return s
 	}
 	type want struct {
@@ -118,7 +119,7 @@ func TestFirstRenderHold(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		stores []*store
+		stores []*model.Store
 		now    time.Time
 		want   want
 	}{
@@ -133,19 +134,19 @@ func TestFirstRenderHold(t *testing.T) {
 		},
 		"OnTheirWay": {
 			reason: "stores on their way hold it, the earliest deadline first",
-			stores: []*store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0.Add(2*time.Second))},
+			stores: []*model.Store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0.Add(2*time.Second))},
 			now:    t0.Add(12 * time.Second),
 			want:   want{hold: true, until: t0.Add(2*time.Second + FirstRenderWait)},
 		},
 		"OneWaitOver": {
 			reason: "a store on its way for longer than FirstRenderWait holds nothing; one still within it does",
-			stores: []*store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0)},
+			stores: []*model.Store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0)},
 			now:    t0.Add(FirstRenderWait + time.Second),
 			want:   want{hold: true, until: t0.Add(10*time.Second + FirstRenderWait)},
 		},
 		"FaultedDoesNotHold": {
 			reason: "a faulted store is skipped at once",
-			stores: []*store{attached("a", true, ""), attached("b", false, "its credentials are not ready: bad")},
+			stores: []*model.Store{attached("a", true, ""), attached("b", false, "its credentials are not ready: bad")},
 			now:    t0,
 		},
 	}
