@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // Bounds of a schema Job. glance-manage waits for the database as long as
@@ -45,8 +46,8 @@ type jobChild struct {
 // the step, the image and the metadata definitions path (and the Glance, so
 // two Glances with long names cut to the same prefix never share a name).
 // A Job's template cannot change; a different run is a different Job.
-func jobNamer(glance, metadefsPath string) func(decide.SchemaJob) string {
-	return func(j decide.SchemaJob) string {
+func jobNamer(glance, metadefsPath string) func(observe.SchemaJob) string {
+	return func(j observe.SchemaJob) string {
 		hash := contenthash.Of(map[string]string{"glance": glance, "action": string(j.Action), "image": j.Image, "metadefs": metadefsPath})
 		return names.JobName(glance, "-db-"+string(j.Action)+"-"+hash)
 	}
@@ -62,17 +63,17 @@ func manage(args ...string) (cmd, argv []string) {
 // environment, digest and restrictions as glance-api, with the glance-manage
 // commands of the step in order (all but the last as init containers, so
 // each runs only when the one before succeeded, without a shell).
-func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j decide.SchemaJob, name string, in podInputs) *jobChild {
+func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, name string, in podInputs) *jobChild {
 	type step struct {
 		name string
 		args []string
 	}
 	metadefs := step{"load-metadefs", []string{"db", "load_metadefs", "--path", spec.MetadefsPath}}
-	steps := map[decide.Action][]step{
-		decide.ActionSync:     {{"db-sync", []string{"db", "sync"}}, metadefs},
-		decide.ActionExpand:   {{"db-expand", []string{"db", "expand"}}},
-		decide.ActionMigrate:  {{"db-migrate", []string{"db", "migrate"}}},
-		decide.ActionContract: {{"db-contract", []string{"db", "contract"}}, metadefs},
+	steps := map[observe.Action][]step{
+		observe.ActionSync:     {{"db-sync", []string{"db", "sync"}}, metadefs},
+		observe.ActionExpand:   {{"db-expand", []string{"db", "expand"}}},
+		observe.ActionMigrate:  {{"db-migrate", []string{"db", "migrate"}}},
+		observe.ActionContract: {{"db-contract", []string{"db", "contract"}}, metadefs},
 	}[j.Action]
 	var containers []corev1.Container
 	for _, st := range steps {
@@ -98,7 +99,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j decide.SchemaJob, name
 }
 
 // jobLabels: the component keeps Job pods out of the Service's selector.
-func jobLabels(g *api.Glance, a decide.Action) map[string]string {
+func jobLabels(g *api.Glance, a observe.Action) map[string]string {
 	return map[string]string{
 		names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: model.ComponentSchema,
 		names.LabelManagedBy: names.ManagedBy, names.LabelSchemaAction: string(a),
@@ -126,27 +127,27 @@ type observedJobObject struct {
 
 // observedJobs reads the schema Jobs among the children, in name order, and
 // the ConfigMap and Secret each unfinished one mounts.
-func observedJobs(children metacontroller.ObjectMap) (jobs []decide.ObservedJob, mounted []mounts, err error) {
+func observedJobs(children metacontroller.ObjectMap) (jobs []observe.ObservedJob, mounted []mounts, err error) {
 	objs, err := metacontroller.Decode(children, names.JobsKey, func(*observedJobObject) bool { return true })
 	if err != nil {
 		return nil, nil, hook.Invalid("observed %v", err)
 	}
 	for _, o := range objs {
-		a := decide.Action(o.Metadata.Labels[names.LabelSchemaAction])
+		a := observe.Action(o.Metadata.Labels[names.LabelSchemaAction])
 		if a == "" || len(o.Spec.Template.Spec.Containers) == 0 {
 			continue
 		}
-		j := decide.ObservedJob{Name: o.Metadata.Name, Job: decide.SchemaJob{Action: a, Image: o.Spec.Template.Spec.Containers[0].Image}}
+		j := observe.ObservedJob{Name: o.Metadata.Name, Job: observe.SchemaJob{Action: a, Image: o.Spec.Template.Spec.Containers[0].Image}}
 		for _, c := range o.Status.Conditions {
 			switch {
 			case c.Status != corev1.ConditionTrue:
 			case c.Type == batchv1.JobComplete:
-				j.State = decide.JobSucceeded
+				j.State = observe.JobSucceeded
 			case c.Type == batchv1.JobFailed:
-				j.State = decide.JobFailed
+				j.State = observe.JobFailed
 			}
 		}
-		if j.State == decide.JobRunning {
+		if j.State == observe.JobRunning {
 			cm, sec := PodMounts(o.Spec.Template.Spec.Volumes)
 			mounted = append(mounted, mounts{cm, sec})
 		}
@@ -157,8 +158,8 @@ func observedJobs(children metacontroller.ObjectMap) (jobs []decide.ObservedJob,
 
 // keepJob says whether a finished or unfinished observed Job other than the
 // planned one stays (see the retention note above).
-func keepJob(o decide.ObservedJob, p decide.SchemaPlan) bool {
-	if o.State == decide.JobRunning {
+func keepJob(o observe.ObservedJob, p decide.SchemaPlan) bool {
+	if o.State == observe.JobRunning {
 		return true
 	}
 	if p.Upgrade != nil && o.Job.Image == p.Upgrade.TargetImage {
@@ -169,7 +170,7 @@ func keepJob(o decide.ObservedJob, p decide.SchemaPlan) bool {
 
 // schemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
-func schemaJobs(o *observed, p decide.SchemaPlan, jobName func(decide.SchemaJob) string, in podInputs) ([]any, error) {
+func schemaJobs(o *observed, p decide.SchemaPlan, jobName func(observe.SchemaJob) string, in podInputs) ([]any, error) {
 	children, jobs := o.applied, o.jobs
 	var out []any
 	planned := ""

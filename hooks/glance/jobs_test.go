@@ -11,20 +11,21 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 func TestJobNamer(t *testing.T) {
 	short := jobNamer("glance", "/m")
 	long := jobNamer(strings.Repeat("g", 63), "/m")
-	sync := decide.SchemaJob{Action: decide.ActionSync, Image: "glance:2025.2"}
+	sync := observe.SchemaJob{Action: observe.ActionSync, Image: "glance:2025.2"}
 	cases := map[string]struct {
 		reason string
 		a, b   string
 		same   bool
 	}{
 		"Deterministic":   {"the same run has the same name", short(sync), jobNamer("glance", "/m")(sync), true},
-		"Image":           {"another image is another Job", short(sync), short(decide.SchemaJob{Action: decide.ActionSync, Image: "glance:2025.2-p1"}), false},
-		"Action":          {"another step is another Job", short(sync), short(decide.SchemaJob{Action: decide.ActionExpand, Image: "glance:2025.2"}), false},
+		"Image":           {"another image is another Job", short(sync), short(observe.SchemaJob{Action: observe.ActionSync, Image: "glance:2025.2-p1"}), false},
+		"Action":          {"another step is another Job", short(sync), short(observe.SchemaJob{Action: observe.ActionExpand, Image: "glance:2025.2"}), false},
 		"MetadefsPath":    {"another metadefs path is another Job", short(sync), jobNamer("glance", "/n")(sync), false},
 		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), jobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
 	}
@@ -54,19 +55,19 @@ func TestSchemaJobChild(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		action decide.Action
+		action observe.Action
 		want   want
 	}{
-		"Sync": {"db sync, then the metadata definitions", decide.ActionSync,
+		"Sync": {"db sync, then the metadata definitions", observe.ActionSync,
 			want{init: []string{"db-sync: db sync"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
-		"Expand":  {"db expand alone", decide.ActionExpand, want{main: []string{"db-expand: db expand"}}},
-		"Migrate": {"db migrate alone", decide.ActionMigrate, want{main: []string{"db-migrate: db migrate"}}},
-		"Contract": {"db contract, then the new release's metadata definitions", decide.ActionContract,
+		"Expand":  {"db expand alone", observe.ActionExpand, want{main: []string{"db-expand: db expand"}}},
+		"Migrate": {"db migrate alone", observe.ActionMigrate, want{main: []string{"db-migrate: db migrate"}}},
+		"Contract": {"db contract, then the new release's metadata definitions", observe.ActionContract,
 			want{init: []string{"db-contract: db contract"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			j := schemaJobChild(g, spec, decide.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1"})
+			j := schemaJobChild(g, spec, observe.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1"})
 			pod := j.Spec.Template.Spec
 			var got want
 			for _, c := range pod.InitContainers {
@@ -108,20 +109,20 @@ func TestSchemaJobChild(t *testing.T) {
 func TestKeepJob(t *testing.T) {
 	plan := decide.SchemaPlan{InstalledImage: "glance:2025.2", Upgrade: &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetImage: "glance:2026.1"}}
 	steady := decide.SchemaPlan{InstalledImage: "glance:2025.2"}
-	job := func(a decide.Action, image string, st decide.JobState) decide.ObservedJob {
-		return decide.ObservedJob{Name: "j", Job: decide.SchemaJob{Action: a, Image: image}, State: st}
+	job := func(a observe.Action, image string, st observe.JobState) observe.ObservedJob {
+		return observe.ObservedJob{Name: "j", Job: observe.SchemaJob{Action: a, Image: image}, State: st}
 	}
 	cases := map[string]struct {
 		reason string
-		job    decide.ObservedJob
+		job    observe.ObservedJob
 		plan   decide.SchemaPlan
 		want   bool
 	}{
-		"Running":          {"a running Job is never cut short", job(decide.ActionSync, "glance:2024.2", decide.JobRunning), steady, true},
-		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(decide.ActionSync, "glance:2025.2", decide.JobSucceeded), steady, true},
-		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(decide.ActionExpand, "glance:2026.1", decide.JobSucceeded), plan, true},
-		"Superseded":       {"a finished Job of an image no longer installed goes", job(decide.ActionSync, "glance:2024.2", decide.JobSucceeded), steady, false},
-		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(decide.ActionSync, "glance:2025.2-p9", decide.JobFailed), steady, false},
+		"Running":          {"a running Job is never cut short", job(observe.ActionSync, "glance:2024.2", observe.JobRunning), steady, true},
+		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(observe.ActionSync, "glance:2025.2", observe.JobSucceeded), steady, true},
+		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(observe.ActionExpand, "glance:2026.1", observe.JobSucceeded), plan, true},
+		"Superseded":       {"a finished Job of an image no longer installed goes", job(observe.ActionSync, "glance:2024.2", observe.JobSucceeded), steady, false},
+		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(observe.ActionSync, "glance:2025.2-p9", observe.JobFailed), steady, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

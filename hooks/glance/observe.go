@@ -11,7 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
-	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
@@ -39,7 +38,7 @@ type observed struct {
 	// hasConfig says a config ConfigMap was ever rendered.
 	hasConfig bool
 	creds     credentialsRead
-	jobs      []decide.ObservedJob
+	jobs      []observe.ObservedJob
 	// mounted are what the running Deployment and the unfinished schema
 	// Jobs mount: the history keeps them (sync.go).
 	mounted mountedNamesList

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // outcome is what a sync returns besides status.
@@ -185,7 +186,7 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 }
 
 // schemaInputsOf is what the schema decision reads of the observed request.
-func schemaInputsOf(o *observed, rel release.Release, jobName func(decide.SchemaJob) string) decide.SchemaInputs {
+func schemaInputsOf(o *observed, rel release.Release, jobName func(observe.SchemaJob) string) decide.SchemaInputs {
 	g, spec := o.glance, o.spec
 	in := decide.SchemaInputs{
 		Release: rel, Image: spec.Image.Reference(), Tag: spec.Image.Tag,

@@ -11,43 +11,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
-
-// Action is what a schema Job does.
-type Action string
-
-const (
-	// ActionSync runs glance-manage db sync, then loads the metadata
-	// definitions: first install, and a new image of the same release.
-	ActionSync Action = "sync"
-	// The three steps of a release upgrade; contract also loads the
-	// metadata definitions of the new release.
-	ActionExpand   Action = "expand"
-	ActionMigrate  Action = "migrate"
-	ActionContract Action = "contract"
-)
-
-// JobState is what an observed Job has come to.
-type JobState int
-
-const (
-	JobRunning JobState = iota
-	JobSucceeded
-	JobFailed
-)
-
-// SchemaJob is one schema Job: what it does with which image.
-type SchemaJob struct {
-	Action Action
-	Image  string
-}
-
-// ObservedJob is a schema Job Metacontroller reported.
-type ObservedJob struct {
-	Name  string
-	Job   SchemaJob
-	State JobState
-}
 
 // Deployed is the observed Deployment as the schema steps read it.
 type Deployed struct {
@@ -65,10 +30,10 @@ type SchemaInputs struct {
 	// upgrade in progress.
 	InstalledRelease, InstalledImage string
 	Upgrade                          *api.UpgradeStatus
-	Jobs                             []ObservedJob
+	Jobs                             []observe.ObservedJob
 	Deployment                       *Deployed
 	// JobName names the Job of a step.
-	JobName func(SchemaJob) string
+	JobName func(observe.SchemaJob) string
 	// Namespace is for the kubectl commands messages show.
 	Namespace string
 }
@@ -86,7 +51,7 @@ type SchemaPlan struct {
 	Run *RunTarget
 	// Job is the Job of the current step, returned whether it ran already
 	// or not; nil when no step is due.
-	Job *SchemaJob
+	Job *observe.SchemaJob
 	// InstalledRelease, installedImage and upgrade are the new status.
 	InstalledRelease, InstalledImage string
 	Upgrade                          *api.UpgradeStatus
@@ -201,21 +166,21 @@ func (p *SchemaPlan) refuse(in SchemaInputs, reason, why string) {
 }
 
 // state looks a step's Job up among the observed ones.
-func (in SchemaInputs) state(j SchemaJob) (name string, st JobState, observed bool) {
+func (in SchemaInputs) state(j observe.SchemaJob) (name string, st observe.JobState, observed bool) {
 	name = in.JobName(j)
 	for _, o := range in.Jobs {
 		if o.Name == name {
 			return name, o.State, true
 		}
 	}
-	return name, JobRunning, false
+	return name, observe.JobRunning, false
 }
 
 // blocker is an unfinished observed Job other than name: schema Jobs run
 // one at a time, and a running one is never cut short.
 func (in SchemaInputs) blocker(name string) string {
 	for _, o := range in.Jobs {
-		if o.Name != name && o.State == JobRunning {
+		if o.Name != name && o.State == observe.JobRunning {
 			return o.Name
 		}
 	}
@@ -230,7 +195,7 @@ func (in SchemaInputs) logsHint(name string) string {
 // sync runs db sync (and loads the metadata definitions) for the spec's
 // image; once it has succeeded, that image and release are installed.
 func (p *SchemaPlan) sync(in SchemaInputs, what string) {
-	j := SchemaJob{ActionSync, in.Image}
+	j := observe.SchemaJob{Action: observe.ActionSync, Image: in.Image}
 	name, st, observed := in.state(j)
 	if !observed {
 		if b := in.blocker(name); b != "" {
@@ -241,10 +206,10 @@ func (p *SchemaPlan) sync(in SchemaInputs, what string) {
 	}
 	p.Job = &j
 	switch st {
-	case JobSucceeded:
+	case observe.JobSucceeded:
 		p.InstalledRelease, p.InstalledImage = in.Release.String(), in.Image
 		p.Cond = schemaInPlace(in.Release.String(), in.Image)
-	case JobFailed:
+	case observe.JobFailed:
 		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncFailed,
 			Message: fmt.Sprintf("Job %s (db sync of %s with image %s) failed: %s", name, in.Release, excerpt.Name(in.Image), in.logsHint(name))}
 	default:
@@ -258,8 +223,8 @@ func (p *SchemaPlan) sync(in SchemaInputs, what string) {
 }
 
 // upgradeAction is the Job of an upgrade phase; RollingUpdate has none.
-var upgradeAction = map[string]Action{
-	api.PhaseExpanding: ActionExpand, api.PhaseMigrating: ActionMigrate, api.PhaseContracting: ActionContract,
+var upgradeAction = map[string]observe.Action{
+	api.PhaseExpanding: observe.ActionExpand, api.PhaseMigrating: observe.ActionMigrate, api.PhaseContracting: observe.ActionContract,
 }
 
 // nextPhase follows a phase whose step has succeeded.
@@ -290,9 +255,9 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 			// Only this hook writes the phase; start the walk again, every
 			// step is safe to repeat.
 			up.Phase = api.PhaseExpanding
-			a = ActionExpand
+			a = observe.ActionExpand
 		}
-		j := SchemaJob{a, up.TargetImage}
+		j := observe.SchemaJob{Action: a, Image: up.TargetImage}
 		name, st, observed := in.state(j)
 		if !observed {
 			if b := in.blocker(name); b != "" {
@@ -304,7 +269,7 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 		}
 		p.Job = &j
 		switch st {
-		case JobSucceeded:
+		case observe.JobSucceeded:
 			if up.Phase == api.PhaseContracting {
 				p.InstalledRelease, p.InstalledImage, p.Upgrade = up.TargetRelease, up.TargetImage, nil
 				p.Cond = schemaInPlace(up.TargetRelease, up.TargetImage)
@@ -312,7 +277,7 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 			}
 			up.Phase = nextPhase[up.Phase]
 			continue
-		case JobFailed:
+		case observe.JobFailed:
 			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgradeFailed,
 				Message: fmt.Sprintf("upgrading %s, phase %s: Job %s (db %s with image %s) failed: %s", from, up.Phase, name, a, excerpt.Name(up.TargetImage), in.logsHint(name))}
 		default:

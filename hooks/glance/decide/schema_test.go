@@ -8,6 +8,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 func TestPlanSchema(t *testing.T) {
@@ -24,10 +25,10 @@ func TestPlanSchema(t *testing.T) {
 		}
 		return rel
 	}
-	name := func(j SchemaJob) string { return "j-" + string(j.Action) + "-" + j.Image }
-	job := func(a Action, image string, st JobState) ObservedJob {
-		j := SchemaJob{a, image}
-		return ObservedJob{Name: name(j), Job: j, State: st}
+	name := func(j observe.SchemaJob) string { return "j-" + string(j.Action) + "-" + j.Image }
+	job := func(a observe.Action, image string, st observe.JobState) observe.ObservedJob {
+		j := observe.SchemaJob{Action: a, Image: image}
+		return observe.ObservedJob{Name: name(j), Job: j, State: st}
 	}
 	upgrade := func(phase string) *api.UpgradeStatus {
 		return &api.UpgradeStatus{Phase: phase, TargetRelease: "2026.1", TargetImage: next}
@@ -38,7 +39,7 @@ func TestPlanSchema(t *testing.T) {
 		installedRelease string
 		installedImage   string
 		upgrade          *api.UpgradeStatus
-		jobs             []ObservedJob
+		jobs             []observe.ObservedJob
 		deployment       *Deployed
 	}
 	type want struct {
@@ -63,13 +64,13 @@ func TestPlanSchema(t *testing.T) {
 		},
 		"FirstInstallSynced": {
 			reason: "the first db sync succeeded: the release and image are installed and glance-api runs",
-			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []ObservedJob{job(ActionSync, old, JobSucceeded)}},
+			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []observe.ObservedJob{job(observe.ActionSync, old, observe.JobSucceeded)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-sync-" + old, installedRelease: "2025.2", installedImage: old,
 				status: true, reason: model.ReasonSchemaSynced},
 		},
 		"FirstInstallFailed": {
 			reason: "a failed first db sync is reported, naming its Job; still no Deployment",
-			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []ObservedJob{job(ActionSync, old, JobFailed)}},
+			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []observe.ObservedJob{job(observe.ActionSync, old, observe.JobFailed)}},
 			want:   want{job: "j-sync-" + old, reason: model.ReasonSchemaSyncFailed},
 		},
 		"AdoptedDeployment": {
@@ -92,7 +93,7 @@ func TestPlanSchema(t *testing.T) {
 		"PatchBumpSynced": {
 			reason: "once the patch's db sync succeeded glance-api rolls to it",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
-				jobs: []ObservedJob{job(ActionSync, patch, JobSucceeded)}},
+				jobs: []observe.ObservedJob{job(observe.ActionSync, patch, observe.JobSucceeded)}},
 			want: want{run: patch, runRelease: "2025.2", job: "j-sync-" + patch, installedRelease: "2025.2", installedImage: patch,
 				status: true, reason: model.ReasonSchemaSynced},
 		},
@@ -105,14 +106,14 @@ func TestPlanSchema(t *testing.T) {
 		"ExpandedMigrates": {
 			reason: "expand succeeded: migrate runs, still on the installed image",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseExpanding), jobs: []ObservedJob{job(ActionExpand, next, JobSucceeded)}},
+				upgrade: upgrade(api.PhaseExpanding), jobs: []observe.ObservedJob{job(observe.ActionExpand, next, observe.JobSucceeded)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-migrate-" + next, installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseMigrating, reason: model.ReasonSchemaUpgrading},
 		},
 		"MigratedRolls": {
 			reason: "migrate succeeded: glance-api rolls to the new release's image, in its launch mode",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseMigrating), jobs: []ObservedJob{job(ActionExpand, next, JobSucceeded), job(ActionMigrate, next, JobSucceeded)},
+				upgrade: upgrade(api.PhaseMigrating), jobs: []observe.ObservedJob{job(observe.ActionExpand, next, observe.JobSucceeded), job(observe.ActionMigrate, next, observe.JobSucceeded)},
 				deployment: &Deployed{Image: old, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseRollingUpdate, reason: model.ReasonSchemaUpgrading},
@@ -134,7 +135,7 @@ func TestPlanSchema(t *testing.T) {
 		"Contracted": {
 			reason: "contract succeeded: the new release is installed and the upgrade is over",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseContracting), jobs: []ObservedJob{job(ActionContract, next, JobSucceeded)},
+				upgrade: upgrade(api.PhaseContracting), jobs: []observe.ObservedJob{job(observe.ActionContract, next, observe.JobSucceeded)},
 				deployment: &Deployed{Image: next, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", job: "j-contract-" + next, installedRelease: "2026.1", installedImage: next,
 				status: true, reason: model.ReasonSchemaSynced},
@@ -142,7 +143,7 @@ func TestPlanSchema(t *testing.T) {
 		"MigrateFailed": {
 			reason: "a failed step stops the walk, names its Job, and glance-api keeps the installed image",
 			args: args{release: "2026.1", image: next, tag: "2026.1", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseMigrating), jobs: []ObservedJob{job(ActionMigrate, next, JobFailed)}},
+				upgrade: upgrade(api.PhaseMigrating), jobs: []observe.ObservedJob{job(observe.ActionMigrate, next, observe.JobFailed)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-migrate-" + next, installedRelease: "2025.2", installedImage: old,
 				phase: api.PhaseMigrating, reason: model.ReasonSchemaUpgradeFailed},
 		},
@@ -199,7 +200,7 @@ func TestPlanSchema(t *testing.T) {
 		"OneJobAtATime": {
 			reason: "a Job still running for an earlier spec is let finish before the next one starts",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
-				jobs: []ObservedJob{job(ActionSync, "glance:2025.2-p0", JobRunning)}},
+				jobs: []observe.ObservedJob{job(observe.ActionSync, "glance:2025.2-p0", observe.JobRunning)}},
 			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old, reason: model.ReasonSchemaSyncRunning},
 		},
 		"UnreadableStatus": {
