@@ -21,7 +21,7 @@ import (
 // DeploymentReady does, and its messages name no count, so a rollout does
 // not rewrite the status once more for it; DeploymentReady counts.
 func glanceAPIReady(in statusInput) (hook.Condition, error) {
-	g, d := in.o.glance, in.o.deployment
+	g, d := in.o.Glance, in.o.Deployment
 	c := hook.Condition{Type: model.CondGlanceAPIReady}
 	switch {
 	case d == nil && in.out.runImage == "":

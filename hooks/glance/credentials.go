@@ -19,17 +19,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
-
-// credentials is what the Glance's Secrets give the pods.
-type credentials struct {
-	// connection is the database URL and servicePassword the service user's
-	// password, both as OS_DATABASE__CONNECTION and
-	// OS_KEYSTONE_AUTHTOKEN__PASSWORD must hold them (osloEnvValue).
-	connection, servicePassword string
-	// digest changes with the URL and the service user's password.
-	digest string
-}
 
 // relatedSecret is a Secret the Glance names, as far as it is read.
 type relatedSecret struct {
@@ -89,7 +80,7 @@ func secretBytes(related metacontroller.ObjectMap, name, key string) (value []by
 // Secret (its key) the spec names. creds is nil unless both
 // are complete; database is the DatabaseReady condition when the database
 // Secret is not, user the ServiceUserReady condition.
-func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *credentials, database *hook.Condition, user hook.Condition, err error) {
+func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *observe.Credentials, database *hook.Condition, user hook.Condition, err error) {
 	user = hook.Condition{Type: model.CondServiceUserReady, Reason: model.ReasonWaitingForCredentials}
 	dbRef := spec.Database.SecretRef
 	var dbProblems []string
@@ -133,8 +124,8 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 	}
 	host, port := spec.Database.Address(g.Namespace)
 	url := connectionURL(values[0], values[1], host, port, spec.Database.Database) + databaseTLSQuery(activeDatabaseTLS(spec))
-	c := &credentials{connection: osloEnvValue(url), servicePassword: osloEnvValue(password),
-		digest: credentialsDigest(dbUID, userUID, append([]string{url, password}, tlsMaterial...)...)}
+	c := &observe.Credentials{Connection: osloEnvValue(url), ServicePassword: osloEnvValue(password),
+		Digest: credentialsDigest(dbUID, userUID, append([]string{url, password}, tlsMaterial...)...)}
 	return c, database, user, nil
 }
 

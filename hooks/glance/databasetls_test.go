@@ -129,8 +129,8 @@ func TestReadCredentialsWithDatabaseTLS(t *testing.T) {
 				}
 				return
 			}
-			if !strings.HasSuffix(creds.connection, "?charset=utf8&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=true") {
-				t.Errorf("%s: the URL %q does not carry verify-full's parameters", tc.reason, creds.connection)
+			if !strings.HasSuffix(creds.Connection, "?charset=utf8&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=true") {
+				t.Errorf("%s: the URL %q does not carry verify-full's parameters", tc.reason, creds.Connection)
 			}
 		})
 	}
@@ -152,7 +152,7 @@ func TestDatabaseTLSChangeRollsThePods(t *testing.T) {
 		if err != nil || creds == nil {
 			t.Fatalf("readCredentials: %v %v", cond, err)
 		}
-		return creds.digest
+		return creds.Digest
 	}
 	base := digest(tlsSpec(api.DBTLSVerifyFull), secrets(ca.CertPEM, client))
 	for name, tc := range map[string]struct {

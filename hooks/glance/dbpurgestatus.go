@@ -13,31 +13,19 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
-// observedCronJob is an observed CronJob as far as the hook reads it.
-type observedCronJob struct {
-	Status batchv1.CronJobStatus `json:"status"`
-}
-
-// observedPurge is the observed purge CronJob, or why it cannot be read:
-// an error only where its status is reported.
-type observedPurge struct {
-	cronJob observedCronJob
-	found   bool
-	err     error
-}
-
 // observePurgeCronJob is the purge feature's observation.
-func observePurgeCronJob(o *observed, children metacontroller.ObjectMap) error {
-	o.purge = observePurge(children, o.glance)
+func observePurgeCronJob(o *observe.Observed, children metacontroller.ObjectMap) error {
+	o.Purge = observePurge(children, o.Glance)
 	return nil
 }
 
 // observePurge reads the purge CronJob.
-func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurge {
-	var p observedPurge
-	p.cronJob, p.found, p.err = metacontroller.DecodeOne[observedCronJob](children, names.CronJobsKey, names.DBPurgeCronJobName(g.Name))
+func observePurge(children metacontroller.ObjectMap, g *api.Glance) observe.ObservedPurge {
+	var p observe.ObservedPurge
+	p.CronJob, p.Found, p.Err = metacontroller.DecodeOne[observe.ObservedCronJob](children, names.CronJobsKey, names.DBPurgeCronJobName(g.Name))
 	return p
 }
 
@@ -48,11 +36,11 @@ func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurg
 // start (or never) failed. A CronJob this answer asks for (asked) and not
 // observed yet is scheduled with no run: said from the answer that creates
 // it, the status is not written again when the create is observed.
-func dbPurgeReady(g *api.Glance, observed observedPurge, asked bool) (*hook.Condition, error) {
+func dbPurgeReady(g *api.Glance, observed observe.ObservedPurge, asked bool) (*hook.Condition, error) {
 	p := api.DBPurgeOf(g.Spec.DBPurge)
 	name := names.DBPurgeCronJobName(g.Name)
 	c := &hook.Condition{Type: model.CondDBPurgeReady}
-	cj, found, err := observed.cronJob, observed.found, observed.err
+	cj, found, err := observed.CronJob, observed.Found, observed.Err
 	if err != nil {
 		return nil, hook.Invalid("observed %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // decision is what a sync does, decided from the observed request alone:
@@ -41,8 +42,8 @@ type lastGood struct{ reason, why string }
 // it: the stores whose state it moves (one held from the running config,
 // one left out for its CA bundle or its egress) are its own copies, so
 // what was observed stays what the request said.
-func decideSync(o *observed) decision {
-	d := decision{stores: ownStores(o.stores)}
+func decideSync(o *observe.Observed) decision {
+	d := decision{stores: ownStores(o.Stores)}
 	// The features' decisions, in their order: a store held from the
 	// running config, the retiring stores, the process-wide CA bundle
 	// (which may leave stores out, attached or retiring, so it decides the
@@ -54,49 +55,49 @@ func decideSync(o *observed) decision {
 	}
 	// Before anything is rendered, the first render waits for the stores
 	// on their way (firstRenderHold).
-	if o.deployment == nil && !o.hasConfig {
-		d.hold, d.until = firstRenderHold(o.glance, d.stores, o.now)
+	if o.Deployment == nil && !o.HasConfig {
+		d.hold, d.until = firstRenderHold(o.Glance, d.stores, o.Now)
 	}
 	d.def, d.noDefault = chooseDefault(d.stores)
-	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.gates, o.creds)
-	if len(o.invalid) > 0 {
+	d.keep = whyKeep(d.hold, d.def != nil, d.noDefault, o.Gates, o.Creds)
+	if len(o.Invalid) > 0 {
 		// The spec is refused whatever else would hold the render: the
 		// same rules as admission, for a Glance admission did not see.
 		d.invalid, d.hold = true, false
-		d.keep = lastGood{model.ReasonInvalidSpec, "the Glance spec is invalid: " + o.invalid.String()}
+		d.keep = lastGood{model.ReasonInvalidSpec, "the Glance spec is invalid: " + o.Invalid.String()}
 	}
 	return d
 }
 
 // holdOutdatedStores is the stores feature's decision: an outdated store
 // keeps its running section (holdOutdated).
-func holdOutdatedStores(o *observed, d *decision) {
-	if o.deployment != nil {
-		holdOutdated(d.stores, func() string { return o.running }, o.deployment)
+func holdOutdatedStores(o *observe.Observed, d *decision) {
+	if o.Deployment != nil {
+		holdOutdated(d.stores, func() string { return o.Running }, o.Deployment)
 	}
 }
 
 // retireStores is the retirement feature's decision: the stores the
 // running config holds and no attached backend names (retiringStores).
-func retireStores(o *observed, d *decision) {
-	if o.deployment != nil {
-		d.retired = retiringStores(d.stores, o.running, o.spec.DropRetiredStores, o.deployment)
+func retireStores(o *observe.Observed, d *decision) {
+	if o.Deployment != nil {
+		d.retired = retiringStores(d.stores, o.Running, o.Spec.DropRetiredStores, o.Deployment)
 	}
 }
 
 // chooseProcessWideCA is the CA bundles feature's decision: on a release whose
 // glance_store has one process-wide CA bundle, which one, leaving out the
 // stores it cannot serve (processWideCABundle).
-func chooseProcessWideCA(o *observed, d *decision) {
-	if rel, ok := oldestRunRelease(o.spec.OpenStackRelease, o.glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
+func chooseProcessWideCA(o *observe.Observed, d *decision) {
+	if rel, ok := oldestRunRelease(o.Spec.OpenStackRelease, o.Glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
 		d.processWideCA = processWideCABundle(d.stores, d.retired, rel)
 	}
 }
 
 // awaitStoreEgress is the network policy feature's decision: a store
 // waits for the NetworkPolicy to allow its endpoint (awaitEgress).
-func awaitStoreEgress(o *observed, d *decision) {
-	awaitEgress(o.glance, o.spec, d.stores, o.allowedEgress)
+func awaitStoreEgress(o *observe.Observed, d *decision) {
+	awaitEgress(o.Glance, o.Spec, d.stores, o.AllowedEgress)
 }
 
 // ownStores copies the observed stores for decide to move: one backing
@@ -115,7 +116,7 @@ func ownStores(observed []*model.Store) []*model.Store {
 // whyKeep says why nothing is re-rendered, in order: the first render
 // waiting, no default store, a gate that is closed (a feature's gate),
 // credentials that are not complete.
-func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, creds credentialsRead) lastGood {
+func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, creds observe.CredentialsRead) lastGood {
 	closed := slices.IndexFunc(gates, func(c hook.Condition) bool { return !c.Status })
 	switch {
 	case hold:
@@ -124,9 +125,9 @@ func whyKeep(hold, hasDefault bool, noDefault string, gates []hook.Condition, cr
 		return lastGood{model.ReasonNoDefaultBackend, noDefault}
 	case closed >= 0:
 		return lastGood{model.ReasonLastGoodKept, gates[closed].Message}
-	case creds.creds == nil && creds.dbProblem != nil:
+	case creds.Creds == nil && creds.DBProblem != nil:
 		return lastGood{model.ReasonLastGoodKept, "the database credentials are not complete"}
-	case creds.creds == nil:
+	case creds.Creds == nil:
 		return lastGood{model.ReasonLastGoodKept, "the service user's password is missing"}
 	}
 	return lastGood{}

@@ -14,13 +14,14 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 func TestWhyKeep(t *testing.T) {
-	complete := credentialsRead{creds: &credentials{}}
-	noPassword := credentialsRead{}
-	noDatabase := credentialsRead{dbProblem: &hook.Condition{Type: model.CondDatabaseReady}}
+	complete := observe.CredentialsRead{Creds: &observe.Credentials{}}
+	noPassword := observe.CredentialsRead{}
+	noDatabase := observe.CredentialsRead{DBProblem: &hook.Condition{Type: model.CondDatabaseReady}}
 	open := []hook.Condition{{Type: "A", Status: true, Message: "a is open"}}
 	closed := []hook.Condition{{Type: "A", Status: true}, {Type: "B", Message: "b is closed"}, {Type: "C", Message: "c is closed"}}
 	cases := map[string]struct {
@@ -28,7 +29,7 @@ func TestWhyKeep(t *testing.T) {
 		hold       bool
 		hasDefault bool
 		gates      []hook.Condition
-		creds      credentialsRead
+		creds      observe.CredentialsRead
 		want       lastGood
 	}{
 		"Render":     {"a default and complete credentials render", false, true, open, complete, lastGood{}},
@@ -58,34 +59,34 @@ func TestDecide(t *testing.T) {
 	}
 	glance := &api.Glance{}
 	glance.Spec.OpenStackRelease = "2025.2"
-	withCreds := credentialsRead{creds: &credentials{}}
+	withCreds := observe.CredentialsRead{Creds: &observe.Credentials{}}
 	cases := map[string]struct {
 		reason   string
-		observed observed
+		observed observe.Observed
 		wantKeep string
 		wantHold bool
 		wantDef  string
 	}{
 		"FirstRenderWaits": {
 			reason:   "nothing rendered yet and a store on its way: the first render waits",
-			observed: observed{stores: pending(), creds: withCreds},
+			observed: observe.Observed{Stores: pending(), Creds: withCreds},
 			wantKeep: model.ReasonNotRendered, wantHold: true,
 		},
 		"RenderedBeforeNoWait": {
 			reason:   "a config rendered before: no first-render wait, and no default keeps the last-good one",
-			observed: observed{stores: pending(), creds: withCreds, hasConfig: true},
+			observed: observe.Observed{Stores: pending(), Creds: withCreds, HasConfig: true},
 			wantKeep: model.ReasonNoDefaultBackend,
 		},
 		"Renders": {
 			reason:   "a ready default store and credentials: render",
-			observed: observed{stores: ready(), creds: withCreds, deployment: &appsv1.Deployment{}},
+			observed: observe.Observed{Stores: ready(), Creds: withCreds, Deployment: &appsv1.Deployment{}},
 			wantDef:  "a",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := tc.observed
-			o.glance, o.spec, o.now = glance, glance.Spec, now
+			o.Glance, o.Spec, o.Now = glance, glance.Spec, now
 			d := decideSync(&o)
 			def := ""
 			if d.def != nil {
@@ -118,7 +119,7 @@ func TestDecideLeavesObservationAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		observeOnce := func() *observed {
+		observeOnce := func() *observe.Observed {
 			req, ok := metacontroller.ParseSyncRequest(body)
 			if !ok {
 				t.Fatalf("%s: not a sync request", path)
@@ -135,7 +136,7 @@ func TestDecideLeavesObservationAlone(t *testing.T) {
 			t.Errorf("%s: decide changed the observation:\n%s", path, diff)
 		}
 		for i, s := range d.stores {
-			if s.State != o.stores[i].State {
+			if s.State != o.Stores[i].State {
 				moved++
 				break
 			}

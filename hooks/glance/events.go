@@ -108,7 +108,7 @@ type occurrence struct {
 // replica reads the same time), so the name and the bytes of an Event are
 // the same in every answer. now only decides whether a Normal Event not
 // observed yet is still fresh (EventFreshFor).
-func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error) {
+func events(g *api.Glance, observed observe.ObservedEvents, now time.Time) ([]any, error) {
 	byName := map[string]any{}
 	// One label map for every Event: nothing writes to it.
 	labels := model.ObjectLabels(g)
@@ -117,18 +117,18 @@ func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error
 			continue
 		}
 		e := eventOf(g, labels, o)
-		seen := observed.seen(e.Name)
+		seen := observed.Seen(e.Name)
 		if !o.warning && !seen && now.Sub(o.at.Time) > EventFreshFor {
 			continue
 		}
 		byName[e.Name] = e
 	}
-	for _, listed := range observed.listed {
+	for _, listed := range observed.Listed {
 		name := listed.Name
 		if _, ok := byName[name]; ok {
 			continue
 		}
-		applied, err := observed.applied.AnyOf(names.EventsKey, name)
+		applied, err := observed.Applied.AnyOf(names.EventsKey, name)
 		if err != nil {
 			return nil, hook.Invalid("observed Event %s: %v", excerpt.Name(name), err)
 		}
@@ -141,22 +141,9 @@ func events(g *api.Glance, observed observedEvents, now time.Time) ([]any, error
 	return out, nil
 }
 
-// observedEvents are the Glance's observed Events: listed by name, and
-// held to be returned as last applied.
-type observedEvents struct {
-	listed  []observe.ListedChild
-	applied observe.LastApplied
-}
-
 // observeEvents lists the observed Events.
-func observeEvents(children metacontroller.ObjectMap) observedEvents {
-	return observedEvents{observe.ObserveListed(children, names.EventsKey), observe.Applied(children)}
-}
-
-// seen reports whether an Event of the name is observed.
-func (e observedEvents) seen(name string) bool {
-	i, found := slices.BinarySearchFunc(e.listed, name, func(c observe.ListedChild, name string) int { return strings.Compare(c.Name, name) })
-	return found && e.listed[i].Present
+func observeEvents(children metacontroller.ObjectMap) observe.ObservedEvents {
+	return observe.ObservedEvents{Listed: observe.ObserveListed(children, names.EventsKey), Applied: observe.Applied(children)}
 }
 
 // occurrences reads the Events a status calls for: a skipped backend, the

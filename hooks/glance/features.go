@@ -9,6 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // feature is one feature of a Glance as one value: what it contributes to
@@ -25,13 +26,13 @@ type feature struct {
 	// gate reads what it asked for and returns its condition, nil when its
 	// field is unset. A False one keeps the last-good config and says why
 	// (decide.go), and Ready waits for it (report.go).
-	gate func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error)
+	gate func(o *observe.Observed, related metacontroller.ObjectMap) (*hook.Condition, error)
 	// observe reads its children into its typed fields of observed, so
 	// nothing after observe reads the request's maps.
-	observe func(o *observed, children metacontroller.ObjectMap) error
+	observe func(o *observe.Observed, children metacontroller.ObjectMap) error
 	// decide makes its decision from what was observed, into d; it
 	// changes nothing of o (decide.go).
-	decide func(o *observed, d *decision)
+	decide func(o *observe.Observed, d *decision)
 	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
 	// in their order, and their sections follow it in their order.
 	conf func(confInput) (confPart, error)
@@ -48,7 +49,7 @@ type feature struct {
 	withDeployment func(deploymentInput) []any
 	// reach are its children rendered whatever the config decision, with
 	// their condition (reach.go).
-	reach func(o *observed, stores []*model.Store) ([]any, *hook.Condition, error)
+	reach func(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error)
 	// events are the Events its part of the observed status calls for
 	// (events.go).
 	events func(api.GlanceStatus) []occurrence

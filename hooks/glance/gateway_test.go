@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 func TestHTTPRoute(t *testing.T) {
@@ -57,21 +58,21 @@ func TestHTTPRoute(t *testing.T) {
 }
 
 func TestRouteAccepted(t *testing.T) {
-	parent := routeParentRef{Name: "edge", SectionName: "https"}
-	status := func(name, section, accepted string) observedRouteStatus {
-		var st observedRouteStatus
+	parent := observe.RouteParentRef{Name: "edge", SectionName: "https"}
+	status := func(name, section, accepted string) observe.ObservedRouteStatus {
+		var st observe.ObservedRouteStatus
 		st.Status.Parents = append(st.Status.Parents, struct {
-			ParentRef      routeParentRef     `json:"parentRef"`
-			ControllerName string             `json:"controllerName"`
-			Conditions     []metav1.Condition `json:"conditions"`
-		}{ParentRef: routeParentRef{Name: name, SectionName: section},
+			ParentRef      observe.RouteParentRef `json:"parentRef"`
+			ControllerName string                 `json:"controllerName"`
+			Conditions     []metav1.Condition     `json:"conditions"`
+		}{ParentRef: observe.RouteParentRef{Name: name, SectionName: section},
 			Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionStatus(accepted), Reason: "NotAllowedByListeners", Message: "listener refuses"}}})
 		return st
 	}
 	cases := map[string]struct {
 		reason string
 		found  bool
-		st     observedRouteStatus
+		st     observe.ObservedRouteStatus
 		want   string
 	}{
 		"NotCreated":     {reason: "no route observed yet", want: "False/HTTPRouteNotAccepted"},

@@ -8,6 +8,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // hpaReady is HPAReady: with spec.autoscaling, True once the
@@ -15,10 +16,10 @@ import (
 // scaling.go) or kept as last applied; without it, True under
 // HPANotRequired, as the reference reports it.
 func hpaReady(in statusInput) (hook.Condition, error) {
-	g := in.o.glance
+	g := in.o.Glance
 	c := hook.Condition{Type: model.CondHPAReady, Status: true, Reason: model.ReasonHPANotRequired,
 		Message: "spec.autoscaling is not set: spec.deployment.replicas sets the number of glance-api pods"}
-	if in.o.spec.Autoscaling == nil {
+	if in.o.Spec.Autoscaling == nil {
 		return c, nil
 	}
 	if !returnsAutoscaler(in, g.Name) {
@@ -28,14 +29,14 @@ func hpaReady(in statusInput) (hook.Condition, error) {
 	}
 	c.Reason = model.ReasonHPAReady
 	c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s scales Deployment %s from %d to %d pods",
-		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.o.spec.Autoscaling.MinReplicas, in.o.spec.Autoscaling.MaxReplicas)
+		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.o.Spec.Autoscaling.MinReplicas, in.o.Spec.Autoscaling.MaxReplicas)
 	return c, nil
 }
 
 // observeAutoscaler is the scaling feature's observation: whether the
 // Glance's autoscaler is observed.
-func observeAutoscaler(o *observed, children metacontroller.ObjectMap) error {
-	_, o.autoscalerObserved = children.Get(names.HorizontalPodAutoscalersKey, o.glance.Name)
+func observeAutoscaler(o *observe.Observed, children metacontroller.ObjectMap) error {
+	_, o.AutoscalerObserved = children.Get(names.HorizontalPodAutoscalersKey, o.Glance.Name)
 	return nil
 }
 
@@ -48,5 +49,5 @@ func returnsAutoscaler(in statusInput, name string) bool {
 			return true
 		}
 	}
-	return in.o.autoscalerObserved && !in.out.rendered.Status
+	return in.o.AutoscalerObserved && !in.out.rendered.Status
 }

@@ -35,7 +35,7 @@ func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
 	}}
 	observed, err := readPods(related, "glance")
 	require.NoError(t, err)
-	pods := observed.byJob["glance-db-sync-1"]
+	pods := observed.ByJob["glance-db-sync-1"]
 	var got []string
 	for _, p := range pods {
 		got = append(got, p.Name)

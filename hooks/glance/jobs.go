@@ -170,8 +170,8 @@ func keepJob(o observe.ObservedJob, p decide.SchemaPlan) bool {
 
 // schemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
-func schemaJobs(o *observed, p decide.SchemaPlan, jobName func(observe.SchemaJob) string, in podInputs) ([]any, error) {
-	children, jobs := o.applied, o.jobs
+func schemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.SchemaJob) string, in podInputs) ([]any, error) {
+	children, jobs := o.Applied, o.Jobs
 	var out []any
 	planned := ""
 	if p.Job != nil {
@@ -183,7 +183,7 @@ func schemaJobs(o *observed, p decide.SchemaPlan, jobName func(observe.SchemaJob
 		case found:
 			out = append(out, applied)
 		default:
-			out = append(out, schemaJobChild(o.glance, o.spec, *p.Job, planned, in))
+			out = append(out, schemaJobChild(o.Glance, o.Spec, *p.Job, planned, in))
 		}
 	}
 	for _, o := range jobs {

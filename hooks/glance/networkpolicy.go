@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -286,9 +287,9 @@ func observedPolicy(children metacontroller.ObjectMap, glance string) (map[strin
 
 // observeEgress is the network policy feature's observation: the egress
 // the observed glance-api NetworkPolicy allows.
-func observeEgress(o *observed, children metacontroller.ObjectMap) error {
+func observeEgress(o *observe.Observed, children metacontroller.ObjectMap) error {
 	var err error
-	o.allowedEgress, err = observedPolicy(children, o.glance.Name)
+	o.AllowedEgress, err = observedPolicy(children, o.Glance.Name)
 	return err
 }
 

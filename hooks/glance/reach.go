@@ -4,6 +4,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // reach is what spec.gateway and spec.networkPolicy add to a sync: the
@@ -17,7 +18,7 @@ type reach struct {
 // NetworkPolicies) whatever the config decision: neither is mounted by a
 // pod, and a store waiting for its egress (awaitEgress) must not wait for
 // a config render that waits for it.
-func reachChildren(o *observed, stores []*model.Store) (reach, error) {
+func reachChildren(o *observe.Observed, stores []*model.Store) (reach, error) {
 	var r reach
 	for _, f := range features {
 		if f.reach == nil {
@@ -39,8 +40,8 @@ func reachChildren(o *observed, stores []*model.Store) (reach, error) {
 // applied while the spec is invalid: a hostname or a rule it holds is not
 // rendered. what names them in the condition, which is reported only when
 // the feature's field is set.
-func keptWhileInvalid(o *observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
-	kept, err := o.applied.Keep(key)
+func keptWhileInvalid(o *observe.Observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
+	kept, err := o.Applied.Keep(key)
 	if err != nil || !set {
 		return kept, nil, err
 	}
@@ -48,26 +49,26 @@ func keptWhileInvalid(o *observed, key string, set bool, condType, what string) 
 }
 
 // gatewayReach is spec.gateway's route and its condition.
-func gatewayReach(o *observed, _ []*model.Store) ([]any, *hook.Condition, error) {
-	if len(o.invalid) > 0 {
-		return keptWhileInvalid(o, names.HTTPRoutesKey, o.spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
+func gatewayReach(o *observe.Observed, _ []*model.Store) ([]any, *hook.Condition, error) {
+	if len(o.Invalid) > 0 {
+		return keptWhileInvalid(o, names.HTTPRoutesKey, o.Spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
 	}
-	route, c := gatewayChildren(o.glance, o.spec, o.route)
+	route, c := gatewayChildren(o.Glance, o.Spec, o.Route)
 	return route, c, nil
 }
 
 // networkPolicyReach is spec.networkPolicy's NetworkPolicies and their
 // condition. A spec they cannot be rendered from keeps the observed ones
 // as last applied.
-func networkPolicyReach(o *observed, stores []*model.Store) ([]any, *hook.Condition, error) {
-	if len(o.invalid) > 0 {
-		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
+func networkPolicyReach(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error) {
+	if len(o.Invalid) > 0 {
+		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.Spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
 	}
-	policies, c, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
+	policies, c, err := networkPolicyChildren(o.Glance, o.Spec, stores, o.AllowedEgress)
 	if !model.IsSpecError(err) {
 		return policies, c, err
 	}
-	kept, kerr := o.applied.Keep(names.NetworkPoliciesKey)
+	kept, kerr := o.Applied.Keep(names.NetworkPoliciesKey)
 	if kerr != nil {
 		return nil, nil, kerr
 	}

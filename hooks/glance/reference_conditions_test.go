@@ -32,9 +32,9 @@ func referenceStatus() statusInput {
 		database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced},
 		serviceUser: hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable}}
 	return statusInput{
-		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
-			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
-			applied: observe.Applied(metacontroller.ObjectMap{})},
+		o: &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults(g.Namespace), Now: time.Unix(0, 0),
+			Deployment: mounting("glance-config-1", "glance-backends-1"), Creds: observe.CredentialsRead{Creds: &observe.Credentials{}},
+			Applied: observe.Applied(metacontroller.ObjectMap{})},
 		d:   &decision{stores: []*model.Store{a, b}, def: a},
 		out: out,
 	}
@@ -65,16 +65,16 @@ func TestReferenceConditions(t *testing.T) {
 		"SecretsReady/SecretsAvailable": {"the Secrets are complete, without a store as with a Ready one", true, same},
 		"SecretsReady/SecretStoreNotReady": {"spec.secretStoreRef names a store that is not there: the gate holds the render", false,
 			func(t *testing.T, in *statusInput) {
-				in.o.spec.SecretStoreRef = &api.SecretStoreRefSpec{Name: "openbao"}
+				in.o.Spec.SecretStoreRef = &api.SecretStoreRefSpec{Name: "openbao"}
 				var err error
-				in.o.gates, err = observeGates(in.o, metacontroller.ObjectMap{})
+				in.o.Gates, err = observeGates(in.o, metacontroller.ObjectMap{})
 				require.NoError(t, err)
 			}},
 		"SecretsReady/WaitingForDBCredentials": {"the database Secret is incomplete", false, func(t *testing.T, in *statusInput) {
-			in.o.creds = credentialsRead{dbProblem: &hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForDBCredentials}}
+			in.o.Creds = observe.CredentialsRead{DBProblem: &hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForDBCredentials}}
 		}},
 		"SecretsReady/WaitingForServiceUserCredentials": {"the service user's Secret is incomplete", false, func(t *testing.T, in *statusInput) {
-			in.o.creds = credentialsRead{}
+			in.o.Creds = observe.CredentialsRead{}
 		}},
 		"SecretsReady/TargetClusterUnavailable": {reason: "no target clusters here"},
 		"SecretsReady/ConfigError":              {reason: "ConfigRendered=False/InvalidSpec says it"},
@@ -112,10 +112,10 @@ func TestReferenceConditions(t *testing.T) {
 
 		"GlanceAPIReady/APIHealthy": {"a pod passes its readiness probe, GET /healthcheck", true, same},
 		"GlanceAPIReady/APIUnhealthy": {"no pod passes it", false, func(t *testing.T, in *statusInput) {
-			in.o.deployment.Status.AvailableReplicas = 0
+			in.o.Deployment.Status.AvailableReplicas = 0
 		}},
 		"GlanceAPIReady/EndpointNotReady": {"no Deployment yet", false, func(t *testing.T, in *statusInput) {
-			in.o.deployment = nil
+			in.o.Deployment = nil
 		}},
 		"GlanceAPIReady/HealthCheckTimeout": {reason: "the hooks dial nothing: APIUnhealthy"},
 		"GlanceAPIReady/ConnectionFailed":   {reason: "the hooks dial nothing: APIUnhealthy"},
@@ -124,8 +124,8 @@ func TestReferenceConditions(t *testing.T) {
 		"HPAReady/HPANotRequired": {"spec.autoscaling unset", true, same},
 		"HPAReady/HPAReady": {"the autoscaler is returned with the Deployment", true, func(t *testing.T, in *statusInput) {
 			min := int32(2)
-			in.o.spec.Autoscaling = &api.AutoscalingSpec{MinReplicas: &min, MaxReplicas: 4}
-			in.out.children = append(in.out.children, horizontalPodAutoscaler(in.o.glance, *in.o.spec.Autoscaling))
+			in.o.Spec.Autoscaling = &api.AutoscalingSpec{MinReplicas: &min, MaxReplicas: 4}
+			in.out.children = append(in.out.children, horizontalPodAutoscaler(in.o.Glance, *in.o.Spec.Autoscaling))
 		}},
 
 		"NetworkPolicyReady/NetworkPolicyNotRequired": {"spec.networkPolicy unset", true, same},
@@ -141,27 +141,27 @@ func TestReferenceConditions(t *testing.T) {
 		"HTTPRouteReady/CapabilityProbeFailed":  {reason: "no target clusters here"},
 
 		"DBPurgeReady/DBPurgeScheduled": {"the CronJob is there", true, func(t *testing.T, in *statusInput) {
-			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
-			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.glance)
+			in.o.Glance.Spec.DBPurge, in.o.Spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
+			in.o.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.Glance)
 		}},
 		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended (also said when none is scheduled)", true, func(t *testing.T, in *statusInput) {
-			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
-			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.glance)
+			in.o.Glance.Spec.DBPurge, in.o.Spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
+			in.o.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.Glance)
 		}},
 		"DBPurgeReady/DBPurgeJobFailed": {"the last run failed", false, func(t *testing.T, in *statusInput) {
-			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
+			in.o.Glance.Spec.DBPurge, in.o.Spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
 			at := metav1.Unix(3600, 0)
-			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at}), in.o.glance)
+			in.o.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at}), in.o.Glance)
 		}},
 
 		"ExtraConfigHealthy/NoOwnedKeysOverridden": {"no extraConfig", true, same},
 		"ExtraConfigHealthy/OwnedKeysOverridden": {"extraConfig sets a key the hooks render", false, func(t *testing.T, in *statusInput) {
-			in.o.spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}}
+			in.o.Spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}}
 		}},
 
 		"Ready/AllReady": {"every condition Ready waits for is True", true, same},
 		"Ready/NotAllReady": {"one is not: no Deployment yet", false, func(t *testing.T, in *statusInput) {
-			in.o.deployment = nil
+			in.o.Deployment = nil
 		}},
 	}
 	differences := referenceDifferences(t)
@@ -197,7 +197,7 @@ func databaseSaid(reason string) func(*testing.T, *statusInput) {
 func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
 	return func(t *testing.T, in *statusInput) {
 		gw := &api.GatewaySpec{Hostname: "glance.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}
-		in.o.spec.Gateway = gw
+		in.o.Spec.Gateway = gw
 		observed := metacontroller.ObjectMap{}
 		if managed {
 			observed[names.HTTPRoutesKey] = map[string]json.RawMessage{}
@@ -209,7 +209,7 @@ func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
 			require.NoError(t, err)
 			observed = metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": raw}}
 		}
-		_, c := gatewayChildren(in.o.glance, in.o.spec, observeRoute(observed, in.o.glance, in.o.spec))
+		_, c := gatewayChildren(in.o.Glance, in.o.Spec, observeRoute(observed, in.o.Glance, in.o.Spec))
 		require.NotNil(t, c)
 		in.out.reach = []hook.Condition{*c}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
@@ -18,13 +19,13 @@ import (
 // the observed request, the decision and what was rendered, in one place.
 // It adds what the pods of the rollout and of the current schema Job show,
 // and when to look again.
-func respond(o *observed, d *decision, out *outcome) (*metacontroller.SyncResponse, error) {
+func respond(o *observe.Observed, d *decision, out *outcome) (*metacontroller.SyncResponse, error) {
 	var pods, jobPods report.PodsVerdict
-	if o.deployment != nil && !rolledOut(o.deployment) {
-		pods = report.RolloutPods(o.deployment, o.pods.rollout, o.now)
+	if o.Deployment != nil && !rolledOut(o.Deployment) {
+		pods = report.RolloutPods(o.Deployment, o.Pods.Rollout, o.Now)
 	}
 	if out.schemaJob != "" {
-		jobPods = report.SummarizePods(o.pods.byJob[out.schemaJob], report.PodDeadline{Now: o.now, After: report.SchemaPodDeadline})
+		jobPods = report.SummarizePods(o.Pods.ByJob[out.schemaJob], report.PodDeadline{Now: o.Now, After: report.SchemaPodDeadline})
 		out.database = report.ExplainSchemaJob(out.database, jobPods)
 	}
 	status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: pods})
@@ -37,7 +38,7 @@ func respond(o *observed, d *decision, out *outcome) (*metacontroller.SyncRespon
 		ResyncAfterSeconds: report.ResyncAfter(pods, jobPods),
 	}
 	if d.hold {
-		if r := resyncSeconds(o.now, d.until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
+		if r := resyncSeconds(o.Now, d.until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
 			resp.ResyncAfterSeconds = r
 		}
 	}
@@ -49,7 +50,7 @@ func respond(o *observed, d *decision, out *outcome) (*metacontroller.SyncRespon
 // rollout show. skipped and retiring are BackendsReady's lines for the
 // stores not projected as specified and the retiring ones kept.
 type statusInput struct {
-	o    *observed
+	o    *observe.Observed
 	d    *decision
 	out  *outcome
 	pods report.PodsVerdict
@@ -60,7 +61,7 @@ type statusInput struct {
 // buildStatus reports the stores (the retiring ones too), the config, the
 // schema and the Deployment, and the condition of every statusFeature.
 func buildStatus(in statusInput) (api.GlanceStatus, error) {
-	g, d, out := in.o.glance, in.d, in.out
+	g, d, out := in.o.Glance, in.d, in.out
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
 		Endpoint: statusEndpoint(g, g.Spec)}
@@ -85,7 +86,7 @@ func buildStatus(in statusInput) (api.GlanceStatus, error) {
 	if err != nil {
 		return status, err
 	}
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, in.o.now, conds...)
+	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, in.o.Now, conds...)
 	return status, nil
 }
 
@@ -146,20 +147,20 @@ func serviceUserCondition(in statusInput) (hook.Condition, error) { return in.ou
 // rollout.
 func deploymentCondition(in statusInput) (hook.Condition, error) {
 	out := in.out
-	return report.ExplainRollout(deploymentReady(in.o.deployment, out.configName, out.backendsName, out.runImage), in.pods), nil
+	return report.ExplainRollout(deploymentReady(in.o.Deployment, out.configName, out.backendsName, out.runImage), in.pods), nil
 }
 
 // extraConfigCondition is ExtraConfigHealthy over every store the config
 // holds, the retiring ones too.
 func extraConfigCondition(in statusInput) (hook.Condition, error) {
-	return extraConfigHealthy(in.o.spec, withRetired(in.d.stores, in.d.retired)), nil
+	return extraConfigHealthy(in.o.Spec, withRetired(in.d.stores, in.d.retired)), nil
 }
 
 // dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
 // scheduled, True under the reference's reason for a purge that does not
 // run, since nothing else says the backlog grows.
 func dbPurgeCondition(in statusInput) (hook.Condition, error) {
-	c, err := dbPurgeReady(in.o.glance, in.o.purge, returnsCronJob(in))
+	c, err := dbPurgeReady(in.o.Glance, in.o.Purge, returnsCronJob(in))
 	switch {
 	case err != nil:
 		return hook.Condition{}, err

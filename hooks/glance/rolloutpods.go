@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // podsRelated is the related-resource rule for a Glance's pods: the
@@ -44,19 +45,10 @@ type observedPod struct {
 	Status corev1.PodStatus `json:"status"`
 }
 
-// observedPods are the related pods, each with its controller: the
-// Deployment's (of its ReplicaSets, named "<deployment>-<pod-template-hash>":
-// the current one and, during a rollout, the older ones) and the schema
-// Jobs', by Job name. One pass over the pods, whichever the sync needs.
-type observedPods struct {
-	rollout []corev1.Pod
-	byJob   map[string][]corev1.Pod
-}
-
 // readPods decodes the related pods a ReplicaSet of the Deployment or a Job
 // controls, in name order.
-func readPods(related metacontroller.ObjectMap, deployment string) (observedPods, error) {
-	var out observedPods
+func readPods(related metacontroller.ObjectMap, deployment string) (observe.ObservedPods, error) {
+	var out observe.ObservedPods
 	owners := map[string]metav1.OwnerReference{}
 	objs, err := metacontroller.Decode(related, names.PodsKey, func(p *observedPod) bool {
 		for _, ref := range p.Metadata.OwnerReferences {
@@ -77,13 +69,13 @@ func readPods(related metacontroller.ObjectMap, deployment string) (observedPods
 		pod.DeletionTimestamp = o.Metadata.DeletionTimestamp
 		pod.Status = o.Status
 		if ref := owners[pod.Name]; ref.Kind == "Job" {
-			if out.byJob == nil {
-				out.byJob = map[string][]corev1.Pod{}
+			if out.ByJob == nil {
+				out.ByJob = map[string][]corev1.Pod{}
 			}
-			out.byJob[ref.Name] = append(out.byJob[ref.Name], pod)
+			out.ByJob[ref.Name] = append(out.ByJob[ref.Name], pod)
 			continue
 		}
-		out.rollout = append(out.rollout, pod)
+		out.Rollout = append(out.Rollout, pod)
 	}
 	return out, nil
 }

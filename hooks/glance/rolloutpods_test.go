@@ -47,7 +47,7 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 	observed, err := readPods(related, "glance")
 	require.NoError(t, err)
 	var got []string
-	for _, p := range observed.rollout {
+	for _, p := range observed.Rollout {
 		got = append(got, p.Name)
 		assert.Empty(t, p.Spec.Containers, "the spec is not read")
 	}

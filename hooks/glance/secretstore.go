@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // spec.secretStoreRef names the External Secrets store the database and
@@ -82,8 +83,8 @@ type secretStore struct {
 // names reports Ready=True, False while it is missing or not Ready; nil
 // when the field is unset. A store that does not decode is an input error,
 // as any observed object.
-func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error) {
-	ref := o.spec.SecretStoreRef
+func secretStoreGate(o *observe.Observed, related metacontroller.ObjectMap) (*hook.Condition, error) {
+	ref := o.Spec.SecretStoreRef
 	if ref == nil {
 		return nil, nil
 	}
@@ -123,7 +124,7 @@ func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condi
 func secretsReady(in statusInput) (hook.Condition, error) {
 	o := in.o
 	store := ""
-	if c, ok := findCondition(o.gates, model.CondSecretsReady); ok {
+	if c, ok := findCondition(o.Gates, model.CondSecretsReady); ok {
 		if !c.Status {
 			return c, nil
 		}
@@ -131,13 +132,13 @@ func secretsReady(in statusInput) (hook.Condition, error) {
 	}
 	c := hook.Condition{Type: model.CondSecretsReady}
 	switch {
-	case o.creds.dbProblem != nil:
+	case o.Creds.DBProblem != nil:
 		c.Reason, c.Message = model.ReasonWaitingForDBCredentials, "the database Secret is not complete (DatabaseReady says what is missing)"
-	case o.creds.creds == nil:
+	case o.Creds.Creds == nil:
 		c.Reason, c.Message = model.ReasonWaitingForServiceUserCredentials, "the service user's Secret is not complete (ServiceUserReady says what is missing)"
 	default:
 		c.Status, c.Reason = true, model.ReasonSecretsAvailable
-		c.Message = fmt.Sprintf("Secrets %s and %s are complete", excerpt.Name(o.spec.Database.SecretRef.Name), excerpt.Name(o.spec.ServiceUser.SecretRef.Name))
+		c.Message = fmt.Sprintf("Secrets %s and %s are complete", excerpt.Name(o.Spec.Database.SecretRef.Name), excerpt.Name(o.Spec.ServiceUser.SecretRef.Name))
 	}
 	c.Message += store
 	return c, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // storeObject is a store as External Secrets' controller leaves it, with
@@ -72,7 +73,7 @@ func TestSecretStoreGate(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := &observed{spec: api.GlanceSpec{SecretStoreRef: tc.ref}}
+			o := &observe.Observed{Spec: api.GlanceSpec{SecretStoreRef: tc.ref}}
 			got, err := secretStoreGate(o, tc.related)
 			if err != nil {
 				t.Fatal(err)
@@ -89,7 +90,7 @@ func TestSecretStoreGate(t *testing.T) {
 func TestSecretStoreGateBoundsTheMessage(t *testing.T) {
 	key := metacontroller.Key(KindClusterSecretStore, SecretStoreAPIVersion)
 	long := [4]string{"Ready", "False", "ValidationFailed", strings.Repeat("x", 10000)}
-	o := &observed{spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}}}
+	o := &observe.Observed{Spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}}}
 	related := metacontroller.ObjectMap{key: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", long)}}
 	c, err := secretStoreGate(o, related)
 	if err != nil {
@@ -156,8 +157,8 @@ func TestSecretStoreGateKeepsLastGood(t *testing.T) {
 	closed := hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is not Ready"}
 	glance := &api.Glance{}
 	glance.Spec.OpenStackRelease = "2025.2"
-	o := observed{glance: glance, spec: glance.Spec, now: time.Unix(1000, 0), stores: []*model.Store{attached("a", true, "")},
-		creds: credentialsRead{creds: &credentials{}}, deployment: &appsv1.Deployment{}, gates: []hook.Condition{closed}}
+	o := observe.Observed{Glance: glance, Spec: glance.Spec, Now: time.Unix(1000, 0), Stores: []*model.Store{attached("a", true, "")},
+		Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}, Deployment: &appsv1.Deployment{}, Gates: []hook.Condition{closed}}
 	d := decideSync(&o)
 	if d.keep.reason != model.ReasonLastGoodKept || d.keep.why != closed.Message {
 		t.Errorf("a closed SecretsReady keeps the last-good config, saying why: %+v", d.keep)

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -327,7 +328,7 @@ func TestBuildStatus(t *testing.T) {
 			}
 			g := &api.Glance{}
 			d := &decision{stores: tc.args.stores, def: def, noDefault: tc.args.noDefault}
-			o := &observed{glance: g, spec: g.Spec.WithDefaults("ns"), now: time.Unix(0, 0), deployment: tc.args.current, creds: credentialsRead{creds: &credentials{}}}
+			o := &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults("ns"), Now: time.Unix(0, 0), Deployment: tc.args.current, Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}}
 			status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: tc.args.pods})
 			require.NoError(t, err)
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}

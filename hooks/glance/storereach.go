@@ -18,7 +18,7 @@ func storesReachable(in statusInput) (hook.Condition, error) {
 		Message: "the service checks no store's S3 endpoint"}
 	var checked int
 	var down []string
-	for _, s := range in.o.stores {
+	for _, s := range in.o.Stores {
 		if s.Retired {
 			continue
 		}

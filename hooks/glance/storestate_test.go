@@ -3,9 +3,10 @@ package glance
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestStoreState(t *testing.T) {

@@ -72,7 +72,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	}
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).
-	evs, err := events(o.glance, o.events, o.now)
+	evs, err := events(o.Glance, o.Events, o.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 // renderSync renders what the decision calls for: the config and everything
 // around it, or the last-good children as they are. A spec that holds a
 // value that cannot be written safely keeps the last-good ones too.
-func renderSync(o *observed, d *decision) (*outcome, error) {
+func renderSync(o *observe.Observed, d *decision) (*outcome, error) {
 	var out *outcome
 	var err error
 	if d.keep.reason != "" {
@@ -100,13 +100,13 @@ func renderSync(o *observed, d *decision) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.serviceUser = o.creds.user
+	out.serviceUser = o.Creds.User
 	if !out.rendered.Status {
 		// Nothing ran: the schema status stays, and so does what the
 		// database condition said, unless the credentials are the reason.
-		st := o.glance.Status
+		st := o.Glance.Status
 		out.installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade}
-		out.database = carriedDatabase(st.Conditions, o.creds.dbProblem)
+		out.database = carriedDatabase(st.Conditions, o.Creds.DBProblem)
 	}
 	return out, nil
 }
@@ -128,8 +128,8 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 // Secrets, the schema Jobs the schema's state calls for, the Deployment that
 // mounts the config (once glance-api may run) and the Service, and keeps
 // what running pods may still mount.
-func renderNew(o *observed, d *decision) (*outcome, error) {
-	g, spec := o.glance, o.spec
+func renderNew(o *observe.Observed, d *decision) (*outcome, error) {
+	g, spec := o.Glance, o.Spec
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
 		return nil, model.InvalidSpec("spec.openStackRelease: %w", err)
@@ -147,14 +147,14 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	}
 	mode := LaunchModeOf(runs)
 	stores := withRetired(d.stores, d.retired)
-	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.def}, o.policy, o.policyErr)
+	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.def}, o.Policy, o.PolicyErr)
 	if err != nil {
 		return nil, err
 	}
 	out := &outcome{database: plan.Cond, inConfig: map[string]bool{},
 		installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
 	out.children = configChildren(g, out, cfgData, renderBackends(stores))
-	out.children = append(out.children, credentialChildren(g, o.creds.creds)...)
+	out.children = append(out.children, credentialChildren(g, o.Creds.Creds)...)
 	out.children = append(out.children, service(g))
 	if plan.Job != nil {
 		out.schemaJob = jobName(*plan.Job)
@@ -162,10 +162,10 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 	for _, s := range stores {
 		out.inConfig[s.ID] = s.State.Rendered()
 	}
-	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
+	pod := podInputs{mounts{out.configName, out.backendsName}, o.Creds.Creds.Digest}
 	if plan.Run != nil {
 		out.runImage = plan.Run.Image
-		deploy := deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.deployment))
+		deploy := deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.Deployment))
 		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.Run, pod})...)
@@ -186,15 +186,15 @@ func renderNew(o *observed, d *decision) (*outcome, error) {
 }
 
 // schemaInputsOf is what the schema decision reads of the observed request.
-func schemaInputsOf(o *observed, rel release.Release, jobName func(observe.SchemaJob) string) decide.SchemaInputs {
-	g, spec := o.glance, o.spec
+func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(observe.SchemaJob) string) decide.SchemaInputs {
+	g, spec := o.Glance, o.Spec
 	in := decide.SchemaInputs{
 		Release: rel, Image: spec.Image.Reference(), Tag: spec.Image.Tag,
 		InstalledRelease: g.Status.InstalledRelease, InstalledImage: g.Status.InstalledImage, Upgrade: g.Status.Upgrade,
-		Jobs: o.jobs, JobName: jobName, Namespace: g.Namespace,
+		Jobs: o.Jobs, JobName: jobName, Namespace: g.Namespace,
 	}
-	if o.deployment != nil {
-		in.Deployment = &decide.Deployed{Image: runningImage(o.deployment), RolledOut: rolledOut(o.deployment)}
+	if o.Deployment != nil {
+		in.Deployment = &decide.Deployed{Image: runningImage(o.Deployment), RolledOut: rolledOut(o.Deployment)}
 	}
 	return in
 }
@@ -229,7 +229,7 @@ func configChildren(g *api.Glance, out *outcome, cfgData map[string]string, back
 // Secrets. Not hashed and not immutable: a hashed name in the pod template
 // would be a plain hash of the password; the keyed digest rolls the pods
 // instead. The password is escaped for oslo.config.
-func credentialChildren(g *api.Glance, creds *credentials) []any {
+func credentialChildren(g *api.Glance, creds *observe.Credentials) []any {
 	secret := func(name, key, value string) *corev1.Secret {
 		return &corev1.Secret{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
@@ -239,21 +239,21 @@ func credentialChildren(g *api.Glance, creds *credentials) []any {
 		}
 	}
 	return []any{
-		secret(names.DBConnectionSecretName(g.Name), names.DBConnectionKey, creds.connection),
-		secret(names.AuthtokenSecretName(g.Name), names.AuthtokenPasswordKey, creds.servicePassword),
+		secret(names.DBConnectionSecretName(g.Name), names.DBConnectionKey, creds.Connection),
+		secret(names.AuthtokenSecretName(g.Name), names.AuthtokenPasswordKey, creds.ServicePassword),
 	}
 }
 
 // history keeps the hashed ConfigMaps and backends Secrets a pod may still
 // mount: the running Deployment's and the unfinished schema Jobs'.
-func history(o *observed, out *outcome) ([]any, error) {
-	rolling := o.deployment != nil && !rolledOut(o.deployment)
+func history(o *observe.Observed, out *outcome) ([]any, error) {
+	rolling := o.Deployment != nil && !rolledOut(o.Deployment)
 	var kept []any
 	for _, h := range []hashedKind{
-		{names.ConfigMapsKey, o.configs, out.configName, o.mounted.configMaps},
-		{names.SecretsKey, o.backendsSecrets, out.backendsName, o.mounted.backendsSecrets},
+		{names.ConfigMapsKey, o.Configs, out.configName, o.Mounted.ConfigMaps},
+		{names.SecretsKey, o.BackendsSecrets, out.backendsName, o.Mounted.BackendsSecrets},
 	} {
-		objs, err := retained(o.applied, h, rolling)
+		objs, err := retained(o.Applied, h, rolling)
 		if err != nil {
 			return nil, err
 		}
@@ -266,9 +266,9 @@ func history(o *observed, out *outcome) ([]any, error) {
 // as last applied, so running pods keep their last-good config and no
 // schema Job starts. On first install there is nothing to keep and nothing
 // is created.
-func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
-	current, reason, why := o.deployment, keep.reason, keep.why
-	kept, err := o.applied.Keep(lastGoodKinds()...)
+func keepLastGood(o *observe.Observed, keep lastGood) (*outcome, error) {
+	current, reason, why := o.Deployment, keep.reason, keep.why
+	kept, err := o.Applied.Keep(lastGoodKinds()...)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
 	out.configName, out.backendsName = mountedNames(current)
 	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
 		why, out.configName, out.backendsName)
-	for _, line := range strings.Split(o.running, "\n") {
+	for _, line := range strings.Split(o.Running, "\n") {
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
 			out.inConfig[line[1:len(line)-1]] = true
 		}
