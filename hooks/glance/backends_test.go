@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -82,7 +83,7 @@ func TestChooseDefault(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			def, msg := chooseDefault(tc.stores)
+			def, msg := decide.ChooseDefault(tc.stores)
 			got := want{message: msg}
 			if def != nil {
 				got.id = def.ID
@@ -142,7 +143,7 @@ func TestHoldOutdated(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			holdOutdated([]*model.Store{tc.store}, func() string { return running }, deploy)
+			decide.HoldOutdated([]*model.Store{tc.store}, func() string { return running }, deploy)
 			got := want{rendered: tc.store.State.Rendered(), held: tc.store.State == storestate.Held, section: tc.store.Section, ca: tc.store.CA}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}, model.CAMount{})); diff != "" {
 				t.Errorf("%s\nholdOutdated(...): -want, +got:\n%s", tc.reason, diff)
@@ -150,7 +151,7 @@ func TestHoldOutdated(t *testing.T) {
 		})
 	}
 	t.Run("ReadOnlyWhenNeeded", func(t *testing.T) {
-		holdOutdated([]*model.Store{{ID: "b", State: storestate.Rendered}}, func() string {
+		decide.HoldOutdated([]*model.Store{{ID: "b", State: storestate.Rendered}}, func() string {
 			t.Error("the running backends.conf is read although no store is outdated")
 			return ""
 		}, nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
@@ -30,19 +31,19 @@ func TestWhyKeep(t *testing.T) {
 		hasDefault bool
 		gates      []hook.Condition
 		creds      observe.CredentialsRead
-		want       lastGood
+		want       decide.LastGood
 	}{
-		"Render":     {"a default and complete credentials render", false, true, open, complete, lastGood{}},
-		"Hold":       {"the first render waiting goes before everything", true, false, closed, noDatabase, lastGood{model.ReasonNotRendered, "the attached GlanceBackends are rendering their stores"}},
-		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, closed, noDatabase, lastGood{model.ReasonNoDefaultBackend, "none"}},
-		"GateClosed": {"the first closed gate says why, before the credentials it may explain", false, true, closed, noDatabase, lastGood{model.ReasonLastGoodKept, "b is closed"}},
-		"NoDatabase": {"incomplete database credentials are named first", false, true, open, noDatabase, lastGood{model.ReasonLastGoodKept, "the database credentials are not complete"}},
-		"NoPassword": {"else the missing service password", false, true, nil, noPassword, lastGood{model.ReasonLastGoodKept, "the service user's password is missing"}},
+		"Render":     {"a default and complete credentials render", false, true, open, complete, decide.LastGood{}},
+		"Hold":       {"the first render waiting goes before everything", true, false, closed, noDatabase, decide.LastGood{Reason: model.ReasonNotRendered, Why: "the attached GlanceBackends are rendering their stores"}},
+		"NoDefault":  {"no default store keeps the last-good config, saying why", false, false, closed, noDatabase, decide.LastGood{Reason: model.ReasonNoDefaultBackend, Why: "none"}},
+		"GateClosed": {"the first closed gate says why, before the credentials it may explain", false, true, closed, noDatabase, decide.LastGood{Reason: model.ReasonLastGoodKept, Why: "b is closed"}},
+		"NoDatabase": {"incomplete database credentials are named first", false, true, open, noDatabase, decide.LastGood{Reason: model.ReasonLastGoodKept, Why: "the database credentials are not complete"}},
+		"NoPassword": {"else the missing service password", false, true, nil, noPassword, decide.LastGood{Reason: model.ReasonLastGoodKept, Why: "the service user's password is missing"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := whyKeep(tc.hold, tc.hasDefault, "none", tc.gates, tc.creds)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(lastGood{})); diff != "" {
+			got := decide.WhyKeep(tc.hold, tc.hasDefault, "none", tc.gates, tc.creds)
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(decide.LastGood{})); diff != "" {
 				t.Errorf("%s\nwhyKeep: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -87,12 +88,12 @@ func TestDecide(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := tc.observed
 			o.Glance, o.Spec, o.Now = glance, glance.Spec, now
-			d := decideSync(&o)
+			d := decide.Decide(&o, deciders())
 			def := ""
-			if d.def != nil {
-				def = d.def.ID
+			if d.Def != nil {
+				def = d.Def.ID
 			}
-			got := []any{d.keep.reason, d.hold, def}
+			got := []any{d.Keep.Reason, d.Hold, def}
 			if diff := cmp.Diff([]any{tc.wantKeep, tc.wantHold, tc.wantDef}, got); diff != "" {
 				t.Errorf("%s\ndecide: -want, +got (keep, hold, default):\n%s", tc.reason, diff)
 			}
@@ -131,11 +132,11 @@ func TestDecideLeavesObservationAlone(t *testing.T) {
 			return o
 		}
 		o, fresh := observeOnce(), observeOnce()
-		d := decideSync(o)
+		d := decide.Decide(o, deciders())
 		if diff := cmp.Diff(fresh, o, all); diff != "" {
 			t.Errorf("%s: decide changed the observation:\n%s", path, diff)
 		}
-		for i, s := range d.stores {
+		for i, s := range d.Stores {
 			if s.State != o.Stores[i].State {
 				moved++
 				break

@@ -32,7 +32,7 @@ type feature struct {
 	observe func(o *observe.Observed, children metacontroller.ObjectMap) error
 	// decide makes its decision from what was observed, into d; it
 	// changes nothing of o (decide.go).
-	decide func(o *observe.Observed, d *decision)
+	decide func(o *observe.Observed, d *decide.Decision)
 	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
 	// in their order, and their sections follow it in their order.
 	conf func(confInput) (confPart, error)
@@ -115,9 +115,9 @@ func shapingFeatures() []feature {
 	return []feature{
 		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
-		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends,
+		{name: "stores", decide: decide.HoldOutdatedStores, conf: storesConf, events: skippedBackends,
 			status: holds(model.CondBackendsReady, backendsCondition)},
-		{name: "retirement", decide: retireStores}, // retire.go: the retiring stores the running config holds
+		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
 		{name: "config", status: holds(model.CondConfigRendered, renderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
@@ -140,7 +140,7 @@ func shapingFeatures() []feature {
 		{name: "policy", conf: policyConf, related: policyRelated},
 		{name: "placement", apiPod: placeAPIPods}, // placement.go: node selection, spreading, priority
 		// cabundles.go: the stores' CA bundles
-		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
+		{name: "ca-bundles", decide: decide.ChooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
 	}
@@ -188,6 +188,17 @@ func holds(condType string, report func(statusInput) (hook.Condition, error)) []
 // beside is one condition reported beside Ready.
 func beside(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
 	return []statusFeature{{condType, report, besideReady}}
+}
+
+// deciders are the features' decisions, in the features' order.
+func deciders() []func(*observe.Observed, *decide.Decision) {
+	var steps []func(*observe.Observed, *decide.Decision)
+	for _, f := range features {
+		if f.decide != nil {
+			steps = append(steps, f.decide)
+		}
+	}
+	return steps
 }
 
 // lastGoodKinds are the kinds of children every feature keeps as last

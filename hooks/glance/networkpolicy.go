@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
@@ -358,4 +359,10 @@ func networkPolicyReady(in statusInput) (hook.Condition, error) {
 	}
 	return hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyNotRequired,
 		Message: "spec.networkPolicy is not set: no NetworkPolicy of the Glance restricts what reaches its pods or what they reach"}, nil
+}
+
+// awaitStoreEgress is the network policy feature's decision: a store
+// waits for the NetworkPolicy to allow its endpoint (awaitEgress).
+func awaitStoreEgress(o *observe.Observed, d *decide.Decision) {
+	awaitEgress(o.Glance, o.Spec, d.Stores, o.AllowedEgress)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
@@ -35,7 +36,7 @@ func referenceStatus() statusInput {
 		o: &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults(g.Namespace), Now: time.Unix(0, 0),
 			Deployment: mounting("glance-config-1", "glance-backends-1"), Creds: observe.CredentialsRead{Creds: &observe.Credentials{}},
 			Applied: observe.Applied(metacontroller.ObjectMap{})},
-		d:   &decision{stores: []*model.Store{a, b}, def: a},
+		d:   &decide.Decision{Stores: []*model.Store{a, b}, Def: a},
 		out: out,
 	}
 }
@@ -84,7 +85,7 @@ func TestReferenceConditions(t *testing.T) {
 			in.out.waiting = true
 		}},
 		"BackendsReady/NoDefaultBackend": {"no store is the default", false, func(t *testing.T, in *statusInput) {
-			in.d.def, in.d.noDefault = nil, "no attached backend is marked isDefault"
+			in.d.Def, in.d.NoDefault = nil, "no attached backend is marked isDefault"
 		}},
 
 		"DatabaseReady/DatabaseSynced":        {reason: "SchemaSynced"},

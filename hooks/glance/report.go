@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
@@ -19,7 +20,7 @@ import (
 // the observed request, the decision and what was rendered, in one place.
 // It adds what the pods of the rollout and of the current schema Job show,
 // and when to look again.
-func respond(o *observe.Observed, d *decision, out *outcome) (*metacontroller.SyncResponse, error) {
+func respond(o *observe.Observed, d *decide.Decision, out *outcome) (*metacontroller.SyncResponse, error) {
 	var pods, jobPods report.PodsVerdict
 	if o.Deployment != nil && !rolledOut(o.Deployment) {
 		pods = report.RolloutPods(o.Deployment, o.Pods.Rollout, o.Now)
@@ -37,8 +38,8 @@ func respond(o *observe.Observed, d *decision, out *outcome) (*metacontroller.Sy
 		Children:           out.children,
 		ResyncAfterSeconds: report.ResyncAfter(pods, jobPods),
 	}
-	if d.hold {
-		if r := resyncSeconds(o.Now, d.until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
+	if d.Hold {
+		if r := decide.ResyncSeconds(o.Now, d.Until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
 			resp.ResyncAfterSeconds = r
 		}
 	}
@@ -51,7 +52,7 @@ func respond(o *observe.Observed, d *decision, out *outcome) (*metacontroller.Sy
 // stores not projected as specified and the retiring ones kept.
 type statusInput struct {
 	o    *observe.Observed
-	d    *decision
+	d    *decide.Decision
 	out  *outcome
 	pods report.PodsVerdict
 
@@ -65,22 +66,22 @@ func buildStatus(in statusInput) (api.GlanceStatus, error) {
 	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
 		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
 		Endpoint: statusEndpoint(g, g.Spec)}
-	if d.invalid {
+	if d.Invalid {
 		status.Endpoint = g.Status.Endpoint // the last good one: the spec's is not reported
 	}
 	if up := out.installed.Upgrade; up != nil {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}
-	for _, s := range d.retired {
+	for _, s := range d.Retired {
 		kept := out.inConfig[s.ID]
 		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.ID, Kept: kept, Message: s.Skipped})
 		if kept {
 			in.retiring = append(in.retiring, fmt.Sprintf("%q", s.ID))
 		}
 	}
-	status.Backends, in.skipped = backendStatuses(d.stores, out)
+	status.Backends, in.skipped = backendStatuses(d.Stores, out)
 	if out.rendered.Status {
-		status.DefaultBackend = d.def.ID
+		status.DefaultBackend = d.Def.ID
 	}
 	conds, err := reportConditions(in)
 	if err != nil {
@@ -153,7 +154,7 @@ func deploymentCondition(in statusInput) (hook.Condition, error) {
 // extraConfigCondition is ExtraConfigHealthy over every store the config
 // holds, the retiring ones too.
 func extraConfigCondition(in statusInput) (hook.Condition, error) {
-	return extraConfigHealthy(in.o.Spec, withRetired(in.d.stores, in.d.retired)), nil
+	return extraConfigHealthy(in.o.Spec, decide.WithRetired(in.d.Stores, in.d.Retired)), nil
 }
 
 // dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
@@ -200,23 +201,23 @@ func backendsCondition(in statusInput) (hook.Condition, error) {
 }
 
 // backendsReady is BackendsReady.
-func backendsReady(d *decision, out *outcome, skipped []string) hook.Condition {
+func backendsReady(d *decide.Decision, out *outcome, skipped []string) hook.Condition {
 	c := hook.Condition{Type: model.CondBackendsReady}
 	switch {
 	case out.waiting:
 		c.Reason = model.ReasonWaitingForBackends
 		c.Message = "the first config is rendered once the attached GlanceBackends have rendered their stores; " +
 			"each one's status says where it is"
-	case d.def == nil:
+	case d.Def == nil:
 		c.Reason = model.ReasonNoDefaultBackend
-		c.Message = d.noDefault + "; nothing is re-rendered and the last-good config is kept"
+		c.Message = d.NoDefault + "; nothing is re-rendered and the last-good config is kept"
 	case len(skipped) > 0:
 		c.Reason = model.ReasonWaitingForBackends
 		c.Message = hook.Plural(len(skipped), "backend is", "backends are") + " not projected as specified: " +
 			strings.Join(skipped, "; ")
 	default:
 		c.Status, c.Reason = true, model.ReasonAllBackendsProjected
-		c.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(d.stores), "store", "stores"), d.def.ID)
+		c.Message = fmt.Sprintf("%s projected, default store %q", hook.Plural(len(d.Stores), "store", "stores"), d.Def.ID)
 	}
 	return c
 }

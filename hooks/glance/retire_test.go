@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -57,7 +58,7 @@ func TestRetiringStores(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var out []got
-			for _, s := range retiringStores(attached, running, tc.drop, current) {
+			for _, s := range decide.RetiringStores(attached, running, tc.drop, current) {
 				if !s.Retired || s.Skipped == "" {
 					t.Errorf("%s: a retired store says why it is kept or not", s.ID)
 				}
@@ -68,7 +69,7 @@ func TestRetiringStores(t *testing.T) {
 			}
 		})
 	}
-	if r := retiringStores(attached, "", nil, nil); r != nil {
+	if r := decide.RetiringStores(attached, "", nil, nil); r != nil {
 		t.Errorf("no running config (first install), nothing retires: %v", r)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
@@ -159,8 +160,8 @@ func TestSecretStoreGateKeepsLastGood(t *testing.T) {
 	glance.Spec.OpenStackRelease = "2025.2"
 	o := observe.Observed{Glance: glance, Spec: glance.Spec, Now: time.Unix(1000, 0), Stores: []*model.Store{attached("a", true, "")},
 		Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}, Deployment: &appsv1.Deployment{}, Gates: []hook.Condition{closed}}
-	d := decideSync(&o)
-	if d.keep.reason != model.ReasonLastGoodKept || d.keep.why != closed.Message {
-		t.Errorf("a closed SecretsReady keeps the last-good config, saying why: %+v", d.keep)
+	d := decide.Decide(&o, deciders())
+	if d.Keep.Reason != model.ReasonLastGoodKept || d.Keep.Why != closed.Message {
+		t.Errorf("a closed SecretsReady keeps the last-good config, saying why: %+v", d.Keep)
 	}
 }

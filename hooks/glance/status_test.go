@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
@@ -327,7 +328,7 @@ func TestBuildStatus(t *testing.T) {
 				}
 			}
 			g := &api.Glance{}
-			d := &decision{stores: tc.args.stores, def: def, noDefault: tc.args.noDefault}
+			d := &decide.Decision{Stores: tc.args.stores, Def: def, NoDefault: tc.args.noDefault}
 			o := &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults("ns"), Now: time.Unix(0, 0), Deployment: tc.args.current, Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}}
 			status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: tc.args.pods})
 			require.NoError(t, err)

@@ -53,14 +53,14 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, err
 	}
-	d := decideSync(o)
+	d := decide.Decide(o, deciders())
 	out, err := renderSync(o, &d)
 	if err != nil {
 		return nil, err
 	}
 	// The route and the NetworkPolicies follow the spec whatever was
 	// decided for the config (reach.go).
-	r, err := reachChildren(o, withRetired(d.stores, d.retired))
+	r, err := reachChildren(o, decide.WithRetired(d.Stores, d.Retired))
 	if err != nil {
 		return nil, err
 	}
@@ -83,18 +83,18 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 // renderSync renders what the decision calls for: the config and everything
 // around it, or the last-good children as they are. A spec that holds a
 // value that cannot be written safely keeps the last-good ones too.
-func renderSync(o *observe.Observed, d *decision) (*outcome, error) {
+func renderSync(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	var out *outcome
 	var err error
-	if d.keep.reason != "" {
-		out, err = keepLastGood(o, d.keep)
+	if d.Keep.Reason != "" {
+		out, err = keepLastGood(o, d.Keep)
 		if out != nil {
-			out.waiting = d.hold
+			out.waiting = d.Hold
 		}
 	} else {
 		out, err = renderNew(o, d)
 		if model.IsSpecError(err) {
-			out, err = keepLastGood(o, lastGood{model.ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
+			out, err = keepLastGood(o, decide.LastGood{Reason: model.ReasonInvalidSpec, Why: "the Glance spec cannot be rendered: " + err.Error()})
 		}
 	}
 	if err != nil {
@@ -128,7 +128,7 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 // Secrets, the schema Jobs the schema's state calls for, the Deployment that
 // mounts the config (once glance-api may run) and the Service, and keeps
 // what running pods may still mount.
-func renderNew(o *observe.Observed, d *decision) (*outcome, error) {
+func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	g, spec := o.Glance, o.Spec
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
@@ -146,8 +146,8 @@ func renderNew(o *observe.Observed, d *decision) (*outcome, error) {
 		runs = plan.Run.Release
 	}
 	mode := LaunchModeOf(runs)
-	stores := withRetired(d.stores, d.retired)
-	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.def}, o.Policy, o.PolicyErr)
+	stores := decide.WithRetired(d.Stores, d.Retired)
+	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.Def}, o.Policy, o.PolicyErr)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func renderNew(o *observe.Observed, d *decision) (*outcome, error) {
 	if plan.Run != nil {
 		out.runImage = plan.Run.Image
 		deploy := deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.Deployment))
-		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
+		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.ProcessWideCA}, deploy)
 		out.children = append(out.children, deploy)
 		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.Run, pod})...)
 	}
@@ -181,7 +181,7 @@ func renderNew(o *observe.Observed, d *decision) (*outcome, error) {
 	}
 	out.children = append(out.children, kept...)
 	out.rendered = hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered,
-		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.def.ID)}
+		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.Def.ID)}
 	return out, nil
 }
 
@@ -266,8 +266,8 @@ func history(o *observe.Observed, out *outcome) ([]any, error) {
 // as last applied, so running pods keep their last-good config and no
 // schema Job starts. On first install there is nothing to keep and nothing
 // is created.
-func keepLastGood(o *observe.Observed, keep lastGood) (*outcome, error) {
-	current, reason, why := o.Deployment, keep.reason, keep.why
+func keepLastGood(o *observe.Observed, keep decide.LastGood) (*outcome, error) {
+	current, reason, why := o.Deployment, keep.Reason, keep.Why
 	kept, err := o.Applied.Keep(lastGoodKinds()...)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -126,23 +127,23 @@ func TestFirstRenderHold(t *testing.T) {
 		"NothingAttachedYet": {
 			reason: "a Glance whose backends are not there yet waits from its creation",
 			now:    t0.Add(3 * time.Second),
-			want:   want{hold: true, until: t0.Add(FirstRenderWait)},
+			want:   want{hold: true, until: t0.Add(decide.FirstRenderWait)},
 		},
 		"NothingAttachedInTheEnd": {
 			reason: "and not longer",
-			now:    t0.Add(FirstRenderWait),
+			now:    t0.Add(decide.FirstRenderWait),
 		},
 		"OnTheirWay": {
 			reason: "stores on their way hold it, the earliest deadline first",
 			stores: []*model.Store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0.Add(2*time.Second))},
 			now:    t0.Add(12 * time.Second),
-			want:   want{hold: true, until: t0.Add(2*time.Second + FirstRenderWait)},
+			want:   want{hold: true, until: t0.Add(2*time.Second + decide.FirstRenderWait)},
 		},
 		"OneWaitOver": {
 			reason: "a store on its way for longer than FirstRenderWait holds nothing; one still within it does",
 			stores: []*model.Store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0)},
-			now:    t0.Add(FirstRenderWait + time.Second),
-			want:   want{hold: true, until: t0.Add(10*time.Second + FirstRenderWait)},
+			now:    t0.Add(decide.FirstRenderWait + time.Second),
+			want:   want{hold: true, until: t0.Add(10*time.Second + decide.FirstRenderWait)},
 		},
 		"FaultedDoesNotHold": {
 			reason: "a faulted store is skipped at once",
@@ -154,7 +155,7 @@ func TestFirstRenderHold(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.CreationTimestamp = metav1.NewTime(t0)
-			hold, until := firstRenderHold(g, tc.stores, tc.now)
+			hold, until := decide.FirstRenderHold(g, tc.stores, tc.now)
 			if diff := cmp.Diff(tc.want, want{hold, until}, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nfirstRenderHold: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -167,7 +168,7 @@ func TestResyncSeconds(t *testing.T) {
 		after time.Duration
 		want  int
 	}{{30 * time.Second, 30}, {29*time.Second + 300*time.Millisecond, 30}, {100 * time.Millisecond, 1}, {0, 1}} {
-		if got := resyncSeconds(t0, t0.Add(tc.after)); got != tc.want {
+		if got := decide.ResyncSeconds(t0, t0.Add(tc.after)); got != tc.want {
 			t.Errorf("resyncSeconds(%s from now) = %d, want %d: whole seconds, rounded up, at least 1", tc.after, got, tc.want)
 		}
 	}

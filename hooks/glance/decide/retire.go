@@ -1,4 +1,4 @@
-package glance
+package decide
 
 import (
 	"fmt"
@@ -10,10 +10,11 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
-// retiringStores are the stores the running backends.conf holds and no
+// RetiringStores are the stores the running backends.conf holds and no
 // attached backend names any more. Dropping such a section would make every
 // image in the store unreadable without a word, so each is kept, from the
 // running config (its backend and store Secret may be gone), as long as
@@ -24,7 +25,7 @@ import (
 // kept with the bundle the running Deployment mounts for it, or not at all;
 // before 2025.1 that bundle also takes part in choosing the process-wide one,
 // and goes before an attached store's (processWideCABundle).
-func retiringStores(attached []*model.Store, running string, drop []string, current *appsv1.Deployment) []*model.Store {
+func RetiringStores(attached []*model.Store, running string, drop []string, current *appsv1.Deployment) []*model.Store {
 	if running == "" {
 		return nil
 	}
@@ -39,7 +40,7 @@ func retiringStores(attached []*model.Store, running string, drop []string, curr
 		}
 		s := &model.Store{ID: id, Retired: true}
 		s.Move(storestate.BackendGone, "")
-		section, ok := sectionOf(running, id)
+		section, ok := observe.SectionOf(running, id)
 		switch {
 		case slices.Contains(drop, id):
 			s.Move(storestate.DropListed, "its backend is gone and spec.dropRetiredStores lists it: its section is dropped")
@@ -50,8 +51,8 @@ func retiringStores(attached []*model.Store, running string, drop []string, curr
 				s.Skipped = fmt.Sprintf("its backend is gone and its running section cannot be kept: %v", err)
 				break
 			}
-			if namesCACert(section) {
-				ca, mounted := runningCA(current, id)
+			if observe.NamesCACert(section) {
+				ca, mounted := observe.RunningCA(current, id)
 				if !mounted {
 					s.Skipped = "its backend is gone and its running section names a CA bundle the running Deployment does not mount: its section cannot be kept"
 					break
@@ -77,9 +78,9 @@ func sectionIDs(text string) []string {
 	return ids
 }
 
-// withRetired is every store the config renders: the attached ones and the
+// WithRetired is every store the config renders: the attached ones and the
 // retiring ones kept, sorted by store id.
-func withRetired(attached, retired []*model.Store) []*model.Store {
+func WithRetired(attached, retired []*model.Store) []*model.Store {
 	all := append(append([]*model.Store{}, attached...), retired...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all

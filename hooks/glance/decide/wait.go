@@ -1,4 +1,4 @@
-package glance
+package decide
 
 import (
 	"math"
@@ -18,7 +18,7 @@ import (
 // takes the stores that are ready.
 const FirstRenderWait = 30 * time.Second
 
-// firstRenderHold says whether the first render waits, and until when at
+// FirstRenderHold says whether the first render waits, and until when at
 // the earliest something changes without an event: the time to resync at.
 // It waits while a store is on its way (pending) and came on its way less
 // than FirstRenderWait ago, and, for a Glance with no backend attached yet,
@@ -26,7 +26,7 @@ const FirstRenderWait = 30 * time.Second
 // just before its backends). A faulted store never holds it. Everything it
 // reads is in the request, so the answer stays a function of the request
 // and the clock the transport passes.
-func firstRenderHold(g *api.Glance, stores []*model.Store, now time.Time) (hold bool, until time.Time) {
+func FirstRenderHold(g *api.Glance, stores []*model.Store, now time.Time) (hold bool, until time.Time) {
 	consider := func(since time.Time) {
 		deadline := since.Add(FirstRenderWait)
 		if now.Before(deadline) {
@@ -47,7 +47,7 @@ func firstRenderHold(g *api.Glance, stores []*model.Store, now time.Time) (hold 
 	return hold, until
 }
 
-// resyncSeconds is how many whole seconds from now until t, at least one.
-func resyncSeconds(now, t time.Time) int {
+// ResyncSeconds is how many whole seconds from now until t, at least one.
+func ResyncSeconds(now, t time.Time) int {
 	return max(1, int(math.Ceil(t.Sub(now).Seconds())))
 }
