@@ -63,6 +63,15 @@ type confInput struct {
 	mode   LaunchMode
 	stores []*model.Store
 	def    *model.Store
+	// files are the features' contributions to the files, in their order.
+	files fileParts
+}
+
+// fileParts are what the features add to the config's files: options and
+// sections of glance-api.conf, and filters of the paste pipeline.
+type fileParts struct {
+	conf  []func(confInput) (confPart, error)
+	paste []func(api.GlanceSpec) []pasteFilter
 }
 
 // confPart is what one feature adds to glance-api.conf: options of
@@ -78,11 +87,8 @@ type confPart struct {
 func renderConfig(in confInput) (string, error) {
 	var defaults []storeconf.Option
 	var sections []storeconf.Section
-	for _, feature := range features {
-		if feature.conf == nil {
-			continue
-		}
-		p, err := feature.conf(in)
+	for _, conf := range in.files.conf {
+		p, err := conf(in)
 		if err != nil {
 			return "", model.InvalidSpec("%w", err)
 		}

@@ -101,7 +101,29 @@ const (
 // which a variable's own initializer cannot refer to.
 var features []feature
 
-func init() { features = registered() }
+func init() {
+	features = registered()
+	files = filesOf(features)
+}
+
+// files are the features' contributions to the config's files, gathered
+// once.
+var files fileParts
+
+// filesOf gathers the features' contributions to the config's files, in
+// their order.
+func filesOf(fs []feature) fileParts {
+	var p fileParts
+	for _, f := range fs {
+		if f.conf != nil {
+			p.conf = append(p.conf, f.conf)
+		}
+		if f.paste != nil {
+			p.paste = append(p.paste, f.paste)
+		}
+	}
+	return p
+}
 
 // registered is the list features holds: those that shape the config and
 // the pods first, then those whose children and conditions follow the

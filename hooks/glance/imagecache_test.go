@@ -81,7 +81,7 @@ func TestImageCacheRendered(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			def := &model.Store{ID: "primary", State: storestate.Rendered}
-			data, err := renderFiles(confInput{glance: &api.Glance{}, spec: tc.spec, mode: Eventlet, stores: []*model.Store{def}, def: def}, nil, nil)
+			data, err := renderFiles(confInput{glance: &api.Glance{}, spec: tc.spec, mode: Eventlet, stores: []*model.Store{def}, def: def, files: files}, nil, nil)
 			require.NoError(t, err)
 			got := want{Options: map[string]string{}}
 			f, err := ini.Load([]byte(data[names.ConfigFile]))
@@ -135,12 +135,12 @@ func TestImageCacheRendered(t *testing.T) {
 func TestCacheFilterLastBeforeTheApp(t *testing.T) {
 	spec := api.GlanceSpec{ImageCache: &api.ImageCacheSpec{},
 		Middleware: []api.MiddlewareSpec{{Name: "audit", FilterFactory: "audit.middleware:filter_factory", Position: api.MiddlewareAfter}}}
-	paste, err := renderPaste(spec)
+	paste, err := renderPaste(spec, files.paste)
 	require.NoError(t, err)
 	assert.Contains(t, paste, "pipeline = "+strings.Join(pasteBasePipeline, " ")+" audit cache "+pasteApp+"\n")
 	assert.Equal(t, 1, strings.Count(paste, "[filter:cache]\npaste.filter_factory = glance.api.middleware.cache:CacheFilter.factory\n"))
 
-	without, err := renderPaste(api.GlanceSpec{})
+	without, err := renderPaste(api.GlanceSpec{}, files.paste)
 	require.NoError(t, err)
 	assert.Equal(t, PasteIni, without, "without the block the paste file is the hooks' own, byte for byte")
 }

@@ -91,7 +91,7 @@ func TestConfigData(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*model.Store{def}, def: def})
+			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*model.Store{def}, def: def, files: files})
 			require.NoError(t, err)
 			data := configData(conf, sized, tc.mode, release.Release{Year: 2026, Minor: 1})
 			var got want

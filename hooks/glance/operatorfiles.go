@@ -1,7 +1,6 @@
 package glance
 
 import (
-	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
@@ -13,7 +12,7 @@ func renderFiles(in confInput, policy map[string]string, policyErr error) (map[s
 		return nil, err
 	}
 	data := configData(conf, in.spec, in.mode, in.rel)
-	return data, operatorFiles(data, in.spec, policy, policyErr)
+	return data, operatorFiles(data, in, policy, policyErr)
 }
 
 // operatorFiles puts into the config ConfigMap's data what an operator
@@ -21,8 +20,9 @@ func renderFiles(in confInput, policy map[string]string, policyErr error) (map[s
 // filters, and the policy file of spec.policyOverrides. Admission refuses
 // what cannot be written; what still cannot is a spec error, and the
 // last-good config is kept.
-func operatorFiles(data map[string]string, spec api.GlanceSpec, policy map[string]string, policyErr error) error {
-	paste, err := renderPaste(spec)
+func operatorFiles(data map[string]string, in confInput, policy map[string]string, policyErr error) error {
+	spec := in.spec
+	paste, err := renderPaste(spec, in.files.paste)
 	if err != nil {
 		return model.InvalidSpec("spec.middleware: %w", err)
 	}

@@ -17,7 +17,7 @@ import (
 // before the hooks' own or just before the application, each with its
 // section, and the file reads back.
 func TestRenderPaste(t *testing.T) {
-	got, err := renderPaste(api.GlanceSpec{})
+	got, err := renderPaste(api.GlanceSpec{}, files.paste)
 	require.NoError(t, err)
 	assert.Equal(t, PasteIni, got)
 
@@ -25,7 +25,7 @@ func TestRenderPaste(t *testing.T) {
 		{Name: "unauth", FilterFactory: "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", Position: api.MiddlewareAfter},
 		{Name: "first", FilterFactory: "a.b:c", Position: api.MiddlewareBefore, Config: map[string]string{"rate": "50%", "z": "1"}},
 	}}
-	got, err = renderPaste(spec)
+	got, err = renderPaste(spec, files.paste)
 	require.NoError(t, err)
 	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(got))
 	require.NoError(t, err)
@@ -40,7 +40,7 @@ func TestRenderPaste(t *testing.T) {
 		"position":          {Name: "x", FilterFactory: "a:b", Position: "middle"},
 		"newline":           {Name: "x", FilterFactory: "a:b", Position: "after", Config: map[string]string{"k": "v\n[filter:authtoken]"}},
 	} {
-		_, err := renderPaste(api.GlanceSpec{Middleware: []api.MiddlewareSpec{bad}})
+		_, err := renderPaste(api.GlanceSpec{Middleware: []api.MiddlewareSpec{bad}}, files.paste)
 		assert.Error(t, err, name)
 	}
 }

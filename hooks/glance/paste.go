@@ -81,14 +81,11 @@ type pasteFilter struct {
 
 // renderPaste is the paste file with the features' filters: PasteIni,
 // byte for byte, when there are none.
-func renderPaste(spec api.GlanceSpec) (string, error) {
+func renderPaste(spec api.GlanceSpec, filters []func(api.GlanceSpec) []pasteFilter) (string, error) {
 	var before, after, sections []string
 	seen := map[string]bool{}
-	for _, feature := range features {
-		if feature.paste == nil {
-			continue
-		}
-		for _, f := range feature.paste(spec) {
+	for _, filtersOf := range filters {
+		for _, f := range filtersOf(spec) {
 			if p := extraconf.FilterNameProblem(f.name); p != "" || seen[f.name] {
 				return "", fmt.Errorf("paste filter %s: %s", excerpt.Name(f.name), cmp.Or(p, "is put into the pipeline twice"))
 			}

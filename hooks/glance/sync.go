@@ -147,7 +147,7 @@ func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	}
 	mode := LaunchModeOf(runs)
 	stores := decide.WithRetired(d.Stores, d.Retired)
-	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.Def}, o.Policy, o.PolicyErr)
+	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.Def, files: files}, o.Policy, o.PolicyErr)
 	if err != nil {
 		return nil, err
 	}
