@@ -20,6 +20,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // relatedSecret is a Secret the Glance names, as far as it is read.
@@ -124,7 +125,7 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 	}
 	host, port := spec.Database.Address(g.Namespace)
 	url := connectionURL(values[0], values[1], host, port, spec.Database.Database) + databaseTLSQuery(activeDatabaseTLS(spec))
-	c := &observe.Credentials{Connection: osloEnvValue(url), ServicePassword: osloEnvValue(password),
+	c := &observe.Credentials{Connection: render.OsloEnvValue(url), ServicePassword: render.OsloEnvValue(password),
 		Digest: credentialsDigest(dbUID, userUID, append([]string{url, password}, tlsMaterial...)...)}
 	return c, database, user, nil
 }
@@ -132,8 +133,8 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 // databaseConf is the [database] section; connection comes from
 // OS_DATABASE__CONNECTION (EnvDatabaseConnection). glance-api and
 // glance-manage wait for the database as long as it takes.
-func databaseConf(confInput) (confPart, error) {
-	return confPart{sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
+func databaseConf(render.ConfInput) (render.ConfPart, error) {
+	return render.ConfPart{Sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
 		{Key: "max_retries", Value: "-1"},
 	}}}}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/internal/testcert"
 )
 
@@ -185,7 +186,7 @@ func TestDatabaseTLSMountedInEveryDatabasePod(t *testing.T) {
 		spec.DBPurge = &api.DBPurgeSpec{}
 		cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*cronJobChild)
 		return map[string]corev1.PodSpec{
-			"Deployment": deployment(g, spec, decide.RunTarget{Image: "i", Release: UWSGIFrom}, in, nil).Spec.Template.Spec,
+			"Deployment": deployment(g, spec, decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, in, nil).Spec.Template.Spec,
 			"SyncJob":    schemaJobChild(g, spec, observe.SchemaJob{Action: observe.ActionSync, Image: "i"}, "j", in).Spec.Template.Spec,
 			"CronJob":    cj.Spec.JobTemplate.Spec.Template.Spec,
 		}

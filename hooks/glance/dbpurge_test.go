@@ -12,6 +12,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestDBPurgeCronJob(t *testing.T) {
@@ -63,9 +64,9 @@ func TestDBPurgeCronJob(t *testing.T) {
 				for _, c := range append(pod.InitContainers, pod.Containers...) {
 					assert.Equal(t, "glance:1", c.Image, "the image glance-api runs")
 					assert.Equal(t, []string{"glance-manage"}, c.Command)
-					assert.Equal(t, configArgs(), c.Args[:2], "the schema Jobs' config files")
+					assert.Equal(t, render.ConfigArgs(), c.Args[:2], "the schema Jobs' config files")
 					got.Steps = append(got.Steps, c.Args[2:])
-					assert.Equal(t, launchEnv(g, tc.spec), c.Env, "the schema Jobs' database URL")
+					assert.Equal(t, render.LaunchEnv(g, tc.spec), c.Env, "the schema Jobs' database URL")
 					assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 const (
@@ -20,24 +21,6 @@ const (
 	// GlanceUID is the uid glance-api runs as (the kolla convention for
 	// glance images); the pod refuses to run as root.
 	GlanceUID = int64(42415)
-	// TerminationGraceSeconds is how long a glance-api pod has between
-	// SIGTERM and SIGKILL (Kubernetes' default, written out because the
-	// uWSGI ini's worker mercy is derived from it), unless the longest
-	// request allowed needs more (see graceSeconds).
-	TerminationGraceSeconds = 30
-	// PreStopSleepSeconds is the preStop sleep of a spec that sets none:
-	// the pod is taken out of its Service's endpoints when it is deleted,
-	// at the same time as the kubelet starts to stop it, and kube-proxy,
-	// a Gateway and the other nodes learn of it a few seconds later. For
-	// those seconds new requests still reach the pod; after them only
-	// requests already taken are left. The eventlet server's workers end
-	// at once on SIGTERM, so this sleep is also the time its requests in
-	// flight have to finish.
-	PreStopSleepSeconds = 5
-	// stopMarginSeconds is what the grace period keeps beyond the preStop
-	// sleep and the worker mercy: the time the master needs to kill a
-	// worker after the mercy and to exit.
-	stopMarginSeconds = 10
 )
 
 // deploymentChild and serviceChild are what the hook returns: the API types
@@ -82,13 +65,13 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, p program) corev1.Conta
 		Image:   p.image,
 		Command: p.cmd,
 		Args:    p.args,
-		Env:     launchEnv(g, spec),
+		Env:     render.LaunchEnv(g, spec),
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
-			{Name: names.VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
-			{Name: VolumeStaging, MountPath: StagingDir},
-			{Name: VolumeTasks, MountPath: TasksDir},
-			{Name: VolumeLock, MountPath: LockDir},
+			{Name: names.VolumeConfig, MountPath: render.ConfigDir, ReadOnly: true},
+			{Name: names.VolumeBackends, MountPath: render.BackendsDir, ReadOnly: true},
+			{Name: VolumeStaging, MountPath: render.StagingDir},
+			{Name: VolumeTasks, MountPath: render.TasksDir},
+			{Name: VolumeLock, MountPath: render.LockDir},
 			{Name: VolumeTmp, MountPath: "/tmp"},
 		},
 		SecurityContext: restrictedContainer(),
@@ -146,8 +129,8 @@ func glancePod(m mounts, state []corev1.Volume, placement api.DeploymentSpec, co
 // the signal, went on to serve and ran until the SIGKILL at the end of the
 // grace period; not PID 1, it ends at once. uWSGI's master handles SIGTERM
 // from its first moment and stays PID 1.
-func notPIDOne(mode LaunchMode) *bool {
-	if mode != Eventlet {
+func notPIDOne(mode render.LaunchMode) *bool {
+	if mode != render.Eventlet {
 		return nil
 	}
 	yes := true
@@ -163,10 +146,10 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in pod
 	// authtoken: it answers without a token, a database or Keystone, in
 	// both launch modes.
 	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
-	mode := LaunchModeOf(run.Release)
-	cmd, args := command(mode)
+	mode := render.LaunchModeOf(run.Release)
+	cmd, args := render.Command(mode)
 	container := glanceContainer(g, spec, program{ContainerName, run.Image, cmd, args})
-	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}}
+	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: render.APIPort, Protocol: corev1.ProtocolTCP}}
 	// Every worker imports glance before the first answer; on a busy node
 	// that has taken over a minute.
 	container.StartupProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 5, FailureThreshold: 60, TimeoutSeconds: 5}
@@ -175,9 +158,9 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in pod
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
 	container.Resources = *spec.Deployment.Resources
 	pod := glancePod(in.mounts, apiStateVolumes(spec), api.DeploymentSpec{}, container)
-	grace := graceSeconds(spec)
+	grace := render.GraceSeconds(spec)
 	pod.TerminationGracePeriodSeconds = &grace
-	if p := preStopSeconds(spec); p > 0 {
+	if p := render.PreStopSeconds(spec); p > 0 {
 		// The kubelet's own sleep: the image needs no sleep binary.
 		pod.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: p}}}
 	}
@@ -207,7 +190,7 @@ func service(g *api.Glance) *serviceChild {
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: model.SelectorLabels(g),
-			Ports: []corev1.ServicePort{{Name: PortName, Port: APIPort, TargetPort: intstr.FromString(PortName),
+			Ports: []corev1.ServicePort{{Name: PortName, Port: render.APIPort, TargetPort: intstr.FromString(PortName),
 				Protocol: corev1.ProtocolTCP}},
 		},
 	}
@@ -242,32 +225,6 @@ func PodMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
 		}
 	}
 	return configMap, backendsSecret
-}
-
-// graceSeconds is the glance-api pods' grace period: the spec's, or long
-// enough for the longest request allowed to finish after the preStop sleep
-// (uWSGI's harakiri ends a request that runs longer; with uWSGI's worker
-// mercy as long as harakiri, the master waits for such a request), and at
-// least the Kubernetes default. The eventlet server has no bound on a
-// request and no drain after SIGTERM: it gets the default.
-func graceSeconds(spec api.GlanceSpec) int64 {
-	if d := spec.Deployment; d != nil && d.TerminationGracePeriodSeconds != nil {
-		return *d.TerminationGracePeriodSeconds
-	}
-	longest := int64(0)
-	if a := spec.APIServer; a != nil && a.UWSGI != nil && a.UWSGI.Harakiri != nil {
-		longest = int64(*a.UWSGI.Harakiri)
-	}
-	return max(TerminationGraceSeconds, preStopSeconds(spec)+longest+stopMarginSeconds)
-}
-
-// preStopSeconds is the pods' preStop sleep: the spec's (0 for none) or
-// PreStopSleepSeconds.
-func preStopSeconds(spec api.GlanceSpec) int64 {
-	if d := spec.Deployment; d != nil && d.PreStopSleepSeconds != nil {
-		return *d.PreStopSleepSeconds
-	}
-	return PreStopSleepSeconds
 }
 
 // rolloutStrategy is the spec's, or by default one that keeps every

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -36,8 +37,8 @@ func TestLayerConf(t *testing.T) {
 			"a":                  {"s3_store_bucket": "b"},
 		},
 	}
-	in := confInput{spec: spec, stores: []*model.Store{{ID: "a", State: storestate.Rendered}}}
-	got := layerConf(in, rendered())
+	in := render.ConfInput{Spec: spec, Stores: []*model.Store{{ID: "a", State: storestate.Rendered}}}
+	got := render.LayerConf(in, rendered())
 	want := []storeconf.Section{
 		{Name: "DEFAULT", Options: []storeconf.Option{{Key: "enabled_backends", Value: "a:s3"}, {Key: "workers", Value: "4"},
 			{Key: "plugin_opt", Value: "1"}, {Key: "allow_anonymous_access", Value: "true"}}},
@@ -49,8 +50,8 @@ func TestLayerConf(t *testing.T) {
 	}
 
 	// Without extraConfig, what the hooks render wins over a plugin.
-	in.spec.ExtraConfig = nil
-	got = layerConf(in, rendered())
+	in.Spec.ExtraConfig = nil
+	got = render.LayerConf(in, rendered())
 	assert.Equal(t, storeconf.Option{Key: "workers", Value: "2"}, got[0].Options[1], "a plugin does not override the hooks")
 
 	// The file reads back with an independent parser, each key once.

@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // feature is one feature of a Glance as one value: what it contributes to
@@ -35,9 +36,9 @@ type feature struct {
 	decide func(o *observe.Observed, d *decide.Decision)
 	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
 	// in their order, and their sections follow it in their order.
-	conf func(confInput) (confPart, error)
+	conf func(render.ConfInput) (render.ConfPart, error)
 	// paste puts filters into the paste pipeline (paste.go).
-	paste func(api.GlanceSpec) []pasteFilter
+	paste func(api.GlanceSpec) []render.PasteFilter
 	// everyPod changes every pod template the Glance renders: the
 	// Deployment's, the schema Jobs' and the purge CronJob's.
 	everyPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
@@ -108,18 +109,18 @@ func init() {
 
 // files are the features' contributions to the config's files, gathered
 // once.
-var files fileParts
+var files render.FileParts
 
 // filesOf gathers the features' contributions to the config's files, in
 // their order.
-func filesOf(fs []feature) fileParts {
-	var p fileParts
+func filesOf(fs []feature) render.FileParts {
+	var p render.FileParts
 	for _, f := range fs {
 		if f.conf != nil {
-			p.conf = append(p.conf, f.conf)
+			p.Conf = append(p.Conf, f.conf)
 		}
 		if f.paste != nil {
-			p.paste = append(p.paste, f.paste)
+			p.Paste = append(p.Paste, f.paste)
 		}
 	}
 	return p
@@ -135,18 +136,18 @@ func registered() []feature {
 // shapingFeatures shape glance-api.conf, the paste pipeline and the pods.
 func shapingFeatures() []feature {
 	return []feature{
-		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
+		{name: "launch", conf: render.LaunchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
-		{name: "stores", decide: decide.HoldOutdatedStores, conf: storesConf, events: skippedBackends,
+		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: skippedBackends,
 			status: holds(model.CondBackendsReady, backendsCondition)},
 		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
 		{name: "config", status: holds(model.CondConfigRendered, renderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
-		{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
-		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
-		{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
-		{name: "locations", conf: locationsConf},    // config.go: image locations hidden
+		{name: "imports", conf: render.ImportsConf},     // config.go: import methods, staging and tasks areas
+		{name: "uri-filter", conf: uriFilterConf},       // imports.go: the URI filter of web-download
+		{name: "import-plugins", conf: pluginsConf},     // imports.go: the import plugins and their sections
+		{name: "locations", conf: render.LocationsConf}, // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
 		{name: "database", conf: databaseConf, events: schemaOccurrences,
 			status: holds(model.CondDatabaseReady, databaseCondition)},
@@ -154,12 +155,12 @@ func shapingFeatures() []feature {
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
 		{name: "keystone", conf: keystoneConf, status: holds(model.CondServiceUserReady, serviceUserCondition)},
-		{name: "runtime", conf: runtimeConf},           // config.go: locks, notifications, paste pipeline
-		{name: "logging", conf: loggingConf},           // logging.go: oslo.log's options
+		{name: "runtime", conf: render.RuntimeConf},    // config.go: locks, notifications, paste pipeline
+		{name: "logging", conf: render.LoggingConf},    // logging.go: oslo.log's options
 		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
 		{name: "middleware", paste: middlewareFilters}, // middleware.go: spec.middleware
 		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
-		{name: "policy", conf: policyConf, related: policyRelated},
+		{name: "policy", conf: render.PolicyConf, related: render.PolicyRelated},
 		{name: "placement", apiPod: placeAPIPods}, // placement.go: node selection, spreading, priority
 		// cabundles.go: the stores' CA bundles
 		{name: "ca-bundles", decide: decide.ChooseProcessWideCA, apiPod: mountCABundles},

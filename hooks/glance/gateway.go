@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // RouteRequestTimeout is the HTTPRoute's request timeout. An image upload
@@ -82,7 +83,7 @@ func httpRoute(g *api.Glance, gw api.GatewaySpec) *httpRouteChild {
 	path := gw.RoutePath()
 	rule := routeRule{
 		Matches:     []routeMatch{{Path: routePathMatch{Type: "PathPrefix", Value: path}}},
-		BackendRefs: []routeBackendRef{{Name: g.Name, Port: APIPort}},
+		BackendRefs: []routeBackendRef{{Name: g.Name, Port: render.APIPort}},
 		Timeouts:    routeTimeouts{Request: RouteRequestTimeout},
 	}
 	if path != "/" {

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // Bounds of a schema Job. glance-manage waits for the database as long as
@@ -56,7 +57,7 @@ func jobNamer(glance, metadefsPath string) func(observe.SchemaJob) string {
 // manage is a glance-manage command with the config every glance program
 // of the Glance reads.
 func manage(args ...string) (cmd, argv []string) {
-	return []string{"glance-manage"}, append(configArgs(), args...)
+	return []string{"glance-manage"}, append(render.ConfigArgs(), args...)
 }
 
 // schemaJobChild renders the Job of a step: the same config files,

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestJobNamer(t *testing.T) {
@@ -80,10 +81,10 @@ func TestSchemaJobChild(t *testing.T) {
 				t.Errorf("%s\nschemaJobChild(...): -want, +got:\n%s", tc.reason, diff)
 			}
 			for _, c := range append(pod.InitContainers, pod.Containers...) {
-				if c.Command[0] != "glance-manage" || c.Image != "glance:2025.2" || !cmp.Equal(c.Args[:2], configArgs()) {
+				if c.Command[0] != "glance-manage" || c.Image != "glance:2025.2" || !cmp.Equal(c.Args[:2], render.ConfigArgs()) {
 					t.Errorf("%s: %s runs %v %v in %s, want glance-manage with the API's config arguments", tc.reason, c.Name, c.Command, c.Args, c.Image)
 				}
-				if !cmp.Equal(c.Env, launchEnv(g, spec)) {
+				if !cmp.Equal(c.Env, render.LaunchEnv(g, spec)) {
 					t.Errorf("%s: %s has another environment than glance-api", tc.reason, c.Name)
 				}
 			}

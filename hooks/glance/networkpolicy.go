@@ -21,6 +21,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -122,7 +123,7 @@ func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 	out := []endpoint{{host: host, port: port}}
 	c := spec.Cache
 	if c.ClusterRef != nil {
-		out = append(out, endpoint{host: fmt.Sprintf("%s.%s.svc", c.ClusterRef.Name, g.Namespace), port: MemcachedPort})
+		out = append(out, endpoint{host: fmt.Sprintf("%s.%s.svc", c.ClusterRef.Name, g.Namespace), port: render.MemcachedPort})
 	}
 	for i, s := range c.Servers {
 		e, err := hostPortEndpoint(fmt.Sprintf("spec.cache.servers[%d]", i), s)
@@ -230,7 +231,7 @@ type networkPolicyChild struct {
 // the glance-api pods reach the derived endpoints and additionalEgress.
 func apiNetworkPolicy(g *api.Glance, np api.NetworkPolicySpec, derived []networkingv1.NetworkPolicyEgressRule) *networkPolicyChild {
 	tcp := corev1.ProtocolTCP
-	port := intstr.FromInt32(APIPort)
+	port := intstr.FromInt32(render.APIPort)
 	from := make([]networkingv1.NetworkPolicyPeer, 0, len(np.Ingress))
 	for _, src := range np.Ingress {
 		from = append(from, networkingv1.NetworkPolicyPeer{NamespaceSelector: src.NamespaceSelector, PodSelector: src.PodSelector})
@@ -340,7 +341,7 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*model.S
 	}
 	c := hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyApplied,
 		Message: fmt.Sprintf("NetworkPolicy %q admits TCP %d from %d sources and allows %d egress rules; NetworkPolicy %q covers the Jobs' pods",
-			g.Name, APIPort, len(np.Ingress), len(derived)+len(np.AdditionalEgress), names.JobsNetworkPolicyName(g.Name))}
+			g.Name, render.APIPort, len(np.Ingress), len(derived)+len(np.AdditionalEgress), names.JobsNetworkPolicyName(g.Name))}
 	for _, r := range derived {
 		if !allowed[ruleKey(r)] {
 			c.Status, c.Reason = false, model.ReasonWaitingForNetworkPolicy

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -261,8 +262,8 @@ func TestNetworkPolicies(t *testing.T) {
 		t.Errorf("the api policy selects the glance-api pods: %s", diff)
 	}
 	in := apiNP.Spec.Ingress
-	if len(in) != 1 || len(in[0].Ports) != 1 || in[0].Ports[0].Port.IntVal != APIPort || in[0].From[0].NamespaceSelector.MatchLabels["gateway"] != "true" {
-		t.Errorf("ingress: want TCP %d from the one source, got %+v", APIPort, in)
+	if len(in) != 1 || len(in[0].Ports) != 1 || in[0].Ports[0].Port.IntVal != render.APIPort || in[0].From[0].NamespaceSelector.MatchLabels["gateway"] != "true" {
+		t.Errorf("ingress: want TCP %d from the one source, got %+v", render.APIPort, in)
 	}
 	eg := apiNP.Spec.Egress
 	if diff := cmp.Diff(extra, eg[len(eg)-1]); diff != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // observeRequest decodes the request. A request that is not a Glance's, or holds an
@@ -35,7 +36,7 @@ func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Ob
 	if err := observeChildren(o, req.Children); err != nil {
 		return nil, err
 	}
-	o.Policy, o.PolicyErr = policyRules(o.Spec, req.Related)
+	o.Policy, o.PolicyErr = render.PolicyRules(o.Spec, req.Related)
 	if o.Pods, err = readPods(req.Related, g.Name); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
@@ -273,5 +274,5 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 // its trailing "/" as the reference writes it (and as the gateway's URL
 // ends).
 func serviceEndpoint(g *api.Glance) string {
-	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", g.Name, g.Namespace, APIPort)
+	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", g.Name, g.Namespace, render.APIPort)
 }

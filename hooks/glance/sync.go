@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // outcome is what a sync returns besides status.
@@ -145,15 +146,15 @@ func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	if plan.Run != nil {
 		runs = plan.Run.Release
 	}
-	mode := LaunchModeOf(runs)
+	mode := render.LaunchModeOf(runs)
 	stores := decide.WithRetired(d.Stores, d.Retired)
-	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.Def, files: files}, o.Policy, o.PolicyErr)
+	cfgData, err := render.RenderFiles(render.ConfInput{Glance: g, Spec: spec, Rel: runs, Mode: mode, Stores: stores, Def: d.Def, Files: files}, o.Policy, o.PolicyErr)
 	if err != nil {
 		return nil, err
 	}
 	out := &outcome{database: plan.Cond, inConfig: map[string]bool{},
 		installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
-	out.children = configChildren(g, out, cfgData, renderBackends(stores))
+	out.children = configChildren(g, out, cfgData, render.RenderBackends(stores))
 	out.children = append(out.children, credentialChildren(g, o.Creds.Creds)...)
 	out.children = append(out.children, service(g))
 	if plan.Job != nil {

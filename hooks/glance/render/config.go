@@ -1,4 +1,8 @@
-package glance
+// Package render is the Glance hook's third stage: the objects and files a
+// sync returns, from the decision. Its config files take the features'
+// contributions as values (FileParts), so it never reads the hook's list
+// of features.
+package render
 
 import (
 	"strings"
@@ -40,62 +44,62 @@ const (
 	MemcachedPort = 11211
 )
 
-// configData is the config ConfigMap's data for a launch mode: everything
+// ConfigData is the config ConfigMap's data for a launch mode: everything
 // glance-api reads besides the store sections.
-func configData(conf string, spec api.GlanceSpec, mode LaunchMode, rel release.Release) map[string]string {
+func ConfigData(conf string, spec api.GlanceSpec, mode LaunchMode, rel release.Release) map[string]string {
 	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
 	if mode == UWSGI {
-		data[UWSGIFile] = renderUWSGI(spec)
+		data[UWSGIFile] = RenderUWSGI(spec)
 	}
 	if ownLoggingConfig(spec.Logging) {
-		data[LoggingFile] = renderLoggingConfig(*spec.Logging, rel)
+		data[LoggingFile] = RenderLoggingConfig(*spec.Logging, rel)
 	}
 	return data
 }
 
-// confInput is what glance-api.conf is rendered from.
-type confInput struct {
-	glance *api.Glance
-	spec   api.GlanceSpec
-	// rel is the release glance-api runs (during an upgrade, not yet the
+// ConfInput is what glance-api.conf is rendered from.
+type ConfInput struct {
+	Glance *api.Glance
+	Spec   api.GlanceSpec
+	// Rel is the release glance-api runs (during an upgrade, not yet the
 	// spec's), mode its launch mode.
-	rel    release.Release
-	mode   LaunchMode
-	stores []*model.Store
-	def    *model.Store
-	// files are the features' contributions to the files, in their order.
-	files fileParts
+	Rel    release.Release
+	Mode   LaunchMode
+	Stores []*model.Store
+	Def    *model.Store
+	// Files are the features' contributions to the files, in their order.
+	Files FileParts
 }
 
-// fileParts are what the features add to the config's files: options and
+// FileParts are what the features add to the config's files: options and
 // sections of glance-api.conf, and filters of the paste pipeline.
-type fileParts struct {
-	conf  []func(confInput) (confPart, error)
-	paste []func(api.GlanceSpec) []pasteFilter
+type FileParts struct {
+	Conf  []func(ConfInput) (ConfPart, error)
+	Paste []func(api.GlanceSpec) []PasteFilter
 }
 
-// confPart is what one feature adds to glance-api.conf: options of
+// ConfPart is what one feature adds to glance-api.conf: options of
 // [DEFAULT], and sections of its own.
-type confPart struct {
-	defaults []storeconf.Option
-	sections []storeconf.Section
+type ConfPart struct {
+	Defaults []storeconf.Option
+	Sections []storeconf.Section
 }
 
-// renderConfig renders glance-api.conf. Secrets never appear in it: the
+// RenderConfig renders glance-api.conf. Secrets never appear in it: the
 // database URL and the service user's password reach glance-api as
 // environment variables (oslo.config reads OS_<GROUP>__<OPTION>).
-func renderConfig(in confInput) (string, error) {
+func RenderConfig(in ConfInput) (string, error) {
 	var defaults []storeconf.Option
 	var sections []storeconf.Section
-	for _, conf := range in.files.conf {
+	for _, conf := range in.Files.Conf {
 		p, err := conf(in)
 		if err != nil {
 			return "", model.InvalidSpec("%w", err)
 		}
-		defaults = append(defaults, p.defaults...)
-		sections = append(sections, p.sections...)
+		defaults = append(defaults, p.Defaults...)
+		sections = append(sections, p.Sections...)
 	}
-	all := layerConf(in, append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...))
+	all := LayerConf(in, append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...))
 	conf, err := storeconf.Write(all...)
 	if err != nil {
 		// Every value written comes from the spec (admission refuses what
@@ -105,29 +109,29 @@ func renderConfig(in confInput) (string, error) {
 	return conf, nil
 }
 
-// storesConf enables the rendered stores and names the default one; their
+// StoresConf enables the rendered stores and names the default one; their
 // sections are in the backends Secret.
-func storesConf(in confInput) (confPart, error) {
+func StoresConf(in ConfInput) (ConfPart, error) {
 	var enabled []string
-	for _, s := range in.stores {
+	for _, s := range in.Stores {
 		if s.State.Rendered() {
 			enabled = append(enabled, s.ID+":s3")
 		}
 	}
-	return confPart{
-		defaults: []storeconf.Option{{Key: "enabled_backends", Value: strings.Join(enabled, ",")}},
-		sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.def.ID}}}},
+	return ConfPart{
+		Defaults: []storeconf.Option{{Key: "enabled_backends", Value: strings.Join(enabled, ",")}},
+		Sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.Def.ID}}}},
 	}, nil
 }
 
-// importsConf is the import methods and the staging and tasks areas of
+// ImportsConf is the import methods and the staging and tasks areas of
 // the import flows.
-func importsConf(in confInput) (confPart, error) {
-	return confPart{
+func ImportsConf(in ConfInput) (ConfPart, error) {
+	return ConfPart{
 		// Explicit, so a release changing its default changes nothing here.
 		// oslo.config wants this list in brackets.
-		defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.spec.ImportMethods, ",") + "]"}},
-		sections: []storeconf.Section{
+		Defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.Spec.ImportMethods, ",") + "]"}},
+		Sections: []storeconf.Section{
 			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: StagingDir}}},
 			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: TasksDir}}},
 			// What a task flow reads as its work directory when it does not
@@ -137,20 +141,20 @@ func importsConf(in confInput) (confPart, error) {
 	}, nil
 }
 
-// locationsConf hides image locations: glance_store writes S3 locations as
+// LocationsConf hides image locations: glance_store writes S3 locations as
 // s3://KEY:SECRET@host/..., so exposing them would hand the S3 keys to API
 // clients.
-func locationsConf(confInput) (confPart, error) {
-	return confPart{defaults: []storeconf.Option{
+func LocationsConf(ConfInput) (ConfPart, error) {
+	return ConfPart{Defaults: []storeconf.Option{
 		{Key: "show_image_direct_url", Value: "false"},
 		{Key: "show_multiple_locations", Value: "false"},
 	}}, nil
 }
 
-// runtimeConf is where glance-api keeps its locks, that it sends no
+// RuntimeConf is where glance-api keeps its locks, that it sends no
 // notifications, and its paste pipeline.
-func runtimeConf(confInput) (confPart, error) {
-	return confPart{sections: []storeconf.Section{
+func RuntimeConf(ConfInput) (ConfPart, error) {
+	return ConfPart{Sections: []storeconf.Section{
 		{Name: "oslo_concurrency", Options: []storeconf.Option{{Key: "lock_path", Value: LockDir}}},
 		{Name: "oslo_messaging_notifications", Options: []storeconf.Option{{Key: "driver", Value: "noop"}}},
 		{Name: "paste_deploy", Options: []storeconf.Option{
@@ -162,10 +166,10 @@ func runtimeConf(confInput) (confPart, error) {
 	}}, nil
 }
 
-// renderBackends concatenates the rendered store sections, sorted by store
+// RenderBackends concatenates the rendered store sections, sorted by store
 // id. It does not depend on which store is the default, so switching the
 // default leaves the backends Secret's name unchanged.
-func renderBackends(stores []*model.Store) string {
+func RenderBackends(stores []*model.Store) string {
 	var parts []string
 	for _, s := range stores {
 		if s.State.Rendered() {

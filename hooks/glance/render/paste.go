@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"cmp"
@@ -66,50 +66,50 @@ const PasteFlavor = "keystone"
 
 // pasteBasePipeline is PasteIni's pipeline line, filter by filter, and
 // pasteApp the application it ends in.
-var pasteBasePipeline = []string{"cors", "healthcheck", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context"}
+var PasteBasePipeline = []string{"cors", "healthcheck", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context"}
 
-const pasteApp = "rootapp"
+const PasteApp = "rootapp"
 
-// pasteFilter is a filter a feature puts into the pipeline: before every
+// PasteFilter is a filter a feature puts into the pipeline: before every
 // filter of PasteIni (api.MiddlewareBefore) or after them, just before the
 // application (api.MiddlewareAfter). Filters of one position keep the
 // order of the features, then the order each feature gives.
-type pasteFilter struct {
-	name, factory, position string
-	options                 []storeconf.Option
+type PasteFilter struct {
+	Name, Factory, Position string
+	Options                 []storeconf.Option
 }
 
-// renderPaste is the paste file with the features' filters: PasteIni,
+// RenderPaste is the paste file with the features' filters: PasteIni,
 // byte for byte, when there are none.
-func renderPaste(spec api.GlanceSpec, filters []func(api.GlanceSpec) []pasteFilter) (string, error) {
+func RenderPaste(spec api.GlanceSpec, filters []func(api.GlanceSpec) []PasteFilter) (string, error) {
 	var before, after, sections []string
 	seen := map[string]bool{}
 	for _, filtersOf := range filters {
 		for _, f := range filtersOf(spec) {
-			if p := extraconf.FilterNameProblem(f.name); p != "" || seen[f.name] {
-				return "", fmt.Errorf("paste filter %s: %s", excerpt.Name(f.name), cmp.Or(p, "is put into the pipeline twice"))
+			if p := extraconf.FilterNameProblem(f.Name); p != "" || seen[f.Name] {
+				return "", fmt.Errorf("paste filter %s: %s", excerpt.Name(f.Name), cmp.Or(p, "is put into the pipeline twice"))
 			}
-			seen[f.name] = true
+			seen[f.Name] = true
 			section, err := pasteFilterSection(f)
 			if err != nil {
 				return "", err
 			}
 			sections = append(sections, section)
-			switch f.position {
+			switch f.Position {
 			case api.MiddlewareBefore:
-				before = append(before, f.name)
+				before = append(before, f.Name)
 			case api.MiddlewareAfter:
-				after = append(after, f.name)
+				after = append(after, f.Name)
 			default:
-				return "", fmt.Errorf("paste filter %s: position must be before or after", f.name)
+				return "", fmt.Errorf("paste filter %s: position must be before or after", f.Name)
 			}
 		}
 	}
 	if len(sections) == 0 {
 		return PasteIni, nil
 	}
-	line := "pipeline = " + strings.Join(pasteBasePipeline, " ") + " " + pasteApp + "\n"
-	pipeline := slices.Concat(before, pasteBasePipeline, after, []string{pasteApp})
+	line := "pipeline = " + strings.Join(PasteBasePipeline, " ") + " " + PasteApp + "\n"
+	pipeline := slices.Concat(before, PasteBasePipeline, after, []string{PasteApp})
 	out := strings.Replace(PasteIni, line, "pipeline = "+strings.Join(pipeline, " ")+"\n", 1)
 	return out + "\n" + strings.Join(sections, "\n"), nil
 }
@@ -117,18 +117,18 @@ func renderPaste(spec api.GlanceSpec, filters []func(api.GlanceSpec) []pasteFilt
 // pasteFilterSection is a filter's [filter:<name>] section. PasteDeploy
 // reads the file with Python's ConfigParser and its %(name)s
 // interpolation, so '%' is doubled; what cannot be written is refused.
-func pasteFilterSection(f pasteFilter) (string, error) {
-	if p := extraconf.FilterFactoryProblem(f.factory); p != "" {
-		return "", fmt.Errorf("paste filter %s: filterFactory %s", f.name, p)
+func pasteFilterSection(f PasteFilter) (string, error) {
+	if p := extraconf.FilterFactoryProblem(f.Factory); p != "" {
+		return "", fmt.Errorf("paste filter %s: filterFactory %s", f.Name, p)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "[filter:%s]\npaste.filter_factory = %s\n", f.name, f.factory)
-	for _, o := range f.options {
+	fmt.Fprintf(&b, "[filter:%s]\npaste.filter_factory = %s\n", f.Name, f.Factory)
+	for _, o := range f.Options {
 		if p := extraconf.FilterKeyProblem(o.Key); p != "" {
-			return "", fmt.Errorf("paste filter %s: setting %s %s", f.name, excerpt.Name(o.Key), p)
+			return "", fmt.Errorf("paste filter %s: setting %s %s", f.Name, excerpt.Name(o.Key), p)
 		}
 		if p := storeconf.ValueProblem(o.Value); p != "" {
-			return "", fmt.Errorf("paste filter %s: setting %s %s", f.name, o.Key, p)
+			return "", fmt.Errorf("paste filter %s: setting %s %s", f.Name, o.Key, p)
 		}
 		fmt.Fprintf(&b, "%s = %s\n", o.Key, strings.ReplaceAll(o.Value, "%", "%%"))
 	}

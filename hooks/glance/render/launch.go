@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"fmt"
@@ -61,7 +61,7 @@ const (
 	EnvServicePassword    = "OS_KEYSTONE_AUTHTOKEN__PASSWORD"
 )
 
-// launchConf is what the launch mode sets in [DEFAULT]: the port, and the
+// LaunchConf is what the launch mode sets in [DEFAULT]: the port, and the
 // eventlet server's worker processes (uWSGI has its own processes; from
 // 2026.2 Glance has no workers option) and http_keepalive. bind_host comes
 // from OS_DEFAULT__BIND_HOST (the pod's IP).
@@ -74,27 +74,27 @@ const (
 // every answer closes its connection ("Connection: close"), so the next
 // request goes through the Service to a pod that serves, as the uWSGI
 // mode's http-socket does by default.
-func launchConf(in confInput) (confPart, error) {
+func LaunchConf(in ConfInput) (ConfPart, error) {
 	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
-	if in.mode == Eventlet {
-		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.spec.APIServer.Workers)},
+	if in.Mode == Eventlet {
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.Spec.APIServer.Workers)},
 			storeconf.Option{Key: "http_keepalive", Value: "false"})
 	}
-	return confPart{defaults: defaults}, nil
+	return ConfPart{Defaults: defaults}, nil
 }
 
-// command is the glance-api container's command and arguments. Both modes
+// Command is the glance-api container's command and arguments. Both modes
 // read the same files: glance-api.conf from ConfigDir and every *.conf in
 // BackendsDir. The eventlet server (glance-api's main, see
 // eventletLauncher) is told so; the WSGI application takes no
 // arguments, and finds glance-api.conf through OS_GLANCE_CONFIG_DIR and
 // BackendsDir as oslo.config's default config directory of project glance
 // (/etc/glance/glance.conf.d).
-func command(mode LaunchMode) (cmd, args []string) {
+func Command(mode LaunchMode) (cmd, args []string) {
 	if mode == UWSGI {
 		return []string{"uwsgi"}, []string{"--ini", ConfigDir + "/" + UWSGIFile}
 	}
-	return []string{"python3", "-c", eventletLauncher}, configArgs()
+	return []string{"python3", "-c", EventletLauncher}, ConfigArgs()
 }
 
 // eventletLauncher runs what the glance-api console script runs
@@ -109,18 +109,18 @@ func command(mode LaunchMode) (cmd, args []string) {
 // exited, oslo.log writes each record through, and the streams are flushed
 // first. A failing start leaves main by sys.exit as before, with its exit
 // code. sys.argv[0] is the console script's name, which oslo.config reads.
-const eventletLauncher = "import os, sys; sys.argv[0] = 'glance-api'; from glance.cmd.api import main; main(); " +
+const EventletLauncher = "import os, sys; sys.argv[0] = 'glance-api'; from glance.cmd.api import main; main(); " +
 	"sys.stdout.flush(); sys.stderr.flush(); os._exit(0)"
 
-// configArgs are the oslo.config arguments of every glance program the hooks
+// ConfigArgs are the oslo.config arguments of every glance program the hooks
 // run (glance-api in the eventlet mode, glance-manage in the schema Jobs).
-func configArgs() []string {
+func ConfigArgs() []string {
 	return []string{"--config-file=" + ConfigDir + "/" + names.ConfigFile, "--config-dir=" + BackendsDir}
 }
 
-// launchEnv is the environment every glance container gets, in order: a
+// LaunchEnv is the environment every glance container gets, in order: a
 // $(VAR) reference needs the variable defined before it.
-func launchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
+func LaunchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
 	return []corev1.EnvVar{
 		{Name: EnvPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 		{Name: EnvBindHost, Value: "$(" + EnvPodIP + ")"},
@@ -131,12 +131,12 @@ func launchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
 	}
 }
 
-// osloEnvValue is a value as an OS_<GROUP>__<OPTION> variable must hold it:
+// OsloEnvValue is a value as an OS_<GROUP>__<OPTION> variable must hold it:
 // oslo.config interpolates '$' in environment values as it does in files
 // ("$name" is another option's value, a '$' alone an error), and "$$" is a
 // literal '$' in both (checked on oslo.config 9.0: OS_GRP__OPT='a$$b'
 // reads a$b, 'a$b' fails with "no such option b").
-func osloEnvValue(v string) string { return storeconf.Escape(v) }
+func OsloEnvValue(v string) string { return storeconf.Escape(v) }
 
 func secretEnv(name, secret, key string) corev1.EnvVar {
 	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
@@ -147,15 +147,15 @@ func secretEnv(name, secret, key string) corev1.EnvVar {
 // its 1 MB default is smaller than the 1 MiB chunks glanceclient uploads in.
 const chunkedInputLimit = 16 << 20
 
-// workerMercySeconds bounds how long uWSGI's master waits for a worker to
+// WorkerMercySeconds bounds how long uWSGI's master waits for a worker to
 // finish its requests after SIGTERM before it kills it
 // (worker-reload-mercy, 60 s by default): what the grace period leaves
 // after the preStop sleep and the margin the master needs to exit, so the
 // master always exits by itself before the kubelet's SIGKILL. With the
 // grace period derived from harakiri (graceSeconds) it is harakiri: a
 // request uWSGI allows is never cut by the stop.
-func workerMercySeconds(spec api.GlanceSpec) int64 {
-	return max(graceSeconds(spec)-preStopSeconds(spec)-stopMarginSeconds, 1)
+func WorkerMercySeconds(spec api.GlanceSpec) int64 {
+	return max(GraceSeconds(spec)-PreStopSeconds(spec)-stopMarginSeconds, 1)
 }
 
 // loadingWorkerLines end a worker at once when the master tells it to stop
@@ -184,9 +184,9 @@ var loadingWorkerLines = []string{
 	"skip-atexit = true",
 }
 
-// renderUWSGI renders the uWSGI ini of the uWSGI launch mode. uWSGI expands
+// RenderUWSGI renders the uWSGI ini of the uWSGI launch mode. uWSGI expands
 // $(POD_IP) from its environment when it reads the file.
-func renderUWSGI(spec api.GlanceSpec) string {
+func RenderUWSGI(spec api.GlanceSpec) string {
 	lines := []string{
 		"[uwsgi]",
 		"# Debian's uWSGI loads Python as a plugin; a uWSGI built with Python",
@@ -216,10 +216,10 @@ func renderUWSGI(spec api.GlanceSpec) string {
 		"# SIGTERM ends the workers once their requests are answered, and",
 		"# Glance's own exit hook has drained its task pool; a worker not done",
 		"# after the mercy is killed, so the master exits within the pod's",
-		fmt.Sprintf("# grace period (%d s).", graceSeconds(spec)),
+		fmt.Sprintf("# grace period (%d s).", GraceSeconds(spec)),
 		"die-on-term = true",
 		"hook-master-start = unix_signal:15 gracefully_kill_them_all",
-		fmt.Sprintf("worker-reload-mercy = %d", workerMercySeconds(spec)),
+		fmt.Sprintf("worker-reload-mercy = %d", WorkerMercySeconds(spec)),
 	)
 	lines = append(lines, loadingWorkerLines...)
 	if h := spec.APIServer.UWSGI.Harakiri; h != nil {

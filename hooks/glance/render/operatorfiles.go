@@ -1,17 +1,17 @@
-package glance
+package render
 
 import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
-// renderFiles is the config ConfigMap's data: glance-api.conf, and the
+// RenderFiles is the config ConfigMap's data: glance-api.conf, and the
 // files beside it.
-func renderFiles(in confInput, policy map[string]string, policyErr error) (map[string]string, error) {
-	conf, err := renderConfig(in)
+func RenderFiles(in ConfInput, policy map[string]string, policyErr error) (map[string]string, error) {
+	conf, err := RenderConfig(in)
 	if err != nil {
 		return nil, err
 	}
-	data := configData(conf, in.spec, in.mode, in.rel)
+	data := ConfigData(conf, in.Spec, in.Mode, in.Rel)
 	return data, operatorFiles(data, in, policy, policyErr)
 }
 
@@ -20,9 +20,9 @@ func renderFiles(in confInput, policy map[string]string, policyErr error) (map[s
 // filters, and the policy file of spec.policyOverrides. Admission refuses
 // what cannot be written; what still cannot is a spec error, and the
 // last-good config is kept.
-func operatorFiles(data map[string]string, in confInput, policy map[string]string, policyErr error) error {
-	spec := in.spec
-	paste, err := renderPaste(spec, in.files.paste)
+func operatorFiles(data map[string]string, in ConfInput, policy map[string]string, policyErr error) error {
+	spec := in.Spec
+	paste, err := RenderPaste(spec, in.Files.Paste)
 	if err != nil {
 		return model.InvalidSpec("spec.middleware: %w", err)
 	}
@@ -31,7 +31,7 @@ func operatorFiles(data map[string]string, in confInput, policy map[string]strin
 		return model.InvalidSpec("%w", policyErr)
 	}
 	if spec.PolicyOverrides != nil {
-		data[PolicyFile] = renderPolicy(policy)
+		data[PolicyFile] = RenderPolicy(policy)
 	}
 	return nil
 }

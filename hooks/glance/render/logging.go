@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"fmt"
@@ -24,15 +24,15 @@ func ownLoggingConfig(l *api.LoggingSpec) bool {
 	return l != nil && (l.Format == api.LogFormatJSON || l.Level != api.DefaultLogLevel)
 }
 
-// loggingConf is what spec.logging adds to [DEFAULT].
-func loggingConf(in confInput) (confPart, error) {
-	return confPart{defaults: loggingOptions(in.spec.Logging, in.rel)}, nil
+// LoggingConf is what spec.logging adds to [DEFAULT].
+func LoggingConf(in ConfInput) (ConfPart, error) {
+	return ConfPart{Defaults: LoggingOptions(in.Spec.Logging, in.Rel)}, nil
 }
 
-// loggingOptions are the [DEFAULT] options spec.logging renders for the
+// LoggingOptions are the [DEFAULT] options spec.logging renders for the
 // release glance-api runs; none without it, so oslo.log's defaults hold
 // as they always did.
-func loggingOptions(l *api.LoggingSpec, rel release.Release) []storeconf.Option {
+func LoggingOptions(l *api.LoggingSpec, rel release.Release) []storeconf.Option {
 	if l == nil {
 		return nil
 	}
@@ -42,23 +42,23 @@ func loggingOptions(l *api.LoggingSpec, rel release.Release) []storeconf.Option 
 		return append(out, storeconf.Option{Key: "log_config_append", Value: ConfigDir + "/" + LoggingFile})
 	}
 	if len(l.PerLoggerLevels) > 0 {
-		out = append(out, storeconf.Option{Key: "default_log_levels", Value: defaultLogLevels(rel, l.PerLoggerLevels)})
+		out = append(out, storeconf.Option{Key: "default_log_levels", Value: DefaultLogLevels(rel, l.PerLoggerLevels)})
 	}
 	return out
 }
 
-// renderLoggingConfig is LoggingFile: the root logger at the level asked
+// RenderLoggingConfig is LoggingFile: the root logger at the level asked
 // (DEBUG with debug), each named logger at its own (configLogLevels), all to stderr, as text
 // through oslo.log's context formatter or as JSON through its JSON
 // formatter. A logger's name is only ever a qualname value (sections are
 // keyed by position); admission refuses the '%' ConfigParser would
 // interpolate and what cannot be one line.
-func renderLoggingConfig(l api.LoggingSpec, rel release.Release) string {
+func RenderLoggingConfig(l api.LoggingSpec, rel release.Release) string {
 	root := l.Level
 	if l.Debug != nil && *l.Debug {
 		root = "DEBUG"
 	}
-	levels := configLogLevels(rel, root, l.PerLoggerLevels)
+	levels := ConfigLogLevels(rel, root, l.PerLoggerLevels)
 	formatter := "oslo_log.formatters.ContextFormatter"
 	if l.Format == api.LogFormatJSON {
 		formatter = "oslo_log.formatters.JSONFormatter"

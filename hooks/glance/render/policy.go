@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"bytes"
@@ -31,27 +31,27 @@ const PolicyFile = "policy.yaml"
 // [oslo_policy] enforce_new_defaults and enforce_scope.
 var secureRBACFrom = release.Release{Year: 2024, Minor: 1}
 
-// policyConf is [oslo_policy]: the secure-RBAC switches and, with
+// PolicyConf is [oslo_policy]: the secure-RBAC switches and, with
 // policyOverrides, the policy file.
-func policyConf(in confInput) (confPart, error) {
+func PolicyConf(in ConfInput) (ConfPart, error) {
 	var opts []storeconf.Option
-	if rel, err := release.Parse(in.spec.OpenStackRelease); err == nil && rel.AtLeast(secureRBACFrom) {
+	if rel, err := release.Parse(in.Spec.OpenStackRelease); err == nil && rel.AtLeast(secureRBACFrom) {
 		opts = append(opts, storeconf.Option{Key: "enforce_new_defaults", Value: "true"}, storeconf.Option{Key: "enforce_scope", Value: "true"})
 	}
-	if in.spec.PolicyOverrides != nil {
+	if in.Spec.PolicyOverrides != nil {
 		opts = append(opts, storeconf.Option{Key: "policy_file", Value: ConfigDir + "/" + PolicyFile})
 	}
 	if len(opts) == 0 {
-		return confPart{}, nil
+		return ConfPart{}, nil
 	}
-	return confPart{sections: []storeconf.Section{{Name: "oslo_policy", Options: opts}}}, nil
+	return ConfPart{Sections: []storeconf.Section{{Name: "oslo_policy", Options: opts}}}, nil
 }
 
-// policyRules are the rules of spec.policyOverrides: those of the
+// PolicyRules are the rules of spec.policyOverrides: those of the
 // referenced ConfigMap's policy.yaml, with the inline rules over them. An
 // error says why they cannot be read (the ConfigMap is missing, or its
 // policy.yaml is not a map of rules); the config is then not re-rendered.
-func policyRules(spec api.GlanceSpec, related metacontroller.ObjectMap) (map[string]string, error) {
+func PolicyRules(spec api.GlanceSpec, related metacontroller.ObjectMap) (map[string]string, error) {
 	p := spec.PolicyOverrides
 	if p == nil {
 		return nil, nil
@@ -83,10 +83,10 @@ func policyRules(spec api.GlanceSpec, related metacontroller.ObjectMap) (map[str
 	return rules, nil
 }
 
-// renderPolicy writes the rules, sorted, one per line. Each name and rule
+// RenderPolicy writes the rules, sorted, one per line. Each name and rule
 // is a JSON string, which YAML reads as the same double-quoted scalar, so
 // no rule can open another line or change the document.
-func renderPolicy(rules map[string]string) string {
+func RenderPolicy(rules map[string]string) string {
 	var b bytes.Buffer
 	for _, name := range slices.Sorted(maps.Keys(rules)) {
 		b.Write(jsonString(name))
@@ -105,9 +105,9 @@ func jsonString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// policyRelated is the ConfigMap spec.policyOverrides names, by name, so
+// PolicyRelated is the ConfigMap spec.policyOverrides names, by name, so
 // sync reads its rules; nothing when it names none.
-func policyRelated(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource {
+func PolicyRelated(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource {
 	p := spec.PolicyOverrides
 	if p == nil || p.ConfigMapRef == nil {
 		return nil

@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"maps"
@@ -46,13 +46,13 @@ func osloLogDefaultLevels(r release.Release) map[string]string {
 	return out
 }
 
-// defaultLogLevels is [DEFAULT] default_log_levels for the levels a user
+// DefaultLogLevels is [DEFAULT] default_log_levels for the levels a user
 // sets: the option replaces oslo.log's whole list, so writing only the
 // user's loggers would put sqlalchemy, keystonemiddleware and the others
 // back at the root's level. oslo.log's defaults of release r are merged
 // with them, the user's level winning for a logger both name, and sorted
 // by logger so the config's hash does not depend on map order.
-func defaultLogLevels(r release.Release, user map[string]string) string {
+func DefaultLogLevels(r release.Release, user map[string]string) string {
 	levels := osloLogDefaultLevels(r)
 	maps.Copy(levels, user)
 	pairs := make([]string, 0, len(levels))
@@ -66,13 +66,13 @@ func defaultLogLevels(r release.Release, user map[string]string) string {
 // oslo.log's spelling of WARNING.
 var logLevelRank = map[string]int{"DEBUG": 10, "INFO": 20, "WARN": 30, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
 
-// configLogLevels are the levels of the named loggers of LoggingFile. With a
+// ConfigLogLevels are the levels of the named loggers of LoggingFile. With a
 // logging config oslo.log ignores default_log_levels, so its defaults for
 // release r are written there too, each no more verbose than the root:
 // they quiet chatty libraries (keystonemiddleware, sqlalchemy), and must
 // not make one louder than a root at WARNING or ERROR would. The user's
 // levels are written as given.
-func configLogLevels(r release.Release, root string, user map[string]string) map[string]string {
+func ConfigLogLevels(r release.Release, root string, user map[string]string) map[string]string {
 	levels := osloLogDefaultLevels(r)
 	for name, level := range levels {
 		if logLevelRank[level] < logLevelRank[root] {
