@@ -181,7 +181,7 @@ func TestDatabaseTLSChangeRollsThePods(t *testing.T) {
 func TestDatabaseTLSMountedInEveryDatabasePod(t *testing.T) {
 	g := &api.Glance{}
 	g.Name, g.Namespace = "glance", "openstack"
-	in := podInputs{mounts{"c", "b"}, "d"}
+	in := podInputs{mounts{"c", "b"}, "d", everyPod}
 	pods := func(spec api.GlanceSpec) map[string]corev1.PodSpec {
 		spec.DBPurge = &api.DBPurgeSpec{}
 		cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*cronJobChild)

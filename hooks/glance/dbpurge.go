@@ -68,7 +68,7 @@ func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, i
 	if p.PurgesImagesTable() {
 		containers = append(containers, step("db-purge-images-table", "db", "purge_images_table"))
 	}
-	pod := manageJobPod(spec, in.mounts, containers)
+	pod := manageJobPod(spec, in, containers)
 	labels := model.ObjectLabels(g)
 	labels[names.LabelComponent] = ComponentDBPurge
 	backoff, deadline, suspend := purgeBackoffLimit, purgeDeadlineSeconds, p.Suspend

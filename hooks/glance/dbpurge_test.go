@@ -48,7 +48,7 @@ func TestDBPurgeCronJob(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			children := dbPurgeChildren(g, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"cfg", "bk"}, "digest"})
+			children := dbPurgeChildren(g, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"cfg", "bk"}, "digest", everyPod})
 			var got *want
 			for _, c := range children {
 				cj := c.(*cronJobChild)
@@ -83,7 +83,7 @@ func TestDBPurgeNeverHoldsTheDatabaseURL(t *testing.T) {
 	g := &api.Glance{}
 	g.Name = "glance"
 	spec := testSpec(func(s *api.GlanceSpec) { s.DBPurge = &api.DBPurgeSpec{} })
-	cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, podInputs{mounts{"c", "b"}, "d"})[0].(*cronJobChild)
+	cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, podInputs{mounts{"c", "b"}, "d", everyPod})[0].(*cronJobChild)
 	for _, e := range cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Env {
 		if strings.HasPrefix(e.Name, "OS_DATABASE") {
 			assert.Empty(t, e.Value, "%s comes from a Secret", e.Name)

@@ -47,6 +47,15 @@ type mounts struct {
 type podInputs struct {
 	mounts mounts
 	digest string
+	// everyPod are the features' changes to every pod template.
+	everyPod []func(*corev1.PodSpec, api.GlanceSpec)
+}
+
+// mountEveryPod runs the features' changes to every pod template.
+func mountEveryPod(spec api.GlanceSpec, pod *corev1.PodSpec, everyPod []func(*corev1.PodSpec, api.GlanceSpec)) {
+	for _, change := range everyPod {
+		change(pod, spec)
+	}
 }
 
 // program is one glance program: its container's name, image, command and
@@ -165,7 +174,7 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in pod
 		pod.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: p}}}
 	}
 	pod.ShareProcessNamespace = notPIDOne(mode)
-	mountEveryPod(spec, &pod)
+	mountEveryPod(spec, &pod, in.everyPod)
 	return &deploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},

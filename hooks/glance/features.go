@@ -105,6 +105,22 @@ var features []feature
 func init() {
 	features = registered()
 	files = filesOf(features)
+	everyPod = everyPodOf(features)
+}
+
+// everyPod are the features' changes to every pod template, gathered once.
+var everyPod []func(*corev1.PodSpec, api.GlanceSpec)
+
+// everyPodOf gathers the features' changes to every pod template, in
+// their order.
+func everyPodOf(fs []feature) []func(*corev1.PodSpec, api.GlanceSpec) {
+	var changes []func(*corev1.PodSpec, api.GlanceSpec)
+	for _, f := range fs {
+		if f.everyPod != nil {
+			changes = append(changes, f.everyPod)
+		}
+	}
+	return changes
 }
 
 // files are the features' contributions to the config's files, gathered
@@ -261,15 +277,6 @@ func mountAPIPod(in podInput, d *deploymentChild) {
 	for _, f := range features {
 		if f.apiPod != nil {
 			f.apiPod(in, d)
-		}
-	}
-}
-
-// mountEveryPod runs the features' changes to every pod template.
-func mountEveryPod(spec api.GlanceSpec, pod *corev1.PodSpec) {
-	for _, f := range features {
-		if f.everyPod != nil {
-			f.everyPod(pod, spec)
 		}
 	}
 }

@@ -98,7 +98,7 @@ func TestImageCacheRendered(t *testing.T) {
 			if paste.HasSection("filter:cache") {
 				got.Filter = paste.Section("filter:cache").Key("paste.filter_factory").String()
 			}
-			d := deployment(&api.Glance{}, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"c", "b"}, "x"}, nil)
+			d := deployment(&api.Glance{}, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"c", "b"}, "x", everyPod}, nil)
 			mountImageCache(podInput{spec: tc.spec}, d)
 			pod := d.Spec.Template.Spec
 			for _, v := range pod.Volumes {

@@ -81,7 +81,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, nam
 		cmd, args := manage(st.args...)
 		containers = append(containers, glanceContainer(g, spec, program{st.name, j.Image, cmd, args}))
 	}
-	pod := manageJobPod(spec, in.mounts, containers)
+	pod := manageJobPod(spec, in, containers)
 	labels := jobLabels(g, j.Action)
 	backoff, deadline := jobBackoffLimit, jobActiveDeadlineSeconds
 	return &jobChild{
@@ -204,10 +204,10 @@ func schemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.S
 // its steps run in order, each but the last as an init container, so no
 // shell is needed to chain them, and it reaches the database as glance-api
 // does.
-func manageJobPod(spec api.GlanceSpec, m mounts, steps []corev1.Container) corev1.PodSpec {
-	pod := glancePod(m, jobStateVolumes(), jobPlacement(spec), steps[len(steps)-1])
+func manageJobPod(spec api.GlanceSpec, in podInputs, steps []corev1.Container) corev1.PodSpec {
+	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), steps[len(steps)-1])
 	pod.InitContainers = steps[:len(steps)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
-	mountEveryPod(spec, &pod)
+	mountEveryPod(spec, &pod, in.everyPod)
 	return pod
 }

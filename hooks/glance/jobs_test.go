@@ -68,7 +68,7 @@ func TestSchemaJobChild(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			j := schemaJobChild(g, spec, observe.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1"})
+			j := schemaJobChild(g, spec, observe.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1", everyPod})
 			pod := j.Spec.Template.Spec
 			var got want
 			for _, c := range pod.InitContainers {

@@ -163,7 +163,7 @@ func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	for _, s := range stores {
 		out.inConfig[s.ID] = s.State.Rendered()
 	}
-	pod := podInputs{mounts{out.configName, out.backendsName}, o.Creds.Creds.Digest}
+	pod := podInputs{mounts{out.configName, out.backendsName}, o.Creds.Creds.Digest, everyPod}
 	if plan.Run != nil {
 		out.runImage = plan.Run.Image
 		deploy := deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.Deployment))
