@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -99,7 +100,7 @@ func TestHoldOutdated(t *testing.T) {
 	running := "[a]\ns3_store_bucket = old\n\n[b]\ns3_store_bucket = b\n\n[d]\ns3_store_bucket = d\n\x1cdebug = true\n" +
 		"\n[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n\n[f]\ns3_store_cacert = /etc/glance/s3-ca/f/ca.crt\n"
 	digest := "sha256:" + strings.Repeat("ab", 32)
-	current := &deploymentChild{}
+	current := &render.DeploymentChild{}
 	addCABundles(current, []*model.Store{{ID: "e", State: storestate.Rendered, CA: &model.CAMount{Ref: api.CABundleRef{Name: "internal-ca"}, Digest: digest}}}, "")
 	deploy := &appsv1.Deployment{Spec: current.Spec}
 	type want struct {

@@ -9,22 +9,25 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // mountCABundles is the CA bundles' part of the glance-api pod.
-func mountCABundles(in podInput, d *deploymentChild) { addCABundles(d, in.stores, in.processWideCA) }
+func mountCABundles(in render.PodInput, d *render.DeploymentChild) {
+	addCABundles(d, in.Stores, in.ProcessWideCA)
+}
 
 // addCABundles mounts the CA bundle of every rendered store that names one,
 // read-only at names.CABundleMountDir(<store id>) where its section's
 // s3_store_cacert points, annotates their digests on the pod template (a
 // new bundle content rolls the pods), and sets the process-wide bundle when
 // the release needs one.
-func addCABundles(d *deploymentChild, stores []*model.Store, processWide string) {
+func addCABundles(d *render.DeploymentChild, stores []*model.Store, processWide string) {
 	pod := &d.Spec.Template.Spec
 	// The mounts and the variable go to glance-api; a pod spec without that
 	// container still gets the volumes and the digests.
 	container := &corev1.Container{}
-	if i := slices.IndexFunc(pod.Containers, func(c corev1.Container) bool { return c.Name == ContainerName }); i >= 0 {
+	if i := slices.IndexFunc(pod.Containers, func(c corev1.Container) bool { return c.Name == render.ContainerName }); i >= 0 {
 		container = &pod.Containers[i]
 	}
 	var digests []string

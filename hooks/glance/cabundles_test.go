@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -221,8 +222,8 @@ func TestProcessWideCABundle(t *testing.T) {
 }
 
 func TestAddCABundles(t *testing.T) {
-	d := &deploymentChild{}
-	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName}}
+	d := &render.DeploymentChild{}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName}}
 	secretStore := s3Store("b.archive", "https://rgw.internal", digestB)
 	secretStore.CA.Ref = api.CABundleRef{Kind: api.CABundleKindSecret, Name: "rgw-tls", Key: "ca.crt"}
 	addCABundles(d, []*model.Store{
@@ -263,8 +264,8 @@ func TestAddCABundles(t *testing.T) {
 		}
 	}
 
-	plain := &deploymentChild{}
-	plain.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName}}
+	plain := &render.DeploymentChild{}
+	plain.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName}}
 	addCABundles(plain, []*model.Store{s3Store("a", "https://s3.example.com", "")}, "")
 	if plain.Spec.Template.Annotations != nil || plain.Spec.Template.Spec.Volumes != nil || plain.Spec.Template.Spec.Containers[0].Env != nil {
 		t.Errorf("a Glance without CA bundles gets nothing: %+v", plain.Spec.Template)

@@ -181,13 +181,13 @@ func TestDatabaseTLSChangeRollsThePods(t *testing.T) {
 func TestDatabaseTLSMountedInEveryDatabasePod(t *testing.T) {
 	g := &api.Glance{}
 	g.Name, g.Namespace = "glance", "openstack"
-	in := podInputs{mounts{"c", "b"}, "d", everyPod}
+	in := render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "d", EveryPod: everyPod}
 	pods := func(spec api.GlanceSpec) map[string]corev1.PodSpec {
 		spec.DBPurge = &api.DBPurgeSpec{}
-		cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*cronJobChild)
+		cj := render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*render.CronJobChild)
 		return map[string]corev1.PodSpec{
-			"Deployment": deployment(g, spec, decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, in, nil).Spec.Template.Spec,
-			"SyncJob":    schemaJobChild(g, spec, observe.SchemaJob{Action: observe.ActionSync, Image: "i"}, "j", in).Spec.Template.Spec,
+			"Deployment": render.Deployment(g, spec, decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, in, nil).Spec.Template.Spec,
+			"SyncJob":    render.SchemaJobChild(g, spec, observe.SchemaJob{Action: observe.ActionSync, Image: "i"}, "j", in).Spec.Template.Spec,
 			"CronJob":    cj.Spec.JobTemplate.Spec.Template.Spec,
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // observePurgeCronJob is the purge feature's observation.
@@ -69,7 +70,7 @@ func dbPurgeReady(g *api.Glance, observed observe.ObservedPurge, asked bool) (*h
 // returnsCronJob reports whether the answer holds the purge CronJob.
 func returnsCronJob(in statusInput) bool {
 	for _, child := range in.out.children {
-		if _, ok := child.(*cronJobChild); ok {
+		if _, ok := child.(*render.CronJobChild); ok {
 			return true
 		}
 	}

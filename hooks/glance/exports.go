@@ -1,6 +1,8 @@
 package glance
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
@@ -25,6 +27,12 @@ const (
 	LoggingFile             = render.LoggingFile
 	TerminationGraceSeconds = render.TerminationGraceSeconds
 	PreStopSleepSeconds     = render.PreStopSleepSeconds
+	// glance-api's container, its port, its health check and how many
+	// hashed configs are kept (render/deployment.go, render/history.go).
+	ContainerName = render.ContainerName
+	PortName      = render.PortName
+	HealthPath    = render.HealthPath
+	HistoryLimit  = render.HistoryLimit
 	// How glance-api is started (render/launch.go).
 	Eventlet = render.Eventlet
 	UWSGI    = render.UWSGI
@@ -35,3 +43,9 @@ type LaunchMode = render.LaunchMode
 
 // LaunchModeOf is how glance-api of a release is started (render/launch.go).
 func LaunchModeOf(rel release.Release) LaunchMode { return render.LaunchModeOf(rel) }
+
+// PodMounts reads which ConfigMap and backends Secret a pod spec mounts
+// (render/deployment.go).
+func PodMounts(volumes []corev1.Volume) (configMap, backendsSecret string) {
+	return render.PodMounts(volumes)
+}

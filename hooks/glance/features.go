@@ -44,10 +44,10 @@ type feature struct {
 	everyPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
 	// apiPod changes the glance-api pod template of the Deployment: where
 	// the pods run, volumes, mounts, environment, annotations.
-	apiPod func(podInput, *deploymentChild)
+	apiPod func(render.PodInput, *render.DeploymentChild)
 	// withDeployment are its children that come with the Deployment, once
 	// glance-api may run.
-	withDeployment func(deploymentInput) []any
+	withDeployment func(render.DeploymentInput) []any
 	// reach are its children rendered whatever the config decision, with
 	// their condition (reach.go).
 	reach func(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error)
@@ -59,15 +59,6 @@ type feature struct {
 	lastGood []string
 	// status are its conditions, in the order the status lists them.
 	status []statusFeature
-}
-
-// podInput is what the pod features read: the Glance, its spec with
-// defaults, every store the config renders and the process-wide CA bundle.
-type podInput struct {
-	glance        *api.Glance
-	spec          api.GlanceSpec
-	stores        []*model.Store
-	processWideCA string
 }
 
 // statusFeature is one condition of a Glance: its type, how it is reported
@@ -177,7 +168,7 @@ func shapingFeatures() []feature {
 		{name: "middleware", paste: middlewareFilters}, // middleware.go: spec.middleware
 		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
 		{name: "policy", conf: render.PolicyConf, related: render.PolicyRelated},
-		{name: "placement", apiPod: placeAPIPods}, // placement.go: node selection, spreading, priority
+		{name: "placement", apiPod: render.PlaceAPIPods}, // placement.go: node selection, spreading, priority
 		// cabundles.go: the stores' CA bundles
 		{name: "ca-bundles", decide: decide.ChooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
@@ -211,7 +202,7 @@ func followingFeatures() []feature {
 			status: beside(model.CondExtraConfigHealthy, extraConfigCondition)},
 		// dbpurgestatus.go: the purge CronJob, or the purge is off
 		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
-			status: beside(model.CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
+			status: beside(model.CondDBPurgeReady, dbPurgeCondition), withDeployment: render.DBPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 		// storereach.go: the backends' checks of their stores
 		{name: "store-reach", events: unreachableOccurrences,
@@ -250,19 +241,9 @@ func lastGoodKinds() []string {
 	return kinds
 }
 
-// deploymentInput is what the children that come with the Deployment
-// read: the Glance, its spec with defaults, what glance-api runs and what
-// its pods mount.
-type deploymentInput struct {
-	glance *api.Glance
-	spec   api.GlanceSpec
-	run    decide.RunTarget
-	pod    podInputs
-}
-
 // childrenWithDeployment are the features' children that come with the
 // Deployment, in the features' order.
-func childrenWithDeployment(in deploymentInput) []any {
+func childrenWithDeployment(in render.DeploymentInput) []any {
 	var out []any
 	for _, f := range features {
 		if f.withDeployment != nil {
@@ -273,7 +254,7 @@ func childrenWithDeployment(in deploymentInput) []any {
 }
 
 // mountAPIPod runs the features' changes to the glance-api pod template.
-func mountAPIPod(in podInput, d *deploymentChild) {
+func mountAPIPod(in render.PodInput, d *render.DeploymentChild) {
 	for _, f := range features {
 		if f.apiPod != nil {
 			f.apiPod(in, d)

@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // observedConfigMaps are hashed ConfigMaps as Metacontroller hands them
@@ -81,8 +82,8 @@ func TestRetained(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			children := observedConfigMaps(t, observed)
-			h := hashedKind{names.ConfigMapsKey, observe.ObserveHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), tc.args.desired, tc.args.mounted}
-			kept, err := retained(observe.Applied(children), h, tc.args.rolling)
+			h := render.HashedKind{Key: names.ConfigMapsKey, Observed: observe.ObserveHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), Desired: tc.args.desired, Mounted: tc.args.mounted}
+			kept, err := render.Retained(observe.Applied(children), h, tc.args.rolling)
 			if err != nil {
 				t.Fatalf("%s\nretained(...): %v", tc.reason, err)
 			}
@@ -131,7 +132,7 @@ func TestRolledOut(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := rolledOut(tc.d); got != tc.want {
+			if got := render.RolledOut(tc.d); got != tc.want {
 				t.Errorf("%s\nrolledOut(...) = %t, want %t", tc.reason, got, tc.want)
 			}
 		})

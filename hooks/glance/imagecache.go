@@ -147,17 +147,17 @@ var (
 // other pod (a CronJob's included) can reach, so they are a container of
 // the pod. The sidecar reads only glance-api.conf and uses the cache and
 // the lock directory: no environment, no Secret, no network.
-func mountImageCache(in podInput, d *deploymentChild) {
-	c := in.spec.ImageCache
+func mountImageCache(in render.PodInput, d *render.DeploymentChild) {
+	c := in.Spec.ImageCache
 	if c == nil {
 		return
 	}
 	pod := &d.Spec.Template.Spec
 	bound := c.Size()
-	pod.Volumes = append(pod.Volumes, boundedEmptyDir(VolumeImageCache, &bound))
+	pod.Volumes = append(pod.Volumes, render.BoundedEmptyDir(VolumeImageCache, &bound))
 	cacheMount := corev1.VolumeMount{Name: VolumeImageCache, MountPath: ImageCacheDir}
 	for i := range pod.Containers {
-		if pod.Containers[i].Name == ContainerName {
+		if pod.Containers[i].Name == render.ContainerName {
 			pod.Containers[i].VolumeMounts = append(pod.Containers[i].VolumeMounts, cacheMount)
 		}
 	}
@@ -173,13 +173,13 @@ func mountImageCache(in podInput, d *deploymentChild) {
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: names.VolumeConfig, MountPath: render.ConfigDir, ReadOnly: true},
 			cacheMount,
-			{Name: VolumeLock, MountPath: render.LockDir},
-			{Name: VolumeTmp, MountPath: "/tmp"},
+			{Name: render.VolumeLock, MountPath: render.LockDir},
+			{Name: render.VolumeTmp, MountPath: "/tmp"},
 		},
 		Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: cacheMaintenanceCPU, corev1.ResourceMemory: cacheMaintenanceMemory},
 			Limits:   corev1.ResourceList{corev1.ResourceMemory: cacheMaintenanceMemoryLimit},
 		},
-		SecurityContext: restrictedContainer(),
+		SecurityContext: render.RestrictedContainer(),
 	})
 }

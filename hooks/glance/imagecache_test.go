@@ -98,8 +98,8 @@ func TestImageCacheRendered(t *testing.T) {
 			if paste.HasSection("filter:cache") {
 				got.Filter = paste.Section("filter:cache").Key("paste.filter_factory").String()
 			}
-			d := deployment(&api.Glance{}, tc.spec, decide.RunTarget{Image: "glance:1"}, podInputs{mounts{"c", "b"}, "x", everyPod}, nil)
-			mountImageCache(podInput{spec: tc.spec}, d)
+			d := render.Deployment(&api.Glance{}, tc.spec, decide.RunTarget{Image: "glance:1"}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "x", EveryPod: everyPod}, nil)
+			mountImageCache(render.PodInput{Spec: tc.spec}, d)
 			pod := d.Spec.Template.Spec
 			for _, v := range pod.Volumes {
 				if v.Name == VolumeImageCache {
@@ -117,7 +117,7 @@ func TestImageCacheRendered(t *testing.T) {
 				for _, m := range c.VolumeMounts {
 					mounted = append(mounted, m.Name+":"+m.MountPath)
 				}
-				assert.Equal(t, []string{names.VolumeConfig + ":" + render.ConfigDir, VolumeImageCache + ":" + ImageCacheDir, VolumeLock + ":" + render.LockDir, VolumeTmp + ":/tmp"},
+				assert.Equal(t, []string{names.VolumeConfig + ":" + render.ConfigDir, VolumeImageCache + ":" + ImageCacheDir, render.VolumeLock + ":" + render.LockDir, render.VolumeTmp + ":/tmp"},
 					mounted, "the config, the cache, the locks it shares with glance-api and /tmp; not the backends with the S3 keys")
 				got.Sidecar = c.Command[4:]
 				got.Resources = c.Resources.Requests.Cpu().MilliValue() > 0 && !c.Resources.Limits.Memory().IsZero()

@@ -16,19 +16,19 @@ import (
 )
 
 func TestJobNamer(t *testing.T) {
-	short := jobNamer("glance", "/m")
-	long := jobNamer(strings.Repeat("g", 63), "/m")
+	short := render.JobNamer("glance", "/m")
+	long := render.JobNamer(strings.Repeat("g", 63), "/m")
 	sync := observe.SchemaJob{Action: observe.ActionSync, Image: "glance:2025.2"}
 	cases := map[string]struct {
 		reason string
 		a, b   string
 		same   bool
 	}{
-		"Deterministic":   {"the same run has the same name", short(sync), jobNamer("glance", "/m")(sync), true},
+		"Deterministic":   {"the same run has the same name", short(sync), render.JobNamer("glance", "/m")(sync), true},
 		"Image":           {"another image is another Job", short(sync), short(observe.SchemaJob{Action: observe.ActionSync, Image: "glance:2025.2-p1"}), false},
 		"Action":          {"another step is another Job", short(sync), short(observe.SchemaJob{Action: observe.ActionExpand, Image: "glance:2025.2"}), false},
-		"MetadefsPath":    {"another metadefs path is another Job", short(sync), jobNamer("glance", "/n")(sync), false},
-		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), jobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
+		"MetadefsPath":    {"another metadefs path is another Job", short(sync), render.JobNamer("glance", "/n")(sync), false},
+		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), render.JobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestSchemaJobChild(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			j := schemaJobChild(g, spec, observe.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1", everyPod})
+			j := render.SchemaJobChild(g, spec, observe.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", render.PodInputs{Mounts: render.Mounts{ConfigMap: "glance-config-1", BackendsSecret: "glance-backends-1"}, Digest: "d1", EveryPod: everyPod})
 			pod := j.Spec.Template.Spec
 			var got want
 			for _, c := range pod.InitContainers {
@@ -88,10 +88,10 @@ func TestSchemaJobChild(t *testing.T) {
 					t.Errorf("%s: %s has another environment than glance-api", tc.reason, c.Name)
 				}
 			}
-			if cm, sec := PodMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
+			if cm, sec := render.PodMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
 				t.Errorf("%s: mounts %s and %s", tc.reason, cm, sec)
 			}
-			if pod.RestartPolicy != "Never" || *j.Spec.BackoffLimit != jobBackoffLimit || *j.Spec.ActiveDeadlineSeconds != jobActiveDeadlineSeconds {
+			if pod.RestartPolicy != "Never" || *j.Spec.BackoffLimit != render.JobBackoffLimit || *j.Spec.ActiveDeadlineSeconds != render.JobActiveDeadlineSeconds {
 				t.Errorf("%s: the Job is not bounded as designed", tc.reason)
 			}
 			if j.Spec.TTLSecondsAfterFinished != nil {
@@ -127,7 +127,7 @@ func TestKeepJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := keepJob(tc.job, tc.plan); got != tc.want {
+			if got := render.KeepJob(tc.job, tc.plan); got != tc.want {
 				t.Errorf("%s: keepJob = %v, want %v", tc.reason, got, tc.want)
 			}
 		})

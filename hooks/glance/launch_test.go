@@ -176,7 +176,7 @@ func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
 	assert.Equal(t, []string{"Connection: close"}, s.Key("add-header").ValueWithShadows())
 
 	var d appsv1.Deployment
-	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, podInputs{mounts{"c", "b"}, "x", everyPod}, nil))
+	raw, err := json.Marshal(render.Deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "x", EveryPod: everyPod}, nil))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &d))
 	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
@@ -233,7 +233,7 @@ func TestEventletGlanceAPIIsNotPIDOne(t *testing.T) {
 	require.NoError(t, err)
 	for release, want := range map[release.Release]*bool{eventlet: ptr(true), render.UWSGIFrom: nil} {
 		var d appsv1.Deployment
-		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: release}, podInputs{mounts{"c", "b"}, "x", everyPod}, nil))
+		raw, err := json.Marshal(render.Deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: release}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "x", EveryPod: everyPod}, nil))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(raw, &d))
 		assert.Equal(t, want, d.Spec.Template.Spec.ShareProcessNamespace, "release %s (%s)", release, render.LaunchModeOf(release))

@@ -51,13 +51,13 @@ func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Ob
 // route, the autoscaler, the purge CronJob).
 func observeChildren(o *observe.Observed, children metacontroller.ObjectMap) error {
 	var err error
-	var jobMounts []mounts
-	if o.Jobs, jobMounts, err = observedJobs(children); err != nil {
+	var jobMounts []render.Mounts
+	if o.Jobs, jobMounts, err = render.ObservedJobs(children); err != nil {
 		return err
 	}
 	for _, jm := range jobMounts {
-		o.Mounted.ConfigMaps = append(o.Mounted.ConfigMaps, jm.configMap)
-		o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, jm.backendsSecret)
+		o.Mounted.ConfigMaps = append(o.Mounted.ConfigMaps, jm.ConfigMap)
+		o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, jm.BackendsSecret)
 	}
 	g := o.Glance
 	o.Configs = observe.ObserveHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.Mounted.ConfigMaps)
@@ -104,7 +104,7 @@ func observeDeployment(o *observe.Observed, req *metacontroller.SyncRequest) err
 		return nil
 	}
 	o.Deployment = &d
-	mountedConfig, mountedBackends := mountedNames(&d)
+	mountedConfig, mountedBackends := render.MountedNames(&d)
 	o.Mounted.ConfigMaps = append(o.Mounted.ConfigMaps, mountedConfig)
 	o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, mountedBackends)
 	o.Running = backendsText(req.Children, mountedBackends)

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/test/kubeletstatus"
 )
@@ -28,7 +29,7 @@ func kubeletPod(t *testing.T, name string, age time.Duration, status string, edi
 	p.Name = name
 	p.CreationTimestamp.Time = podsNow.Add(-age)
 	raw, err := kubeletstatus.Render(status, kubeletstatus.Pod{Name: name, Namespace: "openstack",
-		UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d", Container: ContainerName, Image: "ghcr.io/c5c3/glance:2025.2",
+		UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d", Container: render.ContainerName, Image: "ghcr.io/c5c3/glance:2025.2",
 		InitContainer: "db-sync", Created: p.CreationTimestamp.Time, QOSClass: corev1.PodQOSBurstable})
 	require.NoError(t, err)
 	require.NoError(t, yaml.UnmarshalStrict(raw, &p.Status), status)

@@ -23,7 +23,7 @@ import (
 // and when to look again.
 func respond(o *observe.Observed, d *decide.Decision, out *outcome) (*metacontroller.SyncResponse, error) {
 	var pods, jobPods report.PodsVerdict
-	if o.Deployment != nil && !rolledOut(o.Deployment) {
+	if o.Deployment != nil && !render.RolledOut(o.Deployment) {
 		pods = report.RolloutPods(o.Deployment, o.Pods.Rollout, o.Now)
 	}
 	if out.schemaJob != "" {
@@ -251,12 +251,12 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		want = *d.Spec.Replicas
 	}
 	if image == "" {
-		image = runningImage(d)
+		image = render.RunningImage(d)
 	}
-	cm, sec := mountedNames(d)
+	cm, sec := render.MountedNames(d)
 	switch {
-	case cm != configName || sec != backendsName || runningImage(d) != image || d.Status.ObservedGeneration < d.Generation,
-		!rolledOut(d):
+	case cm != configName || sec != backendsName || render.RunningImage(d) != image || d.Status.ObservedGeneration < d.Generation,
+		!render.RolledOut(d):
 		// No counts while it rolls: each pod that comes up would rewrite
 		// the status (docs/performance.md, "API writes per converge");
 		// the pods that keep it from finishing are named

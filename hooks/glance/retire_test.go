@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -18,7 +19,7 @@ func TestRetiringStores(t *testing.T) {
 		"\n[tls]\ns3_store_cacert = /etc/glance/s3-ca/tls/ca.crt\n\n[tlsgone]\ns3_store_cacert = /etc/glance/s3-ca/tlsgone/ca.crt\n"
 	attached := []*model.Store{attached("default", true, ""), attached("faulted", false, "its credentials are not ready")}
 	digest := "sha256:" + strings.Repeat("cd", 32)
-	mounts := &deploymentChild{}
+	mounts := &render.DeploymentChild{}
 	addCABundles(mounts, []*model.Store{{ID: "tls", State: storestate.Rendered, CA: &model.CAMount{Ref: api.CABundleRef{Name: "internal-ca"}, Digest: digest}}}, "")
 	current := &appsv1.Deployment{Spec: mounts.Spec}
 	tlsCA := &model.CAMount{Ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, Digest: digest}

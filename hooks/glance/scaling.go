@@ -10,6 +10,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // desiredReplicas is the Deployment's spec.replicas. Without an autoscaler
@@ -115,7 +116,9 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 
 // scalingWithDeployment are the scaling children as a feature returns
 // them with the Deployment.
-func scalingWithDeployment(in deploymentInput) []any { return scalingChildren(in.glance, in.spec) }
+func scalingWithDeployment(in render.DeploymentInput) []any {
+	return scalingChildren(in.Glance, in.Spec)
+}
 
 // scalingChildren are the PodDisruptionBudget and the autoscaler the spec
 // calls for, returned with the Deployment.

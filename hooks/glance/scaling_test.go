@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -133,8 +134,8 @@ func TestDisruptionBudgetCountsOnlyGlanceAPI(t *testing.T) {
 		labels map[string]string
 		want   bool
 	}{
-		"api":      {"glance-api's pods are what the budget keeps", deployment(g, spec, decide.RunTarget{Image: "i"}, podInputs{}, ptr(int32(2))).Spec.Template.Labels, true},
-		"db-purge": {"a purge run's pod is not glance-api", dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, podInputs{})[0].(*cronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
+		"api":      {"glance-api's pods are what the budget keeps", render.Deployment(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{}, ptr(int32(2))).Spec.Template.Labels, true},
+		"db-purge": {"a purge run's pod is not glance-api", render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{})[0].(*render.CronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
 		"schema":   {"a schema Job's pod is not glance-api", map[string]string{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: model.ComponentSchema}, false},
 	}
 	for name, tc := range cases {

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -66,7 +67,7 @@ func TestBuildStatus(t *testing.T) {
 	newImage := rendered(attached("a", true, ""))
 	newImage.runImage = "glance:new"
 	withImage := func(d *appsv1.Deployment, image string) *appsv1.Deployment {
-		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName, Image: image}}
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName, Image: image}}
 		return d
 	}
 	held := attached("b", false, "")

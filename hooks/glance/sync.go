@@ -138,7 +138,7 @@ func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	if db := spec.Database; (db.ClusterRef == nil) == (db.Host == "") {
 		return nil, model.InvalidSpec("spec.database needs exactly one of clusterRef and host")
 	}
-	jobName := jobNamer(g.Name, spec.MetadefsPath)
+	jobName := render.JobNamer(g.Name, spec.MetadefsPath)
 	plan := decide.PlanSchema(schemaInputsOf(o, rel, jobName))
 	// The config is rendered for the release glance-api runs; the schema
 	// Jobs read only its [database] part.
@@ -156,22 +156,22 @@ func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 		installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
 	out.children = configChildren(g, out, cfgData, render.RenderBackends(stores))
 	out.children = append(out.children, credentialChildren(g, o.Creds.Creds)...)
-	out.children = append(out.children, service(g))
+	out.children = append(out.children, render.Service(g))
 	if plan.Job != nil {
 		out.schemaJob = jobName(*plan.Job)
 	}
 	for _, s := range stores {
 		out.inConfig[s.ID] = s.State.Rendered()
 	}
-	pod := podInputs{mounts{out.configName, out.backendsName}, o.Creds.Creds.Digest, everyPod}
+	pod := render.PodInputs{Mounts: render.Mounts{ConfigMap: out.configName, BackendsSecret: out.backendsName}, Digest: o.Creds.Creds.Digest, EveryPod: everyPod}
 	if plan.Run != nil {
 		out.runImage = plan.Run.Image
-		deploy := deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.Deployment))
-		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.ProcessWideCA}, deploy)
+		deploy := render.Deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.Deployment))
+		mountAPIPod(render.PodInput{Glance: g, Spec: spec, Stores: stores, ProcessWideCA: d.ProcessWideCA}, deploy)
 		out.children = append(out.children, deploy)
-		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.Run, pod})...)
+		out.children = append(out.children, childrenWithDeployment(render.DeploymentInput{Glance: g, Spec: spec, Run: *plan.Run, Pod: pod})...)
 	}
-	jobChildren, err := schemaJobs(o, plan, jobName, pod)
+	jobChildren, err := render.SchemaJobs(o, plan, jobName, pod)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(obser
 		Jobs: o.Jobs, JobName: jobName, Namespace: g.Namespace,
 	}
 	if o.Deployment != nil {
-		in.Deployment = &decide.Deployed{Image: runningImage(o.Deployment), RolledOut: rolledOut(o.Deployment)}
+		in.Deployment = &decide.Deployed{Image: render.RunningImage(o.Deployment), RolledOut: render.RolledOut(o.Deployment)}
 	}
 	return in
 }
@@ -248,13 +248,13 @@ func credentialChildren(g *api.Glance, creds *observe.Credentials) []any {
 // history keeps the hashed ConfigMaps and backends Secrets a pod may still
 // mount: the running Deployment's and the unfinished schema Jobs'.
 func history(o *observe.Observed, out *outcome) ([]any, error) {
-	rolling := o.Deployment != nil && !rolledOut(o.Deployment)
+	rolling := o.Deployment != nil && !render.RolledOut(o.Deployment)
 	var kept []any
-	for _, h := range []hashedKind{
-		{names.ConfigMapsKey, o.Configs, out.configName, o.Mounted.ConfigMaps},
-		{names.SecretsKey, o.BackendsSecrets, out.backendsName, o.Mounted.BackendsSecrets},
+	for _, h := range []render.HashedKind{
+		{Key: names.ConfigMapsKey, Observed: o.Configs, Desired: out.configName, Mounted: o.Mounted.ConfigMaps},
+		{Key: names.SecretsKey, Observed: o.BackendsSecrets, Desired: out.backendsName, Mounted: o.Mounted.BackendsSecrets},
 	} {
-		objs, err := retained(o.Applied, h, rolling)
+		objs, err := render.Retained(o.Applied, h, rolling)
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +287,7 @@ func keepLastGood(o *observe.Observed, keep decide.LastGood) (*outcome, error) {
 	if reason != model.ReasonInvalidSpec {
 		out.rendered.Reason = model.ReasonLastGoodKept
 	}
-	out.configName, out.backendsName = mountedNames(current)
+	out.configName, out.backendsName = render.MountedNames(current)
 	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
 		why, out.configName, out.backendsName)
 	for _, line := range strings.Split(o.Running, "\n") {

@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -28,11 +28,11 @@ var (
 )
 
 func emptyDir(name string, limit resource.Quantity) corev1.Volume {
-	return boundedEmptyDir(name, &limit)
+	return BoundedEmptyDir(name, &limit)
 }
 
-// boundedEmptyDir is an emptyDir with the limit given; none when nil.
-func boundedEmptyDir(name string, limit *resource.Quantity) corev1.Volume {
+// BoundedEmptyDir is an emptyDir with the limit given; none when nil.
+func BoundedEmptyDir(name string, limit *resource.Quantity) corev1.Volume {
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: limit}}}
 }
 
@@ -46,9 +46,9 @@ func boundedEmptyDir(name string, limit *resource.Quantity) corev1.Volume {
 // (the conversion plugins write a converted copy there) gets the staging
 // size too. staging.unbounded leaves both without a limit (admission
 // refuses it with a claim, which needs a size).
-func apiStateVolumes(spec api.GlanceSpec) []corev1.Volume {
+func APIStateVolumes(spec api.GlanceSpec) []corev1.Volume {
 	limit := spec.Staging.SizeLimit
-	staging := boundedEmptyDir(VolumeStaging, limit)
+	staging := BoundedEmptyDir(VolumeStaging, limit)
 	if c := spec.Staging.VolumeClaim; c != nil && limit != nil {
 		size := *limit
 		claim := corev1.PersistentVolumeClaimSpec{
@@ -62,7 +62,7 @@ func apiStateVolumes(spec api.GlanceSpec) []corev1.Volume {
 		staging = corev1.Volume{Name: VolumeStaging, VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
 			VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: claim}}}}
 	}
-	return []corev1.Volume{staging, boundedEmptyDir(VolumeTasks, limit), emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
+	return []corev1.Volume{staging, BoundedEmptyDir(VolumeTasks, limit), emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
 }
 
 // jobStateVolumes are a schema Job's: glance-manage stages nothing.
@@ -80,19 +80,19 @@ func schedulingOf(spec api.GlanceSpec) api.DeploymentSpec {
 	return *spec.Deployment
 }
 
-// placeAPIPods places the glance-api pods as the spec's scheduling says,
+// PlaceAPIPods places the glance-api pods as the spec's scheduling says,
 // spread over nodes and zones unless it says otherwise.
-func placeAPIPods(in podInput, d *deploymentChild) {
-	s := schedulingOf(in.spec)
+func PlaceAPIPods(in PodInput, d *DeploymentChild) {
+	s := schedulingOf(in.Spec)
 	pod := &d.Spec.Template.Spec
 	pod.NodeSelector, pod.Affinity, pod.Tolerations, pod.PriorityClassName = s.NodeSelector, s.Affinity, s.Tolerations, s.PriorityClassName
-	pod.TopologySpreadConstraints = spreadConstraints(in.glance, s)
+	pod.TopologySpreadConstraints = SpreadConstraints(in.Glance, s)
 }
 
-// jobPlacement is where a schema Job may run: the nodes glance-api may run
+// JobPlacement is where a schema Job may run: the nodes glance-api may run
 // on (node selector, node affinity, tolerations) at its priority. Pod
 // affinities and spreading are about glance-api pods and stay theirs.
-func jobPlacement(spec api.GlanceSpec) api.DeploymentSpec {
+func JobPlacement(spec api.GlanceSpec) api.DeploymentSpec {
 	s := schedulingOf(spec)
 	p := api.DeploymentSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: s.PriorityClassName}
 	if s.Affinity != nil && s.Affinity.NodeAffinity != nil {
@@ -101,11 +101,11 @@ func jobPlacement(spec api.GlanceSpec) api.DeploymentSpec {
 	return p
 }
 
-// spreadConstraints are the spec's, a missing labelSelector filled in with
+// SpreadConstraints are the spec's, a missing labelSelector filled in with
 // the Glance's glance-api pods, or by default across nodes, then zones, as
 // a preference (ScheduleAnyway): a one-node or one-zone cluster still runs
 // every replica.
-func spreadConstraints(g *api.Glance, s api.DeploymentSpec) []corev1.TopologySpreadConstraint {
+func SpreadConstraints(g *api.Glance, s api.DeploymentSpec) []corev1.TopologySpreadConstraint {
 	selector := &metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)}
 	if len(s.TopologySpreadConstraints) == 0 {
 		return []corev1.TopologySpreadConstraint{

@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"fmt"
@@ -38,8 +38,8 @@ const (
 	purgeBackoffLimit    = int32(2)
 )
 
-// cronJobChild is a CronJob as the hook returns it: no status.
-type cronJobChild struct {
+// CronJobChild is a CronJob as the hook returns it: no status.
+type CronJobChild struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
 	Spec              batchv1.CronJobSpec `json:"spec"`
@@ -47,15 +47,15 @@ type cronJobChild struct {
 
 // dbPurgeWithDeployment is the purge CronJob as a feature returns it with
 // the Deployment.
-func dbPurgeWithDeployment(in deploymentInput) []any {
-	return dbPurgeChildren(in.glance, in.spec, in.run, in.pod)
+func DBPurgeWithDeployment(in DeploymentInput) []any {
+	return DBPurgeChildren(in.Glance, in.Spec, in.Run, in.Pod)
 }
 
 // dbPurgeChildren are the purge CronJob. It runs the image glance-api
 // runs, with the same config, database URL and restrictions as the schema
 // Jobs: only while glance-api may run, so it never fires at a schema that
 // is not there yet.
-func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in podInputs) []any {
+func DBPurgeChildren(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in PodInputs) []any {
 	p := api.DBPurgeOf(spec.DBPurge)
 	age := fmt.Sprint(p.Retention())
 	step := func(name string, args ...string) corev1.Container {
@@ -72,7 +72,7 @@ func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, i
 	labels := model.ObjectLabels(g)
 	labels[names.LabelComponent] = ComponentDBPurge
 	backoff, deadline, suspend := purgeBackoffLimit, purgeDeadlineSeconds, p.Suspend
-	return []any{&cronJobChild{
+	return []any{&CronJobChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"},
 		ObjectMeta: metav1.ObjectMeta{Name: names.DBPurgeCronJobName(g.Name), Namespace: g.Namespace, Labels: labels},
 		Spec: batchv1.CronJobSpec{
@@ -86,7 +86,7 @@ func dbPurgeChildren(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, i
 					ActiveDeadlineSeconds: &deadline,
 					Template: corev1.PodTemplateSpec{
 						ObjectMeta: metav1.ObjectMeta{Labels: labels,
-							Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
+							Annotations: map[string]string{names.AnnotationCredentialsDigest: in.Digest}},
 						Spec: pod,
 					},
 				},

@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"slices"
@@ -16,9 +16,9 @@ import (
 // the ones the Deployment's template mounts.
 const HistoryLimit = 3
 
-// rolledOut reports whether every pod of the Deployment runs its current
+// RolledOut reports whether every pod of the Deployment runs its current
 // template, so no pod can still mount an older ConfigMap or Secret.
-func rolledOut(d *appsv1.Deployment) bool {
+func RolledOut(d *appsv1.Deployment) bool {
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -28,48 +28,48 @@ func rolledOut(d *appsv1.Deployment) bool {
 		s.Replicas == want && s.AvailableReplicas == want
 }
 
-// hashedKind is one type of hashed object: its object-map key, the
+// HashedKind is one type of hashed object: its object-map key, the
 // observed objects of the type with the hashed prefix, the name desired now
 // and the names pods mount.
-type hashedKind struct {
-	key      string
-	observed []observe.HashedChild
-	desired  string
-	mounted  []string
+type HashedKind struct {
+	Key      string
+	Observed []observe.HashedChild
+	Desired  string
+	Mounted  []string
 }
 
-// retained returns the observed hashed objects of one type that must stay
+// Retained returns the observed hashed objects of one type that must stay
 // besides the desired one: Metacontroller deletes what a sync stops
 // returning before it creates anything new, so everything a running pod may
 // still mount is returned as it was last applied. That is what the
 // Deployment's template and unfinished schema Jobs mount and, while the
 // rollout is in progress, the HistoryLimit newest others. Only names with
 // the hashed prefix count (observeHashed).
-func retained(children observe.LastApplied, h hashedKind, rolling bool) ([]any, error) {
+func Retained(children observe.LastApplied, h HashedKind, rolling bool) ([]any, error) {
 	var others []observe.HashedChild
 	var out []any
 	keep := func(name string) error {
-		applied, found, err := children.One(h.key, name)
+		applied, found, err := children.One(h.Key, name)
 		if err != nil {
-			return hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(name), err)
+			return hook.Invalid("observed %s %s: %v", h.Key, excerpt.Name(name), err)
 		}
 		if found {
 			out = append(out, applied)
 		}
 		return nil
 	}
-	for _, c := range h.observed {
-		if c.Name == h.desired {
+	for _, c := range h.Observed {
+		if c.Name == h.Desired {
 			continue
 		}
-		if slices.Contains(h.mounted, c.Name) {
+		if slices.Contains(h.Mounted, c.Name) {
 			if err := keep(c.Name); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		if c.Err != nil {
-			return nil, hook.Invalid("observed %s %s: %v", h.key, excerpt.Name(c.Name), c.Err)
+			return nil, hook.Invalid("observed %s %s: %v", h.Key, excerpt.Name(c.Name), c.Err)
 		}
 		others = append(others, c)
 	}

@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,7 +10,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
-	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 const (
@@ -23,9 +22,9 @@ const (
 	GlanceUID = int64(42415)
 )
 
-// deploymentChild and serviceChild are what the hook returns: the API types
+// DeploymentChild and serviceChild are what the hook returns: the API types
 // without status, which belongs to the Deployment and Service controllers.
-type deploymentChild struct {
+type DeploymentChild struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
 	Spec              appsv1.DeploymentSpec `json:"spec"`
@@ -37,18 +36,18 @@ type serviceChild struct {
 	Spec              corev1.ServiceSpec `json:"spec"`
 }
 
-// mounts is what every glance container of a Glance mounts.
-type mounts struct {
-	configMap, backendsSecret string
+// Mounts is what every glance container of a Glance mounts.
+type Mounts struct {
+	ConfigMap, BackendsSecret string
 }
 
-// podInputs is what every glance pod of a Glance is rendered around: the
+// PodInputs is what every glance pod of a Glance is rendered around: the
 // config it mounts and the credentials digest on its template.
-type podInputs struct {
-	mounts mounts
-	digest string
-	// everyPod are the features' changes to every pod template.
-	everyPod []func(*corev1.PodSpec, api.GlanceSpec)
+type PodInputs struct {
+	Mounts Mounts
+	Digest string
+	// EveryPod are the features' changes to every pod template.
+	EveryPod []func(*corev1.PodSpec, api.GlanceSpec)
 }
 
 // mountEveryPod runs the features' changes to every pod template.
@@ -74,22 +73,22 @@ func glanceContainer(g *api.Glance, spec api.GlanceSpec, p program) corev1.Conta
 		Image:   p.image,
 		Command: p.cmd,
 		Args:    p.args,
-		Env:     render.LaunchEnv(g, spec),
+		Env:     LaunchEnv(g, spec),
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: names.VolumeConfig, MountPath: render.ConfigDir, ReadOnly: true},
-			{Name: names.VolumeBackends, MountPath: render.BackendsDir, ReadOnly: true},
-			{Name: VolumeStaging, MountPath: render.StagingDir},
-			{Name: VolumeTasks, MountPath: render.TasksDir},
-			{Name: VolumeLock, MountPath: render.LockDir},
+			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
+			{Name: names.VolumeBackends, MountPath: BackendsDir, ReadOnly: true},
+			{Name: VolumeStaging, MountPath: StagingDir},
+			{Name: VolumeTasks, MountPath: TasksDir},
+			{Name: VolumeLock, MountPath: LockDir},
 			{Name: VolumeTmp, MountPath: "/tmp"},
 		},
-		SecurityContext: restrictedContainer(),
+		SecurityContext: RestrictedContainer(),
 	}
 }
 
-// restrictedContainer is how every container of a Glance runs: no privilege
+// RestrictedContainer is how every container of a Glance runs: no privilege
 // escalation, a read-only root filesystem, no capabilities.
-func restrictedContainer() *corev1.SecurityContext {
+func RestrictedContainer() *corev1.SecurityContext {
 	yes, no := true, false
 	return &corev1.SecurityContext{
 		AllowPrivilegeEscalation: &no,
@@ -101,7 +100,7 @@ func restrictedContainer() *corev1.SecurityContext {
 // glancePod is the pod spec around glance containers: non-root as
 // GlanceUID, no service account token, the config volumes and the state
 // volumes they mount, and where they may run.
-func glancePod(m mounts, state []corev1.Volume, placement api.DeploymentSpec, containers ...corev1.Container) corev1.PodSpec {
+func glancePod(m Mounts, state []corev1.Volume, placement api.DeploymentSpec, containers ...corev1.Container) corev1.PodSpec {
 	yes, no := true, false
 	uid := GlanceUID
 	readOnly := int32(0o440)
@@ -118,9 +117,9 @@ func glancePod(m mounts, state []corev1.Volume, placement api.DeploymentSpec, co
 		Containers: containers,
 		Volumes: append([]corev1.Volume{
 			{Name: names.VolumeConfig, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-				LocalObjectReference: corev1.LocalObjectReference{Name: m.configMap}}}},
+				LocalObjectReference: corev1.LocalObjectReference{Name: m.ConfigMap}}}},
 			{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-				SecretName: m.backendsSecret, DefaultMode: &readOnly}}},
+				SecretName: m.BackendsSecret, DefaultMode: &readOnly}}},
 		}, state...),
 		NodeSelector:      placement.NodeSelector,
 		Affinity:          placement.Affinity,
@@ -138,27 +137,27 @@ func glancePod(m mounts, state []corev1.Volume, placement api.DeploymentSpec, co
 // the signal, went on to serve and ran until the SIGKILL at the end of the
 // grace period; not PID 1, it ends at once. uWSGI's master handles SIGTERM
 // from its first moment and stays PID 1.
-func notPIDOne(mode render.LaunchMode) *bool {
-	if mode != render.Eventlet {
+func notPIDOne(mode LaunchMode) *bool {
+	if mode != Eventlet {
 		return nil
 	}
 	yes := true
 	return &yes
 }
 
-// deployment runs glance-api with the two hashed objects mounted; their
+// Deployment runs glance-api with the two hashed objects mounted; their
 // names, the image and the credentials digest are in the pod template, so
 // a change of any of them rolls the pods.
-func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in podInputs, replicas *int32) *deploymentChild {
+func Deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in PodInputs, replicas *int32) *DeploymentChild {
 	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
 	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
 	// authtoken: it answers without a token, a database or Keystone, in
 	// both launch modes.
 	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
-	mode := render.LaunchModeOf(run.Release)
-	cmd, args := render.Command(mode)
+	mode := LaunchModeOf(run.Release)
+	cmd, args := Command(mode)
 	container := glanceContainer(g, spec, program{ContainerName, run.Image, cmd, args})
-	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: render.APIPort, Protocol: corev1.ProtocolTCP}}
+	container.Ports = []corev1.ContainerPort{{Name: PortName, ContainerPort: APIPort, Protocol: corev1.ProtocolTCP}}
 	// Every worker imports glance before the first answer; on a busy node
 	// that has taken over a minute.
 	container.StartupProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 5, FailureThreshold: 60, TimeoutSeconds: 5}
@@ -166,16 +165,16 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in pod
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
 	container.Resources = *spec.Deployment.Resources
-	pod := glancePod(in.mounts, apiStateVolumes(spec), api.DeploymentSpec{}, container)
-	grace := render.GraceSeconds(spec)
+	pod := glancePod(in.Mounts, APIStateVolumes(spec), api.DeploymentSpec{}, container)
+	grace := GraceSeconds(spec)
 	pod.TerminationGracePeriodSeconds = &grace
-	if p := render.PreStopSeconds(spec); p > 0 {
+	if p := PreStopSeconds(spec); p > 0 {
 		// The kubelet's own sleep: the image needs no sleep binary.
 		pod.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: p}}}
 	}
 	pod.ShareProcessNamespace = notPIDOne(mode)
-	mountEveryPod(spec, &pod, in.everyPod)
-	return &deploymentChild{
+	mountEveryPod(spec, &pod, in.EveryPod)
+	return &DeploymentChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: appsv1.DeploymentSpec{
@@ -184,35 +183,35 @@ func deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in pod
 			Strategy: rolloutStrategy(spec, &maxUnavailable, &maxSurge),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: model.ObjectLabels(g),
-					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
+					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.Digest}},
 				Spec: pod,
 			},
 		},
 	}
 }
 
-// service exposes the API on 9292 inside the cluster.
-func service(g *api.Glance) *serviceChild {
+// Service exposes the API on 9292 inside the cluster.
+func Service(g *api.Glance) *serviceChild {
 	return &serviceChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: model.SelectorLabels(g),
-			Ports: []corev1.ServicePort{{Name: PortName, Port: render.APIPort, TargetPort: intstr.FromString(PortName),
+			Ports: []corev1.ServicePort{{Name: PortName, Port: APIPort, TargetPort: intstr.FromString(PortName),
 				Protocol: corev1.ProtocolTCP}},
 		},
 	}
 }
 
-// mountedNames reads which ConfigMap and backends Secret a Deployment's pod
+// MountedNames reads which ConfigMap and backends Secret a Deployment's pod
 // template mounts.
-func mountedNames(d *appsv1.Deployment) (configMap, backendsSecret string) {
+func MountedNames(d *appsv1.Deployment) (configMap, backendsSecret string) {
 	return PodMounts(d.Spec.Template.Spec.Volumes)
 }
 
-// runningImage is the glance-api image of a Deployment's pod template.
-func runningImage(d *appsv1.Deployment) string {
+// RunningImage is the glance-api image of a Deployment's pod template.
+func RunningImage(d *appsv1.Deployment) string {
 	for _, c := range d.Spec.Template.Spec.Containers {
 		if c.Name == ContainerName {
 			return c.Image

@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	batchv1 "k8s.io/api/batch/v1"
@@ -14,7 +14,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
-	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // Bounds of a schema Job. glance-manage waits for the database as long as
@@ -22,8 +21,8 @@ import (
 // ends a Job whose database never comes; the retries cover a database
 // that restarts underneath it.
 const (
-	jobBackoffLimit          = int32(3)
-	jobActiveDeadlineSeconds = int64(1800)
+	JobBackoffLimit          = int32(3)
+	JobActiveDeadlineSeconds = int64(1800)
 )
 
 // Schema Jobs are not given ttlSecondsAfterFinished. Metacontroller
@@ -43,11 +42,11 @@ type jobChild struct {
 	Spec              batchv1.JobSpec `json:"spec"`
 }
 
-// jobNamer names the Jobs of a Glance by a content hash of what they run:
+// JobNamer names the Jobs of a Glance by a content hash of what they run:
 // the step, the image and the metadata definitions path (and the Glance, so
 // two Glances with long names cut to the same prefix never share a name).
 // A Job's template cannot change; a different run is a different Job.
-func jobNamer(glance, metadefsPath string) func(observe.SchemaJob) string {
+func JobNamer(glance, metadefsPath string) func(observe.SchemaJob) string {
 	return func(j observe.SchemaJob) string {
 		hash := contenthash.Of(map[string]string{"glance": glance, "action": string(j.Action), "image": j.Image, "metadefs": metadefsPath})
 		return names.JobName(glance, "-db-"+string(j.Action)+"-"+hash)
@@ -57,14 +56,14 @@ func jobNamer(glance, metadefsPath string) func(observe.SchemaJob) string {
 // manage is a glance-manage command with the config every glance program
 // of the Glance reads.
 func manage(args ...string) (cmd, argv []string) {
-	return []string{"glance-manage"}, append(render.ConfigArgs(), args...)
+	return []string{"glance-manage"}, append(ConfigArgs(), args...)
 }
 
-// schemaJobChild renders the Job of a step: the same config files,
+// SchemaJobChild renders the Job of a step: the same config files,
 // environment, digest and restrictions as glance-api, with the glance-manage
 // commands of the step in order (all but the last as init containers, so
 // each runs only when the one before succeeded, without a shell).
-func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, name string, in podInputs) *jobChild {
+func SchemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, name string, in PodInputs) *jobChild {
 	type step struct {
 		name string
 		args []string
@@ -83,7 +82,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, nam
 	}
 	pod := manageJobPod(spec, in, containers)
 	labels := jobLabels(g, j.Action)
-	backoff, deadline := jobBackoffLimit, jobActiveDeadlineSeconds
+	backoff, deadline := JobBackoffLimit, JobActiveDeadlineSeconds
 	return &jobChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.Namespace, Labels: labels},
@@ -92,7 +91,7 @@ func schemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, nam
 			ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels,
-					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.digest}},
+					Annotations: map[string]string{names.AnnotationCredentialsDigest: in.Digest}},
 				Spec: pod,
 			},
 		},
@@ -126,9 +125,9 @@ type observedJobObject struct {
 	} `json:"status"`
 }
 
-// observedJobs reads the schema Jobs among the children, in name order, and
+// ObservedJobs reads the schema Jobs among the children, in name order, and
 // the ConfigMap and Secret each unfinished one mounts.
-func observedJobs(children metacontroller.ObjectMap) (jobs []observe.ObservedJob, mounted []mounts, err error) {
+func ObservedJobs(children metacontroller.ObjectMap) (jobs []observe.ObservedJob, mounted []Mounts, err error) {
 	objs, err := metacontroller.Decode(children, names.JobsKey, func(*observedJobObject) bool { return true })
 	if err != nil {
 		return nil, nil, hook.Invalid("observed %v", err)
@@ -150,16 +149,16 @@ func observedJobs(children metacontroller.ObjectMap) (jobs []observe.ObservedJob
 		}
 		if j.State == observe.JobRunning {
 			cm, sec := PodMounts(o.Spec.Template.Spec.Volumes)
-			mounted = append(mounted, mounts{cm, sec})
+			mounted = append(mounted, Mounts{cm, sec})
 		}
 		jobs = append(jobs, j)
 	}
 	return jobs, mounted, nil
 }
 
-// keepJob says whether a finished or unfinished observed Job other than the
+// KeepJob says whether a finished or unfinished observed Job other than the
 // planned one stays (see the retention note above).
-func keepJob(o observe.ObservedJob, p decide.SchemaPlan) bool {
+func KeepJob(o observe.ObservedJob, p decide.SchemaPlan) bool {
 	if o.State == observe.JobRunning {
 		return true
 	}
@@ -169,9 +168,9 @@ func keepJob(o observe.ObservedJob, p decide.SchemaPlan) bool {
 	return o.Job.Image == p.InstalledImage
 }
 
-// schemaJobs are the Job children: the planned one (as last applied when it
+// SchemaJobs are the Job children: the planned one (as last applied when it
 // exists, so its template never changes) and the observed ones keepJob keeps.
-func schemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.SchemaJob) string, in podInputs) ([]any, error) {
+func SchemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.SchemaJob) string, in PodInputs) ([]any, error) {
 	children, jobs := o.Applied, o.Jobs
 	var out []any
 	planned := ""
@@ -184,11 +183,11 @@ func schemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.S
 		case found:
 			out = append(out, applied)
 		default:
-			out = append(out, schemaJobChild(o.Glance, o.Spec, *p.Job, planned, in))
+			out = append(out, SchemaJobChild(o.Glance, o.Spec, *p.Job, planned, in))
 		}
 	}
 	for _, o := range jobs {
-		if o.Name == planned || !keepJob(o, p) {
+		if o.Name == planned || !KeepJob(o, p) {
 			continue
 		}
 		applied, err := children.AnyOf(names.JobsKey, o.Name)
@@ -204,10 +203,10 @@ func schemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.S
 // its steps run in order, each but the last as an init container, so no
 // shell is needed to chain them, and it reaches the database as glance-api
 // does.
-func manageJobPod(spec api.GlanceSpec, in podInputs, steps []corev1.Container) corev1.PodSpec {
-	pod := glancePod(in.mounts, jobStateVolumes(), jobPlacement(spec), steps[len(steps)-1])
+func manageJobPod(spec api.GlanceSpec, in PodInputs, steps []corev1.Container) corev1.PodSpec {
+	pod := glancePod(in.Mounts, jobStateVolumes(), JobPlacement(spec), steps[len(steps)-1])
 	pod.InitContainers = steps[:len(steps)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
-	mountEveryPod(spec, &pod, in.everyPod)
+	mountEveryPod(spec, &pod, in.EveryPod)
 	return pod
 }
