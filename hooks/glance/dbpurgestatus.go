@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // observePurgeCronJob is the purge feature's observation.
@@ -68,8 +69,8 @@ func dbPurgeReady(g *api.Glance, observed observe.ObservedPurge, asked bool) (*h
 }
 
 // returnsCronJob reports whether the answer holds the purge CronJob.
-func returnsCronJob(in statusInput) bool {
-	for _, child := range in.out.children {
+func returnsCronJob(in report.StatusInput) bool {
+	for _, child := range in.Out.Children {
 		if _, ok := child.(*render.CronJobChild); ok {
 			return true
 		}
@@ -97,4 +98,19 @@ func purgeOccurrences(st api.GlanceStatus) []occurrence {
 		return nil
 	}
 	return []occurrence{{warning: true, reason: EventDBPurgeJobFailed, action: "PurgeDatabase", note: c.Message, at: c.LastTransitionTime}}
+}
+
+// dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
+// scheduled, True under the reference's reason for a purge that does not
+// run, since nothing else says the backlog grows.
+func dbPurgeCondition(in report.StatusInput) (hook.Condition, error) {
+	c, err := dbPurgeReady(in.Observed.Glance, in.Observed.Purge, returnsCronJob(in))
+	switch {
+	case err != nil:
+		return hook.Condition{}, err
+	case c != nil:
+		return *c, nil
+	}
+	return hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeSuspended,
+		Message: "no purge CronJob is scheduled (spec.dbPurge): the rows deleted in Glance stay and the database grows"}, nil
 }

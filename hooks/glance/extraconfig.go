@@ -11,8 +11,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // glance-api.conf is layered, key by key: spec.plugins' sections first,
@@ -70,4 +72,10 @@ func extraConfigOccurrences(st api.GlanceStatus) []occurrence {
 		return nil
 	}
 	return []occurrence{{warning: true, reason: EventExtraConfigOwnedKey, action: "RenderConfig", note: c.Message, at: c.LastTransitionTime}}
+}
+
+// extraConfigCondition is ExtraConfigHealthy over every store the config
+// holds, the retiring ones too.
+func extraConfigCondition(in report.StatusInput) (hook.Condition, error) {
+	return extraConfigHealthy(in.Observed.Spec, decide.WithRetired(in.Decision.Stores, in.Decision.Retired)), nil
 }

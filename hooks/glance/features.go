@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // feature is one feature of a Glance as one value: what it contributes to
@@ -58,30 +59,8 @@ type feature struct {
 	// is re-rendered, in the order they are returned.
 	lastGood []string
 	// status are its conditions, in the order the status lists them.
-	status []statusFeature
+	status []report.StatusFeature
 }
-
-// statusFeature is one condition of a Glance: its type, how it is reported
-// from what a sync observed, decided and rendered, and whether Ready waits
-// for it. Every one is reported on every sync: a feature whose field is
-// unset says so under a reason of its own (True: nothing is required), so a
-// script waiting for a condition by name never waits for nothing.
-type statusFeature struct {
-	condType string
-	report   func(statusInput) (hook.Condition, error)
-	ready    readiness
-}
-
-// readiness says whether Ready waits for a condition.
-type readiness bool
-
-const (
-	// holdsReady: Ready is False while the condition is.
-	holdsReady readiness = true
-	// besideReady: reported, but a False one does not stop glance-api
-	// from serving the current config, so Ready does not wait for it.
-	besideReady readiness = false
-)
 
 // features are the features of a Glance, each once, in the order their
 // contributions are made: glance-api.conf's options and sections, the
@@ -97,7 +76,14 @@ func init() {
 	features = registered()
 	files = filesOf(features)
 	everyPod = everyPodOf(features)
+	for _, f := range features {
+		statuses = append(statuses, f.status...)
+	}
 }
+
+// statuses are the features' conditions, in the order the status lists
+// them, gathered once.
+var statuses []report.StatusFeature
 
 // everyPod are the features' changes to every pod template, gathered once.
 var everyPod []func(*corev1.PodSpec, api.GlanceSpec)
@@ -146,10 +132,10 @@ func shapingFeatures() []feature {
 		{name: "launch", conf: render.LaunchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
 		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: skippedBackends,
-			status: holds(model.CondBackendsReady, backendsCondition)},
+			status: holds(model.CondBackendsReady, report.BackendsCondition)},
 		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
-		{name: "config", status: holds(model.CondConfigRendered, renderedCondition),
+		{name: "config", status: holds(model.CondConfigRendered, report.RenderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
 		{name: "imports", conf: render.ImportsConf},     // config.go: import methods, staging and tasks areas
 		{name: "uri-filter", conf: uriFilterConf},       // imports.go: the URI filter of web-download
@@ -157,11 +143,11 @@ func shapingFeatures() []feature {
 		{name: "locations", conf: render.LocationsConf}, // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
 		{name: "database", conf: databaseConf, events: schemaOccurrences,
-			status: holds(model.CondDatabaseReady, databaseCondition)},
+			status: holds(model.CondDatabaseReady, report.DatabaseCondition)},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
-		{name: "keystone", conf: keystoneConf, status: holds(model.CondServiceUserReady, serviceUserCondition)},
+		{name: "keystone", conf: keystoneConf, status: holds(model.CondServiceUserReady, report.ServiceUserCondition)},
 		{name: "runtime", conf: render.RuntimeConf},    // config.go: locks, notifications, paste pipeline
 		{name: "logging", conf: render.LoggingConf},    // logging.go: oslo.log's options
 		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
@@ -181,7 +167,7 @@ func shapingFeatures() []feature {
 func followingFeatures() []feature {
 	return []feature{
 		// report.go: the rollout and its pods
-		{name: "deployment", status: holds(model.CondDeploymentReady, deploymentCondition)},
+		{name: "deployment", status: holds(model.CondDeploymentReady, report.DeploymentCondition)},
 		// gateway.go: spec.gateway's route
 		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach,
 			status: holds(model.CondHTTPRouteReady, httpRouteReady)},
@@ -211,13 +197,13 @@ func followingFeatures() []feature {
 }
 
 // holds is one condition Ready waits for.
-func holds(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
-	return []statusFeature{{condType, report, holdsReady}}
+func holds(condType string, condition func(report.StatusInput) (hook.Condition, error)) []report.StatusFeature {
+	return []report.StatusFeature{{CondType: condType, Report: condition, Ready: report.HoldsReady}}
 }
 
 // beside is one condition reported beside Ready.
-func beside(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
-	return []statusFeature{{condType, report, besideReady}}
+func beside(condType string, condition func(report.StatusInput) (hook.Condition, error)) []report.StatusFeature {
+	return []report.StatusFeature{{CondType: condType, Report: condition, Ready: report.BesideReady}}
 }
 
 // deciders are the features' decisions, in the features' order.

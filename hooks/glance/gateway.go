@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // RouteRequestTimeout is the HTTPRoute's request timeout. An image upload
@@ -168,21 +169,12 @@ func routeAccepted(found bool, st observe.ObservedRouteStatus, parent observe.Ro
 	return c
 }
 
-// statusEndpoint is status.endpoint: the gateway's URL when there is one,
-// the Service's inside the cluster otherwise.
-func statusEndpoint(g *api.Glance, spec api.GlanceSpec) string {
-	if spec.Gateway != nil {
-		return spec.Gateway.URL()
-	}
-	return serviceEndpoint(g)
-}
-
 // httpRouteReady is HTTPRouteReady: the route's, or, without spec.gateway,
 // True under the reference's HTTPRouteNotRequired.
-func httpRouteReady(in statusInput) (hook.Condition, error) {
-	if c, ok := findCondition(in.out.reach, model.CondHTTPRouteReady); ok {
+func httpRouteReady(in report.StatusInput) (hook.Condition, error) {
+	if c, ok := report.FindCondition(in.Out.Reach, model.CondHTTPRouteReady); ok {
 		return c, nil
 	}
 	return hook.Condition{Type: model.CondHTTPRouteReady, Status: true, Reason: model.ReasonHTTPRouteNotRequired,
-		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + serviceEndpoint(in.o.Glance)}, nil
+		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + report.ServiceEndpoint(in.Observed.Glance)}, nil
 }

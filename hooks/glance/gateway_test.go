@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestHTTPRoute(t *testing.T) {
@@ -47,12 +48,12 @@ func TestHTTPRoute(t *testing.T) {
 			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
-			if got := statusEndpoint(g, api.GlanceSpec{Gateway: &tc.gw}); got != tc.endpoint {
+			if got := report.StatusEndpoint(g, api.GlanceSpec{Gateway: &tc.gw}); got != tc.endpoint {
 				t.Errorf("%s: endpoint %q, want %q", tc.reason, got, tc.endpoint)
 			}
 		})
 	}
-	if got := statusEndpoint(g, api.GlanceSpec{}); got != "http://glance.openstack.svc.cluster.local:9292/" {
+	if got := report.StatusEndpoint(g, api.GlanceSpec{}); got != "http://glance.openstack.svc.cluster.local:9292/" {
 		t.Errorf("without a gateway the endpoint is the Service's, with the reference's trailing /, got %q", got)
 	}
 }

@@ -9,17 +9,18 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // hpaReady is HPAReady: with spec.autoscaling, True once the
 // HorizontalPodAutoscaler is returned (it comes with the Deployment,
 // scaling.go) or kept as last applied; without it, True under
 // HPANotRequired, as the reference reports it.
-func hpaReady(in statusInput) (hook.Condition, error) {
-	g := in.o.Glance
+func hpaReady(in report.StatusInput) (hook.Condition, error) {
+	g := in.Observed.Glance
 	c := hook.Condition{Type: model.CondHPAReady, Status: true, Reason: model.ReasonHPANotRequired,
 		Message: "spec.autoscaling is not set: spec.deployment.replicas sets the number of glance-api pods"}
-	if in.o.Spec.Autoscaling == nil {
+	if in.Observed.Spec.Autoscaling == nil {
 		return c, nil
 	}
 	if !returnsAutoscaler(in, g.Name) {
@@ -29,7 +30,7 @@ func hpaReady(in statusInput) (hook.Condition, error) {
 	}
 	c.Reason = model.ReasonHPAReady
 	c.Message = fmt.Sprintf("HorizontalPodAutoscaler %s scales Deployment %s from %d to %d pods",
-		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.o.Spec.Autoscaling.MinReplicas, in.o.Spec.Autoscaling.MaxReplicas)
+		excerpt.Name(g.Name), excerpt.Name(g.Name), *in.Observed.Spec.Autoscaling.MinReplicas, in.Observed.Spec.Autoscaling.MaxReplicas)
 	return c, nil
 }
 
@@ -43,11 +44,11 @@ func observeAutoscaler(o *observe.Observed, children metacontroller.ObjectMap) e
 // returnsAutoscaler reports whether the answer holds the Glance's
 // autoscaler: rendered now, or, when nothing is re-rendered, the observed
 // one kept as last applied.
-func returnsAutoscaler(in statusInput, name string) bool {
-	for _, child := range in.out.children {
+func returnsAutoscaler(in report.StatusInput, name string) bool {
+	for _, child := range in.Out.Children {
 		if _, ok := child.(*horizontalPodAutoscalerChild); ok {
 			return true
 		}
 	}
-	return in.o.AutoscalerObserved && !in.out.rendered.Status
+	return in.Observed.AutoscalerObserved && !in.Out.Rendered.Status
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -354,8 +355,8 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*model.S
 
 // networkPolicyReady is NetworkPolicyReady: the policies', or, without
 // spec.networkPolicy, True under the reference's NetworkPolicyNotRequired.
-func networkPolicyReady(in statusInput) (hook.Condition, error) {
-	if c, ok := findCondition(in.out.reach, model.CondNetworkPolicyReady); ok {
+func networkPolicyReady(in report.StatusInput) (hook.Condition, error) {
+	if c, ok := report.FindCondition(in.Out.Reach, model.CondNetworkPolicyReady); ok {
 		return c, nil
 	}
 	return hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyNotRequired,

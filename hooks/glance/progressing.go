@@ -5,6 +5,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // progressReasons are the reasons a condition of a Glance is False for while
@@ -44,4 +45,14 @@ func Progressing(conds []metav1.Condition) bool {
 		waiting = true
 	}
 	return waiting
+}
+
+// readyWaitsFor reports whether Ready waits for a condition type.
+func readyWaitsFor(condType string) bool {
+	for _, f := range statuses {
+		if f.CondType == condType {
+			return f.Ready == report.HoldsReady
+		}
+	}
+	return false
 }

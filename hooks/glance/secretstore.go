@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // spec.secretStoreRef names the External Secrets store the database and
@@ -121,10 +122,10 @@ func secretStoreGate(o *observe.Observed, related metacontroller.ObjectMap) (*ho
 // service-user Secrets are complete (their own conditions say what is
 // missing); else True. Without spec.secretStoreRef the Secrets alone are
 // checked: the hooks read them, however they were made.
-func secretsReady(in statusInput) (hook.Condition, error) {
-	o := in.o
+func secretsReady(in report.StatusInput) (hook.Condition, error) {
+	o := in.Observed
 	store := ""
-	if c, ok := findCondition(o.Gates, model.CondSecretsReady); ok {
+	if c, ok := report.FindCondition(o.Gates, model.CondSecretsReady); ok {
 		if !c.Status {
 			return c, nil
 		}

@@ -49,23 +49,23 @@ var coreConditions = map[string]bool{model.CondBackendsReady: true, model.CondCo
 func TestBuildStatus(t *testing.T) {
 	synced := hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "synced"}
 	userReady := hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable, Message: "available"}
-	rendered := func(stores ...*model.Store) *outcome {
-		out := &outcome{configName: "g-config-1", backendsName: "g-backends-1", inConfig: map[string]bool{},
-			rendered: hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
-			database: synced, serviceUser: userReady}
+	rendered := func(stores ...*model.Store) *render.Outcome {
+		out := &render.Outcome{ConfigName: "g-config-1", BackendsName: "g-backends-1", InConfig: map[string]bool{},
+			Rendered: hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
+			Database: synced, ServiceUser: userReady}
 		for _, s := range stores {
-			out.inConfig[s.ID] = s.State.Rendered()
+			out.InConfig[s.ID] = s.State.Rendered()
 		}
 		return out
 	}
-	kept := &outcome{configName: "g-config-0", backendsName: "g-backends-0", inConfig: map[string]bool{"a": true},
-		rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonLastGoodKept, Message: "kept"},
-		database: synced, serviceUser: userReady}
+	kept := &render.Outcome{ConfigName: "g-config-0", BackendsName: "g-backends-0", InConfig: map[string]bool{"a": true},
+		Rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonLastGoodKept, Message: "kept"},
+		Database: synced, ServiceUser: userReady}
 	syncing := rendered(attached("a", true, ""))
-	syncing.database = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning, Message: "Job j syncs"}
-	syncing.runImage = "glance:old"
+	syncing.Database = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning, Message: "Job j syncs"}
+	syncing.RunImage = "glance:old"
 	newImage := rendered(attached("a", true, ""))
-	newImage.runImage = "glance:new"
+	newImage.RunImage = "glance:new"
 	withImage := func(d *appsv1.Deployment, image string) *appsv1.Deployment {
 		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName, Image: image}}
 		return d
@@ -76,15 +76,15 @@ func TestBuildStatus(t *testing.T) {
 	pending.State = storestate.Pending
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
-	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,
-		rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonNotRendered, Message: "not rendered"},
-		database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig, Message: "no config"}, serviceUser: userReady}
+	waiting := &render.Outcome{InConfig: map[string]bool{}, Waiting: true,
+		Rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonNotRendered, Message: "not rendered"},
+		Database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig, Message: "no config"}, ServiceUser: userReady}
 
 	type args struct {
 		stores    []*model.Store
 		def       string
 		noDefault string
-		out       *outcome
+		out       *render.Outcome
 		current   *appsv1.Deployment
 		pods      report.PodsVerdict
 	}
@@ -331,7 +331,7 @@ func TestBuildStatus(t *testing.T) {
 			g := &api.Glance{}
 			d := &decide.Decision{Stores: tc.args.stores, Def: def, NoDefault: tc.args.noDefault}
 			o := &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults("ns"), Now: time.Unix(0, 0), Deployment: tc.args.current, Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}}
-			status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: tc.args.pods})
+			status, err := report.BuildStatus(report.StatusInput{Observed: o, Decision: d, Out: out, Pods: tc.args.pods}, statuses)
 			require.NoError(t, err)
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
 			for _, c := range status.Conditions {
@@ -359,7 +359,7 @@ func TestDeploymentReadyHoldsThroughARollout(t *testing.T) {
 		d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, updated, available
 		return d
 	}
-	answered := deploymentReady(mounting("g-config-1", "g-backends-1"), "g-config-2", "g-backends-1", "")
+	answered := report.DeploymentReady(mounting("g-config-1", "g-backends-1"), "g-config-2", "g-backends-1", "")
 	cases := map[string]struct {
 		reason string
 		d      *appsv1.Deployment
@@ -372,12 +372,12 @@ func TestDeploymentReadyHoldsThroughARollout(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.d.Status.Replicas = 4 // an old pod left
-			got := deploymentReady(tc.d, "g-config-2", "g-backends-1", "")
+			got := report.DeploymentReady(tc.d, "g-config-2", "g-backends-1", "")
 			if diff := cmp.Diff(answered, got); diff != "" {
 				t.Errorf("%s: -the answer's, +this stage's:\n%s", tc.reason, diff)
 			}
 		})
 	}
-	done := deploymentReady(stage(3, 3, 2), "g-config-2", "g-backends-1", "")
+	done := report.DeploymentReady(stage(3, 3, 2), "g-config-2", "g-backends-1", "")
 	require.True(t, done.Status, "rolled out once every replica is updated and available and no old one is left")
 }

@@ -10,15 +10,16 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // storesReachable is the StoresReachable condition of the attached stores.
-func storesReachable(in statusInput) (hook.Condition, error) {
+func storesReachable(in report.StatusInput) (hook.Condition, error) {
 	c := hook.Condition{Type: model.CondStoresReachable, Status: true, Reason: model.ReasonStoresNotChecked,
 		Message: "the service checks no store's S3 endpoint"}
 	var checked int
 	var down []string
-	for _, s := range in.o.Stores {
+	for _, s := range in.Observed.Stores {
 		if s.Retired {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // reachBackend is an attached GlanceBackend reporting StoreReachable with
@@ -51,7 +52,7 @@ func TestStoresReachable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			stores := []*model.Store{{ID: "a", Backend: reachBackend("gb-a", tc.a, "connection refused")},
 				{ID: "b", Retired: tc.retired, Backend: reachBackend("gb-b", tc.b, "connection refused")}}
-			got, err := storesReachable(statusInput{o: &observe.Observed{Stores: stores}})
+			got, err := storesReachable(report.StatusInput{Observed: &observe.Observed{Stores: stores}})
 			if err != nil {
 				t.Fatal(err)
 			}

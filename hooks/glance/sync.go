@@ -18,33 +18,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
-
-// outcome is what a sync returns besides status.
-type outcome struct {
-	children     []any
-	configName   string
-	backendsName string
-	rendered     hook.Condition
-	// inConfig holds the store ids in the backends Secret the returned
-	// Deployment mounts.
-	inConfig map[string]bool
-	// database and serviceUser are the credentials and schema conditions.
-	database, serviceUser hook.Condition
-	// installed is the status of the schema: what is installed and the
-	// upgrade in progress.
-	installed api.GlanceStatus
-	// runImage is the image the returned Deployment runs, "" when nothing
-	// was re-rendered.
-	runImage string
-	// schemaJob is the Job of the current schema step, "" when no step is
-	// due: its pods explain DatabaseReady.
-	schemaJob string
-	// waiting is set while the first render waits for stores on their way.
-	waiting bool
-	// reach are the conditions of the route and the NetworkPolicies.
-	reach []hook.Condition
-}
 
 // Sync answers /sync/glance in four steps: observe decodes the request
 // once, decide makes every decision from what was observed, render builds
@@ -65,9 +40,9 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	if err != nil {
 		return nil, err
 	}
-	out.children = append(out.children, r.children...)
-	out.reach = r.conditions
-	resp, err := respond(o, &d, out)
+	out.Children = append(out.Children, r.children...)
+	out.Reach = r.conditions
+	resp, err := report.Respond(o, &d, out, statuses)
 	if err != nil {
 		return nil, err
 	}
@@ -84,13 +59,13 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 // renderSync renders what the decision calls for: the config and everything
 // around it, or the last-good children as they are. A spec that holds a
 // value that cannot be written safely keeps the last-good ones too.
-func renderSync(o *observe.Observed, d *decide.Decision) (*outcome, error) {
-	var out *outcome
+func renderSync(o *observe.Observed, d *decide.Decision) (*render.Outcome, error) {
+	var out *render.Outcome
 	var err error
 	if d.Keep.Reason != "" {
 		out, err = keepLastGood(o, d.Keep)
 		if out != nil {
-			out.waiting = d.Hold
+			out.Waiting = d.Hold
 		}
 	} else {
 		out, err = renderNew(o, d)
@@ -101,13 +76,13 @@ func renderSync(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.serviceUser = o.Creds.User
-	if !out.rendered.Status {
+	out.ServiceUser = o.Creds.User
+	if !out.Rendered.Status {
 		// Nothing ran: the schema status stays, and so does what the
 		// database condition said, unless the credentials are the reason.
 		st := o.Glance.Status
-		out.installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade}
-		out.database = carriedDatabase(st.Conditions, o.Creds.DBProblem)
+		out.Installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade}
+		out.Database = carriedDatabase(st.Conditions, o.Creds.DBProblem)
 	}
 	return out, nil
 }
@@ -129,7 +104,7 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 // Secrets, the schema Jobs the schema's state calls for, the Deployment that
 // mounts the config (once glance-api may run) and the Service, and keeps
 // what running pods may still mount.
-func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
+func renderNew(o *observe.Observed, d *decide.Decision) (*render.Outcome, error) {
 	g, spec := o.Glance, o.Spec
 	rel, err := release.Parse(spec.OpenStackRelease)
 	if err != nil {
@@ -152,37 +127,37 @@ func renderNew(o *observe.Observed, d *decide.Decision) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &outcome{database: plan.Cond, inConfig: map[string]bool{},
-		installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
-	out.children = configChildren(g, out, cfgData, render.RenderBackends(stores))
-	out.children = append(out.children, credentialChildren(g, o.Creds.Creds)...)
-	out.children = append(out.children, render.Service(g))
+	out := &render.Outcome{Database: plan.Cond, InConfig: map[string]bool{},
+		Installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
+	out.Children = configChildren(g, out, cfgData, render.RenderBackends(stores))
+	out.Children = append(out.Children, credentialChildren(g, o.Creds.Creds)...)
+	out.Children = append(out.Children, render.Service(g))
 	if plan.Job != nil {
-		out.schemaJob = jobName(*plan.Job)
+		out.SchemaJob = jobName(*plan.Job)
 	}
 	for _, s := range stores {
-		out.inConfig[s.ID] = s.State.Rendered()
+		out.InConfig[s.ID] = s.State.Rendered()
 	}
-	pod := render.PodInputs{Mounts: render.Mounts{ConfigMap: out.configName, BackendsSecret: out.backendsName}, Digest: o.Creds.Creds.Digest, EveryPod: everyPod}
+	pod := render.PodInputs{Mounts: render.Mounts{ConfigMap: out.ConfigName, BackendsSecret: out.BackendsName}, Digest: o.Creds.Creds.Digest, EveryPod: everyPod}
 	if plan.Run != nil {
-		out.runImage = plan.Run.Image
+		out.RunImage = plan.Run.Image
 		deploy := render.Deployment(g, spec, *plan.Run, pod, desiredReplicas(spec, o.Deployment))
 		mountAPIPod(render.PodInput{Glance: g, Spec: spec, Stores: stores, ProcessWideCA: d.ProcessWideCA}, deploy)
-		out.children = append(out.children, deploy)
-		out.children = append(out.children, childrenWithDeployment(render.DeploymentInput{Glance: g, Spec: spec, Run: *plan.Run, Pod: pod})...)
+		out.Children = append(out.Children, deploy)
+		out.Children = append(out.Children, childrenWithDeployment(render.DeploymentInput{Glance: g, Spec: spec, Run: *plan.Run, Pod: pod})...)
 	}
 	jobChildren, err := render.SchemaJobs(o, plan, jobName, pod)
 	if err != nil {
 		return nil, err
 	}
-	out.children = append(out.children, jobChildren...)
+	out.Children = append(out.Children, jobChildren...)
 	kept, err := history(o, out)
 	if err != nil {
 		return nil, err
 	}
-	out.children = append(out.children, kept...)
-	out.rendered = hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered,
-		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.Def.ID)}
+	out.Children = append(out.Children, kept...)
+	out.Rendered = hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered,
+		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.ConfigName, out.BackendsName, d.Def.ID)}
 	return out, nil
 }
 
@@ -202,23 +177,23 @@ func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(obser
 
 // configChildren are the hashed config ConfigMap and backends Secret; their
 // names go to out.
-func configChildren(g *api.Glance, out *outcome, cfgData map[string]string, backends string) []any {
+func configChildren(g *api.Glance, out *render.Outcome, cfgData map[string]string, backends string) []any {
 	backendsData := map[string]string{names.BackendsFile: backends}
-	out.configName = contenthash.Name(g.Name+"-config", cfgData)
-	out.backendsName = contenthash.Name(g.Name+"-backends", backendsData)
+	out.ConfigName = contenthash.Name(g.Name+"-config", cfgData)
+	out.BackendsName = contenthash.Name(g.Name+"-backends", backendsData)
 	immutable := true
 	backendsLabels := model.ObjectLabels(g)
 	backendsLabels[names.LabelBackendsOf] = g.Name
 	return []any{
 		&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: out.configName, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
+			ObjectMeta: metav1.ObjectMeta{Name: out.ConfigName, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 			Immutable:  &immutable,
 			Data:       cfgData,
 		},
 		&corev1.Secret{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: out.backendsName, Namespace: g.Namespace, Labels: backendsLabels},
+			ObjectMeta: metav1.ObjectMeta{Name: out.BackendsName, Namespace: g.Namespace, Labels: backendsLabels},
 			Immutable:  &immutable,
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{names.BackendsFile: []byte(backends)},
@@ -247,12 +222,12 @@ func credentialChildren(g *api.Glance, creds *observe.Credentials) []any {
 
 // history keeps the hashed ConfigMaps and backends Secrets a pod may still
 // mount: the running Deployment's and the unfinished schema Jobs'.
-func history(o *observe.Observed, out *outcome) ([]any, error) {
+func history(o *observe.Observed, out *render.Outcome) ([]any, error) {
 	rolling := o.Deployment != nil && !render.RolledOut(o.Deployment)
 	var kept []any
 	for _, h := range []render.HashedKind{
-		{Key: names.ConfigMapsKey, Observed: o.Configs, Desired: out.configName, Mounted: o.Mounted.ConfigMaps},
-		{Key: names.SecretsKey, Observed: o.BackendsSecrets, Desired: out.backendsName, Mounted: o.Mounted.BackendsSecrets},
+		{Key: names.ConfigMapsKey, Observed: o.Configs, Desired: out.ConfigName, Mounted: o.Mounted.ConfigMaps},
+		{Key: names.SecretsKey, Observed: o.BackendsSecrets, Desired: out.BackendsName, Mounted: o.Mounted.BackendsSecrets},
 	} {
 		objs, err := render.Retained(o.Applied, h, rolling)
 		if err != nil {
@@ -267,32 +242,32 @@ func history(o *observe.Observed, out *outcome) ([]any, error) {
 // as last applied, so running pods keep their last-good config and no
 // schema Job starts. On first install there is nothing to keep and nothing
 // is created.
-func keepLastGood(o *observe.Observed, keep decide.LastGood) (*outcome, error) {
+func keepLastGood(o *observe.Observed, keep decide.LastGood) (*render.Outcome, error) {
 	current, reason, why := o.Deployment, keep.Reason, keep.Why
 	kept, err := o.Applied.Keep(lastGoodKinds()...)
 	if err != nil {
 		return nil, err
 	}
-	out := &outcome{children: kept, inConfig: map[string]bool{}}
+	out := &render.Outcome{Children: kept, InConfig: map[string]bool{}}
 	// An invalid spec is its own reason; otherwise the reason says whether
 	// there is a last-good config to keep.
-	out.rendered = hook.Condition{Type: model.CondConfigRendered, Reason: reason}
+	out.Rendered = hook.Condition{Type: model.CondConfigRendered, Reason: reason}
 	if current == nil {
 		if reason != model.ReasonInvalidSpec {
-			out.rendered.Reason = model.ReasonNotRendered
+			out.Rendered.Reason = model.ReasonNotRendered
 		}
-		out.rendered.Message = "no config is rendered and no Deployment is created: " + why
+		out.Rendered.Message = "no config is rendered and no Deployment is created: " + why
 		return out, nil
 	}
 	if reason != model.ReasonInvalidSpec {
-		out.rendered.Reason = model.ReasonLastGoodKept
+		out.Rendered.Reason = model.ReasonLastGoodKept
 	}
-	out.configName, out.backendsName = render.MountedNames(current)
-	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
-		why, out.configName, out.backendsName)
+	out.ConfigName, out.BackendsName = render.MountedNames(current)
+	out.Rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
+		why, out.ConfigName, out.BackendsName)
 	for _, line := range strings.Split(o.Running, "\n") {
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			out.inConfig[line[1:len(line)-1]] = true
+			out.InConfig[line[1:len(line)-1]] = true
 		}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package glance
+package report
 
 import (
 	"fmt"
@@ -14,30 +14,29 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
-	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
-// respond is the answer: the children rendered and the status built from
+// Respond is the answer: the children rendered and the status built from
 // the observed request, the decision and what was rendered, in one place.
 // It adds what the pods of the rollout and of the current schema Job show,
 // and when to look again.
-func respond(o *observe.Observed, d *decide.Decision, out *outcome) (*metacontroller.SyncResponse, error) {
-	var pods, jobPods report.PodsVerdict
+func Respond(o *observe.Observed, d *decide.Decision, out *render.Outcome, statuses []StatusFeature) (*metacontroller.SyncResponse, error) {
+	var pods, jobPods PodsVerdict
 	if o.Deployment != nil && !render.RolledOut(o.Deployment) {
-		pods = report.RolloutPods(o.Deployment, o.Pods.Rollout, o.Now)
+		pods = RolloutPods(o.Deployment, o.Pods.Rollout, o.Now)
 	}
-	if out.schemaJob != "" {
-		jobPods = report.SummarizePods(o.Pods.ByJob[out.schemaJob], report.PodDeadline{Now: o.Now, After: report.SchemaPodDeadline})
-		out.database = report.ExplainSchemaJob(out.database, jobPods)
+	if out.SchemaJob != "" {
+		jobPods = SummarizePods(o.Pods.ByJob[out.SchemaJob], PodDeadline{Now: o.Now, After: SchemaPodDeadline})
+		out.Database = ExplainSchemaJob(out.Database, jobPods)
 	}
-	status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: pods})
+	status, err := BuildStatus(StatusInput{Observed: o, Decision: d, Out: out, Pods: pods}, statuses)
 	if err != nil {
 		return nil, err
 	}
 	resp := &metacontroller.SyncResponse{
 		Status:             status,
-		Children:           out.children,
-		ResyncAfterSeconds: report.ResyncAfter(pods, jobPods),
+		Children:           out.Children,
+		ResyncAfterSeconds: ResyncAfter(pods, jobPods),
 	}
 	if d.Hold {
 		if r := decide.ResyncSeconds(o.Now, d.Until); resp.ResyncAfterSeconds == 0 || r < resp.ResyncAfterSeconds {
@@ -47,74 +46,72 @@ func respond(o *observe.Observed, d *decide.Decision, out *outcome) (*metacontro
 	return resp, nil
 }
 
-// statusInput is what the conditions are reported from: the observed
+// StatusInput is what the conditions are reported from: the observed
 // request, the decision, what was rendered, and what the pods of the
 // rollout show. skipped and retiring are BackendsReady's lines for the
 // stores not projected as specified and the retiring ones kept.
-type statusInput struct {
-	o    *observe.Observed
-	d    *decide.Decision
-	out  *outcome
-	pods report.PodsVerdict
+type StatusInput struct {
+	Observed *observe.Observed
+	Decision *decide.Decision
+	Out      *render.Outcome
+	Pods     PodsVerdict
 
 	skipped, retiring []string
 }
 
-// buildStatus reports the stores (the retiring ones too), the config, the
+// BuildStatus reports the stores (the retiring ones too), the config, the
 // schema and the Deployment, and the condition of every statusFeature.
-func buildStatus(in statusInput) (api.GlanceStatus, error) {
-	g, d, out := in.o.Glance, in.d, in.out
-	status := api.GlanceStatus{ConfigMapName: out.configName, BackendsSecretName: out.backendsName,
-		InstalledRelease: out.installed.InstalledRelease, InstalledImage: out.installed.InstalledImage, Upgrade: out.installed.Upgrade,
-		Endpoint: statusEndpoint(g, g.Spec)}
+func BuildStatus(in StatusInput, statuses []StatusFeature) (api.GlanceStatus, error) {
+	g, d, out := in.Observed.Glance, in.Decision, in.Out
+	status := api.GlanceStatus{ConfigMapName: out.ConfigName, BackendsSecretName: out.BackendsName,
+		InstalledRelease: out.Installed.InstalledRelease, InstalledImage: out.Installed.InstalledImage, Upgrade: out.Installed.Upgrade,
+		Endpoint: StatusEndpoint(g, g.Spec)}
 	if d.Invalid {
 		status.Endpoint = g.Status.Endpoint // the last good one: the spec's is not reported
 	}
-	if up := out.installed.Upgrade; up != nil {
+	if up := out.Installed.Upgrade; up != nil {
 		status.TargetRelease, status.UpgradePhase = up.TargetRelease, up.Phase
 	}
 	for _, s := range d.Retired {
-		kept := out.inConfig[s.ID]
+		kept := out.InConfig[s.ID]
 		status.RetiringStores = append(status.RetiringStores, api.RetiringStore{StoreID: s.ID, Kept: kept, Message: s.Skipped})
 		if kept {
 			in.retiring = append(in.retiring, fmt.Sprintf("%q", s.ID))
 		}
 	}
 	status.Backends, in.skipped = backendStatuses(d.Stores, out)
-	if out.rendered.Status {
+	if out.Rendered.Status {
 		status.DefaultBackend = d.Def.ID
 	}
-	conds, err := reportConditions(in)
+	conds, err := ReportConditions(in, statuses)
 	if err != nil {
 		return status, err
 	}
-	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, in.o.Now, conds...)
+	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, in.Observed.Now, conds...)
 	return status, nil
 }
 
-// reportConditions runs the features' status: the conditions Ready waits for,
+// ReportConditions runs the features' status: the conditions Ready waits for,
 // Ready, then the ones beside it.
-func reportConditions(in statusInput) ([]hook.Condition, error) {
+func ReportConditions(in StatusInput, statuses []StatusFeature) ([]hook.Condition, error) {
 	var held, beside []hook.Condition
-	for _, feature := range features {
-		for _, f := range feature.status {
-			c, err := f.report(in)
-			if err != nil {
-				return nil, err
-			}
-			if f.ready == holdsReady {
-				held = append(held, c)
-			} else {
-				beside = append(beside, c)
-			}
+	for _, f := range statuses {
+		c, err := f.Report(in)
+		if err != nil {
+			return nil, err
+		}
+		if f.Ready == HoldsReady {
+			held = append(held, c)
+		} else {
+			beside = append(beside, c)
 		}
 	}
 	ready := hook.Ready("every store is projected, the schema is in place and glance-api runs the current config", held...)
 	return append(append(held, ready), beside...), nil
 }
 
-// findCondition is the condition of a type among conds, if there is one.
-func findCondition(conds []hook.Condition, condType string) (hook.Condition, bool) {
+// FindCondition is the condition of a type among conds, if there is one.
+func FindCondition(conds []hook.Condition, condType string) (hook.Condition, bool) {
 	for _, c := range conds {
 		if c.Type == condType {
 			return c, true
@@ -123,66 +120,33 @@ func findCondition(conds []hook.Condition, condType string) (hook.Condition, boo
 	return hook.Condition{}, false
 }
 
-// readyWaitsFor reports whether Ready waits for a condition type.
-func readyWaitsFor(condType string) bool {
-	for _, feature := range features {
-		for _, f := range feature.status {
-			if f.condType == condType {
-				return f.ready == holdsReady
-			}
-		}
-	}
-	return false
-}
+// RenderedCondition is ConfigRendered, as render said it.
+func RenderedCondition(in StatusInput) (hook.Condition, error) { return in.Out.Rendered, nil }
 
-// renderedCondition is ConfigRendered, as render said it.
-func renderedCondition(in statusInput) (hook.Condition, error) { return in.out.rendered, nil }
-
-// databaseCondition is DatabaseReady: the schema step, explained by the
+// DatabaseCondition is DatabaseReady: the schema step, explained by the
 // pods of its Job (report).
-func databaseCondition(in statusInput) (hook.Condition, error) { return in.out.database, nil }
+func DatabaseCondition(in StatusInput) (hook.Condition, error) { return in.Out.Database, nil }
 
-// serviceUserCondition is ServiceUserReady, from the service user's Secret.
-func serviceUserCondition(in statusInput) (hook.Condition, error) { return in.out.serviceUser, nil }
+// ServiceUserCondition is ServiceUserReady, from the service user's Secret.
+func ServiceUserCondition(in StatusInput) (hook.Condition, error) { return in.Out.ServiceUser, nil }
 
-// deploymentCondition is DeploymentReady, explained by the pods of the
+// DeploymentCondition is DeploymentReady, explained by the pods of the
 // rollout.
-func deploymentCondition(in statusInput) (hook.Condition, error) {
-	out := in.out
-	return report.ExplainRollout(deploymentReady(in.o.Deployment, out.configName, out.backendsName, out.runImage), in.pods), nil
-}
-
-// extraConfigCondition is ExtraConfigHealthy over every store the config
-// holds, the retiring ones too.
-func extraConfigCondition(in statusInput) (hook.Condition, error) {
-	return extraConfigHealthy(in.o.Spec, decide.WithRetired(in.d.Stores, in.d.Retired)), nil
-}
-
-// dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
-// scheduled, True under the reference's reason for a purge that does not
-// run, since nothing else says the backlog grows.
-func dbPurgeCondition(in statusInput) (hook.Condition, error) {
-	c, err := dbPurgeReady(in.o.Glance, in.o.Purge, returnsCronJob(in))
-	switch {
-	case err != nil:
-		return hook.Condition{}, err
-	case c != nil:
-		return *c, nil
-	}
-	return hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeSuspended,
-		Message: "no purge CronJob is scheduled (spec.dbPurge): the rows deleted in Glance stay and the database grows"}, nil
+func DeploymentCondition(in StatusInput) (hook.Condition, error) {
+	out := in.Out
+	return ExplainRollout(DeploymentReady(in.Observed.Deployment, out.ConfigName, out.BackendsName, out.RunImage), in.Pods), nil
 }
 
 // backendStatuses are status.backends[] and, for BackendsReady, a line for
 // each store not projected as specified. While the first render waits, the
 // status names no backend, so it stays the same while they arrive; each
 // one's own status says where it is.
-func backendStatuses(stores []*model.Store, out *outcome) (listed []api.BackendStatus, skipped []string) {
-	if out.waiting {
+func backendStatuses(stores []*model.Store, out *render.Outcome) (listed []api.BackendStatus, skipped []string) {
+	if out.Waiting {
 		return nil, nil
 	}
 	for _, s := range stores {
-		bs := api.BackendStatus{Name: s.Backend.Name, StoreID: s.ID, IsDefault: s.Backend.Spec.IsDefault, Projected: out.inConfig[s.ID]}
+		bs := api.BackendStatus{Name: s.Backend.Name, StoreID: s.ID, IsDefault: s.Backend.Spec.IsDefault, Projected: out.InConfig[s.ID]}
 		bs.Reason, bs.Message = s.BackendStatus(bs.Projected)
 		if bs.Reason != "" && bs.Reason != model.ReasonNotInRunningConfig {
 			skipped = append(skipped, fmt.Sprintf("%q (store %s): %s", s.Backend.Name, s.ID, bs.Message))
@@ -192,9 +156,9 @@ func backendStatuses(stores []*model.Store, out *outcome) (listed []api.BackendS
 	return listed, skipped
 }
 
-// backendsCondition is BackendsReady, naming the retiring stores kept.
-func backendsCondition(in statusInput) (hook.Condition, error) {
-	c := backendsReady(in.d, in.out, in.skipped)
+// BackendsCondition is BackendsReady, naming the retiring stores kept.
+func BackendsCondition(in StatusInput) (hook.Condition, error) {
+	c := backendsReady(in.Decision, in.Out, in.skipped)
 	if len(in.retiring) > 0 {
 		c.Message += fmt.Sprintf("; retiring, kept readable until spec.dropRetiredStores lists them: %s", strings.Join(in.retiring, ", "))
 	}
@@ -202,10 +166,10 @@ func backendsCondition(in statusInput) (hook.Condition, error) {
 }
 
 // backendsReady is BackendsReady.
-func backendsReady(d *decide.Decision, out *outcome, skipped []string) hook.Condition {
+func backendsReady(d *decide.Decision, out *render.Outcome, skipped []string) hook.Condition {
 	c := hook.Condition{Type: model.CondBackendsReady}
 	switch {
-	case out.waiting:
+	case out.Waiting:
 		c.Reason = model.ReasonWaitingForBackends
 		c.Message = "the first config is rendered once the attached GlanceBackends have rendered their stores; " +
 			"each one's status says where it is"
@@ -223,12 +187,12 @@ func backendsReady(d *decide.Decision, out *outcome, skipped []string) hook.Cond
 	return c
 }
 
-// deploymentReady reports the observed Deployment: present, mounting the
+// DeploymentReady reports the observed Deployment: present, mounting the
 // config and running the image it should (image "": any), and fully rolled
 // out and available. From the answer that creates or changes the
 // Deployment until the Deployment controller has seen that change, it says
 // one thing, so the status is not written again in between.
-func deploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
+func DeploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
 	c := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing}
 	rollsOut := func(img string) {
 		c.Reason = model.ReasonRollingOut
@@ -269,10 +233,10 @@ func deploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 	return c
 }
 
-// serviceEndpoint is status.endpoint: the glance-api Service's URL inside
+// ServiceEndpoint is status.endpoint: the glance-api Service's URL inside
 // the cluster, which the reference reports where it has no gateway, with
 // its trailing "/" as the reference writes it (and as the gateway's URL
 // ends).
-func serviceEndpoint(g *api.Glance) string {
+func ServiceEndpoint(g *api.Glance) string {
 	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", g.Name, g.Namespace, render.APIPort)
 }
