@@ -92,12 +92,12 @@ func lastSuccess(st batchv1.CronJobStatus) string {
 const EventDBPurgeJobFailed = model.ReasonDBPurgeJobFailed
 
 // purgeOccurrences is the Event the observed DBPurgeReady calls for.
-func purgeOccurrences(st api.GlanceStatus) []occurrence {
+func purgeOccurrences(st api.GlanceStatus) []report.Occurrence {
 	c, ok := hook.FindCondition(st.Conditions, model.CondDBPurgeReady)
 	if !ok || c.Status != metav1.ConditionFalse || c.Reason != model.ReasonDBPurgeJobFailed {
 		return nil
 	}
-	return []occurrence{{warning: true, reason: EventDBPurgeJobFailed, action: "PurgeDatabase", note: c.Message, at: c.LastTransitionTime}}
+	return []report.Occurrence{{Warning: true, Reason: EventDBPurgeJobFailed, Action: "PurgeDatabase", Note: c.Message, At: c.LastTransitionTime}}
 }
 
 // dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestDBPurgeReady(t *testing.T) {
@@ -125,5 +126,5 @@ func TestDBPurgeEvents(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	require.Len(t, next, 1)
-	require.NotEqual(t, first[0].(*eventChild).Name, next[0].(*eventChild).Name, "the next failed run is another Event")
+	require.NotEqual(t, first[0].(*report.EventChild).Name, next[0].(*report.EventChild).Name, "the next failed run is another Event")
 }

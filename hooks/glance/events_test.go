@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 var (
@@ -98,7 +99,7 @@ func TestEvents(t *testing.T) {
 			reason: "a Normal Event not made within EventFreshFor is not made later (its TTL passed, or it never was)",
 			status: api.GlanceStatus{InstalledRelease: "2025.2",
 				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
-			now: transition.Add(EventFreshFor + time.Second),
+			now: transition.Add(report.EventFreshFor + time.Second),
 		},
 		"DBSyncFailed": {
 			reason: "a failed schema sync is a Warning for as long as it fails",
@@ -228,7 +229,7 @@ func TestEventNames(t *testing.T) {
 		if err != nil || len(got) != 1 {
 			t.Fatalf("got %d Events, %v", len(got), err)
 		}
-		return got[0].(*eventChild).Name
+		return got[0].(*report.EventChild).Name
 	}
 	st := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}
 	base := name(glanceWith(st), soon)
@@ -263,7 +264,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := made[0].(*eventChild)
+	e := made[0].(*report.EventChild)
 	observedRaw, err := json.Marshal(map[string]any{"apiVersion": e.APIVersion, "kind": "Event",
 		"metadata": map[string]any{"name": e.Name, "namespace": e.Namespace, "uid": "server-uid", "resourceVersion": "7",
 			"annotations": map[string]string{metacontroller.LastAppliedAnnotation: string(applied)}},
@@ -316,7 +317,7 @@ func TestEventNoteBounded(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
-	if n := len(got[0].(*eventChild).Note); n > maxEventNote {
+	if n := len(got[0].(*report.EventChild).Note); n > report.MaxEventNote {
 		t.Errorf("note of %d bytes", n)
 	}
 }

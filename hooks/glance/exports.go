@@ -7,6 +7,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // The names other packages read of the Glance hook, under the names they
@@ -33,6 +34,9 @@ const (
 	PortName      = render.PortName
 	HealthPath    = render.HealthPath
 	HistoryLimit  = render.HistoryLimit
+	// The Event reason of an extraConfig that overrides a key the hooks
+	// own (report/events.go).
+	EventExtraConfigOwnedKey = report.EventExtraConfigOwnedKey
 	// How glance-api is started (render/launch.go).
 	Eventlet = render.Eventlet
 	UWSGI    = render.UWSGI

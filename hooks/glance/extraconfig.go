@@ -66,12 +66,12 @@ func extraConfigHealthy(spec api.GlanceSpec, stores []*model.Store) hook.Conditi
 // extraConfigOccurrences is the Warning Event of an ExtraConfigHealthy
 // that is False: one per transition, so more keys overridden while it stays
 // False make no second Event, and its return to True makes none.
-func extraConfigOccurrences(st api.GlanceStatus) []occurrence {
+func extraConfigOccurrences(st api.GlanceStatus) []report.Occurrence {
 	c, ok := hook.FindCondition(st.Conditions, model.CondExtraConfigHealthy)
 	if !ok || c.Status != metav1.ConditionFalse {
 		return nil
 	}
-	return []occurrence{{warning: true, reason: EventExtraConfigOwnedKey, action: "RenderConfig", note: c.Message, at: c.LastTransitionTime}}
+	return []report.Occurrence{{Warning: true, Reason: report.EventExtraConfigOwnedKey, Action: "RenderConfig", Note: c.Message, At: c.LastTransitionTime}}
 }
 
 // extraConfigCondition is ExtraConfigHealthy over every store the config

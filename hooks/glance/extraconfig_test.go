@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -106,8 +107,8 @@ func TestExtraConfigEvent(t *testing.T) {
 		Reason: model.ReasonOwnedKeysOverridden, Message: "m", LastTransitionTime: at}}}
 	got := extraConfigOccurrences(st)
 	require.Len(t, got, 1)
-	assert.True(t, got[0].warning)
-	assert.Equal(t, EventExtraConfigOwnedKey, got[0].reason)
+	assert.True(t, got[0].Warning)
+	assert.Equal(t, report.EventExtraConfigOwnedKey, got[0].Reason)
 	st.Conditions[0].Status = metav1.ConditionTrue
 	assert.Empty(t, extraConfigOccurrences(st), "a True condition makes no Event")
 }

@@ -54,7 +54,7 @@ type feature struct {
 	reach func(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error)
 	// events are the Events its part of the observed status calls for
 	// (events.go).
-	events func(api.GlanceStatus) []occurrence
+	events func(api.GlanceStatus) []report.Occurrence
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
 	lastGood []string
@@ -78,8 +78,14 @@ func init() {
 	everyPod = everyPodOf(features)
 	for _, f := range features {
 		statuses = append(statuses, f.status...)
+		if f.events != nil {
+			eventSources = append(eventSources, f.events)
+		}
 	}
 }
+
+// eventSources are the features' Events, in their order, gathered once.
+var eventSources []func(api.GlanceStatus) []report.Occurrence
 
 // statuses are the features' conditions, in the order the status lists
 // them, gathered once.
@@ -131,7 +137,7 @@ func shapingFeatures() []feature {
 	return []feature{
 		{name: "launch", conf: render.LaunchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
-		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: skippedBackends,
+		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: report.SkippedBackends,
 			status: holds(model.CondBackendsReady, report.BackendsCondition)},
 		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
@@ -142,7 +148,7 @@ func shapingFeatures() []feature {
 		{name: "import-plugins", conf: pluginsConf},     // imports.go: the import plugins and their sections
 		{name: "locations", conf: render.LocationsConf}, // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
-		{name: "database", conf: databaseConf, events: schemaOccurrences,
+		{name: "database", conf: databaseConf, events: report.SchemaOccurrences,
 			status: holds(model.CondDatabaseReady, report.DatabaseCondition)},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},

@@ -45,10 +45,10 @@ func storesReachable(in report.StatusInput) (hook.Condition, error) {
 
 // unreachableOccurrences is a StoreUnreachable Warning while
 // StoresReachable is False, its note naming each store that is down.
-func unreachableOccurrences(st api.GlanceStatus) []occurrence {
+func unreachableOccurrences(st api.GlanceStatus) []report.Occurrence {
 	c, ok := hook.FindCondition(st.Conditions, model.CondStoresReachable)
 	if !ok || c.Status != metav1.ConditionFalse {
 		return nil
 	}
-	return []occurrence{{warning: true, reason: model.EventStoreUnreachable, action: "CheckStores", note: c.Message, at: c.LastTransitionTime}}
+	return []report.Occurrence{{Warning: true, Reason: model.EventStoreUnreachable, Action: "CheckStores", Note: c.Message, At: c.LastTransitionTime}}
 }

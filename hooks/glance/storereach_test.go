@@ -69,7 +69,7 @@ func TestUnreachableOccurrences(t *testing.T) {
 	st := api.GlanceStatus{}
 	st.Conditions = hook.Conditions(nil, 1, t0, hook.Condition{Type: model.CondStoresReachable, Reason: model.ReasonStoreUnreachable, Message: "store b is down"})
 	got := unreachableOccurrences(st)
-	if len(got) != 1 || got[0].reason != model.EventStoreUnreachable || !got[0].warning || got[0].note != "store b is down" {
+	if len(got) != 1 || got[0].Reason != model.EventStoreUnreachable || !got[0].Warning || got[0].Note != "store b is down" {
 		t.Errorf("a False StoresReachable calls for one StoreUnreachable Warning, got %+v", got)
 	}
 	st.Conditions = hook.Conditions(nil, 1, t0, hook.Condition{Type: model.CondStoresReachable, Status: true, Reason: model.ReasonAllStoresReachable})
