@@ -76,6 +76,8 @@ func init() {
 	features = registered()
 	files = filesOf(features)
 	everyPod = everyPodOf(features)
+	parts = partsOf(features)
+	decisions = deciders()
 	for _, f := range features {
 		statuses = append(statuses, f.status...)
 		if f.events != nil {
@@ -223,33 +225,26 @@ func deciders() []func(*observe.Observed, *decide.Decision) {
 	return steps
 }
 
-// lastGoodKinds are the kinds of children every feature keeps as last
-// applied when nothing is re-rendered, in the features' order.
-func lastGoodKinds() []string {
-	var kinds []string
-	for _, f := range features {
-		kinds = append(kinds, f.lastGood...)
-	}
-	return kinds
-}
+// decisions are the features' decisions, gathered once.
+var decisions []func(*observe.Observed, *decide.Decision)
 
-// childrenWithDeployment are the features' children that come with the
-// Deployment, in the features' order.
-func childrenWithDeployment(in render.DeploymentInput) []any {
-	var out []any
-	for _, f := range features {
-		if f.withDeployment != nil {
-			out = append(out, f.withDeployment(in)...)
-		}
-	}
-	return out
-}
+// parts are what the render stage runs of the features, gathered once.
+var parts render.Parts
 
-// mountAPIPod runs the features' changes to the glance-api pod template.
-func mountAPIPod(in render.PodInput, d *render.DeploymentChild) {
-	for _, f := range features {
+// partsOf gathers what the render stage runs of the features, in their
+// order: the config's files, the changes to every pod and to glance-api's,
+// the children that come with the Deployment, the kinds kept as last
+// applied.
+func partsOf(fs []feature) render.Parts {
+	p := render.Parts{Files: files, EveryPod: everyPod}
+	for _, f := range fs {
 		if f.apiPod != nil {
-			f.apiPod(in, d)
+			p.APIPod = append(p.APIPod, f.apiPod)
 		}
+		if f.withDeployment != nil {
+			p.WithDeployment = append(p.WithDeployment, f.withDeployment)
+		}
+		p.LastGood = append(p.LastGood, f.lastGood...)
 	}
+	return p
 }

@@ -1,7 +1,6 @@
 package glance
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -12,27 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
-
-// desiredReplicas is the Deployment's spec.replicas. Without an autoscaler
-// it is the spec's. With one, the autoscaler owns the number, and the hook
-// returns what it observes: Metacontroller's InPlace apply removes a field
-// that was in the last-applied record but is no longer desired, so simply
-// leaving replicas out after a Glance switched to autoscaling would have the
-// API server default it to 1 and scale the pods down once; returning the
-// observed number keeps it in the record and changes nothing. Before there
-// is a Deployment, the autoscaler's minimum.
-func desiredReplicas(spec api.GlanceSpec, current *appsv1.Deployment) *int32 {
-	a := spec.Autoscaling
-	if a == nil {
-		return spec.Deployment.Replicas
-	}
-	if current != nil && current.Spec.Replicas != nil {
-		n := *current.Spec.Replicas
-		return &n
-	}
-	n := *a.MinReplicas
-	return &n
-}
 
 // fewestPods is the number of glance-api pods that may be all there is:
 // the replicas, or under an autoscaler its minimum. Call it on a spec with

@@ -90,7 +90,7 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			got := want{Replicas: desiredReplicas(tc.spec, tc.current)}
+			got := want{Replicas: render.DesiredReplicas(tc.spec, tc.current)}
 			for _, c := range scalingChildren(g, tc.spec) {
 				switch c := c.(type) {
 				case *podDisruptionBudgetChild:
