@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -202,7 +203,7 @@ func TestForgedStoreSecretIsSkipped(t *testing.T) {
 				t.Fatal(err)
 			}
 			related := metacontroller.ObjectMap{names.SecretsKey: {names.StoreSecretName("a"): raw}}
-			if err := evaluate(s, g, related); err != nil {
+			if err := observe.Evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, s.Skipped); diff != "" || s.State.Rendered() != (tc.want == "") {
@@ -222,7 +223,7 @@ func TestDuplicateStoreIDsNameOneOther(t *testing.T) {
 	}
 	related[names.GlanceBackendsKey]["other-glance"] = json.RawMessage(`{"metadata":{"name":"other-glance","namespace":"openstack"},` +
 		`"spec":{"glanceRef":{"name":"another"},"storeId":"shared"}}`)
-	stores, err := attachedStores(g, related)
+	stores, err := observe.AttachedStores(g, related)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestControlPlaneListDecidesOnItsGlance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace, g.OwnerReferences = "cp-glance", "openstack", tc.owners
-			stores, err := attachedStores(g, metacontroller.ObjectMap{names.GlanceBackendsKey: tc.related})
+			stores, err := observe.AttachedStores(g, metacontroller.ObjectMap{names.GlanceBackendsKey: tc.related})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -285,7 +286,7 @@ func TestEvaluateCABundleStore(t *testing.T) {
 	}{
 		"Ready": {reason: "a ready bundle and a digest: rendered with the mount", cond: &ready, digest: digestA},
 		"ConditionMissing": {reason: "a backend that has not reported on its bundle is waited for: on its way, not a fault",
-			digest: digestA, want: pendingMessage},
+			digest: digestA, want: observe.PendingMessage},
 		"NotReady": {reason: "the backend's reason is carried",
 			cond:   &metav1.Condition{Type: names.ConditionCABundleReady, Status: metav1.ConditionFalse, Message: `ConfigMap "a-ca" not found`},
 			digest: digestA, want: `its CA bundle is not ready: ConfigMap "a-ca" not found`},
@@ -319,10 +320,10 @@ func TestEvaluateCABundleStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
+			if err := observe.Evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.Skipped); diff != "" || s.State.Rendered() != (tc.want == "") || s.State.Waiting() != (tc.want == pendingMessage) {
+			if diff := cmp.Diff(tc.want, s.Skipped); diff != "" || s.State.Rendered() != (tc.want == "") || s.State.Waiting() != (tc.want == observe.PendingMessage) {
 				t.Errorf("%s\nevaluate: rendered %t, pending %t, skipped -want, +got:\n%s", tc.reason, s.State.Rendered(), s.State.Waiting(), diff)
 			}
 			if tc.want == "" && (s.CA == nil || s.CA.Digest != tc.digest || s.CA.Ref.Name != "a-ca") {

@@ -54,7 +54,7 @@ func TestDecide(t *testing.T) {
 	now := time.Unix(1000, 0)
 	ready := func() []*model.Store { return []*model.Store{attached("a", true, "")} }
 	pending := func() []*model.Store {
-		s := attached("a", true, pendingMessage)
+		s := attached("a", true, observe.PendingMessage)
 		s.State, s.Since = storestate.Pending, now.Add(-time.Second)
 		return []*model.Store{s}
 	}

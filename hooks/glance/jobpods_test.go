@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
@@ -33,7 +34,7 @@ func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
 		"glance-db-sync-0-a":   pod("glance-db-sync-0-a", "Job", "glance-db-sync-0"),
 		"glance-db-sync-1-x-y": pod("glance-db-sync-1-x-y", "ReplicaSet", "glance-db-sync-1-x"),
 	}}
-	observed, err := readPods(related, "glance")
+	observed, err := observe.ReadPods(related, "glance")
 	require.NoError(t, err)
 	pods := observed.ByJob["glance-db-sync-1"]
 	var got []string

@@ -24,7 +24,7 @@ func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Ob
 	o := &observe.Observed{Glance: &g, Spec: g.Spec.WithDefaults(g.Namespace), Now: now,
 		HasConfig: len(req.Children[names.ConfigMapsKey]) > 0}
 	var err error
-	if o.Stores, err = attachedStores(&g, req.Related); err != nil {
+	if o.Stores, err = observe.AttachedStores(&g, req.Related); err != nil {
 		return nil, err
 	}
 	if err := observeDeployment(o, req); err != nil {
@@ -37,7 +37,7 @@ func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Ob
 		return nil, err
 	}
 	o.Policy, o.PolicyErr = render.PolicyRules(o.Spec, req.Related)
-	if o.Pods, err = readPods(req.Related, g.Name); err != nil {
+	if o.Pods, err = observe.ReadPods(req.Related, g.Name); err != nil {
 		return nil, err
 	}
 	o.Invalid, _ = rules.Glance(g.Name, g.Namespace, g.Spec, req.Parent)

@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
@@ -45,7 +46,7 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 		"glance-bare":        pod("glance-bare", nil),
 		"glancex-1-a":        pod("glancex-1-a", &metav1.OwnerReference{Kind: "ReplicaSet", Name: "glancex-1", Controller: &yes}),
 	}}
-	observed, err := readPods(related, "glance")
+	observed, err := observe.ReadPods(related, "glance")
 	require.NoError(t, err)
 	var got []string
 	for _, p := range observed.Rollout {
@@ -56,7 +57,7 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 		"the pods a ReplicaSet of the Deployment controls, old and new, in name order; not a Job's, not a bare pod, not another Deployment's")
 
 	related[names.PodsKey]["glance-broken"] = json.RawMessage(`{"metadata": {"name": "glance-broken"}, "status": {"phase": 7}}`)
-	_, err = readPods(related, "glance")
+	_, err = observe.ReadPods(related, "glance")
 	require.Error(t, err)
 	assert.True(t, hook.IsInputError(err))
 	assert.Contains(t, err.Error(), `"glance-broken"`)
@@ -157,7 +158,7 @@ func TestExplainRollout(t *testing.T) {
 func TestPodsRelatedSelectsWhatSyncReads(t *testing.T) {
 	g := &api.Glance{}
 	g.Name, g.Namespace = "glance", "openstack"
-	sel, err := metav1.LabelSelectorAsSelector(podsRelated(g).LabelSelector)
+	sel, err := metav1.LabelSelectorAsSelector(observe.PodsRelated(g).LabelSelector)
 	require.NoError(t, err)
 	pod := func(component string) labels.Set {
 		return labels.Set{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: component}

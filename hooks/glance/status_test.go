@@ -72,7 +72,7 @@ func TestBuildStatus(t *testing.T) {
 	}
 	held := attached("b", false, "")
 	held.State, held.Skipped = storestate.Held, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
-	pending := attached("b", false, pendingMessage)
+	pending := attached("b", false, observe.PendingMessage)
 	pending.State = storestate.Pending
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1

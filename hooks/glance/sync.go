@@ -6,6 +6,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
@@ -55,7 +56,7 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 	if err != nil || !found {
 		return ""
 	}
-	text, err := decodeBase64(sec.Data[names.BackendsFile])
+	text, err := observe.DecodeBase64(sec.Data[names.BackendsFile])
 	if err != nil {
 		return ""
 	}

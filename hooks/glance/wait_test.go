@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -40,7 +41,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 	}{
 		"NotReported": {
 			reason: "a backend that has not reported is on its way since its creation, whatever it will say",
-			want:   want{pending: true, since: t0, skipped: pendingMessage},
+			want:   want{pending: true, since: t0, skipped: observe.PendingMessage},
 		},
 		"FaultReported": {
 			reason:     "a backend that reports unusable credentials is skipped at once, naming the cause",
@@ -50,7 +51,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 		"SecretNotThereYet": {
 			reason:     "usable credentials and no store Secret yet: on its way since the credentials became usable",
 			conditions: credentials(metav1.ConditionTrue, t0.Add(5*time.Second), "carries both keys"),
-			want:       want{pending: true, since: t0.Add(5 * time.Second), skipped: pendingMessage},
+			want:       want{pending: true, since: t0.Add(5 * time.Second), skipped: observe.PendingMessage},
 		},
 		"SecretFromAnOlderSpec": {
 			reason:     "a store Secret rendered from an older spec is on its way to the current one",
@@ -93,7 +94,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 				}
 				related[names.SecretsKey][names.StoreSecretName("a")] = raw
 			}
-			if err := evaluate(s, g, related); err != nil {
+			if err := observe.Evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
 			got := want{pending: s.State.Waiting(), since: s.Since, skipped: s.Skipped, rendered: s.State.Rendered()}
@@ -110,7 +111,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 // hold nothing. It resyncs when the earliest wait ends.
 func TestFirstRenderHold(t *testing.T) {
 	pendingSince := func(name string, since time.Time) *model.Store {
-		s := attached(name, false, pendingMessage)
+		s := attached(name, false, observe.PendingMessage)
 		s.State, s.Since = storestate.Pending, since
 		return s
 	}

@@ -1,4 +1,4 @@
-package glance
+package observe
 
 import (
 	"strings"
@@ -11,15 +11,14 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
-	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
-// podsRelated is the related-resource rule for a Glance's pods: the
+// PodsRelated is the related-resource rule for a Glance's pods: the
 // Deployment's (component api) and the schema Jobs' (component schema),
 // selected by the labels both carry, which the customize hook knows from
 // the Glance's name alone, and by their component. Sync tells them apart by
 // their owner.
-func podsRelated(g *api.Glance) metacontroller.RelatedResource {
+func PodsRelated(g *api.Glance) metacontroller.RelatedResource {
 	sel := model.SelectorLabels(g)
 	delete(sel, names.LabelComponent)
 	// Only the pods sync reads: glance-api's and the schema Jobs'. The
@@ -45,10 +44,10 @@ type observedPod struct {
 	Status corev1.PodStatus `json:"status"`
 }
 
-// readPods decodes the related pods a ReplicaSet of the Deployment or a Job
+// ReadPods decodes the related pods a ReplicaSet of the Deployment or a Job
 // controls, in name order.
-func readPods(related metacontroller.ObjectMap, deployment string) (observe.ObservedPods, error) {
-	var out observe.ObservedPods
+func ReadPods(related metacontroller.ObjectMap, deployment string) (ObservedPods, error) {
+	var out ObservedPods
 	owners := map[string]metav1.OwnerReference{}
 	objs, err := metacontroller.Decode(related, names.PodsKey, func(p *observedPod) bool {
 		for _, ref := range p.Metadata.OwnerReferences {

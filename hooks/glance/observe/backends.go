@@ -1,4 +1,4 @@
-package glance
+package observe
 
 import (
 	"encoding/base64"
@@ -15,7 +15,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
-	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -63,10 +62,10 @@ func (o *observedBackend) backend() api.GlanceBackend {
 	return b
 }
 
-// attachedStores returns the backends attached to this Glance (not being
+// AttachedStores returns the backends attached to this Glance (not being
 // deleted), sorted by store id, each with its section when its store Secret
 // exists, belongs to it, and was rendered from its current spec.
-func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.Store, error) {
+func AttachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.Store, error) {
 	// The related backends are every one in the namespace; only those
 	// attached to this Glance are kept.
 	observed, err := metacontroller.Decode(related, names.GlanceBackendsKey, func(o *observedBackend) bool {
@@ -103,7 +102,7 @@ func attachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.S
 			s.Skip(why)
 			continue
 		}
-		if err := evaluate(s, g, related); err != nil {
+		if err := Evaluate(s, g, related); err != nil {
 			return nil, err
 		}
 	}
@@ -165,17 +164,17 @@ func projectedHolder(sharing []*model.Store) *model.Store {
 
 // Why a store on its way is left out; one message for every step of the
 // way, so the Glance's status does not change while it arrives.
-const pendingMessage = "its store is not rendered yet"
+const PendingMessage = "its store is not rendered yet"
 
 // usableWhen is a GlanceBackend condition a store needs True, and what a
 // store is skipped for when the backend reports it is not.
 type usableWhen struct{ condition, fault string }
 
-// evaluate decides whether one store can be rendered, and why not: a fault
+// Evaluate decides whether one store can be rendered, and why not: a fault
 // (the backend's spec, its credentials or CA bundle as the backend reports
 // them, a store Secret that is not its own or not as the service writes it)
 // skips it, naming the cause; a store still on its way is pending.
-func evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) error {
+func Evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) error {
 	if problems := storeconf.BackendProblems(s.Backend.Spec, s.ID); len(problems) > 0 {
 		s.Skip("its spec cannot be rendered: " + problems.String())
 		return nil
@@ -185,13 +184,13 @@ func evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) e
 		return nil
 	}
 	name := names.StoreSecretName(s.Backend.Name)
-	sec, found, err := observe.ReadStoreSecret(related, name)
+	sec, found, err := ReadStoreSecret(related, name)
 	if err != nil {
 		return hook.Invalid("related %v", err)
 	}
 	if !found {
 		s.Since = since
-		s.Move(storestate.Awaited, pendingMessage)
+		s.Move(storestate.Awaited, PendingMessage)
 		return nil
 	}
 	fromStoreSecret(s, g, sec, since)
@@ -217,7 +216,7 @@ func usableSince(s *model.Store) (since time.Time, usable bool) {
 		switch {
 		case !reported:
 			s.Since = b.CreationTimestamp.Time
-			s.Move(storestate.Awaited, pendingMessage)
+			s.Move(storestate.Awaited, PendingMessage)
 			return since, false
 		case c.Status != metav1.ConditionTrue:
 			why := r.fault
@@ -236,7 +235,7 @@ func usableSince(s *model.Store) (since time.Time, usable bool) {
 // fromStoreSecret takes the store's section from its store Secret when the
 // Secret is its own, current, and holds the section (and CA bundle digest)
 // as the service writes them.
-func fromStoreSecret(s *model.Store, g *api.Glance, sec observe.ObservedStoreSecret, since time.Time) {
+func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, since time.Time) {
 	b := &s.Backend
 	name := names.StoreSecretName(b.Name)
 	switch {
@@ -259,7 +258,7 @@ func fromStoreSecret(s *model.Store, g *api.Glance, sec observe.ObservedStoreSec
 	}
 	if ref := b.Spec.S3.CABundleRef; ref != nil {
 		digest := sec.CABundleDigest
-		if !observe.DigestPattern.MatchString(digest) {
+		if !DigestPattern.MatchString(digest) {
 			s.Skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
 			return
 		}
@@ -280,7 +279,7 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 	return false
 }
 
-func decodeBase64(s string) (string, error) {
+func DecodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	return string(b), err
 }
