@@ -1,4 +1,4 @@
-package glance
+package render
 
 import (
 	"encoding/json"
@@ -11,7 +11,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
-	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // observedConfigMaps are hashed ConfigMaps as Metacontroller hands them
@@ -82,8 +81,8 @@ func TestRetained(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			children := observedConfigMaps(t, observed)
-			h := render.HashedKind{Key: names.ConfigMapsKey, Observed: observe.ObserveHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), Desired: tc.args.desired, Mounted: tc.args.mounted}
-			kept, err := render.Retained(observe.Applied(children), h, tc.args.rolling)
+			h := HashedKind{Key: names.ConfigMapsKey, Observed: observe.ObserveHashed(children, names.ConfigMapsKey, "g-", tc.args.mounted), Desired: tc.args.desired, Mounted: tc.args.mounted}
+			kept, err := Retained(observe.Applied(children), h, tc.args.rolling)
 			if err != nil {
 				t.Fatalf("%s\nretained(...): %v", tc.reason, err)
 			}
@@ -132,7 +131,7 @@ func TestRolledOut(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := render.RolledOut(tc.d); got != tc.want {
+			if got := RolledOut(tc.d); got != tc.want {
 				t.Errorf("%s\nrolledOut(...) = %t, want %t", tc.reason, got, tc.want)
 			}
 		})

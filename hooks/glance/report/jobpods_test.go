@@ -1,4 +1,4 @@
-package glance
+package report
 
 import (
 	"encoding/json"
@@ -15,7 +15,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
-	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
@@ -45,15 +44,15 @@ func TestSchemaJobPodsAreThoseOfTheJob(t *testing.T) {
 }
 
 func TestExplainSchemaJob(t *testing.T) {
-	failed := report.PodsVerdict{Reason: model.ReasonPodsFailed, Message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
-	pulling := report.PodsVerdict{Reason: model.ReasonPodsNotStarting, Message: `1 of 1 pod cannot start: ...`}
+	failed := PodsVerdict{Reason: model.ReasonPodsFailed, Message: `2 of 2 pods failed: pod "j-a" init container "db-sync" exited with code 1 (Error)`}
+	pulling := PodsVerdict{Reason: model.ReasonPodsNotStarting, Message: `1 of 1 pod cannot start: ...`}
 	cond := func(status bool, reason, message string) hook.Condition {
 		return hook.Condition{Type: model.CondDatabaseReady, Status: status, Reason: reason, Message: message}
 	}
 	cases := map[string]struct {
 		reason string
 		cond   hook.Condition
-		pods   report.PodsVerdict
+		pods   PodsVerdict
 		want   hook.Condition
 	}{
 		"SyncRunning": {
@@ -89,7 +88,7 @@ func TestExplainSchemaJob(t *testing.T) {
 		"NothingToSay": {
 			reason: "pods still starting within their deadline: the Job's own reason",
 			cond:   cond(false, model.ReasonSchemaSyncRunning, "m"),
-			pods:   report.PodsVerdict{Recheck: time.Minute},
+			pods:   PodsVerdict{Recheck: time.Minute},
 			want:   cond(false, model.ReasonSchemaSyncRunning, "m"),
 		},
 		"Refused": {
@@ -101,13 +100,13 @@ func TestExplainSchemaJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, tc.want, report.ExplainSchemaJob(tc.cond, tc.pods), tc.reason)
+			assert.Equal(t, tc.want, ExplainSchemaJob(tc.cond, tc.pods), tc.reason)
 		})
 	}
 }
 
 func TestResyncAfterTheSoonestDeadline(t *testing.T) {
-	assert.Equal(t, 0, report.ResyncAfter())
-	assert.Equal(t, 0, report.ResyncAfter(report.PodsVerdict{}, report.PodsVerdict{}))
-	assert.Equal(t, 30, report.ResyncAfter(report.PodsVerdict{Recheck: time.Minute}, report.PodsVerdict{}, report.PodsVerdict{Recheck: 29*time.Second + time.Millisecond}))
+	assert.Equal(t, 0, ResyncAfter())
+	assert.Equal(t, 0, ResyncAfter(PodsVerdict{}, PodsVerdict{}))
+	assert.Equal(t, 30, ResyncAfter(PodsVerdict{Recheck: time.Minute}, PodsVerdict{}, PodsVerdict{Recheck: 29*time.Second + time.Millisecond}))
 }
