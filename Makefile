@@ -16,7 +16,7 @@ CHART := charts/glance-hooks
 IMAGE_REPOSITORY ?= ghcr.io/c5c3/glance-hooks
 
 .PHONY: fuzz all build render test quick unit integration kube-bins fixtures fixtures-check vet fmt-check lint staticcheck run golangci-lint \
-	datapath-deps services-deps stops helm crd-schemas controlplane-projection chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs
+	datapath-deps services-deps stops helm crd-schemas controlplane-projection chart-crds metacontroller chart-lint image push image-ref chart-package set-version podrun-twice release-notes bench catalogs request-path
 
 all: build
 
@@ -271,3 +271,18 @@ bench: build
 	$(GO) test -run '^$$' -bench '^BenchmarkRender100kConfigMaps$$' -benchmem -benchtime 1x ./simulate/render | grep '^Benchmark'
 	$(GO) build -o bin/glance-hooks-floor ./test/load/floorserve
 	$(GO) run ./test/load -bin $(BIN) -floor-bin bin/glance-hooks-floor -bench .cache/perf/bench.txt -large-backends 1000 $(LOADFLAGS)
+
+# request-path counts the files one /sync/glance request enters (docs/hooks.md,
+# "Inside the Glance hook"): the Go files of hooks/ the fixture case
+# REQUEST_PATH_CASE runs a statement of, from the route to the answer, as a
+# coverage profile shows, listed and counted per directory; the last line
+# is the files of hooks/glance and its stages. It measures the whole
+# request, so it bounds the path to the rendered ConfigMap from above.
+REQUEST_PATH_CASE ?= sync-glance/two-stores-ready
+request-path:
+	@profile=$$(mktemp) && trap 'rm -f "$$profile"' EXIT && \
+	$(GO) test ./test/ -count=1 -run 'TestFixtures/$(REQUEST_PATH_CASE)$$' -coverpkg=./hooks/... -coverprofile="$$profile" >/dev/null && \
+	awk -F'[: ]' 'NR > 1 && $$NF > 0 { sub("^github.com/c5c3/glance-hooks/", "", $$1); print $$1 }' "$$profile" | sort -u > "$$profile.files" && \
+	awk -F/ '{ OFS = "/"; $$NF = ""; print }' "$$profile.files" | sort | uniq -c && \
+	echo "hooks/: $$(wc -l < "$$profile.files") files; hooks/glance and its stages: $$(grep -c '^hooks/glance/' "$$profile.files") files" && \
+	rm -f "$$profile.files"

@@ -28,7 +28,7 @@ func TestConditionsDocMatchesTheCode(t *testing.T) {
 	tables := conditionTables(t)
 	ready := map[string]bool{hook.ConditionReady: true, hook.ReasonAllReady: true, hook.ReasonNotAllReady: true}
 	for section, dir := range map[string]string{
-		"Glance":        "../hooks/glance",
+		"Glance":        "../hooks/glance/model",
 		"GlanceBackend": "../hooks/glancebackend",
 		"ControlPlane":  "../hooks/controlplane",
 	} {

@@ -105,7 +105,7 @@ func packagesUnder(t *testing.T, top string) []modulePackage {
 // is an alias of it (ReasonInvalidSpec = hook.ReasonInvalidSpec), not a
 // second literal.
 func TestReasonsLiveInConditions(t *testing.T) {
-	for _, pkg := range []string{"glance", "glancebackend", "controlplane"} {
+	for _, pkg := range []string{"glance", "glance/model", "glancebackend", "controlplane"} {
 		dir := filepath.Join("..", "hooks", pkg)
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
@@ -184,22 +184,31 @@ func imported(imp string, packages []string) bool {
 }
 
 // hookFloors are the floors of the packages under hooks/, lowest first, by
-// directory (the longest prefix decides): the shared contract, the Glance
-// hook's own packages (its store state machine), the hooks that answer a
-// kind, side by side (the ControlPlane hook reads its Glance's status
-// through hooks/contract/glancestatus, not through the Glance hook),
-// admission. A package imports only from floors below its own; the
+// directory (the longest prefix decides): the shared contract; the Glance
+// hook's stages, each a package on a floor of its own, in the order a sync
+// runs them (the store's state machine lowest, then model, the values
+// they share); the hooks that answer a kind, side by side, with the Glance
+// hook's own package on top of its stages (the ControlPlane hook reads its
+// Glance's status through hooks/contract/glancestatus, not through the
+// Glance hook); admission. A package imports only from floors below its
+// own, so a stage never reaches up to one that runs after it; the
 // contract's packages import one another, which Go keeps free of cycles.
+// A package under hooks/glance/ that is not listed is on no floor and fails.
 var hookFloors = []struct {
 	dir   string
 	floor int
 }{
 	{"hooks/contract/", 0},
-	{"hooks/glance/", 1},
-	{"hooks/glance", 2},
-	{"hooks/glancebackend", 2},
-	{"hooks/controlplane", 2},
-	{"hooks/admission", 3},
+	{"hooks/glance/storestate", 1},
+	{"hooks/glance/model", 2},
+	{"hooks/glance/observe", 3},
+	{"hooks/glance/decide", 4},
+	{"hooks/glance/render", 5},
+	{"hooks/glance/report", 6},
+	{"hooks/glance", 7},
+	{"hooks/glancebackend", 7},
+	{"hooks/controlplane", 7},
+	{"hooks/admission", 8},
 }
 
 // floorOf is the floor of a package directory under hooks/, -1 when no

@@ -5,6 +5,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // GlanceAPIReady is the reference's word for "glance-api answers". The
@@ -19,21 +21,21 @@ import (
 // answer that creates the Deployment until a pod is available, as
 // DeploymentReady does, and its messages name no count, so a rollout does
 // not rewrite the status once more for it; DeploymentReady counts.
-func glanceAPIReady(in statusInput) (hook.Condition, error) {
-	g, d := in.o.glance, in.o.deployment
-	c := hook.Condition{Type: CondGlanceAPIReady}
+func glanceAPIReady(in report.StatusInput) (hook.Condition, error) {
+	g, d := in.Observed.Glance, in.Observed.Deployment
+	c := hook.Condition{Type: model.CondGlanceAPIReady}
 	switch {
-	case d == nil && in.out.runImage == "":
-		c.Reason = ReasonEndpointNotReady
+	case d == nil && in.Out.RunImage == "":
+		c.Reason = model.ReasonEndpointNotReady
 		c.Message = "no glance-api pod answers yet: the Deployment is created once the schema is in place"
 	case d == nil || d.Status.AvailableReplicas < 1:
-		c.Reason = ReasonAPIUnhealthy
+		c.Reason = model.ReasonAPIUnhealthy
 		c.Message = fmt.Sprintf("no pod of Deployment %s passes its readiness probe (GET /healthcheck); DeploymentReady says why",
 			excerpt.Name(g.Name))
 	default:
-		c.Status, c.Reason = true, ReasonAPIHealthy
+		c.Status, c.Reason = true, model.ReasonAPIHealthy
 		c.Message = fmt.Sprintf("the pods of Deployment %s answer GET /healthcheck (their readiness probe) behind %s",
-			excerpt.Name(g.Name), serviceEndpoint(g))
+			excerpt.Name(g.Name), report.ServiceEndpoint(g))
 	}
 	return c, nil
 }

@@ -15,20 +15,24 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
 // attached is a store as attachedStores leaves it: rendered when skipped
 // is empty.
-func attached(name string, isDefault bool, skipped string) *store {
-	s := &store{id: name, skipped: skipped, state: storestate.Rendered}
+func attached(name string, isDefault bool, skipped string) *model.Store {
+	s := &model.Store{ID: name, Skipped: skipped, State: storestate.Rendered}
 	if skipped != "" {
-		s.state = storestate.Skipped
+		s.State = storestate.Skipped
 	}
-	s.backend.Name = name
-	s.backend.Spec = api.GlanceBackendSpec{IsDefault: isDefault}
-	if s.state.Rendered() {
-		s.section = "[" + name + "]\n"
+	s.Backend.Name = name
+	s.Backend.Spec = api.GlanceBackendSpec{IsDefault: isDefault}
+	if s.State.Rendered() {
+		s.Section = "[" + name + "]\n"
 	}
 	return s
 }
@@ -39,17 +43,17 @@ func TestChooseDefault(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		stores []*store
+		stores []*model.Store
 		want   want
 	}{
 		"OneRenderedDefault": {
 			reason: "the one rendered store marked isDefault is the default",
-			stores: []*store{attached("a", true, ""), attached("b", false, "")},
+			stores: []*model.Store{attached("a", true, ""), attached("b", false, "")},
 			want:   want{id: "a"},
 		},
 		"RenderedDefaultBesideAFaultedOne": {
 			reason: "a default whose section is not rendered is no candidate: the rendered one wins",
-			stores: []*store{attached("a", true, "its credentials are not ready"), attached("b", true, "")},
+			stores: []*model.Store{attached("a", true, "its credentials are not ready"), attached("b", true, "")},
 			want:   want{id: "b"},
 		},
 		"NoStores": {
@@ -58,33 +62,33 @@ func TestChooseDefault(t *testing.T) {
 		},
 		"NoneMarked": {
 			reason: "rendered stores without a default name no candidate",
-			stores: []*store{attached("a", false, ""), attached("b", false, "")},
+			stores: []*model.Store{attached("a", false, ""), attached("b", false, "")},
 			want:   want{message: "no attached backend is marked isDefault"},
 		},
 		"TwoRenderedDefaults": {
 			reason: "two rendered defaults are refused, naming both",
-			stores: []*store{attached("a", true, ""), attached("b", true, "")},
+			stores: []*model.Store{attached("a", true, ""), attached("b", true, "")},
 			want: want{message: `2 credential-ready backends are marked isDefault: "a" (store a), "b" (store b); ` +
 				"exactly one must be"},
 		},
 		"IgnoredDefaultIsNoCandidate": {
 			reason: "on a ControlPlane's Glance a hand-made isDefault is not counted: the projected default stays the one",
-			stores: []*store{attached("a", true, ""), func() *store { s := attached("b", true, ""); s.defaultIgnored = true; return s }()},
+			stores: []*model.Store{attached("a", true, ""), func() *model.Store { s := attached("b", true, ""); s.DefaultIgnored = true; return s }()},
 			want:   want{id: "a"},
 		},
 		"DefaultNotRendered": {
 			reason: "a default that cannot be rendered is named with why, so the message says what to fix",
-			stores: []*store{attached("a", true, "its credentials are not ready"), attached("b", false, "")},
+			stores: []*model.Store{attached("a", true, "its credentials are not ready"), attached("b", false, "")},
 			want: want{message: "no credential-ready, rendered backend is marked isDefault; candidates: " +
 				`"a" (store a): its credentials are not ready`},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			def, msg := chooseDefault(tc.stores)
+			def, msg := decide.ChooseDefault(tc.stores)
 			got := want{message: msg}
 			if def != nil {
-				got.id = def.id
+				got.id = def.ID
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nchooseDefault(...): -want, +got:\n%s", tc.reason, diff)
@@ -97,59 +101,59 @@ func TestHoldOutdated(t *testing.T) {
 	running := "[a]\ns3_store_bucket = old\n\n[b]\ns3_store_bucket = b\n\n[d]\ns3_store_bucket = d\n\x1cdebug = true\n" +
 		"\n[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n\n[f]\ns3_store_cacert = /etc/glance/s3-ca/f/ca.crt\n"
 	digest := "sha256:" + strings.Repeat("ab", 32)
-	current := &deploymentChild{}
-	addCABundles(current, []*store{{id: "e", state: storestate.Rendered, ca: &caMount{ref: api.CABundleRef{Name: "internal-ca"}, digest: digest}}}, "")
+	current := &render.DeploymentChild{}
+	addCABundles(current, []*model.Store{{ID: "e", State: storestate.Rendered, CA: &model.CAMount{Ref: api.CABundleRef{Name: "internal-ca"}, Digest: digest}}}, "")
 	deploy := &appsv1.Deployment{Spec: current.Spec}
 	type want struct {
 		rendered, held bool
 		section        string
-		ca             *caMount
+		ca             *model.CAMount
 	}
 	cases := map[string]struct {
 		reason string
-		store  *store
+		store  *model.Store
 		want   want
 	}{
 		"OutdatedInRunningConfig": {
 			reason: "a store Secret lagging behind its spec keeps the running section rather than dropping the store",
-			store:  &store{id: "a", state: storestate.Outdated},
+			store:  &model.Store{ID: "a", State: storestate.Outdated},
 			want:   want{rendered: true, held: true, section: "[a]\ns3_store_bucket = old\n"},
 		},
 		"OutdatedNotRunning": {
 			reason: "a store the running config does not hold has nothing to keep",
-			store:  &store{id: "c", state: storestate.Outdated},
+			store:  &model.Store{ID: "c", State: storestate.Outdated},
 		},
 		"OutdatedRunningSectionForged": {
 			reason: "a running section that no longer reads as the service writes it is not kept",
-			store:  &store{id: "d", state: storestate.Outdated},
+			store:  &model.Store{ID: "d", State: storestate.Outdated},
 		},
 		"OutdatedWithRunningCABundle": {
 			reason: "a running section naming a CA bundle is kept with the bundle the Deployment mounts for it",
-			store:  &store{id: "e", state: storestate.Outdated},
+			store:  &model.Store{ID: "e", State: storestate.Outdated},
 			want: want{rendered: true, held: true, section: "[e]\ns3_store_cacert = /etc/glance/s3-ca/e/ca.crt\n",
-				ca: &caMount{ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, digest: digest}},
+				ca: &model.CAMount{Ref: api.CABundleRef{Kind: "ConfigMap", Name: "internal-ca", Key: "ca.crt"}, Digest: digest}},
 		},
 		"OutdatedCABundleNotMounted": {
 			reason: "a running section naming a CA bundle the Deployment does not mount is not kept",
-			store:  &store{id: "f", state: storestate.Outdated},
+			store:  &model.Store{ID: "f", State: storestate.Outdated},
 		},
 		"Current": {
 			reason: "a store rendered from its current spec is left as it is",
-			store:  &store{id: "b", state: storestate.Rendered, section: "[b]\nnew\n"},
+			store:  &model.Store{ID: "b", State: storestate.Rendered, Section: "[b]\nnew\n"},
 			want:   want{rendered: true, section: "[b]\nnew\n"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			holdOutdated([]*store{tc.store}, func() string { return running }, deploy)
-			got := want{rendered: tc.store.state.Rendered(), held: tc.store.state == storestate.Held, section: tc.store.section, ca: tc.store.ca}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}, caMount{})); diff != "" {
+			decide.HoldOutdated([]*model.Store{tc.store}, func() string { return running }, deploy)
+			got := want{rendered: tc.store.State.Rendered(), held: tc.store.State == storestate.Held, section: tc.store.Section, ca: tc.store.CA}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}, model.CAMount{})); diff != "" {
 				t.Errorf("%s\nholdOutdated(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 	t.Run("ReadOnlyWhenNeeded", func(t *testing.T) {
-		holdOutdated([]*store{{id: "b", state: storestate.Rendered}}, func() string {
+		decide.HoldOutdated([]*model.Store{{ID: "b", State: storestate.Rendered}}, func() string {
 			t.Error("the running backends.conf is read although no store is outdated")
 			return ""
 		}, nil)
@@ -181,15 +185,15 @@ func TestForgedStoreSecretIsSkipped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			s := &store{id: "a"}
-			s.backend.Name = "a"
-			s.backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
+			s := &model.Store{ID: "a"}
+			s.Backend.Name = "a"
+			s.Backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
 				S3: &api.S3Store{Host: "http://s3:3900", S3Options: api.S3Options{Bucket: "b", CredentialsSecretRef: api.LocalObjectReference{Name: "c"}}}}
-			s.backend.Status.Conditions = []metav1.Condition{{Type: names.ConditionCredentialsReady, Status: metav1.ConditionTrue}}
+			s.Backend.Status.Conditions = []metav1.Condition{{Type: names.ConditionCredentialsReady, Status: metav1.ConditionTrue}}
 			secret := map[string]any{
 				"metadata": map[string]any{
 					"labels":          map[string]string{names.LabelGlance: "glance"},
-					"annotations":     map[string]string{names.AnnotationStoreID: "a", names.AnnotationSpecHash: storeconf.SpecHash(s.backend.Spec, "a")},
+					"annotations":     map[string]string{names.AnnotationStoreID: "a", names.AnnotationSpecHash: storeconf.SpecHash(s.Backend.Spec, "a")},
 					"ownerReferences": []any{map[string]any{"kind": api.KindGlanceBackend, "name": "a", "controller": true}},
 				},
 				"data": map[string]string{names.StoreSecretKey: base64.StdEncoding.EncodeToString([]byte(tc.section))},
@@ -199,11 +203,11 @@ func TestForgedStoreSecretIsSkipped(t *testing.T) {
 				t.Fatal(err)
 			}
 			related := metacontroller.ObjectMap{names.SecretsKey: {names.StoreSecretName("a"): raw}}
-			if err := evaluate(s, g, related); err != nil {
+			if err := observe.Evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.state.Rendered() != (tc.want == "") {
-				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.state.Rendered(), diff)
+			if diff := cmp.Diff(tc.want, s.Skipped); diff != "" || s.State.Rendered() != (tc.want == "") {
+				t.Errorf("%s\nevaluate: rendered %t, skipped -want, +got:\n%s", tc.reason, s.State.Rendered(), diff)
 			}
 		})
 	}
@@ -219,13 +223,13 @@ func TestDuplicateStoreIDsNameOneOther(t *testing.T) {
 	}
 	related[names.GlanceBackendsKey]["other-glance"] = json.RawMessage(`{"metadata":{"name":"other-glance","namespace":"openstack"},` +
 		`"spec":{"glanceRef":{"name":"another"},"storeId":"shared"}}`)
-	stores, err := attachedStores(g, related)
+	stores, err := observe.AttachedStores(g, related)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
 	for _, s := range stores {
-		got[s.backend.Name] = s.skipped
+		got[s.Backend.Name] = s.Skipped
 	}
 	// Each names one other, never all: with n duplicates, n messages naming
 	// n backends each grew the answer with n².
@@ -313,24 +317,24 @@ func TestControlPlaneListDecidesOnItsGlance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace, g.OwnerReferences = "cp-glance", "openstack", tc.owners
-			stores, err := attachedStores(g, metacontroller.ObjectMap{names.GlanceBackendsKey: tc.related})
+			stores, err := observe.AttachedStores(g, metacontroller.ObjectMap{names.GlanceBackendsKey: tc.related})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out got
 			for _, s := range stores {
-				if s.defaultIgnored {
+				if s.DefaultIgnored {
 					if out.DefaultIgnored == nil {
 						out.DefaultIgnored = map[string]bool{}
 					}
-					out.DefaultIgnored[s.backend.Name] = true
+					out.DefaultIgnored[s.Backend.Name] = true
 				}
 				// The specs here are not complete; only the decisions made before a spec is read count.
-				if s.skipped != "" && !strings.HasPrefix(s.skipped, "its spec cannot be rendered") {
+				if s.Skipped != "" && !strings.HasPrefix(s.Skipped, "its spec cannot be rendered") {
 					if out.Skipped == nil {
 						out.Skipped = map[string]string{}
 					}
-					out.Skipped[s.backend.Name] = s.skipped
+					out.Skipped[s.Backend.Name] = s.Skipped
 				}
 			}
 			if diff := cmp.Diff(tc.want, out); diff != "" {

@@ -15,6 +15,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -25,11 +29,11 @@ var (
 
 // s3Store is a rendered store on host, with a CA bundle of that digest when
 // digest is set.
-func s3Store(id, host, digest string) *store {
-	s := &store{id: id, state: storestate.Rendered, section: "[" + id + "]\n"}
-	s.backend.Spec.S3 = &api.S3Store{Host: host}
+func s3Store(id, host, digest string) *model.Store {
+	s := &model.Store{ID: id, State: storestate.Rendered, Section: "[" + id + "]\n"}
+	s.Backend.Spec.S3 = &api.S3Store{Host: host}
 	if digest != "" {
-		s.ca = &caMount{ref: api.CABundleRef{Name: id + "-ca"}, digest: digest}
+		s.CA = &model.CAMount{Ref: api.CABundleRef{Name: id + "-ca"}, Digest: digest}
 	}
 	return s
 }
@@ -37,11 +41,11 @@ func s3Store(id, host, digest string) *store {
 // retiringStore is a store kept from the running config, its backend gone:
 // its host is only in its section, and its bundle is the one the running
 // Deployment mounts.
-func retiringStore(id, host, digest string) *store {
-	s := &store{id: id, retired: true, state: storestate.Retiring, section: "[" + id + "]\ns3_store_host = " + host + "\n"}
+func retiringStore(id, host, digest string) *model.Store {
+	s := &model.Store{ID: id, Retired: true, State: storestate.Retiring, Section: "[" + id + "]\ns3_store_host = " + host + "\n"}
 	if digest != "" {
-		s.section += "s3_store_cacert = /etc/glance/s3-ca/" + id + "/ca.crt\n"
-		s.ca = &caMount{ref: api.CABundleRef{Name: id + "-ca"}, digest: digest}
+		s.Section += "s3_store_cacert = /etc/glance/s3-ca/" + id + "/ca.crt\n"
+		s.CA = &model.CAMount{Ref: api.CABundleRef{Name: id + "-ca"}, Digest: digest}
 	}
 	return s
 }
@@ -63,32 +67,32 @@ func TestProcessWideCABundle(t *testing.T) {
 		`give this store the same bundle, drop retiring store "old" (spec.dropRetiredStores), or run 2025.1 or later`
 	cases := map[string]struct {
 		reason  string
-		stores  []*store
-		retired []*store
+		stores  []*model.Store
+		retired []*model.Store
 		want    want
 	}{
 		"NoBundle": {
 			reason: "without a CA bundle botocore keeps its default trust roots",
-			stores: []*store{s3Store("a", "https://s3.example.com", ""), s3Store("b", "http://garage:3900", "")},
+			stores: []*model.Store{s3Store("a", "https://s3.example.com", ""), s3Store("b", "http://garage:3900", "")},
 		},
 		"OneBundle": {
 			reason: "one https store with a bundle beside http stores: the bundle is the process's",
-			stores: []*store{s3Store("a", "http://garage:3900", ""), s3Store("b", "https://rgw.internal", digestA)},
+			stores: []*model.Store{s3Store("a", "http://garage:3900", ""), s3Store("b", "https://rgw.internal", digestA)},
 			want:   want{env: "/etc/glance/s3-ca/b/ca.crt"},
 		},
 		"SameContent": {
 			reason: "stores naming bundles with the same content share it; the first store's file is named",
-			stores: []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestA)},
+			stores: []*model.Store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestA)},
 			want:   want{env: "/etc/glance/s3-ca/a/ca.crt"},
 		},
 		"NotRenderedIgnored": {
 			reason: "a store that is not rendered does not count",
-			stores: []*store{s3Store("a", "https://rgw.internal", digestA), {id: "b", skipped: "x"}},
+			stores: []*model.Store{s3Store("a", "https://rgw.internal", digestA), {ID: "b", Skipped: "x"}},
 			want:   want{env: "/etc/glance/s3-ca/a/ca.crt"},
 		},
 		"TwoBundles": {
 			reason: "two different bundles cannot both be the one: every store with a bundle is skipped, saying why",
-			stores: []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestB),
+			stores: []*model.Store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestB),
 				s3Store("c", "http://garage:3900", "")},
 			want: want{skipped: map[string]string{
 				"a": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
@@ -97,7 +101,7 @@ func TestProcessWideCABundle(t *testing.T) {
 		},
 		"HTTPSWithoutBundle": {
 			reason: "a bundle would take the system trust roots from an https store without one: the store with the bundle is skipped",
-			stores: []*store{s3Store("a", "https://rgw.internal", digestA), s3Store("b", "https://s3.example.com", "")},
+			stores: []*model.Store{s3Store("a", "https://rgw.internal", digestA), s3Store("b", "https://s3.example.com", "")},
 			want: want{skipped: map[string]string{
 				"a": conflict + `which https:// store "b" without a CA bundle would then be verified with instead of the system trust roots; ` +
 					"name the same bundle (holding the roots they need) on every https:// store, or run 2025.1 or later",
@@ -105,37 +109,37 @@ func TestProcessWideCABundle(t *testing.T) {
 		},
 		"RetiringStoreKeepsItsBundle": {
 			reason:  "a retiring https store, the only one with a bundle, beside an attached http store: its bundle stays the process's, or its images fail the TLS check",
-			stores:  []*store{s3Store("a", "http://garage:3900", "")},
-			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
+			stores:  []*model.Store{s3Store("a", "http://garage:3900", "")},
+			retired: []*model.Store{retiringStore("old", "https://rgw.internal", digestA)},
 			want:    want{env: "/etc/glance/s3-ca/old/ca.crt"},
 		},
 		"RetiringSameContentByStoreID": {
 			reason:  "a retiring store and an attached one with bundles of the same content share it; the first store id's file is named, whichever list it is in",
-			stores:  []*store{s3Store("z", "https://rgw-z.internal", digestA)},
-			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
+			stores:  []*model.Store{s3Store("z", "https://rgw-z.internal", digestA)},
+			retired: []*model.Store{retiringStore("old", "https://rgw.internal", digestA)},
 			want:    want{env: "/etc/glance/s3-ca/old/ca.crt"},
 		},
 		"RetiringBundleWinsOverNewcomer": {
 			reason: "a retiring store's bundle of other content than an attached store's: the retiring store is serving and would be gone for good, " +
 				"so the attached one is skipped, naming it and the ways out, and the retiring store's bundle stays the process's",
-			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "http://garage:3900", "")},
-			retired: []*store{retiringStore("old", "https://rgw.internal", digestB)},
+			stores:  []*model.Store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "http://garage:3900", "")},
+			retired: []*model.Store{retiringStore("old", "https://rgw.internal", digestB)},
 			want: want{env: "/etc/glance/s3-ca/old/ca.crt", skipped: map[string]string{
 				"a": otherThanOld,
 			}},
 		},
 		"RetiringBundleSkipsOnlyTheConflictingNewcomer": {
 			reason:  "of two attached stores, the one with the retiring store's bundle content is kept, the other skipped; the first store id's file is named",
-			stores:  []*store{s3Store("c", "https://rgw-c.internal", digestB), s3Store("a", "https://rgw-a.internal", digestA)},
-			retired: []*store{retiringStore("old", "https://rgw.internal", digestA)},
+			stores:  []*model.Store{s3Store("c", "https://rgw-c.internal", digestB), s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*model.Store{retiringStore("old", "https://rgw.internal", digestA)},
 			want: want{env: "/etc/glance/s3-ca/a/ca.crt", skipped: map[string]string{
 				"c": otherThanOld,
 			}},
 		},
 		"RetiringBundleSkipsNewcomerWithoutBundle": {
 			reason:  "an attached https store without a bundle would be verified with the retiring store's bundle instead of the system roots: the attached one is skipped",
-			stores:  []*store{s3Store("b", "https://s3.example.com", ""), s3Store("c", "http://garage:3900", "")},
-			retired: []*store{retiringStore("old", "https://rgw.internal", digestA), retiringStore("older", "https://rgw.internal", digestA)},
+			stores:  []*model.Store{s3Store("b", "https://s3.example.com", ""), s3Store("c", "http://garage:3900", "")},
+			retired: []*model.Store{retiringStore("old", "https://rgw.internal", digestA), retiringStore("older", "https://rgw.internal", digestA)},
 			want: want{env: "/etc/glance/s3-ca/old/ca.crt", skipped: map[string]string{
 				"b": `it conflicts with retiring stores "old", "older": ` + oneBundle +
 					"and a retiring store keeps the bundle it is read with, so images in it stay readable, and this https:// store without a CA bundle " +
@@ -145,8 +149,8 @@ func TestProcessWideCABundle(t *testing.T) {
 		},
 		"RetiringHTTPSWithoutBundle": {
 			reason:  "a retiring https store without a bundle (its host read from its kept section) would lose the system trust roots: the attached store with the bundle is skipped, naming it",
-			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
-			retired: []*store{retiringStore("old", "https://s3.example.com", "")},
+			stores:  []*model.Store{s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*model.Store{retiringStore("old", "https://s3.example.com", "")},
 			want: want{skipped: map[string]string{
 				"a": `its CA bundle conflicts with retiring https:// store "old" without a CA bundle: ` + oneBundle +
 					"and this bundle would replace the system trust roots a retiring store is read with; name no CA bundle on this store " +
@@ -155,8 +159,8 @@ func TestProcessWideCABundle(t *testing.T) {
 		},
 		"RetiringHTTPLeavesAttachedConflict": {
 			reason:  "a retiring http store asks nothing of the bundle: a conflict among attached stores alone skips them as before",
-			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestB)},
-			retired: []*store{retiringStore("old", "http://garage:3900", "")},
+			stores:  []*model.Store{s3Store("a", "https://rgw-a.internal", digestA), s3Store("b", "https://rgw-b.internal", digestB)},
+			retired: []*model.Store{retiringStore("old", "http://garage:3900", "")},
 			want: want{skipped: map[string]string{
 				"a": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
 				"b": conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
@@ -165,8 +169,8 @@ func TestProcessWideCABundle(t *testing.T) {
 		"RetiringStoresConflictAmongThemselves": {
 			reason: "retiring stores one bundle cannot serve (only after a release went back) take no precedence: " +
 				"every store with a bundle is skipped, the retiring ones saying their backend is gone",
-			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
-			retired: []*store{retiringStore("old", "https://rgw.internal", digestA), retiringStore("older", "https://rgw-2.internal", digestB)},
+			stores:  []*model.Store{s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*model.Store{retiringStore("old", "https://rgw.internal", digestA), retiringStore("older", "https://rgw-2.internal", digestB)},
 			want: want{skipped: map[string]string{
 				"a":     conflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
 				"old":   retiredConflict + "and the stores name 2 bundles with different content; give them one bundle, or run 2025.1 or later",
@@ -175,29 +179,29 @@ func TestProcessWideCABundle(t *testing.T) {
 		},
 		"RetiringNotKeptIgnored": {
 			reason:  "a retiring store whose section is not kept (dropped) does not count",
-			stores:  []*store{s3Store("a", "https://rgw-a.internal", digestA)},
-			retired: []*store{{id: "old", retired: true, state: storestate.Dropped, ca: &caMount{digest: digestB}}},
+			stores:  []*model.Store{s3Store("a", "https://rgw-a.internal", digestA)},
+			retired: []*model.Store{{ID: "old", Retired: true, State: storestate.Dropped, CA: &model.CAMount{Digest: digestB}}},
 			want:    want{env: "/etc/glance/s3-ca/a/ca.crt"},
 		},
 	}
-	decide := func(t *testing.T, reason string, stores, retired []*store) want {
-		got := want{env: processWideCABundle(stores, retired, zed)}
-		for _, s := range append(append([]*store{}, stores...), retired...) {
-			if s.state == storestate.CAConflict {
+	decide := func(t *testing.T, reason string, stores, retired []*model.Store) want {
+		got := want{env: decide.ProcessWideCABundle(stores, retired, zed)}
+		for _, s := range append(append([]*model.Store{}, stores...), retired...) {
+			if s.State == storestate.CAConflict {
 				if got.skipped == nil {
 					got.skipped = map[string]string{}
 				}
-				got.skipped[s.id] = s.skipped
-				if s.state.Rendered() || s.section != "" {
-					t.Errorf("%s: store %s is skipped but still rendered", reason, s.id)
+				got.skipped[s.ID] = s.Skipped
+				if s.State.Rendered() || s.Section != "" {
+					t.Errorf("%s: store %s is skipped but still rendered", reason, s.ID)
 				}
 			}
 		}
 		return got
 	}
 	// reversed copies the stores in the other order, unskipped.
-	reversed := func(stores []*store) []*store {
-		out := make([]*store, len(stores))
+	reversed := func(stores []*model.Store) []*model.Store {
+		out := make([]*model.Store, len(stores))
 		for i, s := range stores {
 			c := *s
 			out[len(stores)-1-i] = &c
@@ -219,15 +223,15 @@ func TestProcessWideCABundle(t *testing.T) {
 }
 
 func TestAddCABundles(t *testing.T) {
-	d := &deploymentChild{}
-	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName}}
+	d := &render.DeploymentChild{}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName}}
 	secretStore := s3Store("b.archive", "https://rgw.internal", digestB)
-	secretStore.ca.ref = api.CABundleRef{Kind: api.CABundleKindSecret, Name: "rgw-tls", Key: "ca.crt"}
-	addCABundles(d, []*store{
+	secretStore.CA.Ref = api.CABundleRef{Kind: api.CABundleKindSecret, Name: "rgw-tls", Key: "ca.crt"}
+	addCABundles(d, []*model.Store{
 		s3Store("a", "https://rgw.internal", digestA),
 		secretStore,
 		s3Store("c", "http://garage:3900", ""),
-		{id: "d", ca: &caMount{digest: digestA}}, // not rendered
+		{ID: "d", CA: &model.CAMount{Digest: digestA}}, // not rendered
 	}, "/etc/glance/s3-ca/a/ca.crt")
 
 	cmMode, secMode := int32(0o444), int32(0o440)
@@ -261,9 +265,9 @@ func TestAddCABundles(t *testing.T) {
 		}
 	}
 
-	plain := &deploymentChild{}
-	plain.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName}}
-	addCABundles(plain, []*store{s3Store("a", "https://s3.example.com", "")}, "")
+	plain := &render.DeploymentChild{}
+	plain.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName}}
+	addCABundles(plain, []*model.Store{s3Store("a", "https://s3.example.com", "")}, "")
 	if plain.Spec.Template.Annotations != nil || plain.Spec.Template.Spec.Volumes != nil || plain.Spec.Template.Spec.Containers[0].Env != nil {
 		t.Errorf("a Glance without CA bundles gets nothing: %+v", plain.Spec.Template)
 	}
@@ -282,7 +286,7 @@ func TestEvaluateCABundleStore(t *testing.T) {
 	}{
 		"Ready": {reason: "a ready bundle and a digest: rendered with the mount", cond: &ready, digest: digestA},
 		"ConditionMissing": {reason: "a backend that has not reported on its bundle is waited for: on its way, not a fault",
-			digest: digestA, want: pendingMessage},
+			digest: digestA, want: observe.PendingMessage},
 		"NotReady": {reason: "the backend's reason is carried",
 			cond:   &metav1.Condition{Type: names.ConditionCABundleReady, Status: metav1.ConditionFalse, Message: `ConfigMap "a-ca" not found`},
 			digest: digestA, want: `its CA bundle is not ready: ConfigMap "a-ca" not found`},
@@ -295,16 +299,16 @@ func TestEvaluateCABundleStore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			s := &store{id: "a"}
-			s.backend.Name = "a"
-			s.backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
+			s := &model.Store{ID: "a"}
+			s.Backend.Name = "a"
+			s.Backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
 				S3: &api.S3Store{Host: "https://rgw:443", S3Options: api.S3Options{Bucket: "b", CredentialsSecretRef: api.LocalObjectReference{Name: "c"},
 					CABundleRef: &api.CABundleRef{Name: "a-ca"}}}}
-			s.backend.Status.Conditions = []metav1.Condition{{Type: names.ConditionCredentialsReady, Status: metav1.ConditionTrue}}
+			s.Backend.Status.Conditions = []metav1.Condition{{Type: names.ConditionCredentialsReady, Status: metav1.ConditionTrue}}
 			if tc.cond != nil {
-				s.backend.Status.Conditions = append(s.backend.Status.Conditions, *tc.cond)
+				s.Backend.Status.Conditions = append(s.Backend.Status.Conditions, *tc.cond)
 			}
-			annotations := map[string]string{names.AnnotationStoreID: "a", names.AnnotationSpecHash: storeconf.SpecHash(s.backend.Spec, "a")}
+			annotations := map[string]string{names.AnnotationStoreID: "a", names.AnnotationSpecHash: storeconf.SpecHash(s.Backend.Spec, "a")}
 			if tc.digest != "" {
 				annotations[names.AnnotationCABundleDigest] = tc.digest
 			}
@@ -316,14 +320,14 @@ func TestEvaluateCABundleStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
+			if err := observe.Evaluate(s, g, metacontroller.ObjectMap{names.SecretsKey: {"a-store": raw}}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.skipped); diff != "" || s.state.Rendered() != (tc.want == "") || s.state.Waiting() != (tc.want == pendingMessage) {
-				t.Errorf("%s\nevaluate: rendered %t, pending %t, skipped -want, +got:\n%s", tc.reason, s.state.Rendered(), s.state.Waiting(), diff)
+			if diff := cmp.Diff(tc.want, s.Skipped); diff != "" || s.State.Rendered() != (tc.want == "") || s.State.Waiting() != (tc.want == observe.PendingMessage) {
+				t.Errorf("%s\nevaluate: rendered %t, pending %t, skipped -want, +got:\n%s", tc.reason, s.State.Rendered(), s.State.Waiting(), diff)
 			}
-			if tc.want == "" && (s.ca == nil || s.ca.digest != tc.digest || s.ca.ref.Name != "a-ca") {
-				t.Errorf("%s: the store's mount is %+v", tc.reason, s.ca)
+			if tc.want == "" && (s.CA == nil || s.CA.Digest != tc.digest || s.CA.Ref.Name != "a-ca") {
+				t.Errorf("%s: the store's mount is %+v", tc.reason, s.CA)
 			}
 		})
 	}

@@ -18,17 +18,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
-
-// credentials is what the Glance's Secrets give the pods.
-type credentials struct {
-	// connection is the database URL and servicePassword the service user's
-	// password, both as OS_DATABASE__CONNECTION and
-	// OS_KEYSTONE_AUTHTOKEN__PASSWORD must hold them (osloEnvValue).
-	connection, servicePassword string
-	// digest changes with the URL and the service user's password.
-	digest string
-}
 
 // relatedSecret is a Secret the Glance names, as far as it is read.
 type relatedSecret struct {
@@ -88,8 +81,8 @@ func secretBytes(related metacontroller.ObjectMap, name, key string) (value []by
 // Secret (its key) the spec names. creds is nil unless both
 // are complete; database is the DatabaseReady condition when the database
 // Secret is not, user the ServiceUserReady condition.
-func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *credentials, database *hook.Condition, user hook.Condition, err error) {
-	user = hook.Condition{Type: CondServiceUserReady, Reason: ReasonWaitingForCredentials}
+func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.ObjectMap) (creds *observe.Credentials, database *hook.Condition, user hook.Condition, err error) {
+	user = hook.Condition{Type: model.CondServiceUserReady, Reason: model.ReasonWaitingForCredentials}
 	dbRef := spec.Database.SecretRef
 	var dbProblems []string
 	var values [2]string
@@ -118,13 +111,13 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 		return nil, nil, user, err
 	}
 	if len(dbProblems) > 0 {
-		database = &hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForDBCredentials,
+		database = &hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForDBCredentials,
 			Message: strings.Join(dbProblems, "; ") + ": the database URL cannot be built, nothing is re-rendered and no schema Job starts"}
 	}
 	if userProblem != "" {
 		user.Message = userProblem + ": glance-api cannot authenticate tokens without the service user's password, nothing is re-rendered"
 	} else {
-		user.Status, user.Reason = true, ReasonCredentialsAvailable
+		user.Status, user.Reason = true, model.ReasonCredentialsAvailable
 		user.Message = fmt.Sprintf("Secret %s carries %s", excerpt.Name(ref.Name), excerpt.Name(ref.Key))
 	}
 	if len(dbProblems) > 0 || userProblem != "" {
@@ -132,16 +125,16 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 	}
 	host, port := spec.Database.Address(g.Namespace)
 	url := connectionURL(values[0], values[1], host, port, spec.Database.Database) + databaseTLSQuery(activeDatabaseTLS(spec))
-	c := &credentials{connection: osloEnvValue(url), servicePassword: osloEnvValue(password),
-		digest: credentialsDigest(dbUID, userUID, append([]string{url, password}, tlsMaterial...)...)}
+	c := &observe.Credentials{Connection: render.OsloEnvValue(url), ServicePassword: render.OsloEnvValue(password),
+		Digest: credentialsDigest(dbUID, userUID, append([]string{url, password}, tlsMaterial...)...)}
 	return c, database, user, nil
 }
 
 // databaseConf is the [database] section; connection comes from
 // OS_DATABASE__CONNECTION (EnvDatabaseConnection). glance-api and
 // glance-manage wait for the database as long as it takes.
-func databaseConf(confInput) (confPart, error) {
-	return confPart{sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
+func databaseConf(render.ConfInput) (render.ConfPart, error) {
+	return render.ConfPart{Sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
 		{Key: "max_retries", Value: "-1"},
 	}}}}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 func TestConnectionURL(t *testing.T) {
@@ -154,7 +155,7 @@ func TestReadCredentials(t *testing.T) {
 			got := want{ready: creds != nil, userReady: userCond.Status, userMessage: userCond.Message}
 			if dbCond != nil {
 				got.dbProblem = dbCond.Message
-				if dbCond.Reason != ReasonWaitingForDBCredentials {
+				if dbCond.Reason != model.ReasonWaitingForDBCredentials {
 					t.Errorf("%s: reason %s", tc.reason, dbCond.Reason)
 				}
 			}
@@ -162,11 +163,11 @@ func TestReadCredentials(t *testing.T) {
 				t.Errorf("%s\nreadCredentials(...): -want, +got:\n%s", tc.reason, diff)
 			}
 			if creds != nil {
-				if want := "mysql+pymysql://glance:p%40ss@openstack-db.openstack.svc:3306/glance?charset=utf8"; creds.connection != want {
-					t.Errorf("%s: connection %q, want %q", tc.reason, creds.connection, want)
+				if want := "mysql+pymysql://glance:p%40ss@openstack-db.openstack.svc:3306/glance?charset=utf8"; creds.Connection != want {
+					t.Errorf("%s: connection %q, want %q", tc.reason, creds.Connection, want)
 				}
-				if want := credentialsDigest(types.UID("uid-glance-db"), types.UID("uid-glance-service-user"), creds.connection, "service"); creds.digest != want {
-					t.Errorf("%s: digest %s is not keyed by the two Secrets' uids (want %s)", tc.reason, creds.digest, want)
+				if want := credentialsDigest(types.UID("uid-glance-db"), types.UID("uid-glance-service-user"), creds.Connection, "service"); creds.Digest != want {
+					t.Errorf("%s: digest %s is not keyed by the two Secrets' uids (want %s)", tc.reason, creds.Digest, want)
 				}
 			}
 		})
@@ -183,14 +184,14 @@ func TestEnvironmentValuesEscapedForOsloConfig(t *testing.T) {
 	if err != nil || creds == nil {
 		t.Fatalf("readCredentials: %v, %v", creds, err)
 	}
-	if want := "se$$host$$$$cr%et"; creds.servicePassword != want {
-		t.Errorf("the service password reaches OS_KEYSTONE_AUTHTOKEN__PASSWORD as %q, want %q: oslo.config reads \"$$\" as '$'", creds.servicePassword, want)
+	if want := "se$$host$$$$cr%et"; creds.ServicePassword != want {
+		t.Errorf("the service password reaches OS_KEYSTONE_AUTHTOKEN__PASSWORD as %q, want %q: oslo.config reads \"$$\" as '$'", creds.ServicePassword, want)
 	}
-	if strings.Contains(creds.connection, "$") {
-		t.Errorf("the database URL %q holds a '$' oslo.config would interpolate", creds.connection)
+	if strings.Contains(creds.Connection, "$") {
+		t.Errorf("the database URL %q holds a '$' oslo.config would interpolate", creds.Connection)
 	}
 	unescaped := connectionURL("gl$ance", "$host", "openstack-db.openstack.svc", 3306, "glance")
-	if want := credentialsDigest("uid-glance-db", "uid-glance-service-user", unescaped, "se$host$$cr%et"); creds.digest != want {
-		t.Errorf("the digest is over the values, not their escaped form: %s, want %s", creds.digest, want)
+	if want := credentialsDigest("uid-glance-db", "uid-glance-service-user", unescaped, "se$host$$cr%et"); creds.Digest != want {
+		t.Errorf("the digest is over the values, not their escaped form: %s, want %s", creds.Digest, want)
 	}
 }

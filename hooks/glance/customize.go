@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // Customize answers /customize/glance: every GlanceBackend in the namespace
@@ -39,7 +40,7 @@ func Customize(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeR
 			APIVersion: "v1", Resource: "secrets", Namespace: g.Namespace,
 			Names: credentialSecrets(g.Spec.WithDefaults(g.Namespace)),
 		},
-		podsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
+		observe.PodsRelated(&api.Glance{ObjectMeta: g.ObjectMeta}),
 	}
 	for _, f := range features {
 		if f.related != nil {

@@ -8,6 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/test/testcert"
 )
 
@@ -127,8 +130,8 @@ func TestReadCredentialsWithDatabaseTLS(t *testing.T) {
 				}
 				return
 			}
-			if !strings.HasSuffix(creds.connection, "?charset=utf8&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=true") {
-				t.Errorf("%s: the URL %q does not carry verify-full's parameters", tc.reason, creds.connection)
+			if !strings.HasSuffix(creds.Connection, "?charset=utf8&ssl_ca=/etc/glance/database-tls/ca.crt&ssl_cert=/etc/glance/database-tls/tls.crt&ssl_key=/etc/glance/database-tls/tls.key&ssl_check_hostname=true") {
+				t.Errorf("%s: the URL %q does not carry verify-full's parameters", tc.reason, creds.Connection)
 			}
 		})
 	}
@@ -150,7 +153,7 @@ func TestDatabaseTLSChangeRollsThePods(t *testing.T) {
 		if err != nil || creds == nil {
 			t.Fatalf("readCredentials: %v %v", cond, err)
 		}
-		return creds.digest
+		return creds.Digest
 	}
 	base := digest(tlsSpec(api.DBTLSVerifyFull), secrets(ca.CertPEM, client))
 	for name, tc := range map[string]struct {
@@ -178,13 +181,13 @@ func TestDatabaseTLSChangeRollsThePods(t *testing.T) {
 func TestDatabaseTLSMountedInEveryDatabasePod(t *testing.T) {
 	g := &api.Glance{}
 	g.Name, g.Namespace = "glance", "openstack"
-	in := podInputs{mounts{"c", "b"}, "d"}
+	in := render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "d", EveryPod: everyPod}
 	pods := func(spec api.GlanceSpec) map[string]corev1.PodSpec {
 		spec.DBPurge = &api.DBPurgeSpec{}
-		cj := dbPurgeChildren(g, spec, runTarget{image: "i"}, in)[0].(*cronJobChild)
+		cj := render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*render.CronJobChild)
 		return map[string]corev1.PodSpec{
-			"Deployment": deployment(g, spec, runTarget{image: "i", release: UWSGIFrom}, in, nil).Spec.Template.Spec,
-			"SyncJob":    schemaJobChild(g, spec, schemaJob{actionSync, "i"}, "j", in).Spec.Template.Spec,
+			"Deployment": render.Deployment(g, spec, decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, in, nil).Spec.Template.Spec,
+			"SyncJob":    render.SchemaJobChild(g, spec, observe.SchemaJob{Action: observe.ActionSync, Image: "i"}, "j", in).Spec.Template.Spec,
 			"CronJob":    cj.Spec.JobTemplate.Spec.Template.Spec,
 		}
 	}

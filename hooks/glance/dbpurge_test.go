@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestDBPurgeCronJob(t *testing.T) {
@@ -46,25 +48,25 @@ func TestDBPurgeCronJob(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			children := dbPurgeChildren(g, tc.spec, runTarget{image: "glance:1"}, podInputs{mounts{"cfg", "bk"}, "digest"})
+			children := render.DBPurgeChildren(g, tc.spec, decide.RunTarget{Image: "glance:1"}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "cfg", BackendsSecret: "bk"}, Digest: "digest", EveryPod: everyPod})
 			var got *want
 			for _, c := range children {
-				cj := c.(*cronJobChild)
+				cj := c.(*render.CronJobChild)
 				got = &want{Name: cj.Name, Schedule: cj.Spec.Schedule, Suspend: *cj.Spec.Suspend}
 				assert.Equal(t, batchv1.ForbidConcurrent, cj.Spec.ConcurrencyPolicy, "a run that outlasts the interval is not overtaken")
 				job := cj.Spec.JobTemplate.Spec
 				require.NotNil(t, job.ActiveDeadlineSeconds, "a stuck run ends")
 				pod := job.Template.Spec
 				assert.Equal(t, corev1.RestartPolicyNever, pod.RestartPolicy)
-				assert.Equal(t, ComponentDBPurge, cj.Labels["app.kubernetes.io/component"], "kept out of the Service's selector")
-				cfg, bk := PodMounts(pod.Volumes)
+				assert.Equal(t, render.ComponentDBPurge, cj.Labels["app.kubernetes.io/component"], "kept out of the Service's selector")
+				cfg, bk := render.PodMounts(pod.Volumes)
 				assert.Equal(t, [2]string{"cfg", "bk"}, [2]string{cfg, bk}, "the config glance-api runs with")
 				for _, c := range append(pod.InitContainers, pod.Containers...) {
 					assert.Equal(t, "glance:1", c.Image, "the image glance-api runs")
 					assert.Equal(t, []string{"glance-manage"}, c.Command)
-					assert.Equal(t, configArgs(), c.Args[:2], "the schema Jobs' config files")
+					assert.Equal(t, render.ConfigArgs(), c.Args[:2], "the schema Jobs' config files")
 					got.Steps = append(got.Steps, c.Args[2:])
-					assert.Equal(t, launchEnv(g, tc.spec), c.Env, "the schema Jobs' database URL")
+					assert.Equal(t, render.LaunchEnv(g, tc.spec), c.Env, "the schema Jobs' database URL")
 					assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
 				}
 			}
@@ -81,7 +83,7 @@ func TestDBPurgeNeverHoldsTheDatabaseURL(t *testing.T) {
 	g := &api.Glance{}
 	g.Name = "glance"
 	spec := testSpec(func(s *api.GlanceSpec) { s.DBPurge = &api.DBPurgeSpec{} })
-	cj := dbPurgeChildren(g, spec, runTarget{image: "i"}, podInputs{mounts{"c", "b"}, "d"})[0].(*cronJobChild)
+	cj := render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "d", EveryPod: everyPod})[0].(*render.CronJobChild)
 	for _, e := range cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Env {
 		if strings.HasPrefix(e.Name, "OS_DATABASE") {
 			assert.Empty(t, e.Value, "%s comes from a Secret", e.Name)

@@ -12,31 +12,22 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
-// observedCronJob is an observed CronJob as far as the hook reads it.
-type observedCronJob struct {
-	Status batchv1.CronJobStatus `json:"status"`
-}
-
-// observedPurge is the observed purge CronJob, or why it cannot be read:
-// an error only where its status is reported.
-type observedPurge struct {
-	cronJob observedCronJob
-	found   bool
-	err     error
-}
-
 // observePurgeCronJob is the purge feature's observation.
-func observePurgeCronJob(o *observed, children metacontroller.ObjectMap) error {
-	o.purge = observePurge(children, o.glance)
+func observePurgeCronJob(o *observe.Observed, children metacontroller.ObjectMap) error {
+	o.Purge = observePurge(children, o.Glance)
 	return nil
 }
 
 // observePurge reads the purge CronJob.
-func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurge {
-	var p observedPurge
-	p.cronJob, p.found, p.err = metacontroller.DecodeOne[observedCronJob](children, names.CronJobsKey, names.DBPurgeCronJobName(g.Name))
+func observePurge(children metacontroller.ObjectMap, g *api.Glance) observe.ObservedPurge {
+	var p observe.ObservedPurge
+	p.CronJob, p.Found, p.Err = metacontroller.DecodeOne[observe.ObservedCronJob](children, names.CronJobsKey, names.DBPurgeCronJobName(g.Name))
 	return p
 }
 
@@ -47,11 +38,11 @@ func observePurge(children metacontroller.ObjectMap, g *api.Glance) observedPurg
 // start (or never) failed. A CronJob this answer asks for (asked) and not
 // observed yet is scheduled with no run: said from the answer that creates
 // it, the status is not written again when the create is observed.
-func dbPurgeReady(g *api.Glance, observed observedPurge, asked bool) (*hook.Condition, error) {
+func dbPurgeReady(g *api.Glance, observed observe.ObservedPurge, asked bool) (*hook.Condition, error) {
 	p := api.DBPurgeOf(g.Spec.DBPurge)
 	name := names.DBPurgeCronJobName(g.Name)
-	c := &hook.Condition{Type: CondDBPurgeReady}
-	cj, found, err := observed.cronJob, observed.found, observed.err
+	c := &hook.Condition{Type: model.CondDBPurgeReady}
+	cj, found, err := observed.CronJob, observed.Found, observed.Err
 	if err != nil {
 		return nil, hook.Invalid("observed %v", err)
 	}
@@ -59,28 +50,28 @@ func dbPurgeReady(g *api.Glance, observed observedPurge, asked bool) (*hook.Cond
 	st := cj.Status
 	switch {
 	case !found && !asked:
-		c.Reason = ReasonDBPurgeNotScheduled
+		c.Reason = model.ReasonDBPurgeNotScheduled
 		c.Message = fmt.Sprintf("CronJob %s does not exist yet: it comes with the Deployment, once the schema is in place", excerpt.Name(name))
 	case p.Suspend:
-		c.Status, c.Reason = true, ReasonDBPurgeSuspended
+		c.Status, c.Reason = true, model.ReasonDBPurgeSuspended
 		c.Message = fmt.Sprintf("CronJob %s is suspended (%s): the %s stay and the database grows", excerpt.Name(name),
 			field.NewPath("spec", "dbPurge", "suspend"), what)
 	case st.LastScheduleTime != nil && len(st.Active) == 0 &&
 		(st.LastSuccessfulTime == nil || st.LastSuccessfulTime.Before(st.LastScheduleTime)):
-		c.Reason = ReasonDBPurgeJobFailed
+		c.Reason = model.ReasonDBPurgeJobFailed
 		c.Message = fmt.Sprintf("the run of CronJob %s started at %s did not succeed (%s); its Job's pods say why; the next run tries again",
 			excerpt.Name(name), st.LastScheduleTime.UTC().Format("2006-01-02T15:04:05Z"), lastSuccess(st))
 	default:
-		c.Status, c.Reason = true, ReasonDBPurgeScheduled
+		c.Status, c.Reason = true, model.ReasonDBPurgeScheduled
 		c.Message = fmt.Sprintf("CronJob %s purges the %s on %q (%s)", excerpt.Name(name), what, p.CronSchedule(), lastSuccess(st))
 	}
 	return c, nil
 }
 
 // returnsCronJob reports whether the answer holds the purge CronJob.
-func returnsCronJob(in statusInput) bool {
-	for _, child := range in.out.children {
-		if _, ok := child.(*cronJobChild); ok {
+func returnsCronJob(in report.StatusInput) bool {
+	for _, child := range in.Out.Children {
+		if _, ok := child.(*render.CronJobChild); ok {
 			return true
 		}
 	}
@@ -98,13 +89,28 @@ func lastSuccess(st batchv1.CronJobStatus) string {
 // EventDBPurgeJobFailed is the Warning Event of a failed purge run. The
 // condition's message names the run's start, so each failed run is an
 // Event of its own, and a run that keeps failing is reported once a run.
-const EventDBPurgeJobFailed = ReasonDBPurgeJobFailed
+const EventDBPurgeJobFailed = model.ReasonDBPurgeJobFailed
 
 // purgeOccurrences is the Event the observed DBPurgeReady calls for.
-func purgeOccurrences(st api.GlanceStatus) []occurrence {
-	c, ok := hook.FindCondition(st.Conditions, CondDBPurgeReady)
-	if !ok || c.Status != metav1.ConditionFalse || c.Reason != ReasonDBPurgeJobFailed {
+func purgeOccurrences(st api.GlanceStatus) []report.Occurrence {
+	c, ok := hook.FindCondition(st.Conditions, model.CondDBPurgeReady)
+	if !ok || c.Status != metav1.ConditionFalse || c.Reason != model.ReasonDBPurgeJobFailed {
 		return nil
 	}
-	return []occurrence{{warning: true, reason: EventDBPurgeJobFailed, action: "PurgeDatabase", note: c.Message, at: c.LastTransitionTime}}
+	return []report.Occurrence{{Warning: true, Reason: EventDBPurgeJobFailed, Action: "PurgeDatabase", Note: c.Message, At: c.LastTransitionTime}}
+}
+
+// dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
+// scheduled, True under the reference's reason for a purge that does not
+// run, since nothing else says the backlog grows.
+func dbPurgeCondition(in report.StatusInput) (hook.Condition, error) {
+	c, err := dbPurgeReady(in.Observed.Glance, in.Observed.Purge, returnsCronJob(in))
+	switch {
+	case err != nil:
+		return hook.Condition{}, err
+	case c != nil:
+		return *c, nil
+	}
+	return hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeSuspended,
+		Message: "no purge CronJob is scheduled (spec.dbPurge): the rows deleted in Glance stay and the database grows"}, nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestDBPurgeReady(t *testing.T) {
@@ -35,32 +37,32 @@ func TestDBPurgeReady(t *testing.T) {
 		want     *hook.Condition
 	}{
 		"unset": {"no block: the default purge, reported like any other", nil, cronJob(batchv1.CronJobStatus{}),
-			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+			&hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeScheduled,
 				Message: `CronJob "glance-db-purge" purges the rows deleted more than 30 days ago on "1 0 * * *" (no run has succeeded yet)`}},
 		"not yet": {"before the schema is in place there is no CronJob", &api.DBPurgeSpec{}, metacontroller.ObjectMap{},
-			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeNotScheduled,
+			&hook.Condition{Type: model.CondDBPurgeReady, Reason: model.ReasonDBPurgeNotScheduled,
 				Message: `CronJob "glance-db-purge" does not exist yet: it comes with the Deployment, once the schema is in place`}},
 		"scheduled": {"no run yet", &api.DBPurgeSpec{}, cronJob(batchv1.CronJobStatus{}),
-			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+			&hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeScheduled,
 				Message: `CronJob "glance-db-purge" purges the rows deleted more than 30 days ago on "1 0 * * *" (no run has succeeded yet)`}},
 		"succeeded": {"the last run succeeded after it started", &api.DBPurgeSpec{RetentionDays: ptr(int32(7)), Schedule: "@daily"},
 			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(0), LastSuccessfulTime: at(1)}),
-			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+			&hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeScheduled,
 				Message: `CronJob "glance-db-purge" purges the rows deleted more than 7 days ago on "@daily" (last success 2026-01-02T01:00:00Z)`}},
 		"running": {"a run in progress has not failed", &api.DBPurgeSpec{},
 			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2), LastSuccessfulTime: at(1), Active: []corev1.ObjectReference{{Name: "glance-db-purge-1"}}}),
-			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeScheduled,
+			&hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeScheduled,
 				Message: `CronJob "glance-db-purge" purges the rows deleted more than 30 days ago on "1 0 * * *" (last success 2026-01-02T01:00:00Z)`}},
 		"failed": {"the last run ended without success", &api.DBPurgeSpec{},
 			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2), LastSuccessfulTime: at(1)}),
-			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeJobFailed,
+			&hook.Condition{Type: model.CondDBPurgeReady, Reason: model.ReasonDBPurgeJobFailed,
 				Message: `the run of CronJob "glance-db-purge" started at 2026-01-02T02:00:00Z did not succeed (last success 2026-01-02T01:00:00Z); its Job's pods say why; the next run tries again`}},
 		"never succeeded": {"the first run failed", &api.DBPurgeSpec{}, cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2)}),
-			&hook.Condition{Type: CondDBPurgeReady, Reason: ReasonDBPurgeJobFailed,
+			&hook.Condition{Type: model.CondDBPurgeReady, Reason: model.ReasonDBPurgeJobFailed,
 				Message: `the run of CronJob "glance-db-purge" started at 2026-01-02T02:00:00Z did not succeed (no run has succeeded yet); its Job's pods say why; the next run tries again`}},
 		"suspended": {"a posture, not a fault, under its own reason", &api.DBPurgeSpec{Suspend: true},
 			cronJob(batchv1.CronJobStatus{LastScheduleTime: at(2)}),
-			&hook.Condition{Type: CondDBPurgeReady, Status: true, Reason: ReasonDBPurgeSuspended,
+			&hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeSuspended,
 				Message: `CronJob "glance-db-purge" is suspended (spec.dbPurge.suspend): the rows deleted more than 30 days ago stay and the database grows`}},
 	}
 	for name, tc := range cases {
@@ -89,14 +91,14 @@ func TestDBPurgeReadyFromTheAnswer(t *testing.T) {
 	if diff := cmp.Diff(observed, asked); diff != "" {
 		t.Errorf("asked for, -observed, +asked:\n%s", diff)
 	}
-	require.Equal(t, ReasonDBPurgeScheduled, asked.Reason)
+	require.Equal(t, model.ReasonDBPurgeScheduled, asked.Reason)
 }
 
 // TestDBPurgeEvents: a failed run is a Warning Event, each failed run one
 // of its own; a purge that runs or is suspended makes none.
 func TestDBPurgeEvents(t *testing.T) {
 	failed := func(start string) api.GlanceStatus {
-		return api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, false, ReasonDBPurgeJobFailed,
+		return api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDBPurgeReady, false, model.ReasonDBPurgeJobFailed,
 			"the run of CronJob \"glance-db-purge\" started at "+start+" did not succeed")}}
 	}
 	cases := map[string]struct {
@@ -106,8 +108,8 @@ func TestDBPurgeEvents(t *testing.T) {
 	}{
 		"failed": {"a Warning naming the run", failed("2026-01-02T00:01:00Z"),
 			[]string{`Warning DBPurgeJobFailed: the run of CronJob "glance-db-purge" started at 2026-01-02T00:01:00Z did not succeed`}},
-		"scheduled": {"nothing to report", api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, true, ReasonDBPurgeScheduled, "ok")}}, nil},
-		"suspended": {"a posture, not an Event", api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDBPurgeReady, true, ReasonDBPurgeSuspended, "paused")}}, nil},
+		"scheduled": {"nothing to report", api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDBPurgeReady, true, model.ReasonDBPurgeScheduled, "ok")}}, nil},
+		"suspended": {"a posture, not an Event", api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDBPurgeReady, true, model.ReasonDBPurgeSuspended, "paused")}}, nil},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -124,5 +126,5 @@ func TestDBPurgeEvents(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	require.Len(t, next, 1)
-	require.NotEqual(t, first[0].(*eventChild).Name, next[0].(*eventChild).Name, "the next failed run is another Event")
+	require.NotEqual(t, first[0].(*report.EventChild).Name, next[0].(*report.EventChild).Name, "the next failed run is another Event")
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 var (
@@ -58,11 +60,11 @@ func phase(p string) *api.UpgradeStatus { u := *upgrading; u.Phase = p; return &
 
 func TestEvents(t *testing.T) {
 	skipped := api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(CondBackendsReady, false, ReasonWaitingForBackends, "2 backends are not projected")},
+		Conditions: []metav1.Condition{cond(model.CondBackendsReady, false, model.ReasonWaitingForBackends, "2 backends are not projected")},
 		Backends: []api.BackendStatus{
-			{Name: "glance-archive", StoreID: "archive", Reason: ReasonBackendSkipped, Message: `credentials Secret "archive-s3" not found`},
-			{Name: "glance-ca", StoreID: "ca", Reason: ReasonCABundleConflict, Message: "its CA bundle differs from the default's"},
-			{Name: "glance-new", StoreID: "new", Reason: ReasonStorePending, Message: "its store Secret is on its way"},
+			{Name: "glance-archive", StoreID: "archive", Reason: model.ReasonBackendSkipped, Message: `credentials Secret "archive-s3" not found`},
+			{Name: "glance-ca", StoreID: "ca", Reason: model.ReasonCABundleConflict, Message: "its CA bundle differs from the default's"},
+			{Name: "glance-new", StoreID: "new", Reason: model.ReasonStorePending, Message: "its store Secret is on its way"},
 			{Name: "glance-default", StoreID: "default", Projected: true},
 		},
 	}
@@ -82,85 +84,85 @@ func TestEvents(t *testing.T) {
 		},
 		"BackendsReady": {
 			reason: "a backend listed with a stale reason makes no Event once BackendsReady is True",
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(CondBackendsReady, true, ReasonAllBackendsProjected, "")},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondBackendsReady, true, model.ReasonAllBackendsProjected, "")},
 				Backends: skipped.Backends},
 			now: soon,
 		},
 		"DatabaseSyncedFresh": {
 			reason: "the schema synced is a Normal Event right after the transition",
 			status: api.GlanceStatus{InstalledRelease: "2025.2",
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, true, ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
 			now:  soon,
 			want: []string{"Normal DatabaseSynced: the schema of 2025.2 is in place"},
 		},
 		"DatabaseSyncedLongAgo": {
 			reason: "a Normal Event not made within EventFreshFor is not made later (its TTL passed, or it never was)",
 			status: api.GlanceStatus{InstalledRelease: "2025.2",
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, true, ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
-			now: transition.Add(EventFreshFor + time.Second),
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
+			now: transition.Add(report.EventFreshFor + time.Second),
 		},
 		"DBSyncFailed": {
 			reason: "a failed schema sync is a Warning for as long as it fails",
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, `Job "glance-db-sync-1" failed`)}},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, `Job "glance-db-sync-1" failed`)}},
 			now:    hoursLater,
 			want:   []string{`Warning DBSyncFailed: Job "glance-db-sync-1" failed`},
 		},
 		"SyncRunning": {
 			reason: "no Event for a step in progress",
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncRunning, "running")}},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncRunning, "running")}},
 			now:    soon,
 		},
 		"UpgradeInitiated": {
 			reason: "each upgrade phase reached is a Normal Event naming the step, not the Job running",
 			status: api.GlanceStatus{InstalledRelease: "2025.2", Upgrade: phase(api.PhaseExpanding),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaUpgrading, "Job x runs db expand")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaUpgrading, "Job x runs db expand")}},
 			now:  soon,
 			want: []string{"Normal UpgradeInitiated: upgrade initiated: 2025.2 → 2026.1"},
 		},
 		"ExpandComplete": {
 			status: api.GlanceStatus{InstalledRelease: "2025.2", Upgrade: phase(api.PhaseMigrating),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaUpgrading, "Job y runs db migrate")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaUpgrading, "Job y runs db migrate")}},
 			now:  soon,
 			want: []string{"Normal ExpandComplete: expand phase complete: 2025.2 → 2026.1"},
 		},
 		"MigrateComplete": {
 			status: api.GlanceStatus{InstalledRelease: "2025.2", Upgrade: phase(api.PhaseRollingUpdate),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaUpgrading, "rolling")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaUpgrading, "rolling")}},
 			now:  soon,
 			want: []string{"Normal MigrateComplete: migrate phase complete: 2025.2 → 2026.1"},
 		},
 		"RolloutComplete": {
 			status: api.GlanceStatus{InstalledRelease: "2025.2", Upgrade: phase(api.PhaseContracting),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaUpgrading, "Job z runs db contract")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaUpgrading, "Job z runs db contract")}},
 			now:  soon,
 			want: []string{"Normal DeploymentRolloutComplete: Deployment rollout complete: 2025.2 → 2026.1"},
 		},
 		"MigrateFailed": {
 			reason: "a failed phase is a Warning named after the phase",
 			status: api.GlanceStatus{InstalledRelease: "2025.2", Upgrade: phase(api.PhaseMigrating),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaUpgradeFailed, "Job y failed")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaUpgradeFailed, "Job y failed")}},
 			now:  hoursLater,
 			want: []string{"Warning MigrateFailed: Job y failed"},
 		},
 		"ContractFailed": {
 			status: api.GlanceStatus{InstalledRelease: "2025.2", Upgrade: phase(api.PhaseContracting),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaUpgradeFailed, "Job z failed")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaUpgradeFailed, "Job z failed")}},
 			now:  soon,
 			want: []string{"Warning ContractFailed: Job z failed"},
 		},
 		"Downgrade": {
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonDowngradeNotSupported, "2025.1 is older")}},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDowngradeNotSupported, "2025.1 is older")}},
 			now:    soon,
 			want:   []string{"Warning DowngradeNotSupported: 2025.1 is older"},
 		},
 		"SkipsReleases": {
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonUpgradeSkipsReleases, "one release at a time")}},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonUpgradeSkipsReleases, "one release at a time")}},
 			now:    soon,
 			want:   []string{"Warning UpgradePathInvalid: one release at a time"},
 		},
 		"TargetChanged": {
 			status: api.GlanceStatus{Upgrade: phase(api.PhaseMigrating),
-				Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonUpgradeTargetChanged, "set it back")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonUpgradeTargetChanged, "set it back")}},
 			now:  soon,
 			want: []string{"Warning UpgradeTargetChanged: set it back"},
 		},
@@ -186,7 +188,7 @@ func TestEvents(t *testing.T) {
 // kubectl describe need it.
 func TestEventShape(t *testing.T) {
 	got, err := events(glanceWith(api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}}), observeEvents(nil), soon)
+		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}), observeEvents(nil), soon)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
@@ -227,18 +229,18 @@ func TestEventNames(t *testing.T) {
 		if err != nil || len(got) != 1 {
 			t.Fatalf("got %d Events, %v", len(got), err)
 		}
-		return got[0].(*eventChild).Name
+		return got[0].(*report.EventChild).Name
 	}
-	st := api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}}
+	st := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}
 	base := name(glanceWith(st), soon)
 	if again := name(glanceWith(st), hoursLater); again != base {
 		t.Errorf("a resync later names the Event %s, not %s", again, base)
 	}
 	later := st
-	later.Conditions = []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}
+	later.Conditions = []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}
 	later.Conditions[0].LastTransitionTime = metav1.NewTime(transition.Add(time.Second))
 	other := st
-	other.Conditions = []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed again")}
+	other.Conditions = []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed again")}
 	recreated := glanceWith(st)
 	recreated.UID = "uid-2"
 	for what, n := range map[string]string{"transition": name(glanceWith(later), soon), "note": name(glanceWith(other), soon),
@@ -253,7 +255,7 @@ func TestEventNames(t *testing.T) {
 // returned as last applied, so it stays until the API server's TTL deletes
 // it; once gone it is not made again.
 func TestEventsKeptUntilTheirTTL(t *testing.T) {
-	faulted := api.GlanceStatus{Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, "failed")}}
+	faulted := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}
 	made, err := events(glanceWith(faulted), observeEvents(nil), soon)
 	if err != nil || len(made) != 1 {
 		t.Fatalf("got %d Events, %v", len(made), err)
@@ -262,7 +264,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := made[0].(*eventChild)
+	e := made[0].(*report.EventChild)
 	observedRaw, err := json.Marshal(map[string]any{"apiVersion": e.APIVersion, "kind": "Event",
 		"metadata": map[string]any{"name": e.Name, "namespace": e.Namespace, "uid": "server-uid", "resourceVersion": "7",
 			"annotations": map[string]string{metacontroller.LastAppliedAnnotation: string(applied)}},
@@ -272,7 +274,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	}
 	observed := metacontroller.ObjectMap{names.EventsKey: {e.Name: observedRaw}}
 	healed := glanceWith(api.GlanceStatus{InstalledRelease: "2025.2",
-		Conditions: []metav1.Condition{cond(CondDatabaseReady, true, ReasonSchemaSynced, "in place")}})
+		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "in place")}})
 
 	kept, err := events(healed, observeEvents(observed), hoursLater)
 	if err != nil {
@@ -311,11 +313,11 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 func TestEventNoteBounded(t *testing.T) {
 	long := strings.Repeat("é", 2000)
 	got, err := events(glanceWith(api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(CondDatabaseReady, false, ReasonSchemaSyncFailed, long)}}), observeEvents(nil), soon)
+		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, long)}}), observeEvents(nil), soon)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
-	if n := len(got[0].(*eventChild).Note); n > maxEventNote {
+	if n := len(got[0].(*report.EventChild).Note); n > report.MaxEventNote {
 		t.Errorf("note of %d bytes", n)
 	}
 }
@@ -324,11 +326,11 @@ func TestEventNoteBounded(t *testing.T) {
 // one of 100 backends skipped, each a Warning.
 func BenchmarkEvents(b *testing.B) {
 	st := api.GlanceStatus{InstalledRelease: "2025.2", Conditions: []metav1.Condition{
-		cond(CondBackendsReady, false, ReasonWaitingForBackends, "100 backends are not projected"),
-		cond(CondDatabaseReady, true, ReasonSchemaSynced, "the schema of 2025.2 is in place")}}
+		cond(model.CondBackendsReady, false, model.ReasonWaitingForBackends, "100 backends are not projected"),
+		cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}}
 	for i := range 100 {
 		id := "store-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		st.Backends = append(st.Backends, api.BackendStatus{Name: "glance-" + id, StoreID: id, Reason: ReasonBackendSkipped,
+		st.Backends = append(st.Backends, api.BackendStatus{Name: "glance-" + id, StoreID: id, Reason: model.ReasonBackendSkipped,
 			Message: `its credentials are not ready: credentials Secret "` + id + `" not found`})
 	}
 	g := glanceWith(st)

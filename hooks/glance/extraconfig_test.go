@@ -11,6 +11,9 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -35,8 +38,8 @@ func TestLayerConf(t *testing.T) {
 			"a":                  {"s3_store_bucket": "b"},
 		},
 	}
-	in := confInput{spec: spec, stores: []*store{{id: "a", state: storestate.Rendered}}}
-	got := layerConf(in, rendered())
+	in := render.ConfInput{Spec: spec, Stores: []*model.Store{{ID: "a", State: storestate.Rendered}}}
+	got := render.LayerConf(in, rendered())
 	want := []storeconf.Section{
 		{Name: "DEFAULT", Options: []storeconf.Option{{Key: "enabled_backends", Value: "a:s3"}, {Key: "workers", Value: "4"},
 			{Key: "plugin_opt", Value: "1"}, {Key: "allow_anonymous_access", Value: "true"}}},
@@ -48,8 +51,8 @@ func TestLayerConf(t *testing.T) {
 	}
 
 	// Without extraConfig, what the hooks render wins over a plugin.
-	in.spec.ExtraConfig = nil
-	got = layerConf(in, rendered())
+	in.Spec.ExtraConfig = nil
+	got = render.LayerConf(in, rendered())
 	assert.Equal(t, storeconf.Option{Key: "workers", Value: "2"}, got[0].Options[1], "a plugin does not override the hooks")
 
 	// The file reads back with an independent parser, each key once.
@@ -63,7 +66,7 @@ func TestLayerConf(t *testing.T) {
 // TestExtraConfigHealthy: owned keys are named, tunable ones are not, and
 // without extraConfig the condition is True.
 func TestExtraConfigHealthy(t *testing.T) {
-	stores := []*store{{id: "a", state: storestate.Rendered}}
+	stores := []*model.Store{{ID: "a", State: storestate.Rendered}}
 	cases := map[string]struct {
 		reason  string
 		extra   map[string]map[string]string
@@ -72,18 +75,18 @@ func TestExtraConfigHealthy(t *testing.T) {
 		message string
 	}{
 		"none": {reason: "no extraConfig: True, as the reference reports it",
-			want: ReasonNoOwnedKeysOverridden, status: true, message: "spec.extraConfig overrides no key the hooks render"},
+			want: model.ReasonNoOwnedKeysOverridden, status: true, message: "spec.extraConfig overrides no key the hooks render"},
 		"tunable": {reason: "a key the hooks render as a default is the operator's to tune",
 			extra: map[string]map[string]string{"oslo_policy": {"enforce_scope": "false"}, "DEFAULT": {"workers": "4"}},
-			want:  ReasonNoOwnedKeysOverridden, status: true},
+			want:  model.ReasonNoOwnedKeysOverridden, status: true},
 		"owned": {reason: "owned keys are named, sorted",
 			extra: map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}, "keystone_authtoken": {"username": "u", "auth_url": "http://k"}},
-			want:  ReasonOwnedKeysOverridden,
+			want:  model.ReasonOwnedKeysOverridden,
 			message: "spec.extraConfig overrides 3 keys the hooks render: [DEFAULT] enabled_backends, " +
 				"[keystone_authtoken] auth_url, [keystone_authtoken] username"},
 		"store section": {reason: "an S3 store's section is out of reach and said to be",
 			extra: map[string]map[string]string{"a": {"s3_store_bucket": "b"}},
-			want:  ReasonStoreSectionIgnored},
+			want:  model.ReasonStoreSectionIgnored},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -100,12 +103,12 @@ func TestExtraConfigHealthy(t *testing.T) {
 // TestExtraConfigEvent: a False condition is one Warning Event; True none.
 func TestExtraConfigEvent(t *testing.T) {
 	at := metav1.Unix(1767225600, 0)
-	st := api.GlanceStatus{Conditions: []metav1.Condition{{Type: CondExtraConfigHealthy, Status: metav1.ConditionFalse,
-		Reason: ReasonOwnedKeysOverridden, Message: "m", LastTransitionTime: at}}}
+	st := api.GlanceStatus{Conditions: []metav1.Condition{{Type: model.CondExtraConfigHealthy, Status: metav1.ConditionFalse,
+		Reason: model.ReasonOwnedKeysOverridden, Message: "m", LastTransitionTime: at}}}
 	got := extraConfigOccurrences(st)
 	require.Len(t, got, 1)
-	assert.True(t, got[0].warning)
-	assert.Equal(t, EventExtraConfigOwnedKey, got[0].reason)
+	assert.True(t, got[0].Warning)
+	assert.Equal(t, report.EventExtraConfigOwnedKey, got[0].Reason)
 	st.Conditions[0].Status = metav1.ConditionTrue
 	assert.Empty(t, extraConfigOccurrences(st), "a True condition makes no Event")
 }

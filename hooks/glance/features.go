@@ -7,6 +7,11 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // feature is one feature of a Glance as one value: what it contributes to
@@ -23,70 +28,39 @@ type feature struct {
 	// gate reads what it asked for and returns its condition, nil when its
 	// field is unset. A False one keeps the last-good config and says why
 	// (decide.go), and Ready waits for it (report.go).
-	gate func(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error)
+	gate func(o *observe.Observed, related metacontroller.ObjectMap) (*hook.Condition, error)
 	// observe reads its children into its typed fields of observed, so
 	// nothing after observe reads the request's maps.
-	observe func(o *observed, children metacontroller.ObjectMap) error
+	observe func(o *observe.Observed, children metacontroller.ObjectMap) error
 	// decide makes its decision from what was observed, into d; it
 	// changes nothing of o (decide.go).
-	decide func(o *observed, d *decision)
+	decide func(o *observe.Observed, d *decide.Decision)
 	// conf adds to glance-api.conf: [DEFAULT] holds the features' options
 	// in their order, and their sections follow it in their order.
-	conf func(confInput) (confPart, error)
+	conf func(render.ConfInput) (render.ConfPart, error)
 	// paste puts filters into the paste pipeline (paste.go).
-	paste func(api.GlanceSpec) []pasteFilter
+	paste func(api.GlanceSpec) []render.PasteFilter
 	// everyPod changes every pod template the Glance renders: the
 	// Deployment's, the schema Jobs' and the purge CronJob's.
 	everyPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
 	// apiPod changes the glance-api pod template of the Deployment: where
 	// the pods run, volumes, mounts, environment, annotations.
-	apiPod func(podInput, *deploymentChild)
+	apiPod func(render.PodInput, *render.DeploymentChild)
 	// withDeployment are its children that come with the Deployment, once
 	// glance-api may run.
-	withDeployment func(deploymentInput) []any
+	withDeployment func(render.DeploymentInput) []any
 	// reach are its children rendered whatever the config decision, with
 	// their condition (reach.go).
-	reach func(o *observed, stores []*store) ([]any, *hook.Condition, error)
+	reach func(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error)
 	// events are the Events its part of the observed status calls for
 	// (events.go).
-	events func(api.GlanceStatus) []occurrence
+	events func(api.GlanceStatus) []report.Occurrence
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
 	lastGood []string
 	// status are its conditions, in the order the status lists them.
-	status []statusFeature
+	status []report.StatusFeature
 }
-
-// podInput is what the pod features read: the Glance, its spec with
-// defaults, every store the config renders and the process-wide CA bundle.
-type podInput struct {
-	glance        *api.Glance
-	spec          api.GlanceSpec
-	stores        []*store
-	processWideCA string
-}
-
-// statusFeature is one condition of a Glance: its type, how it is reported
-// from what a sync observed, decided and rendered, and whether Ready waits
-// for it. Every one is reported on every sync: a feature whose field is
-// unset says so under a reason of its own (True: nothing is required), so a
-// script waiting for a condition by name never waits for nothing.
-type statusFeature struct {
-	condType string
-	report   func(statusInput) (hook.Condition, error)
-	ready    readiness
-}
-
-// readiness says whether Ready waits for a condition.
-type readiness bool
-
-const (
-	// holdsReady: Ready is False while the condition is.
-	holdsReady readiness = true
-	// besideReady: reported, but a False one does not stop glance-api
-	// from serving the current config, so Ready does not wait for it.
-	besideReady readiness = false
-)
 
 // features are the features of a Glance, each once, in the order their
 // contributions are made: glance-api.conf's options and sections, the
@@ -98,7 +72,60 @@ const (
 // which a variable's own initializer cannot refer to.
 var features []feature
 
-func init() { features = registered() }
+func init() {
+	features = registered()
+	files = filesOf(features)
+	everyPod = everyPodOf(features)
+	parts = partsOf(features)
+	decisions = deciders()
+	for _, f := range features {
+		statuses = append(statuses, f.status...)
+		if f.events != nil {
+			eventSources = append(eventSources, f.events)
+		}
+	}
+}
+
+// eventSources are the features' Events, in their order, gathered once.
+var eventSources []func(api.GlanceStatus) []report.Occurrence
+
+// statuses are the features' conditions, in the order the status lists
+// them, gathered once.
+var statuses []report.StatusFeature
+
+// everyPod are the features' changes to every pod template, gathered once.
+var everyPod []func(*corev1.PodSpec, api.GlanceSpec)
+
+// everyPodOf gathers the features' changes to every pod template, in
+// their order.
+func everyPodOf(fs []feature) []func(*corev1.PodSpec, api.GlanceSpec) {
+	var changes []func(*corev1.PodSpec, api.GlanceSpec)
+	for _, f := range fs {
+		if f.everyPod != nil {
+			changes = append(changes, f.everyPod)
+		}
+	}
+	return changes
+}
+
+// files are the features' contributions to the config's files, gathered
+// once.
+var files render.FileParts
+
+// filesOf gathers the features' contributions to the config's files, in
+// their order.
+func filesOf(fs []feature) render.FileParts {
+	var p render.FileParts
+	for _, f := range fs {
+		if f.conf != nil {
+			p.Conf = append(p.Conf, f.conf)
+		}
+		if f.paste != nil {
+			p.Paste = append(p.Paste, f.paste)
+		}
+	}
+	return p
+}
 
 // registered is the list features holds: those that shape the config and
 // the pods first, then those whose children and conditions follow the
@@ -110,34 +137,34 @@ func registered() []feature {
 // shapingFeatures shape glance-api.conf, the paste pipeline and the pods.
 func shapingFeatures() []feature {
 	return []feature{
-		{name: "launch", conf: launchConf}, // launch.go: the port, the eventlet server's workers
+		{name: "launch", conf: render.LaunchConf}, // launch.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
-		{name: "stores", decide: holdOutdatedStores, conf: storesConf, events: skippedBackends,
-			status: holds(CondBackendsReady, backendsCondition)},
-		{name: "retirement", decide: retireStores}, // retire.go: the retiring stores the running config holds
+		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: report.SkippedBackends,
+			status: holds(model.CondBackendsReady, report.BackendsCondition)},
+		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
 		// report.go: what render said of the config
-		{name: "config", status: holds(CondConfigRendered, renderedCondition),
+		{name: "config", status: holds(model.CondConfigRendered, report.RenderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
-		{name: "imports", conf: importsConf},        // config.go: import methods, staging and tasks areas
-		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
-		{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
-		{name: "locations", conf: locationsConf},    // config.go: image locations hidden
+		{name: "imports", conf: render.ImportsConf},     // config.go: import methods, staging and tasks areas
+		{name: "uri-filter", conf: uriFilterConf},       // imports.go: the URI filter of web-download
+		{name: "import-plugins", conf: pluginsConf},     // imports.go: the import plugins and their sections
+		{name: "locations", conf: render.LocationsConf}, // config.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
-		{name: "database", conf: databaseConf, events: schemaOccurrences,
-			status: holds(CondDatabaseReady, databaseCondition)},
+		{name: "database", conf: databaseConf, events: report.SchemaOccurrences,
+			status: holds(model.CondDatabaseReady, report.DatabaseCondition)},
 		// databasetls.go: the database TLS files in every pod
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
-		{name: "keystone", conf: keystoneConf, status: holds(CondServiceUserReady, serviceUserCondition)},
-		{name: "runtime", conf: runtimeConf},           // config.go: locks, notifications, paste pipeline
-		{name: "logging", conf: loggingConf},           // logging.go: oslo.log's options
+		{name: "keystone", conf: keystoneConf, status: holds(model.CondServiceUserReady, report.ServiceUserCondition)},
+		{name: "runtime", conf: render.RuntimeConf},    // config.go: locks, notifications, paste pipeline
+		{name: "logging", conf: render.LoggingConf},    // logging.go: oslo.log's options
 		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
 		{name: "middleware", paste: middlewareFilters}, // middleware.go: spec.middleware
 		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
-		{name: "policy", conf: policyConf, related: policyRelated},
-		{name: "placement", apiPod: placeAPIPods}, // placement.go: node selection, spreading, priority
+		{name: "policy", conf: render.PolicyConf, related: render.PolicyRelated},
+		{name: "placement", apiPod: render.PlaceAPIPods}, // placement.go: node selection, spreading, priority
 		// cabundles.go: the stores' CA bundles
-		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
+		{name: "ca-bundles", decide: decide.ChooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
 	}
@@ -148,91 +175,76 @@ func shapingFeatures() []feature {
 func followingFeatures() []feature {
 	return []feature{
 		// report.go: the rollout and its pods
-		{name: "deployment", status: holds(CondDeploymentReady, deploymentCondition)},
+		{name: "deployment", status: holds(model.CondDeploymentReady, report.DeploymentCondition)},
 		// gateway.go: spec.gateway's route
 		{name: "gateway", observe: observeGatewayRoute, reach: gatewayReach,
-			status: holds(CondHTTPRouteReady, httpRouteReady)},
+			status: holds(model.CondHTTPRouteReady, httpRouteReady)},
 		// networkpolicy.go: spec.networkPolicy
 		{name: "network-policy", observe: observeEgress, decide: awaitStoreEgress,
-			reach: networkPolicyReach, status: holds(CondNetworkPolicyReady, networkPolicyReady)},
+			reach: networkPolicyReach, status: holds(model.CondNetworkPolicyReady, networkPolicyReady)},
 		// secretstore.go: the store spec.secretStoreRef names, SecretsReady
 		{name: "secret-store", related: secretStoreRelated, gate: secretStoreGate,
-			status: holds(CondSecretsReady, secretsReady)},
+			status: holds(model.CondSecretsReady, secretsReady)},
 		// apistatus.go: the pods' /healthcheck
-		{name: "api-health", status: holds(CondGlanceAPIReady, glanceAPIReady)},
+		{name: "api-health", status: holds(model.CondGlanceAPIReady, glanceAPIReady)},
 		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
-		{name: "scaling", observe: observeAutoscaler, status: holds(CondHPAReady, hpaReady),
+		{name: "scaling", observe: observeAutoscaler, status: holds(model.CondHPAReady, hpaReady),
 			withDeployment: scalingWithDeployment,
 			lastGood:       []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
 		// extraconfig.go: spec.extraConfig
 		{name: "extra-config", events: extraConfigOccurrences,
-			status: beside(CondExtraConfigHealthy, extraConfigCondition)},
+			status: beside(model.CondExtraConfigHealthy, extraConfigCondition)},
 		// dbpurgestatus.go: the purge CronJob, or the purge is off
 		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
-			status: beside(CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
+			status: beside(model.CondDBPurgeReady, dbPurgeCondition), withDeployment: render.DBPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 		// storereach.go: the backends' checks of their stores
 		{name: "store-reach", events: unreachableOccurrences,
-			status: beside(CondStoresReachable, storesReachable)},
+			status: beside(model.CondStoresReachable, storesReachable)},
 	}
 }
 
 // holds is one condition Ready waits for.
-func holds(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
-	return []statusFeature{{condType, report, holdsReady}}
+func holds(condType string, condition func(report.StatusInput) (hook.Condition, error)) []report.StatusFeature {
+	return []report.StatusFeature{{CondType: condType, Report: condition, Ready: report.HoldsReady}}
 }
 
 // beside is one condition reported beside Ready.
-func beside(condType string, report func(statusInput) (hook.Condition, error)) []statusFeature {
-	return []statusFeature{{condType, report, besideReady}}
+func beside(condType string, condition func(report.StatusInput) (hook.Condition, error)) []report.StatusFeature {
+	return []report.StatusFeature{{CondType: condType, Report: condition, Ready: report.BesideReady}}
 }
 
-// lastGoodKinds are the kinds of children every feature keeps as last
-// applied when nothing is re-rendered, in the features' order.
-func lastGoodKinds() []string {
-	var kinds []string
+// deciders are the features' decisions, in the features' order.
+func deciders() []func(*observe.Observed, *decide.Decision) {
+	var steps []func(*observe.Observed, *decide.Decision)
 	for _, f := range features {
-		kinds = append(kinds, f.lastGood...)
-	}
-	return kinds
-}
-
-// deploymentInput is what the children that come with the Deployment
-// read: the Glance, its spec with defaults, what glance-api runs and what
-// its pods mount.
-type deploymentInput struct {
-	glance *api.Glance
-	spec   api.GlanceSpec
-	run    runTarget
-	pod    podInputs
-}
-
-// childrenWithDeployment are the features' children that come with the
-// Deployment, in the features' order.
-func childrenWithDeployment(in deploymentInput) []any {
-	var out []any
-	for _, f := range features {
-		if f.withDeployment != nil {
-			out = append(out, f.withDeployment(in)...)
+		if f.decide != nil {
+			steps = append(steps, f.decide)
 		}
 	}
-	return out
+	return steps
 }
 
-// mountAPIPod runs the features' changes to the glance-api pod template.
-func mountAPIPod(in podInput, d *deploymentChild) {
-	for _, f := range features {
+// decisions are the features' decisions, gathered once.
+var decisions []func(*observe.Observed, *decide.Decision)
+
+// parts are what the render stage runs of the features, gathered once.
+var parts render.Parts
+
+// partsOf gathers what the render stage runs of the features, in their
+// order: the config's files, the changes to every pod and to glance-api's,
+// the children that come with the Deployment, the kinds kept as last
+// applied.
+func partsOf(fs []feature) render.Parts {
+	p := render.Parts{Files: files, EveryPod: everyPod}
+	for _, f := range fs {
 		if f.apiPod != nil {
-			f.apiPod(in, d)
+			p.APIPod = append(p.APIPod, f.apiPod)
 		}
-	}
-}
-
-// mountEveryPod runs the features' changes to every pod template.
-func mountEveryPod(spec api.GlanceSpec, pod *corev1.PodSpec) {
-	for _, f := range features {
-		if f.everyPod != nil {
-			f.everyPod(pod, spec)
+		if f.withDeployment != nil {
+			p.WithDeployment = append(p.WithDeployment, f.withDeployment)
 		}
+		p.LastGood = append(p.LastGood, f.lastGood...)
 	}
+	return p
 }

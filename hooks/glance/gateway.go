@@ -9,6 +9,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // RouteRequestTimeout is the HTTPRoute's request timeout. An image upload
@@ -29,15 +33,9 @@ type httpRouteChild struct {
 }
 
 type httpRouteSpec struct {
-	ParentRefs []routeParentRef `json:"parentRefs"`
-	Hostnames  []string         `json:"hostnames"`
-	Rules      []routeRule      `json:"rules"`
-}
-
-type routeParentRef struct {
-	Name        string `json:"name"`
-	Namespace   string `json:"namespace,omitempty"`
-	SectionName string `json:"sectionName,omitempty"`
+	ParentRefs []observe.RouteParentRef `json:"parentRefs"`
+	Hostnames  []string                 `json:"hostnames"`
+	Rules      []routeRule              `json:"rules"`
 }
 
 type routeRule struct {
@@ -86,7 +84,7 @@ func httpRoute(g *api.Glance, gw api.GatewaySpec) *httpRouteChild {
 	path := gw.RoutePath()
 	rule := routeRule{
 		Matches:     []routeMatch{{Path: routePathMatch{Type: "PathPrefix", Value: path}}},
-		BackendRefs: []routeBackendRef{{Name: g.Name, Port: APIPort}},
+		BackendRefs: []routeBackendRef{{Name: g.Name, Port: render.APIPort}},
 		Timeouts:    routeTimeouts{Request: RouteRequestTimeout},
 	}
 	if path != "/" {
@@ -95,80 +93,58 @@ func httpRoute(g *api.Glance, gw api.GatewaySpec) *httpRouteChild {
 	}
 	return &httpRouteChild{
 		TypeMeta: metav1.TypeMeta{APIVersion: names.HTTPRouteAPIVersion, Kind: "HTTPRoute"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g),
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g),
 			Annotations: gw.Annotations},
 		Spec: httpRouteSpec{
-			ParentRefs: []routeParentRef{{Name: gw.ParentRef.Name, Namespace: gw.ParentRef.Namespace, SectionName: gw.ParentRef.SectionName}},
+			ParentRefs: []observe.RouteParentRef{{Name: gw.ParentRef.Name, Namespace: gw.ParentRef.Namespace, SectionName: gw.ParentRef.SectionName}},
 			Hostnames:  []string{gw.Hostname},
 			Rules:      []routeRule{rule},
 		},
 	}
 }
 
-// observedRouteStatus is what the hook reads of an observed HTTPRoute: each
-// parent's conditions, as the gateway's controller reports them.
-type observedRouteStatus struct {
-	Status struct {
-		Parents []struct {
-			ParentRef      routeParentRef     `json:"parentRef"`
-			ControllerName string             `json:"controllerName"`
-			Conditions     []metav1.Condition `json:"conditions"`
-		} `json:"parents"`
-	} `json:"status"`
-}
-
-// observedRoute is the observed HTTPRoute of the Glance as far as the hook
-// reads it. managed says whether the Glance's CompositeController manages
-// HTTPRoutes (the request lists the type among its children): without the
-// Gateway API's CRDs it cannot. err says the route's status cannot be read.
-type observedRoute struct {
-	managed, found bool
-	status         observedRouteStatus
-	err            error
-}
-
 // observeRoute reads the Glance's HTTPRoute, only when spec.gateway is set.
 // The route's status is the gateway controller's: one this hook cannot
 // read says not accepted rather than failing the Glance's sync.
-func observeRoute(children metacontroller.ObjectMap, g *api.Glance, spec api.GlanceSpec) observedRoute {
-	var r observedRoute
-	if _, r.managed = children[names.HTTPRoutesKey]; !r.managed || spec.Gateway == nil {
+func observeRoute(children metacontroller.ObjectMap, g *api.Glance, spec api.GlanceSpec) observe.ObservedRoute {
+	var r observe.ObservedRoute
+	if _, r.Managed = children[names.HTTPRoutesKey]; !r.Managed || spec.Gateway == nil {
 		return r
 	}
-	r.status, r.found, r.err = metacontroller.DecodeOne[observedRouteStatus](children, names.HTTPRoutesKey, g.Name)
+	r.Status, r.Found, r.Err = metacontroller.DecodeOne[observe.ObservedRouteStatus](children, names.HTTPRoutesKey, g.Name)
 	return r
 }
 
 // observeGatewayRoute is the gateway feature's observation.
-func observeGatewayRoute(o *observed, children metacontroller.ObjectMap) error {
-	o.route = observeRoute(children, o.glance, o.spec)
+func observeGatewayRoute(o *observe.Observed, children metacontroller.ObjectMap) error {
+	o.Route = observeRoute(children, o.Glance, o.Spec)
 	return nil
 }
 
 // gatewayChildren are the HTTPRoute of spec.gateway and its condition.
 // Without the Gateway API's CRDs the route is not returned.
-func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observedRoute) ([]any, *hook.Condition) {
+func gatewayChildren(g *api.Glance, spec api.GlanceSpec, observed observe.ObservedRoute) ([]any, *hook.Condition) {
 	gw := spec.Gateway
 	if gw == nil {
 		return nil, nil
 	}
-	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonGatewayAPINotInstalled,
+	c := hook.Condition{Type: model.CondHTTPRouteReady, Reason: model.ReasonGatewayAPINotInstalled,
 		Message: "the Glance's controller does not manage HTTPRoutes: install the Gateway API CRDs, then upgrade the chart so it registers them"}
-	if !observed.managed {
+	if !observed.Managed {
 		return nil, &c
 	}
 	route := httpRoute(g, *gw)
-	c = routeAccepted(observed.found, observed.status, route.Spec.ParentRefs[0])
-	if observed.err != nil {
-		c = hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
+	c = routeAccepted(observed.Found, observed.Status, route.Spec.ParentRefs[0])
+	if observed.Err != nil {
+		c = hook.Condition{Type: model.CondHTTPRouteReady, Reason: model.ReasonHTTPRouteNotAccepted, Message: "the HTTPRoute's status cannot be read"}
 	}
 	return []any{route}, &c
 }
 
 // routeAccepted is HTTPRouteReady from the route's status: True once the
 // controller of the Gateway it names accepted it.
-func routeAccepted(found bool, st observedRouteStatus, parent routeParentRef) hook.Condition {
-	c := hook.Condition{Type: CondHTTPRouteReady, Reason: ReasonHTTPRouteNotAccepted}
+func routeAccepted(found bool, st observe.ObservedRouteStatus, parent observe.RouteParentRef) hook.Condition {
+	c := hook.Condition{Type: model.CondHTTPRouteReady, Reason: model.ReasonHTTPRouteNotAccepted}
 	if !found {
 		c.Message = "the HTTPRoute is not created yet"
 		return c
@@ -181,7 +157,7 @@ func routeAccepted(found bool, st observedRouteStatus, parent routeParentRef) ho
 		switch {
 		case !ok:
 		case a.Status == metav1.ConditionTrue:
-			c.Status, c.Reason = true, ReasonHTTPRouteAccepted
+			c.Status, c.Reason = true, model.ReasonHTTPRouteAccepted
 			c.Message = fmt.Sprintf("Gateway %q accepted the route", parent.Name)
 			return c
 		default:
@@ -193,21 +169,12 @@ func routeAccepted(found bool, st observedRouteStatus, parent routeParentRef) ho
 	return c
 }
 
-// statusEndpoint is status.endpoint: the gateway's URL when there is one,
-// the Service's inside the cluster otherwise.
-func statusEndpoint(g *api.Glance, spec api.GlanceSpec) string {
-	if spec.Gateway != nil {
-		return spec.Gateway.URL()
-	}
-	return serviceEndpoint(g)
-}
-
 // httpRouteReady is HTTPRouteReady: the route's, or, without spec.gateway,
 // True under the reference's HTTPRouteNotRequired.
-func httpRouteReady(in statusInput) (hook.Condition, error) {
-	if c, ok := findCondition(in.out.reach, CondHTTPRouteReady); ok {
+func httpRouteReady(in report.StatusInput) (hook.Condition, error) {
+	if c, ok := report.FindCondition(in.Out.Reach, model.CondHTTPRouteReady); ok {
 		return c, nil
 	}
-	return hook.Condition{Type: CondHTTPRouteReady, Status: true, Reason: ReasonHTTPRouteNotRequired,
-		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + serviceEndpoint(in.o.glance)}, nil
+	return hook.Condition{Type: model.CondHTTPRouteReady, Status: true, Reason: model.ReasonHTTPRouteNotRequired,
+		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + report.ServiceEndpoint(in.Observed.Glance)}, nil
 }

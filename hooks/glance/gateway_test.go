@@ -10,6 +10,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestHTTPRoute(t *testing.T) {
@@ -45,32 +48,32 @@ func TestHTTPRoute(t *testing.T) {
 			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
-			if got := statusEndpoint(g, api.GlanceSpec{Gateway: &tc.gw}); got != tc.endpoint {
+			if got := report.StatusEndpoint(g, api.GlanceSpec{Gateway: &tc.gw}); got != tc.endpoint {
 				t.Errorf("%s: endpoint %q, want %q", tc.reason, got, tc.endpoint)
 			}
 		})
 	}
-	if got := statusEndpoint(g, api.GlanceSpec{}); got != "http://glance.openstack.svc.cluster.local:9292/" {
+	if got := report.StatusEndpoint(g, api.GlanceSpec{}); got != "http://glance.openstack.svc.cluster.local:9292/" {
 		t.Errorf("without a gateway the endpoint is the Service's, with the reference's trailing /, got %q", got)
 	}
 }
 
 func TestRouteAccepted(t *testing.T) {
-	parent := routeParentRef{Name: "edge", SectionName: "https"}
-	status := func(name, section, accepted string) observedRouteStatus {
-		var st observedRouteStatus
+	parent := observe.RouteParentRef{Name: "edge", SectionName: "https"}
+	status := func(name, section, accepted string) observe.ObservedRouteStatus {
+		var st observe.ObservedRouteStatus
 		st.Status.Parents = append(st.Status.Parents, struct {
-			ParentRef      routeParentRef     `json:"parentRef"`
-			ControllerName string             `json:"controllerName"`
-			Conditions     []metav1.Condition `json:"conditions"`
-		}{ParentRef: routeParentRef{Name: name, SectionName: section},
+			ParentRef      observe.RouteParentRef `json:"parentRef"`
+			ControllerName string                 `json:"controllerName"`
+			Conditions     []metav1.Condition     `json:"conditions"`
+		}{ParentRef: observe.RouteParentRef{Name: name, SectionName: section},
 			Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionStatus(accepted), Reason: "NotAllowedByListeners", Message: "listener refuses"}}})
 		return st
 	}
 	cases := map[string]struct {
 		reason string
 		found  bool
-		st     observedRouteStatus
+		st     observe.ObservedRouteStatus
 		want   string
 	}{
 		"NotCreated":     {reason: "no route observed yet", want: "False/HTTPRouteNotAccepted"},
@@ -96,11 +99,11 @@ func TestGatewayWithoutTheGatewayAPI(t *testing.T) {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	spec := api.GlanceSpec{Gateway: &api.GatewaySpec{Hostname: "images.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}}
 	children, c := gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{}, g, spec))
-	if len(children) != 0 || c == nil || c.Reason != ReasonGatewayAPINotInstalled {
-		t.Fatalf("want no route and %s, got %v %+v", ReasonGatewayAPINotInstalled, children, c)
+	if len(children) != 0 || c == nil || c.Reason != model.ReasonGatewayAPINotInstalled {
+		t.Fatalf("want no route and %s, got %v %+v", model.ReasonGatewayAPINotInstalled, children, c)
 	}
 	children, c = gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {}}, g, spec))
-	if len(children) != 1 || c.Reason != ReasonHTTPRouteNotAccepted {
+	if len(children) != 1 || c.Reason != model.ReasonHTTPRouteNotAccepted {
 		t.Fatalf("managed: want the route, not accepted yet; got %v %+v", children, c)
 	}
 	children, c = gatewayChildren(g, spec, observeRoute(metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": []byte(`{"status":{"parents":"not a list"}}`)}}, g, spec))

@@ -10,6 +10,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // The per-pod image cache (spec.imageCache). Each glance-api pod keeps
@@ -18,7 +19,7 @@ import (
 // starts it empty. Nothing of it is rendered while the block is unset.
 const (
 	// ImageCacheDir is image_cache_dir, the cache volume's mount.
-	ImageCacheDir = StateDir + "/image-cache"
+	ImageCacheDir = render.StateDir + "/image-cache"
 	// VolumeImageCache is the cache's emptyDir.
 	VolumeImageCache = "image-cache"
 	// CacheMaintenanceContainer runs the pruner and the cleaner.
@@ -42,15 +43,15 @@ const (
 func cacheMaxSize(bound resource.Quantity) int64 { return bound.Value() / 10 * 8 }
 
 // imageCacheConf is the cache's [DEFAULT] options.
-func imageCacheConf(in confInput) (confPart, error) {
-	c := in.spec.ImageCache
+func imageCacheConf(in render.ConfInput) (render.ConfPart, error) {
+	c := in.Spec.ImageCache
 	if c == nil {
-		return confPart{}, nil
+		return render.ConfPart{}, nil
 	}
 	values := []string{ImageCacheDir, imageCacheDriver, strconv.FormatInt(cacheMaxSize(c.Size()), 10)}
-	var p confPart
+	var p render.ConfPart
 	for i, key := range api.ImageCacheOptions {
-		p.defaults = append(p.defaults, storeconf.Option{Key: key, Value: values[i]})
+		p.Defaults = append(p.Defaults, storeconf.Option{Key: key, Value: values[i]})
 	}
 	return p, nil
 }
@@ -60,11 +61,11 @@ func imageCacheConf(in confInput) (confPart, error) {
 // spec.middleware filter (features lists it after middleware): the filter checks
 // the download_image policy itself, which needs the request's credentials,
 // and answers a cached image without going further down the pipeline.
-func imageCacheFilters(spec api.GlanceSpec) []pasteFilter {
+func imageCacheFilters(spec api.GlanceSpec) []render.PasteFilter {
 	if spec.ImageCache == nil {
 		return nil
 	}
-	return []pasteFilter{{name: cacheFilter, factory: "glance.api.middleware.cache:CacheFilter.factory", position: api.MiddlewareAfter}}
+	return []render.PasteFilter{{Name: cacheFilter, Factory: "glance.api.middleware.cache:CacheFilter.factory", Position: api.MiddlewareAfter}}
 }
 
 // cacheMaintenanceScript is the sidecar's loop. Its arguments: the poll
@@ -130,7 +131,7 @@ const cachePollSeconds = 30
 func cacheMaintenanceArgs(c api.ImageCacheSpec) []string {
 	ticks := max(1, (int64(c.Interval().Seconds())+cachePollSeconds-1)/cachePollSeconds)
 	return []string{fmt.Sprint(cachePollSeconds), fmt.Sprint(ticks), fmt.Sprint(cacheMaxSize(c.Size()) / 1024), ImageCacheDir,
-		"--config-file=" + ConfigDir + "/" + names.ConfigFile}
+		"--config-file=" + render.ConfigDir + "/" + names.ConfigFile}
 }
 
 // Fixed resources of the maintenance sidecar: with requests on every
@@ -146,17 +147,17 @@ var (
 // other pod (a CronJob's included) can reach, so they are a container of
 // the pod. The sidecar reads only glance-api.conf and uses the cache and
 // the lock directory: no environment, no Secret, no network.
-func mountImageCache(in podInput, d *deploymentChild) {
-	c := in.spec.ImageCache
+func mountImageCache(in render.PodInput, d *render.DeploymentChild) {
+	c := in.Spec.ImageCache
 	if c == nil {
 		return
 	}
 	pod := &d.Spec.Template.Spec
 	bound := c.Size()
-	pod.Volumes = append(pod.Volumes, boundedEmptyDir(VolumeImageCache, &bound))
+	pod.Volumes = append(pod.Volumes, render.BoundedEmptyDir(VolumeImageCache, &bound))
 	cacheMount := corev1.VolumeMount{Name: VolumeImageCache, MountPath: ImageCacheDir}
 	for i := range pod.Containers {
-		if pod.Containers[i].Name == ContainerName {
+		if pod.Containers[i].Name == render.ContainerName {
 			pod.Containers[i].VolumeMounts = append(pod.Containers[i].VolumeMounts, cacheMount)
 		}
 	}
@@ -170,15 +171,15 @@ func mountImageCache(in podInput, d *deploymentChild) {
 		// under an oslo.concurrency file lock, which glance-api takes as
 		// well, so the two never create it at once.
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: names.VolumeConfig, MountPath: ConfigDir, ReadOnly: true},
+			{Name: names.VolumeConfig, MountPath: render.ConfigDir, ReadOnly: true},
 			cacheMount,
-			{Name: VolumeLock, MountPath: LockDir},
-			{Name: VolumeTmp, MountPath: "/tmp"},
+			{Name: render.VolumeLock, MountPath: render.LockDir},
+			{Name: render.VolumeTmp, MountPath: "/tmp"},
 		},
 		Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: cacheMaintenanceCPU, corev1.ResourceMemory: cacheMaintenanceMemory},
 			Limits:   corev1.ResourceList{corev1.ResourceMemory: cacheMaintenanceMemoryLimit},
 		},
-		SecurityContext: restrictedContainer(),
+		SecurityContext: render.RestrictedContainer(),
 	})
 }

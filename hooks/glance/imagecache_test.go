@@ -18,6 +18,9 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -70,16 +73,16 @@ func TestImageCacheRendered(t *testing.T) {
 		"defaults": {"an empty block: 10Gi, every 5 minutes", cached(&api.ImageCacheSpec{}), want{
 			Options:  map[string]string{"image_cache_dir": ImageCacheDir, "image_cache_driver": "sqlite", "image_cache_max_size": "8589934592"},
 			Pipeline: withCache, Filter: "glance.api.middleware.cache:CacheFilter.factory", Volume: &gi10, Mounted: true,
-			Sidecar: []string{"30", "10", "8388608", ImageCacheDir, "--config-file=" + ConfigDir + "/" + names.ConfigFile}, Resources: true}},
+			Sidecar: []string{"30", "10", "8388608", ImageCacheDir, "--config-file=" + render.ConfigDir + "/" + names.ConfigFile}, Resources: true}},
 		"set": {"both fields as written", cached(&api.ImageCacheSpec{SizeLimit: &mi64, MaintenanceInterval: &metav1.Duration{Duration: 90 * time.Second}}), want{
 			Options:  map[string]string{"image_cache_dir": ImageCacheDir, "image_cache_driver": "sqlite", "image_cache_max_size": "53687088"},
 			Pipeline: withCache, Filter: "glance.api.middleware.cache:CacheFilter.factory", Volume: &mi64, Mounted: true,
-			Sidecar: []string{"30", "3", "52428", ImageCacheDir, "--config-file=" + ConfigDir + "/" + names.ConfigFile}, Resources: true}},
+			Sidecar: []string{"30", "3", "52428", ImageCacheDir, "--config-file=" + render.ConfigDir + "/" + names.ConfigFile}, Resources: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			def := &store{id: "primary", state: storestate.Rendered}
-			data, err := renderFiles(confInput{glance: &api.Glance{}, spec: tc.spec, mode: Eventlet, stores: []*store{def}, def: def}, nil, nil)
+			def := &model.Store{ID: "primary", State: storestate.Rendered}
+			data, err := render.RenderFiles(render.ConfInput{Glance: &api.Glance{}, Spec: tc.spec, Mode: render.Eventlet, Stores: []*model.Store{def}, Def: def, Files: files}, nil, nil)
 			require.NoError(t, err)
 			got := want{Options: map[string]string{}}
 			f, err := ini.Load([]byte(data[names.ConfigFile]))
@@ -89,14 +92,14 @@ func TestImageCacheRendered(t *testing.T) {
 					got.Options[k.Name()] = k.String()
 				}
 			}
-			paste, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(data[PasteFile]))
+			paste, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(data[render.PasteFile]))
 			require.NoError(t, err)
-			got.Pipeline = paste.Section("pipeline:glance-api-" + PasteFlavor).Key("pipeline").String()
+			got.Pipeline = paste.Section("pipeline:glance-api-" + render.PasteFlavor).Key("pipeline").String()
 			if paste.HasSection("filter:cache") {
 				got.Filter = paste.Section("filter:cache").Key("paste.filter_factory").String()
 			}
-			d := deployment(&api.Glance{}, tc.spec, runTarget{image: "glance:1"}, podInputs{mounts{"c", "b"}, "x"}, nil)
-			mountImageCache(podInput{spec: tc.spec}, d)
+			d := render.Deployment(&api.Glance{}, tc.spec, decide.RunTarget{Image: "glance:1"}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "x", EveryPod: everyPod}, nil)
+			mountImageCache(render.PodInput{Spec: tc.spec}, d)
 			pod := d.Spec.Template.Spec
 			for _, v := range pod.Volumes {
 				if v.Name == VolumeImageCache {
@@ -114,7 +117,7 @@ func TestImageCacheRendered(t *testing.T) {
 				for _, m := range c.VolumeMounts {
 					mounted = append(mounted, m.Name+":"+m.MountPath)
 				}
-				assert.Equal(t, []string{names.VolumeConfig + ":" + ConfigDir, VolumeImageCache + ":" + ImageCacheDir, VolumeLock + ":" + LockDir, VolumeTmp + ":/tmp"},
+				assert.Equal(t, []string{names.VolumeConfig + ":" + render.ConfigDir, VolumeImageCache + ":" + ImageCacheDir, render.VolumeLock + ":" + render.LockDir, render.VolumeTmp + ":/tmp"},
 					mounted, "the config, the cache, the locks it shares with glance-api and /tmp; not the backends with the S3 keys")
 				got.Sidecar = c.Command[4:]
 				got.Resources = c.Resources.Requests.Cpu().MilliValue() > 0 && !c.Resources.Limits.Memory().IsZero()
@@ -133,14 +136,14 @@ func TestImageCacheRendered(t *testing.T) {
 func TestCacheFilterLastBeforeTheApp(t *testing.T) {
 	spec := api.GlanceSpec{ImageCache: &api.ImageCacheSpec{},
 		Middleware: []api.MiddlewareSpec{{Name: "audit", FilterFactory: "audit.middleware:filter_factory", Position: api.MiddlewareAfter}}}
-	paste, err := renderPaste(spec)
+	paste, err := render.RenderPaste(spec, files.Paste)
 	require.NoError(t, err)
-	assert.Contains(t, paste, "pipeline = "+strings.Join(pasteBasePipeline, " ")+" audit cache "+pasteApp+"\n")
+	assert.Contains(t, paste, "pipeline = "+strings.Join(render.PasteBasePipeline, " ")+" audit cache "+render.PasteApp+"\n")
 	assert.Equal(t, 1, strings.Count(paste, "[filter:cache]\npaste.filter_factory = glance.api.middleware.cache:CacheFilter.factory\n"))
 
-	without, err := renderPaste(api.GlanceSpec{})
+	without, err := render.RenderPaste(api.GlanceSpec{}, files.Paste)
 	require.NoError(t, err)
-	assert.Equal(t, PasteIni, without, "without the block the paste file is the hooks' own, byte for byte")
+	assert.Equal(t, render.PasteIni, without, "without the block the paste file is the hooks' own, byte for byte")
 }
 
 // maintenanceRun runs the sidecar's script with stand-ins for the two

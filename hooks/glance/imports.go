@@ -9,6 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // uriFilterConf is [import_filtering_opts], the filter every URI a user
@@ -17,12 +18,12 @@ import (
 // Glance's own default (http and https, ports 80 and 443, no host denied),
 // which reaches the metadata address and the API server. So web-download,
 // when importMethods lists it, always has this filter in front of it.
-func uriFilterConf(in confInput) (confPart, error) {
-	if l := storeconf.ImportFilterProblems(in.spec.ImportFiltering); len(l) > 0 {
-		return confPart{}, errors.New(problem.Wrap(field.NewPath("spec"), l).String())
+func uriFilterConf(in render.ConfInput) (render.ConfPart, error) {
+	if l := storeconf.ImportFilterProblems(in.Spec.ImportFiltering); len(l) > 0 {
+		return render.ConfPart{}, errors.New(problem.Wrap(field.NewPath("spec"), l).String())
 	}
-	f := api.ResolveImportFilter(in.spec.ImportFiltering)
-	return confPart{sections: []storeconf.Section{{Name: "import_filtering_opts", Options: []storeconf.Option{
+	f := api.ResolveImportFilter(in.Spec.ImportFiltering)
+	return render.ConfPart{Sections: []storeconf.Section{{Name: "import_filtering_opts", Options: []storeconf.Option{
 		{Key: "allowed_schemes", Value: storeconf.BracketList(f.AllowedSchemes)},
 		{Key: "disallowed_schemes", Value: storeconf.BracketList(f.DisallowedSchemes)},
 		{Key: "allowed_hosts", Value: storeconf.BracketList(f.AllowedHosts)},
@@ -35,16 +36,16 @@ func uriFilterConf(in confInput) (confPart, error) {
 // pluginsConf is [image_import_opts] image_import_plugins, always
 // written ("[]" says no plugin; left out, a release's default would
 // decide), and the section of each plugin it enables.
-func pluginsConf(in confInput) (confPart, error) {
-	p := in.spec.ImportPlugins
+func pluginsConf(in render.ConfInput) (render.ConfPart, error) {
+	p := in.Spec.ImportPlugins
 	if l := storeconf.ImportPluginsProblems(p); len(l) > 0 {
-		return confPart{}, errors.New(problem.Wrap(field.NewPath("spec"), l).String())
+		return render.ConfPart{}, errors.New(problem.Wrap(field.NewPath("spec"), l).String())
 	}
 	sections := []storeconf.Section{{Name: "image_import_opts", Options: []storeconf.Option{
 		{Key: "image_import_plugins", Value: storeconf.BracketList(api.EnabledImportPlugins(p))},
 	}}}
 	if p == nil {
-		return confPart{sections: sections}, nil
+		return render.ConfPart{Sections: sections}, nil
 	}
 	if c := p.Conversion; c != nil {
 		format := c.OutputFormat
@@ -52,7 +53,7 @@ func pluginsConf(in confInput) (confPart, error) {
 			format = api.DefaultConversionFormat
 		}
 		sections = append(sections, storeconf.Section{Name: "image_conversion", Options: []storeconf.Option{{Key: "output_format", Value: format}}})
-		if in.mode == UWSGI {
+		if in.Mode == render.UWSGI {
 			// The plugin runs qemu-img under oslo.concurrency's prlimit,
 			// started with [wsgi] python_interpreter, whose default is
 			// sys.executable: the uWSGI binary under uWSGI, which would
@@ -64,7 +65,7 @@ func pluginsConf(in confInput) (confPart, error) {
 	if m := p.InjectMetadata; m != nil {
 		sections = append(sections, storeconf.Section{Name: "inject_metadata_properties", Options: injectOptions(*m)})
 	}
-	return confPart{sections: sections}, nil
+	return render.ConfPart{Sections: sections}, nil
 }
 
 // injectOptions are the inject plugin's properties, sorted by name so the

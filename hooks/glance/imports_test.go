@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestPluginsConf(t *testing.T) {
@@ -43,7 +44,7 @@ func TestPluginsConf(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: c.plugins}, mode: Eventlet})
+			got, err := pluginsConf(render.ConfInput{Spec: api.GlanceSpec{ImportPlugins: c.plugins}, Mode: render.Eventlet})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("%s: err = %v, want %q", c.reason, err, c.wantErr)
@@ -53,7 +54,7 @@ func TestPluginsConf(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.reason, err)
 			}
-			if diff := cmp.Diff(c.want, got.sections); diff != "" {
+			if diff := cmp.Diff(c.want, got.Sections); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
 			}
 		})
@@ -61,7 +62,7 @@ func TestPluginsConf(t *testing.T) {
 }
 
 func TestURIFilterConf(t *testing.T) {
-	got, err := uriFilterConf(confInput{spec: api.GlanceSpec{ImportFiltering: &api.ImportFilteringSpec{
+	got, err := uriFilterConf(render.ConfInput{Spec: api.GlanceSpec{ImportFiltering: &api.ImportFilteringSpec{
 		AllowedSchemes: []string{"http", "https"}, AllowedHosts: []string{"127.0.0.1"}, AllowedPorts: []int32{8080}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,10 +72,10 @@ func TestURIFilterConf(t *testing.T) {
 		{Key: "allowed_hosts", Value: "[127.0.0.1]"}, {Key: "disallowed_hosts", Value: "[]"},
 		{Key: "allowed_ports", Value: "[8080]"}, {Key: "disallowed_ports", Value: "[]"},
 	}}}
-	if diff := cmp.Diff(want, got.sections); diff != "" {
+	if diff := cmp.Diff(want, got.Sections); diff != "" {
 		t.Errorf("all six lists, the allow lists as given: -want +got:\n%s", diff)
 	}
-	if _, err := uriFilterConf(confInput{spec: api.GlanceSpec{ImportFiltering: &api.ImportFilteringSpec{AllowedHosts: []string{"a b"}}}}); err == nil {
+	if _, err := uriFilterConf(render.ConfInput{Spec: api.GlanceSpec{ImportFiltering: &api.ImportFilteringSpec{AllowedHosts: []string{"a b"}}}}); err == nil {
 		t.Error("a host oslo.config would not read renders nothing")
 	}
 }
@@ -83,19 +84,19 @@ func TestURIFilterConf(t *testing.T) {
 // its qemu-img runs under, which would otherwise be the uWSGI binary.
 func TestPluginsConfUnderUWSGI(t *testing.T) {
 	conversion := &api.ImportPluginsSpec{Conversion: &api.ImportConversionSpec{}}
-	got, err := pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: conversion}, mode: UWSGI})
+	got, err := pluginsConf(render.ConfInput{Spec: api.GlanceSpec{ImportPlugins: conversion}, Mode: render.UWSGI})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := storeconf.Section{Name: "wsgi", Options: []storeconf.Option{{Key: "python_interpreter", Value: "python3"}}}
-	if diff := cmp.Diff(want, got.sections[len(got.sections)-1]); diff != "" {
+	if diff := cmp.Diff(want, got.Sections[len(got.Sections)-1]); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
 	}
-	got, err = pluginsConf(confInput{spec: api.GlanceSpec{ImportPlugins: &api.ImportPluginsSpec{Decompression: &api.ImportDecompressionSpec{}}}, mode: UWSGI})
+	got, err = pluginsConf(render.ConfInput{Spec: api.GlanceSpec{ImportPlugins: &api.ImportPluginsSpec{Decompression: &api.ImportDecompressionSpec{}}}, Mode: render.UWSGI})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range got.sections {
+	for _, s := range got.Sections {
 		if s.Name == "wsgi" {
 			t.Error("no conversion, no interpreter to name")
 		}

@@ -9,22 +9,26 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestJobNamer(t *testing.T) {
-	short := jobNamer("glance", "/m")
-	long := jobNamer(strings.Repeat("g", 63), "/m")
-	sync := schemaJob{actionSync, "glance:2025.2"}
+	short := render.JobNamer("glance", "/m")
+	long := render.JobNamer(strings.Repeat("g", 63), "/m")
+	sync := observe.SchemaJob{Action: observe.ActionSync, Image: "glance:2025.2"}
 	cases := map[string]struct {
 		reason string
 		a, b   string
 		same   bool
 	}{
-		"Deterministic":   {"the same run has the same name", short(sync), jobNamer("glance", "/m")(sync), true},
-		"Image":           {"another image is another Job", short(sync), short(schemaJob{actionSync, "glance:2025.2-p1"}), false},
-		"Action":          {"another step is another Job", short(sync), short(schemaJob{actionExpand, "glance:2025.2"}), false},
-		"MetadefsPath":    {"another metadefs path is another Job", short(sync), jobNamer("glance", "/n")(sync), false},
-		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), jobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
+		"Deterministic":   {"the same run has the same name", short(sync), render.JobNamer("glance", "/m")(sync), true},
+		"Image":           {"another image is another Job", short(sync), short(observe.SchemaJob{Action: observe.ActionSync, Image: "glance:2025.2-p1"}), false},
+		"Action":          {"another step is another Job", short(sync), short(observe.SchemaJob{Action: observe.ActionExpand, Image: "glance:2025.2"}), false},
+		"MetadefsPath":    {"another metadefs path is another Job", short(sync), render.JobNamer("glance", "/n")(sync), false},
+		"LongGlanceNames": {"two long Glance names cut to one prefix still differ", long(sync), render.JobNamer(strings.Repeat("g", 62)+"h", "/m")(sync), false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -52,19 +56,19 @@ func TestSchemaJobChild(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		action action
+		action observe.Action
 		want   want
 	}{
-		"Sync": {"db sync, then the metadata definitions", actionSync,
+		"Sync": {"db sync, then the metadata definitions", observe.ActionSync,
 			want{init: []string{"db-sync: db sync"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
-		"Expand":  {"db expand alone", actionExpand, want{main: []string{"db-expand: db expand"}}},
-		"Migrate": {"db migrate alone", actionMigrate, want{main: []string{"db-migrate: db migrate"}}},
-		"Contract": {"db contract, then the new release's metadata definitions", actionContract,
+		"Expand":  {"db expand alone", observe.ActionExpand, want{main: []string{"db-expand: db expand"}}},
+		"Migrate": {"db migrate alone", observe.ActionMigrate, want{main: []string{"db-migrate: db migrate"}}},
+		"Contract": {"db contract, then the new release's metadata definitions", observe.ActionContract,
 			want{init: []string{"db-contract: db contract"}, main: []string{"load-metadefs: db load_metadefs --path " + api.DefaultMetadefsPath}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			j := schemaJobChild(g, spec, schemaJob{tc.action, "glance:2025.2"}, "j", podInputs{mounts{"glance-config-1", "glance-backends-1"}, "d1"})
+			j := render.SchemaJobChild(g, spec, observe.SchemaJob{Action: tc.action, Image: "glance:2025.2"}, "j", render.PodInputs{Mounts: render.Mounts{ConfigMap: "glance-config-1", BackendsSecret: "glance-backends-1"}, Digest: "d1", EveryPod: everyPod})
 			pod := j.Spec.Template.Spec
 			var got want
 			for _, c := range pod.InitContainers {
@@ -77,17 +81,17 @@ func TestSchemaJobChild(t *testing.T) {
 				t.Errorf("%s\nschemaJobChild(...): -want, +got:\n%s", tc.reason, diff)
 			}
 			for _, c := range append(pod.InitContainers, pod.Containers...) {
-				if c.Command[0] != "glance-manage" || c.Image != "glance:2025.2" || !cmp.Equal(c.Args[:2], configArgs()) {
+				if c.Command[0] != "glance-manage" || c.Image != "glance:2025.2" || !cmp.Equal(c.Args[:2], render.ConfigArgs()) {
 					t.Errorf("%s: %s runs %v %v in %s, want glance-manage with the API's config arguments", tc.reason, c.Name, c.Command, c.Args, c.Image)
 				}
-				if !cmp.Equal(c.Env, launchEnv(g, spec)) {
+				if !cmp.Equal(c.Env, render.LaunchEnv(g, spec)) {
 					t.Errorf("%s: %s has another environment than glance-api", tc.reason, c.Name)
 				}
 			}
-			if cm, sec := PodMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
+			if cm, sec := render.PodMounts(pod.Volumes); cm != "glance-config-1" || sec != "glance-backends-1" {
 				t.Errorf("%s: mounts %s and %s", tc.reason, cm, sec)
 			}
-			if pod.RestartPolicy != "Never" || *j.Spec.BackoffLimit != jobBackoffLimit || *j.Spec.ActiveDeadlineSeconds != jobActiveDeadlineSeconds {
+			if pod.RestartPolicy != "Never" || *j.Spec.BackoffLimit != render.JobBackoffLimit || *j.Spec.ActiveDeadlineSeconds != render.JobActiveDeadlineSeconds {
 				t.Errorf("%s: the Job is not bounded as designed", tc.reason)
 			}
 			if j.Spec.TTLSecondsAfterFinished != nil {
@@ -96,7 +100,7 @@ func TestSchemaJobChild(t *testing.T) {
 			if j.Spec.Template.Annotations[names.AnnotationCredentialsDigest] != "d1" {
 				t.Errorf("%s: the pod template carries the credentials digest", tc.reason)
 			}
-			if labels.SelectorFromSet(selectorLabels(g)).Matches(labels.Set(j.Spec.Template.Labels)) {
+			if labels.SelectorFromSet(model.SelectorLabels(g)).Matches(labels.Set(j.Spec.Template.Labels)) {
 				t.Errorf("%s: the Job's pods must not match the Service's selector", tc.reason)
 			}
 		})
@@ -104,26 +108,26 @@ func TestSchemaJobChild(t *testing.T) {
 }
 
 func TestKeepJob(t *testing.T) {
-	plan := schemaPlan{installedImage: "glance:2025.2", upgrade: &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetImage: "glance:2026.1"}}
-	steady := schemaPlan{installedImage: "glance:2025.2"}
-	job := func(a action, image string, st jobState) observedJob {
-		return observedJob{name: "j", job: schemaJob{a, image}, state: st}
+	plan := decide.SchemaPlan{InstalledImage: "glance:2025.2", Upgrade: &api.UpgradeStatus{Phase: api.PhaseMigrating, TargetImage: "glance:2026.1"}}
+	steady := decide.SchemaPlan{InstalledImage: "glance:2025.2"}
+	job := func(a observe.Action, image string, st observe.JobState) observe.ObservedJob {
+		return observe.ObservedJob{Name: "j", Job: observe.SchemaJob{Action: a, Image: image}, State: st}
 	}
 	cases := map[string]struct {
 		reason string
-		job    observedJob
-		plan   schemaPlan
+		job    observe.ObservedJob
+		plan   decide.SchemaPlan
 		want   bool
 	}{
-		"Running":          {"a running Job is never cut short", job(actionSync, "glance:2024.2", jobRunning), steady, true},
-		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(actionSync, "glance:2025.2", jobSucceeded), steady, true},
-		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(actionExpand, "glance:2026.1", jobSucceeded), plan, true},
-		"Superseded":       {"a finished Job of an image no longer installed goes", job(actionSync, "glance:2024.2", jobSucceeded), steady, false},
-		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(actionSync, "glance:2025.2-p9", jobFailed), steady, false},
+		"Running":          {"a running Job is never cut short", job(observe.ActionSync, "glance:2024.2", observe.JobRunning), steady, true},
+		"InstalledImage":   {"the finished Jobs of the installed image stay, with their logs", job(observe.ActionSync, "glance:2025.2", observe.JobSucceeded), steady, true},
+		"UpgradeTarget":    {"the finished steps of an upgrade stay until it is over", job(observe.ActionExpand, "glance:2026.1", observe.JobSucceeded), plan, true},
+		"Superseded":       {"a finished Job of an image no longer installed goes", job(observe.ActionSync, "glance:2024.2", observe.JobSucceeded), steady, false},
+		"FailedSuperseded": {"a failed Job of an image the spec left goes", job(observe.ActionSync, "glance:2025.2-p9", observe.JobFailed), steady, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := keepJob(tc.job, tc.plan); got != tc.want {
+			if got := render.KeepJob(tc.job, tc.plan); got != tc.want {
 				t.Errorf("%s: keepJob = %v, want %v", tc.reason, got, tc.want)
 			}
 		})

@@ -7,23 +7,24 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // keystoneConf is how glance-api checks tokens with Keystone: as its
 // service user, caching in memcached. The password comes from
 // OS_KEYSTONE_AUTHTOKEN__PASSWORD (EnvServicePassword).
-func keystoneConf(in confInput) (confPart, error) {
-	spec := in.spec
+func keystoneConf(in render.ConfInput) (render.ConfPart, error) {
+	spec := in.Spec
 	public := spec.KeystonePublicEndpoint
 	if public == "" {
 		public = spec.KeystoneEndpoint
 	}
 	user := spec.ServiceUser
-	memcached, err := memcachedServers(in.glance, *spec.Cache)
+	memcached, err := memcachedServers(in.Glance, *spec.Cache)
 	if err != nil {
-		return confPart{}, err
+		return render.ConfPart{}, err
 	}
-	return confPart{sections: []storeconf.Section{{Name: "keystone_authtoken", Options: append([]storeconf.Option{
+	return render.ConfPart{Sections: []storeconf.Section{{Name: "keystone_authtoken", Options: append([]storeconf.Option{
 		{Key: "www_authenticate_uri", Value: public},
 		{Key: "auth_url", Value: spec.KeystoneEndpoint},
 		{Key: "auth_type", Value: "password"},
@@ -48,17 +49,17 @@ func authtokenRegion(spec api.GlanceSpec) []storeconf.Option {
 
 // cacheConf is oslo.cache's [cache] on spec.cache.backend, with the same
 // memcached the token cache uses; nothing without a backend.
-func cacheConf(in confInput) (confPart, error) {
-	if in.spec.Cache.Backend == "" {
-		return confPart{}, nil
+func cacheConf(in render.ConfInput) (render.ConfPart, error) {
+	if in.Spec.Cache.Backend == "" {
+		return render.ConfPart{}, nil
 	}
-	memcached, err := memcachedServers(in.glance, *in.spec.Cache)
+	memcached, err := memcachedServers(in.Glance, *in.Spec.Cache)
 	if err != nil {
-		return confPart{}, err
+		return render.ConfPart{}, err
 	}
-	return confPart{sections: []storeconf.Section{{Name: "cache", Options: []storeconf.Option{
+	return render.ConfPart{Sections: []storeconf.Section{{Name: "cache", Options: []storeconf.Option{
 		{Key: "enabled", Value: "true"},
-		{Key: "backend", Value: in.spec.Cache.Backend},
+		{Key: "backend", Value: in.Spec.Cache.Backend},
 		{Key: "memcache_servers", Value: memcached},
 	}}}}, nil
 }
@@ -70,7 +71,7 @@ func memcachedServers(g *api.Glance, c api.CacheSpec) (string, error) {
 	case c.ClusterRef != nil && len(c.Servers) > 0:
 		return "", errors.New("spec.cache: exactly one of clusterRef or servers must be set")
 	case c.ClusterRef != nil:
-		return fmt.Sprintf("%s.%s.svc.cluster.local:%d", c.ClusterRef.Name, g.Namespace, MemcachedPort), nil
+		return fmt.Sprintf("%s.%s.svc.cluster.local:%d", c.ClusterRef.Name, g.Namespace, render.MemcachedPort), nil
 	case len(c.Servers) > 0:
 		return strings.Join(c.Servers, ","), nil
 	}

@@ -14,6 +14,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -21,16 +24,16 @@ func TestLaunchModeOf(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		in     release.Release
-		want   LaunchMode
+		want   render.LaunchMode
 	}{
-		"2025.1": {"eventlet before 2026.1", release.Release{Year: 2025, Minor: 1}, Eventlet},
-		"2025.2": {"the last eventlet release", release.Release{Year: 2025, Minor: 2}, Eventlet},
-		"2026.1": {"the console script is gone from 2026.1", release.Release{Year: 2026, Minor: 1}, UWSGI},
-		"2027.2": {"and stays gone", release.Release{Year: 2027, Minor: 2}, UWSGI},
+		"2025.1": {"eventlet before 2026.1", release.Release{Year: 2025, Minor: 1}, render.Eventlet},
+		"2025.2": {"the last eventlet release", release.Release{Year: 2025, Minor: 2}, render.Eventlet},
+		"2026.1": {"the console script is gone from 2026.1", release.Release{Year: 2026, Minor: 1}, render.UWSGI},
+		"2027.2": {"and stays gone", release.Release{Year: 2027, Minor: 2}, render.UWSGI},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, tc.want, LaunchModeOf(tc.in), tc.reason)
+			assert.Equal(t, tc.want, render.LaunchModeOf(tc.in), tc.reason)
 		})
 	}
 }
@@ -39,17 +42,17 @@ func TestCommand(t *testing.T) {
 	type want struct{ cmd, args []string }
 	cases := map[string]struct {
 		reason string
-		mode   LaunchMode
+		mode   render.LaunchMode
 		want   want
 	}{
 		"eventlet": {"glance-api's main reads glance-api.conf and the backends directory",
-			Eventlet, want{[]string{"python3", "-c", eventletLauncher}, []string{"--config-file=/etc/glance/config/glance-api.conf", "--config-dir=/etc/glance/glance.conf.d"}}},
+			render.Eventlet, want{[]string{"python3", "-c", render.EventletLauncher}, []string{"--config-file=/etc/glance/config/glance-api.conf", "--config-dir=/etc/glance/glance.conf.d"}}},
 		"uwsgi": {"uWSGI reads its ini; the application finds the rest without arguments",
-			UWSGI, want{[]string{"uwsgi"}, []string{"--ini", "/etc/glance/config/glance-api-uwsgi.ini"}}},
+			render.UWSGI, want{[]string{"uwsgi"}, []string{"--ini", "/etc/glance/config/glance-api-uwsgi.ini"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cmd, args := command(tc.mode)
+			cmd, args := render.Command(tc.mode)
 			assert.Equal(t, tc.want, want{cmd, args}, tc.reason)
 		})
 	}
@@ -69,7 +72,7 @@ func TestConfigData(t *testing.T) {
 	sized := testSpec(func(s *api.GlanceSpec) {
 		s.APIServer = &api.APIServerSpec{Workers: &three, UWSGI: &api.UWSGISpec{Processes: &three, Threads: &eight}}
 	})
-	def := &store{id: "default", state: storestate.Rendered, section: "[default]\n"}
+	def := &model.Store{ID: "default", State: storestate.Rendered, Section: "[default]\n"}
 	type want struct {
 		files        []string
 		workers      string // [DEFAULT] workers, "" when absent
@@ -79,19 +82,19 @@ func TestConfigData(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		mode   LaunchMode
+		mode   render.LaunchMode
 		want   want
 	}{
 		"eventlet": {"the eventlet server takes its workers from glance-api.conf and needs no uWSGI ini; it closes each connection after its answer, so a pod out of its Service gets no more requests",
-			Eventlet, want{files: []string{names.ConfigFile, PasteFile}, workers: "3", keepAlive: "false"}},
+			render.Eventlet, want{files: []string{names.ConfigFile, render.PasteFile}, workers: "3", keepAlive: "false"}},
 		"uwsgi": {"uWSGI sizes itself from its ini and its http-socket closes connections; glance-api.conf has no workers (2026.2 dropped the option)",
-			UWSGI, want{files: []string{names.ConfigFile, PasteFile, UWSGIFile}, uwsgiSizing: []string{"3", "8"}, uwsgiListens: "$(POD_IP):9292"}},
+			render.UWSGI, want{files: []string{names.ConfigFile, render.PasteFile, render.UWSGIFile}, uwsgiSizing: []string{"3", "8"}, uwsgiListens: "$(POD_IP):9292"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			conf, err := renderConfig(confInput{glance: &api.Glance{}, spec: sized, mode: tc.mode, stores: []*store{def}, def: def})
+			conf, err := render.RenderConfig(render.ConfInput{Glance: &api.Glance{}, Spec: sized, Mode: tc.mode, Stores: []*model.Store{def}, Def: def, Files: files})
 			require.NoError(t, err)
-			data := configData(conf, sized, tc.mode, release.Release{Year: 2026, Minor: 1})
+			data := render.ConfigData(conf, sized, tc.mode, release.Release{Year: 2026, Minor: 1})
 			var got want
 			for k := range data {
 				got.files = append(got.files, k)
@@ -100,7 +103,7 @@ func TestConfigData(t *testing.T) {
 			require.NoError(t, err)
 			got.workers = f.Section("DEFAULT").Key("workers").String()
 			got.keepAlive = f.Section("DEFAULT").Key("http_keepalive").String()
-			if u, ok := data[UWSGIFile]; ok {
+			if u, ok := data[render.UWSGIFile]; ok {
 				uf, err := ini.Load([]byte(u))
 				require.NoError(t, err)
 				s := uf.Section("uwsgi")
@@ -110,7 +113,7 @@ func TestConfigData(t *testing.T) {
 			assert.ElementsMatch(t, tc.want.files, got.files, tc.reason)
 			tc.want.files, got.files = nil, nil
 			assert.Equal(t, tc.want, got, tc.reason)
-			assert.Equal(t, PasteConfig, f.Section("paste_deploy").Key("config_file").String(), "the paste file is named, in both modes")
+			assert.Equal(t, render.PasteConfig, f.Section("paste_deploy").Key("config_file").String(), "the paste file is named, in both modes")
 			assert.False(t, f.Section("DEFAULT").HasKey("bind_host"), "bind_host comes from the environment (the pod's IP)")
 			assert.False(t, f.Section("DEFAULT").HasKey("worker_self_reference_url"), "each pod's own URL comes from the environment")
 			assert.Equal(t, "[glance-direct,copy-image]", f.Section("DEFAULT").Key("enabled_import_methods").String(),
@@ -125,21 +128,21 @@ func TestEveryPodNamesItself(t *testing.T) {
 	spec := testSpec()
 	env := map[string]string{}
 	var order []string
-	for _, e := range launchEnv(&api.Glance{}, spec) {
+	for _, e := range render.LaunchEnv(&api.Glance{}, spec) {
 		env[e.Name] = e.Value
 		order = append(order, e.Name)
 	}
-	assert.Equal(t, "http://$(POD_IP):9292", env[EnvWorkerSelfURL], "oslo.config's override of [DEFAULT] worker_self_reference_url")
-	assert.Less(t, slices.Index(order, EnvPodIP), slices.Index(order, EnvWorkerSelfURL), "$(POD_IP) is defined before it is used")
+	assert.Equal(t, "http://$(POD_IP):9292", env[render.EnvWorkerSelfURL], "oslo.config's override of [DEFAULT] worker_self_reference_url")
+	assert.Less(t, slices.Index(order, render.EnvPodIP), slices.Index(order, render.EnvWorkerSelfURL), "$(POD_IP) is defined before it is used")
 }
 
 // TestPasteIni reads the pipeline back with an independent parser: the
 // flavour the config names exists, every filter in it is defined, and the
 // healthcheck comes before authtoken, so the probes need no token.
 func TestPasteIni(t *testing.T) {
-	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(PasteIni))
+	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(render.PasteIni))
 	require.NoError(t, err)
-	pipe, err := f.GetSection("pipeline:glance-api-" + PasteFlavor)
+	pipe, err := f.GetSection("pipeline:glance-api-" + render.PasteFlavor)
 	require.NoError(t, err, "the flavour [paste_deploy] names")
 	stages := strings.Fields(pipe.Key("pipeline").String())
 	require.NotEmpty(t, stages)
@@ -163,21 +166,21 @@ func TestPasteIni(t *testing.T) {
 // busy after the mercy, which is shorter than the pod's grace period, and
 // every answer says the connection closes, since http-socket closes it.
 func TestUWSGIStopsWithinTheGracePeriod(t *testing.T) {
-	f, err := ini.ShadowLoad([]byte(renderUWSGI(testSpec())))
+	f, err := ini.ShadowLoad([]byte(render.RenderUWSGI(testSpec())))
 	require.NoError(t, err)
 	s := f.Section("uwsgi")
 	mercy, err := s.Key("worker-reload-mercy").Int64()
 	require.NoError(t, err)
-	assert.Less(t, mercy, int64(TerminationGraceSeconds), "the master kills stuck workers before the kubelet kills the master")
+	assert.Less(t, mercy, int64(render.TerminationGraceSeconds), "the master kills stuck workers before the kubelet kills the master")
 	assert.Equal(t, "true", s.Key("die-on-term").String(), "SIGTERM ends uWSGI instead of reloading it")
 	assert.Equal(t, []string{"Connection: close"}, s.Key("add-header").ValueWithShadows())
 
 	var d appsv1.Deployment
-	raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: UWSGIFrom}, podInputs{mounts{"c", "b"}, "x"}, nil))
+	raw, err := json.Marshal(render.Deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "x", EveryPod: everyPod}, nil))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &d))
 	require.NotNil(t, d.Spec.Template.Spec.TerminationGracePeriodSeconds)
-	assert.Equal(t, int64(TerminationGraceSeconds), *d.Spec.Template.Spec.TerminationGracePeriodSeconds)
+	assert.Equal(t, int64(render.TerminationGraceSeconds), *d.Spec.Template.Spec.TerminationGracePeriodSeconds)
 }
 
 // TestStopValues: the preStop sleep, the grace period and uWSGI's worker
@@ -205,7 +208,7 @@ func TestStopValues(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			spec := testSpec(tc.mod)
-			assert.Equal(t, tc.want, want{preStopSeconds(spec), graceSeconds(spec), workerMercySeconds(spec)}, tc.reason)
+			assert.Equal(t, tc.want, want{render.PreStopSeconds(spec), render.GraceSeconds(spec), render.WorkerMercySeconds(spec)}, tc.reason)
 		})
 	}
 }
@@ -214,7 +217,7 @@ func TestStopValues(t *testing.T) {
 // end_me for SIGHUP and SIGINT from the first instruction and again right
 // after each fork, and end_me leaves by _exit (docs/stopping.md).
 func TestLoadingWorkersEndAtOnce(t *testing.T) {
-	f, err := ini.ShadowLoad([]byte(renderUWSGI(testSpec())))
+	f, err := ini.ShadowLoad([]byte(render.RenderUWSGI(testSpec())))
 	require.NoError(t, err)
 	s := f.Section("uwsgi")
 	assert.Equal(t, []string{"unix_signal:1 end_me", "unix_signal:2 end_me"}, s.Key("hook-asap").ValueWithShadows())
@@ -228,11 +231,11 @@ func TestLoadingWorkersEndAtOnce(t *testing.T) {
 func TestEventletGlanceAPIIsNotPIDOne(t *testing.T) {
 	eventlet, err := release.Parse("2025.2")
 	require.NoError(t, err)
-	for release, want := range map[release.Release]*bool{eventlet: ptr(true), UWSGIFrom: nil} {
+	for release, want := range map[release.Release]*bool{eventlet: ptr(true), render.UWSGIFrom: nil} {
 		var d appsv1.Deployment
-		raw, err := json.Marshal(deployment(&api.Glance{}, testSpec(), runTarget{image: "i", release: release}, podInputs{mounts{"c", "b"}, "x"}, nil))
+		raw, err := json.Marshal(render.Deployment(&api.Glance{}, testSpec(), decide.RunTarget{Image: "i", Release: release}, render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "x", EveryPod: everyPod}, nil))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(raw, &d))
-		assert.Equal(t, want, d.Spec.Template.Spec.ShareProcessNamespace, "release %s (%s)", release, LaunchModeOf(release))
+		assert.Equal(t, want, d.Spec.Template.Spec.ShareProcessNamespace, "release %s (%s)", release, render.LaunchModeOf(release))
 	}
 }

@@ -18,6 +18,11 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -119,7 +124,7 @@ func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 	out := []endpoint{{host: host, port: port}}
 	c := spec.Cache
 	if c.ClusterRef != nil {
-		out = append(out, endpoint{host: fmt.Sprintf("%s.%s.svc", c.ClusterRef.Name, g.Namespace), port: MemcachedPort})
+		out = append(out, endpoint{host: fmt.Sprintf("%s.%s.svc", c.ClusterRef.Name, g.Namespace), port: render.MemcachedPort})
 	}
 	for i, s := range c.Servers {
 		e, err := hostPortEndpoint(fmt.Sprintf("spec.cache.servers[%d]", i), s)
@@ -140,12 +145,12 @@ func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 // when there is none to reach: a backend without S3 settings, or one with
 // a host admission let through unusable, which is its own fault, reported
 // by the backend (so no message is made here for it, a store at a time).
-func storeEndpoint(s *store) (endpoint, bool) {
+func storeEndpoint(s *model.Store) (endpoint, bool) {
 	host := ""
-	if s.backend.Spec.S3 != nil {
-		host = s.backend.Spec.S3.Host
-	} else if s.retired {
-		host = sectionHost(s.section)
+	if s.Backend.Spec.S3 != nil {
+		host = s.Backend.Spec.S3.Host
+	} else if s.Retired {
+		host = sectionHost(s.Section)
 	}
 	if host == "" {
 		return endpoint{}, false
@@ -169,7 +174,7 @@ func sectionHost(section string) string {
 // holds, attached in any state or retiring, so a store's endpoint is
 // allowed before the config names it. Duplicates are merged and the rules
 // sorted, so the policy does not change with the order stores are seen.
-func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*store) ([]networkingv1.NetworkPolicyEgressRule, error) {
+func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store) ([]networkingv1.NetworkPolicyEgressRule, error) {
 	eps, err := serviceEndpoints(g, spec)
 	if err != nil {
 		return nil, err
@@ -227,16 +232,16 @@ type networkPolicyChild struct {
 // the glance-api pods reach the derived endpoints and additionalEgress.
 func apiNetworkPolicy(g *api.Glance, np api.NetworkPolicySpec, derived []networkingv1.NetworkPolicyEgressRule) *networkPolicyChild {
 	tcp := corev1.ProtocolTCP
-	port := intstr.FromInt32(APIPort)
+	port := intstr.FromInt32(render.APIPort)
 	from := make([]networkingv1.NetworkPolicyPeer, 0, len(np.Ingress))
 	for _, src := range np.Ingress {
 		from = append(from, networkingv1.NetworkPolicyPeer{NamespaceSelector: src.NamespaceSelector, PodSelector: src.PodSelector})
 	}
 	return &networkPolicyChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: names.NetworkPolicyAPIVersion, Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: selectorLabels(g)},
+			PodSelector: metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)},
 			Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: from, Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}}}},
 			Egress:      append(derived, np.AdditionalEgress...),
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
@@ -251,7 +256,7 @@ func jobsNetworkPolicy(g *api.Glance, spec api.GlanceSpec) *networkPolicyChild {
 	host, port := spec.Database.Address(g.Namespace)
 	return &networkPolicyChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: names.NetworkPolicyAPIVersion, Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: names.JobsNetworkPolicyName(g.Name), Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: names.JobsNetworkPolicyName(g.Name), Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{
 				MatchLabels: map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name},
@@ -285,9 +290,9 @@ func observedPolicy(children metacontroller.ObjectMap, glance string) (map[strin
 
 // observeEgress is the network policy feature's observation: the egress
 // the observed glance-api NetworkPolicy allows.
-func observeEgress(o *observed, children metacontroller.ObjectMap) error {
+func observeEgress(o *observe.Observed, children metacontroller.ObjectMap) error {
 	var err error
-	o.allowedEgress, err = observedPolicy(children, o.glance.Name)
+	o.AllowedEgress, err = observedPolicy(children, o.Glance.Name)
 	return err
 }
 
@@ -297,7 +302,7 @@ func observeEgress(o *observed, children metacontroller.ObjectMap) error {
 // changed, renders the store. So no glance-api pod is given a store it
 // cannot reach. Stores the running config holds already (held, retiring)
 // stay.
-func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed map[string]bool) {
+func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allowed map[string]bool) {
 	if spec.NetworkPolicy == nil {
 		return
 	}
@@ -305,7 +310,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 	// few, and a rule's key is its JSON encoding.
 	allows := map[endpoint]bool{}
 	for _, s := range stores {
-		if s.state != storestate.Rendered {
+		if s.State != storestate.Rendered {
 			continue
 		}
 		e, ok := storeEndpoint(s)
@@ -318,7 +323,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 			allows[e] = allow
 		}
 		if !allow {
-			s.move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
+			s.Move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}
 }
@@ -326,21 +331,21 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed ma
 // networkPolicyChildren are the NetworkPolicies of spec.networkPolicy and
 // their condition: True once the observed policy allows every derived
 // endpoint.
-func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, allowed map[string]bool) ([]any, *hook.Condition, error) {
+func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allowed map[string]bool) ([]any, *hook.Condition, error) {
 	np := spec.NetworkPolicy
 	if np == nil {
 		return nil, nil, nil
 	}
 	derived, err := derivedEgress(g, spec, stores)
 	if err != nil {
-		return nil, nil, invalidSpec("%w", err)
+		return nil, nil, model.InvalidSpec("%w", err)
 	}
-	c := hook.Condition{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyApplied,
+	c := hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyApplied,
 		Message: fmt.Sprintf("NetworkPolicy %q admits TCP %d from %d sources and allows %d egress rules; NetworkPolicy %q covers the Jobs' pods",
-			g.Name, APIPort, len(np.Ingress), len(derived)+len(np.AdditionalEgress), names.JobsNetworkPolicyName(g.Name))}
+			g.Name, render.APIPort, len(np.Ingress), len(derived)+len(np.AdditionalEgress), names.JobsNetworkPolicyName(g.Name))}
 	for _, r := range derived {
 		if !allowed[ruleKey(r)] {
-			c.Status, c.Reason = false, ReasonWaitingForNetworkPolicy
+			c.Status, c.Reason = false, model.ReasonWaitingForNetworkPolicy
 			c.Message = fmt.Sprintf("NetworkPolicy %q does not allow every derived endpoint yet; the stores it does not allow wait for it", g.Name)
 			break
 		}
@@ -350,10 +355,16 @@ func networkPolicyChildren(g *api.Glance, spec api.GlanceSpec, stores []*store, 
 
 // networkPolicyReady is NetworkPolicyReady: the policies', or, without
 // spec.networkPolicy, True under the reference's NetworkPolicyNotRequired.
-func networkPolicyReady(in statusInput) (hook.Condition, error) {
-	if c, ok := findCondition(in.out.reach, CondNetworkPolicyReady); ok {
+func networkPolicyReady(in report.StatusInput) (hook.Condition, error) {
+	if c, ok := report.FindCondition(in.Out.Reach, model.CondNetworkPolicyReady); ok {
 		return c, nil
 	}
-	return hook.Condition{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyNotRequired,
+	return hook.Condition{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyNotRequired,
 		Message: "spec.networkPolicy is not set: no NetworkPolicy of the Glance restricts what reaches its pods or what they reach"}, nil
+}
+
+// awaitStoreEgress is the network policy feature's decision: a store
+// waits for the NetworkPolicy to allow its endpoint (awaitEgress).
+func awaitStoreEgress(o *observe.Observed, d *decide.Decision) {
+	awaitEgress(o.Glance, o.Spec, d.Stores, o.AllowedEgress)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -45,9 +47,9 @@ func rulesText(rules []networkingv1.NetworkPolicyEgressRule) []string {
 	return out
 }
 
-func endpointStore(id, host string) *store {
-	s := &store{id: id, state: storestate.Rendered}
-	s.backend.Spec.S3 = &api.S3Store{Host: host}
+func endpointStore(id, host string) *model.Store {
+	s := &model.Store{ID: id, State: storestate.Rendered}
+	s.Backend.Spec.S3 = &api.S3Store{Host: host}
 	return s
 }
 
@@ -73,7 +75,7 @@ func TestDerivedEgress(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		spec   api.GlanceSpec
-		stores []*store
+		stores []*model.Store
 		want   []string
 	}{
 		"DatabaseCluster": {
@@ -124,7 +126,7 @@ func TestDerivedEgress(t *testing.T) {
 		"S3EveryShape": {
 			reason: "each store's S3 endpoint: a Service, an address, a name with and without a port; one rule for two stores on one endpoint",
 			spec:   base(nil),
-			stores: []*store{
+			stores: []*model.Store{
 				endpointStore("a", "http://garage.shared-services.svc.cluster.local:3900"),
 				endpointStore("b", "http://garage.shared-services.svc.cluster.local:3900"),
 				endpointStore("c", "https://198.51.100.7:9000"),
@@ -136,10 +138,18 @@ func TestDerivedEgress(t *testing.T) {
 		"StoresInAnyState": {
 			reason: "a pending or skipped store's endpoint is allowed too, and a retired store's from its running section",
 			spec:   base(nil),
-			stores: []*store{
-				func() *store { s := endpointStore("p", "http://10.1.2.3:7480"); s.state = storestate.Pending; return s }(),
-				func() *store { s := endpointStore("s", "http://10.1.2.4:7480"); s.state = storestate.Skipped; return s }(),
-				{id: "old", retired: true, state: storestate.Retiring, section: "[old]\ns3_store_host = http://10.1.2.5:7480\n"},
+			stores: []*model.Store{
+				func() *model.Store {
+					s := endpointStore("p", "http://10.1.2.3:7480")
+					s.State = storestate.Pending
+					return s
+				}(),
+				func() *model.Store {
+					s := endpointStore("s", "http://10.1.2.4:7480")
+					s.State = storestate.Skipped
+					return s
+				}(),
+				{ID: "old", Retired: true, State: storestate.Retiring, Section: "[old]\ns3_store_host = http://10.1.2.5:7480\n"},
 			},
 			want: []string{dns, clusterDB, keystone, "TCP 7480 to 10.1.2.3/32", "TCP 7480 to 10.1.2.4/32", "TCP 7480 to 10.1.2.5/32", cache},
 		},
@@ -163,11 +173,11 @@ func TestDerivedEgressIsOrderFree(t *testing.T) {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	spec := api.GlanceSpec{}.WithDefaults("openstack")
 	a, b := endpointStore("a", "http://10.0.0.1:80"), endpointStore("b", "https://s3.example.com:8443")
-	one, err := derivedEgress(g, spec, []*store{a, b})
+	one, err := derivedEgress(g, spec, []*model.Store{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := derivedEgress(g, spec, []*store{b, a})
+	two, err := derivedEgress(g, spec, []*model.Store{b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +192,11 @@ func TestAwaitEgress(t *testing.T) {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	withPolicy := api.GlanceSpec{NetworkPolicy: &api.NetworkPolicySpec{}}
 	allowedA := map[string]bool{ruleKey(egressRule(endpoint{host: "10.0.0.1", port: 80}, "openstack")): true}
-	held := func() *store { s := endpointStore("h", "http://10.0.0.9:80"); s.state = storestate.Held; return s }
+	held := func() *model.Store {
+		s := endpointStore("h", "http://10.0.0.9:80")
+		s.State = storestate.Held
+		return s
+	}
 	cases := map[string]struct {
 		reason  string
 		spec    api.GlanceSpec
@@ -204,18 +218,18 @@ func TestAwaitEgress(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			stores := []*store{endpointStore("a", "http://10.0.0.1"), endpointStore("b", "https://s3.example.com"), held()}
+			stores := []*model.Store{endpointStore("a", "http://10.0.0.1"), endpointStore("b", "https://s3.example.com"), held()}
 			awaitEgress(g, tc.spec, stores, tc.allowed)
 			got := map[string]storestate.State{}
 			for _, s := range stores {
-				got[s.id] = s.state
+				got[s.ID] = s.State
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 			for _, s := range stores {
-				if s.state == storestate.Pending && !strings.Contains(s.skipped, `waiting for NetworkPolicy "glance"`) {
-					t.Errorf("%s: store %s waits without saying why: %q", tc.reason, s.id, s.skipped)
+				if s.State == storestate.Pending && !strings.Contains(s.Skipped, `waiting for NetworkPolicy "glance"`) {
+					t.Errorf("%s: store %s waits without saying why: %q", tc.reason, s.ID, s.Skipped)
 				}
 			}
 		})
@@ -241,15 +255,15 @@ func TestNetworkPolicies(t *testing.T) {
 		t.Fatalf("want the api and the jobs policies, got %d", len(children))
 	}
 	apiNP, jobs := children[0].(*networkPolicyChild), children[1].(*networkPolicyChild)
-	if cond.Status || cond.Reason != ReasonWaitingForNetworkPolicy {
-		t.Errorf("nothing observed: want False/%s, got %+v", ReasonWaitingForNetworkPolicy, cond)
+	if cond.Status || cond.Reason != model.ReasonWaitingForNetworkPolicy {
+		t.Errorf("nothing observed: want False/%s, got %+v", model.ReasonWaitingForNetworkPolicy, cond)
 	}
-	if diff := cmp.Diff(selectorLabels(g), apiNP.Spec.PodSelector.MatchLabels); diff != "" {
+	if diff := cmp.Diff(model.SelectorLabels(g), apiNP.Spec.PodSelector.MatchLabels); diff != "" {
 		t.Errorf("the api policy selects the glance-api pods: %s", diff)
 	}
 	in := apiNP.Spec.Ingress
-	if len(in) != 1 || len(in[0].Ports) != 1 || in[0].Ports[0].Port.IntVal != APIPort || in[0].From[0].NamespaceSelector.MatchLabels["gateway"] != "true" {
-		t.Errorf("ingress: want TCP %d from the one source, got %+v", APIPort, in)
+	if len(in) != 1 || len(in[0].Ports) != 1 || in[0].Ports[0].Port.IntVal != render.APIPort || in[0].From[0].NamespaceSelector.MatchLabels["gateway"] != "true" {
+		t.Errorf("ingress: want TCP %d from the one source, got %+v", render.APIPort, in)
 	}
 	eg := apiNP.Spec.Egress
 	if diff := cmp.Diff(extra, eg[len(eg)-1]); diff != "" {
@@ -275,8 +289,8 @@ func TestNetworkPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cond.Status || cond.Reason != ReasonNetworkPolicyApplied {
-		t.Errorf("observed as returned: want True/%s, got %+v", ReasonNetworkPolicyApplied, cond)
+	if !cond.Status || cond.Reason != model.ReasonNetworkPolicyApplied {
+		t.Errorf("observed as returned: want True/%s, got %+v", model.ReasonNetworkPolicyApplied, cond)
 	}
 
 	// A Keystone URL the derivation cannot read is a spec error, saying
@@ -284,7 +298,7 @@ func TestNetworkPolicies(t *testing.T) {
 	bad := spec
 	bad.KeystoneEndpoint = "::secret-looking::"
 	_, _, err = networkPolicyChildren(g, bad, nil, nil)
-	if !isSpecError(err) || strings.Contains(err.Error(), "secret-looking") || !strings.Contains(err.Error(), "spec.keystoneEndpoint") {
+	if !model.IsSpecError(err) || strings.Contains(err.Error(), "secret-looking") || !strings.Contains(err.Error(), "spec.keystoneEndpoint") {
 		t.Errorf("want a spec error naming the field only, got %v", err)
 	}
 }

@@ -9,103 +9,39 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
-	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
-// observed is a /sync/glance request decoded once: the Glance, its attached
-// stores as their backends and store Secrets show them, the credentials,
-// the schema Jobs and their pods, and the running Deployment with the
-// backends.conf it mounts and, during a rollout, its pods. The decisions
-// (decide.go), render and report read this value only: every child and
-// related object is decoded here, once, into a typed field, and nothing
-// after observe reads the request's maps.
-type observed struct {
-	glance *api.Glance
-	spec   api.GlanceSpec
-	now    time.Time
-	// stores are the attached backends, sorted by store id, each
-	// evaluated against its store Secret.
-	stores []*store
-	// deployment is the running Deployment, nil before there is one;
-	// running the backends.conf its pods mount, "" when there is none.
-	deployment *appsv1.Deployment
-	running    string
-	// pods are the Deployment's pods and the schema Jobs'.
-	pods observedPods
-	// hasConfig says a config ConfigMap was ever rendered.
-	hasConfig bool
-	creds     credentialsRead
-	jobs      []observedJob
-	// mounted are what the running Deployment and the unfinished schema
-	// Jobs mount: the history keeps them (sync.go).
-	mounted mountedNamesList
-	// configs and backendsSecrets are the observed hashed ConfigMaps and
-	// backends Secrets, for the history.
-	configs, backendsSecrets []hashedChild
-	// policy is spec.policyOverrides' rules, or why they cannot be read.
-	policy    map[string]string
-	policyErr error
-	// applied are the children, returned as last applied when nothing is
-	// re-rendered, or kept while a pod may mount them; nothing reads
-	// their content (lastapplied.go).
-	applied lastApplied
-	// route, purge and events are the observed HTTPRoute, purge CronJob
-	// and Events; autoscalerObserved says an autoscaler is observed.
-	route              observedRoute
-	purge              observedPurge
-	events             observedEvents
-	autoscalerObserved bool
-	// allowedEgress is the egress of the observed glance-api
-	// NetworkPolicy, by rule key (networkpolicy.go).
-	allowedEgress map[string]bool
-	// gates are the conditions of the features' gates whose field is set.
-	gates []hook.Condition
-	// invalid are the rules of hooks/contract/rules the Glance breaks,
-	// the same admission refuses it for: nothing new is rendered from it.
-	invalid problem.List
-}
-
-// credentialsRead is what the database and service-user Secrets give: the
-// credentials when both are complete, and the two conditions.
-type credentialsRead struct {
-	creds     *credentials
-	dbProblem *hook.Condition
-	user      hook.Condition
-}
-
-// mountedNamesList are the hashed ConfigMaps and backends Secrets pods
-// mount.
-type mountedNamesList struct{ configMaps, backendsSecrets []string }
-
-// observe decodes the request. A request that is not a Glance's, or holds an
+// observeRequest decodes the request. A request that is not a Glance's, or holds an
 // object that does not decode, is an input error and nothing is decided.
-func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) {
+func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Observed, error) {
 	var g api.Glance
 	if err := hook.DecodeParent(req.Parent, api.GlanceAPIVersion, api.KindGlance, &g); err != nil {
 		return nil, err
 	}
-	o := &observed{glance: &g, spec: g.Spec.WithDefaults(g.Namespace), now: now,
-		hasConfig: len(req.Children[names.ConfigMapsKey]) > 0}
+	o := &observe.Observed{Glance: &g, Spec: g.Spec.WithDefaults(g.Namespace), Now: now,
+		HasConfig: len(req.Children[names.ConfigMapsKey]) > 0}
 	var err error
-	if o.stores, err = attachedStores(&g, req.Related); err != nil {
+	if o.Stores, err = observe.AttachedStores(&g, req.Related); err != nil {
 		return nil, err
 	}
-	if err := o.observeDeployment(req); err != nil {
+	if err := observeDeployment(o, req); err != nil {
 		return nil, err
 	}
-	if o.creds.creds, o.creds.dbProblem, o.creds.user, err = readCredentials(&g, o.spec, req.Related); err != nil {
+	if o.Creds.Creds, o.Creds.DBProblem, o.Creds.User, err = readCredentials(&g, o.Spec, req.Related); err != nil {
 		return nil, err
 	}
-	if err := o.observeChildren(req.Children); err != nil {
+	if err := observeChildren(o, req.Children); err != nil {
 		return nil, err
 	}
-	o.policy, o.policyErr = policyRules(o.spec, req.Related)
-	if o.pods, err = readPods(req.Related, g.Name); err != nil {
+	o.Policy, o.PolicyErr = render.PolicyRules(o.Spec, req.Related)
+	if o.Pods, err = observe.ReadPods(req.Related, g.Name); err != nil {
 		return nil, err
 	}
-	o.invalid, _ = rules.Glance(g.Name, g.Namespace, g.Spec, req.Parent)
-	o.gates, err = observeGates(o, req.Related)
+	o.Invalid, _ = rules.Glance(g.Name, g.Namespace, g.Spec, req.Parent)
+	o.Gates, err = observeGates(o, req.Related)
 	return o, err
 }
 
@@ -113,21 +49,21 @@ func observe(req *metacontroller.SyncRequest, now time.Time) (*observed, error) 
 // Jobs and what they mount, the hashed history and the Events, then what
 // each feature observes of them (its observe: the NetworkPolicy, the
 // route, the autoscaler, the purge CronJob).
-func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
+func observeChildren(o *observe.Observed, children metacontroller.ObjectMap) error {
 	var err error
-	var jobMounts []mounts
-	if o.jobs, jobMounts, err = observedJobs(children); err != nil {
+	var jobMounts []render.Mounts
+	if o.Jobs, jobMounts, err = render.ObservedJobs(children); err != nil {
 		return err
 	}
 	for _, jm := range jobMounts {
-		o.mounted.configMaps = append(o.mounted.configMaps, jm.configMap)
-		o.mounted.backendsSecrets = append(o.mounted.backendsSecrets, jm.backendsSecret)
+		o.Mounted.ConfigMaps = append(o.Mounted.ConfigMaps, jm.ConfigMap)
+		o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, jm.BackendsSecret)
 	}
-	g := o.glance
-	o.configs = observeHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.mounted.configMaps)
-	o.backendsSecrets = observeHashed(children, names.SecretsKey, g.Name+"-backends-", o.mounted.backendsSecrets)
-	o.applied = lastApplied{children}
-	o.events = observeEvents(children)
+	g := o.Glance
+	o.Configs = observe.ObserveHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.Mounted.ConfigMaps)
+	o.BackendsSecrets = observe.ObserveHashed(children, names.SecretsKey, g.Name+"-backends-", o.Mounted.BackendsSecrets)
+	o.Applied = observe.Applied(children)
+	o.Events = observeEvents(children)
 	for _, f := range features {
 		if f.observe == nil {
 			continue
@@ -140,7 +76,7 @@ func (o *observed) observeChildren(children metacontroller.ObjectMap) error {
 }
 
 // observeGates runs the features' gates, in their order.
-func observeGates(o *observed, related metacontroller.ObjectMap) ([]hook.Condition, error) {
+func observeGates(o *observe.Observed, related metacontroller.ObjectMap) ([]hook.Condition, error) {
 	var gates []hook.Condition
 	for _, f := range features {
 		if f.gate == nil {
@@ -159,18 +95,18 @@ func observeGates(o *observed, related metacontroller.ObjectMap) ([]hook.Conditi
 
 // observeDeployment reads the running Deployment, the backends.conf it
 // mounts.
-func (o *observed) observeDeployment(req *metacontroller.SyncRequest) error {
-	d, found, err := metacontroller.DecodeOne[appsv1.Deployment](req.Children, names.DeploymentsKey, o.glance.Name)
+func observeDeployment(o *observe.Observed, req *metacontroller.SyncRequest) error {
+	d, found, err := metacontroller.DecodeOne[appsv1.Deployment](req.Children, names.DeploymentsKey, o.Glance.Name)
 	if err != nil {
 		return hook.Invalid("observed %v", err)
 	}
 	if !found {
 		return nil
 	}
-	o.deployment = &d
-	mountedConfig, mountedBackends := mountedNames(&d)
-	o.mounted.configMaps = append(o.mounted.configMaps, mountedConfig)
-	o.mounted.backendsSecrets = append(o.mounted.backendsSecrets, mountedBackends)
-	o.running = backendsText(req.Children, mountedBackends)
+	o.Deployment = &d
+	mountedConfig, mountedBackends := render.MountedNames(&d)
+	o.Mounted.ConfigMaps = append(o.Mounted.ConfigMaps, mountedConfig)
+	o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, mountedBackends)
+	o.Running = backendsText(req.Children, mountedBackends)
 	return nil
 }

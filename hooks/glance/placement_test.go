@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestStagingVolumes(t *testing.T) {
@@ -35,18 +36,18 @@ func TestStagingVolumes(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			vols := apiStateVolumes(api.GlanceSpec{Staging: &tc.staging})
+			vols := render.APIStateVolumes(api.GlanceSpec{Staging: &tc.staging})
 			got := map[string]corev1.VolumeSource{}
 			for _, v := range vols {
 				got[v.Name] = v.VolumeSource
 			}
-			if diff := cmp.Diff(tc.want, got[VolumeStaging]); diff != "" {
+			if diff := cmp.Diff(tc.want, got[render.VolumeStaging]); diff != "" {
 				t.Errorf("%s\nstaging: -want, +got:\n%s", tc.reason, diff)
 			}
-			if l := got[VolumeTasks].EmptyDir; l == nil || l.SizeLimit.Cmp(size) != 0 {
-				t.Errorf("the tasks area gets the staging size: %v", got[VolumeTasks])
+			if l := got[render.VolumeTasks].EmptyDir; l == nil || l.SizeLimit.Cmp(size) != 0 {
+				t.Errorf("the tasks area gets the staging size: %v", got[render.VolumeTasks])
 			}
-			for _, n := range []string{VolumeLock, VolumeTmp} {
+			for _, n := range []string{render.VolumeLock, render.VolumeTmp} {
 				if l := got[n].EmptyDir; l == nil || l.SizeLimit == nil {
 					t.Errorf("%s is a bounded emptyDir: %v", n, got[n])
 				}
@@ -71,21 +72,21 @@ func TestPlacement(t *testing.T) {
 	}
 	spec := api.GlanceSpec{Deployment: &s}
 
-	job := jobPlacement(spec)
+	job := render.JobPlacement(spec)
 	want := api.DeploymentSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: "high",
 		Affinity: &corev1.Affinity{NodeAffinity: node}}
 	if diff := cmp.Diff(want, job); diff != "" {
 		t.Errorf("a schema Job runs where glance-api may, without the pod (anti-)affinities of glance-api: -want, +got:\n%s", diff)
 	}
 
-	spread := spreadConstraints(g, s)
+	spread := render.SpreadConstraints(g, s)
 	if len(spread) != 1 || spread[0].LabelSelector == nil || spread[0].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "glance" {
 		t.Errorf("a constraint without labelSelector selects the Glance's pods: %+v", spread)
 	}
 	if s.TopologySpreadConstraints[0].LabelSelector != nil {
 		t.Error("the spec is not changed in place")
 	}
-	def := spreadConstraints(g, api.DeploymentSpec{})
+	def := render.SpreadConstraints(g, api.DeploymentSpec{})
 	if len(def) != 2 || def[0].TopologyKey != "kubernetes.io/hostname" || def[1].TopologyKey != "topology.kubernetes.io/zone" ||
 		def[0].WhenUnsatisfiable != corev1.ScheduleAnyway || def[1].WhenUnsatisfiable != corev1.ScheduleAnyway {
 		t.Errorf("by default spread over nodes, then zones, as a preference: %+v", def)

@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/test/kubeletstatus"
 )
 
@@ -26,7 +29,7 @@ func kubeletPod(t *testing.T, name string, age time.Duration, status string, edi
 	p.Name = name
 	p.CreationTimestamp.Time = podsNow.Add(-age)
 	raw, err := kubeletstatus.Render(status, kubeletstatus.Pod{Name: name, Namespace: "openstack",
-		UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d", Container: ContainerName, Image: "ghcr.io/c5c3/glance:2025.2",
+		UID: "0f3b6f3e-7f3c-4a5e-9a51-0d1f0a2b3c4d", Container: render.ContainerName, Image: "ghcr.io/c5c3/glance:2025.2",
 		InitContainer: "db-sync", Created: p.CreationTimestamp.Time, QOSClass: corev1.PodQOSBurstable})
 	require.NoError(t, err)
 	require.NoError(t, yaml.UnmarshalStrict(raw, &p.Status), status)
@@ -78,7 +81,7 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "glance-7c9d8f6b5-x2x4k", time.Minute, "create-container-config-error")}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "glance-7c9d8f6b5-x2x4k" container "glance-api": ` + configError},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "glance-7c9d8f6b5-x2x4k" container "glance-api": ` + configError},
 		},
 		"SecretNotFound": {
 			reason: "the quotes of the kubelet's message are escaped, not taken for the end of the excerpt",
@@ -86,7 +89,7 @@ func TestSummarizePods(t *testing.T) {
 				return []corev1.Pod{kubeletPod(t, "p", time.Minute, "create-container-config-error",
 					waiting("CreateContainerConfigError", `secret "glance-service-user" not found`))}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": ` +
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": ` +
 				`CreateContainerConfigError: "secret \"glance-service-user\" not found"`},
 		},
 		"ImagePullBackOff": {
@@ -94,7 +97,7 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", time.Minute, "image-pull-backoff")}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": ` +
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": ` +
 				`ImagePullBackOff: "Back-off pulling image \"ghcr.io/c5c3/glance:2025.2\""`},
 		},
 		"UnknownWaitingReason": {
@@ -102,14 +105,14 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", time.Minute, "create-container-config-error", waiting("SomeNewError", ""))}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": SomeNewError: (no message)`},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api": SomeNewError: (no message)`},
 		},
 		"CrashLoopBackOff": {
 			reason: "restarts and the last exit, not the back-off message (it changes with every restart)",
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "glance-7c9d8f6b5-x2x4k", 5*time.Minute, "crash-loop-backoff")}
 			},
-			want: want{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "glance-7c9d8f6b5-x2x4k" container "glance-api" ` +
+			want: want{reason: model.ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "glance-7c9d8f6b5-x2x4k" container "glance-api" ` +
 				`restarted 4 times, last exited with code 1 (Error)`},
 		},
 		"ExitedBeforeBackOff": {
@@ -118,7 +121,7 @@ func TestSummarizePods(t *testing.T) {
 				return []corev1.Pod{kubeletPod(t, "p", time.Minute, "running-not-ready",
 					state(corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}))}
 			},
-			want: want{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "p" container "glance-api" restarted 0 times, last exited with code 2 (Error)`},
+			want: want{reason: model.ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "p" container "glance-api" restarted 0 times, last exited with code 2 (Error)`},
 		},
 		"RunningAgainAfterExit": {
 			reason: "running again after exits and not ready: still crash-looping, so the reason does not flip with every restart",
@@ -126,7 +129,7 @@ func TestSummarizePods(t *testing.T) {
 				return []corev1.Pod{kubeletPod(t, "p", time.Minute, "crash-loop-backoff",
 					state(corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}))}
 			},
-			want: want{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "p" container "glance-api" restarted 4 times, last exited with code 1 (Error)`},
+			want: want{reason: model.ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "p" container "glance-api" restarted 4 times, last exited with code 1 (Error)`},
 		},
 		"ReadyAfterAnOldRestart": {
 			reason: "a ready container that restarted once long ago is fine",
@@ -142,7 +145,7 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", 20*time.Second, "unschedulable")}
 			},
-			want: want{reason: ReasonPodsUnschedulable, message: `1 of 1 pod cannot be scheduled: pod "p": ` +
+			want: want{reason: model.ReasonPodsUnschedulable, message: `1 of 1 pod cannot be scheduled: pod "p": ` +
 				`"0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."`},
 		},
 		"ContainerCreatingWithinTheDeadline": {
@@ -157,7 +160,7 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", 11*time.Minute, "container-creating")}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api" is still ContainerCreating past the deadline`},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" container "glance-api" is still ContainerCreating past the deadline`},
 		},
 		"NotReadyWithinTheDeadline": {
 			reason: "running, started, not ready yet: a rollout in progress",
@@ -171,7 +174,7 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", 12*time.Minute, "running-not-ready")}
 			},
-			want: want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
+			want: want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
 		},
 		"NotReadyDeadlineExceeded": {
 			reason: "the Deployment controller says the rollout's deadline passed: a young pod counts too",
@@ -179,7 +182,7 @@ func TestSummarizePods(t *testing.T) {
 				return []corev1.Pod{kubeletPod(t, "p", 2*time.Minute, "running-not-ready")}
 			},
 			passed: true,
-			want:   want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
+			want:   want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
 		},
 		"StartupProbePastTheDeadline": {
 			reason: "started false: the startup probe, not the readiness probe, has not passed",
@@ -189,7 +192,7 @@ func TestSummarizePods(t *testing.T) {
 					st.ContainerStatuses[0].Started = &no
 				})}
 			},
-			want: want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but its startup probe has not succeeded within the deadline`},
+			want: want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but its startup probe has not succeeded within the deadline`},
 		},
 		"NoContainerStatusPastTheDeadline": {
 			reason: "no kubelet ever reported the pod's containers",
@@ -198,7 +201,7 @@ func TestSummarizePods(t *testing.T) {
 					st.ContainerStatuses = nil
 				})}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" has no container started past the deadline (phase Pending)`},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" has no container started past the deadline (phase Pending)`},
 		},
 		"TerminatingAndSucceededNotCounted": {
 			reason: "a pod being deleted (an old replica) and a pod that succeeded are not counted",
@@ -208,14 +211,14 @@ func TestSummarizePods(t *testing.T) {
 				done := kubeletPod(t, "done", time.Hour, "ready", func(st *corev1.PodStatus) { st.Phase = corev1.PodSucceeded })
 				return []corev1.Pod{old, done, kubeletPod(t, "new", time.Minute, "create-container-config-error")}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "new" container "glance-api": ` + configError},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "new" container "glance-api": ` + configError},
 		},
 		"Evicted": {
 			reason: "a pod the kubelet evicted: its reason and message, not its container's exit",
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "p", 3*time.Hour, "evicted")}
 			},
-			want: want{reason: ReasonPodsFailed, message: `1 of 1 pod failed: pod "p": Evicted: ` +
+			want: want{reason: model.ReasonPodsFailed, message: `1 of 1 pod failed: pod "p": Evicted: ` +
 				`"The node was low on resource: memory. Threshold quantity: 100Mi, available: 87Mi. Container glance-api was using 1432Mi, request is 0, has larger consumption of memory. "`},
 		},
 		"FailedJobPod": {
@@ -223,14 +226,14 @@ func TestSummarizePods(t *testing.T) {
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "glance-db-sync-abc12", 3*time.Minute, "job-failed")}
 			},
-			want: want{reason: ReasonPodsFailed, message: `1 of 1 pod failed: pod "glance-db-sync-abc12" init container "db-sync" exited with code 1 (Error)`},
+			want: want{reason: model.ReasonPodsFailed, message: `1 of 1 pod failed: pod "glance-db-sync-abc12" init container "db-sync" exited with code 1 (Error)`},
 		},
 		"JobImagePullBackOff": {
 			reason: "a Job's pod whose init container cannot pull its image",
 			pods: func(t *testing.T) []corev1.Pod {
 				return []corev1.Pod{kubeletPod(t, "glance-db-sync-abc12", 3*time.Minute, "job-image-pull-backoff")}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "glance-db-sync-abc12" init container "db-sync": ` +
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "glance-db-sync-abc12" init container "db-sync": ` +
 				`ImagePullBackOff: "Back-off pulling image \"ghcr.io/c5c3/glance:2025.2\""`},
 		},
 		"InitContainerRunningWithinTheDeadline": {
@@ -249,7 +252,7 @@ func TestSummarizePods(t *testing.T) {
 					corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
 					corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}))}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" init container "db-sync" has not completed within the deadline`},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" init container "db-sync" has not completed within the deadline`},
 		},
 		"InitContainerImagePull": {
 			reason: "an init container that cannot start is named as one",
@@ -258,7 +261,7 @@ func TestSummarizePods(t *testing.T) {
 					corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "rpc error: code = NotFound desc = not found"}},
 					corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}))}
 			},
-			want: want{reason: ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" init container "db-sync": ErrImagePull: "rpc error: code = NotFound desc = not found"`},
+			want: want{reason: model.ReasonPodsNotStarting, message: `1 of 1 pod cannot start: pod "p" init container "db-sync": ErrImagePull: "rpc error: code = NotFound desc = not found"`},
 		},
 		"InitContainerCrashLoop": {
 			reason: "an init container restarted (restartPolicy OnFailure) is crash-looping",
@@ -267,7 +270,7 @@ func TestSummarizePods(t *testing.T) {
 					corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 10s"}},
 					corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}))}
 			},
-			want: want{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "p" init container "db-sync" restarted 0 times`},
+			want: want{reason: model.ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "p" init container "db-sync" restarted 0 times`},
 		},
 		"ManyPodsOneLinePerReason": {
 			reason: "a rollout of three replicas beside the old ones: each reason once, with its count and the first pod by name, most fundamental first",
@@ -281,15 +284,15 @@ func TestSummarizePods(t *testing.T) {
 					kubeletPod(t, "glance-new-d", time.Minute, "container-creating"),
 				}
 			},
-			want: want{reason: ReasonPodsUnschedulable, recheck: 9 * time.Minute, message: `1 of 6 pods cannot be scheduled: pod "glance-new-b": ` +
+			want: want{reason: model.ReasonPodsUnschedulable, recheck: 9 * time.Minute, message: `1 of 6 pods cannot be scheduled: pod "glance-new-b": ` +
 				`"0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."; ` +
 				`2 of 6 pods are crash-looping: pod "glance-new-a" container "glance-api" restarted 4 times, last exited with code 1 (Error)`},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			v := summarizePods(tc.pods(t), podDeadline{now: podsNow, after: 10 * time.Minute, passed: tc.passed})
-			got := want(v)
+			v := report.SummarizePods(tc.pods(t), report.PodDeadline{Now: podsNow, After: 10 * time.Minute, Passed: tc.passed})
+			got := want{reason: v.Reason, message: v.Message, recheck: v.Recheck}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
@@ -314,13 +317,13 @@ func TestPodMessagesAreBoundedAndEscaped(t *testing.T) {
 			kubeletPod(t, name, time.Minute, "unschedulable", func(st *corev1.PodStatus) { st.Conditions[0].Message = long }),
 			kubeletPod(t, "s", time.Hour, "running-not-ready"))
 	}
-	v := summarizePods(pods, podDeadline{now: podsNow, after: 10 * time.Minute})
-	assert.Equal(t, ReasonPodsUnschedulable, v.reason)
-	assert.Less(t, len(v.message), 3000, "four reasons, each bounded")
-	assert.NotContains(t, v.message, "\n")
-	assert.NotContains(t, v.message, "\x1b")
-	assert.NotContains(t, v.message, "\u202e")
-	assert.NotContains(t, v.message, "s3cr3t", "the termination message is never shown")
-	assert.Contains(t, v.message, "1000 of 4000 pods are crash-looping")
-	assert.Contains(t, v.message, "1000 of 4000 pods are not ready")
+	v := report.SummarizePods(pods, report.PodDeadline{Now: podsNow, After: 10 * time.Minute})
+	assert.Equal(t, model.ReasonPodsUnschedulable, v.Reason)
+	assert.Less(t, len(v.Message), 3000, "four reasons, each bounded")
+	assert.NotContains(t, v.Message, "\n")
+	assert.NotContains(t, v.Message, "\x1b")
+	assert.NotContains(t, v.Message, "\u202e")
+	assert.NotContains(t, v.Message, "s3cr3t", "the termination message is never shown")
+	assert.Contains(t, v.Message, "1000 of 4000 pods are crash-looping")
+	assert.Contains(t, v.Message, "1000 of 4000 pods are not ready")
 }

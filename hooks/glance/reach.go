@@ -3,6 +3,8 @@ package glance
 import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // reach is what spec.gateway and spec.networkPolicy add to a sync: the
@@ -16,7 +18,7 @@ type reach struct {
 // NetworkPolicies) whatever the config decision: neither is mounted by a
 // pod, and a store waiting for its egress (awaitEgress) must not wait for
 // a config render that waits for it.
-func reachChildren(o *observed, stores []*store) (reach, error) {
+func reachChildren(o *observe.Observed, stores []*model.Store) (reach, error) {
 	var r reach
 	for _, f := range features {
 		if f.reach == nil {
@@ -38,38 +40,38 @@ func reachChildren(o *observed, stores []*store) (reach, error) {
 // applied while the spec is invalid: a hostname or a rule it holds is not
 // rendered. what names them in the condition, which is reported only when
 // the feature's field is set.
-func keptWhileInvalid(o *observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
-	kept, err := o.applied.keep(key)
+func keptWhileInvalid(o *observe.Observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
+	kept, err := o.Applied.Keep(key)
 	if err != nil || !set {
 		return kept, nil, err
 	}
-	return kept, &hook.Condition{Type: condType, Reason: ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
+	return kept, &hook.Condition{Type: condType, Reason: model.ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
 }
 
 // gatewayReach is spec.gateway's route and its condition.
-func gatewayReach(o *observed, _ []*store) ([]any, *hook.Condition, error) {
-	if len(o.invalid) > 0 {
-		return keptWhileInvalid(o, names.HTTPRoutesKey, o.spec.Gateway != nil, CondHTTPRouteReady, "the HTTPRoute is")
+func gatewayReach(o *observe.Observed, _ []*model.Store) ([]any, *hook.Condition, error) {
+	if len(o.Invalid) > 0 {
+		return keptWhileInvalid(o, names.HTTPRoutesKey, o.Spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
 	}
-	route, c := gatewayChildren(o.glance, o.spec, o.route)
+	route, c := gatewayChildren(o.Glance, o.Spec, o.Route)
 	return route, c, nil
 }
 
 // networkPolicyReach is spec.networkPolicy's NetworkPolicies and their
 // condition. A spec they cannot be rendered from keeps the observed ones
 // as last applied.
-func networkPolicyReach(o *observed, stores []*store) ([]any, *hook.Condition, error) {
-	if len(o.invalid) > 0 {
-		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.spec.NetworkPolicy != nil, CondNetworkPolicyReady, "the NetworkPolicies are")
+func networkPolicyReach(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error) {
+	if len(o.Invalid) > 0 {
+		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.Spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
 	}
-	policies, c, err := networkPolicyChildren(o.glance, o.spec, stores, o.allowedEgress)
-	if !isSpecError(err) {
+	policies, c, err := networkPolicyChildren(o.Glance, o.Spec, stores, o.AllowedEgress)
+	if !model.IsSpecError(err) {
 		return policies, c, err
 	}
-	kept, kerr := o.applied.keep(names.NetworkPoliciesKey)
+	kept, kerr := o.Applied.Keep(names.NetworkPoliciesKey)
 	if kerr != nil {
 		return nil, nil, kerr
 	}
-	return kept, &hook.Condition{Type: CondNetworkPolicyReady, Reason: ReasonInvalidSpec,
+	return kept, &hook.Condition{Type: model.CondNetworkPolicyReady, Reason: model.ReasonInvalidSpec,
 		Message: "the NetworkPolicies are kept as last applied: " + err.Error()}, nil
 }

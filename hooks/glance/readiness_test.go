@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/glancestatus"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // TestReadinessAsTheContractSays: the ControlPlane tells a Glance on its
@@ -15,8 +16,8 @@ func TestReadinessAsTheContractSays(t *testing.T) {
 	for _, feature := range features {
 		for _, f := range feature.status {
 			checked++
-			if beside := f.ready == besideReady; beside != glancestatus.BesideReady(f.condType) {
-				t.Errorf("feature %s reports %s beside Ready: %t here, %t in glancestatus", feature.name, f.condType, beside, !beside)
+			if beside := f.Ready == report.BesideReady; beside != glancestatus.BesideReady(f.CondType) {
+				t.Errorf("feature %s reports %s beside Ready: %t here, %t in glancestatus", feature.name, f.CondType, beside, !beside)
 			}
 		}
 	}

@@ -16,25 +16,30 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // referenceStatus is a Glance that runs: two stores, the config rendered,
 // the schema in place, the Deployment rolled out on it, the Secrets
 // complete, no optional field set. Each case of TestReferenceConditions
 // changes one thing of it.
-func referenceStatus() statusInput {
+func referenceStatus() report.StatusInput {
 	g := &api.Glance{ObjectMeta: metav1.ObjectMeta{Name: "glance", Namespace: "openstack"}}
 	a, b := attached("a", true, ""), attached("b", false, "")
-	out := &outcome{configName: "glance-config-1", backendsName: "glance-backends-1", inConfig: map[string]bool{"a": true, "b": true},
-		rendered:    hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered},
-		database:    hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced},
-		serviceUser: hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable}}
-	return statusInput{
-		o: &observed{glance: g, spec: g.Spec.WithDefaults(g.Namespace), now: time.Unix(0, 0),
-			deployment: mounting("glance-config-1", "glance-backends-1"), creds: credentialsRead{creds: &credentials{}},
-			applied: lastApplied{metacontroller.ObjectMap{}}},
-		d:   &decision{stores: []*store{a, b}, def: a},
-		out: out,
+	out := &render.Outcome{ConfigName: "glance-config-1", BackendsName: "glance-backends-1", InConfig: map[string]bool{"a": true, "b": true},
+		Rendered:    hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered},
+		Database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced},
+		ServiceUser: hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable}}
+	return report.StatusInput{
+		Observed: &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults(g.Namespace), Now: time.Unix(0, 0),
+			Deployment: mounting("glance-config-1", "glance-backends-1"), Creds: observe.CredentialsRead{Creds: &observe.Credentials{}},
+			Applied: observe.Applied(metacontroller.ObjectMap{})},
+		Decision: &decide.Decision{Stores: []*model.Store{a, b}, Def: a},
+		Out:      out,
 	}
 }
 
@@ -53,8 +58,8 @@ func purgeCronJob(t *testing.T, st batchv1.CronJobStatus) metacontroller.ObjectM
 // reported under another name or not at all, the row of docs/conditions.md
 // that says so.
 func TestReferenceConditions(t *testing.T) {
-	type setHere func(t *testing.T, in *statusInput)
-	same := func(t *testing.T, in *statusInput) {}
+	type setHere func(t *testing.T, in *report.StatusInput)
+	same := func(t *testing.T, in *report.StatusInput) {}
 	cases := map[string]struct {
 		reason string
 		status bool
@@ -62,27 +67,27 @@ func TestReferenceConditions(t *testing.T) {
 	}{
 		"SecretsReady/SecretsAvailable": {"the Secrets are complete, without a store as with a Ready one", true, same},
 		"SecretsReady/SecretStoreNotReady": {"spec.secretStoreRef names a store that is not there: the gate holds the render", false,
-			func(t *testing.T, in *statusInput) {
-				in.o.spec.SecretStoreRef = &api.SecretStoreRefSpec{Name: "openbao"}
+			func(t *testing.T, in *report.StatusInput) {
+				in.Observed.Spec.SecretStoreRef = &api.SecretStoreRefSpec{Name: "openbao"}
 				var err error
-				in.o.gates, err = observeGates(in.o, metacontroller.ObjectMap{})
+				in.Observed.Gates, err = observeGates(in.Observed, metacontroller.ObjectMap{})
 				require.NoError(t, err)
 			}},
-		"SecretsReady/WaitingForDBCredentials": {"the database Secret is incomplete", false, func(t *testing.T, in *statusInput) {
-			in.o.creds = credentialsRead{dbProblem: &hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForDBCredentials}}
+		"SecretsReady/WaitingForDBCredentials": {"the database Secret is incomplete", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Creds = observe.CredentialsRead{DBProblem: &hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForDBCredentials}}
 		}},
-		"SecretsReady/WaitingForServiceUserCredentials": {"the service user's Secret is incomplete", false, func(t *testing.T, in *statusInput) {
-			in.o.creds = credentialsRead{}
+		"SecretsReady/WaitingForServiceUserCredentials": {"the service user's Secret is incomplete", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Creds = observe.CredentialsRead{}
 		}},
 		"SecretsReady/TargetClusterUnavailable": {reason: "no target clusters here"},
 		"SecretsReady/ConfigError":              {reason: "ConfigRendered=False/InvalidSpec says it"},
 
 		"BackendsReady/AllBackendsProjected": {"every store projected, one default", true, same},
-		"BackendsReady/WaitingForBackends": {"the first render waits for stores on their way", false, func(t *testing.T, in *statusInput) {
-			in.out.waiting = true
+		"BackendsReady/WaitingForBackends": {"the first render waits for stores on their way", false, func(t *testing.T, in *report.StatusInput) {
+			in.Out.Waiting = true
 		}},
-		"BackendsReady/NoDefaultBackend": {"no store is the default", false, func(t *testing.T, in *statusInput) {
-			in.d.def, in.d.noDefault = nil, "no attached backend is marked isDefault"
+		"BackendsReady/NoDefaultBackend": {"no store is the default", false, func(t *testing.T, in *report.StatusInput) {
+			in.Decision.Def, in.Decision.NoDefault = nil, "no attached backend is marked isDefault"
 		}},
 
 		"DatabaseReady/DatabaseSynced":        {reason: "SchemaSynced"},
@@ -91,11 +96,11 @@ func TestReferenceConditions(t *testing.T) {
 		"DatabaseReady/DBSyncFailed":          {reason: "SchemaSyncFailed"},
 		"DatabaseReady/DBSyncInProgress":      {reason: "SchemaSyncRunning"},
 		"DatabaseReady/WaitingForBackends":    {reason: "WaitingForConfig"},
-		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonImageReleaseMismatch)},
+		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonImageReleaseMismatch)},
 		"DatabaseReady/VersionParseError":     {reason: "admission refuses a release that does not parse"},
-		"DatabaseReady/DowngradeNotSupported": {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonDowngradeNotSupported)},
+		"DatabaseReady/DowngradeNotSupported": {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonDowngradeNotSupported)},
 		"DatabaseReady/UpgradePathInvalid":    {reason: "UpgradeSkipsReleases"},
-		"DatabaseReady/UpgradeTargetChanged":  {"the schema decision says it (schema_test.go)", false, databaseSaid(ReasonUpgradeTargetChanged)},
+		"DatabaseReady/UpgradeTargetChanged":  {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonUpgradeTargetChanged)},
 		"DatabaseReady/ExpandInProgress":      {reason: "SchemaUpgrading"},
 		"DatabaseReady/MigrateInProgress":     {reason: "SchemaUpgrading"},
 		"DatabaseReady/UpgradeRollingUpdate":  {reason: "SchemaUpgrading"},
@@ -109,27 +114,27 @@ func TestReferenceConditions(t *testing.T) {
 		"DeploymentReady/WaitingForBackends":   {reason: "DeploymentMissing, ConfigRendered says why"},
 
 		"GlanceAPIReady/APIHealthy": {"a pod passes its readiness probe, GET /healthcheck", true, same},
-		"GlanceAPIReady/APIUnhealthy": {"no pod passes it", false, func(t *testing.T, in *statusInput) {
-			in.o.deployment.Status.AvailableReplicas = 0
+		"GlanceAPIReady/APIUnhealthy": {"no pod passes it", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Deployment.Status.AvailableReplicas = 0
 		}},
-		"GlanceAPIReady/EndpointNotReady": {"no Deployment yet", false, func(t *testing.T, in *statusInput) {
-			in.o.deployment = nil
+		"GlanceAPIReady/EndpointNotReady": {"no Deployment yet", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Deployment = nil
 		}},
 		"GlanceAPIReady/HealthCheckTimeout": {reason: "the hooks dial nothing: APIUnhealthy"},
 		"GlanceAPIReady/ConnectionFailed":   {reason: "the hooks dial nothing: APIUnhealthy"},
 		"GlanceAPIReady/HealthCheckFailed":  {reason: "the hooks dial nothing: APIUnhealthy"},
 
 		"HPAReady/HPANotRequired": {"spec.autoscaling unset", true, same},
-		"HPAReady/HPAReady": {"the autoscaler is returned with the Deployment", true, func(t *testing.T, in *statusInput) {
+		"HPAReady/HPAReady": {"the autoscaler is returned with the Deployment", true, func(t *testing.T, in *report.StatusInput) {
 			min := int32(2)
-			in.o.spec.Autoscaling = &api.AutoscalingSpec{MinReplicas: &min, MaxReplicas: 4}
-			in.out.children = append(in.out.children, horizontalPodAutoscaler(in.o.glance, *in.o.spec.Autoscaling))
+			in.Observed.Spec.Autoscaling = &api.AutoscalingSpec{MinReplicas: &min, MaxReplicas: 4}
+			in.Out.Children = append(in.Out.Children, horizontalPodAutoscaler(in.Observed.Glance, *in.Observed.Spec.Autoscaling))
 		}},
 
 		"NetworkPolicyReady/NetworkPolicyNotRequired": {"spec.networkPolicy unset", true, same},
 		"NetworkPolicyReady/NetworkPolicyReady": {"the observed policy allows every derived endpoint (networkpolicy_test.go)", true,
-			func(t *testing.T, in *statusInput) {
-				in.out.reach = []hook.Condition{{Type: CondNetworkPolicyReady, Status: true, Reason: ReasonNetworkPolicyApplied}}
+			func(t *testing.T, in *report.StatusInput) {
+				in.Out.Reach = []hook.Condition{{Type: model.CondNetworkPolicyReady, Status: true, Reason: model.ReasonNetworkPolicyApplied}}
 			}},
 
 		"HTTPRouteReady/HTTPRouteNotRequired":   {"spec.gateway unset", true, same},
@@ -138,28 +143,28 @@ func TestReferenceConditions(t *testing.T) {
 		"HTTPRouteReady/GatewayAPINotInstalled": {"the CompositeController does not manage HTTPRoutes", false, gateway(false, "")},
 		"HTTPRouteReady/CapabilityProbeFailed":  {reason: "no target clusters here"},
 
-		"DBPurgeReady/DBPurgeScheduled": {"the CronJob is there", true, func(t *testing.T, in *statusInput) {
-			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
-			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.glance)
+		"DBPurgeReady/DBPurgeScheduled": {"the CronJob is there", true, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Glance.Spec.DBPurge, in.Observed.Spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
+			in.Observed.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.Observed.Glance)
 		}},
-		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended (also said when none is scheduled)", true, func(t *testing.T, in *statusInput) {
-			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
-			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.o.glance)
+		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended (also said when none is scheduled)", true, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Glance.Spec.DBPurge, in.Observed.Spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
+			in.Observed.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.Observed.Glance)
 		}},
-		"DBPurgeReady/DBPurgeJobFailed": {"the last run failed", false, func(t *testing.T, in *statusInput) {
-			in.o.glance.Spec.DBPurge, in.o.spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
+		"DBPurgeReady/DBPurgeJobFailed": {"the last run failed", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Glance.Spec.DBPurge, in.Observed.Spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
 			at := metav1.Unix(3600, 0)
-			in.o.purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at}), in.o.glance)
+			in.Observed.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{LastScheduleTime: &at}), in.Observed.Glance)
 		}},
 
 		"ExtraConfigHealthy/NoOwnedKeysOverridden": {"no extraConfig", true, same},
-		"ExtraConfigHealthy/OwnedKeysOverridden": {"extraConfig sets a key the hooks render", false, func(t *testing.T, in *statusInput) {
-			in.o.spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}}
+		"ExtraConfigHealthy/OwnedKeysOverridden": {"extraConfig sets a key the hooks render", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Spec.ExtraConfig = map[string]map[string]string{"DEFAULT": {"enabled_backends": "x:s3"}}
 		}},
 
 		"Ready/AllReady": {"every condition Ready waits for is True", true, same},
-		"Ready/NotAllReady": {"one is not: no Deployment yet", false, func(t *testing.T, in *statusInput) {
-			in.o.deployment = nil
+		"Ready/NotAllReady": {"one is not: no Deployment yet", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Deployment = nil
 		}},
 	}
 	differences := referenceDifferences(t)
@@ -172,9 +177,9 @@ func TestReferenceConditions(t *testing.T) {
 			}
 			in := referenceStatus()
 			tc.set(t, &in)
-			conds, err := reportConditions(in)
+			conds, err := report.ReportConditions(in, statuses)
 			require.NoError(t, err)
-			c, ok := findCondition(conds, condType)
+			c, ok := report.FindCondition(conds, condType)
 			require.True(t, ok, "%s: %s is reported", tc.reason, condType)
 			assert.Equal(t, reason, c.Reason, "%s: %s", tc.reason, c.Message)
 			assert.Equal(t, tc.status, c.Status, "%s: %s", tc.reason, c.Message)
@@ -184,18 +189,18 @@ func TestReferenceConditions(t *testing.T) {
 
 // databaseSaid is a schema decision that says reason: DatabaseReady
 // reports what the schema decision and its Job's pods said.
-func databaseSaid(reason string) func(*testing.T, *statusInput) {
-	return func(_ *testing.T, in *statusInput) {
-		in.out.database = hook.Condition{Type: CondDatabaseReady, Reason: reason}
+func databaseSaid(reason string) func(*testing.T, *report.StatusInput) {
+	return func(_ *testing.T, in *report.StatusInput) {
+		in.Out.Database = hook.Condition{Type: model.CondDatabaseReady, Reason: reason}
 	}
 }
 
 // gateway sets spec.gateway and the route's condition as the route's
 // children make it: managed or not, and its Gateway's Accepted.
-func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
-	return func(t *testing.T, in *statusInput) {
+func gateway(managed bool, accepted string) func(*testing.T, *report.StatusInput) {
+	return func(t *testing.T, in *report.StatusInput) {
 		gw := &api.GatewaySpec{Hostname: "glance.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}
-		in.o.spec.Gateway = gw
+		in.Observed.Spec.Gateway = gw
 		observed := metacontroller.ObjectMap{}
 		if managed {
 			observed[names.HTTPRoutesKey] = map[string]json.RawMessage{}
@@ -207,9 +212,9 @@ func gateway(managed bool, accepted string) func(*testing.T, *statusInput) {
 			require.NoError(t, err)
 			observed = metacontroller.ObjectMap{names.HTTPRoutesKey: {"glance": raw}}
 		}
-		_, c := gatewayChildren(in.o.glance, in.o.spec, observeRoute(observed, in.o.glance, in.o.spec))
+		_, c := gatewayChildren(in.Observed.Glance, in.Observed.Spec, observeRoute(observed, in.Observed.Glance, in.Observed.Spec))
 		require.NotNil(t, c)
-		in.out.reach = []hook.Condition{*c}
+		in.Out.Reach = []hook.Condition{*c}
 	}
 }
 

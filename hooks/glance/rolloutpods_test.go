@@ -17,6 +17,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
@@ -42,10 +46,10 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 		"glance-bare":        pod("glance-bare", nil),
 		"glancex-1-a":        pod("glancex-1-a", &metav1.OwnerReference{Kind: "ReplicaSet", Name: "glancex-1", Controller: &yes}),
 	}}
-	observed, err := readPods(related, "glance")
+	observed, err := observe.ReadPods(related, "glance")
 	require.NoError(t, err)
 	var got []string
-	for _, p := range observed.rollout {
+	for _, p := range observed.Rollout {
 		got = append(got, p.Name)
 		assert.Empty(t, p.Spec.Containers, "the spec is not read")
 	}
@@ -53,7 +57,7 @@ func TestDeploymentPodsAreThoseOfItsReplicaSets(t *testing.T) {
 		"the pods a ReplicaSet of the Deployment controls, old and new, in name order; not a Job's, not a bare pod, not another Deployment's")
 
 	related[names.PodsKey]["glance-broken"] = json.RawMessage(`{"metadata": {"name": "glance-broken"}, "status": {"phase": 7}}`)
-	_, err = readPods(related, "glance")
+	_, err = observe.ReadPods(related, "glance")
 	require.Error(t, err)
 	assert.True(t, hook.IsInputError(err))
 	assert.Contains(t, err.Error(), `"glance-broken"`)
@@ -86,7 +90,7 @@ func TestRolloutPods(t *testing.T) {
 			reason:     "the Deployment's progressDeadlineSeconds is the pods' deadline",
 			deployment: appsv1.Deployment{Spec: appsv1.DeploymentSpec{ProgressDeadlineSeconds: seconds(120)}},
 			pods:       notReady(t, 4*time.Minute),
-			want:       want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
+			want:       want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
 		},
 		"ResyncRoundsUp": {
 			reason:     "a resync never comes before the deadline",
@@ -100,7 +104,7 @@ func TestRolloutPods(t *testing.T) {
 				Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
 				Message: `ReplicaSet "glance-7c9d8f6b5" has timed out progressing.`}}}},
 			pods: notReady(t, time.Minute),
-			want: want{reason: ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
+			want: want{reason: model.ReasonPodsNotReady, message: `1 of 1 pod is not ready: pod "p" container "glance-api" runs but is not ready within the deadline`},
 		},
 		"StillProgressing": {
 			reason: "Progressing True (ReplicaSetUpdated) is no verdict",
@@ -115,20 +119,20 @@ func TestRolloutPods(t *testing.T) {
 				Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate",
 				Message: `pods "glance-7c9d8f6b5-x2x4k" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi`}}}},
 			pods: configError(t, time.Minute),
-			want: want{reason: ReasonPodsNotCreated, message: `pods cannot be created: "pods \"glance-7c9d8f6b5-x2x4k\" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi"; ` +
+			want: want{reason: model.ReasonPodsNotCreated, message: `pods cannot be created: "pods \"glance-7c9d8f6b5-x2x4k\" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi"; ` +
 				`1 of 1 pod cannot start: pod "p" container "glance-api": CreateContainerConfigError: "couldn't find key password in Secret openstack/glance-service-user"`},
 		},
 		"ReplicaFailureNoPods": {
 			reason: "no pod at all: the refusal alone",
 			deployment: appsv1.Deployment{Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{{
 				Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: "m"}}}},
-			want: want{reason: ReasonPodsNotCreated, message: `pods cannot be created: "m"`},
+			want: want{reason: model.ReasonPodsNotCreated, message: `pods cannot be created: "m"`},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			v := rolloutPods(&tc.deployment, tc.pods, podsNow)
-			got := want{reason: v.reason, message: v.message, resync: resyncAfter(v)}
+			v := report.RolloutPods(&tc.deployment, tc.pods, podsNow)
+			got := want{reason: v.Reason, message: v.Message, resync: report.ResyncAfter(v)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
@@ -137,15 +141,15 @@ func TestRolloutPods(t *testing.T) {
 }
 
 func TestExplainRollout(t *testing.T) {
-	rolling := hook.Condition{Type: CondDeploymentReady, Reason: ReasonRollingOut, Message: "1 of 1 replicas are updated to the current config, 0 available"}
-	crash := podsVerdict{reason: ReasonPodsCrashLooping, message: "1 of 1 pod is crash-looping: ..."}
-	assert.Equal(t, hook.Condition{Type: CondDeploymentReady, Reason: ReasonPodsCrashLooping,
-		Message: "1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: ..."}, explainRollout(rolling, crash))
-	assert.Equal(t, rolling, explainRollout(rolling, podsVerdict{recheck: time.Minute}), "no problem (yet): RollingOut stays")
-	missing := hook.Condition{Type: CondDeploymentReady, Reason: ReasonDeploymentMissing, Message: "m"}
-	assert.Equal(t, missing, explainRollout(missing, crash), "only a rollout is explained")
-	available := hook.Condition{Type: CondDeploymentReady, Status: true, Reason: ReasonDeploymentAvailable, Message: "m"}
-	assert.Equal(t, available, explainRollout(available, crash))
+	rolling := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonRollingOut, Message: "1 of 1 replicas are updated to the current config, 0 available"}
+	crash := report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: "1 of 1 pod is crash-looping: ..."}
+	assert.Equal(t, hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonPodsCrashLooping,
+		Message: "1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: ..."}, report.ExplainRollout(rolling, crash))
+	assert.Equal(t, rolling, report.ExplainRollout(rolling, report.PodsVerdict{Recheck: time.Minute}), "no problem (yet): RollingOut stays")
+	missing := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing, Message: "m"}
+	assert.Equal(t, missing, report.ExplainRollout(missing, crash), "only a rollout is explained")
+	available := hook.Condition{Type: model.CondDeploymentReady, Status: true, Reason: model.ReasonDeploymentAvailable, Message: "m"}
+	assert.Equal(t, available, report.ExplainRollout(available, crash))
 }
 
 // The customize hook asks for the pods sync reads: glance-api's and the
@@ -154,13 +158,13 @@ func TestExplainRollout(t *testing.T) {
 func TestPodsRelatedSelectsWhatSyncReads(t *testing.T) {
 	g := &api.Glance{}
 	g.Name, g.Namespace = "glance", "openstack"
-	sel, err := metav1.LabelSelectorAsSelector(podsRelated(g).LabelSelector)
+	sel, err := metav1.LabelSelectorAsSelector(observe.PodsRelated(g).LabelSelector)
 	require.NoError(t, err)
 	pod := func(component string) labels.Set {
 		return labels.Set{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: component}
 	}
-	assert.True(t, sel.Matches(labels.Set(selectorLabels(g))), "glance-api's pods")
-	assert.True(t, sel.Matches(pod(componentSchema)), "the schema Jobs' pods")
-	assert.False(t, sel.Matches(pod(ComponentDBPurge)), "not the purge Jobs' pods")
-	assert.False(t, sel.Matches(labels.Set{names.LabelName: "glance", names.LabelInstance: "other", names.LabelComponent: componentAPI}), "not another Glance's")
+	assert.True(t, sel.Matches(labels.Set(model.SelectorLabels(g))), "glance-api's pods")
+	assert.True(t, sel.Matches(pod(model.ComponentSchema)), "the schema Jobs' pods")
+	assert.False(t, sel.Matches(pod(render.ComponentDBPurge)), "not the purge Jobs' pods")
+	assert.False(t, sel.Matches(labels.Set{names.LabelName: "glance", names.LabelInstance: "other", names.LabelComponent: model.ComponentAPI}), "not another Glance's")
 }

@@ -1,7 +1,6 @@
 package glance
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -9,28 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
-
-// desiredReplicas is the Deployment's spec.replicas. Without an autoscaler
-// it is the spec's. With one, the autoscaler owns the number, and the hook
-// returns what it observes: Metacontroller's InPlace apply removes a field
-// that was in the last-applied record but is no longer desired, so simply
-// leaving replicas out after a Glance switched to autoscaling would have the
-// API server default it to 1 and scale the pods down once; returning the
-// observed number keeps it in the record and changes nothing. Before there
-// is a Deployment, the autoscaler's minimum.
-func desiredReplicas(spec api.GlanceSpec, current *appsv1.Deployment) *int32 {
-	a := spec.Autoscaling
-	if a == nil {
-		return spec.Deployment.Replicas
-	}
-	if current != nil && current.Spec.Replicas != nil {
-		n := *current.Spec.Replicas
-		return &n
-	}
-	n := *a.MinReplicas
-	return &n
-}
 
 // fewestPods is the number of glance-api pods that may be all there is:
 // the replicas, or under an autoscaler its minimum. Call it on a spec with
@@ -60,7 +40,7 @@ type podDisruptionBudgetChild struct {
 // may have scaled down to that many.
 func podDisruptionBudget(g *api.Glance, spec api.GlanceSpec) *podDisruptionBudgetChild {
 	one := intstr.FromInt32(1)
-	budget := policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(g)}}
+	budget := policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: model.SelectorLabels(g)}}
 	if fewestPods(spec) > 1 {
 		budget.MinAvailable = &one
 	} else {
@@ -68,7 +48,7 @@ func podDisruptionBudget(g *api.Glance, spec api.GlanceSpec) *podDisruptionBudge
 	}
 	return &podDisruptionBudgetChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec:       budget,
 	}
 }
@@ -102,7 +82,7 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 	}
 	return &horizontalPodAutoscalerChild{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: objectLabels(g)},
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: g.Name},
 			MinReplicas:    a.MinReplicas,
@@ -114,7 +94,9 @@ func horizontalPodAutoscaler(g *api.Glance, a api.AutoscalingSpec) *horizontalPo
 
 // scalingWithDeployment are the scaling children as a feature returns
 // them with the Deployment.
-func scalingWithDeployment(in deploymentInput) []any { return scalingChildren(in.glance, in.spec) }
+func scalingWithDeployment(in render.DeploymentInput) []any {
+	return scalingChildren(in.Glance, in.Spec)
+}
 
 // scalingChildren are the PodDisruptionBudget and the autoscaler the spec
 // calls for, returned with the Deployment.

@@ -13,6 +13,9 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -87,7 +90,7 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			got := want{Replicas: desiredReplicas(tc.spec, tc.current)}
+			got := want{Replicas: render.DesiredReplicas(tc.spec, tc.current)}
 			for _, c := range scalingChildren(g, tc.spec) {
 				switch c := c.(type) {
 				case *podDisruptionBudgetChild:
@@ -131,9 +134,9 @@ func TestDisruptionBudgetCountsOnlyGlanceAPI(t *testing.T) {
 		labels map[string]string
 		want   bool
 	}{
-		"api":      {"glance-api's pods are what the budget keeps", deployment(g, spec, runTarget{image: "i"}, podInputs{}, ptr(int32(2))).Spec.Template.Labels, true},
-		"db-purge": {"a purge run's pod is not glance-api", dbPurgeChildren(g, spec, runTarget{image: "i"}, podInputs{})[0].(*cronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
-		"schema":   {"a schema Job's pod is not glance-api", map[string]string{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: componentSchema}, false},
+		"api":      {"glance-api's pods are what the budget keeps", render.Deployment(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{}, ptr(int32(2))).Spec.Template.Labels, true},
+		"db-purge": {"a purge run's pod is not glance-api", render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{})[0].(*render.CronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
+		"schema":   {"a schema Job's pod is not glance-api", map[string]string{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: model.ComponentSchema}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

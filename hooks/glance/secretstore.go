@@ -9,6 +9,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
 // spec.secretStoreRef names the External Secrets store the database and
@@ -81,15 +84,15 @@ type secretStore struct {
 // names reports Ready=True, False while it is missing or not Ready; nil
 // when the field is unset. A store that does not decode is an input error,
 // as any observed object.
-func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condition, error) {
-	ref := o.spec.SecretStoreRef
+func secretStoreGate(o *observe.Observed, related metacontroller.ObjectMap) (*hook.Condition, error) {
+	ref := o.Spec.SecretStoreRef
 	if ref == nil {
 		return nil, nil
 	}
 	kind := secretStoreKind(ref)
 	named := excerpt.Token(kind, excerpt.MaxKind) + "/" + excerpt.Token(ref.Name, excerpt.MaxName)
 	notReady := func(format string, args ...any) *hook.Condition {
-		return &hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+		return &hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 			Message: "spec.secretStoreRef: " + named + " " + fmt.Sprintf(format, args...)}
 	}
 	if _, ok := secretStoreResources[kind]; !ok {
@@ -107,7 +110,7 @@ func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condi
 	case !ok:
 		return notReady("reports no Ready condition yet"), nil
 	case c.Status == metav1.ConditionTrue:
-		return &hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable,
+		return &hook.Condition{Type: model.CondSecretsReady, Status: true, Reason: model.ReasonSecretsAvailable,
 			Message: "spec.secretStoreRef: " + named + " is Ready"}, nil
 	}
 	return notReady("is not Ready (%s: %s)",
@@ -119,24 +122,24 @@ func secretStoreGate(o *observed, related metacontroller.ObjectMap) (*hook.Condi
 // service-user Secrets are complete (their own conditions say what is
 // missing); else True. Without spec.secretStoreRef the Secrets alone are
 // checked: the hooks read them, however they were made.
-func secretsReady(in statusInput) (hook.Condition, error) {
-	o := in.o
+func secretsReady(in report.StatusInput) (hook.Condition, error) {
+	o := in.Observed
 	store := ""
-	if c, ok := findCondition(o.gates, CondSecretsReady); ok {
+	if c, ok := report.FindCondition(o.Gates, model.CondSecretsReady); ok {
 		if !c.Status {
 			return c, nil
 		}
 		store = "; " + c.Message
 	}
-	c := hook.Condition{Type: CondSecretsReady}
+	c := hook.Condition{Type: model.CondSecretsReady}
 	switch {
-	case o.creds.dbProblem != nil:
-		c.Reason, c.Message = ReasonWaitingForDBCredentials, "the database Secret is not complete (DatabaseReady says what is missing)"
-	case o.creds.creds == nil:
-		c.Reason, c.Message = ReasonWaitingForServiceUserCredentials, "the service user's Secret is not complete (ServiceUserReady says what is missing)"
+	case o.Creds.DBProblem != nil:
+		c.Reason, c.Message = model.ReasonWaitingForDBCredentials, "the database Secret is not complete (DatabaseReady says what is missing)"
+	case o.Creds.Creds == nil:
+		c.Reason, c.Message = model.ReasonWaitingForServiceUserCredentials, "the service user's Secret is not complete (ServiceUserReady says what is missing)"
 	default:
-		c.Status, c.Reason = true, ReasonSecretsAvailable
-		c.Message = fmt.Sprintf("Secrets %s and %s are complete", excerpt.Name(o.spec.Database.SecretRef.Name), excerpt.Name(o.spec.ServiceUser.SecretRef.Name))
+		c.Status, c.Reason = true, model.ReasonSecretsAvailable
+		c.Message = fmt.Sprintf("Secrets %s and %s are complete", excerpt.Name(o.Spec.Database.SecretRef.Name), excerpt.Name(o.Spec.ServiceUser.SecretRef.Name))
 	}
 	c.Message += store
 	return c, nil

@@ -13,6 +13,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // storeObject is a store as External Secrets' controller leaves it, with
@@ -53,25 +56,25 @@ func TestSecretStoreGate(t *testing.T) {
 	}{
 		"Unset": {"no field, no gate", nil, nil, nil},
 		"Missing": {"a store that is not there (or no CRDs to ask for it) closes the gate", cluster, metacontroller.ObjectMap{clusterKey: {}},
-			&hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: "spec.secretStoreRef: ClusterSecretStore/openbao is not found (or External Secrets' CRDs are not installed)"}},
 		"NotReady": {"a store that is not Ready is quoted: its reason and message, escaped", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", invalid)}},
-			&hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: `spec.secretStoreRef: ClusterSecretStore/openbao is not Ready ("InvalidProviderConfig": "unable to validate store: token\nexpired")`}},
 		"NoReadyCondition": {"a store its controller has not looked at yet is not Ready", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", other)}},
-			&hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: "spec.secretStoreRef: ClusterSecretStore/openbao reports no Ready condition yet"}},
 		"Ready": {"a Ready store opens the gate", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", other, ready)}},
-			&hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is Ready"}},
+			&hook.Condition{Type: model.CondSecretsReady, Status: true, Reason: model.ReasonSecretsAvailable, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is Ready"}},
 		"SecretStoreReady": {"a SecretStore is read under its own kind", namespaced, metacontroller.ObjectMap{nsKey: {"openbao": storeObject(t, KindSecretStore, "openbao", ready)}},
-			&hook.Condition{Type: CondSecretsReady, Status: true, Reason: ReasonSecretsAvailable, Message: "spec.secretStoreRef: SecretStore/openbao is Ready"}},
+			&hook.Condition{Type: model.CondSecretsReady, Status: true, Reason: model.ReasonSecretsAvailable, Message: "spec.secretStoreRef: SecretStore/openbao is Ready"}},
 		"KindsKeptApart": {"a ClusterSecretStore of the name does not stand in for the SecretStore named", namespaced, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", ready)}},
-			&hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady,
+			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: "spec.secretStoreRef: SecretStore/openbao is not found (or External Secrets' CRDs are not installed)"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := &observed{spec: api.GlanceSpec{SecretStoreRef: tc.ref}}
+			o := &observe.Observed{Spec: api.GlanceSpec{SecretStoreRef: tc.ref}}
 			got, err := secretStoreGate(o, tc.related)
 			if err != nil {
 				t.Fatal(err)
@@ -88,7 +91,7 @@ func TestSecretStoreGate(t *testing.T) {
 func TestSecretStoreGateBoundsTheMessage(t *testing.T) {
 	key := metacontroller.Key(KindClusterSecretStore, SecretStoreAPIVersion)
 	long := [4]string{"Ready", "False", "ValidationFailed", strings.Repeat("x", 10000)}
-	o := &observed{spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}}}
+	o := &observe.Observed{Spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}}}
 	related := metacontroller.ObjectMap{key: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", long)}}
 	c, err := secretStoreGate(o, related)
 	if err != nil {
@@ -152,13 +155,13 @@ func TestSecretStoreCustomize(t *testing.T) {
 // in test/secretstore_scenario_test.go shows the children kept and Ready
 // False).
 func TestSecretStoreGateKeepsLastGood(t *testing.T) {
-	closed := hook.Condition{Type: CondSecretsReady, Reason: ReasonSecretStoreNotReady, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is not Ready"}
+	closed := hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is not Ready"}
 	glance := &api.Glance{}
 	glance.Spec.OpenStackRelease = "2025.2"
-	o := observed{glance: glance, spec: glance.Spec, now: time.Unix(1000, 0), stores: []*store{attached("a", true, "")},
-		creds: credentialsRead{creds: &credentials{}}, deployment: &appsv1.Deployment{}, gates: []hook.Condition{closed}}
-	d := decide(&o)
-	if d.keep.reason != ReasonLastGoodKept || d.keep.why != closed.Message {
-		t.Errorf("a closed SecretsReady keeps the last-good config, saying why: %+v", d.keep)
+	o := observe.Observed{Glance: glance, Spec: glance.Spec, Now: time.Unix(1000, 0), Stores: []*model.Store{attached("a", true, "")},
+		Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}, Deployment: &appsv1.Deployment{}, Gates: []hook.Condition{closed}}
+	d := decide.Decide(&o, deciders())
+	if d.Keep.Reason != model.ReasonLastGoodKept || d.Keep.Why != closed.Message {
+		t.Errorf("a closed SecretsReady keeps the last-good config, saying why: %+v", d.Keep)
 	}
 }

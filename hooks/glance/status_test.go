@@ -13,6 +13,11 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -38,50 +43,50 @@ func rollingOut(d *appsv1.Deployment) *appsv1.Deployment {
 
 // coreConditions are the conditions TestBuildStatus follows: the stores,
 // the config, the schema, the credentials, the rollout and Ready.
-var coreConditions = map[string]bool{CondBackendsReady: true, CondConfigRendered: true, CondDatabaseReady: true,
-	CondServiceUserReady: true, CondDeploymentReady: true, hook.ConditionReady: true}
+var coreConditions = map[string]bool{model.CondBackendsReady: true, model.CondConfigRendered: true, model.CondDatabaseReady: true,
+	model.CondServiceUserReady: true, model.CondDeploymentReady: true, hook.ConditionReady: true}
 
 func TestBuildStatus(t *testing.T) {
-	synced := hook.Condition{Type: CondDatabaseReady, Status: true, Reason: ReasonSchemaSynced, Message: "synced"}
-	userReady := hook.Condition{Type: CondServiceUserReady, Status: true, Reason: ReasonCredentialsAvailable, Message: "available"}
-	rendered := func(stores ...*store) *outcome {
-		out := &outcome{configName: "g-config-1", backendsName: "g-backends-1", inConfig: map[string]bool{},
-			rendered: hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered, Message: "rendered"},
-			database: synced, serviceUser: userReady}
+	synced := hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "synced"}
+	userReady := hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable, Message: "available"}
+	rendered := func(stores ...*model.Store) *render.Outcome {
+		out := &render.Outcome{ConfigName: "g-config-1", BackendsName: "g-backends-1", InConfig: map[string]bool{},
+			Rendered: hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
+			Database: synced, ServiceUser: userReady}
 		for _, s := range stores {
-			out.inConfig[s.id] = s.state.Rendered()
+			out.InConfig[s.ID] = s.State.Rendered()
 		}
 		return out
 	}
-	kept := &outcome{configName: "g-config-0", backendsName: "g-backends-0", inConfig: map[string]bool{"a": true},
-		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonLastGoodKept, Message: "kept"},
-		database: synced, serviceUser: userReady}
+	kept := &render.Outcome{ConfigName: "g-config-0", BackendsName: "g-backends-0", InConfig: map[string]bool{"a": true},
+		Rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonLastGoodKept, Message: "kept"},
+		Database: synced, ServiceUser: userReady}
 	syncing := rendered(attached("a", true, ""))
-	syncing.database = hook.Condition{Type: CondDatabaseReady, Reason: ReasonSchemaSyncRunning, Message: "Job j syncs"}
-	syncing.runImage = "glance:old"
+	syncing.Database = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning, Message: "Job j syncs"}
+	syncing.RunImage = "glance:old"
 	newImage := rendered(attached("a", true, ""))
-	newImage.runImage = "glance:new"
+	newImage.RunImage = "glance:new"
 	withImage := func(d *appsv1.Deployment, image string) *appsv1.Deployment {
-		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: ContainerName, Image: image}}
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: render.ContainerName, Image: image}}
 		return d
 	}
 	held := attached("b", false, "")
-	held.state, held.skipped = storestate.Held, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
-	pending := attached("b", false, pendingMessage)
-	pending.state = storestate.Pending
+	held.State, held.Skipped = storestate.Held, "its store Secret was rendered from an older spec; the running [b] section is kept until it is re-rendered"
+	pending := attached("b", false, observe.PendingMessage)
+	pending.State = storestate.Pending
 	notCaughtUp := withImage(mounting("g-config-1", "g-backends-1"), "glance:new")
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
-	waiting := &outcome{inConfig: map[string]bool{}, waiting: true,
-		rendered: hook.Condition{Type: CondConfigRendered, Reason: ReasonNotRendered, Message: "not rendered"},
-		database: hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForConfig, Message: "no config"}, serviceUser: userReady}
+	waiting := &render.Outcome{InConfig: map[string]bool{}, Waiting: true,
+		Rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonNotRendered, Message: "not rendered"},
+		Database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig, Message: "no config"}, ServiceUser: userReady}
 
 	type args struct {
-		stores    []*store
+		stores    []*model.Store
 		def       string
 		noDefault string
-		out       *outcome
+		out       *render.Outcome
 		current   *appsv1.Deployment
-		pods      podsVerdict
+		pods      report.PodsVerdict
 	}
 	type want struct {
 		conditions     []string
@@ -95,7 +100,7 @@ func TestBuildStatus(t *testing.T) {
 	}{
 		"AllProjected": {
 			reason: "every store rendered and the Deployment on the current config: everything is ready",
-			args: args{stores: []*store{attached("a", true, ""), attached("b", false, "")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), attached("b", false, "")}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
@@ -115,7 +120,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"SkippedStore": {
 			reason: "a faulted store is named with why; its siblings stay projected",
-			args: args{stores: []*store{attached("a", true, ""), attached("b", false, "its credentials are not ready")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), attached("b", false, "its credentials are not ready")}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
@@ -128,18 +133,18 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Reason: ReasonBackendSkipped, Message: "its credentials are not ready"},
+					{Name: "b", StoreID: "b", Reason: model.ReasonBackendSkipped, Message: "its credentials are not ready"},
 				},
 				defaultBackend: "a",
 			},
 		},
 		"HeldStore": {
 			reason: "a store kept on its running section is projected, and says it is outdated",
-			args: args{stores: []*store{attached("a", true, ""), held}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), held}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
-					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.skipped,
+					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.Skipped,
 					"ConfigRendered True Rendered: rendered",
 					"DatabaseReady True SchemaSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
@@ -148,14 +153,14 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Projected: true, Reason: ReasonStoreOutdated, Message: held.skipped},
+					{Name: "b", StoreID: "b", Projected: true, Reason: model.ReasonStoreOutdated, Message: held.Skipped},
 				},
 				defaultBackend: "a",
 			},
 		},
 		"NoDefault": {
 			reason: "without a default the last-good config is kept: no default is reported, usable stores not in it say why",
-			args: args{stores: []*store{attached("a", false, ""), attached("c", false, "")},
+			args: args{stores: []*model.Store{attached("a", false, ""), attached("c", false, "")},
 				noDefault: "no attached backend is marked isDefault", out: kept,
 				current: mounting("g-config-0", "g-backends-0")},
 			want: want{
@@ -169,13 +174,13 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", Projected: true},
-					{Name: "c", StoreID: "c", Reason: ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: see condition ConfigRendered"},
+					{Name: "c", StoreID: "c", Reason: model.ReasonNotInRunningConfig, Message: "usable, but the config is not re-rendered: see condition ConfigRendered"},
 				},
 			},
 		},
 		"SchemaSyncRunning": {
 			reason: "while a schema Job runs glance-api keeps its image and Ready waits for the database",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: syncing,
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: syncing,
 				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
 			want: want{
 				conditions: []string{
@@ -192,7 +197,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"ImageRollingOut": {
 			reason: "a Deployment on the current config but still the old image is rolling out",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage,
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: newImage,
 				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
 			want: want{
 				conditions: []string{
@@ -209,7 +214,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"PendingStore": {
 			reason: "a store on its way is left out and says so, without being called skipped",
-			args: args{stores: []*store{attached("a", true, ""), pending}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, ""), pending}, def: "a",
 				current: mounting("g-config-1", "g-backends-1")},
 			want: want{
 				conditions: []string{
@@ -222,14 +227,14 @@ func TestBuildStatus(t *testing.T) {
 				},
 				backends: []api.BackendStatus{
 					{Name: "a", StoreID: "a", IsDefault: true, Projected: true},
-					{Name: "b", StoreID: "b", Reason: ReasonStorePending, Message: "its store is not rendered yet"},
+					{Name: "b", StoreID: "b", Reason: model.ReasonStorePending, Message: "its store is not rendered yet"},
 				},
 				defaultBackend: "a",
 			},
 		},
 		"FirstRenderWaits": {
 			reason: "while the first render waits, the status names no backend: it stays the same while they arrive",
-			args:   args{stores: []*store{attached("a", true, ""), pending}, out: waiting},
+			args:   args{stores: []*model.Store{attached("a", true, ""), pending}, out: waiting},
 			want: want{
 				conditions: []string{
 					"BackendsReady False WaitingForBackends: the first config is rendered once the attached GlanceBackends have rendered their stores; each one's status says where it is",
@@ -244,7 +249,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"Creating": {
 			reason: "the answer that creates the Deployment says it rolls out, as the next syncs will until the Deployment controller reports",
-			args:   args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage},
+			args:   args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: newImage},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
@@ -261,7 +266,7 @@ func TestBuildStatus(t *testing.T) {
 		"NotObservedYet": {
 			reason: "a Deployment whose new template the Deployment controller has not seen yet still rolls out, " +
 				"whatever its status from the template before says",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a", out: newImage, current: notCaughtUp},
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: newImage, current: notCaughtUp},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
@@ -277,7 +282,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"RollingOut": {
 			reason: "a Deployment still on the previous config is rolling out",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a",
 				current: mounting("g-config-0", "g-backends-0")},
 			want: want{
 				conditions: []string{
@@ -294,9 +299,9 @@ func TestBuildStatus(t *testing.T) {
 		},
 		"PodsCrashLooping": {
 			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
-			args: args{stores: []*store{attached("a", true, "")}, def: "a",
+			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a",
 				current: rollingOut(mounting("g-config-1", "g-backends-1")),
-				pods:    podsVerdict{reason: ReasonPodsCrashLooping, message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
+				pods:    report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
 			want: want{
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
@@ -317,16 +322,16 @@ func TestBuildStatus(t *testing.T) {
 			if out == nil {
 				out = rendered(tc.args.stores...)
 			}
-			var def *store
+			var def *model.Store
 			for _, s := range tc.args.stores {
-				if s.id == tc.args.def {
+				if s.ID == tc.args.def {
 					def = s
 				}
 			}
 			g := &api.Glance{}
-			d := &decision{stores: tc.args.stores, def: def, noDefault: tc.args.noDefault}
-			o := &observed{glance: g, spec: g.Spec.WithDefaults("ns"), now: time.Unix(0, 0), deployment: tc.args.current, creds: credentialsRead{creds: &credentials{}}}
-			status, err := buildStatus(statusInput{o: o, d: d, out: out, pods: tc.args.pods})
+			d := &decide.Decision{Stores: tc.args.stores, Def: def, NoDefault: tc.args.noDefault}
+			o := &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults("ns"), Now: time.Unix(0, 0), Deployment: tc.args.current, Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}}
+			status, err := report.BuildStatus(report.StatusInput{Observed: o, Decision: d, Out: out, Pods: tc.args.pods}, statuses)
 			require.NoError(t, err)
 			got := want{backends: status.Backends, defaultBackend: status.DefaultBackend}
 			for _, c := range status.Conditions {
@@ -354,7 +359,7 @@ func TestDeploymentReadyHoldsThroughARollout(t *testing.T) {
 		d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, updated, available
 		return d
 	}
-	answered := deploymentReady(mounting("g-config-1", "g-backends-1"), "g-config-2", "g-backends-1", "")
+	answered := report.DeploymentReady(mounting("g-config-1", "g-backends-1"), "g-config-2", "g-backends-1", "")
 	cases := map[string]struct {
 		reason string
 		d      *appsv1.Deployment
@@ -367,12 +372,12 @@ func TestDeploymentReadyHoldsThroughARollout(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.d.Status.Replicas = 4 // an old pod left
-			got := deploymentReady(tc.d, "g-config-2", "g-backends-1", "")
+			got := report.DeploymentReady(tc.d, "g-config-2", "g-backends-1", "")
 			if diff := cmp.Diff(answered, got); diff != "" {
 				t.Errorf("%s: -the answer's, +this stage's:\n%s", tc.reason, diff)
 			}
 		})
 	}
-	done := deploymentReady(stage(3, 3, 2), "g-config-2", "g-backends-1", "")
+	done := report.DeploymentReady(stage(3, 3, 2), "g-config-2", "g-backends-1", "")
 	require.True(t, done.Status, "rolled out once every replica is updated and available and no old one is left")
 }

@@ -1,297 +1,49 @@
 package glance
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
-	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
-	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
+	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
-
-// outcome is what a sync returns besides status.
-type outcome struct {
-	children     []any
-	configName   string
-	backendsName string
-	rendered     hook.Condition
-	// inConfig holds the store ids in the backends Secret the returned
-	// Deployment mounts.
-	inConfig map[string]bool
-	// database and serviceUser are the credentials and schema conditions.
-	database, serviceUser hook.Condition
-	// installed is the status of the schema: what is installed and the
-	// upgrade in progress.
-	installed api.GlanceStatus
-	// runImage is the image the returned Deployment runs, "" when nothing
-	// was re-rendered.
-	runImage string
-	// schemaJob is the Job of the current schema step, "" when no step is
-	// due: its pods explain DatabaseReady.
-	schemaJob string
-	// waiting is set while the first render waits for stores on their way.
-	waiting bool
-	// reach are the conditions of the route and the NetworkPolicies.
-	reach []hook.Condition
-}
 
 // Sync answers /sync/glance in four steps: observe decodes the request
 // once, decide makes every decision from what was observed, render builds
 // the children, and report the status from all three.
 func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
-	o, err := observe(req, now)
+	o, err := observeRequest(req, now)
 	if err != nil {
 		return nil, err
 	}
-	d := decide(o)
-	out, err := render(o, &d)
+	d := decide.Decide(o, decisions)
+	out, err := render.Render(o, &d, parts)
 	if err != nil {
 		return nil, err
 	}
 	// The route and the NetworkPolicies follow the spec whatever was
 	// decided for the config (reach.go).
-	r, err := reachChildren(o, withRetired(d.stores, d.retired))
+	r, err := reachChildren(o, decide.WithRetired(d.Stores, d.Retired))
 	if err != nil {
 		return nil, err
 	}
-	out.children = append(out.children, r.children...)
-	out.reach = r.conditions
-	resp, err := report(o, &d, out)
+	out.Children = append(out.Children, r.children...)
+	out.Reach = r.conditions
+	resp, err := report.Respond(o, &d, out, statuses)
 	if err != nil {
 		return nil, err
 	}
 	// The Events tell what the observed status says; they are children of
 	// their own, derived from that status alone (events.go).
-	evs, err := events(o.glance, o.events, o.now)
+	evs, err := events(o.Glance, o.Events, o.Now)
 	if err != nil {
 		return nil, err
 	}
 	resp.Children = append(resp.Children, evs...)
 	return resp, nil
-}
-
-// render renders what the decision calls for: the config and everything
-// around it, or the last-good children as they are. A spec that holds a
-// value that cannot be written safely keeps the last-good ones too.
-func render(o *observed, d *decision) (*outcome, error) {
-	var out *outcome
-	var err error
-	if d.keep.reason != "" {
-		out, err = keepLastGood(o, d.keep)
-		if out != nil {
-			out.waiting = d.hold
-		}
-	} else {
-		out, err = renderNew(o, d)
-		if isSpecError(err) {
-			out, err = keepLastGood(o, lastGood{ReasonInvalidSpec, "the Glance spec cannot be rendered: " + err.Error()})
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	out.serviceUser = o.creds.user
-	if !out.rendered.Status {
-		// Nothing ran: the schema status stays, and so does what the
-		// database condition said, unless the credentials are the reason.
-		st := o.glance.Status
-		out.installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade}
-		out.database = carriedDatabase(st.Conditions, o.creds.dbProblem)
-	}
-	return out, nil
-}
-
-// carriedDatabase is DatabaseReady when nothing is re-rendered: the
-// credentials problem if there is one, else what it said before.
-func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.Condition {
-	if problem != nil {
-		return *problem
-	}
-	if c, ok := hook.FindCondition(observed, CondDatabaseReady); ok {
-		return hook.Condition{Type: CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: c.Reason, Message: c.Message}
-	}
-	return hook.Condition{Type: CondDatabaseReady, Reason: ReasonWaitingForConfig,
-		Message: "no config is rendered yet; the schema Job mounts it, so it starts once there is one"}
-}
-
-// renderNew renders the hashed ConfigMap and Secret, the credential
-// Secrets, the schema Jobs the schema's state calls for, the Deployment that
-// mounts the config (once glance-api may run) and the Service, and keeps
-// what running pods may still mount.
-func renderNew(o *observed, d *decision) (*outcome, error) {
-	g, spec := o.glance, o.spec
-	rel, err := release.Parse(spec.OpenStackRelease)
-	if err != nil {
-		return nil, invalidSpec("spec.openStackRelease: %w", err)
-	}
-	if db := spec.Database; (db.ClusterRef == nil) == (db.Host == "") {
-		return nil, invalidSpec("spec.database needs exactly one of clusterRef and host")
-	}
-	jobName := jobNamer(g.Name, spec.MetadefsPath)
-	plan := planSchema(schemaInputsOf(o, rel, jobName))
-	// The config is rendered for the release glance-api runs; the schema
-	// Jobs read only its [database] part.
-	runs := rel
-	if plan.run != nil {
-		runs = plan.run.release
-	}
-	mode := LaunchModeOf(runs)
-	stores := withRetired(d.stores, d.retired)
-	cfgData, err := renderFiles(confInput{glance: g, spec: spec, rel: runs, mode: mode, stores: stores, def: d.def}, o.policy, o.policyErr)
-	if err != nil {
-		return nil, err
-	}
-	out := &outcome{database: plan.cond, inConfig: map[string]bool{},
-		installed: api.GlanceStatus{InstalledRelease: plan.installedRelease, InstalledImage: plan.installedImage, Upgrade: plan.upgrade}}
-	out.children = configChildren(g, out, cfgData, renderBackends(stores))
-	out.children = append(out.children, credentialChildren(g, o.creds.creds)...)
-	out.children = append(out.children, service(g))
-	if plan.job != nil {
-		out.schemaJob = jobName(*plan.job)
-	}
-	for _, s := range stores {
-		out.inConfig[s.id] = s.state.Rendered()
-	}
-	pod := podInputs{mounts{out.configName, out.backendsName}, o.creds.creds.digest}
-	if plan.run != nil {
-		out.runImage = plan.run.image
-		deploy := deployment(g, spec, *plan.run, pod, desiredReplicas(spec, o.deployment))
-		mountAPIPod(podInput{glance: g, spec: spec, stores: stores, processWideCA: d.processWideCA}, deploy)
-		out.children = append(out.children, deploy)
-		out.children = append(out.children, childrenWithDeployment(deploymentInput{g, spec, *plan.run, pod})...)
-	}
-	jobChildren, err := schemaJobs(o, plan, jobName, pod)
-	if err != nil {
-		return nil, err
-	}
-	out.children = append(out.children, jobChildren...)
-	kept, err := history(o, out)
-	if err != nil {
-		return nil, err
-	}
-	out.children = append(out.children, kept...)
-	out.rendered = hook.Condition{Type: CondConfigRendered, Status: true, Reason: ReasonRendered,
-		Message: fmt.Sprintf("rendered ConfigMap %q and Secret %q with default store %q", out.configName, out.backendsName, d.def.id)}
-	return out, nil
-}
-
-// schemaInputsOf is what the schema decision reads of the observed request.
-func schemaInputsOf(o *observed, rel release.Release, jobName func(schemaJob) string) schemaInputs {
-	g, spec := o.glance, o.spec
-	in := schemaInputs{
-		release: rel, image: spec.Image.Reference(), tag: spec.Image.Tag,
-		installedRelease: g.Status.InstalledRelease, installedImage: g.Status.InstalledImage, upgrade: g.Status.Upgrade,
-		jobs: o.jobs, jobName: jobName, namespace: g.Namespace,
-	}
-	if o.deployment != nil {
-		in.deployment = &deployed{image: runningImage(o.deployment), rolledOut: rolledOut(o.deployment)}
-	}
-	return in
-}
-
-// configChildren are the hashed config ConfigMap and backends Secret; their
-// names go to out.
-func configChildren(g *api.Glance, out *outcome, cfgData map[string]string, backends string) []any {
-	backendsData := map[string]string{names.BackendsFile: backends}
-	out.configName = contenthash.Name(g.Name+"-config", cfgData)
-	out.backendsName = contenthash.Name(g.Name+"-backends", backendsData)
-	immutable := true
-	backendsLabels := objectLabels(g)
-	backendsLabels[names.LabelBackendsOf] = g.Name
-	return []any{
-		&corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: out.configName, Namespace: g.Namespace, Labels: objectLabels(g)},
-			Immutable:  &immutable,
-			Data:       cfgData,
-		},
-		&corev1.Secret{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: out.backendsName, Namespace: g.Namespace, Labels: backendsLabels},
-			Immutable:  &immutable,
-			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{names.BackendsFile: []byte(backends)},
-		},
-	}
-}
-
-// credentialChildren are the database URL's and the service user's
-// Secrets. Not hashed and not immutable: a hashed name in the pod template
-// would be a plain hash of the password; the keyed digest rolls the pods
-// instead. The password is escaped for oslo.config.
-func credentialChildren(g *api.Glance, creds *credentials) []any {
-	secret := func(name, key, value string) *corev1.Secret {
-		return &corev1.Secret{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.Namespace, Labels: objectLabels(g)},
-			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{key: []byte(value)},
-		}
-	}
-	return []any{
-		secret(names.DBConnectionSecretName(g.Name), names.DBConnectionKey, creds.connection),
-		secret(names.AuthtokenSecretName(g.Name), names.AuthtokenPasswordKey, creds.servicePassword),
-	}
-}
-
-// history keeps the hashed ConfigMaps and backends Secrets a pod may still
-// mount: the running Deployment's and the unfinished schema Jobs'.
-func history(o *observed, out *outcome) ([]any, error) {
-	rolling := o.deployment != nil && !rolledOut(o.deployment)
-	var kept []any
-	for _, h := range []hashedKind{
-		{names.ConfigMapsKey, o.configs, out.configName, o.mounted.configMaps},
-		{names.SecretsKey, o.backendsSecrets, out.backendsName, o.mounted.backendsSecrets},
-	} {
-		objs, err := retained(o.applied, h, rolling)
-		if err != nil {
-			return nil, err
-		}
-		kept = append(kept, objs...)
-	}
-	return kept, nil
-}
-
-// keepLastGood re-renders nothing: every observed child is returned exactly
-// as last applied, so running pods keep their last-good config and no
-// schema Job starts. On first install there is nothing to keep and nothing
-// is created.
-func keepLastGood(o *observed, keep lastGood) (*outcome, error) {
-	current, reason, why := o.deployment, keep.reason, keep.why
-	kept, err := o.applied.keep(lastGoodKinds()...)
-	if err != nil {
-		return nil, err
-	}
-	out := &outcome{children: kept, inConfig: map[string]bool{}}
-	// An invalid spec is its own reason; otherwise the reason says whether
-	// there is a last-good config to keep.
-	out.rendered = hook.Condition{Type: CondConfigRendered, Reason: reason}
-	if current == nil {
-		if reason != ReasonInvalidSpec {
-			out.rendered.Reason = ReasonNotRendered
-		}
-		out.rendered.Message = "no config is rendered and no Deployment is created: " + why
-		return out, nil
-	}
-	if reason != ReasonInvalidSpec {
-		out.rendered.Reason = ReasonLastGoodKept
-	}
-	out.configName, out.backendsName = mountedNames(current)
-	out.rendered.Message = fmt.Sprintf("nothing is re-rendered (%s); the Deployment keeps mounting the last-good ConfigMap %q and Secret %q",
-		why, out.configName, out.backendsName)
-	for _, line := range strings.Split(o.running, "\n") {
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			out.inConfig[line[1:len(line)-1]] = true
-		}
-	}
-	return out, nil
 }
 
 // backendsText is the backends.conf of an observed backends Secret, or "".
@@ -304,7 +56,7 @@ func backendsText(observed metacontroller.ObjectMap, name string) string {
 	if err != nil || !found {
 		return ""
 	}
-	text, err := decodeBase64(sec.Data[names.BackendsFile])
+	text, err := observe.DecodeBase64(sec.Data[names.BackendsFile])
 	if err != nil {
 		return ""
 	}

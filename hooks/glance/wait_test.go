@@ -13,6 +13,9 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
 
@@ -38,7 +41,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 	}{
 		"NotReported": {
 			reason: "a backend that has not reported is on its way since its creation, whatever it will say",
-			want:   want{pending: true, since: t0, skipped: pendingMessage},
+			want:   want{pending: true, since: t0, skipped: observe.PendingMessage},
 		},
 		"FaultReported": {
 			reason:     "a backend that reports unusable credentials is skipped at once, naming the cause",
@@ -48,7 +51,7 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 		"SecretNotThereYet": {
 			reason:     "usable credentials and no store Secret yet: on its way since the credentials became usable",
 			conditions: credentials(metav1.ConditionTrue, t0.Add(5*time.Second), "carries both keys"),
-			want:       want{pending: true, since: t0.Add(5 * time.Second), skipped: pendingMessage},
+			want:       want{pending: true, since: t0.Add(5 * time.Second), skipped: observe.PendingMessage},
 		},
 		"SecretFromAnOlderSpec": {
 			reason:     "a store Secret rendered from an older spec is on its way to the current one",
@@ -67,14 +70,14 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
-			s := &store{id: "a"}
-			s.backend.Name, s.backend.CreationTimestamp = "a", metav1.NewTime(t0)
-			s.backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
+			s := &model.Store{ID: "a"}
+			s.Backend.Name, s.Backend.CreationTimestamp = "a", metav1.NewTime(t0)
+			s.Backend.Spec = api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: "glance"}, Type: api.BackendTypeS3,
 				S3: &api.S3Store{Host: "http://s3:3900", S3Options: api.S3Options{Bucket: "b", CredentialsSecretRef: api.LocalObjectReference{Name: "c"}}}}
-			s.backend.Status.Conditions = tc.conditions
+			s.Backend.Status.Conditions = tc.conditions
 			related := metacontroller.ObjectMap{names.SecretsKey: {}}
 			if tc.secret != "" {
-				hash := storeconf.SpecHash(s.backend.Spec, "a")
+				hash := storeconf.SpecHash(s.Backend.Spec, "a")
 				if tc.secret == "stale" {
 					hash = "older"
 				}
@@ -91,10 +94,10 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 				}
 				related[names.SecretsKey][names.StoreSecretName("a")] = raw
 			}
-			if err := evaluate(s, g, related); err != nil {
+			if err := observe.Evaluate(s, g, related); err != nil {
 				t.Fatal(err)
 			}
-			got := want{pending: s.state.Waiting(), since: s.since, skipped: s.skipped, rendered: s.state.Rendered()}
+			got := want{pending: s.State.Waiting(), since: s.Since, skipped: s.Skipped, rendered: s.State.Rendered()}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nevaluate: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -107,9 +110,9 @@ func TestEvaluatePendingOrSkipped(t *testing.T) {
 // backends FirstRenderWait from its creation; faulted or rendered stores
 // hold nothing. It resyncs when the earliest wait ends.
 func TestFirstRenderHold(t *testing.T) {
-	pendingSince := func(name string, since time.Time) *store {
-		s := attached(name, false, pendingMessage)
-		s.state, s.since = storestate.Pending, since
+	pendingSince := func(name string, since time.Time) *model.Store {
+		s := attached(name, false, observe.PendingMessage)
+		s.State, s.Since = storestate.Pending, since
 		return s
 	}
 	type want struct {
@@ -118,34 +121,34 @@ func TestFirstRenderHold(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		stores []*store
+		stores []*model.Store
 		now    time.Time
 		want   want
 	}{
 		"NothingAttachedYet": {
 			reason: "a Glance whose backends are not there yet waits from its creation",
 			now:    t0.Add(3 * time.Second),
-			want:   want{hold: true, until: t0.Add(FirstRenderWait)},
+			want:   want{hold: true, until: t0.Add(decide.FirstRenderWait)},
 		},
 		"NothingAttachedInTheEnd": {
 			reason: "and not longer",
-			now:    t0.Add(FirstRenderWait),
+			now:    t0.Add(decide.FirstRenderWait),
 		},
 		"OnTheirWay": {
 			reason: "stores on their way hold it, the earliest deadline first",
-			stores: []*store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0.Add(2*time.Second))},
+			stores: []*model.Store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0.Add(2*time.Second))},
 			now:    t0.Add(12 * time.Second),
-			want:   want{hold: true, until: t0.Add(2*time.Second + FirstRenderWait)},
+			want:   want{hold: true, until: t0.Add(2*time.Second + decide.FirstRenderWait)},
 		},
 		"OneWaitOver": {
 			reason: "a store on its way for longer than FirstRenderWait holds nothing; one still within it does",
-			stores: []*store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0)},
-			now:    t0.Add(FirstRenderWait + time.Second),
-			want:   want{hold: true, until: t0.Add(10*time.Second + FirstRenderWait)},
+			stores: []*model.Store{attached("a", true, ""), pendingSince("b", t0.Add(10*time.Second)), pendingSince("c", t0)},
+			now:    t0.Add(decide.FirstRenderWait + time.Second),
+			want:   want{hold: true, until: t0.Add(10*time.Second + decide.FirstRenderWait)},
 		},
 		"FaultedDoesNotHold": {
 			reason: "a faulted store is skipped at once",
-			stores: []*store{attached("a", true, ""), attached("b", false, "its credentials are not ready: bad")},
+			stores: []*model.Store{attached("a", true, ""), attached("b", false, "its credentials are not ready: bad")},
 			now:    t0,
 		},
 	}
@@ -153,7 +156,7 @@ func TestFirstRenderHold(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := &api.Glance{}
 			g.CreationTimestamp = metav1.NewTime(t0)
-			hold, until := firstRenderHold(g, tc.stores, tc.now)
+			hold, until := decide.FirstRenderHold(g, tc.stores, tc.now)
 			if diff := cmp.Diff(tc.want, want{hold, until}, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nfirstRenderHold: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -166,7 +169,7 @@ func TestResyncSeconds(t *testing.T) {
 		after time.Duration
 		want  int
 	}{{30 * time.Second, 30}, {29*time.Second + 300*time.Millisecond, 30}, {100 * time.Millisecond, 1}, {0, 1}} {
-		if got := resyncSeconds(t0, t0.Add(tc.after)); got != tc.want {
+		if got := decide.ResyncSeconds(t0, t0.Add(tc.after)); got != tc.want {
 			t.Errorf("resyncSeconds(%s from now) = %d, want %d: whole seconds, rounded up, at least 1", tc.after, got, tc.want)
 		}
 	}

@@ -1,0 +1,27 @@
+package model
+
+import (
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+)
+
+// The labels of what a Glance renders, which render sets and observe and
+// report select by.
+const (
+	// ComponentAPI labels glance-api's pods, componentSchema the schema
+	// Jobs' pods: the pods sync reads.
+	ComponentAPI    = "api"
+	ComponentSchema = "schema"
+)
+
+// SelectorLabels select a Glance's pods.
+func SelectorLabels(g *api.Glance) map[string]string {
+	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: ComponentAPI}
+}
+
+// ObjectLabels are on everything the Glance hook renders.
+func ObjectLabels(g *api.Glance) map[string]string {
+	l := SelectorLabels(g)
+	l[names.LabelManagedBy] = names.ManagedBy
+	return l
+}

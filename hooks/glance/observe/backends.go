@@ -1,0 +1,286 @@
+package observe
+
+import (
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
+)
+
+// observedBackend is a related GlanceBackend as far as the Glance reads it:
+// identity, creation time, owner, spec, and the conditions it reads.
+// The related backends are every one in the namespace, so the rest of their
+// metadata, never read, is not decoded.
+type observedBackend struct {
+	Metadata struct {
+		Name              string                  `json:"name,omitempty"`
+		Namespace         string                  `json:"namespace,omitempty"`
+		UID               types.UID               `json:"uid,omitempty"`
+		CreationTimestamp metav1.Time             `json:"creationTimestamp,omitempty"`
+		DeletionTimestamp *metav1.Time            `json:"deletionTimestamp,omitempty"`
+		OwnerReferences   []metav1.OwnerReference `json:"ownerReferences,omitempty"`
+	} `json:"metadata"`
+	Spec   api.GlanceBackendSpec `json:"spec"`
+	Status struct {
+		Conditions []struct {
+			Type               string                 `json:"type"`
+			Status             metav1.ConditionStatus `json:"status"`
+			LastTransitionTime metav1.Time            `json:"lastTransitionTime,omitempty"`
+			Reason             string                 `json:"reason"`
+			Message            string                 `json:"message"`
+		} `json:"conditions,omitempty"`
+	} `json:"status"`
+}
+
+// backend is the observed backend as the API type, with what was read.
+func (o *observedBackend) backend() api.GlanceBackend {
+	var b api.GlanceBackend
+	b.Name, b.Namespace, b.UID, b.DeletionTimestamp = o.Metadata.Name, o.Metadata.Namespace, o.Metadata.UID, o.Metadata.DeletionTimestamp
+	b.OwnerReferences = o.Metadata.OwnerReferences
+	b.CreationTimestamp = o.Metadata.CreationTimestamp
+	b.Spec = o.Spec
+	for _, c := range o.Status.Conditions {
+		// Only the conditions evaluate and StoresReachable read: each is
+		// a metav1.Condition of its own, and a backend reports six.
+		if c.Type != names.ConditionCredentialsReady && c.Type != names.ConditionCABundleReady &&
+			c.Type != names.ConditionStoreReachable {
+			continue
+		}
+		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
+			LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
+	}
+	return b
+}
+
+// AttachedStores returns the backends attached to this Glance (not being
+// deleted), sorted by store id, each with its section when its store Secret
+// exists, belongs to it, and was rendered from its current spec.
+func AttachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.Store, error) {
+	// The related backends are every one in the namespace; only those
+	// attached to this Glance are kept.
+	observed, err := metacontroller.Decode(related, names.GlanceBackendsKey, func(o *observedBackend) bool {
+		return o.Spec.GlanceRef.Name == g.Name && o.Metadata.DeletionTimestamp == nil && o.Metadata.Namespace == g.Namespace
+	})
+	if err != nil {
+		return nil, hook.Invalid("related %v", err)
+	}
+	// One backing array: a store each would cost an allocation per
+	// backend.
+	values := make([]model.Store, len(observed))
+	stores := make([]*model.Store, len(observed))
+	byID := map[string][]*model.Store{}
+	for i, o := range observed {
+		values[i] = newStore(g, o.backend())
+		s := &values[i]
+		stores[i] = s
+		byID[s.ID] = append(byID[s.ID], s)
+	}
+	sort.Slice(stores, func(i, j int) bool {
+		if stores[i].ID != stores[j].ID {
+			return stores[i].ID < stores[j].ID
+		}
+		return stores[i].Backend.Name < stores[j].Backend.Name
+	})
+	// Once per store id: with n backends sharing one, asking for each of
+	// them cost n².
+	holders := make(map[string]*model.Store, len(byID))
+	for id, sharing := range byID {
+		holders[id] = projectedHolder(sharing)
+	}
+	for _, s := range stores {
+		if why := sharedID(s, byID[s.ID], holders[s.ID]); why != "" {
+			s.Skip(why)
+			continue
+		}
+		if err := Evaluate(s, g, related); err != nil {
+			return nil, err
+		}
+	}
+	return stores, nil
+}
+
+// newStore is an attached backend as a store. On a ControlPlane's Glance,
+// the ControlPlane's backends[] list is the single source of truth for the
+// default and for the store ids it names.
+func newStore(g *api.Glance, b api.GlanceBackend) model.Store {
+	s := model.Store{Backend: b, ID: b.EffectiveStoreID()}
+	owner, fromControlPlane := api.ControlPlaneController(g.OwnerReferences)
+	if !fromControlPlane {
+		return s
+	}
+	ref, ok := api.ControlPlaneController(b.OwnerReferences)
+	s.Projected = ok && ref.UID == owner.UID
+	s.DefaultIgnored = b.Spec.IsDefault && !s.Projected
+	if s.DefaultIgnored {
+		s.Ignored = fmt.Sprintf("isDefault is ignored: ControlPlane %q sets the default store of this Glance in spec.services.glance.backends[]; the store is attached as a non-default store", owner.Name)
+	}
+	return s
+}
+
+// sharedID says why a store whose id other backends use too is skipped, ""
+// when it keeps the id: it is the only one, or the projected holder of it.
+func sharedID(s *model.Store, sharing []*model.Store, holder *model.Store) string {
+	if holder != nil && holder != s {
+		return fmt.Sprintf("store id %q is the ControlPlane's entry, projected as GlanceBackend %q; a hand-made backend needs another id", s.ID, holder.Backend.Name)
+	}
+	if len(sharing) > 1 && holder == nil {
+		// One other backend named, not all of them: with n backends
+		// sharing an id, n messages naming n backends each made the
+		// answer grow with n².
+		other := sharing[0]
+		if other == s {
+			other = sharing[1]
+		}
+		return fmt.Sprintf("store id %q is also used by GlanceBackend %q (%d backends use it)", s.ID, other.Backend.Name, len(sharing))
+	}
+	return ""
+}
+
+// projectedHolder is the one projected backend among those sharing a store
+// id, which keeps the id on a ControlPlane's Glance; nil when there is none
+// or more than one.
+func projectedHolder(sharing []*model.Store) *model.Store {
+	var p *model.Store
+	for _, s := range sharing {
+		if s.Projected {
+			if p != nil {
+				return nil
+			}
+			p = s
+		}
+	}
+	return p
+}
+
+// Why a store on its way is left out; one message for every step of the
+// way, so the Glance's status does not change while it arrives.
+const PendingMessage = "its store is not rendered yet"
+
+// usableWhen is a GlanceBackend condition a store needs True, and what a
+// store is skipped for when the backend reports it is not.
+type usableWhen struct{ condition, fault string }
+
+// Evaluate decides whether one store can be rendered, and why not: a fault
+// (the backend's spec, its credentials or CA bundle as the backend reports
+// them, a store Secret that is not its own or not as the service writes it)
+// skips it, naming the cause; a store still on its way is pending.
+func Evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) error {
+	if problems := storeconf.BackendProblems(s.Backend.Spec, s.ID); len(problems) > 0 {
+		s.Skip("its spec cannot be rendered: " + problems.String())
+		return nil
+	}
+	since, usable := usableSince(s)
+	if !usable {
+		return nil
+	}
+	name := names.StoreSecretName(s.Backend.Name)
+	sec, found, err := ReadStoreSecret(related, name)
+	if err != nil {
+		return hook.Invalid("related %v", err)
+	}
+	if !found {
+		s.Since = since
+		s.Move(storestate.Awaited, PendingMessage)
+		return nil
+	}
+	fromStoreSecret(s, g, sec, since)
+	return nil
+}
+
+// usableSince reads the conditions a store needs True on its backend. With
+// usable credentials (and CA bundle) the store Secret follows in the same
+// sync of the backend, so until it is here (and current) the store is on
+// its way, since the later of the backend's creation and the conditions'
+// becoming usable. Not reported yet is not a fault either: what is wrong,
+// if anything, is for the backend to say. usable is false when the store
+// is left out (pending or skipped) for its conditions.
+func usableSince(s *model.Store) (since time.Time, usable bool) {
+	b := &s.Backend
+	since = b.CreationTimestamp.Time
+	required := []usableWhen{{names.ConditionCredentialsReady, "its credentials are not ready"}}
+	if b.Spec.S3 != nil && b.Spec.S3.CABundleRef != nil {
+		required = append(required, usableWhen{names.ConditionCABundleReady, "its CA bundle is not ready"})
+	}
+	for _, r := range required {
+		c, reported := hook.FindCondition(b.Status.Conditions, r.condition)
+		switch {
+		case !reported:
+			s.Since = b.CreationTimestamp.Time
+			s.Move(storestate.Awaited, PendingMessage)
+			return since, false
+		case c.Status != metav1.ConditionTrue:
+			why := r.fault
+			if c.Message != "" {
+				why += ": " + c.Message
+			}
+			s.Skip(why)
+			return since, false
+		case c.LastTransitionTime.After(since):
+			since = c.LastTransitionTime.Time
+		}
+	}
+	return since, true
+}
+
+// fromStoreSecret takes the store's section from its store Secret when the
+// Secret is its own, current, and holds the section (and CA bundle digest)
+// as the service writes them.
+func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, since time.Time) {
+	b := &s.Backend
+	name := names.StoreSecretName(b.Name)
+	switch {
+	case sec.Glance != g.Name || !ownedBy(sec.Owners, b):
+		s.Skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
+		return
+	case sec.StoreID != s.ID || sec.SpecHash != storeconf.SpecHash(b.Spec, s.ID):
+		// On its way; holdOutdated may keep its running section meanwhile.
+		s.Since = since
+		s.Move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
+		return
+	}
+	section, err := base64.StdEncoding.DecodeString(sec.Section)
+	if err == nil {
+		err = storeconf.CheckSection(string(section), s.ID)
+	}
+	if err != nil {
+		s.Skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.ID, err))
+		return
+	}
+	if ref := b.Spec.S3.CABundleRef; ref != nil {
+		digest := sec.CABundleDigest
+		if !DigestPattern.MatchString(digest) {
+			s.Skip(fmt.Sprintf("its store Secret %q carries no valid CA bundle digest (%s)", name, names.AnnotationCABundleDigest))
+			return
+		}
+		s.CA = &model.CAMount{Ref: *ref, Digest: digest}
+	}
+	s.Section = string(section)
+	s.Move(storestate.SecretCurrent, "")
+}
+
+// ownedBy checks the Secret's controller is this backend. A backend without
+// a uid (a hand-written request) accepts a controller of the same name.
+func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller && r.Kind == api.KindGlanceBackend && r.Name == b.Name {
+			return b.UID == "" || r.UID == b.UID
+		}
+	}
+	return false
+}
+
+func DecodeBase64(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	return string(b), err
+}

@@ -1,0 +1,180 @@
+// Package render is the Glance hook's third stage: the objects and files a
+// sync returns, from the decision. Its config files take the features'
+// contributions as values (FileParts), so it never reads the hook's list
+// of features.
+package render
+
+import (
+	"strings"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
+)
+
+// Paths inside the glance-api container. The image has nothing under
+// /etc/glance, and the two launch modes find their config differently: the
+// eventlet server and glance-manage take --config-file and --config-dir
+// arguments, while Glance's WSGI application (uWSGI) takes none and reads
+// the fixed names glance-api-paste.ini and glance-api.conf from
+// $OS_GLANCE_CONFIG_DIR, plus every *.conf in oslo.config's default config
+// directory of project glance, /etc/glance/glance.conf.d. So the config
+// ConfigMap (volume "config": glance-api.conf, the paste pipeline and the
+// uWSGI ini) is mounted whole at ConfigDir, named by OS_GLANCE_CONFIG_DIR,
+// and the backends Secret (volume "backends": backends.conf) whole at
+// BackendsDir, the default config directory, which the eventlet server and
+// glance-manage are also given as --config-dir. Two sibling directory mounts
+// of the guide's two volumes: no subPath (which Kubernetes never refreshes
+// and a local runner must emulate), no projected volume (which would hide
+// the names the guide reads with kubectl), and no mount inside another
+// volume's mount.
+const (
+	ConfigDir     = "/etc/glance/config"
+	PasteFile     = "glance-api-paste.ini"
+	UWSGIFile     = "glance-api-uwsgi.ini"
+	BackendsDir   = "/etc/glance/glance.conf.d"
+	StateDir      = "/var/lib/glance"
+	StagingDir    = StateDir + "/staging"
+	TasksDir      = StateDir + "/tasks"
+	LockDir       = StateDir + "/lock"
+	PasteConfig   = ConfigDir + "/" + PasteFile
+	APIPort       = api.GlanceAPIPort
+	MemcachedPort = 11211
+)
+
+// ConfigData is the config ConfigMap's data for a launch mode: everything
+// glance-api reads besides the store sections.
+func ConfigData(conf string, spec api.GlanceSpec, mode LaunchMode, rel release.Release) map[string]string {
+	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
+	if mode == UWSGI {
+		data[UWSGIFile] = RenderUWSGI(spec)
+	}
+	if ownLoggingConfig(spec.Logging) {
+		data[LoggingFile] = RenderLoggingConfig(*spec.Logging, rel)
+	}
+	return data
+}
+
+// ConfInput is what glance-api.conf is rendered from.
+type ConfInput struct {
+	Glance *api.Glance
+	Spec   api.GlanceSpec
+	// Rel is the release glance-api runs (during an upgrade, not yet the
+	// spec's), mode its launch mode.
+	Rel    release.Release
+	Mode   LaunchMode
+	Stores []*model.Store
+	Def    *model.Store
+	// Files are the features' contributions to the files, in their order.
+	Files FileParts
+}
+
+// FileParts are what the features add to the config's files: options and
+// sections of glance-api.conf, and filters of the paste pipeline.
+type FileParts struct {
+	Conf  []func(ConfInput) (ConfPart, error)
+	Paste []func(api.GlanceSpec) []PasteFilter
+}
+
+// ConfPart is what one feature adds to glance-api.conf: options of
+// [DEFAULT], and sections of its own.
+type ConfPart struct {
+	Defaults []storeconf.Option
+	Sections []storeconf.Section
+}
+
+// RenderConfig renders glance-api.conf. Secrets never appear in it: the
+// database URL and the service user's password reach glance-api as
+// environment variables (oslo.config reads OS_<GROUP>__<OPTION>).
+func RenderConfig(in ConfInput) (string, error) {
+	var defaults []storeconf.Option
+	var sections []storeconf.Section
+	for _, conf := range in.Files.Conf {
+		p, err := conf(in)
+		if err != nil {
+			return "", model.InvalidSpec("%w", err)
+		}
+		defaults = append(defaults, p.Defaults...)
+		sections = append(sections, p.Sections...)
+	}
+	all := LayerConf(in, append([]storeconf.Section{{Name: "DEFAULT", Options: defaults}}, sections...))
+	conf, err := storeconf.Write(all...)
+	if err != nil {
+		// Every value written comes from the spec (admission refuses what
+		// cannot be written) or from constants.
+		return "", model.InvalidSpec("%w", err)
+	}
+	return conf, nil
+}
+
+// StoresConf enables the rendered stores and names the default one; their
+// sections are in the backends Secret.
+func StoresConf(in ConfInput) (ConfPart, error) {
+	var enabled []string
+	for _, s := range in.Stores {
+		if s.State.Rendered() {
+			enabled = append(enabled, s.ID+":s3")
+		}
+	}
+	return ConfPart{
+		Defaults: []storeconf.Option{{Key: "enabled_backends", Value: strings.Join(enabled, ",")}},
+		Sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.Def.ID}}}},
+	}, nil
+}
+
+// ImportsConf is the import methods and the staging and tasks areas of
+// the import flows.
+func ImportsConf(in ConfInput) (ConfPart, error) {
+	return ConfPart{
+		// Explicit, so a release changing its default changes nothing here.
+		// oslo.config wants this list in brackets.
+		Defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.Spec.ImportMethods, ",") + "]"}},
+		Sections: []storeconf.Section{
+			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: StagingDir}}},
+			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: TasksDir}}},
+			// What a task flow reads as its work directory when it does not
+			// take the tasks store: the same bounded tasks volume.
+			{Name: "task", Options: []storeconf.Option{{Key: "work_dir", Value: TasksDir}}},
+		},
+	}, nil
+}
+
+// LocationsConf hides image locations: glance_store writes S3 locations as
+// s3://KEY:SECRET@host/..., so exposing them would hand the S3 keys to API
+// clients.
+func LocationsConf(ConfInput) (ConfPart, error) {
+	return ConfPart{Defaults: []storeconf.Option{
+		{Key: "show_image_direct_url", Value: "false"},
+		{Key: "show_multiple_locations", Value: "false"},
+	}}, nil
+}
+
+// RuntimeConf is where glance-api keeps its locks, that it sends no
+// notifications, and its paste pipeline.
+func RuntimeConf(ConfInput) (ConfPart, error) {
+	return ConfPart{Sections: []storeconf.Section{
+		{Name: "oslo_concurrency", Options: []storeconf.Option{{Key: "lock_path", Value: LockDir}}},
+		{Name: "oslo_messaging_notifications", Options: []storeconf.Option{{Key: "driver", Value: "noop"}}},
+		{Name: "paste_deploy", Options: []storeconf.Option{
+			{Key: "flavor", Value: PasteFlavor},
+			// Named, not searched for: glance looks for it next to the last
+			// config file it read, which differs by release and launch mode.
+			{Key: "config_file", Value: PasteConfig},
+		}},
+	}}, nil
+}
+
+// RenderBackends concatenates the rendered store sections, sorted by store
+// id. It does not depend on which store is the default, so switching the
+// default leaves the backends Secret's name unchanged.
+func RenderBackends(stores []*model.Store) string {
+	var parts []string
+	for _, s := range stores {
+		if s.State.Rendered() {
+			parts = append(parts, strings.TrimSuffix(s.Section, "\n")+"\n")
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,84 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/release"
+)
+
+// oslo.log's DEFAULT_LOG_LEVELS (oslo_log/_options.py), the default of
+// [DEFAULT] default_log_levels, in the oslo.log each release's glance-api
+// runs with: the versions the option catalogs were generated from (their
+// sources, hooks/contract/optioncatalog/catalogs), 7.1.0 for 2025.1 and
+// 7.2.1 for 2025.2, which hold the same list, and 8.1.0 for 2026.1, which
+// drops amqplib and qpid. Glance keeps oslo.log's list as it is (it never
+// sets this default), so these are the levels glance-api starts with.
+var (
+	osloLogLevels2025 = []string{
+		"amqp=WARN", "amqplib=WARN", "boto=WARN", "qpid=WARN", "sqlalchemy=WARN", "suds=INFO",
+		"oslo.messaging=INFO", "oslo_messaging=INFO", "iso8601=WARN",
+		"requests.packages.urllib3.connectionpool=WARN", "urllib3.connectionpool=WARN", "websocket=WARN",
+		"requests.packages.urllib3.util.retry=WARN", "urllib3.util.retry=WARN",
+		"keystonemiddleware=WARN", "routes.middleware=WARN", "stevedore=WARN", "taskflow=WARN",
+		"keystoneauth=WARN", "oslo.cache=INFO", "oslo_policy=INFO", "dogpile.core.dogpile=INFO",
+	}
+	osloLogLevels2026 = slices.DeleteFunc(slices.Clone(osloLogLevels2025), func(s string) bool {
+		return s == "amqplib=WARN" || s == "qpid=WARN"
+	})
+	release2026 = release.Release{Year: 2026, Minor: 1}
+)
+
+// osloLogDefaultLevels is oslo.log's default level of each logger it
+// names, in the oslo.log of release r; a release after the last one known
+// takes the newest list, one before the first the oldest.
+func osloLogDefaultLevels(r release.Release) map[string]string {
+	list := osloLogLevels2025
+	if r.AtLeast(release2026) {
+		list = osloLogLevels2026
+	}
+	out := make(map[string]string, len(list))
+	for _, pair := range list {
+		name, level, _ := strings.Cut(pair, "=")
+		out[name] = level
+	}
+	return out
+}
+
+// DefaultLogLevels is [DEFAULT] default_log_levels for the levels a user
+// sets: the option replaces oslo.log's whole list, so writing only the
+// user's loggers would put sqlalchemy, keystonemiddleware and the others
+// back at the root's level. oslo.log's defaults of release r are merged
+// with them, the user's level winning for a logger both name, and sorted
+// by logger so the config's hash does not depend on map order.
+func DefaultLogLevels(r release.Release, user map[string]string) string {
+	levels := osloLogDefaultLevels(r)
+	maps.Copy(levels, user)
+	pairs := make([]string, 0, len(levels))
+	for _, name := range slices.Sorted(maps.Keys(levels)) {
+		pairs = append(pairs, name+"="+levels[name])
+	}
+	return strings.Join(pairs, ",")
+}
+
+// logLevelRank orders Python's level names, most verbose first; WARN is
+// oslo.log's spelling of WARNING.
+var logLevelRank = map[string]int{"DEBUG": 10, "INFO": 20, "WARN": 30, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
+
+// ConfigLogLevels are the levels of the named loggers of LoggingFile. With a
+// logging config oslo.log ignores default_log_levels, so its defaults for
+// release r are written there too, each no more verbose than the root:
+// they quiet chatty libraries (keystonemiddleware, sqlalchemy), and must
+// not make one louder than a root at WARNING or ERROR would. The user's
+// levels are written as given.
+func ConfigLogLevels(r release.Release, root string, user map[string]string) map[string]string {
+	levels := osloLogDefaultLevels(r)
+	for name, level := range levels {
+		if logLevelRank[level] < logLevelRank[root] {
+			levels[name] = root
+		}
+	}
+	maps.Copy(levels, user)
+	return levels
+}
