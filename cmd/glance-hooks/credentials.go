@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/c5c3/glance-hooks/transport/credstore"
 	"github.com/c5c3/glance-hooks/transport/kube"
@@ -45,7 +45,7 @@ replica that renews first wins; the others take its result).`,
 			if err != nil {
 				return err
 			}
-			client, err := kubernetes.NewForConfig(cfg)
+			client, err := dynamic.NewForConfig(cfg)
 			if err != nil {
 				return err
 			}

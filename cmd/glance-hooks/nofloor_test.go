@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,13 +11,9 @@ import (
 // logic) must never be served by a production binary: the binary depends on
 // no package under test/, so no flag or route can reach it.
 func TestFloorIsNotInTheBinary(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	deps := strings.Fields(string(out))
+	deps := binaryDeps(t)
 	require.Contains(t, deps, "github.com/c5c3/glance-hooks/transport/server", "go list -deps lists the binary's packages")
-	for _, d := range deps {
-		assert.False(t, strings.HasPrefix(d, "github.com/c5c3/glance-hooks/test/"), "the binary depends on %s", d)
-	}
+	assertNotLinked(t, deps, "github.com/c5c3/glance-hooks/test/", "the floor and the test helpers stay out of the binary")
 	code, _, stderr := runCLI(t, "serve", "--floor", "--insecure-plain-http")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "unknown flag: --floor")

@@ -21,9 +21,10 @@ import (
 	"path/filepath"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/c5c3/glance-hooks/internal/credentials"
 )
@@ -45,14 +46,14 @@ type Config struct {
 
 // Store keeps Config's objects and files current.
 type Store struct {
-	client kubernetes.Interface
+	client dynamic.Interface
 	cfg    Config
 	log    *slog.Logger
 	now    func() time.Time
 }
 
 // New is a Store writing through client.
-func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Store {
+func New(client dynamic.Interface, cfg Config, log *slog.Logger) *Store {
 	return &Store{client: client, cfg: cfg, log: log, now: time.Now}
 }
 
@@ -143,9 +144,10 @@ func (s *Store) planToken(data map[string][]byte) (map[string][]byte, string, er
 // syncSecret reads the Secret, asks plan, and writes what it returns,
 // reading again after a conflict. It returns the data now stored.
 func (s *Store) syncSecret(ctx context.Context, name string, plan planner) (map[string][]byte, error) {
-	secrets := s.client.CoreV1().Secrets(s.cfg.Namespace)
+	secrets := s.client.Resource(secretResource).Namespace(s.cfg.Namespace)
 	for range attempts {
-		secret, err := secrets.Get(ctx, name, metav1.GetOptions{})
+		var secret corev1.Secret
+		err := getInto(ctx, secrets, name, &secret)
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("secret %s/%s does not exist: the chart renders it (empty) for this service to fill; run helm upgrade to put it back", s.cfg.Namespace, name)
 		}
@@ -160,7 +162,7 @@ func (s *Store) syncSecret(ctx context.Context, name string, plan planner) (map[
 			return secret.Data, nil
 		}
 		secret.Data = want
-		_, err = secrets.Update(ctx, secret, metav1.UpdateOptions{FieldManager: "glance-hooks"})
+		err = update(ctx, secrets, &secret)
 		if apierrors.IsConflict(err) {
 			continue
 		}
@@ -178,9 +180,10 @@ func (s *Store) syncCABundle(ctx context.Context, ca []byte) error {
 	if s.cfg.Webhook == "" {
 		return nil
 	}
-	configs := s.client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	configs := s.client.Resource(webhookResource)
 	for range attempts {
-		vwc, err := configs.Get(ctx, s.cfg.Webhook, metav1.GetOptions{})
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		err := getInto(ctx, configs, s.cfg.Webhook, &vwc)
 		if err != nil {
 			return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", s.cfg.Webhook, err)
 		}
@@ -193,7 +196,7 @@ func (s *Store) syncCABundle(ctx context.Context, ca []byte) error {
 		if !changed {
 			return nil
 		}
-		_, err = configs.Update(ctx, vwc, metav1.UpdateOptions{FieldManager: "glance-hooks"})
+		err = update(ctx, configs, &vwc)
 		if apierrors.IsConflict(err) {
 			continue
 		}

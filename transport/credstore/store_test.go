@@ -15,9 +15,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/c5c3/glance-hooks/internal/credentials"
@@ -27,16 +28,25 @@ const ns = "glance-hooks"
 
 var start = time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 
-func cluster() *fake.Clientset {
+// cluster holds the two Secrets the chart renders empty and the webhook
+// configuration; the scheme is the test's only, the service links none.
+func cluster() *fake.FakeDynamicClient {
 	empty := func(name string) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Type: corev1.SecretTypeOpaque}
 	}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "glance-hooks"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "validate.glance.openstack.c5c3.io"}}}
-	return fake.NewClientset(empty("glance-hooks-certs"), empty("glance-hooks-token"), vwc)
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	if err := admissionregistrationv1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	return fake.NewSimpleDynamicClient(scheme, empty("glance-hooks-certs"), empty("glance-hooks-token"), vwc)
 }
 
-func store(t *testing.T, c *fake.Clientset, at *time.Time) (*Store, Config) {
+func store(t *testing.T, c *fake.FakeDynamicClient, at *time.Time) (*Store, Config) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := Config{Namespace: ns, TLSSecret: "glance-hooks-certs", TokenSecret: "glance-hooks-token", Webhook: "glance-hooks",
@@ -48,25 +58,25 @@ func store(t *testing.T, c *fake.Clientset, at *time.Time) (*Store, Config) {
 	return s, cfg
 }
 
-func secretData(t *testing.T, c *fake.Clientset, name string) map[string][]byte {
+func secretData(t *testing.T, c *fake.FakeDynamicClient, name string) map[string][]byte {
 	t.Helper()
-	s, err := c.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
+	var s corev1.Secret
+	if err := getInto(context.Background(), c.Resource(secretResource).Namespace(ns), name, &s); err != nil {
 		t.Fatal(err)
 	}
 	return s.Data
 }
 
-func caBundle(t *testing.T, c *fake.Clientset) []byte {
+func caBundle(t *testing.T, c *fake.FakeDynamicClient) []byte {
 	t.Helper()
-	v, err := c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(context.Background(), "glance-hooks", metav1.GetOptions{})
-	if err != nil {
+	var v admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := getInto(context.Background(), c.Resource(webhookResource), "glance-hooks", &v); err != nil {
 		t.Fatal(err)
 	}
 	return v.Webhooks[0].ClientConfig.CABundle
 }
 
-func writes(c *fake.Clientset) int {
+func writes(c *fake.FakeDynamicClient) int {
 	n := 0
 	for _, a := range c.Actions() {
 		if a.GetVerb() != "get" {
@@ -158,17 +168,22 @@ func TestSyncConflictUsesTheWinner(t *testing.T) {
 	}
 	conflicted := false
 	c.PrependReactor("update", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		u := a.(k8stesting.UpdateAction).GetObject().(*corev1.Secret)
-		if conflicted || u.Name != cfg.TLSSecret {
+		u := a.(k8stesting.UpdateAction).GetObject().(*unstructured.Unstructured)
+		if conflicted || u.GetName() != cfg.TLSSecret {
 			return false, nil, nil
 		}
 		conflicted = true
 		// The other replica's write lands first.
-		stored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: u.Name, Namespace: ns}, Data: won}
-		if err := c.Tracker().Update(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, stored, ns); err != nil {
+		stored, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: u.GetName(), Namespace: ns}, Data: won})
+		if err != nil {
 			t.Fatal(err)
 		}
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "secrets"}, u.Name, nil)
+		if err := c.Tracker().Update(secretResource, &unstructured.Unstructured{Object: stored}, ns); err != nil {
+			t.Fatal(err)
+		}
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "secrets"}, u.GetName(), nil)
 	})
 	if err := s.Sync(context.Background()); err != nil {
 		t.Fatal(err)
@@ -188,7 +203,7 @@ func TestSyncConflictUsesTheWinner(t *testing.T) {
 // says how to get it back, and nothing is written.
 func TestSyncMissingSecret(t *testing.T) {
 	c, at := cluster(), start
-	if err := c.CoreV1().Secrets(ns).Delete(context.Background(), "glance-hooks-certs", metav1.DeleteOptions{}); err != nil {
+	if err := c.Resource(secretResource).Namespace(ns).Delete(context.Background(), "glance-hooks-certs", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s, cfg := store(t, c, &at)
