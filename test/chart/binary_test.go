@@ -57,14 +57,15 @@ func TestBinaryIsTrimmed(t *testing.T) {
 	assert.False(t, bytes.Contains(raw, []byte(repoRoot(t))), "the binary contains the source directory's path")
 }
 
-// freeAddr is a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
+// reserveAddr listens on a free loopback port and keeps it: a caller that
+// needs several addresses holds each until it has them all, since a port
+// closed at once may be handed out again by the next ask (two of a
+// container's flags once got the same port that way).
+func reserveAddr(t *testing.T) net.Listener {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
+	return l
 }
 
 // runContainer starts the service with a container's args from the chart,
@@ -81,16 +82,22 @@ func runContainer(t *testing.T, ctr corev1.Container, dir string) map[string]str
 	}
 	addrs := map[string]string{}
 	args := make([]string, 0, len(ctr.Args))
+	var reserved []net.Listener
 	for _, a := range ctr.Args {
 		for _, flag := range []string{"--listen=", "--metrics-listen="} {
 			if port, ok := strings.CutPrefix(a, flag+":"); ok {
 				name, ok := declared[port]
 				require.True(t, ok, "%s: %s%s is a port the container declares", ctr.Name, flag, port)
-				addrs[name] = freeAddr(t)
+				l := reserveAddr(t)
+				reserved = append(reserved, l)
+				addrs[name] = l.Addr().String()
 				a = flag + addrs[name]
 			}
 		}
 		args = append(args, strings.ReplaceAll(a, "/etc/glance-hooks/", dir+"/"))
+	}
+	for _, l := range reserved { // every address chosen: free them for the service
+		require.NoError(t, l.Close())
 	}
 	addr := addrs[ctr.Name]
 	require.NotEmpty(t, addr, "%s listens on the port named after it", ctr.Name)
