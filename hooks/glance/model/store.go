@@ -46,7 +46,7 @@ func (s *Store) Move(e storestate.Event, why string) {
 // WantsDefault reports whether the store counts as marked isDefault.
 func (s *Store) WantsDefault() bool { return s.Backend.Spec.IsDefault && !s.DefaultIgnored }
 
-// caMount is a store's CA bundle as the pods mount it: the object and key
+// CAMount is a store's CA bundle as the pods mount it: the object and key
 // the backend checked, and the digest of the bytes it saw.
 type CAMount struct {
 	Ref    api.CABundleRef

@@ -45,13 +45,13 @@ type CronJobChild struct {
 	Spec              batchv1.CronJobSpec `json:"spec"`
 }
 
-// dbPurgeWithDeployment is the purge CronJob as a feature returns it with
+// DBPurgeWithDeployment is the purge CronJob as a feature returns it with
 // the Deployment.
 func DBPurgeWithDeployment(in DeploymentInput) []any {
 	return DBPurgeChildren(in.Glance, in.Spec, in.Run, in.Pod)
 }
 
-// dbPurgeChildren are the purge CronJob. It runs the image glance-api
+// DBPurgeChildren are the purge CronJob. It runs the image glance-api
 // runs, with the same config, database URL and restrictions as the schema
 // Jobs: only while glance-api may run, so it never fires at a schema that
 // is not there yet.

@@ -97,7 +97,7 @@ func Command(mode LaunchMode) (cmd, args []string) {
 	return []string{"python3", "-c", EventletLauncher}, ConfigArgs()
 }
 
-// eventletLauncher runs what the glance-api console script runs
+// EventletLauncher runs what the glance-api console script runs
 // (glance.cmd.api's main) and, once main returns, leaves the process with
 // os._exit instead of Python's interpreter shutdown. main returns after
 // SIGTERM, when glance-api's parent has signalled its workers and seen

@@ -64,7 +64,7 @@ paste.filter_factory = oslo_middleware:HTTPProxyToWSGI.factory
 // PasteFlavor selects [pipeline:glance-api-<flavor>] in PasteIni.
 const PasteFlavor = "keystone"
 
-// pasteBasePipeline is PasteIni's pipeline line, filter by filter, and
+// PasteBasePipeline is PasteIni's pipeline line, filter by filter, and
 // pasteApp the application it ends in.
 var PasteBasePipeline = []string{"cors", "healthcheck", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context"}
 

@@ -36,7 +36,7 @@ func BoundedEmptyDir(name string, limit *resource.Quantity) corev1.Volume {
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: limit}}}
 }
 
-// apiStateVolumes are glance-api's writable directories. Staging holds what
+// APIStateVolumes are glance-api's writable directories. Staging holds what
 // a client staged until the same pod imports it (worker_self_reference_url
 // sends the import there), so each pod has its own: an emptyDir of the
 // staging size, or a generic ephemeral volume, a claim made with the pod and

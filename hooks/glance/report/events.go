@@ -82,7 +82,7 @@ type eventRegarding struct {
 	UID        string `json:"uid"`
 }
 
-// maxEventNote is the longest note events.k8s.io/v1 accepts, in bytes.
+// MaxEventNote is the longest note events.k8s.io/v1 accepts, in bytes.
 const MaxEventNote = 1024
 
 // Occurrence is one Event the observed status calls for.

@@ -5,7 +5,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
-// schemaPodDeadline is how long a schema Job's pod may take to get its
+// SchemaPodDeadline is how long a schema Job's pod may take to get its
 // containers going, and a step to finish, before a slow start counts: the
 // Deployment's default progress deadline. glance-manage's steps take
 // seconds to minutes once they run; one still waiting after that (for a
