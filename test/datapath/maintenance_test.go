@@ -79,12 +79,12 @@ func imageCacheServes(t *testing.T, svc *glancestack.Services, release string) {
 	_, err := os.Stat(cachePath(id))
 	assert.True(t, errors.Is(err, fs.ErrNotExist), "an upload caches nothing: %v", err)
 	assert.Equal(t, small, c.Download(t, id), "the first download, from S3")
+	waitForCacheHits(t, c, map[string]int{id: 0}, "the cache API lists it after the first download, not served from the cache yet")
 	onDisk, err := os.ReadFile(cachePath(id))
 	require.NoError(t, err, "the first download leaves the image in the pod's cache volume")
 	assert.Equal(t, small, onDisk)
-	assert.Equal(t, map[string]int{id: 0}, cacheHits(t, c), "the cache API lists it, not served from the cache yet")
 	assert.Equal(t, small, c.Download(t, id), "the second download, the same bytes")
-	assert.Equal(t, map[string]int{id: 1}, cacheHits(t, c), "the second download was answered from the cache")
+	waitForCacheHits(t, c, map[string]int{id: 1}, "the second download was answered from the cache")
 
 	big := randomBytes(42, bigImageLen)
 	bigID := c.UploadActive(t, "big", big, "", "primary")
@@ -115,6 +115,21 @@ func imageCacheServes(t *testing.T, svc *glancestack.Services, release string) {
 }
 
 // cacheHits is GET /v2/cache's cached images and their hits.
+// waitForCacheHits waits until the cache API lists exactly want. Glance
+// records a cached image and a hit only after it handed the last byte to
+// the client: the cache file is committed when the caching iterator ends,
+// and open_for_read counts the hit when the file is closed. A client that
+// asks at once can be ahead of both, so the test waits a bounded time.
+func waitForCacheHits(t *testing.T, c *glancestack.Client, want map[string]int, what string) {
+	t.Helper()
+	var got map[string]int
+	deadline := time.Now().Add(30 * time.Second)
+	for got = cacheHits(t, c); !assert.ObjectsAreEqual(want, got) && time.Now().Before(deadline); got = cacheHits(t, c) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assert.Equal(t, want, got, what)
+}
+
 func cacheHits(t *testing.T, c *glancestack.Client) map[string]int {
 	t.Helper()
 	var state struct {
