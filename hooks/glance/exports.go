@@ -19,13 +19,11 @@ const (
 	// EnvCABundle is botocore's process-wide CA bundle (model/caenv.go).
 	EnvCABundle = model.EnvCABundle
 	// The files and directories of glance-api's pods and how long they
-	// take to stop (render/config.go, render/launch.go,
-	// render/logging.go, render/stopping.go).
+	// take to stop (render/config.go, render/launch.go, render/stopping.go).
 	PasteFile               = render.PasteFile
 	UWSGIFile               = render.UWSGIFile
 	StagingDir              = render.StagingDir
 	LockDir                 = render.LockDir
-	LoggingFile             = render.LoggingFile
 	TerminationGraceSeconds = render.TerminationGraceSeconds
 	PreStopSleepSeconds     = render.PreStopSleepSeconds
 	// glance-api's container, its port, its health check and how many

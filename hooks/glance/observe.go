@@ -36,7 +36,11 @@ func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Ob
 	if err := observeChildren(o, req.Children); err != nil {
 		return nil, err
 	}
-	o.Policy, o.PolicyErr = render.PolicyRules(o.Spec, req.Related)
+	for _, f := range features {
+		if f.observeRelated != nil {
+			f.observeRelated(o, req.Related)
+		}
+	}
 	if o.Pods, err = observe.ReadPods(req.Related, g.Name); err != nil {
 		return nil, err
 	}

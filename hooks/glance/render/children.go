@@ -84,7 +84,7 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 	}
 	mode := LaunchModeOf(runs)
 	stores := decide.WithRetired(d.Stores, d.Retired)
-	cfgData, err := RenderFiles(ConfInput{Glance: g, Spec: spec, Rel: runs, Mode: mode, Stores: stores, Def: d.Def, Files: p.Files}, o.Policy, o.PolicyErr)
+	cfgData, err := RenderFiles(ConfInput{Glance: g, Spec: spec, Rel: runs, Mode: mode, Stores: stores, Def: d.Def, Files: p.Files, Observed: o})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 	for _, s := range stores {
 		out.InConfig[s.ID] = s.State.Rendered()
 	}
-	pod := PodInputs{Mounts: Mounts{ConfigMap: out.ConfigName, BackendsSecret: out.BackendsName}, Digest: o.Creds.Creds.Digest, EveryPod: p.EveryPod}
+	pod := PodInputs{Mounts: Mounts{ConfigMap: out.ConfigName, BackendsSecret: out.BackendsName}, Digest: o.Creds.Creds.Digest, EveryPod: p.EveryPod, JobPod: p.JobPod}
 	if plan.Run != nil {
 		out.RunImage = plan.Run.Image
 		deploy := Deployment(g, spec, *plan.Run, pod, DesiredReplicas(spec, o.Deployment))

@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // Paths inside the glance-api container. The image has nothing under
@@ -44,15 +45,13 @@ const (
 	MemcachedPort = 11211
 )
 
-// ConfigData is the config ConfigMap's data for a launch mode: everything
-// glance-api reads besides the store sections.
-func ConfigData(conf string, spec api.GlanceSpec, mode LaunchMode, rel release.Release) map[string]string {
+// ConfigData is the config ConfigMap's data for a launch mode before the
+// features add their files: glance-api.conf, the paste pipeline and, for
+// uWSGI, its ini.
+func ConfigData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]string {
 	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
 	if mode == UWSGI {
 		data[UWSGIFile] = RenderUWSGI(spec)
-	}
-	if ownLoggingConfig(spec.Logging) {
-		data[LoggingFile] = RenderLoggingConfig(*spec.Logging, rel)
 	}
 	return data
 }
@@ -69,13 +68,19 @@ type ConfInput struct {
 	Def    *model.Store
 	// Files are the features' contributions to the files, in their order.
 	Files FileParts
+	// Observed is the request as observe read it, for a feature whose file
+	// holds what it read there (spec.policyOverrides' rules).
+	Observed *observe.Observed
 }
 
 // FileParts are what the features add to the config's files: options and
-// sections of glance-api.conf, and filters of the paste pipeline.
+// sections of glance-api.conf, filters of the paste pipeline, and files of
+// their own beside glance-api.conf, which each writes into the config
+// ConfigMap's data (an error is a spec the file cannot be written from).
 type FileParts struct {
 	Conf  []func(ConfInput) (ConfPart, error)
 	Paste []func(api.GlanceSpec) []PasteFilter
+	Data  []func(in ConfInput, data map[string]string) error
 }
 
 // ConfPart is what one feature adds to glance-api.conf: options of
@@ -122,33 +127,6 @@ func StoresConf(in ConfInput) (ConfPart, error) {
 		Defaults: []storeconf.Option{{Key: "enabled_backends", Value: strings.Join(enabled, ",")}},
 		Sections: []storeconf.Section{{Name: "glance_store", Options: []storeconf.Option{{Key: "default_backend", Value: in.Def.ID}}}},
 	}, nil
-}
-
-// ImportsConf is the import methods and the staging and tasks areas of
-// the import flows.
-func ImportsConf(in ConfInput) (ConfPart, error) {
-	return ConfPart{
-		// Explicit, so a release changing its default changes nothing here.
-		// oslo.config wants this list in brackets.
-		Defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.Spec.ImportMethods, ",") + "]"}},
-		Sections: []storeconf.Section{
-			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: StagingDir}}},
-			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: TasksDir}}},
-			// What a task flow reads as its work directory when it does not
-			// take the tasks store: the same bounded tasks volume.
-			{Name: "task", Options: []storeconf.Option{{Key: "work_dir", Value: TasksDir}}},
-		},
-	}, nil
-}
-
-// LocationsConf hides image locations: glance_store writes S3 locations as
-// s3://KEY:SECRET@host/..., so exposing them would hand the S3 keys to API
-// clients.
-func LocationsConf(ConfInput) (ConfPart, error) {
-	return ConfPart{Defaults: []storeconf.Option{
-		{Key: "show_image_direct_url", Value: "false"},
-		{Key: "show_multiple_locations", Value: "false"},
-	}}, nil
 }
 
 // RuntimeConf is where glance-api keeps its locks, that it sends no

@@ -12,9 +12,11 @@ import (
 type Parts struct {
 	// Files are the contributions to the config's files.
 	Files FileParts
-	// EveryPod changes every pod template, APIPod glance-api's.
+	// EveryPod changes every pod template, APIPod glance-api's, JobPod
+	// every glance-manage Job's.
 	EveryPod []func(*corev1.PodSpec, api.GlanceSpec)
 	APIPod   []func(PodInput, *DeploymentChild)
+	JobPod   []func(*corev1.PodSpec, api.GlanceSpec)
 	// WithDeployment are the children that come with the Deployment.
 	WithDeployment []func(DeploymentInput) []any
 	// LastGood are the kinds of children kept as last applied when
