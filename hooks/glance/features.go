@@ -59,10 +59,10 @@ type feature struct {
 	// glance-api may run.
 	withDeployment func(render.DeploymentInput) []any
 	// reach are its children rendered whatever the config decision, with
-	// their condition (reach.go).
+	// their condition (reachChildren, sync.go).
 	reach func(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error)
 	// events are the Events its part of the observed status calls for
-	// (events.go).
+	// (report/events.go).
 	events func(api.GlanceStatus) []report.Occurrence
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
@@ -153,7 +153,7 @@ func shapingFeatures() []feature {
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
 		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: report.SkippedBackends,
 			status: holds(model.CondBackendsReady, report.BackendsCondition)},
-		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
+		{name: "retirement", decide: decide.RetireStores}, // decide/stores.go: the retiring stores the running config holds
 		// report.go: what render said of the config
 		{name: "config", status: holds(model.CondConfigRendered, report.RenderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
@@ -177,7 +177,7 @@ func shapingFeatures() []feature {
 		// placement.go: node selection, spreading, priority of glance-api's pods and the Jobs'
 		{name: "placement", apiPod: placeAPIPods, jobPod: placeJobPods},
 		// cabundles.go: the stores' CA bundles
-		{name: "ca-bundles", decide: decide.ChooseProcessWideCA, apiPod: mountCABundles},
+		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
 	}

@@ -114,3 +114,25 @@ func observeDeployment(o *observe.Observed, req *metacontroller.SyncRequest) err
 	o.Running = backendsText(req.Children, mountedBackends)
 	return nil
 }
+
+// backendsText is the backends.conf of an observed backends Secret, or "".
+func backendsText(observed metacontroller.ObjectMap, name string) string {
+	// Only the data: the metadata of the backends Secret holds a last-applied
+	// record as long as the data, and nothing in it is read.
+	sec, found, err := metacontroller.DecodeOne[struct {
+		Data map[string]string `json:"data"`
+	}](observed, names.SecretsKey, name)
+	if err != nil || !found {
+		return ""
+	}
+	text, err := observe.DecodeBase64(sec.Data[names.BackendsFile])
+	if err != nil {
+		return ""
+	}
+	return text
+}
+
+// observeEvents lists the observed Events.
+func observeEvents(children metacontroller.ObjectMap) observe.ObservedEvents {
+	return observe.ObservedEvents{Listed: observe.ObserveListed(children, names.EventsKey), Applied: observe.Applied(children)}
+}
