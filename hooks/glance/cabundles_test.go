@@ -15,7 +15,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
-	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
@@ -185,7 +184,7 @@ func TestProcessWideCABundle(t *testing.T) {
 		},
 	}
 	decide := func(t *testing.T, reason string, stores, retired []*model.Store) want {
-		got := want{env: decide.ProcessWideCABundle(stores, retired, zed)}
+		got := want{env: processWideCABundle(stores, retired, zed)}
 		for _, s := range append(append([]*model.Store{}, stores...), retired...) {
 			if s.State == storestate.CAConflict {
 				if got.skipped == nil {

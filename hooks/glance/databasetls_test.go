@@ -184,7 +184,7 @@ func TestDatabaseTLSMountedInEveryDatabasePod(t *testing.T) {
 	in := render.PodInputs{Mounts: render.Mounts{ConfigMap: "c", BackendsSecret: "b"}, Digest: "d", EveryPod: everyPod}
 	pods := func(spec api.GlanceSpec) map[string]corev1.PodSpec {
 		spec.DBPurge = &api.DBPurgeSpec{}
-		cj := render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*render.CronJobChild)
+		cj := dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, in)[0].(*cronJobChild)
 		return map[string]corev1.PodSpec{
 			"Deployment": render.Deployment(g, spec, decide.RunTarget{Image: "i", Release: render.UWSGIFrom}, in, nil).Spec.Template.Spec,
 			"SyncJob":    render.SchemaJobChild(g, spec, observe.SchemaJob{Action: observe.ActionSync, Image: "i"}, "j", in).Spec.Template.Spec,

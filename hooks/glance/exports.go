@@ -16,16 +16,14 @@ const (
 	// FirstRenderWait is how long the first render waits for stores on
 	// their way (decide/wait.go).
 	FirstRenderWait = decide.FirstRenderWait
-	// EnvCABundle is botocore's process-wide CA bundle (model/caenv.go).
+	// EnvCABundle is botocore's process-wide CA bundle (model/store.go).
 	EnvCABundle = model.EnvCABundle
 	// The files and directories of glance-api's pods and how long they
-	// take to stop (render/config.go, render/launch.go,
-	// render/logging.go, render/stopping.go).
+	// take to stop (render/config.go, render/launch.go, render/deployment.go).
 	PasteFile               = render.PasteFile
 	UWSGIFile               = render.UWSGIFile
 	StagingDir              = render.StagingDir
 	LockDir                 = render.LockDir
-	LoggingFile             = render.LoggingFile
 	TerminationGraceSeconds = render.TerminationGraceSeconds
 	PreStopSleepSeconds     = render.PreStopSleepSeconds
 	// glance-api's container, its port, its health check and how many

@@ -32,6 +32,9 @@ type feature struct {
 	// observe reads its children into its typed fields of observed, so
 	// nothing after observe reads the request's maps.
 	observe func(o *observe.Observed, children metacontroller.ObjectMap) error
+	// observeRelated reads what customize asked for into its typed fields
+	// of observed, when that is no gate.
+	observeRelated func(o *observe.Observed, related metacontroller.ObjectMap)
 	// decide makes its decision from what was observed, into d; it
 	// changes nothing of o (decide.go).
 	decide func(o *observe.Observed, d *decide.Decision)
@@ -40,9 +43,15 @@ type feature struct {
 	conf func(render.ConfInput) (render.ConfPart, error)
 	// paste puts filters into the paste pipeline (paste.go).
 	paste func(api.GlanceSpec) []render.PasteFilter
+	// file writes its files beside glance-api.conf into the config
+	// ConfigMap's data.
+	file func(in render.ConfInput, data map[string]string) error
 	// everyPod changes every pod template the Glance renders: the
 	// Deployment's, the schema Jobs' and the purge CronJob's.
 	everyPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
+	// jobPod changes the pod template of every glance-manage Job: the
+	// schema Jobs' and the purge CronJob's.
+	jobPod func(pod *corev1.PodSpec, spec api.GlanceSpec)
 	// apiPod changes the glance-api pod template of the Deployment: where
 	// the pods run, volumes, mounts, environment, annotations.
 	apiPod func(render.PodInput, *render.DeploymentChild)
@@ -50,10 +59,10 @@ type feature struct {
 	// glance-api may run.
 	withDeployment func(render.DeploymentInput) []any
 	// reach are its children rendered whatever the config decision, with
-	// their condition (reach.go).
+	// their condition (reachChildren, sync.go).
 	reach func(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error)
 	// events are the Events its part of the observed status calls for
-	// (events.go).
+	// (report/events.go).
 	events func(api.GlanceStatus) []report.Occurrence
 	// lastGood are the kinds of children kept as last applied when nothing
 	// is re-rendered, in the order they are returned.
@@ -123,6 +132,9 @@ func filesOf(fs []feature) render.FileParts {
 		if f.paste != nil {
 			p.Paste = append(p.Paste, f.paste)
 		}
+		if f.file != nil {
+			p.Data = append(p.Data, f.file)
+		}
 	}
 	return p
 }
@@ -141,14 +153,14 @@ func shapingFeatures() []feature {
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
 		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: report.SkippedBackends,
 			status: holds(model.CondBackendsReady, report.BackendsCondition)},
-		{name: "retirement", decide: decide.RetireStores}, // retire.go: the retiring stores the running config holds
+		{name: "retirement", decide: decide.RetireStores}, // decide/stores.go: the retiring stores the running config holds
 		// report.go: what render said of the config
 		{name: "config", status: holds(model.CondConfigRendered, report.RenderedCondition),
 			lastGood: []string{names.ConfigMapsKey, names.SecretsKey, names.DeploymentsKey, names.ServicesKey, names.JobsKey}},
-		{name: "imports", conf: render.ImportsConf},     // config.go: import methods, staging and tasks areas
-		{name: "uri-filter", conf: uriFilterConf},       // imports.go: the URI filter of web-download
-		{name: "import-plugins", conf: pluginsConf},     // imports.go: the import plugins and their sections
-		{name: "locations", conf: render.LocationsConf}, // config.go: image locations hidden
+		{name: "imports", conf: importsConf},        // imports.go: import methods, staging and tasks areas
+		{name: "uri-filter", conf: uriFilterConf},   // imports.go: the URI filter of web-download
+		{name: "import-plugins", conf: pluginsConf}, // imports.go: the import plugins and their sections
+		{name: "locations", conf: locationsConf},    // locations.go: image locations hidden
 		// credentials.go: [database]; report.go: the schema Job's step and its pods
 		{name: "database", conf: databaseConf, events: report.SchemaOccurrences,
 			status: holds(model.CondDatabaseReady, report.DatabaseCondition)},
@@ -156,15 +168,16 @@ func shapingFeatures() []feature {
 		{name: "database-tls", everyPod: mountDatabaseTLS},
 		// keystone.go: [keystone_authtoken]; report.go: the service user's Secret
 		{name: "keystone", conf: keystoneConf, status: holds(model.CondServiceUserReady, report.ServiceUserCondition)},
-		{name: "runtime", conf: render.RuntimeConf},    // config.go: locks, notifications, paste pipeline
-		{name: "logging", conf: render.LoggingConf},    // logging.go: oslo.log's options
-		{name: "token-cache", conf: cacheConf},         // keystone.go: oslo.cache on the token cache's memcached
-		{name: "middleware", paste: middlewareFilters}, // middleware.go: spec.middleware
-		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names
-		{name: "policy", conf: render.PolicyConf, related: render.PolicyRelated},
-		{name: "placement", apiPod: render.PlaceAPIPods}, // placement.go: node selection, spreading, priority
+		{name: "runtime", conf: render.RuntimeConf},             // config.go: locks, notifications, paste pipeline
+		{name: "logging", conf: loggingConf, file: loggingFile}, // logging.go: oslo.log's options, the logging config
+		{name: "token-cache", conf: cacheConf},                  // keystone.go: oslo.cache on the token cache's memcached
+		{name: "middleware", paste: middlewareFilters},          // middleware.go: spec.middleware
+		// policy.go: [oslo_policy], secure RBAC, the ConfigMap spec.policyOverrides names, the policy file
+		{name: "policy", conf: policyConf, file: writePolicyFile, related: policyRelated, observeRelated: observePolicy},
+		// placement.go: node selection, spreading, priority of glance-api's pods and the Jobs'
+		{name: "placement", apiPod: placeAPIPods, jobPod: placeJobPods},
 		// cabundles.go: the stores' CA bundles
-		{name: "ca-bundles", decide: decide.ChooseProcessWideCA, apiPod: mountCABundles},
+		{name: "ca-bundles", decide: chooseProcessWideCA, apiPod: mountCABundles},
 		// imagecache.go: the per-pod cache, its filter last before the app, its volume and sidecar
 		{name: "image-cache", conf: imageCacheConf, paste: imageCacheFilters, apiPod: mountImageCache},
 	}
@@ -194,9 +207,9 @@ func followingFeatures() []feature {
 		// extraconfig.go: spec.extraConfig
 		{name: "extra-config", events: extraConfigOccurrences,
 			status: beside(model.CondExtraConfigHealthy, extraConfigCondition)},
-		// dbpurgestatus.go: the purge CronJob, or the purge is off
+		// dbpurge.go: the purge CronJob and DBPurgeReady
 		{name: "db-purge", observe: observePurgeCronJob, events: purgeOccurrences,
-			status: beside(model.CondDBPurgeReady, dbPurgeCondition), withDeployment: render.DBPurgeWithDeployment,
+			status: beside(model.CondDBPurgeReady, dbPurgeCondition), withDeployment: dbPurgeWithDeployment,
 			lastGood: []string{names.CronJobsKey}},
 		// storereach.go: the backends' checks of their stores
 		{name: "store-reach", events: unreachableOccurrences,
@@ -240,6 +253,9 @@ func partsOf(fs []feature) render.Parts {
 	for _, f := range fs {
 		if f.apiPod != nil {
 			p.APIPod = append(p.APIPod, f.apiPod)
+		}
+		if f.jobPod != nil {
+			p.JobPod = append(p.JobPod, f.jobPod)
 		}
 		if f.withDeployment != nil {
 			p.WithDeployment = append(p.WithDeployment, f.withDeployment)

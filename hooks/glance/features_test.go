@@ -15,17 +15,9 @@ func TestFeaturesDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, found := strings.Cut(string(doc), "| Feature | File | Contributes |")
-	if !found {
-		t.Fatal("docs/hooks.md has no table of the features")
-	}
-	table, _, _ = strings.Cut(table, "\n\n")
 	documented := map[string]bool{}
-	for _, row := range strings.Split(table, "\n")[2:] {
-		cells := strings.Split(row, "|")
-		if len(cells) > 2 {
-			documented[strings.Trim(strings.TrimSpace(cells[1]), "`")] = true
-		}
+	for _, cells := range featureRows(t, string(doc)) {
+		documented[strings.Trim(strings.TrimSpace(cells[1]), "`")] = true
 	}
 	registered := map[string]bool{}
 	for _, f := range features {
@@ -51,9 +43,85 @@ func TestFeaturesContribute(t *testing.T) {
 			t.Errorf("feature %q: every feature needs a name of its own", f.name)
 		}
 		seen[f.name] = true
-		if f.related == nil && f.gate == nil && f.conf == nil && f.paste == nil && f.everyPod == nil && f.apiPod == nil &&
-			f.withDeployment == nil && f.reach == nil && f.events == nil && f.observe == nil && f.decide == nil && len(f.lastGood) == 0 && len(f.status) == 0 {
+		if f.related == nil && f.gate == nil && f.conf == nil && f.paste == nil && f.file == nil && f.everyPod == nil && f.apiPod == nil &&
+			f.jobPod == nil && f.withDeployment == nil && f.reach == nil && f.events == nil && f.observe == nil && f.observeRelated == nil &&
+			f.decide == nil && len(f.lastGood) == 0 && len(f.status) == 0 {
 			t.Errorf("feature %q contributes nothing", f.name)
+		}
+	}
+}
+
+// featureRows are the cells of each row of docs/hooks.md's list of
+// features.
+func featureRows(t *testing.T, doc string) [][]string {
+	t.Helper()
+	_, table, found := strings.Cut(doc, "| Feature | File | Contributes |")
+	if !found {
+		t.Fatal("docs/hooks.md has no table of the features")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	var rows [][]string
+	for _, row := range strings.Split(table, "\n")[2:] {
+		if cells := strings.Split(row, "|"); len(cells) > 3 {
+			rows = append(rows, cells)
+		}
+	}
+	return rows
+}
+
+// TestRequestPathKnowsEveryFile keeps `make request-path`'s split honest:
+// every production file directly in hooks/glance is either one of the
+// hook's own (the Makefile's REQUEST_PATH_HOOK_FILES, counted in the core
+// path) or a feature's own file named in docs/hooks.md's list of features,
+// never both; and every file either list names exists.
+func TestRequestPathKnowsEveryFile(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, line, found := strings.Cut(string(makefile), "\nREQUEST_PATH_HOOK_FILES := ")
+	if !found {
+		t.Fatal("the Makefile sets no REQUEST_PATH_HOOK_FILES")
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	hook := map[string]bool{}
+	for _, name := range strings.Fields(line) {
+		hook[name] = true
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feature := map[string]bool{}
+	for _, cells := range featureRows(t, string(doc)) {
+		for _, name := range strings.Split(cells[2], ",") {
+			if name = strings.Trim(strings.TrimSpace(name), "`"); !strings.Contains(name, "/") {
+				feature[name] = true
+			}
+		}
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		present[name] = true
+		if hook[name] == feature[name] {
+			t.Errorf("%s: either one of the hook's own files (the Makefile's REQUEST_PATH_HOOK_FILES) or a feature's (docs/hooks.md, The features), and only one", name)
+		}
+	}
+	for name := range hook {
+		if !present[name] {
+			t.Errorf("the Makefile's REQUEST_PATH_HOOK_FILES names %s, which hooks/glance does not have", name)
+		}
+	}
+	for name := range feature {
+		if !present[name] {
+			t.Errorf("docs/hooks.md, The features, names %s, which hooks/glance does not have", name)
 		}
 	}
 }

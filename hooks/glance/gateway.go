@@ -178,3 +178,12 @@ func httpRouteReady(in report.StatusInput) (hook.Condition, error) {
 	return hook.Condition{Type: model.CondHTTPRouteReady, Status: true, Reason: model.ReasonHTTPRouteNotRequired,
 		Message: "spec.gateway is not set: glance-api is reached inside the cluster at " + report.ServiceEndpoint(in.Observed.Glance)}, nil
 }
+
+// gatewayReach is spec.gateway's route and its condition.
+func gatewayReach(o *observe.Observed, _ []*model.Store) ([]any, *hook.Condition, error) {
+	if len(o.Invalid) > 0 {
+		return keptWhileInvalid(o, names.HTTPRoutesKey, o.Spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
+	}
+	route, c := gatewayChildren(o.Glance, o.Spec, o.Route)
+	return route, c, nil
+}

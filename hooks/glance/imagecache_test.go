@@ -20,6 +20,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/storestate"
 )
@@ -82,7 +83,7 @@ func TestImageCacheRendered(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			def := &model.Store{ID: "primary", State: storestate.Rendered}
-			data, err := render.RenderFiles(render.ConfInput{Glance: &api.Glance{}, Spec: tc.spec, Mode: render.Eventlet, Stores: []*model.Store{def}, Def: def, Files: files}, nil, nil)
+			data, err := render.RenderFiles(render.ConfInput{Glance: &api.Glance{}, Spec: tc.spec, Mode: render.Eventlet, Stores: []*model.Store{def}, Def: def, Files: files, Observed: &observe.Observed{}})
 			require.NoError(t, err)
 			got := want{Options: map[string]string{}}
 			f, err := ini.Load([]byte(data[names.ConfigFile]))

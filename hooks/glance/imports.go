@@ -12,6 +12,23 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
+// importsConf is the import methods and the staging and tasks areas of
+// the import flows.
+func importsConf(in render.ConfInput) (render.ConfPart, error) {
+	return render.ConfPart{
+		// Explicit, so a release changing its default changes nothing here.
+		// oslo.config wants this list in brackets.
+		Defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.Spec.ImportMethods, ",") + "]"}},
+		Sections: []storeconf.Section{
+			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: render.StagingDir}}},
+			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: render.TasksDir}}},
+			// What a task flow reads as its work directory when it does not
+			// take the tasks store: the same bounded tasks volume.
+			{Name: "task", Options: []storeconf.Option{{Key: "work_dir", Value: render.TasksDir}}},
+		},
+	}, nil
+}
+
 // uriFilterConf is [import_filtering_opts], the filter every URI a user
 // hands glance-api to fetch (web-download) passes first. All six lists are
 // written on every Glance, empty ones included: a list left out would be

@@ -94,7 +94,7 @@ func TestConfigData(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			conf, err := render.RenderConfig(render.ConfInput{Glance: &api.Glance{}, Spec: sized, Mode: tc.mode, Stores: []*model.Store{def}, Def: def, Files: files})
 			require.NoError(t, err)
-			data := render.ConfigData(conf, sized, tc.mode, release.Release{Year: 2026, Minor: 1})
+			data := render.ConfigData(conf, sized, tc.mode)
 			var got want
 			for k := range data {
 				got.files = append(got.files, k)

@@ -368,3 +368,22 @@ func networkPolicyReady(in report.StatusInput) (hook.Condition, error) {
 func awaitStoreEgress(o *observe.Observed, d *decide.Decision) {
 	awaitEgress(o.Glance, o.Spec, d.Stores, o.AllowedEgress)
 }
+
+// networkPolicyReach is spec.networkPolicy's NetworkPolicies and their
+// condition. A spec they cannot be rendered from keeps the observed ones
+// as last applied.
+func networkPolicyReach(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error) {
+	if len(o.Invalid) > 0 {
+		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.Spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
+	}
+	policies, c, err := networkPolicyChildren(o.Glance, o.Spec, stores, o.AllowedEgress)
+	if !model.IsSpecError(err) {
+		return policies, c, err
+	}
+	kept, kerr := o.Applied.Keep(names.NetworkPoliciesKey)
+	if kerr != nil {
+		return nil, nil, kerr
+	}
+	return kept, &hook.Condition{Type: model.CondNetworkPolicyReady, Reason: model.ReasonInvalidSpec,
+		Message: "the NetworkPolicies are kept as last applied: " + err.Error()}, nil
+}

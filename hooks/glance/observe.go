@@ -36,7 +36,11 @@ func observeRequest(req *metacontroller.SyncRequest, now time.Time) (*observe.Ob
 	if err := observeChildren(o, req.Children); err != nil {
 		return nil, err
 	}
-	o.Policy, o.PolicyErr = render.PolicyRules(o.Spec, req.Related)
+	for _, f := range features {
+		if f.observeRelated != nil {
+			f.observeRelated(o, req.Related)
+		}
+	}
 	if o.Pods, err = observe.ReadPods(req.Related, g.Name); err != nil {
 		return nil, err
 	}
@@ -109,4 +113,26 @@ func observeDeployment(o *observe.Observed, req *metacontroller.SyncRequest) err
 	o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, mountedBackends)
 	o.Running = backendsText(req.Children, mountedBackends)
 	return nil
+}
+
+// backendsText is the backends.conf of an observed backends Secret, or "".
+func backendsText(observed metacontroller.ObjectMap, name string) string {
+	// Only the data: the metadata of the backends Secret holds a last-applied
+	// record as long as the data, and nothing in it is read.
+	sec, found, err := metacontroller.DecodeOne[struct {
+		Data map[string]string `json:"data"`
+	}](observed, names.SecretsKey, name)
+	if err != nil || !found {
+		return ""
+	}
+	text, err := observe.DecodeBase64(sec.Data[names.BackendsFile])
+	if err != nil {
+		return ""
+	}
+	return text
+}
+
+// observeEvents lists the observed Events.
+func observeEvents(children metacontroller.ObjectMap) observe.ObservedEvents {
+	return observe.ObservedEvents{Listed: observe.ObserveListed(children, names.EventsKey), Applied: observe.Applied(children)}
 }

@@ -72,21 +72,21 @@ func TestPlacement(t *testing.T) {
 	}
 	spec := api.GlanceSpec{Deployment: &s}
 
-	job := render.JobPlacement(spec)
+	job := jobPlacement(spec)
 	want := api.DeploymentSpec{NodeSelector: s.NodeSelector, Tolerations: s.Tolerations, PriorityClassName: "high",
 		Affinity: &corev1.Affinity{NodeAffinity: node}}
 	if diff := cmp.Diff(want, job); diff != "" {
 		t.Errorf("a schema Job runs where glance-api may, without the pod (anti-)affinities of glance-api: -want, +got:\n%s", diff)
 	}
 
-	spread := render.SpreadConstraints(g, s)
+	spread := spreadConstraints(g, s)
 	if len(spread) != 1 || spread[0].LabelSelector == nil || spread[0].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "glance" {
 		t.Errorf("a constraint without labelSelector selects the Glance's pods: %+v", spread)
 	}
 	if s.TopologySpreadConstraints[0].LabelSelector != nil {
 		t.Error("the spec is not changed in place")
 	}
-	def := render.SpreadConstraints(g, api.DeploymentSpec{})
+	def := spreadConstraints(g, api.DeploymentSpec{})
 	if len(def) != 2 || def[0].TopologyKey != "kubernetes.io/hostname" || def[1].TopologyKey != "topology.kubernetes.io/zone" ||
 		def[0].WhenUnsatisfiable != corev1.ScheduleAnyway || def[1].WhenUnsatisfiable != corev1.ScheduleAnyway {
 		t.Errorf("by default spread over nodes, then zones, as a preference: %+v", def)

@@ -19,7 +19,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
-	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
 )
 
@@ -165,6 +164,6 @@ func TestPodsRelatedSelectsWhatSyncReads(t *testing.T) {
 	}
 	assert.True(t, sel.Matches(labels.Set(model.SelectorLabels(g))), "glance-api's pods")
 	assert.True(t, sel.Matches(pod(model.ComponentSchema)), "the schema Jobs' pods")
-	assert.False(t, sel.Matches(pod(render.ComponentDBPurge)), "not the purge Jobs' pods")
+	assert.False(t, sel.Matches(pod(componentDBPurge)), "not the purge Jobs' pods")
 	assert.False(t, sel.Matches(labels.Set{names.LabelName: "glance", names.LabelInstance: "other", names.LabelComponent: model.ComponentAPI}), "not another Glance's")
 }

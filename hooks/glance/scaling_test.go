@@ -135,7 +135,7 @@ func TestDisruptionBudgetCountsOnlyGlanceAPI(t *testing.T) {
 		want   bool
 	}{
 		"api":      {"glance-api's pods are what the budget keeps", render.Deployment(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{}, ptr(int32(2))).Spec.Template.Labels, true},
-		"db-purge": {"a purge run's pod is not glance-api", render.DBPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{})[0].(*render.CronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
+		"db-purge": {"a purge run's pod is not glance-api", dbPurgeChildren(g, spec, decide.RunTarget{Image: "i"}, render.PodInputs{})[0].(*cronJobChild).Spec.JobTemplate.Spec.Template.Labels, false},
 		"schema":   {"a schema Job's pod is not glance-api", map[string]string{names.LabelName: "glance", names.LabelInstance: "glance", names.LabelComponent: model.ComponentSchema}, false},
 	}
 	for name, tc := range cases {

@@ -3,9 +3,11 @@ package glance
 import (
 	"time"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/decide"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
@@ -25,7 +27,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, err
 	}
 	// The route and the NetworkPolicies follow the spec whatever was
-	// decided for the config (reach.go).
+	// decided for the config (reachChildren).
 	r, err := reachChildren(o, decide.WithRetired(d.Stores, d.Retired))
 	if err != nil {
 		return nil, err
@@ -37,7 +39,7 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 		return nil, err
 	}
 	// The Events tell what the observed status says; they are children of
-	// their own, derived from that status alone (events.go).
+	// their own, derived from that status alone (report/events.go).
 	evs, err := events(o.Glance, o.Events, o.Now)
 	if err != nil {
 		return nil, err
@@ -46,19 +48,49 @@ func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncR
 	return resp, nil
 }
 
-// backendsText is the backends.conf of an observed backends Secret, or "".
-func backendsText(observed metacontroller.ObjectMap, name string) string {
-	// Only the data: the metadata of the backends Secret holds a last-applied
-	// record as long as the data, and nothing in it is read.
-	sec, found, err := metacontroller.DecodeOne[struct {
-		Data map[string]string `json:"data"`
-	}](observed, names.SecretsKey, name)
-	if err != nil || !found {
-		return ""
+// reach is what spec.gateway and spec.networkPolicy add to a sync: the
+// route and the NetworkPolicies, and their conditions.
+type reach struct {
+	children   []any
+	conditions []hook.Condition
+}
+
+// reachChildren renders each feature's reach (the route, the
+// NetworkPolicies) whatever the config decision: neither is mounted by a
+// pod, and a store waiting for its egress (awaitEgress) must not wait for
+// a config render that waits for it.
+func reachChildren(o *observe.Observed, stores []*model.Store) (reach, error) {
+	var r reach
+	for _, f := range features {
+		if f.reach == nil {
+			continue
+		}
+		children, c, err := f.reach(o, stores)
+		if err != nil {
+			return r, err
+		}
+		r.children = append(r.children, children...)
+		if c != nil {
+			r.conditions = append(r.conditions, *c)
+		}
 	}
-	text, err := observe.DecodeBase64(sec.Data[names.BackendsFile])
-	if err != nil {
-		return ""
+	return r, nil
+}
+
+// keptWhileInvalid keeps a reach feature's children of one kind as last
+// applied while the spec is invalid: a hostname or a rule it holds is not
+// rendered. what names them in the condition, which is reported only when
+// the feature's field is set.
+func keptWhileInvalid(o *observe.Observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
+	kept, err := o.Applied.Keep(key)
+	if err != nil || !set {
+		return kept, nil, err
 	}
-	return text
+	return kept, &hook.Condition{Type: condType, Reason: model.ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
+}
+
+// events are the Events the observed status calls for, from the features'
+// Events (report.EventsOf).
+func events(g *api.Glance, observed observe.ObservedEvents, now time.Time) ([]any, error) {
+	return report.EventsOf(g, observed, now, eventSources)
 }

@@ -83,15 +83,6 @@ func RetireStores(o *observe.Observed, d *Decision) {
 	}
 }
 
-// ChooseProcessWideCA is the CA bundles feature's decision: on a release whose
-// glance_store has one process-wide CA bundle, which one, leaving out the
-// stores it cannot serve (processWideCABundle).
-func ChooseProcessWideCA(o *observe.Observed, d *Decision) {
-	if rel, ok := oldestRunRelease(o.Spec.OpenStackRelease, o.Glance.Status.InstalledRelease); ok && !rel.AtLeast(StoreCACertFrom) {
-		d.ProcessWideCA = ProcessWideCABundle(d.Stores, d.Retired, rel)
-	}
-}
-
 // ownStores copies the observed stores for decide to move: one backing
 // array for all of them, so the copy costs two allocations whatever their
 // number.

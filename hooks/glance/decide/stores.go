@@ -2,6 +2,8 @@ package decide
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -79,4 +81,76 @@ func HoldOutdated(stores []*model.Store, running func() string, current *appsv1.
 			s.Move(storestate.RunningHeld, fmt.Sprintf("its store Secret was rendered from an older spec; the running [%s] section is kept until it is re-rendered", s.ID))
 		}
 	}
+}
+
+// RetiringStores are the stores the running backends.conf holds and no
+// attached backend names any more. Dropping such a section would make every
+// image in the store unreadable without a word, so each is kept, from the
+// running config (its backend and store Secret may be gone), as long as
+// spec.dropRetiredStores does not list it. A kept store is rendered and
+// enabled, never the default: the default is chosen among attached stores.
+// A section that no longer reads as the service writes it is not carried;
+// the store is reported and left out. A section that names a CA bundle is
+// kept with the bundle the running Deployment mounts for it, or not at all;
+// before 2025.1 that bundle also takes part in choosing the process-wide one,
+// and goes before an attached store's (processWideCABundle).
+func RetiringStores(attached []*model.Store, running string, drop []string, current *appsv1.Deployment) []*model.Store {
+	if running == "" {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, s := range attached {
+		named[s.ID] = true
+	}
+	var out []*model.Store
+	for _, id := range sectionIDs(running) {
+		if named[id] {
+			continue
+		}
+		s := &model.Store{ID: id, Retired: true}
+		s.Move(storestate.BackendGone, "")
+		section, ok := observe.SectionOf(running, id)
+		switch {
+		case slices.Contains(drop, id):
+			s.Move(storestate.DropListed, "its backend is gone and spec.dropRetiredStores lists it: its section is dropped")
+		case !ok:
+			continue
+		default:
+			if err := storeconf.CheckSection(section, id); err != nil {
+				s.Skipped = fmt.Sprintf("its backend is gone and its running section cannot be kept: %v", err)
+				break
+			}
+			if observe.NamesCACert(section) {
+				ca, mounted := observe.RunningCA(current, id)
+				if !mounted {
+					s.Skipped = "its backend is gone and its running section names a CA bundle the running Deployment does not mount: its section cannot be kept"
+					break
+				}
+				s.CA = ca
+			}
+			s.Section = section
+			s.Move(storestate.RunningKept, "its backend is gone; its section is kept, never as the default, so images in it stay readable, until spec.dropRetiredStores lists it")
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// sectionIDs are the ids of the [id] headers of a backends.conf, in order.
+func sectionIDs(text string) []string {
+	var ids []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") && len(line) > 2 {
+			ids = append(ids, line[1:len(line)-1])
+		}
+	}
+	return ids
+}
+
+// WithRetired is every store the config renders: the attached ones and the
+// retiring ones kept, sorted by store id.
+func WithRetired(attached, retired []*model.Store) []*model.Store {
+	all := append(append([]*model.Store{}, attached...), retired...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	return all
 }

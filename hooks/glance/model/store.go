@@ -66,3 +66,33 @@ func (s *Store) Host() string {
 	}
 	return s.Backend.Spec.S3.Host
 }
+
+// BackendStatus is the status.backends[] reason of an attached store, ""
+// when it is rendered and nothing is to be said. projected says whether the
+// config the Deployment mounts holds its section.
+func (s *Store) BackendStatus(projected bool) (reason, message string) {
+	switch s.State {
+	case storestate.Pending, storestate.Outdated:
+		return ReasonStorePending, s.Skipped
+	case storestate.Skipped, storestate.Dropped, storestate.Lost:
+		return ReasonBackendSkipped, s.Skipped
+	case storestate.CAConflict:
+		return ReasonCABundleConflict, s.Skipped
+	case storestate.Held:
+		return ReasonStoreOutdated, s.Skipped
+	}
+	switch {
+	case s.DefaultIgnored && projected:
+		return ReasonDefaultSetByControlPlane, s.Ignored
+	case !projected:
+		// Not the ConfigRendered message itself, which names every
+		// candidate default: repeated per store it grew with n².
+		return ReasonNotInRunningConfig, "usable, but the config is not re-rendered: see condition " + CondConfigRendered
+	}
+	return "", ""
+}
+
+// EnvCABundle is botocore's process-wide CA bundle. glance_store without
+// s3_store_cacert creates every S3 client with verify=None, and botocore then
+// verifies TLS against this one file instead of its default trust roots.
+const EnvCABundle = "AWS_CA_BUNDLE"

@@ -3,9 +3,12 @@ package observe
 import (
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"sort"
+	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -283,4 +286,91 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 func DecodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	return string(b), err
+}
+
+// ObservedStoreSecret is what evaluate reads of a store Secret.
+type ObservedStoreSecret struct {
+	Glance                            string // the LabelGlance label
+	StoreID, SpecHash, CABundleDigest string // the annotations
+	Owners                            []metav1.OwnerReference
+	Section                           string // the StoreSecretKey data, base64
+}
+
+// storeSecretKeys are the members of a store Secret evaluate checks: its
+// LabelGlance label, its annotations and its StoreSecretKey data.
+var storeSecretKeys = metacontroller.StringKeys{
+	Labels:      []string{names.LabelGlance},
+	Annotations: []string{names.AnnotationStoreID, names.AnnotationSpecHash, names.AnnotationCABundleDigest},
+	Data:        []string{names.StoreSecretKey},
+}
+
+// ReadStoreSecret reads the named store Secret. Every attached backend has
+// one, and its annotations hold Metacontroller's last-applied record, as
+// long as the Secret: only the members evaluate checks are read
+// (metacontroller's ReadStrings), with the answer and the error of
+// decoding the Secret whole.
+func ReadStoreSecret(related metacontroller.ObjectMap, name string) (sec ObservedStoreSecret, found bool, err error) {
+	s, found, err := related.ReadStrings(names.SecretsKey, name, storeSecretKeys)
+	if !found || err != nil {
+		return sec, found, err
+	}
+	return ObservedStoreSecret{Glance: s.Labels[0], StoreID: s.Annotations[0], SpecHash: s.Annotations[1],
+		CABundleDigest: s.Annotations[2], Owners: s.OwnerReferences, Section: s.Data[0]}, true, nil
+}
+
+// SectionOf cuts one [id] section out of a backends.conf.
+func SectionOf(text, id string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "[") {
+			if start >= 0 {
+				return strings.TrimRight(strings.Join(lines[start:i], "\n"), "\n") + "\n", true
+			}
+			if l == "["+id+"]" {
+				start = i
+			}
+		}
+	}
+	if start < 0 {
+		return "", false
+	}
+	return strings.TrimRight(strings.Join(lines[start:], "\n"), "\n") + "\n", true
+}
+
+var DigestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// RunningCA is the CA bundle a running Deployment mounts for a store, read
+// back from its volume and the pod template's digests; false when it mounts
+// none.
+func RunningCA(d *appsv1.Deployment, storeID string) (*model.CAMount, bool) {
+	if d == nil {
+		return nil, false
+	}
+	digest := ""
+	for _, entry := range strings.Split(d.Spec.Template.Annotations[names.AnnotationCABundles], ",") {
+		if id, dg, ok := strings.Cut(entry, "="); ok && id == storeID && DigestPattern.MatchString(dg) {
+			digest = dg
+		}
+	}
+	vol := names.CABundleVolume(storeID)
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name != vol {
+			continue
+		}
+		switch {
+		case digest == "":
+		case v.ConfigMap != nil && len(v.ConfigMap.Items) == 1:
+			return &model.CAMount{Ref: api.CABundleRef{Kind: api.CABundleKindConfigMap, Name: v.ConfigMap.Name, Key: v.ConfigMap.Items[0].Key}, Digest: digest}, true
+		case v.Secret != nil && len(v.Secret.Items) == 1:
+			return &model.CAMount{Ref: api.CABundleRef{Kind: api.CABundleKindSecret, Name: v.Secret.SecretName, Key: v.Secret.Items[0].Key}, Digest: digest}, true
+		}
+	}
+	return nil, false
+}
+
+// NamesCACert reports whether a store section sets s3_store_cacert.
+func NamesCACert(section string) bool {
+	_, ok := storeconf.OptionValue(section, "s3_store_cacert")
+	return ok
 }

@@ -84,7 +84,7 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 	}
 	mode := LaunchModeOf(runs)
 	stores := decide.WithRetired(d.Stores, d.Retired)
-	cfgData, err := RenderFiles(ConfInput{Glance: g, Spec: spec, Rel: runs, Mode: mode, Stores: stores, Def: d.Def, Files: p.Files}, o.Policy, o.PolicyErr)
+	cfgData, err := RenderFiles(ConfInput{Glance: g, Spec: spec, Rel: runs, Mode: mode, Stores: stores, Def: d.Def, Files: p.Files, Observed: o})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 	for _, s := range stores {
 		out.InConfig[s.ID] = s.State.Rendered()
 	}
-	pod := PodInputs{Mounts: Mounts{ConfigMap: out.ConfigName, BackendsSecret: out.BackendsName}, Digest: o.Creds.Creds.Digest, EveryPod: p.EveryPod}
+	pod := PodInputs{Mounts: Mounts{ConfigMap: out.ConfigName, BackendsSecret: out.BackendsName}, Digest: o.Creds.Creds.Digest, EveryPod: p.EveryPod, JobPod: p.JobPod}
 	if plan.Run != nil {
 		out.RunImage = plan.Run.Image
 		deploy := Deployment(g, spec, *plan.Run, pod, DesiredReplicas(spec, o.Deployment))
@@ -232,4 +232,84 @@ func keepLastGood(o *observe.Observed, keep decide.LastGood, kinds []string) (*O
 		}
 	}
 	return out, nil
+}
+
+// Parts are what the render stage runs of the features, in their order:
+// the hook gathers them once from its list of features, so render never
+// reads that list.
+type Parts struct {
+	// Files are the contributions to the config's files.
+	Files FileParts
+	// EveryPod changes every pod template, APIPod glance-api's, JobPod
+	// every glance-manage Job's.
+	EveryPod []func(*corev1.PodSpec, api.GlanceSpec)
+	APIPod   []func(PodInput, *DeploymentChild)
+	JobPod   []func(*corev1.PodSpec, api.GlanceSpec)
+	// WithDeployment are the children that come with the Deployment.
+	WithDeployment []func(DeploymentInput) []any
+	// LastGood are the kinds of children kept as last applied when
+	// nothing is re-rendered.
+	LastGood []string
+}
+
+// childrenWithDeployment are the features' children that come with the
+// Deployment, in the features' order.
+func childrenWithDeployment(p Parts, in DeploymentInput) []any {
+	var out []any
+	for _, with := range p.WithDeployment {
+		out = append(out, with(in)...)
+	}
+	return out
+}
+
+// mountAPIPod runs the features' changes to the glance-api pod template.
+func mountAPIPod(p Parts, in PodInput, d *DeploymentChild) {
+	for _, change := range p.APIPod {
+		change(in, d)
+	}
+}
+
+// PodInput is what the pod features read: the Glance, its spec with
+// defaults, every store the config renders and the process-wide CA bundle.
+type PodInput struct {
+	Glance        *api.Glance
+	Spec          api.GlanceSpec
+	Stores        []*model.Store
+	ProcessWideCA string
+}
+
+// DeploymentInput is what the children that come with the Deployment
+// read: the Glance, its spec with defaults, what glance-api runs and what
+// its pods mount.
+type DeploymentInput struct {
+	Glance *api.Glance
+	Spec   api.GlanceSpec
+	Run    decide.RunTarget
+	Pod    PodInputs
+}
+
+// Outcome is what a sync returns besides status.
+type Outcome struct {
+	Children     []any
+	ConfigName   string
+	BackendsName string
+	Rendered     hook.Condition
+	// InConfig holds the store ids in the backends Secret the returned
+	// Deployment mounts.
+	InConfig map[string]bool
+	// Database and serviceUser are the credentials and schema conditions.
+	Database, ServiceUser hook.Condition
+	// Installed is the status of the schema: what is installed and the
+	// upgrade in progress.
+	Installed api.GlanceStatus
+	// RunImage is the image the returned Deployment runs, "" when nothing
+	// was re-rendered.
+	RunImage string
+	// SchemaJob is the Job of the current schema step, "" when no step is
+	// due: its pods explain DatabaseReady.
+	SchemaJob string
+	// Waiting is set while the first render waits for stores on their way.
+	Waiting bool
+	// Reach are the conditions of the route and the NetworkPolicies.
+	Reach []hook.Condition
 }

@@ -5,6 +5,8 @@
 package render
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -12,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // Paths inside the glance-api container. The image has nothing under
@@ -44,15 +47,13 @@ const (
 	MemcachedPort = 11211
 )
 
-// ConfigData is the config ConfigMap's data for a launch mode: everything
-// glance-api reads besides the store sections.
-func ConfigData(conf string, spec api.GlanceSpec, mode LaunchMode, rel release.Release) map[string]string {
+// ConfigData is the config ConfigMap's data for a launch mode before the
+// features add their files: glance-api.conf, the paste pipeline and, for
+// uWSGI, its ini.
+func ConfigData(conf string, spec api.GlanceSpec, mode LaunchMode) map[string]string {
 	data := map[string]string{names.ConfigFile: conf, PasteFile: PasteIni}
 	if mode == UWSGI {
 		data[UWSGIFile] = RenderUWSGI(spec)
-	}
-	if ownLoggingConfig(spec.Logging) {
-		data[LoggingFile] = RenderLoggingConfig(*spec.Logging, rel)
 	}
 	return data
 }
@@ -69,13 +70,19 @@ type ConfInput struct {
 	Def    *model.Store
 	// Files are the features' contributions to the files, in their order.
 	Files FileParts
+	// Observed is the request as observe read it, for a feature whose file
+	// holds what it read there (spec.policyOverrides' rules).
+	Observed *observe.Observed
 }
 
 // FileParts are what the features add to the config's files: options and
-// sections of glance-api.conf, and filters of the paste pipeline.
+// sections of glance-api.conf, filters of the paste pipeline, and files of
+// their own beside glance-api.conf, which each writes into the config
+// ConfigMap's data (an error is a spec the file cannot be written from).
 type FileParts struct {
 	Conf  []func(ConfInput) (ConfPart, error)
 	Paste []func(api.GlanceSpec) []PasteFilter
+	Data  []func(in ConfInput, data map[string]string) error
 }
 
 // ConfPart is what one feature adds to glance-api.conf: options of
@@ -124,33 +131,6 @@ func StoresConf(in ConfInput) (ConfPart, error) {
 	}, nil
 }
 
-// ImportsConf is the import methods and the staging and tasks areas of
-// the import flows.
-func ImportsConf(in ConfInput) (ConfPart, error) {
-	return ConfPart{
-		// Explicit, so a release changing its default changes nothing here.
-		// oslo.config wants this list in brackets.
-		Defaults: []storeconf.Option{{Key: "enabled_import_methods", Value: "[" + strings.Join(in.Spec.ImportMethods, ",") + "]"}},
-		Sections: []storeconf.Section{
-			{Name: "os_glance_staging_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: StagingDir}}},
-			{Name: "os_glance_tasks_store", Options: []storeconf.Option{{Key: "filesystem_store_datadir", Value: TasksDir}}},
-			// What a task flow reads as its work directory when it does not
-			// take the tasks store: the same bounded tasks volume.
-			{Name: "task", Options: []storeconf.Option{{Key: "work_dir", Value: TasksDir}}},
-		},
-	}, nil
-}
-
-// LocationsConf hides image locations: glance_store writes S3 locations as
-// s3://KEY:SECRET@host/..., so exposing them would hand the S3 keys to API
-// clients.
-func LocationsConf(ConfInput) (ConfPart, error) {
-	return ConfPart{Defaults: []storeconf.Option{
-		{Key: "show_image_direct_url", Value: "false"},
-		{Key: "show_multiple_locations", Value: "false"},
-	}}, nil
-}
-
 // RuntimeConf is where glance-api keeps its locks, that it sends no
 // notifications, and its paste pipeline.
 func RuntimeConf(ConfInput) (ConfPart, error) {
@@ -177,4 +157,88 @@ func RenderBackends(stores []*model.Store) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// RenderFiles is the config ConfigMap's data: glance-api.conf, the paste
+// pipeline with the features' filters, and the features' files beside
+// them. Admission refuses what cannot be written; what still cannot is a
+// spec error, and the last-good config is kept.
+func RenderFiles(in ConfInput) (map[string]string, error) {
+	conf, err := RenderConfig(in)
+	if err != nil {
+		return nil, err
+	}
+	data := ConfigData(conf, in.Spec, in.Mode)
+	paste, err := RenderPaste(in.Spec, in.Files.Paste)
+	if err != nil {
+		return nil, model.InvalidSpec("spec.middleware: %w", err)
+	}
+	data[PasteFile] = paste
+	for _, file := range in.Files.Data {
+		if err := file(in, data); err != nil {
+			return nil, model.InvalidSpec("%w", err)
+		}
+	}
+	return data, nil
+}
+
+// LayerConf puts the plugins under the rendered sections and extraConfig
+// over them. rendered starts with [DEFAULT]; sections keep the order they
+// first appear in, rendered ones first. A section of extraConfig that is an
+// S3 store's is left out: store sections are in backends.conf, which
+// glance-api reads after glance-api.conf, so a line here would change
+// nothing (admission refuses it; skippedStoreSections reports it).
+func LayerConf(in ConfInput, rendered []storeconf.Section) []storeconf.Section {
+	out := rendered
+	for _, p := range in.Spec.Plugins {
+		for _, o := range storeconf.SortedOptions(p.Config) {
+			out = setOption(out, p.ConfigSection, o, false)
+		}
+	}
+	stores := S3Sections(in.Stores)
+	for _, name := range slices.Sorted(maps.Keys(in.Spec.ExtraConfig)) {
+		if stores[name] {
+			continue
+		}
+		for _, o := range storeconf.SortedOptions(in.Spec.ExtraConfig[name]) {
+			out = setOption(out, name, o, true)
+		}
+	}
+	return out
+}
+
+// setOption sets o in section name: appended when the key is not there
+// (and the section, when it is not), replaced only when override is set.
+// The sections are copied on write, so what a feature returned is never
+// changed underneath it.
+func setOption(sections []storeconf.Section, name string, o storeconf.Option, override bool) []storeconf.Section {
+	for i, s := range sections {
+		if s.Name != name {
+			continue
+		}
+		opts := slices.Clone(s.Options)
+		for j := range opts {
+			if opts[j].Key == o.Key {
+				if override {
+					opts[j].Value = o.Value
+				}
+				sections[i].Options = opts
+				return sections
+			}
+		}
+		sections[i].Options = append(opts, o)
+		return sections
+	}
+	return append(sections, storeconf.Section{Name: name, Options: []storeconf.Option{o}})
+}
+
+// S3Sections are the store ids whose sections backends.conf holds.
+func S3Sections(stores []*model.Store) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range stores {
+		if s.State.Rendered() {
+			out[s.ID] = true
+		}
+	}
+	return out
 }

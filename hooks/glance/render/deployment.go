@@ -3,6 +3,7 @@ package render
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -46,8 +47,10 @@ type Mounts struct {
 type PodInputs struct {
 	Mounts Mounts
 	Digest string
-	// EveryPod are the features' changes to every pod template.
+	// EveryPod are the features' changes to every pod template, JobPod
+	// those to the pod template of every glance-manage Job.
 	EveryPod []func(*corev1.PodSpec, api.GlanceSpec)
+	JobPod   []func(*corev1.PodSpec, api.GlanceSpec)
 }
 
 // mountEveryPod runs the features' changes to every pod template.
@@ -99,8 +102,8 @@ func RestrictedContainer() *corev1.SecurityContext {
 
 // glancePod is the pod spec around glance containers: non-root as
 // GlanceUID, no service account token, the config volumes and the state
-// volumes they mount, and where they may run.
-func glancePod(m Mounts, state []corev1.Volume, placement api.DeploymentSpec, containers ...corev1.Container) corev1.PodSpec {
+// volumes they mount; where they run is the placement feature's.
+func glancePod(m Mounts, state []corev1.Volume, containers ...corev1.Container) corev1.PodSpec {
 	yes, no := true, false
 	uid := GlanceUID
 	readOnly := int32(0o440)
@@ -121,10 +124,6 @@ func glancePod(m Mounts, state []corev1.Volume, placement api.DeploymentSpec, co
 			{Name: names.VolumeBackends, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 				SecretName: m.BackendsSecret, DefaultMode: &readOnly}}},
 		}, state...),
-		NodeSelector:      placement.NodeSelector,
-		Affinity:          placement.Affinity,
-		Tolerations:       placement.Tolerations,
-		PriorityClassName: placement.PriorityClassName,
 	}
 }
 
@@ -165,7 +164,7 @@ func Deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in Pod
 	// A generous timeout: a worker busy with an upload answers late.
 	container.LivenessProbe = &corev1.Probe{ProbeHandler: health, PeriodSeconds: 20, FailureThreshold: 3, TimeoutSeconds: 10}
 	container.Resources = *spec.Deployment.Resources
-	pod := glancePod(in.Mounts, APIStateVolumes(spec), api.DeploymentSpec{}, container)
+	pod := glancePod(in.Mounts, APIStateVolumes(spec), container)
 	grace := GraceSeconds(spec)
 	pod.TerminationGracePeriodSeconds = &grace
 	if p := PreStopSeconds(spec); p > 0 {
@@ -245,4 +244,113 @@ func rolloutStrategy(spec api.GlanceSpec, maxUnavailable, maxSurge *intstr.IntOr
 		Type:          appsv1.RollingUpdateDeploymentStrategyType,
 		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge},
 	}
+}
+
+// Volume names of the writable directories of glance containers.
+const (
+	VolumeStaging = "staging"
+	VolumeTasks   = "tasks"
+	VolumeLock    = "lock"
+	VolumeTmp     = "tmp"
+)
+
+// Sizes of the small writable directories: lock files, and what Python and
+// the import flows write to /tmp besides the image data. A schema Job's
+// staging and tasks areas hold nothing; they are mounted only because every
+// glance program runs with the same mounts.
+var (
+	lockSize      = resource.MustParse("16Mi")
+	tmpSize       = resource.MustParse("1Gi")
+	jobUnusedSize = resource.MustParse("64Mi")
+)
+
+func emptyDir(name string, limit resource.Quantity) corev1.Volume {
+	return BoundedEmptyDir(name, &limit)
+}
+
+// BoundedEmptyDir is an emptyDir with the limit given; none when nil.
+func BoundedEmptyDir(name string, limit *resource.Quantity) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: limit}}}
+}
+
+// APIStateVolumes are glance-api's writable directories. Staging holds what
+// a client staged until the same pod imports it (worker_self_reference_url
+// sends the import there), so each pod has its own: an emptyDir of the
+// staging size, or a generic ephemeral volume, a claim made with the pod and
+// deleted with it, which needs no child of the Glance and works with any
+// number of replicas (one shared claim would need ReadWriteMany, and its
+// files would outlive the pods whose imports they were for). The tasks area
+// (the conversion plugins write a converted copy there) gets the staging
+// size too. staging.unbounded leaves both without a limit (admission
+// refuses it with a claim, which needs a size).
+func APIStateVolumes(spec api.GlanceSpec) []corev1.Volume {
+	limit := spec.Staging.SizeLimit
+	staging := BoundedEmptyDir(VolumeStaging, limit)
+	if c := spec.Staging.VolumeClaim; c != nil && limit != nil {
+		size := *limit
+		claim := corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		}
+		if c.StorageClassName != "" {
+			class := c.StorageClassName
+			claim.StorageClassName = &class
+		}
+		staging = corev1.Volume{Name: VolumeStaging, VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+			VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: claim}}}}
+	}
+	return []corev1.Volume{staging, BoundedEmptyDir(VolumeTasks, limit), emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
+}
+
+// jobStateVolumes are a schema Job's: glance-manage stages nothing.
+func jobStateVolumes() []corev1.Volume {
+	return []corev1.Volume{emptyDir(VolumeStaging, jobUnusedSize), emptyDir(VolumeTasks, jobUnusedSize),
+		emptyDir(VolumeLock, lockSize), emptyDir(VolumeTmp, tmpSize)}
+}
+
+// TerminationGraceSeconds is how long a glance-api pod has between
+// SIGTERM and SIGKILL (Kubernetes' default, written out because the
+// uWSGI ini's worker mercy is derived from it), unless the longest
+// request allowed needs more (see graceSeconds).
+const TerminationGraceSeconds = 30
+
+// PreStopSleepSeconds is the preStop sleep of a spec that sets none:
+// the pod is taken out of its Service's endpoints when it is deleted,
+// at the same time as the kubelet starts to stop it, and kube-proxy,
+// a Gateway and the other nodes learn of it a few seconds later. For
+// those seconds new requests still reach the pod; after them only
+// requests already taken are left. The eventlet server's workers end
+// at once on SIGTERM, so this sleep is also the time its requests in
+// flight have to finish.
+const PreStopSleepSeconds = 5
+
+// stopMarginSeconds is what the grace period keeps beyond the preStop
+// sleep and the worker mercy: the time the master needs to kill a
+// worker after the mercy and to exit.
+const stopMarginSeconds = 10
+
+// GraceSeconds is the glance-api pods' grace period: the spec's, or long
+// enough for the longest request allowed to finish after the preStop sleep
+// (uWSGI's harakiri ends a request that runs longer; with uWSGI's worker
+// mercy as long as harakiri, the master waits for such a request), and at
+// least the Kubernetes default. The eventlet server has no bound on a
+// request and no drain after SIGTERM: it gets the default.
+func GraceSeconds(spec api.GlanceSpec) int64 {
+	if d := spec.Deployment; d != nil && d.TerminationGracePeriodSeconds != nil {
+		return *d.TerminationGracePeriodSeconds
+	}
+	longest := int64(0)
+	if a := spec.APIServer; a != nil && a.UWSGI != nil && a.UWSGI.Harakiri != nil {
+		longest = int64(*a.UWSGI.Harakiri)
+	}
+	return max(TerminationGraceSeconds, PreStopSeconds(spec)+longest+stopMarginSeconds)
+}
+
+// PreStopSeconds is the pods' preStop sleep: the spec's (0 for none) or
+// PreStopSleepSeconds.
+func PreStopSeconds(spec api.GlanceSpec) int64 {
+	if d := spec.Deployment; d != nil && d.PreStopSleepSeconds != nil {
+		return *d.PreStopSleepSeconds
+	}
+	return PreStopSleepSeconds
 }

@@ -53,10 +53,11 @@ func JobNamer(glance, metadefsPath string) func(observe.SchemaJob) string {
 	}
 }
 
-// manage is a glance-manage command with the config every glance program
-// of the Glance reads.
-func manage(args ...string) (cmd, argv []string) {
-	return []string{"glance-manage"}, append(ConfigArgs(), args...)
+// ManageContainer is a container of glance-manage running args with the
+// config, state directories, environment and restrictions every glance
+// program of the Glance runs with: a schema step's or the purge's.
+func ManageContainer(g *api.Glance, spec api.GlanceSpec, name, image string, args ...string) corev1.Container {
+	return glanceContainer(g, spec, program{name, image, []string{"glance-manage"}, append(ConfigArgs(), args...)})
 }
 
 // SchemaJobChild renders the Job of a step: the same config files,
@@ -77,10 +78,9 @@ func SchemaJobChild(g *api.Glance, spec api.GlanceSpec, j observe.SchemaJob, nam
 	}[j.Action]
 	var containers []corev1.Container
 	for _, st := range steps {
-		cmd, args := manage(st.args...)
-		containers = append(containers, glanceContainer(g, spec, program{st.name, j.Image, cmd, args}))
+		containers = append(containers, ManageContainer(g, spec, st.name, j.Image, st.args...))
 	}
-	pod := manageJobPod(spec, in, containers)
+	pod := ManageJobPod(spec, in, containers)
 	labels := jobLabels(g, j.Action)
 	backoff, deadline := JobBackoffLimit, JobActiveDeadlineSeconds
 	return &jobChild{
@@ -199,14 +199,15 @@ func SchemaJobs(o *observe.Observed, p decide.SchemaPlan, jobName func(observe.S
 	return out, nil
 }
 
-// manageJobPod is the pod of a glance-manage Job, a schema step's or the purge's:
+// ManageJobPod is the pod of a glance-manage Job, a schema step's or the purge's:
 // its steps run in order, each but the last as an init container, so no
 // shell is needed to chain them, and it reaches the database as glance-api
 // does.
-func manageJobPod(spec api.GlanceSpec, in PodInputs, steps []corev1.Container) corev1.PodSpec {
-	pod := glancePod(in.Mounts, jobStateVolumes(), JobPlacement(spec), steps[len(steps)-1])
+func ManageJobPod(spec api.GlanceSpec, in PodInputs, steps []corev1.Container) corev1.PodSpec {
+	pod := glancePod(in.Mounts, jobStateVolumes(), steps[len(steps)-1])
 	pod.InitContainers = steps[:len(steps)-1]
 	pod.RestartPolicy = corev1.RestartPolicyNever
+	mountEveryPod(spec, &pod, in.JobPod)
 	mountEveryPod(spec, &pod, in.EveryPod)
 	return pod
 }

@@ -1,4 +1,4 @@
-package render
+package glance
 
 import (
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 // oslo.log 7.x's list as [DEFAULT] default_log_levels writes it, sorted.
@@ -41,7 +42,7 @@ func TestDefaultLogLevels(t *testing.T) {
 			map[string]string{"amqp": "WARN"}, strings.NewReplacer("amqplib=WARN,", "", "qpid=WARN,", "").Replace(osloLog7Sorted)},
 	}
 	for name, tc := range cases {
-		got := DefaultLogLevels(tc.rel, tc.user)
+		got := defaultLogLevels(tc.rel, tc.user)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: %s (-want +got):\n%s", name, tc.reason, diff)
 		}
@@ -57,14 +58,14 @@ func TestLoggingOptions(t *testing.T) {
 	}{
 		"unset": {"oslo.log's defaults hold", nil, nil},
 		"text, levels": {"text mode writes the merged list", &api.LoggingSpec{Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"glance": "DEBUG"}},
-			[]storeconf.Option{{Key: "debug", Value: "false"}, {Key: "default_log_levels", Value: DefaultLogLevels(rel, map[string]string{"glance": "DEBUG"})}}},
+			[]storeconf.Option{{Key: "debug", Value: "false"}, {Key: "default_log_levels", Value: defaultLogLevels(rel, map[string]string{"glance": "DEBUG"})}}},
 		"text, no levels": {"oslo.log's own list stands, unwritten", &api.LoggingSpec{Level: api.DefaultLogLevel},
 			[]storeconf.Option{{Key: "debug", Value: "false"}}},
 		"json": {"a logging config of its own, where default_log_levels is not read", &api.LoggingSpec{Format: api.LogFormatJSON, Level: api.DefaultLogLevel, PerLoggerLevels: map[string]string{"glance": "DEBUG"}},
-			[]storeconf.Option{{Key: "debug", Value: "false"}, {Key: "log_config_append", Value: ConfigDir + "/" + LoggingFile}}},
+			[]storeconf.Option{{Key: "debug", Value: "false"}, {Key: "log_config_append", Value: render.ConfigDir + "/" + LoggingFile}}},
 	}
 	for name, tc := range cases {
-		if diff := cmp.Diff(tc.want, LoggingOptions(tc.l, rel)); diff != "" {
+		if diff := cmp.Diff(tc.want, loggingOptions(tc.l, rel)); diff != "" {
 			t.Errorf("%s: %s (-want +got):\n%s", name, tc.reason, diff)
 		}
 	}
@@ -93,7 +94,7 @@ func TestConfigLogLevels(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := ConfigLogLevels(rel, tc.root, tc.user)
+			got := configLogLevels(rel, tc.root, tc.user)
 			assert.Len(t, got, tc.wantCount, tc.reason)
 			for logger, level := range tc.want {
 				assert.Equal(t, level, got[logger], "%s: %s", tc.reason, logger)
@@ -103,7 +104,7 @@ func TestConfigLogLevels(t *testing.T) {
 }
 
 func TestLoggingConfigWritesTheDefaults(t *testing.T) {
-	conf := RenderLoggingConfig(api.LoggingSpec{Format: api.LogFormatJSON, Level: "WARNING"}, release.Release{Year: 2026, Minor: 1})
+	conf := renderLoggingConfig(api.LoggingSpec{Format: api.LogFormatJSON, Level: "WARNING"}, release.Release{Year: 2026, Minor: 1})
 	f, err := ini.Load([]byte(conf))
 	require.NoError(t, err)
 	levels := map[string]string{}

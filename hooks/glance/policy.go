@@ -1,4 +1,4 @@
-package render
+package glance
 
 import (
 	"bytes"
@@ -16,13 +16,15 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
-// PolicyFile is the oslo.policy file rendered from spec.policyOverrides,
+// policyFile is the oslo.policy file rendered from spec.policyOverrides,
 // in the config ConfigMap beside glance-api.conf. The rules of a referenced
 // ConfigMap are copied into it, so a change of them changes the config's
 // content hash and rolls the pods, as a change of the inline rules does.
-const PolicyFile = "policy.yaml"
+const policyFile = "policy.yaml"
 
 // secureRBACFrom is the first release whose Glance enforces its new policy
 // defaults and their scope (Glance's secure RBAC). Both are written out
@@ -31,27 +33,47 @@ const PolicyFile = "policy.yaml"
 // [oslo_policy] enforce_new_defaults and enforce_scope.
 var secureRBACFrom = release.Release{Year: 2024, Minor: 1}
 
-// PolicyConf is [oslo_policy]: the secure-RBAC switches and, with
+// policyConf is [oslo_policy]: the secure-RBAC switches and, with
 // policyOverrides, the policy file.
-func PolicyConf(in ConfInput) (ConfPart, error) {
+func policyConf(in render.ConfInput) (render.ConfPart, error) {
 	var opts []storeconf.Option
 	if rel, err := release.Parse(in.Spec.OpenStackRelease); err == nil && rel.AtLeast(secureRBACFrom) {
 		opts = append(opts, storeconf.Option{Key: "enforce_new_defaults", Value: "true"}, storeconf.Option{Key: "enforce_scope", Value: "true"})
 	}
 	if in.Spec.PolicyOverrides != nil {
-		opts = append(opts, storeconf.Option{Key: "policy_file", Value: ConfigDir + "/" + PolicyFile})
+		opts = append(opts, storeconf.Option{Key: "policy_file", Value: render.ConfigDir + "/" + policyFile})
 	}
 	if len(opts) == 0 {
-		return ConfPart{}, nil
+		return render.ConfPart{}, nil
 	}
-	return ConfPart{Sections: []storeconf.Section{{Name: "oslo_policy", Options: opts}}}, nil
+	return render.ConfPart{Sections: []storeconf.Section{{Name: "oslo_policy", Options: opts}}}, nil
 }
 
-// PolicyRules are the rules of spec.policyOverrides: those of the
+// observePolicy reads spec.policyOverrides' rules, or why they cannot be
+// read, for the policy file.
+func observePolicy(o *observe.Observed, related metacontroller.ObjectMap) {
+	o.Policy, o.PolicyErr = policyRules(o.Spec, related)
+}
+
+// writePolicyFile writes policyFile into the config ConfigMap with
+// spec.policyOverrides; rules that cannot be read are a spec error, and the
+// last-good config is kept.
+func writePolicyFile(in render.ConfInput, data map[string]string) error {
+	o := in.Observed
+	if o.PolicyErr != nil {
+		return o.PolicyErr
+	}
+	if in.Spec.PolicyOverrides != nil {
+		data[policyFile] = renderPolicy(o.Policy)
+	}
+	return nil
+}
+
+// policyRules are the rules of spec.policyOverrides: those of the
 // referenced ConfigMap's policy.yaml, with the inline rules over them. An
 // error says why they cannot be read (the ConfigMap is missing, or its
 // policy.yaml is not a map of rules); the config is then not re-rendered.
-func PolicyRules(spec api.GlanceSpec, related metacontroller.ObjectMap) (map[string]string, error) {
+func policyRules(spec api.GlanceSpec, related metacontroller.ObjectMap) (map[string]string, error) {
 	p := spec.PolicyOverrides
 	if p == nil {
 		return nil, nil
@@ -83,10 +105,10 @@ func PolicyRules(spec api.GlanceSpec, related metacontroller.ObjectMap) (map[str
 	return rules, nil
 }
 
-// RenderPolicy writes the rules, sorted, one per line. Each name and rule
+// renderPolicy writes the rules, sorted, one per line. Each name and rule
 // is a JSON string, which YAML reads as the same double-quoted scalar, so
 // no rule can open another line or change the document.
-func RenderPolicy(rules map[string]string) string {
+func renderPolicy(rules map[string]string) string {
 	var b bytes.Buffer
 	for _, name := range slices.Sorted(maps.Keys(rules)) {
 		b.Write(jsonString(name))
@@ -105,9 +127,9 @@ func jsonString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// PolicyRelated is the ConfigMap spec.policyOverrides names, by name, so
+// policyRelated is the ConfigMap spec.policyOverrides names, by name, so
 // sync reads its rules; nothing when it names none.
-func PolicyRelated(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource {
+func policyRelated(spec api.GlanceSpec, namespace string) []metacontroller.RelatedResource {
 	p := spec.PolicyOverrides
 	if p == nil || p.ConfigMapRef == nil {
 		return nil
