@@ -123,8 +123,9 @@ func New(cfg Config) *echo.Echo {
 	e.GET("/healthz", ok)
 	e.GET("/readyz", cfg.Readiness.handler)
 	slots := newInFlight(cfg.MaxInFlightBytes, cfg.MaxInFlight)
+	bufs := newBodyBuffers(cfg.MaxBodyBytes)
 	for _, r := range cfg.Routes {
-		e.POST(r.Path, r.handler(cfg, slots), cfg.routeChecks(r)...)
+		e.POST(r.Path, r.handler(cfg, slots, bufs), cfg.routeChecks(r)...)
 	}
 	return e
 }
