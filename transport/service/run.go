@@ -35,7 +35,9 @@ type Options struct {
 	MaxConnAge      time.Duration
 	// MaxConns bounds the hook listener's open connections (see
 	// server.LimitConns); zero: no bound.
-	MaxConns     int
+	MaxConns int
+	// MaxInFlight is server.Config's; zero: its default.
+	MaxInFlight  int
 	Drain, Grace time.Duration
 	Metrics      string
 	CertFile     string
@@ -80,6 +82,7 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		BodyReadTimeout:   o.BodyTimeout,
 		MaxConnRequests:   o.MaxConnRequests,
 		MaxConnAge:        o.MaxConnAge,
+		MaxInFlight:       o.MaxInFlight,
 		Logger:            log,
 		Routes:            routes,
 		Lister:            lister,
