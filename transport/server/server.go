@@ -82,7 +82,8 @@ type Config struct {
 }
 
 // DefaultMemoryBudget is the memory requests are admitted within when the
-// Go heap has no limit (GOMEMLIMIT, or MEMORY_LIMIT with serve): what the
+// Go heap has no limit (GOMEMLIMIT, or with serve MEMORY_LIMIT or the
+// cgroup's memory limit): what the
 // chart's default container limit (256 MiB) gives the Go heap. Without it,
 // four requests near the body limit would be worked on at once whatever
 // they need.
