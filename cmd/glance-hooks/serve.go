@@ -23,6 +23,7 @@ type serveOptions struct {
 	connRequests int
 	connAge      time.Duration
 	maxConns     int
+	maxInFlight  int
 	drain        time.Duration
 	grace        time.Duration
 	metrics      string
@@ -75,6 +76,7 @@ Logs are JSON lines on stderr.`,
 	f.IntVar(&o.connRequests, "max-conn-requests", server.DefaultMaxConnRequests, "requests served on one keep-alive connection before the server closes it, so the caller dials again and a connection balancer spreads the load over the replicas; 0: no bound")
 	f.DurationVar(&o.connAge, "max-conn-age", server.DefaultMaxConnAge, "age after which a keep-alive connection is closed after its next answer, for the same reason; 0: no bound")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns, "connections held open at once; past it a connection gets one 503 (Retry-After: 1) and is closed, past twice it a connection is closed unanswered; 0: no bound")
+	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "requests decoded and answered at once, fewer when their bodies are large (the memory budget); the others wait with the first 16 KiB of their body read. The hooks are CPU-bound: more than the CPUs only adds memory. 0: twice GOMAXPROCS")
 	f.DurationVar(&o.drain, "shutdown-drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while every request is still served, so callers stop picking this instance before its listener closes")
 	f.DurationVar(&o.grace, "shutdown-grace", 20*time.Second, "after the drain, how long in-flight requests may take to finish")
 	f.StringVar(&o.metrics, "metrics-listen", "", "address to serve GET /metrics (Prometheus) on, over TLS when the service serves TLS; empty: no metrics listener")
@@ -135,6 +137,9 @@ func (o *serveOptions) validateBounds() error {
 		// to an operator who asked for something else.
 		return usageErrorf("--max-body-bytes must be positive")
 	}
+	if o.maxInFlight < 0 {
+		return usageErrorf("--max-in-flight cannot be negative (0 means twice GOMAXPROCS)")
+	}
 	if o.connRequests < 0 || o.connAge < 0 || o.maxConns < 0 {
 		return usageErrorf("--max-conn-requests, --max-conn-age and --max-conns cannot be negative (0 means no bound)")
 	}
@@ -169,7 +174,7 @@ func (o *serveOptions) selectedRoutes() ([]server.Route, error) {
 func (o *serveOptions) options(routes []server.Route) service.Options {
 	return service.Options{Listen: o.listen, Routes: routes, RoutesName: o.routes, MaxBody: o.maxBody, BodyTimeout: o.bodyTimeout,
 		MaxConnRequests: noBoundIfZero(o.connRequests), MaxConnAge: noBoundIfZero(o.connAge), MaxConns: o.maxConns,
-		Drain: o.drain, Grace: o.grace, Metrics: o.metrics, CertFile: o.certFile, KeyFile: o.keyFile, Plain: o.plain,
+		MaxInFlight: o.maxInFlight, Drain: o.drain, Grace: o.grace, Metrics: o.metrics, CertFile: o.certFile, KeyFile: o.keyFile, Plain: o.plain,
 		TokenFile: o.tokenFile, ClientCAFile: o.clientCAFile, Kubeconfig: o.kubeconfig, APITimeout: o.apiTimeout}
 }
 

@@ -208,6 +208,7 @@ func TestServeFlagErrors(t *testing.T) {
 		"negative conn requests":     {plain("--max-conn-requests", "-1"), exitUsage, "--max-conn-requests, --max-conn-age and --max-conns cannot be negative"},
 		"negative conn age":          {plain("--max-conn-age", "-1s"), exitUsage, "--max-conn-requests, --max-conn-age and --max-conns cannot be negative"},
 		"negative max conns":         {plain("--max-conns", "-1"), exitUsage, "--max-conn-requests, --max-conn-age and --max-conns cannot be negative"},
+		"negative max in flight":     {plain("--max-in-flight", "-1"), exitUsage, "--max-in-flight cannot be negative"},
 		"unknown routes":             {plain("--routes", "sync"), exitUsage, "--routes must be hooks, validate or all"},
 		"token for validate":         {plain("--routes", "validate", "--auth-token-file", tokenFile), exitUsage, "which --routes=validate does not serve"},
 		"stray argument":             {plain("extra"), exitUsage, "serve takes no arguments"},

@@ -26,3 +26,34 @@ func GoMemoryLimit(containerLimit, gomemlimit string) (int64, bool) {
 	}
 	return int64(float64(n) * MemoryLimitShare), true
 }
+
+// The cgroup files a container's memory limit is read from when it runs
+// without MEMORY_LIMIT (outside the chart): cgroup v2's, then v1's.
+const (
+	cgroupV2MemoryMax = "/sys/fs/cgroup/memory.max"
+	cgroupV1Limit     = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
+)
+
+// noCgroupLimit: cgroup v1 reports "no limit" as the largest page-aligned
+// counter (9223372036854771712); anything this large is none.
+const noCgroupLimit = 1 << 60
+
+// CgroupMemoryLimit is the memory limit of the cgroup the process runs in,
+// in bytes as GoMemoryLimit reads it, or "" when there is none or it
+// cannot be read. read is os.ReadFile (tests give their own files).
+func CgroupMemoryLimit(read func(string) ([]byte, error)) string {
+	for _, file := range []string{cgroupV2MemoryMax, cgroupV1Limit} {
+		raw, err := read(file)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
+		if err != nil || n <= 0 || n >= noCgroupLimit {
+			// "max" (v2), the v1 counter's ceiling, or nothing a limit
+			// could be: no limit, whatever the other file says.
+			return ""
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	return ""
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -88,9 +89,14 @@ func RoutesOf(routes []Route, caller Caller) []Route {
 // that wait hold no bodies. With the turn it reads the rest. A Metacontroller
 // route then hashes the body into the answer's ETag and answers 304 to a
 // caller that already holds that answer (see etag.go).
-func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
+func (r Route) handler(cfg Config, slots *inFlight, bufs *bodyBuffers) echo.HandlerFunc {
+	if r.Caller != Metacontroller {
+		// /validate hands the body to the Lister's API reads; only the
+		// hooks, which keep nothing of a request, read into kept buffers.
+		bufs = nil
+	}
 	return func(c echo.Context) error {
-		b, err := startBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout)
+		b, err := startBody(c, cfg.MaxBodyBytes, cfg.BodyReadTimeout, bufs)
 		if err != nil {
 			return err
 		}
@@ -102,7 +108,13 @@ func (r Route) handler(cfg Config, slots *inFlight) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		defer func() { release() }()
+		defer func() {
+			// The buffer goes back before the turn: the request the turn
+			// goes to next finds it kept, instead of allocating another
+			// while this one is on its way back.
+			b.done()
+			release()
+		}()
 		body, err := b.rest()
 		if err != nil {
 			return err
@@ -240,7 +252,9 @@ func describeParent(raw json.RawMessage) string {
 	if rawjson.Unmarshal(raw, &p) != nil {
 		return ""
 	}
-	return logObject(p.Kind, p.Metadata.Namespace, p.Metadata.Name)
+	// A copy: the log line is written after the body's buffer is given
+	// back (bodyBuffers).
+	return strings.Clone(logObject(p.Kind, p.Metadata.Namespace, p.Metadata.Name))
 }
 
 // logObject is "Kind namespace/name" for the log, each part as sent when it

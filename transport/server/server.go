@@ -82,7 +82,8 @@ type Config struct {
 }
 
 // DefaultMemoryBudget is the memory requests are admitted within when the
-// Go heap has no limit (GOMEMLIMIT, or MEMORY_LIMIT with serve): what the
+// Go heap has no limit (GOMEMLIMIT, or with serve MEMORY_LIMIT or the
+// cgroup's memory limit): what the
 // chart's default container limit (256 MiB) gives the Go heap. Without it,
 // four requests near the body limit would be worked on at once whatever
 // they need.
@@ -123,8 +124,9 @@ func New(cfg Config) *echo.Echo {
 	e.GET("/healthz", ok)
 	e.GET("/readyz", cfg.Readiness.handler)
 	slots := newInFlight(cfg.MaxInFlightBytes, cfg.MaxInFlight)
+	bufs := newBodyBuffers(cfg.MaxBodyBytes)
 	for _, r := range cfg.Routes {
-		e.POST(r.Path, r.handler(cfg, slots), cfg.routeChecks(r)...)
+		e.POST(r.Path, r.handler(cfg, slots, bufs), cfg.routeChecks(r)...)
 	}
 	return e
 }

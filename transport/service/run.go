@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/c5c3/glance-hooks/hooks/admission"
@@ -35,7 +36,9 @@ type Options struct {
 	MaxConnAge      time.Duration
 	// MaxConns bounds the hook listener's open connections (see
 	// server.LimitConns); zero: no bound.
-	MaxConns     int
+	MaxConns int
+	// MaxInFlight is server.Config's; zero: its default.
+	MaxInFlight  int
 	Drain, Grace time.Duration
 	Metrics      string
 	CertFile     string
@@ -80,6 +83,7 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		BodyReadTimeout:   o.BodyTimeout,
 		MaxConnRequests:   o.MaxConnRequests,
 		MaxConnAge:        o.MaxConnAge,
+		MaxInFlight:       o.MaxInFlight,
 		Logger:            log,
 		Routes:            routes,
 		Lister:            lister,
@@ -112,11 +116,17 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 }
 
 // setMemoryLimit sets the Go memory limit below the container's, unless
-// GOMEMLIMIT is set (see server.GoMemoryLimit).
+// GOMEMLIMIT is set (see server.GoMemoryLimit). The container's limit is
+// MEMORY_LIMIT (the chart's, through the downward API) or, without it,
+// the cgroup's: a container started some other way is held too.
 func setMemoryLimit(log *slog.Logger) {
-	if limit, ok := server.GoMemoryLimit(os.Getenv("MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT")); ok {
+	container, from := os.Getenv("MEMORY_LIMIT"), "MEMORY_LIMIT"
+	if strings.TrimSpace(container) == "" {
+		container, from = server.CgroupMemoryLimit(os.ReadFile), "cgroup"
+	}
+	if limit, ok := server.GoMemoryLimit(container, os.Getenv("GOMEMLIMIT")); ok {
 		debug.SetMemoryLimit(limit)
-		log.Info("Go memory limit set below the container's", "container_limit_bytes", os.Getenv("MEMORY_LIMIT"), "gomemlimit_bytes", limit)
+		log.Info("Go memory limit set below the container's", "container_limit_bytes", container, "from", from, "gomemlimit_bytes", limit)
 	}
 }
 

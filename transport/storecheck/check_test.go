@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -87,5 +88,32 @@ func TestCheckCachesForTTL(t *testing.T) {
 		if got := hits.Load(); got != tc.want {
 			t.Errorf("%s: %d checks, want %d", tc.reason, got, tc.want)
 		}
+	}
+}
+
+// The cache's key outlives the sync that asked: the hooks' transport reads
+// the next large body into the same buffer, where the endpoint string was
+// decoded from. The cache keeps a copy, so a verdict is still found under
+// the endpoint after that buffer was overwritten.
+func TestCacheKeyOutlivesTheRequestBody(t *testing.T) {
+	var probes atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		probes.Add(1)
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	t.Cleanup(srv.Close)
+	c := New(time.Second, time.Minute)
+	body := []byte(srv.URL)
+	// What a zero-copy decoder hands the hook: a string in the body's memory.
+	endpoint := unsafe.String(&body[0], len(body))
+	c.Check(endpoint, t0)
+	for i := range body {
+		body[i] = '#'
+	}
+	if r := c.Check(srv.URL, t0.Add(time.Second)); !r.Reachable {
+		t.Fatalf("the cached verdict is lost: %+v", r)
+	}
+	if n := probes.Load(); n != 1 {
+		t.Fatalf("the endpoint was probed %d times within the TTL, want once", n)
 	}
 }
