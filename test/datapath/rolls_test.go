@@ -23,8 +23,10 @@ const (
 	// a few seconds.
 	serviceLag = time.Second
 	// rollUserConnections is the database user's connection limit during
-	// a roll: (replicas + 1) pods x processes x oslo.db's 5, with room
-	// for the pool's overflow under the load.
+	// a roll. docs/stopping.md's formula gives 440 for this stack (4 pods
+	// x 2 processes x oslo.db's 5 + 50); the load's four clients take far
+	// fewer (12 to 14 measured, the roll prints its peak), so 200 leaves
+	// room without sizing for a load it does not make.
 	rollUserConnections = 200
 	// connectionSamplePeriod is how often the database user's connections
 	// are counted during a roll (one mariadb client run each).
