@@ -25,7 +25,7 @@ const (
 	// rollUserConnections is the database user's connection limit during
 	// a roll. docs/stopping.md's formula gives 440 for this stack (4 pods
 	// x 2 processes x oslo.db's 5 + 50); the load's four clients take far
-	// fewer (12 to 14 measured, the roll prints its peak), so 200 leaves
+	// fewer (11 to 14 measured, the roll prints its peak), so 200 leaves
 	// room without sizing for a load it does not make.
 	rollUserConnections = 200
 	// connectionSamplePeriod is how often the database user's connections
