@@ -132,9 +132,17 @@ func readCredentials(g *api.Glance, spec api.GlanceSpec, related metacontroller.
 
 // databaseConf is the [database] section; connection comes from
 // OS_DATABASE__CONNECTION (EnvDatabaseConnection). glance-api and
-// glance-manage wait for the database as long as it takes.
+// glance-manage wait for the database as long as it takes. A pooled
+// connection is replaced once it is 10 minutes old (oslo.db keeps one an
+// hour), as the reference renders it, so one a proxy in front of the
+// database dropped while idle is not handed to a request. The pool's size
+// stays oslo.db's, as the reference leaves it: no bound fits a
+// mariadb-operator User's default limit during a roll, and one below what
+// a process does at once makes its requests wait for a connection
+// (docs/stopping.md, "The database pool").
 func databaseConf(render.ConfInput) (render.ConfPart, error) {
 	return render.ConfPart{Sections: []storeconf.Section{{Name: "database", Options: []storeconf.Option{
+		{Key: "connection_recycle_time", Value: "600"},
 		{Key: "max_retries", Value: "-1"},
 	}}}}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
+	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
 func TestConnectionURL(t *testing.T) {
@@ -193,5 +194,29 @@ func TestEnvironmentValuesEscapedForOsloConfig(t *testing.T) {
 	unescaped := connectionURL("gl$ance", "$host", "openstack-db.openstack.svc", 3306, "glance")
 	if want := credentialsDigest("uid-glance-db", "uid-glance-service-user", unescaped, "se$host$$cr%et"); creds.Digest != want {
 		t.Errorf("the digest is over the values, not their escaped form: %s, want %s", creds.Digest, want)
+	}
+}
+
+func TestDatabaseConf(t *testing.T) {
+	part, err := databaseConf(render.ConfInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range part.Sections {
+		for _, o := range s.Options {
+			got["["+s.Name+"] "+o.Key] = o.Value
+		}
+	}
+	want := map[string]string{
+		// glance-api and the schema Jobs wait for a database that is not up yet.
+		"[database] max_retries": "-1",
+		// The reference's value: a connection a proxy dropped idle is replaced first.
+		"[database] connection_recycle_time": "600",
+		// No max_pool_size, max_overflow or pool_timeout: the pool stays
+		// oslo.db's, as docs/stopping.md ("The database pool") says why.
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the [database] options the hooks render (-want +got):\n%s", d)
 	}
 }

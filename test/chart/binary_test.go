@@ -221,7 +221,7 @@ func TestHooksContainerServesChartRoutes(t *testing.T) {
 
 	ccs := compositeControllers(t, r)
 	require.Len(t, ccs, 3)
-	host := strings.Split(strings.TrimPrefix(ccs["glance"].hookURL("sync"), "https://"), ":")[0]
+	host := syncHost(t, ccs["glance"])
 	client := chartClient(t, creds.ca, host)
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.LivenessProbe), "liveness")
 	assert.Equal(t, http.StatusOK, probe(t, client, base, ctr.ReadinessProbe), "readiness")
@@ -229,7 +229,8 @@ func TestHooksContainerServesChartRoutes(t *testing.T) {
 	auth := "Bearer " + creds.token
 	for name, cc := range ccs {
 		for hook := range cc.Spec.Hooks {
-			path := cc.Spec.Hooks[hook].Webhook.Path
+			require.NotNil(t, cc.Spec.Hooks[hook].Webhook, "%s %s", name, hook)
+			path := *cc.Spec.Hooks[hook].Webhook.Path
 			t.Run(name+" "+hook, func(t *testing.T) {
 				assert.Equal(t, http.StatusUnprocessableEntity, postStatus(t, client, base+path, auth), "served, and {} has no parent")
 				assert.Equal(t, http.StatusUnauthorized, postStatus(t, client, base+path, ""), "refused without the token")

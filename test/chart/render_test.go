@@ -27,6 +27,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/test/kubechain"
 	"github.com/c5c3/glance-hooks/transport/server"
 )
 
@@ -886,81 +887,27 @@ func splitGVR(s string) (group, resource string) {
 	return "", resource
 }
 
-// compositeController is the part of Metacontroller's CompositeController
-// (metacontroller.k8s.io/v1alpha1) the chart sets. Decoding is strict, so a
-// field the chart writes that is not here fails the test.
-type compositeController struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name        string            `json:"name"`
-		Labels      map[string]string `json:"labels"`
-		Annotations map[string]string `json:"annotations"`
-	} `json:"metadata"`
-	Spec struct {
-		GenerateSelector    *bool          `json:"generateSelector"`
-		ResyncPeriodSeconds *int32         `json:"resyncPeriodSeconds"`
-		ParentResource      resourceRule   `json:"parentResource"`
-		ChildResources      []resourceRule `json:"childResources"`
-		Hooks               map[string]struct {
-			Webhook struct {
-				URL     string `json:"url"`
-				Path    string `json:"path"`
-				Timeout string `json:"timeout"`
-				Service *struct {
-					Name      string `json:"name"`
-					Namespace string `json:"namespace"`
-					Port      int32  `json:"port"`
-					Protocol  string `json:"protocol"`
-				} `json:"service"`
-				CABundle *struct {
-					SecretRef *secretKeyRef `json:"secretRef"`
-				} `json:"caBundle"`
-				Authorization *struct {
-					Type      string        `json:"type"`
-					SecretRef *secretKeyRef `json:"secretRef"`
-				} `json:"authorization"`
-				Etag *struct {
-					Enabled             bool   `json:"enabled"`
-					CacheTimeoutSeconds *int32 `json:"cacheTimeoutSeconds"`
-					CacheCleanupSeconds *int32 `json:"cacheCleanupSeconds"`
-				} `json:"etag"`
-			} `json:"webhook"`
-		} `json:"hooks"`
-	} `json:"spec"`
-}
-
-// secretKeyRef is Metacontroller's reference to a key of a Secret.
-type secretKeyRef struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-	Key       string `json:"key"`
-}
-
-type resourceRule struct {
-	APIVersion     string `json:"apiVersion"`
-	Resource       string `json:"resource"`
-	UpdateStrategy *struct {
-		Method string `json:"method"`
-	} `json:"updateStrategy"`
-}
-
-func (cc compositeController) hookURL(hook string) string {
+// hookURL is where Metacontroller posts a hook of cc.
+func hookURL(t testing.TB, cc kubechain.CompositeController, hook string) string {
+	t.Helper()
 	w := cc.Spec.Hooks[hook].Webhook
-	if w.URL != "" {
-		return w.URL
-	}
-	if w.Service == nil {
-		return ""
-	}
-	// Metacontroller's rule: <protocol>://<name>.<namespace>:<port><path>.
-	return fmt.Sprintf("%s://%s.%s:%d%s", w.Service.Protocol, w.Service.Name, w.Service.Namespace, w.Service.Port, w.Path)
+	require.NotNil(t, w, "%s %s: a webhook", cc.Metadata.Name, hook)
+	u, err := w.Endpoint()
+	require.NoError(t, err, "%s %s", cc.Metadata.Name, hook)
+	return u
 }
 
-func compositeControllers(t *testing.T, r *release) map[string]compositeController {
-	out := map[string]compositeController{}
+// syncHost is the host name Metacontroller dials for cc's sync hook: what
+// the serving certificate must be valid for.
+func syncHost(t testing.TB, cc kubechain.CompositeController) string {
+	t.Helper()
+	return strings.Split(strings.TrimPrefix(hookURL(t, cc, kubechain.HookSync), "https://"), ":")[0]
+}
+
+func compositeControllers(t *testing.T, r *release) map[string]kubechain.CompositeController {
+	out := map[string]kubechain.CompositeController{}
 	for _, o := range r.find("CompositeController") {
-		var cc compositeController
+		var cc kubechain.CompositeController
 		o.into(t, &cc)
 		assert.Equal(t, "metacontroller.k8s.io/v1alpha1", cc.APIVersion)
 		out[cc.Metadata.Name] = cc
@@ -999,39 +946,43 @@ func checkCompositeControllers(t *testing.T, r *release, c combo) {
 
 		gotHooks := map[string]string{}
 		for hook, h := range cc.Spec.Hooks {
-			d, err := time.ParseDuration(h.Webhook.Timeout)
+			w := h.Webhook
+			require.NotNil(t, w, "%s %s: a webhook", name, hook)
+			d, err := time.ParseDuration(w.Timeout)
 			require.NoError(t, err, "%s %s timeout", name, hook)
 			assert.True(t, d > 0 && d <= 30*time.Second, "%s %s timeout %s", name, hook, d)
 			// The hooks answer an unchanged request 304 (their ETag is a digest
 			// of the request and the build); Metacontroller needs both timeouts.
 			if c.noETag {
-				assert.Nil(t, h.Webhook.Etag, "%s %s: etag off", name, hook)
+				assert.Nil(t, w.Etag, "%s %s: etag off", name, hook)
 			} else {
-				require.NotNil(t, h.Webhook.Etag, "%s %s: etag", name, hook)
-				assert.True(t, h.Webhook.Etag.Enabled, "%s %s: etag", name, hook)
-				require.NotNil(t, h.Webhook.Etag.CacheTimeoutSeconds, "%s %s", name, hook)
-				require.NotNil(t, h.Webhook.Etag.CacheCleanupSeconds, "%s %s", name, hook)
-				assert.Positive(t, *h.Webhook.Etag.CacheTimeoutSeconds, "%s %s: without a timeout answers are never forgotten", name, hook)
+				require.NotNil(t, w.Etag, "%s %s: etag", name, hook)
+				assert.True(t, w.Etag.Enabled, "%s %s: etag", name, hook)
+				require.NotNil(t, w.Etag.CacheTimeoutSeconds, "%s %s", name, hook)
+				require.NotNil(t, w.Etag.CacheCleanupSeconds, "%s %s", name, hook)
+				assert.Positive(t, *w.Etag.CacheTimeoutSeconds, "%s %s: without a timeout answers are never forgotten", name, hook)
 			}
 			if c.hookBaseURL != "" {
-				assert.Nil(t, h.Webhook.Service, "%s %s", name, hook)
-				assert.Nil(t, h.Webhook.CABundle, "%s %s: a URL of your own carries no CA", name, hook)
-				assert.Nil(t, h.Webhook.Authorization, "%s %s: the token goes to the chart's Service only", name, hook)
-				gotHooks[hook] = strings.TrimPrefix(h.Webhook.URL, c.hookBaseURL)
+				assert.Nil(t, w.Service, "%s %s", name, hook)
+				assert.Nil(t, w.CABundle, "%s %s: a URL of your own carries no CA", name, hook)
+				assert.Nil(t, w.Authorization, "%s %s: the token goes to the chart's Service only", name, hook)
+				require.NotNil(t, w.URL, "%s %s", name, hook)
+				gotHooks[hook] = strings.TrimPrefix(*w.URL, c.hookBaseURL)
 				continue
 			}
-			assert.Empty(t, h.Webhook.URL, "%s %s", name, hook)
-			require.NotNil(t, h.Webhook.Service, "%s %s", name, hook)
-			gotHooks[hook] = h.Webhook.Path
-			assert.Equal(t, fmt.Sprintf("https://%s.%s:%d%s", c.fullname, c.namespace, c.hooksPort, h.Webhook.Path),
-				cc.hookURL(hook), "%s %s: calls the chart's Service over TLS", name, hook)
-			require.NotNil(t, h.Webhook.CABundle, "%s %s", name, hook)
-			assert.Equal(t, &secretKeyRef{Name: c.tlsSecret(), Namespace: c.namespace, Key: "ca.crt"},
-				h.Webhook.CABundle.SecretRef, "%s %s: trusts the CA of the serving certificate", name, hook)
-			require.NotNil(t, h.Webhook.Authorization, "%s %s", name, hook)
-			assert.Equal(t, "Bearer", h.Webhook.Authorization.Type)
-			assert.Equal(t, &secretKeyRef{Name: c.tokenSecret(), Namespace: c.namespace, Key: "token"},
-				h.Webhook.Authorization.SecretRef, "%s %s: sends the token the hooks container reads", name, hook)
+			assert.Nil(t, w.URL, "%s %s", name, hook)
+			require.NotNil(t, w.Service, "%s %s", name, hook)
+			require.NotNil(t, w.Path, "%s %s", name, hook)
+			gotHooks[hook] = *w.Path
+			assert.Equal(t, fmt.Sprintf("https://%s.%s:%d%s", c.fullname, c.namespace, c.hooksPort, *w.Path),
+				hookURL(t, cc, hook), "%s %s: calls the chart's Service over TLS", name, hook)
+			require.NotNil(t, w.CABundle, "%s %s", name, hook)
+			assert.Equal(t, &kubechain.SecretKeyRef{Name: c.tlsSecret(), Namespace: c.namespace, Key: "ca.crt"},
+				w.CABundle.SecretRef, "%s %s: trusts the CA of the serving certificate", name, hook)
+			require.NotNil(t, w.Authorization, "%s %s", name, hook)
+			assert.Equal(t, "Bearer", w.Authorization.Type)
+			assert.Equal(t, &kubechain.SecretKeyRef{Name: c.tokenSecret(), Namespace: c.namespace, Key: "token"},
+				w.Authorization.SecretRef, "%s %s: sends the token the hooks container reads", name, hook)
 		}
 		// Metacontroller restarts a controller (and reads its Secrets again)
 		// only when its spec changes: an annotation would change nothing.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/simulate/chain"
+	"github.com/c5c3/glance-hooks/test/kubechain"
 	"github.com/c5c3/glance-hooks/test/perf"
 )
 
@@ -89,12 +90,12 @@ func (r *replicas) post(url string, body []byte) []byte {
 
 // controllers are the chain's controllers with their hooks called at the
 // paths the chart registers for them.
-func (r *replicas) controllers(ccs map[string]compositeController) []chain.Controller {
+func (r *replicas) controllers(ccs map[string]kubechain.CompositeController) []chain.Controller {
 	var out []chain.Controller
 	for _, c := range chain.Controllers() {
 		cc, ok := ccs[c.Name]
 		require.True(r.t, ok, "the chart registers controller %s", c.Name)
-		syncPath := cc.Spec.Hooks["sync"].Webhook.Path
+		syncPath := *cc.Spec.Hooks[kubechain.HookSync].Webhook.Path
 		c.Sync = func(req *metacontroller.SyncRequest, _ time.Time) (*metacontroller.SyncResponse, error) {
 			body, err := json.Marshal(req)
 			if err != nil {
@@ -106,7 +107,7 @@ func (r *replicas) controllers(ccs map[string]compositeController) []chain.Contr
 			return &resp, json.Unmarshal(answer, &resp)
 		}
 		if c.Customize != nil {
-			customizePath := cc.Spec.Hooks["customize"].Webhook.Path
+			customizePath := *cc.Spec.Hooks[kubechain.HookCustomize].Webhook.Path
 			c.Customize = func(req *metacontroller.CustomizeRequest) (*metacontroller.CustomizeResponse, error) {
 				body, err := json.Marshal(req)
 				if err != nil {
@@ -155,7 +156,7 @@ func TestReplicasAnswerAlike(t *testing.T) {
 	dir := t.TempDir()
 	creds := writeCredentials(t, &dep, dir)
 	ccs := compositeControllers(t, r)
-	host := strings.Split(strings.TrimPrefix(ccs["glance"].hookURL("sync"), "https://"), ":")[0]
+	host := syncHost(t, ccs["glance"])
 	rep := &replicas{t: t, client: chartClient(t, creds.ca, host), auth: "Bearer " + creds.token,
 		events: map[string]json.RawMessage{}}
 	for range 2 {

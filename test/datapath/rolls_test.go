@@ -23,9 +23,14 @@ const (
 	// a few seconds.
 	serviceLag = time.Second
 	// rollUserConnections is the database user's connection limit during
-	// a roll: (replicas + 1) pods x processes x oslo.db's 5, with room
-	// for the pool's overflow under the load.
+	// a roll. docs/stopping.md's formula gives 440 for this stack (4 pods
+	// x 2 processes x oslo.db's 5 + 50); the load's four clients take far
+	// fewer (11 to 14 measured, the roll prints its peak), so 200 leaves
+	// room without sizing for a load it does not make.
 	rollUserConnections = 200
+	// connectionSamplePeriod is how often the database user's connections
+	// are counted during a roll (one mariadb client run each).
+	connectionSamplePeriod = 250 * time.Millisecond
 	// loadWorkers upload and download at once through the Service.
 	loadWorkers = 4
 	// loadBeforeRoll is how many uploads the load has stored before the
@@ -54,6 +59,8 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 	// past it with 500s and leaves their images in saving. docs/stopping.md
 	// tells users to raise the limit for a roll; the stack's user gets it.
 	st.Services.DB.SetMaxUserConnections(t, st.DBUser, rollUserConnections)
+	conns := sampleConnections(st.Services.DB, st.DBUser, connectionSamplePeriod)
+	defer conns.finish()
 	proxy := st.StartServiceProxy(t, serviceLag)
 	load := newRollLoad(proxy.URL, st.Token(t), loadWorkers)
 	stopLoad := load.start(loadWorkers)
@@ -68,6 +75,9 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 	st.Reconcile(t)
 	rolled := time.Since(began)
 	stopLoad()
+	peakConns, samples, err := conns.finish()
+	require.NoError(t, err)
+	require.Positive(t, samples, "the database user's connections were counted")
 	events := st.TakeEvents()
 	assertRolledAll(t, events, old)
 
@@ -81,9 +91,11 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 	mode := old[0].Mode
 	t.Logf("%s: a roll of 2 pods in %s under load: %d requests sent (%d creates, %d uploads, %d downloads), %d answered, "+
 		"%d refused before the body started, %d failed after the body started, %d images stuck in saving, %d checksum mismatches, "+
-		"%d objects without an active image, %d refused uploads not clean; connections per pod %v, %d reset by the Service",
+		"%d objects without an active image, %d refused uploads not clean; connections per pod %v, %d reset by the Service; "+
+		"database connections of the user at most %d in %d samples (limit %d)",
 		mode, rolled.Round(time.Millisecond), counts.sent(), counts.creates, counts.uploads, counts.downloads, counts.byOutcome[answered],
-		counts.byOutcome[refused], counts.byOutcome[broken], v.stuck, counts.mismatches+v.mismatches, v.orphans, v.unclean, served, proxy.Reset())
+		counts.byOutcome[refused], counts.byOutcome[broken], v.stuck, counts.mismatches+v.mismatches, v.orphans, v.unclean, served, proxy.Reset(),
+		peakConns, samples, rollUserConnections)
 	for _, p := range append(problems, v.problems...) {
 		t.Log(p)
 	}

@@ -15,32 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// webhookSpec is a CompositeController's webhook as the chart writes it.
-type webhookSpec struct {
-	URL     *string `json:"url"`
-	Path    *string `json:"path"`
-	Timeout string  `json:"timeout"`
-	Service *struct {
-		Name      string  `json:"name"`
-		Namespace string  `json:"namespace"`
-		Port      *int32  `json:"port"`
-		Protocol  *string `json:"protocol"`
-	} `json:"service"`
-	CABundle *struct {
-		SecretRef *secretKeyRef `json:"secretRef"`
-	} `json:"caBundle"`
-	Authorization *struct {
-		Type      string        `json:"type"`
-		SecretRef *secretKeyRef `json:"secretRef"`
-	} `json:"authorization"`
-}
-
-type secretKeyRef struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-	Key       string `json:"key"`
-}
-
 // webhook is one hook as Metacontroller calls it: its URL, a client that
 // trusts the registration's CA, the token it sends.
 type webhook struct {
@@ -52,8 +26,8 @@ type webhook struct {
 // webhook reads a hook's URL, CA and token as Metacontroller does when it
 // starts a controller: the URL from the service ("<protocol>://<name>.<namespace>:<port><path>"),
 // the CA and the token from the Secrets the registration names.
-func (m *Metacontroller) webhook(ctx context.Context, spec webhookSpec) (*webhook, error) {
-	u, err := hookURL(spec)
+func (m *Metacontroller) webhook(ctx context.Context, spec Webhook) (*webhook, error) {
+	u, err := spec.Endpoint()
 	if err != nil {
 		return nil, err
 	}
@@ -99,30 +73,7 @@ func (m *Metacontroller) webhook(ctx context.Context, spec webhookSpec) (*webhoo
 	return h, nil
 }
 
-// hookURL is the URL Metacontroller posts to.
-func hookURL(spec webhookSpec) (string, error) {
-	path := ""
-	if spec.Path != nil {
-		path = *spec.Path
-	}
-	switch {
-	case spec.URL != nil:
-		return *spec.URL, nil
-	case spec.Service != nil:
-		s := spec.Service
-		protocol, port := "http", int32(80)
-		if s.Protocol != nil {
-			protocol = *s.Protocol
-		}
-		if s.Port != nil {
-			port = *s.Port
-		}
-		return fmt.Sprintf("%s://%s.%s:%d%s", protocol, s.Name, s.Namespace, port, path), nil
-	}
-	return "", fmt.Errorf("a webhook needs url, or service and path")
-}
-
-func (m *Metacontroller) secretKey(ctx context.Context, ref secretKeyRef) ([]byte, error) {
+func (m *Metacontroller) secretKey(ctx context.Context, ref SecretKeyRef) ([]byte, error) {
 	s, err := m.kube.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err

@@ -28,32 +28,6 @@ type Registration struct {
 	raw                       json.RawMessage
 }
 
-// compositeController is the part of a CompositeController read here.
-type compositeController struct {
-	Metadata struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec struct {
-		ParentResource resourceRule   `json:"parentResource"`
-		ChildResources []resourceRule `json:"childResources"`
-		Hooks          struct {
-			Customize, Sync, Finalize *hookSpec
-		} `json:"hooks"`
-	} `json:"spec"`
-}
-
-type resourceRule struct {
-	APIVersion     string `json:"apiVersion"`
-	Resource       string `json:"resource"`
-	UpdateStrategy struct {
-		Method string `json:"method"`
-	} `json:"updateStrategy"`
-}
-
-type hookSpec struct {
-	Webhook *webhookSpec `json:"webhook"`
-}
-
 // registrations reads every CompositeController, ordered so that a
 // controller whose parent is another's child comes after it: a change then
 // flows down within one round, as chain.Controllers are ordered.
@@ -79,7 +53,7 @@ func (m *Metacontroller) registrations(ctx context.Context) ([]*Registration, er
 
 // registration reads one CompositeController.
 func (m *Metacontroller) registration(ctx context.Context, raw json.RawMessage) (*Registration, error) {
-	var cc compositeController
+	var cc CompositeController
 	if err := json.Unmarshal(raw, &cc); err != nil {
 		return nil, err
 	}
@@ -95,22 +69,23 @@ func (m *Metacontroller) registration(ctx context.Context, raw json.RawMessage) 
 			return nil, err
 		}
 		reg.Children = append(reg.Children, t)
-		if rule.UpdateStrategy.Method == "OnDelete" || rule.UpdateStrategy.Method == "" {
+		if rule.UpdateMethod() == "OnDelete" {
 			reg.OnDelete = append(reg.OnDelete, t)
 		}
 	}
 	h := cc.Spec.Hooks
-	if h.Sync == nil || h.Sync.Webhook == nil {
+	if h[HookSync].Webhook == nil {
 		return nil, fmt.Errorf("no sync webhook")
 	}
 	for _, x := range []struct {
-		spec *hookSpec
+		hook string
 		into **webhook
-	}{{h.Customize, &reg.customize}, {h.Sync, &reg.sync}, {h.Finalize, &reg.finalize}} {
-		if x.spec == nil || x.spec.Webhook == nil {
+	}{{HookCustomize, &reg.customize}, {HookSync, &reg.sync}, {HookFinalize, &reg.finalize}} {
+		spec := h[x.hook].Webhook
+		if spec == nil {
 			continue
 		}
-		if *x.into, err = m.webhook(ctx, *x.spec.Webhook); err != nil {
+		if *x.into, err = m.webhook(ctx, *spec); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +95,7 @@ func (m *Metacontroller) registration(ctx context.Context, raw json.RawMessage) 
 
 // typeOf is the apiVersion and kind a resource rule names, found through
 // the API server's discovery.
-func (m *Metacontroller) typeOf(reg *Registration, rule resourceRule) (chain.Type, error) {
+func (m *Metacontroller) typeOf(reg *Registration, rule ResourceRule) (chain.Type, error) {
 	gv, err := schema.ParseGroupVersion(rule.APIVersion)
 	if err != nil {
 		return chain.Type{}, err

@@ -8,42 +8,6 @@ import (
 	"github.com/c5c3/glance-hooks/simulate/chain"
 )
 
-func ptr[T any](v T) *T { return &v }
-
-func TestHookURL(t *testing.T) {
-	type service = struct {
-		Name      string  `json:"name"`
-		Namespace string  `json:"namespace"`
-		Port      *int32  `json:"port"`
-		Protocol  *string `json:"protocol"`
-	}
-	cases := map[string]struct {
-		reason string
-		spec   webhookSpec
-		want   string
-		err    bool
-	}{
-		"service": {"the chart's form: Metacontroller dials <name>.<namespace>:<port> with the protocol, then the path",
-			webhookSpec{Service: &service{Name: "glance-hooks", Namespace: "ns", Port: ptr[int32](8443), Protocol: ptr("https")}, Path: ptr("/sync/glance")},
-			"https://glance-hooks.ns:8443/sync/glance", false},
-		"service defaults": {"without port and protocol Metacontroller uses http on 80",
-			webhookSpec{Service: &service{Name: "h", Namespace: "ns"}, Path: ptr("/x")}, "http://h.ns:80/x", false},
-		"url":  {"hookBaseURL renders a URL, taken as it is", webhookSpec{URL: ptr("https://example.test/sync")}, "https://example.test/sync", false},
-		"none": {"neither is refused", webhookSpec{Path: ptr("/x")}, "", true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := hookURL(tc.spec)
-			if (err != nil) != tc.err {
-				t.Fatalf("%s: error %v, want error %v", tc.reason, err, tc.err)
-			}
-			if got != tc.want {
-				t.Errorf("%s: %q, want %q", tc.reason, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestDownstreamOrder(t *testing.T) {
 	reg := func(name string, parent chain.Type, children ...chain.Type) *Registration {
 		return &Registration{Controller: chain.Controller{Name: name, Parent: parent, Children: children}}

@@ -207,6 +207,18 @@ func (m *MariaDB) SetMaxUserConnections(t testing.TB, user string, n int) {
 	m.Exec(t, fmt.Sprintf("ALTER USER %s@'%%' WITH MAX_USER_CONNECTIONS %d;", quoteString(user), n))
 }
 
+// UserConnections is how many connections user holds now: those
+// MAX_USER_CONNECTIONS counts, idle ones in a client's pool included. It
+// returns an error rather than failing a test, so a sampler beside a load
+// may call it.
+func (m *MariaDB) UserConnections(user string) (int, error) {
+	out, err := m.sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = " + quoteString(user) + ";")
+	if err != nil {
+		return 0, fmt.Errorf("counting %s's connections: %w\n%s", user, err, out)
+	}
+	return strconv.Atoi(strings.TrimSpace(out))
+}
+
 // URL is the SQLAlchemy URL OpenStack services take ([database]
 // connection): PyMySQL over TCP, user and password percent-encoded.
 func (m *MariaDB) URL(user, password, database string) string {
