@@ -111,39 +111,19 @@ func DefaultKeystoneEndpoint(namespace string) string {
 	return fmt.Sprintf("http://keystone.%s.svc.cluster.local:5000/v3", namespace)
 }
 
-// WithDefaults returns the spec with every unset field filled in, so what a
-// Glance runs is fully spelled out in one place: the loop over
-// glanceDefaults, each part's defaults in the function of its own type.
-func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
-	for _, fill := range glanceDefaults {
-		fill(&s, namespace)
-	}
-	return s
-}
-
-// glanceDefaults fill a Glance spec, one part each, in order: the image's
-// tag follows the release, so the release goes first. A feature with
-// defaults of its own adds its line here.
-var glanceDefaults = []func(s *GlanceSpec, namespace string){
-	releaseDefault,
-	func(s *GlanceSpec, _ string) { s.Image = imageWithDefaults(s.Image, s.OpenStackRelease) },
-	func(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) },
-	func(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) },
-	cacheDefault,
-	keystoneEndpointDefault,
-	func(s *GlanceSpec, _ string) { s.ServiceUser = serviceUserWithDefaults(s.ServiceUser) },
-	func(s *GlanceSpec, _ string) { s.APIServer = apiServerWithDefaults(s.APIServer) },
-	importDefaults,
-	func(s *GlanceSpec, _ string) { s.Staging = stagingWithDefaults(s.Staging) },
-	dbPurgeDefault,
-	optionalDefaults,
-}
-
-func releaseDefault(s *GlanceSpec, _ string) {
+// launchDefaults are the release, the image of that release (its tag
+// follows the release, so the release goes first) and the server's sizes.
+func launchDefaults(s *GlanceSpec, _ string) {
 	if s.OpenStackRelease == "" {
 		s.OpenStackRelease = DefaultOpenStackRelease
 	}
+	s.Image = imageWithDefaults(s.Image, s.OpenStackRelease)
+	s.APIServer = apiServerWithDefaults(s.APIServer)
 }
+
+func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
+
+func databaseDefault(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) }
 
 func cacheDefault(s *GlanceSpec, _ string) {
 	if s.Cache == nil {
@@ -151,10 +131,12 @@ func cacheDefault(s *GlanceSpec, _ string) {
 	}
 }
 
-func keystoneEndpointDefault(s *GlanceSpec, namespace string) {
+// keystoneDefaults are the namespace's Keystone and the service user.
+func keystoneDefaults(s *GlanceSpec, namespace string) {
 	if s.KeystoneEndpoint == "" {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
 	}
+	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
 }
 
 // dbPurgeDefault spells the purge out, on by default.
@@ -163,8 +145,8 @@ func dbPurgeDefault(s *GlanceSpec, _ string) {
 	s.DBPurge = &purge
 }
 
-// importDefaults are the metadata definitions' path and the import
-// methods.
+// importDefaults are the metadata definitions' path, the import methods
+// and the staging area.
 func importDefaults(s *GlanceSpec, _ string) {
 	if s.MetadefsPath == "" {
 		s.MetadefsPath = DefaultMetadefsPath
@@ -172,14 +154,12 @@ func importDefaults(s *GlanceSpec, _ string) {
 	if len(s.ImportMethods) == 0 {
 		s.ImportMethods = DefaultImportMethods()
 	}
+	s.Staging = stagingWithDefaults(s.Staging)
 }
 
-// optionalDefaults fill autoscaling and logging, which stay off when unset:
-// only a set one is filled.
-func optionalDefaults(s *GlanceSpec, _ string) {
-	if s.Autoscaling != nil {
-		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
-	}
+// loggingDefault fills a set logging block; unset, logging stays oslo.log's
+// own.
+func loggingDefault(s *GlanceSpec, _ string) {
 	if s.Logging != nil {
 		s.Logging = loggingWithDefaults(*s.Logging)
 	}
@@ -273,6 +253,14 @@ func stagingWithDefaults(in *StagingSpec) *StagingSpec {
 		staging.SizeLimit = &size
 	}
 	return &staging
+}
+
+// autoscalingDefault fills a set autoscaling block; unset, there is no
+// autoscaler.
+func autoscalingDefault(s *GlanceSpec, _ string) {
+	if s.Autoscaling != nil {
+		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
+	}
 }
 
 // autoscalingWithDefaults targets CPU only when no utilization target is

@@ -133,7 +133,21 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	required(user.Child("userDomainName"), s.ServiceUser.UserDomainName)
 	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
 	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
+	l = append(l, partProblems(s)...)
 	l = append(l, scalingProblems(s)...)
+	return l
+}
+
+// partProblems runs the rules of the spec's parts (api.GlanceParts), in
+// their order, on a spec with its defaults; paths are relative to the
+// Glance settings, as glanceServiceProblems's.
+func partProblems(s api.GlanceSpec) problem.List {
+	var l problem.List
+	for _, part := range api.GlanceParts() {
+		if part.Rules != nil {
+			l = append(l, part.Rules(s)...)
+		}
+	}
 	return l
 }
 
