@@ -29,10 +29,6 @@ const (
 	DefaultServiceUserPassKey = "password"
 	DefaultAPIProcesses       = int32(2)
 	DefaultAPIThreads         = int32(4)
-	// DefaultMinReplicas keeps two pods under an autoscaler, so one can be
-	// drained while the other serves.
-	DefaultMinReplicas          = int32(2)
-	DefaultTargetCPUUtilization = int32(80)
 	// DefaultLogLevel is oslo.log's own root level without debug.
 	DefaultLogLevel = "INFO"
 	// DefaultTerminationGraceSeconds is the Kubernetes default, kept
@@ -253,28 +249,6 @@ func stagingWithDefaults(in *StagingSpec) *StagingSpec {
 		staging.SizeLimit = &size
 	}
 	return &staging
-}
-
-// autoscalingDefault fills a set autoscaling block; unset, there is no
-// autoscaler.
-func autoscalingDefault(s *GlanceSpec, _ string) {
-	if s.Autoscaling != nil {
-		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
-	}
-}
-
-// autoscalingWithDefaults targets CPU only when no utilization target is
-// named at all.
-func autoscalingWithDefaults(a AutoscalingSpec) *AutoscalingSpec {
-	if a.MinReplicas == nil {
-		m := DefaultMinReplicas
-		a.MinReplicas = &m
-	}
-	if a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil {
-		u := DefaultTargetCPUUtilization
-		a.TargetCPUUtilization = &u
-	}
-	return &a
 }
 
 func loggingWithDefaults(l LoggingSpec) *LoggingSpec {

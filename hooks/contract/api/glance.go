@@ -150,19 +150,6 @@ type StagingVolumeClaim struct {
 	StorageClassName string `json:"storageClassName,omitempty"`
 }
 
-// AutoscalingSpec is the HorizontalPodAutoscaler of the glance-api pods.
-type AutoscalingSpec struct {
-	// MinReplicas; default 2.
-	MinReplicas *int32 `json:"minReplicas,omitempty"`
-	// MaxReplicas, at least minReplicas.
-	MaxReplicas int32 `json:"maxReplicas"`
-	// TargetCPUUtilization in percent of the CPU request; 80 when neither
-	// target is set.
-	TargetCPUUtilization *int32 `json:"targetCPUUtilization,omitempty"`
-	// TargetMemoryUtilization in percent of the memory request.
-	TargetMemoryUtilization *int32 `json:"targetMemoryUtilization,omitempty"`
-}
-
 // APIServerSpec sizes the glance-api server. Below 2026.1 glance-api is the
 // eventlet server and Workers is its workers option; from 2026.1 it runs
 // under uWSGI as UWSGI says. The knob of the other mode is inert, and

@@ -47,13 +47,13 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 // launch part goes first. A feature with defaults or rules of its own adds
 // its line here; its file holds its types, defaults and rules.
 var glanceParts = []SpecPart{
-	{Name: "launch", Defaults: launchDefaults},        // defaults.go: the release, its image, the server's sizes
-	{Name: "deployment", Defaults: deploymentDefault}, // defaults.go: replicas, resources
-	{Name: "database", Defaults: databaseDefault},     // defaults.go: the conventional cluster, the Secret's key, the port
-	{Name: "token-cache", Defaults: cacheDefault},     // defaults.go: the conventional memcached
-	{Name: "keystone", Defaults: keystoneDefaults},    // defaults.go: the endpoint, the service user
-	{Name: "imports", Defaults: importDefaults},       // defaults.go: metadefs, import methods, staging
-	{Name: "db-purge", Defaults: dbPurgeDefault},      // defaults.go: the purge, on by default
-	{Name: "scaling", Defaults: autoscalingDefault},   // defaults.go: the autoscaler's minimum and its target
-	{Name: "logging", Defaults: loggingDefault},       // defaults.go: format and level of a set logging
+	{Name: "launch", Defaults: launchDefaults},                                      // defaults.go: the release, its image, the server's sizes
+	{Name: "deployment", Defaults: deploymentDefault},                               // defaults.go: replicas, resources
+	{Name: "database", Defaults: databaseDefault},                                   // defaults.go: the conventional cluster, the Secret's key, the port
+	{Name: "token-cache", Defaults: cacheDefault},                                   // defaults.go: the conventional memcached
+	{Name: "keystone", Defaults: keystoneDefaults},                                  // defaults.go: the endpoint, the service user
+	{Name: "imports", Defaults: importDefaults},                                     // defaults.go: metadefs, import methods, staging
+	{Name: "db-purge", Defaults: dbPurgeDefault},                                    // defaults.go: the purge, on by default
+	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems}, // autoscaling.go: the autoscaler, its minimum and target, its bounds
+	{Name: "logging", Defaults: loggingDefault},                                     // defaults.go: format and level of a set logging
 }

@@ -134,7 +134,7 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
 	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
 	l = append(l, partProblems(s)...)
-	l = append(l, scalingProblems(s)...)
+	l = append(l, importMethodProblems(s)...)
 	return l
 }
 
