@@ -9,20 +9,30 @@ import (
 // The autoscaling feature's part of a Glance spec (spec.autoscaling, the
 // reference's HorizontalPodAutoscaler): its type, its defaults and its
 // rules. Its behaviour (the autoscaler child, HPAReady) is
-// hooks/glance/autoscaling.go; its CRD lines are spec.autoscaling in
-// schemas/glances.glance.openstack.c5c3.io.yaml and
-// spec.services.glance.autoscaling in schemas/controlplanes.c5c3.io.yaml.
+// hooks/glance/autoscaling.go. Its CRD lines are generated from the type:
+// the field comments are the descriptions kubectl explain shows, the
+// +kubebuilder markers the bounds the API server holds alone (make
+// crd-schemas writes them under spec.autoscaling of the Glance CRD and
+// spec.services.glance.autoscaling of the ControlPlane CRD).
 
 // AutoscalingSpec is the HorizontalPodAutoscaler of the glance-api pods.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas"
 type AutoscalingSpec struct {
-	// MinReplicas; default 2.
+	// Fewest pods; default 2, so one can be drained while another serves.
+	// +kubebuilder:validation:Minimum=1
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
-	// MaxReplicas, at least minReplicas.
+	// Most pods.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
 	MaxReplicas int32 `json:"maxReplicas"`
-	// TargetCPUUtilization in percent of the CPU request; 80 when neither
-	// target is set.
+	// Average CPU use the autoscaler keeps, in percent of the CPU request; 80 when neither target is set.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
 	TargetCPUUtilization *int32 `json:"targetCPUUtilization,omitempty"`
-	// TargetMemoryUtilization in percent of the memory request.
+	// Average memory use the autoscaler keeps, in percent of the memory request.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
 	TargetMemoryUtilization *int32 `json:"targetMemoryUtilization,omitempty"`
 }
 
