@@ -58,6 +58,12 @@ var (
 	DefaultMemoryLimit   = resource.MustParse("1Gi")
 )
 
+// MaxVolumeSize is the largest size limit of a volume the pods get
+// (spec.imageCache.sizeLimit, spec.staging.sizeLimit): 64Ti, more than a
+// node's disk holds today, and far below where the number stops fitting
+// the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
+var MaxVolumeSize = resource.MustParse("64Ti")
+
 // DefaultImportMethods are the import methods a Glance enables when it names
 // none: web-download is left out, since it has glance-api fetch any URL a
 // user names from inside the cluster.

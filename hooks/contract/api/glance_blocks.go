@@ -2,7 +2,6 @@ package api
 
 import (
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -17,12 +16,6 @@ type DBPurgeSpec struct {
 	Schedule         string `json:"schedule,omitempty"`
 	PurgeImagesTable *bool  `json:"purgeImagesTable,omitempty"`
 	Suspend          bool   `json:"suspend,omitempty"`
-}
-
-// ImageCacheSpec is each pod's local image cache.
-type ImageCacheSpec struct {
-	SizeLimit           *resource.Quantity `json:"sizeLimit,omitempty"`
-	MaintenanceInterval *metav1.Duration   `json:"maintenanceInterval,omitempty"`
 }
 
 // GatewaySpec exposes glance-api through a Gateway API HTTPRoute.

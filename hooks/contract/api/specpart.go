@@ -54,6 +54,7 @@ var glanceParts = []SpecPart{
 	{Name: "keystone", Defaults: keystoneDefaults},                                  // defaults.go: the endpoint, the service user
 	{Name: "imports", Defaults: importDefaults},                                     // defaults.go: metadefs, import methods, staging
 	{Name: "db-purge", Defaults: dbPurgeDefault},                                    // defaults.go: the purge, on by default
+	{Name: "image-cache", Rules: imageCacheRules},                                   // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
 	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems}, // autoscaling.go: the autoscaler, its minimum and target, its bounds
 	{Name: "logging", Defaults: loggingDefault},                                     // defaults.go: format and level of a set logging
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/robfig/cron/v3"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -14,53 +13,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Checks of the image cache and the database purge. Their floors have no
-// schema counterpart: a quantity is int-or-string and a duration a string
-// in the CRD, neither of which takes a minimum, and a pattern that accepts
-// a cron descriptor (@daily) with the five-field form would accept invalid
-// expressions too. Paths are relative to the Glance settings.
-
-// imageCacheProblems checks spec.imageCache.
-func imageCacheProblems(c *api.ImageCacheSpec) problem.List {
-	if c == nil {
-		return nil
-	}
-	var l problem.List
-	at := field.NewPath("imageCache")
-	if c.SizeLimit != nil && c.SizeLimit.Cmp(api.MinImageCacheSize) < 0 {
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"))
-	}
-	if c.SizeLimit != nil && c.SizeLimit.Cmp(MaxVolumeSize) > 0 {
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume, and image_cache_max_size would not hold the number", MaxVolumeSize.String()))
-	}
-	if c.MaintenanceInterval != nil && c.MaintenanceInterval.Duration < api.MinCacheMaintenanceInterval {
-		l = append(l, problem.Invalid(at.Child("maintenanceInterval"), "must be at least 1m: each pass walks the whole cache"))
-	}
-	return l
-}
-
-// cacheFilterProblems refuses a middleware named like the filter
-// spec.imageCache puts into the paste pipeline: the pipeline would name one
-// filter section twice.
-func cacheFilterProblems(s api.GlanceSpec) problem.List {
-	if s.ImageCache == nil {
-		return nil
-	}
-	var l problem.List
-	for i, m := range s.Middleware {
-		if m.Name == api.ImageCacheFilter {
-			l = append(l, problem.Invalid(field.NewPath("middleware").Index(i).Child("name"),
-				"must not be %q while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline", m.Name))
-		}
-	}
-	return l
-}
-
-// MaxVolumeSize is the largest size limit of a volume the pods get
-// (spec.imageCache.sizeLimit, spec.staging.sizeLimit): 64Ti, more than a
-// node's disk holds today, and far below where the number stops fitting
-// the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
-var MaxVolumeSize = resource.MustParse("64Ti")
+// Checks of the database purge. Its floors have no schema counterpart: a
+// pattern that accepts a cron descriptor (@daily) with the five-field form
+// would accept invalid expressions too. Paths are relative to the Glance
+// settings.
 
 // dbPurgeProblems checks spec.dbPurge.
 func dbPurgeProblems(d *api.DBPurgeSpec) problem.List {

@@ -3,40 +3,12 @@ package rules
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
-
-func TestImageCacheProblems(t *testing.T) {
-	size := func(s string) *resource.Quantity { q := resource.MustParse(s); return &q }
-	every := func(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
-	cases := map[string]struct {
-		reason string
-		cache  *api.ImageCacheSpec
-		want   string
-	}{
-		"unset":        {"no block, nothing to check", nil, ""},
-		"empty":        {"an empty block takes the defaults", &api.ImageCacheSpec{}, ""},
-		"at the floor": {"1Mi and 1m are allowed", &api.ImageCacheSpec{SizeLimit: size("1Mi"), MaintenanceInterval: every(time.Minute)}, ""},
-		"milli typo": {"100m is a tenth of a byte", &api.ImageCacheSpec{SizeLimit: size("100m")},
-			"imageCache.sizeLimit must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"},
-		"below a minute": {"a pass walks the whole cache", &api.ImageCacheSpec{MaintenanceInterval: every(59 * time.Second)},
-			"imageCache.maintenanceInterval must be at least 1m: each pass walks the whole cache"},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, imageCacheProblems(c.cache).String()); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
-			}
-		})
-	}
-}
 
 func TestDBPurgeProblems(t *testing.T) {
 	days := func(n int32) *int32 { return &n }
@@ -109,26 +81,6 @@ func TestDBPurgeWarnings(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, dbPurgeWarnings(c.old, c.new)); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
-			}
-		})
-	}
-}
-
-func TestCacheFilterProblems(t *testing.T) {
-	mw := []api.MiddlewareSpec{{Name: "audit"}, {Name: "cache"}}
-	cases := map[string]struct {
-		reason string
-		spec   api.GlanceSpec
-		want   string
-	}{
-		"cache on": {"the filter's name is taken", api.GlanceSpec{ImageCache: &api.ImageCacheSpec{}, Middleware: mw},
-			`middleware[1].name must not be "cache" while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline`},
-		"cache off": {"without the cache the name is free", api.GlanceSpec{Middleware: mw}, ""},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, cacheFilterProblems(c.spec).String()); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
 			}
 		})

@@ -312,8 +312,8 @@ func stagingProblems(s api.StagingSpec) problem.List {
 		l = append(l, problem.At(at.Child("unbounded"), "unbounded and sizeLimit are mutually exclusive: an unbounded staging area has no size limit to configure"))
 	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
 		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
-	case s.SizeLimit != nil && s.SizeLimit.Cmp(MaxVolumeSize) > 0:
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume", MaxVolumeSize.String()))
+	case s.SizeLimit != nil && s.SizeLimit.Cmp(api.MaxVolumeSize) > 0:
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume", api.MaxVolumeSize.String()))
 	}
 	return l
 }
