@@ -141,12 +141,6 @@ func keystoneDefaults(s *GlanceSpec, namespace string) {
 	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
 }
 
-// dbPurgeDefault spells the purge out, on by default.
-func dbPurgeDefault(s *GlanceSpec, _ string) {
-	purge := DBPurgeOf(s.DBPurge)
-	s.DBPurge = &purge
-}
-
 // importDefaults are the metadata definitions' path, the import methods
 // and the staging area.
 func importDefaults(s *GlanceSpec, _ string) {

@@ -10,14 +10,6 @@ import (
 // config (policy overrides, middleware, plugins), and the External Secrets
 // store admission still refuses (LaterFields).
 
-// DBPurgeSpec is the recurring purge of soft-deleted rows.
-type DBPurgeSpec struct {
-	RetentionDays    *int32 `json:"retentionDays,omitempty"`
-	Schedule         string `json:"schedule,omitempty"`
-	PurgeImagesTable *bool  `json:"purgeImagesTable,omitempty"`
-	Suspend          bool   `json:"suspend,omitempty"`
-}
-
 // GatewaySpec exposes glance-api through a Gateway API HTTPRoute.
 type GatewaySpec struct {
 	Hostname    string            `json:"hostname"`

@@ -119,7 +119,6 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
 	l = append(l, loggingProblems(s.Logging)...)
 	l = append(l, stagingProblems(*s.Staging)...)
-	l = append(l, dbPurgeProblems(s.DBPurge)...)
 	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
 		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
 	} else {
