@@ -29,8 +29,6 @@ const (
 	DefaultServiceUserPassKey = "password"
 	DefaultAPIProcesses       = int32(2)
 	DefaultAPIThreads         = int32(4)
-	// DefaultLogLevel is oslo.log's own root level without debug.
-	DefaultLogLevel = "INFO"
 	// DefaultTerminationGraceSeconds is the Kubernetes default, kept
 	// explicit: the uWSGI master's drain is sized against it.
 	DefaultTerminationGraceSeconds = int64(30)
@@ -153,14 +151,6 @@ func importDefaults(s *GlanceSpec, _ string) {
 	s.Staging = stagingWithDefaults(s.Staging)
 }
 
-// loggingDefault fills a set logging block; unset, logging stays oslo.log's
-// own.
-func loggingDefault(s *GlanceSpec, _ string) {
-	if s.Logging != nil {
-		s.Logging = loggingWithDefaults(*s.Logging)
-	}
-}
-
 // imageWithDefaults takes the repository and the tag or digest each from
 // the spec when set; the tag defaults to the release.
 func imageWithDefaults(in *ImageSpec, release string) *ImageSpec {
@@ -249,16 +239,6 @@ func stagingWithDefaults(in *StagingSpec) *StagingSpec {
 		staging.SizeLimit = &size
 	}
 	return &staging
-}
-
-func loggingWithDefaults(l LoggingSpec) *LoggingSpec {
-	if l.Format == "" {
-		l.Format = LogFormatText
-	}
-	if l.Level == "" {
-		l.Level = DefaultLogLevel
-	}
-	return &l
 }
 
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the

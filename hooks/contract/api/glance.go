@@ -177,30 +177,6 @@ type UWSGISpec struct {
 	HTTPKeepAliveTimeout *int32 `json:"httpKeepAliveTimeout,omitempty"`
 }
 
-// LoggingSpec is what oslo.log writes.
-type LoggingSpec struct {
-	// Format of each record: text (default) or json.
-	Format string `json:"format,omitempty"`
-	// Level of the root logger: DEBUG, INFO (default), WARNING, ERROR or CRITICAL.
-	Level string `json:"level,omitempty"`
-	// Debug is oslo.log's debug option.
-	Debug *bool `json:"debug,omitempty"`
-	// PerLoggerLevels sets the level of named loggers. In text mode they
-	// are merged with oslo.log's default levels of the release (sqlalchemy,
-	// keystonemiddleware, ... at WARN), a logger named here taking its level
-	// from here.
-	PerLoggerLevels map[string]string `json:"perLoggerLevels,omitempty"`
-}
-
-// Log formats and levels oslo.log takes.
-const (
-	LogFormatText = "text"
-	LogFormatJSON = "json"
-)
-
-// LogLevels are the levels a logger may take, most verbose first.
-var LogLevels = []string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
-
 // ImageSpec is a container image: a repository and either a tag or a digest.
 type ImageSpec struct {
 	Repository string `json:"repository,omitempty"`

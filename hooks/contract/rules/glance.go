@@ -117,7 +117,6 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, cacheBackendProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
-	l = append(l, loggingProblems(s.Logging)...)
 	l = append(l, stagingProblems(*s.Staging)...)
 	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
 		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
