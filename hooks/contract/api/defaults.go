@@ -62,11 +62,6 @@ var (
 // the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
 var MaxVolumeSize = resource.MustParse("64Ti")
 
-// DefaultImportMethods are the import methods a Glance enables when it names
-// none: web-download is left out, since it has glance-api fetch any URL a
-// user names from inside the cluster.
-func DefaultImportMethods() []string { return []string{ImportGlanceDirect, ImportCopyImage} }
-
 // DefaultResources are the glance-api container's requests and limits when
 // a Glance sets none: requests so the scheduler and an autoscaler can count
 // them, a memory limit, and no CPU limit (throttling a busy upload helps no
@@ -137,18 +132,6 @@ func keystoneDefaults(s *GlanceSpec, namespace string) {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
 	}
 	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
-}
-
-// importDefaults are the metadata definitions' path, the import methods
-// and the staging area.
-func importDefaults(s *GlanceSpec, _ string) {
-	if s.MetadefsPath == "" {
-		s.MetadefsPath = DefaultMetadefsPath
-	}
-	if len(s.ImportMethods) == 0 {
-		s.ImportMethods = DefaultImportMethods()
-	}
-	s.Staging = stagingWithDefaults(s.Staging)
 }
 
 // imageWithDefaults takes the repository and the tag or digest each from
@@ -225,20 +208,6 @@ func serviceUserWithDefaults(in *ServiceUserSpec) *ServiceUserSpec {
 		user.SecretRef.Key = DefaultServiceUserPassKey
 	}
 	return &user
-}
-
-// stagingWithDefaults bounds the staging area unless it is declared
-// unbounded.
-func stagingWithDefaults(in *StagingSpec) *StagingSpec {
-	staging := StagingSpec{}
-	if in != nil {
-		staging = *in
-	}
-	if staging.SizeLimit == nil && !staging.Unbounded {
-		size := DefaultStagingSize.DeepCopy()
-		staging.SizeLimit = &size
-	}
-	return &staging
 }
 
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the

@@ -52,8 +52,8 @@ var glanceParts = []SpecPart{
 	{Name: "database", Defaults: databaseDefault},                                   // defaults.go: the conventional cluster, the Secret's key, the port
 	{Name: "token-cache", Defaults: cacheDefault},                                   // defaults.go: the conventional memcached
 	{Name: "keystone", Defaults: keystoneDefaults},                                  // defaults.go: the endpoint, the service user
-	{Name: "imports", Defaults: importDefaults},                                     // defaults.go: metadefs, import methods, staging
 	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                // logging.go: format and level of a set logging; the loggers' names and levels
+	{Name: "imports", Defaults: importDefaults, Rules: importRules},                 // imports.go: metadefs, import methods, staging
 	{Name: "image-cache", Rules: imageCacheRules},                                   // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
 	{Name: "db-purge", Defaults: dbPurgeDefault, Rules: dbPurgeRules},               // dbpurge.go: the purge, on by default; retention and schedule
 	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems}, // autoscaling.go: the autoscaler, its minimum and target, its bounds

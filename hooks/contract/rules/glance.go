@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"net"
-	"path"
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -117,12 +116,6 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, cacheBackendProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
-	l = append(l, stagingProblems(*s.Staging)...)
-	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
-		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
-	} else {
-		l = append(l, valueProblems(field.NewPath("metadefsPath"), s.MetadefsPath)...)
-	}
 	user := field.NewPath("serviceUser")
 	required(user.Child("username"), s.ServiceUser.Username)
 	required(user.Child("projectName"), s.ServiceUser.ProjectName)
@@ -130,7 +123,6 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
 	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
 	l = append(l, partProblems(s)...)
-	l = append(l, importMethodProblems(s)...)
 	return l
 }
 

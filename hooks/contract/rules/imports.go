@@ -27,29 +27,6 @@ func importProblems(plugins *api.ImportPluginsSpec, filter *api.ImportFilteringS
 	return l
 }
 
-// importMethodProblems checks the import methods, on a spec with the
-// defaults filled in: each a method glance offers here, none twice. Paths
-// are relative to the Glance settings.
-func importMethodProblems(s api.GlanceSpec) problem.List {
-	var l problem.List
-	seen := map[string]bool{}
-	for i, m := range s.ImportMethods {
-		known := false
-		for _, k := range api.ImportMethods {
-			known = known || m == k
-		}
-		at := field.NewPath("importMethods").Index(i)
-		switch {
-		case !known:
-			l = append(l, problem.Invalid(at, "must be one of glance-direct, web-download, copy-image"))
-		case seen[m]:
-			l = append(l, problem.Invalid(at, "is given twice"))
-		}
-		seen[m] = true
-	}
-	return l
-}
-
 // importWarnings are the warnings of a spec's import blocks, with the
 // defaults filled in.
 func importWarnings(at *field.Path, s api.GlanceSpec) []string {

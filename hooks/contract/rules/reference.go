@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -240,27 +239,6 @@ func unusedSizingWarnings(at *field.Path, s api.GlanceSpec) []string {
 		note(at.Child("cache", "replicas"))
 	}
 	return out
-}
-
-// minStagingSize is the smallest staging bound: below it (100m is a tenth
-// of a byte) the first staged byte would evict the pod.
-var minStagingSize = resource.MustParse("1Mi")
-
-// stagingProblems checks spec.staging with the defaults filled in.
-func stagingProblems(s api.StagingSpec) problem.List {
-	var l problem.List
-	at := field.NewPath("staging")
-	switch {
-	case s.Unbounded && s.VolumeClaim != nil:
-		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes volumeClaim: a claim asks for a size"))
-	case s.Unbounded && s.SizeLimit != nil:
-		l = append(l, problem.At(at.Child("unbounded"), "unbounded and sizeLimit are mutually exclusive: an unbounded staging area has no size limit to configure"))
-	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
-	case s.SizeLimit != nil && s.SizeLimit.Cmp(api.MaxVolumeSize) > 0:
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume", api.MaxVolumeSize.String()))
-	}
-	return l
 }
 
 // regionProblems checks the Keystone region.
