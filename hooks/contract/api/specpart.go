@@ -5,10 +5,10 @@ import "github.com/c5c3/glance-hooks/hooks/contract/problem"
 // SpecPart is a feature's part of a Glance spec: the defaults it fills in
 // and the rules it is held to, each optional. It lives here, beside the
 // types, and not with the feature's behaviour in hooks/glance, because the
-// sync hooks of all three kinds and admission read it, and those sit below
-// hooks/glance or beside it: admission and the ControlPlane hook may not
-// import the Glance hook. The rules report through hooks/contract/problem,
-// which imports nothing of this module, so a part needs no package above
+// Glance and ControlPlane sync hooks and admission all run it: admission
+// and the ControlPlane hook may not import the Glance hook. The rules report through hooks/contract/problem
+// and check values with hooks/contract/inivalue, leaves of the contract
+// that import nothing of this package, so a part needs no package above
 // this one.
 type SpecPart struct {
 	// Name is the feature's name, as the Glance hook registers it and
