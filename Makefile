@@ -168,9 +168,11 @@ $(HELM):
 	HELM_VERSION=$(HELM_VERSION) HELM_BIN_DIR=$(CACHE_BIN) bash hack/install-helm.sh >/dev/null
 
 # Where a CRD field is a Kubernetes type (a Deployment's strategy, a spread
-# constraint, a NetworkPolicy egress rule), its schema is the one
-# controller-gen generates for that type, from the k8s.io/api go.mod pins,
-# by the nested module hack/kubeschema; this writes it between the type's
+# constraint, a NetworkPolicy egress rule) or a type of this API whose spec
+# part generates its CRD lines (spec.autoscaling), its schema is the one
+# controller-gen generates for that type, from the k8s.io/api go.mod pins
+# and this checkout's hooks/contract/api, by the nested module
+# hack/kubeschema; this writes it between the type's
 # comments in schemas/, then the chart's copy and the field reference.
 # TestKubeTypeSchemas fails while a CRD differs from the generated schema.
 crd-schemas:

@@ -775,6 +775,26 @@ func TestGlanceFields(t *testing.T) {
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "deployment", "resources"), "spec.deployment.resources.requests")
 }
 
+// TestAutoscalingGeneratedSchema: the schema of spec.autoscaling is
+// generated from its spec part's type (hooks/contract/api/autoscaling.go)
+// and holds on the API server as written there: the bounds of each field,
+// maxReplicas required, and the rule that a set minimum is not above the
+// maximum, on a Glance and under a ControlPlane's services.glance.
+func TestAutoscalingGeneratedSchema(t *testing.T) {
+	env := kubetest.Shared(t)
+	scaler := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "autoscaling")
+	}
+	accepted(t, env, glances, scaler(map[string]any{"minReplicas": int64(2), "maxReplicas": int64(6), "targetMemoryUtilization": int64(70)}))
+	refusedCreate(t, env, glances, scaler(map[string]any{"minReplicas": int64(5), "maxReplicas": int64(3)}), "minReplicas must not exceed maxReplicas")
+	refusedCreate(t, env, glances, scaler(map[string]any{"minReplicas": int64(0), "maxReplicas": int64(3)}), "spec.autoscaling.minReplicas")
+	refusedCreate(t, env, glances, scaler(map[string]any{"maxReplicas": int64(101)}), "spec.autoscaling.maxReplicas")
+	refusedCreate(t, env, glances, scaler(map[string]any{"maxReplicas": int64(3), "targetCPUUtilization": int64(0)}), "spec.autoscaling.targetCPUUtilization")
+	refusedCreate(t, env, glances, scaler(map[string]any{"minReplicas": int64(2)}), "spec.autoscaling.maxReplicas: Required value")
+	cp := set(t, object(t, guide.ControlPlane), map[string]any{"minReplicas": int64(5), "maxReplicas": int64(3)}, "spec", "services", "glance", "autoscaling")
+	refusedCreate(t, env, controlPlanes, cp, "minReplicas must not exceed maxReplicas")
+}
+
 func TestGlanceReleaseAndImageTag(t *testing.T) {
 	env := kubetest.Shared(t)
 	const msg = "image.tag names another release than openStackRelease"

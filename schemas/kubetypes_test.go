@@ -20,7 +20,7 @@ import (
 )
 
 // generator is the module that prints controller-gen's schemas of
-// Kubernetes types.
+// Kubernetes types and of this API's types whose CRD lines are generated.
 var generator = filepath.Join("..", "hack", "kubeschema")
 
 // kubeTypesOf reads a CRD file as it is on disk and its generated places.
@@ -79,13 +79,14 @@ func generate(t *testing.T, types []string) map[string]json.RawMessage {
 }
 
 // TestKubeTypesAreTheGoFields: each generated place is a field of the
-// kind's Go type of exactly that Kubernetes type, which is what the hooks
-// decode it as; and the fields the reference types are generated.
+// kind's Go type of exactly that type, which is what the hooks decode it
+// as; and the fields the reference types as Kubernetes types, and the
+// spec parts whose CRD lines are generated, are generated.
 func TestKubeTypesAreTheGoFields(t *testing.T) {
 	want := map[string][]string{
-		schemas.GlanceFile: {"deployment.strategy", "deployment.topologySpreadConstraints[]", "networkPolicy.additionalEgress[]"},
+		schemas.GlanceFile: {"deployment.strategy", "deployment.topologySpreadConstraints[]", "autoscaling", "networkPolicy.additionalEgress[]"},
 		schemas.ControlPlaneFile: {"services.glance.networkPolicy.additionalEgress[]", "services.glance.deployment.strategy",
-			"services.glance.deployment.topologySpreadConstraints[]"},
+			"services.glance.deployment.topologySpreadConstraints[]", "services.glance.autoscaling"},
 		schemas.GlanceBackendFile: nil,
 	}
 	for _, k := range kinds {

@@ -1,5 +1,7 @@
 // Command kubeschema prints the structural schema controller-gen generates
-// for Kubernetes types, as a JSON object from each type's name
+// for Kubernetes types and for this API's types whose CRD lines are
+// generated (hooks/contract/api, read from this checkout through the
+// module's replace directive), as a JSON object from each type's name
 // (k8s.io/api/apps/v1.DeploymentStrategy) to its flattened schema. The CRDs
 // of schemas/ embed these schemas where a field is that type; the schemas
 // package's tests run this command and splice its output (UPDATE_SCHEMAS=1)

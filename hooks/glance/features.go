@@ -200,10 +200,11 @@ func followingFeatures() []feature {
 			status: holds(model.CondSecretsReady, secretsReady)},
 		// apistatus.go: the pods' /healthcheck
 		{name: "api-health", status: holds(model.CondGlanceAPIReady, glanceAPIReady)},
-		// hpastatus.go, scaling.go: spec.autoscaling, the disruption budget
-		{name: "scaling", observe: observeAutoscaler, status: holds(model.CondHPAReady, hpaReady),
-			withDeployment: scalingWithDeployment,
-			lastGood:       []string{names.PodDisruptionBudgetsKey, names.HorizontalPodAutoscalersKey}},
+		// disruptionbudget.go: the PodDisruptionBudget of glance-api's pods
+		{name: "disruption-budget", withDeployment: disruptionBudgetWithDeployment, lastGood: []string{names.PodDisruptionBudgetsKey}},
+		// autoscaling.go: spec.autoscaling, its HorizontalPodAutoscaler, HPAReady
+		{name: "autoscaling", observe: observeAutoscaler, withDeployment: autoscalerWithDeployment,
+			status: holds(model.CondHPAReady, hpaReady), lastGood: []string{names.HorizontalPodAutoscalersKey}},
 		// extraconfig.go: spec.extraConfig
 		{name: "extra-config", events: extraConfigOccurrences,
 			status: beside(model.CondExtraConfigHealthy, extraConfigCondition)},

@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
 
 // TestFeaturesDocumented keeps docs/hooks.md's list of features in step
-// with the registry: every registered feature has its row, by the name it
-// is registered under, and no row names a feature that is not registered.
+// with the registries: every registered feature has its row, by the name it
+// is registered under, no row names a feature that is not registered, and
+// every spec part is a registered feature's.
 func TestFeaturesDocumented(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
 	if err != nil {
@@ -29,6 +32,13 @@ func TestFeaturesDocumented(t *testing.T) {
 	for name := range documented {
 		if !registered[name] {
 			t.Errorf("docs/hooks.md, The features, names %q, which features.go does not register", name)
+		}
+	}
+	// A spec part (its defaults and rules, hooks/contract/api) is a
+	// feature's: registered here, it has its row above.
+	for _, part := range api.GlanceParts() {
+		if !registered[part.Name] {
+			t.Errorf("spec part %q (api.GlanceParts) is no feature features.go registers, so docs/hooks.md, The features, does not list it", part.Name)
 		}
 	}
 }

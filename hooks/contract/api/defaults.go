@@ -29,12 +29,6 @@ const (
 	DefaultServiceUserPassKey = "password"
 	DefaultAPIProcesses       = int32(2)
 	DefaultAPIThreads         = int32(4)
-	// DefaultMinReplicas keeps two pods under an autoscaler, so one can be
-	// drained while the other serves.
-	DefaultMinReplicas          = int32(2)
-	DefaultTargetCPUUtilization = int32(80)
-	// DefaultLogLevel is oslo.log's own root level without debug.
-	DefaultLogLevel = "INFO"
 	// DefaultTerminationGraceSeconds is the Kubernetes default, kept
 	// explicit: the uWSGI master's drain is sized against it.
 	DefaultTerminationGraceSeconds = int64(30)
@@ -62,10 +56,11 @@ var (
 	DefaultMemoryLimit   = resource.MustParse("1Gi")
 )
 
-// DefaultImportMethods are the import methods a Glance enables when it names
-// none: web-download is left out, since it has glance-api fetch any URL a
-// user names from inside the cluster.
-func DefaultImportMethods() []string { return []string{ImportGlanceDirect, ImportCopyImage} }
+// MaxVolumeSize is the largest size limit of a volume the pods get
+// (spec.imageCache.sizeLimit, spec.staging.sizeLimit): 64Ti, more than a
+// node's disk holds today, and far below where the number stops fitting
+// the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
+var MaxVolumeSize = resource.MustParse("64Ti")
 
 // DefaultResources are the glance-api container's requests and limits when
 // a Glance sets none: requests so the scheduler and an autoscaler can count
@@ -111,39 +106,19 @@ func DefaultKeystoneEndpoint(namespace string) string {
 	return fmt.Sprintf("http://keystone.%s.svc.cluster.local:5000/v3", namespace)
 }
 
-// WithDefaults returns the spec with every unset field filled in, so what a
-// Glance runs is fully spelled out in one place: the loop over
-// glanceDefaults, each part's defaults in the function of its own type.
-func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
-	for _, fill := range glanceDefaults {
-		fill(&s, namespace)
-	}
-	return s
-}
-
-// glanceDefaults fill a Glance spec, one part each, in order: the image's
-// tag follows the release, so the release goes first. A feature with
-// defaults of its own adds its line here.
-var glanceDefaults = []func(s *GlanceSpec, namespace string){
-	releaseDefault,
-	func(s *GlanceSpec, _ string) { s.Image = imageWithDefaults(s.Image, s.OpenStackRelease) },
-	func(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) },
-	func(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) },
-	cacheDefault,
-	keystoneEndpointDefault,
-	func(s *GlanceSpec, _ string) { s.ServiceUser = serviceUserWithDefaults(s.ServiceUser) },
-	func(s *GlanceSpec, _ string) { s.APIServer = apiServerWithDefaults(s.APIServer) },
-	importDefaults,
-	func(s *GlanceSpec, _ string) { s.Staging = stagingWithDefaults(s.Staging) },
-	dbPurgeDefault,
-	optionalDefaults,
-}
-
-func releaseDefault(s *GlanceSpec, _ string) {
+// launchDefaults are the release, the image of that release (its tag
+// follows the release, so the release goes first) and the server's sizes.
+func launchDefaults(s *GlanceSpec, _ string) {
 	if s.OpenStackRelease == "" {
 		s.OpenStackRelease = DefaultOpenStackRelease
 	}
+	s.Image = imageWithDefaults(s.Image, s.OpenStackRelease)
+	s.APIServer = apiServerWithDefaults(s.APIServer)
 }
+
+func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
+
+func databaseDefault(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) }
 
 func cacheDefault(s *GlanceSpec, _ string) {
 	if s.Cache == nil {
@@ -151,38 +126,12 @@ func cacheDefault(s *GlanceSpec, _ string) {
 	}
 }
 
-func keystoneEndpointDefault(s *GlanceSpec, namespace string) {
+// keystoneDefaults are the namespace's Keystone and the service user.
+func keystoneDefaults(s *GlanceSpec, namespace string) {
 	if s.KeystoneEndpoint == "" {
 		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
 	}
-}
-
-// dbPurgeDefault spells the purge out, on by default.
-func dbPurgeDefault(s *GlanceSpec, _ string) {
-	purge := DBPurgeOf(s.DBPurge)
-	s.DBPurge = &purge
-}
-
-// importDefaults are the metadata definitions' path and the import
-// methods.
-func importDefaults(s *GlanceSpec, _ string) {
-	if s.MetadefsPath == "" {
-		s.MetadefsPath = DefaultMetadefsPath
-	}
-	if len(s.ImportMethods) == 0 {
-		s.ImportMethods = DefaultImportMethods()
-	}
-}
-
-// optionalDefaults fill autoscaling and logging, which stay off when unset:
-// only a set one is filled.
-func optionalDefaults(s *GlanceSpec, _ string) {
-	if s.Autoscaling != nil {
-		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
-	}
-	if s.Logging != nil {
-		s.Logging = loggingWithDefaults(*s.Logging)
-	}
+	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
 }
 
 // imageWithDefaults takes the repository and the tag or digest each from
@@ -259,44 +208,6 @@ func serviceUserWithDefaults(in *ServiceUserSpec) *ServiceUserSpec {
 		user.SecretRef.Key = DefaultServiceUserPassKey
 	}
 	return &user
-}
-
-// stagingWithDefaults bounds the staging area unless it is declared
-// unbounded.
-func stagingWithDefaults(in *StagingSpec) *StagingSpec {
-	staging := StagingSpec{}
-	if in != nil {
-		staging = *in
-	}
-	if staging.SizeLimit == nil && !staging.Unbounded {
-		size := DefaultStagingSize.DeepCopy()
-		staging.SizeLimit = &size
-	}
-	return &staging
-}
-
-// autoscalingWithDefaults targets CPU only when no utilization target is
-// named at all.
-func autoscalingWithDefaults(a AutoscalingSpec) *AutoscalingSpec {
-	if a.MinReplicas == nil {
-		m := DefaultMinReplicas
-		a.MinReplicas = &m
-	}
-	if a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil {
-		u := DefaultTargetCPUUtilization
-		a.TargetCPUUtilization = &u
-	}
-	return &a
-}
-
-func loggingWithDefaults(l LoggingSpec) *LoggingSpec {
-	if l.Format == "" {
-		l.Format = LogFormatText
-	}
-	if l.Level == "" {
-		l.Level = DefaultLogLevel
-	}
-	return &l
 }
 
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the

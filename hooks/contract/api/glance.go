@@ -150,19 +150,6 @@ type StagingVolumeClaim struct {
 	StorageClassName string `json:"storageClassName,omitempty"`
 }
 
-// AutoscalingSpec is the HorizontalPodAutoscaler of the glance-api pods.
-type AutoscalingSpec struct {
-	// MinReplicas; default 2.
-	MinReplicas *int32 `json:"minReplicas,omitempty"`
-	// MaxReplicas, at least minReplicas.
-	MaxReplicas int32 `json:"maxReplicas"`
-	// TargetCPUUtilization in percent of the CPU request; 80 when neither
-	// target is set.
-	TargetCPUUtilization *int32 `json:"targetCPUUtilization,omitempty"`
-	// TargetMemoryUtilization in percent of the memory request.
-	TargetMemoryUtilization *int32 `json:"targetMemoryUtilization,omitempty"`
-}
-
 // APIServerSpec sizes the glance-api server. Below 2026.1 glance-api is the
 // eventlet server and Workers is its workers option; from 2026.1 it runs
 // under uWSGI as UWSGI says. The knob of the other mode is inert, and
@@ -189,30 +176,6 @@ type UWSGISpec struct {
 	// connection; only with httpKeepAlive.
 	HTTPKeepAliveTimeout *int32 `json:"httpKeepAliveTimeout,omitempty"`
 }
-
-// LoggingSpec is what oslo.log writes.
-type LoggingSpec struct {
-	// Format of each record: text (default) or json.
-	Format string `json:"format,omitempty"`
-	// Level of the root logger: DEBUG, INFO (default), WARNING, ERROR or CRITICAL.
-	Level string `json:"level,omitempty"`
-	// Debug is oslo.log's debug option.
-	Debug *bool `json:"debug,omitempty"`
-	// PerLoggerLevels sets the level of named loggers. In text mode they
-	// are merged with oslo.log's default levels of the release (sqlalchemy,
-	// keystonemiddleware, ... at WARN), a logger named here taking its level
-	// from here.
-	PerLoggerLevels map[string]string `json:"perLoggerLevels,omitempty"`
-}
-
-// Log formats and levels oslo.log takes.
-const (
-	LogFormatText = "text"
-	LogFormatJSON = "json"
-)
-
-// LogLevels are the levels a logger may take, most verbose first.
-var LogLevels = []string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
 
 // ImageSpec is a container image: a repository and either a tag or a digest.
 type ImageSpec struct {

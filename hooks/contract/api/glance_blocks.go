@@ -2,7 +2,6 @@ package api
 
 import (
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -10,20 +9,6 @@ import (
 // the image cache, the Gateway route, the NetworkPolicy, the operator's own
 // config (policy overrides, middleware, plugins), and the External Secrets
 // store admission still refuses (LaterFields).
-
-// DBPurgeSpec is the recurring purge of soft-deleted rows.
-type DBPurgeSpec struct {
-	RetentionDays    *int32 `json:"retentionDays,omitempty"`
-	Schedule         string `json:"schedule,omitempty"`
-	PurgeImagesTable *bool  `json:"purgeImagesTable,omitempty"`
-	Suspend          bool   `json:"suspend,omitempty"`
-}
-
-// ImageCacheSpec is each pod's local image cache.
-type ImageCacheSpec struct {
-	SizeLimit           *resource.Quantity `json:"sizeLimit,omitempty"`
-	MaintenanceInterval *metav1.Duration   `json:"maintenanceInterval,omitempty"`
-}
 
 // GatewaySpec exposes glance-api through a Gateway API HTTPRoute.
 type GatewaySpec struct {

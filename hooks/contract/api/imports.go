@@ -1,6 +1,21 @@
 package api
 
-import "slices"
+import (
+	"path"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// The imports feature's part of a Glance spec: its defaults (the metadata
+// definitions' path, the import methods, the staging area) and its rules
+// on the spec with them. The import plugins' and the URI filter's rules
+// are storeconf's, which imports this package, so they stay in
+// hooks/contract/rules and run on the spec as written.
 
 // ImportFilteringSpec restricts the URIs web-download (and any other fetch
 // Glance makes on a user's behalf) may reach: [import_filtering_opts].
@@ -152,4 +167,101 @@ func orEmpty[T any](v []T) []T {
 		return []T{}
 	}
 	return slices.Clone(v)
+}
+
+// DefaultImportMethods are the import methods a Glance enables when it names
+// none: web-download is left out, since it has glance-api fetch any URL a
+// user names from inside the cluster.
+func DefaultImportMethods() []string { return []string{ImportGlanceDirect, ImportCopyImage} }
+
+// importDefaults are the metadata definitions' path, the import methods
+// and the staging area.
+func importDefaults(s *GlanceSpec, _ string) {
+	if s.MetadefsPath == "" {
+		s.MetadefsPath = DefaultMetadefsPath
+	}
+	if len(s.ImportMethods) == 0 {
+		s.ImportMethods = DefaultImportMethods()
+	}
+	s.Staging = stagingWithDefaults(s.Staging)
+}
+
+// stagingWithDefaults bounds the staging area unless it is declared
+// unbounded.
+func stagingWithDefaults(in *StagingSpec) *StagingSpec {
+	staging := StagingSpec{}
+	if in != nil {
+		staging = *in
+	}
+	if staging.SizeLimit == nil && !staging.Unbounded {
+		size := DefaultStagingSize.DeepCopy()
+		staging.SizeLimit = &size
+	}
+	return &staging
+}
+
+// importRules are the part's rules, on a spec with its defaults: the
+// staging area, the metadata definitions' path and the import methods.
+// Paths are relative to the Glance settings.
+func importRules(s GlanceSpec) problem.List {
+	l := stagingProblems(*s.Staging)
+	l = append(l, metadefsPathProblems(s.MetadefsPath)...)
+	return append(l, importMethodProblems(s)...)
+}
+
+// metadefsPathProblems checks the metadata definitions' path: a clean
+// absolute path, written into glance-api.conf as it is.
+func metadefsPathProblems(p string) problem.List {
+	at := field.NewPath("metadefsPath")
+	if !path.IsAbs(p) || path.Clean(p) != p {
+		return problem.List{problem.Invalid(at, "must be a clean absolute path")}
+	}
+	if why := inivalue.ValueProblem(p); why != "" {
+		return problem.List{problem.Invalid(at, "%s", why)}
+	}
+	return nil
+}
+
+// minStagingSize is the smallest staging bound: below it (100m is a tenth
+// of a byte) the first staged byte would evict the pod.
+var minStagingSize = resource.MustParse("1Mi")
+
+// stagingProblems checks spec.staging with the defaults filled in.
+func stagingProblems(s StagingSpec) problem.List {
+	var l problem.List
+	at := field.NewPath("staging")
+	switch {
+	case s.Unbounded && s.VolumeClaim != nil:
+		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes volumeClaim: a claim asks for a size"))
+	case s.Unbounded && s.SizeLimit != nil:
+		l = append(l, problem.At(at.Child("unbounded"), "unbounded and sizeLimit are mutually exclusive: an unbounded staging area has no size limit to configure"))
+	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
+	case s.SizeLimit != nil && s.SizeLimit.Cmp(MaxVolumeSize) > 0:
+		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume", MaxVolumeSize.String()))
+	}
+	return l
+}
+
+// importMethodProblems checks the import methods, on a spec with the
+// defaults filled in: each a method glance offers here, none twice. Paths
+// are relative to the Glance settings.
+func importMethodProblems(s GlanceSpec) problem.List {
+	var l problem.List
+	seen := map[string]bool{}
+	for i, m := range s.ImportMethods {
+		known := false
+		for _, k := range ImportMethods {
+			known = known || m == k
+		}
+		at := field.NewPath("importMethods").Index(i)
+		switch {
+		case !known:
+			l = append(l, problem.Invalid(at, "must be one of glance-direct, web-download, copy-image"))
+		case seen[m]:
+			l = append(l, problem.Invalid(at, "is given twice"))
+		}
+		seen[m] = true
+	}
+	return l
 }

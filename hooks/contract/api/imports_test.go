@@ -69,3 +69,30 @@ func TestEnabledImportPlugins(t *testing.T) {
 		})
 	}
 }
+
+// TestImportRules: the imports part's rules on a spec with its defaults,
+// in the words both gates give: the staging area, the metadata
+// definitions' path, the import methods.
+func TestImportRules(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   GlanceSpec
+		want   string
+	}{
+		"Defaults":  {"the defaults pass their own rules", GlanceSpec{}, ""},
+		"Relative":  {"glance-api reads the path from its own working directory", GlanceSpec{MetadefsPath: "metadefs"}, "metadefsPath must be a clean absolute path"},
+		"Unclean":   {"a path that is not clean names the same place twice over", GlanceSpec{MetadefsPath: "/etc/../metadefs"}, "metadefsPath must be a clean absolute path"},
+		"Newline":   {"a newline would open another line of glance-api.conf", GlanceSpec{MetadefsPath: "/etc/metadefs\nx"}, "metadefsPath contains a newline"},
+		"Twice":     {"a method named twice is a slip", GlanceSpec{ImportMethods: []string{ImportGlanceDirect, ImportGlanceDirect}}, "importMethods[1] is given twice"},
+		"Unbounded": {"an unbounded area has no limit to set", GlanceSpec{Staging: &StagingSpec{Unbounded: true, VolumeClaim: &StagingVolumeClaim{}}}, "staging.unbounded excludes volumeClaim: a claim asks for a size"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := tc.spec
+			importDefaults(&s, "openstack")
+			if diff := cmp.Diff(tc.want, importRules(s).String()); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

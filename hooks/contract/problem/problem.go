@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 )
 
 // Problem is one rule an object breaks.
@@ -85,4 +88,13 @@ func Wrap(root *field.Path, l List) List {
 		out[i] = p
 	}
 	return out
+}
+
+// Key is the path of a map entry whose key was written by hand: the key
+// escaped when it holds a character a message must not carry.
+func Key(at *field.Path, key string) *field.Path {
+	if inivalue.CharacterProblem(key) != "" {
+		return at.Key(excerpt.Bare(key))
+	}
+	return at.Key(key)
 }

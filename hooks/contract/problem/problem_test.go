@@ -113,3 +113,24 @@ func TestListString(t *testing.T) {
 		t.Errorf("List.String() = %q, want %q: problems are joined with \"; \" in order", got, want)
 	}
 }
+
+// TestKey: a hand-written map key is written into the path as it is,
+// unless it holds a character no message may carry; then it is escaped.
+func TestKey(t *testing.T) {
+	at := field.NewPath("logging", "perLoggerLevels")
+	cases := map[string]struct {
+		reason string
+		key    string
+		want   string
+	}{
+		"Plain":   {"a key as written", "sqlalchemy.engine", "logging.perLoggerLevels[sqlalchemy.engine]"},
+		"Newline": {"a newline would break the message's line", "a\nb", `logging.perLoggerLevels[a\nb]`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Key(at, tc.key).String(); got != tc.want {
+				t.Errorf("%s\nKey(%q) = %q, want %q", tc.reason, tc.key, got, tc.want)
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -59,13 +58,4 @@ func characterProblems(at *field.Path, v string) problem.List {
 		return problem.List{problem.Invalid(at, "%s", p)}
 	}
 	return nil
-}
-
-// keyAt is the path of a map entry whose key was written by hand: the key
-// escaped when it holds a character a message must not carry.
-func keyAt(at *field.Path, key string) *field.Path {
-	if storeconf.CharacterProblem(key) != "" {
-		return at.Key(excerpt.Bare(key))
-	}
-	return at.Key(key)
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"net"
-	"path"
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -117,23 +116,26 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, cacheBackendProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
-	l = append(l, loggingProblems(s.Logging)...)
-	l = append(l, stagingProblems(*s.Staging)...)
-	l = append(l, imageCacheProblems(s.ImageCache)...)
-	l = append(l, cacheFilterProblems(s)...)
-	l = append(l, dbPurgeProblems(s.DBPurge)...)
-	if !path.IsAbs(s.MetadefsPath) || path.Clean(s.MetadefsPath) != s.MetadefsPath {
-		l = append(l, problem.Invalid(field.NewPath("metadefsPath"), "must be a clean absolute path"))
-	} else {
-		l = append(l, valueProblems(field.NewPath("metadefsPath"), s.MetadefsPath)...)
-	}
 	user := field.NewPath("serviceUser")
 	required(user.Child("username"), s.ServiceUser.Username)
 	required(user.Child("projectName"), s.ServiceUser.ProjectName)
 	required(user.Child("userDomainName"), s.ServiceUser.UserDomainName)
 	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
 	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
-	l = append(l, scalingProblems(s)...)
+	l = append(l, partProblems(s)...)
+	return l
+}
+
+// partProblems runs the rules of the spec's parts (api.GlanceParts), in
+// their order, on a spec with its defaults; paths are relative to the
+// Glance settings, as glanceServiceProblems's.
+func partProblems(s api.GlanceSpec) problem.List {
+	var l problem.List
+	for _, part := range api.GlanceParts() {
+		if part.Rules != nil {
+			l = append(l, part.Rules(s)...)
+		}
+	}
 	return l
 }
 

@@ -2,102 +2,15 @@ package rules
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/robfig/cron/v3"
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Checks of the image cache and the database purge. Their floors have no
-// schema counterpart: a quantity is int-or-string and a duration a string
-// in the CRD, neither of which takes a minimum, and a pattern that accepts
-// a cron descriptor (@daily) with the five-field form would accept invalid
-// expressions too. Paths are relative to the Glance settings.
-
-// imageCacheProblems checks spec.imageCache.
-func imageCacheProblems(c *api.ImageCacheSpec) problem.List {
-	if c == nil {
-		return nil
-	}
-	var l problem.List
-	at := field.NewPath("imageCache")
-	if c.SizeLimit != nil && c.SizeLimit.Cmp(api.MinImageCacheSize) < 0 {
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"))
-	}
-	if c.SizeLimit != nil && c.SizeLimit.Cmp(MaxVolumeSize) > 0 {
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume, and image_cache_max_size would not hold the number", MaxVolumeSize.String()))
-	}
-	if c.MaintenanceInterval != nil && c.MaintenanceInterval.Duration < api.MinCacheMaintenanceInterval {
-		l = append(l, problem.Invalid(at.Child("maintenanceInterval"), "must be at least 1m: each pass walks the whole cache"))
-	}
-	return l
-}
-
-// cacheFilterProblems refuses a middleware named like the filter
-// spec.imageCache puts into the paste pipeline: the pipeline would name one
-// filter section twice.
-func cacheFilterProblems(s api.GlanceSpec) problem.List {
-	if s.ImageCache == nil {
-		return nil
-	}
-	var l problem.List
-	for i, m := range s.Middleware {
-		if m.Name == api.ImageCacheFilter {
-			l = append(l, problem.Invalid(field.NewPath("middleware").Index(i).Child("name"),
-				"must not be %q while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline", m.Name))
-		}
-	}
-	return l
-}
-
-// MaxVolumeSize is the largest size limit of a volume the pods get
-// (spec.imageCache.sizeLimit, spec.staging.sizeLimit): 64Ti, more than a
-// node's disk holds today, and far below where the number stops fitting
-// the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
-var MaxVolumeSize = resource.MustParse("64Ti")
-
-// dbPurgeProblems checks spec.dbPurge.
-func dbPurgeProblems(d *api.DBPurgeSpec) problem.List {
-	if d == nil {
-		return nil
-	}
-	var l problem.List
-	at := field.NewPath("dbPurge")
-	if d.RetentionDays != nil && *d.RetentionDays < 1 {
-		l = append(l, problem.Invalid(at.Child("retentionDays"), "must be at least 1: a purge must not race the rows an import in progress just wrote"))
-	}
-	if d.Schedule != "" {
-		if p := scheduleProblem(d.Schedule); p != "" {
-			l = append(l, problem.Invalid(at.Child("schedule"), "%s", p))
-		}
-	}
-	return l
-}
-
-// scheduleProblem says what is wrong with a CronJob schedule, "" when
-// nothing is: the API server's own rules (the standard five fields or a
-// descriptor such as @daily, and no time zone, which has a field of its
-// own), so a Glance admitted here never renders a CronJob it refuses.
-func scheduleProblem(s string) string {
-	if p := storeconf.ValueProblem(s); p != "" {
-		// The cron parser splits on any white space, so a trailing
-		// newline would pass it and reach the CronJob.
-		return p
-	}
-	if strings.Contains(s, "TZ") {
-		return "must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"
-	}
-	if _, err := cron.ParseStandard(s); err != nil {
-		return "must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
-	}
-	return ""
-}
+// The database purge's rules of admission alone: a new Glance's name, and
+// what an update changes. Its spec's rules are its spec part
+// (hooks/contract/api/dbpurge.go).
 
 // DBPurgeNameProblems (admission only: a rule of a new object) refuses, in the reference's words, a Glance name too
 // long for its purge CronJob's, whether or not spec.dbPurge is set: the

@@ -3,70 +3,12 @@ package rules
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 )
-
-func TestImageCacheProblems(t *testing.T) {
-	size := func(s string) *resource.Quantity { q := resource.MustParse(s); return &q }
-	every := func(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
-	cases := map[string]struct {
-		reason string
-		cache  *api.ImageCacheSpec
-		want   string
-	}{
-		"unset":        {"no block, nothing to check", nil, ""},
-		"empty":        {"an empty block takes the defaults", &api.ImageCacheSpec{}, ""},
-		"at the floor": {"1Mi and 1m are allowed", &api.ImageCacheSpec{SizeLimit: size("1Mi"), MaintenanceInterval: every(time.Minute)}, ""},
-		"milli typo": {"100m is a tenth of a byte", &api.ImageCacheSpec{SizeLimit: size("100m")},
-			"imageCache.sizeLimit must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"},
-		"below a minute": {"a pass walks the whole cache", &api.ImageCacheSpec{MaintenanceInterval: every(59 * time.Second)},
-			"imageCache.maintenanceInterval must be at least 1m: each pass walks the whole cache"},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, imageCacheProblems(c.cache).String()); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
-			}
-		})
-	}
-}
-
-func TestDBPurgeProblems(t *testing.T) {
-	days := func(n int32) *int32 { return &n }
-	const notCron = "dbPurge.schedule must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
-	cases := map[string]struct {
-		reason string
-		purge  *api.DBPurgeSpec
-		want   string
-	}{
-		"unset":      {"no block, nothing to check", nil, ""},
-		"empty":      {"an empty block takes the defaults", &api.DBPurgeSpec{}, ""},
-		"five":       {"the standard form", &api.DBPurgeSpec{Schedule: "30 2 * * 1-5", RetentionDays: days(1)}, ""},
-		"descriptor": {"a descriptor, as a CronJob takes it", &api.DBPurgeSpec{Schedule: "@daily"}, ""},
-		"every":      {"@every is what a CronJob takes too", &api.DBPurgeSpec{Schedule: "@every 12h"}, ""},
-		"zero days": {"the rows an import just wrote must stay", &api.DBPurgeSpec{RetentionDays: days(0)},
-			"dbPurge.retentionDays must be at least 1: a purge must not race the rows an import in progress just wrote"},
-		"words":        {"not cron", &api.DBPurgeSpec{Schedule: "every night"}, notCron},
-		"six fields":   {"seconds are not in the standard form", &api.DBPurgeSpec{Schedule: "0 30 2 * * *"}, notCron},
-		"out of range": {"minute 61", &api.DBPurgeSpec{Schedule: "61 2 * * *"}, notCron},
-		"time zone": {"the API server refuses TZ in the schedule", &api.DBPurgeSpec{Schedule: "TZ=UTC 0 3 * * *"},
-			"dbPurge.schedule must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, dbPurgeProblems(c.purge).String()); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
-			}
-		})
-	}
-}
 
 func TestDBPurgeNameProblems(t *testing.T) {
 	longest := strings.Repeat("g", names.MaxGlanceNameForDBPurge)
@@ -109,26 +51,6 @@ func TestDBPurgeWarnings(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, dbPurgeWarnings(c.old, c.new)); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
-			}
-		})
-	}
-}
-
-func TestCacheFilterProblems(t *testing.T) {
-	mw := []api.MiddlewareSpec{{Name: "audit"}, {Name: "cache"}}
-	cases := map[string]struct {
-		reason string
-		spec   api.GlanceSpec
-		want   string
-	}{
-		"cache on": {"the filter's name is taken", api.GlanceSpec{ImageCache: &api.ImageCacheSpec{}, Middleware: mw},
-			`middleware[1].name must not be "cache" while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline`},
-		"cache off": {"without the cache the name is free", api.GlanceSpec{Middleware: mw}, ""},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, cacheFilterProblems(c.spec).String()); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
 			}
 		})

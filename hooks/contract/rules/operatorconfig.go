@@ -258,7 +258,7 @@ func policyProblems(p *api.PolicySpec) problem.List {
 			// Rooted where the CRD's rule says it, so both gates name one field.
 			l = append(l, problem.At(at, "policy rule name must not be empty"))
 		case storeconf.CharacterProblem(name) != "":
-			l = append(l, problem.At(keyAt(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", storeconf.CharacterProblem(name)))
+			l = append(l, problem.At(problem.Key(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", storeconf.CharacterProblem(name)))
 		case p.Rules[name] == "":
 			l = append(l, problem.At(at, "policy rule value must not be empty: rule %q (write \"@\" to allow everyone or \"!\" to allow no one)", name))
 		default:

@@ -2,20 +2,16 @@ package rules
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Checks of the blocks the reference Glance API brought: deployment,
@@ -173,58 +169,6 @@ func imageProblems(i api.ImageSpec) problem.List {
 	return l
 }
 
-// loggerNameProblem says why name cannot name a logger, "" when it can.
-// A name is written into default_log_levels (name=LEVEL pairs separated by
-// ',', which oslo.log splits at the first '=') and into logging.conf's
-// qualname (Python's ConfigParser interpolates '%'); anything else Python
-// takes for a logger's name, as the reference does (which refuses only an
-// empty one).
-func loggerNameProblem(name string) string {
-	switch {
-	case name == "":
-		return "logger name must not be empty"
-	case strings.ContainsAny(name, "=,%"):
-		return "a logger name must not contain '=', ',' or '%': default_log_levels lists name=LEVEL pairs separated by ',', and logging.conf interpolates '%'"
-	case storeconf.ValueProblem(name) != "":
-		return "a logger name " + storeconf.ValueProblem(name)
-	}
-	return ""
-}
-
-// loggingProblems checks spec.logging with the defaults filled in.
-func loggingProblems(lg *api.LoggingSpec) problem.List {
-	if lg == nil {
-		return nil
-	}
-	var l problem.List
-	at := field.NewPath("logging")
-	if lg.Format != api.LogFormatText && lg.Format != api.LogFormatJSON {
-		l = append(l, problem.Invalid(at.Child("format"), "must be text or json"))
-	}
-	if !isLogLevel(lg.Level) {
-		l = append(l, problem.Invalid(at.Child("level"), "must be one of %s", strings.Join(api.LogLevels, ", ")))
-	}
-	for _, name := range slices.Sorted(maps.Keys(lg.PerLoggerLevels)) {
-		k := keyAt(at.Child("perLoggerLevels"), name)
-		if p := loggerNameProblem(name); p != "" {
-			l = append(l, problem.At(k, "%s", p))
-		}
-		if !isLogLevel(lg.PerLoggerLevels[name]) {
-			l = append(l, problem.At(k, "level must be one of %s", strings.Join(api.LogLevels, ", ")))
-		}
-	}
-	return l
-}
-
-func isLogLevel(v string) bool {
-	for _, lv := range api.LogLevels {
-		if v == lv {
-			return true
-		}
-	}
-	return false
-}
-
 // databaseTLSProblems checks spec.database.tls and the credentials mode.
 func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 	var l problem.List
@@ -295,27 +239,6 @@ func unusedSizingWarnings(at *field.Path, s api.GlanceSpec) []string {
 		note(at.Child("cache", "replicas"))
 	}
 	return out
-}
-
-// minStagingSize is the smallest staging bound: below it (100m is a tenth
-// of a byte) the first staged byte would evict the pod.
-var minStagingSize = resource.MustParse("1Mi")
-
-// stagingProblems checks spec.staging with the defaults filled in.
-func stagingProblems(s api.StagingSpec) problem.List {
-	var l problem.List
-	at := field.NewPath("staging")
-	switch {
-	case s.Unbounded && s.VolumeClaim != nil:
-		l = append(l, problem.Invalid(at.Child("unbounded"), "excludes volumeClaim: a claim asks for a size"))
-	case s.Unbounded && s.SizeLimit != nil:
-		l = append(l, problem.At(at.Child("unbounded"), "unbounded and sizeLimit are mutually exclusive: an unbounded staging area has no size limit to configure"))
-	case s.SizeLimit != nil && s.SizeLimit.Cmp(minStagingSize) < 0:
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at least 1Mi"))
-	case s.SizeLimit != nil && s.SizeLimit.Cmp(MaxVolumeSize) > 0:
-		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume", MaxVolumeSize.String()))
-	}
-	return l
 }
 
 // regionProblems checks the Keystone region.

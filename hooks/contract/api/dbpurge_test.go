@@ -46,3 +46,33 @@ func TestDBPurgeDefaults(t *testing.T) {
 		})
 	}
 }
+
+func TestDBPurgeProblems(t *testing.T) {
+	days := func(n int32) *int32 { return &n }
+	const notCron = "dbPurge.schedule must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
+	cases := map[string]struct {
+		reason string
+		purge  *DBPurgeSpec
+		want   string
+	}{
+		"unset":      {"no block, nothing to check", nil, ""},
+		"empty":      {"an empty block takes the defaults", &DBPurgeSpec{}, ""},
+		"five":       {"the standard form", &DBPurgeSpec{Schedule: "30 2 * * 1-5", RetentionDays: days(1)}, ""},
+		"descriptor": {"a descriptor, as a CronJob takes it", &DBPurgeSpec{Schedule: "@daily"}, ""},
+		"every":      {"@every is what a CronJob takes too", &DBPurgeSpec{Schedule: "@every 12h"}, ""},
+		"zero days": {"the rows an import just wrote must stay", &DBPurgeSpec{RetentionDays: days(0)},
+			"dbPurge.retentionDays must be at least 1: a purge must not race the rows an import in progress just wrote"},
+		"words":        {"not cron", &DBPurgeSpec{Schedule: "every night"}, notCron},
+		"six fields":   {"seconds are not in the standard form", &DBPurgeSpec{Schedule: "0 30 2 * * *"}, notCron},
+		"out of range": {"minute 61", &DBPurgeSpec{Schedule: "61 2 * * *"}, notCron},
+		"time zone": {"the API server refuses TZ in the schedule", &DBPurgeSpec{Schedule: "TZ=UTC 0 3 * * *"},
+			"dbPurge.schedule must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, dbPurgeProblems(c.purge).String()); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", c.reason, diff)
+			}
+		})
+	}
+}

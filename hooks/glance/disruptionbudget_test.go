@@ -35,7 +35,6 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 		// Budget is the PodDisruptionBudget's one bound, as
 		// "minAvailable=1" or "maxUnavailable=1".
 		Budget string
-		Scaler bool
 	}
 	cases := map[string]struct {
 		reason  string
@@ -66,24 +65,24 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 		"AutoscaledFirstInstall": {
 			reason: "with an autoscaler and no Deployment yet, its minimum; a minimum of two keeps one serving",
 			spec:   api.GlanceSpec{Deployment: replicas(1), Autoscaling: scaler(2, 5)},
-			want:   want{Replicas: ptr(int32(2)), Budget: "minAvailable=1", Scaler: true},
+			want:   want{Replicas: ptr(int32(2)), Budget: "minAvailable=1"},
 		},
 		"AutoscaledKeepsWhatItObserves": {
 			reason:  "the autoscaler set 4: the hook returns 4, neither the spec's replicas nor nothing (InPlace apply would drop the field and the API server default it to 1)",
 			spec:    api.GlanceSpec{Deployment: replicas(1), Autoscaling: scaler(2, 5)},
 			current: observed(4),
-			want:    want{Replicas: ptr(int32(4)), Budget: "minAvailable=1", Scaler: true},
+			want:    want{Replicas: ptr(int32(4)), Budget: "minAvailable=1"},
 		},
 		"AutoscaledDownToOne": {
 			reason:  "the autoscaler may scale down to one pod: the budget follows its minimum, not the unused replicas, so a drain is never held",
 			spec:    api.GlanceSpec{Deployment: replicas(3), Autoscaling: scaler(1, 5)},
 			current: observed(3),
-			want:    want{Replicas: ptr(int32(3)), Budget: "maxUnavailable=1", Scaler: true},
+			want:    want{Replicas: ptr(int32(3)), Budget: "maxUnavailable=1"},
 		},
 		"AutoscaledToOne": {
 			reason: "an autoscaler that may only run one pod: the one-pod budget",
 			spec:   api.GlanceSpec{Autoscaling: scaler(1, 1)},
-			want:   want{Replicas: ptr(int32(1)), Budget: "maxUnavailable=1", Scaler: true},
+			want:   want{Replicas: ptr(int32(1)), Budget: "maxUnavailable=1"},
 		},
 	}
 	for name, tc := range cases {
@@ -91,14 +90,9 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 			g := &api.Glance{}
 			g.Name, g.Namespace = "glance", "openstack"
 			got := want{Replicas: render.DesiredReplicas(tc.spec, tc.current)}
-			for _, c := range scalingChildren(g, tc.spec) {
-				switch c := c.(type) {
-				case *podDisruptionBudgetChild:
-					got.Budget = budgetOf(t, c.Spec)
-				case *horizontalPodAutoscalerChild:
-					got.Scaler = c.Spec.ScaleTargetRef.Name == "glance" && c.Spec.MaxReplicas == tc.spec.Autoscaling.MaxReplicas
-				}
-			}
+			children := disruptionBudgetWithDeployment(render.DeploymentInput{Glance: g, Spec: tc.spec})
+			require.Len(t, children, 1, "one budget, with or without an autoscaler")
+			got.Budget = budgetOf(t, children[0].(*podDisruptionBudgetChild).Spec)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

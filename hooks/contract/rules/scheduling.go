@@ -15,46 +15,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
-// scalingProblems checks how many glance-api pods run and where, on a spec
-// with the defaults filled in: the autoscaler's bounds and the staging
-// size. Paths are relative to the Glance settings.
-func scalingProblems(s api.GlanceSpec) problem.List {
-	var l problem.List
-	if a := s.Autoscaling; a != nil {
-		at := field.NewPath("autoscaling")
-		if *a.MinReplicas < 1 {
-			l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must be at least 1"))
-		}
-		if a.MaxReplicas < *a.MinReplicas {
-			l = append(l, problem.Invalid(at.Child("maxReplicas"), "must be at least minReplicas (default %d)", api.DefaultMinReplicas))
-		}
-		for _, t := range []struct {
-			name string
-			v    *int32
-		}{{"targetCPUUtilization", a.TargetCPUUtilization}, {"targetMemoryUtilization", a.TargetMemoryUtilization}} {
-			if t.v != nil && (*t.v < 1 || *t.v > 100) {
-				l = append(l, problem.At(at.Child(t.name), "%s must be between 1 and 100", t.name))
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for i, m := range s.ImportMethods {
-		known := false
-		for _, k := range api.ImportMethods {
-			known = known || m == k
-		}
-		at := field.NewPath("importMethods").Index(i)
-		switch {
-		case !known:
-			l = append(l, problem.Invalid(at, "must be one of glance-direct, web-download, copy-image"))
-		case seen[m]:
-			l = append(l, problem.Invalid(at, "is given twice"))
-		}
-		seen[m] = true
-	}
-	return l
-}
-
 // schedulingProblems checks the deployment block as written (raw, null
 // when absent). The CRD keeps an affinity as written, so here the block is
 // decoded as the pod spec's types, refusing a field those do not have, and

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAutoscalingPart: the autoscaling part's defaults fill only a set
+// block, and its rules hold the bounds on the filled-in block, in the
+// words both gates give.
+func TestAutoscalingPart(t *testing.T) {
+	n := func(v int32) *int32 { return &v }
+	type want struct {
+		Autoscaling *AutoscalingSpec
+		Problems    string
+	}
+	cases := map[string]struct {
+		reason string
+		in     *AutoscalingSpec
+		want   want
+	}{
+		"Unset": {
+			reason: "no autoscaler: nothing filled in, nothing to check",
+			want:   want{},
+		},
+		"MaximumOnly": {
+			reason: "the default minimum 2 and, with no target named, CPU at 80%",
+			in:     &AutoscalingSpec{MaxReplicas: 4},
+			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 4, TargetCPUUtilization: n(80)}},
+		},
+		"MemoryTarget": {
+			reason: "a memory target is a target: no CPU target is added",
+			in:     &AutoscalingSpec{MaxReplicas: 4, TargetMemoryUtilization: n(70)},
+			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 4, TargetMemoryUtilization: n(70)}},
+		},
+		"MaximumBelowDefaultMinimum": {
+			reason: "the CRD compares only a set minimum; the default one is checked here",
+			in:     &AutoscalingSpec{MaxReplicas: 1},
+			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 1, TargetCPUUtilization: n(80)},
+				Problems: "autoscaling.maxReplicas must be at least minReplicas (default 2)"},
+		},
+		"Bounds": {
+			reason: "a minimum of 0 and targets outside 1..100, each said",
+			in:     &AutoscalingSpec{MinReplicas: n(0), MaxReplicas: 3, TargetCPUUtilization: n(0), TargetMemoryUtilization: n(101)},
+			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(0), MaxReplicas: 3, TargetCPUUtilization: n(0), TargetMemoryUtilization: n(101)},
+				Problems: "autoscaling.minReplicas: minReplicas must be at least 1; " +
+					"autoscaling.targetCPUUtilization: targetCPUUtilization must be between 1 and 100; " +
+					"autoscaling.targetMemoryUtilization: targetMemoryUtilization must be between 1 and 100"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := GlanceSpec{Autoscaling: tc.in}
+			autoscalingDefault(&s, "openstack")
+			got := want{Autoscaling: s.Autoscaling, Problems: autoscalingProblems(s).String()}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

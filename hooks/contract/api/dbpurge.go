@@ -1,0 +1,118 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
+)
+
+// The database purge feature's part of a Glance spec (spec.dbPurge): its
+// type, its defaults and its rules. Its behaviour (the purge CronJob,
+// DBPurgeReady, its Events) is hooks/glance/dbpurge.go; what admission
+// alone checks (a new Glance's name, a shorter retention on update) stays in
+// hooks/contract/rules/maintenance.go. Its floors have no schema
+// counterpart: a pattern that accepts a cron descriptor (@daily) with the
+// five-field form would accept invalid expressions too.
+
+// DBPurgeSpec is the recurring purge of soft-deleted rows.
+type DBPurgeSpec struct {
+	RetentionDays    *int32 `json:"retentionDays,omitempty"`
+	Schedule         string `json:"schedule,omitempty"`
+	PurgeImagesTable *bool  `json:"purgeImagesTable,omitempty"`
+	Suspend          bool   `json:"suspend,omitempty"`
+}
+
+// Defaults of the database purge. The block resolves its unset fields
+// when the hooks render, never in the stored object, so a Glance that
+// leaves one out keeps following the default a later release of the hooks
+// may bring.
+const (
+	// DefaultPurgeRetentionDays is how long a soft-deleted row stays.
+	DefaultPurgeRetentionDays = int32(30)
+	// DefaultPurgeSchedule is once a day, a minute after midnight.
+	DefaultPurgeSchedule = "1 0 * * *"
+)
+
+// DBPurgeOf is the purge a Glance runs. An absent block is an empty one, as
+// in the reference: the purge runs unless spec.dbPurge.suspend says
+// otherwise, since soft-deleted rows otherwise grow for the life of the
+// database. Its fields stay unset here and resolve when the hooks render.
+func DBPurgeOf(p *DBPurgeSpec) DBPurgeSpec {
+	if p == nil {
+		return DBPurgeSpec{}
+	}
+	return *p
+}
+
+// Retention is retentionDays, resolved.
+func (d DBPurgeSpec) Retention() int32 {
+	if d.RetentionDays != nil {
+		return *d.RetentionDays
+	}
+	return DefaultPurgeRetentionDays
+}
+
+// CronSchedule is the schedule, resolved.
+func (d DBPurgeSpec) CronSchedule() string {
+	if d.Schedule != "" {
+		return d.Schedule
+	}
+	return DefaultPurgeSchedule
+}
+
+// PurgesImagesTable says whether the images table is purged too (off by
+// default: a purged row frees its image id for reuse).
+func (d DBPurgeSpec) PurgesImagesTable() bool {
+	return d.PurgeImagesTable != nil && *d.PurgeImagesTable
+}
+
+// dbPurgeDefault spells the purge out, on by default.
+func dbPurgeDefault(s *GlanceSpec, _ string) {
+	purge := DBPurgeOf(s.DBPurge)
+	s.DBPurge = &purge
+}
+
+// dbPurgeRules are the part's rules, on a spec with its defaults; paths
+// are relative to the Glance settings.
+func dbPurgeRules(s GlanceSpec) problem.List { return dbPurgeProblems(s.DBPurge) }
+
+// dbPurgeProblems checks spec.dbPurge.
+func dbPurgeProblems(d *DBPurgeSpec) problem.List {
+	if d == nil {
+		return nil
+	}
+	var l problem.List
+	at := field.NewPath("dbPurge")
+	if d.RetentionDays != nil && *d.RetentionDays < 1 {
+		l = append(l, problem.Invalid(at.Child("retentionDays"), "must be at least 1: a purge must not race the rows an import in progress just wrote"))
+	}
+	if d.Schedule != "" {
+		if p := scheduleProblem(d.Schedule); p != "" {
+			l = append(l, problem.Invalid(at.Child("schedule"), "%s", p))
+		}
+	}
+	return l
+}
+
+// scheduleProblem says what is wrong with a CronJob schedule, "" when
+// nothing is: the API server's own rules (the standard five fields or a
+// descriptor such as @daily, and no time zone, which has a field of its
+// own), so a Glance admitted here never renders a CronJob it refuses.
+func scheduleProblem(s string) string {
+	if p := inivalue.ValueProblem(s); p != "" {
+		// The cron parser splits on any white space, so a trailing
+		// newline would pass it and reach the CronJob.
+		return p
+	}
+	if strings.Contains(s, "TZ") {
+		return "must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"
+	}
+	if _, err := cron.ParseStandard(s); err != nil {
+		return "must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
+	}
+	return ""
+}
