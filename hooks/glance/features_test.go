@@ -3,11 +3,15 @@ package glance
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
+
+// backquoted finds the names a docs table cell sets in backquotes.
+var backquoted = regexp.MustCompile("`([^`]+)`")
 
 // TestFeaturesDocumented keeps docs/hooks.md's list of features in step
 // with the registries: every registered feature has its row, by the name it
@@ -104,8 +108,11 @@ func TestRequestPathKnowsEveryFile(t *testing.T) {
 	}
 	feature := map[string]bool{}
 	for _, cells := range featureRows(t, string(doc)) {
-		for _, name := range strings.Split(cells[2], ",") {
-			if name = strings.Trim(strings.TrimSpace(name), "`"); !strings.Contains(name, "/") {
+		// The cell names files in backquotes: the feature's own in
+		// hooks/glance bare, the others (a stage's, its spec part) with
+		// their directory.
+		for _, quoted := range backquoted.FindAllStringSubmatch(cells[2], -1) {
+			if name := quoted[1]; !strings.Contains(name, "/") {
 				feature[name] = true
 			}
 		}
