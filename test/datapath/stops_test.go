@@ -193,9 +193,9 @@ func stopWithUploadInFlight(t *testing.T, c, verify *glancestack.Client, p *glan
 	go func() { answer <- upload(c, id, data, head, spread, rest) }()
 	time.Sleep(timing.watchAfter)
 	// Read through the other pod; a failure shows the log of the pod
-	// the upload went to, what the upload met so far and the pod's
-	// sockets (a request glance never saw: accepted, or still waiting in
-	// the listen backlog?).
+	// the upload went to, what the upload met so far, what the pod logged
+	// about it (did uWSGI give up waiting for the body?) and its sockets
+	// (a request still waiting in the listen backlog?).
 	watch := *verify
 	watch.Logs = func() string {
 		log := p.Logs(p.Container)
