@@ -82,11 +82,14 @@ integration: kube-bins helm
 # launch mode stopped as the kubelet stops it, STOP_REPEATS times in a row
 # beside two CPU hogs, each time with an upload in flight; every stop must
 # end within the rendered grace period with the upload active and intact.
-# Not part of test: at 50 it takes about half an hour.
+# Not part of test: at 50 it takes about half an hour. STOP_RELEASE picks
+# one launch mode by its stack's release: 2026.1 (uWSGI) or 2025.2
+# (eventlet); unset, both run at once.
 STOP_REPEATS ?= 50
+STOP_RELEASE ?=
 stops: datapath-deps services-deps
 	REQUIRE_SERVICES=1 GLANCE_STOP_REPEATS=$(STOP_REPEATS) $(GO) test -count=1 -v -timeout 3h ./test/datapath/ \
-	  -run 'TestGlanceServes/day_two/staged_on_one_pod_and_imported_through_another/serving_pods_stopped_beside_CPU_hogs'
+	  -run 'TestGlanceServes/day_two/staged_on_one_pod_and_imported_through_another_$(STOP_RELEASE)/serving_pods_stopped_beside_CPU_hogs'
 
 # The pod-runner tests twice at once, as two `make test` runs on one
 # machine would run them: both must pass and leave /etc/glance and
