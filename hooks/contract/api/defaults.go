@@ -21,7 +21,6 @@ const (
 	// DefaultMetadefsPath is where the image (glance installed with the
 	// prefix /var/lib/openstack) keeps the metadata definitions.
 	DefaultMetadefsPath       = "/var/lib/openstack/etc/glance/metadefs"
-	DefaultCacheCluster       = "openstack-memcached"
 	DefaultServiceUsername    = "glance"
 	DefaultServiceProject     = "service"
 	DefaultServiceDomain      = "Default"
@@ -119,12 +118,6 @@ func launchDefaults(s *GlanceSpec, _ string) {
 func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
 
 func databaseDefault(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) }
-
-func cacheDefault(s *GlanceSpec, _ string) {
-	if s.Cache == nil {
-		s.Cache = &CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
-	}
-}
 
 // keystoneDefaults are the namespace's Keystone and the service user.
 func keystoneDefaults(s *GlanceSpec, namespace string) {

@@ -50,7 +50,7 @@ var glanceParts = []SpecPart{
 	{Name: "launch", Defaults: launchDefaults},                                      // defaults.go: the release, its image, the server's sizes
 	{Name: "deployment", Defaults: deploymentDefault},                               // defaults.go: replicas, resources
 	{Name: "database", Defaults: databaseDefault},                                   // defaults.go: the conventional cluster, the Secret's key, the port
-	{Name: "token-cache", Defaults: cacheDefault},                                   // defaults.go: the conventional memcached
+	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                // tokencache.go: the conventional memcached; where it is, its backend
 	{Name: "keystone", Defaults: keystoneDefaults},                                  // defaults.go: the endpoint, the service user
 	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                // logging.go: format and level of a set logging; the loggers' names and levels
 	{Name: "imports", Defaults: importDefaults, Rules: importRules},                 // imports.go: metadefs, import methods, staging

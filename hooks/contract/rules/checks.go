@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -33,13 +34,9 @@ func valueProblems(at *field.Path, v string) problem.List {
 	return nil
 }
 
-// requiredValue checks a value that must be set and is written into the config.
-func requiredValue(at *field.Path, v string) problem.List {
-	if v == "" {
-		return problem.List{problem.Required(at)}
-	}
-	return valueProblems(at, v)
-}
+// requiredValue checks a value that must be set and is written into the
+// config; the spec parts hold theirs to the same check.
+var requiredValue = api.RequiredValue
 
 // shortValidation drops the example and regex from an apimachinery
 // validation message; what the rule is stays.

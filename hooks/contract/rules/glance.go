@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -113,8 +112,6 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, imageProblems(*s.Image)...)
 	l = append(l, databaseProblems(field.NewPath("database"), *s.Database)...)
 	l = append(l, databaseTLSProblems(field.NewPath("database"), *s.Database)...)
-	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
-	l = append(l, cacheBackendProblems(field.NewPath("cache"), *s.Cache)...)
 	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
 	user := field.NewPath("serviceUser")
 	required(user.Child("username"), s.ServiceUser.Username)
@@ -169,33 +166,10 @@ func databaseProblems(at *field.Path, d api.DatabaseSpec) problem.List {
 
 // hostProblems checks a server's DNS name or IP address.
 func hostProblems(at *field.Path, host string) problem.List {
-	if !isHost(host) {
+	if !api.IsHost(host) {
 		return problem.List{problem.Invalid(at, "must be a DNS name or an IP address")}
 	}
 	return nil
-}
-
-func isHost(host string) bool {
-	return net.ParseIP(host) != nil || len(validation.IsDNS1123Subdomain(host)) == 0
-}
-
-// cacheProblems checks the memcached: a cluster in the namespace or
-// explicit servers, not both.
-func cacheProblems(at *field.Path, c api.CacheSpec) problem.List {
-	var l problem.List
-	switch {
-	case (c.ClusterRef != nil) == (len(c.Servers) > 0):
-		l = append(l, problem.At(at, "exactly one of clusterRef or servers must be set"))
-	case c.ClusterRef != nil:
-		l = append(l, requiredValue(at.Child("clusterRef", "name"), c.ClusterRef.Name)...)
-	}
-	for i, srv := range c.Servers {
-		host, port, err := net.SplitHostPort(srv)
-		if err != nil || port == "" || !isHost(host) {
-			l = append(l, problem.Invalid(at.Child("servers").Index(i), "must be host:port (an IPv6 address in brackets)"))
-		}
-	}
-	return l
 }
 
 // ownedSecretProblems refuses a Secret the spec names that the Glance hook

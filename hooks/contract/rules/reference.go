@@ -251,14 +251,3 @@ func regionProblems(at *field.Path, region string) problem.List {
 
 // regionID is a Keystone region id as the CRDs allow it.
 var regionID = regexp.MustCompile(`^[A-Za-z0-9][-._A-Za-z0-9]{0,254}$`)
-
-// cacheBackend is an oslo.cache backend: a dotted Python name.
-var cacheBackend = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
-
-// cacheBackendProblems checks spec.cache.backend.
-func cacheBackendProblems(at *field.Path, c api.CacheSpec) problem.List {
-	if c.Backend != "" && !cacheBackend.MatchString(c.Backend) {
-		return problem.List{problem.Invalid(at.Child("backend"), "must be an oslo.cache backend's dotted name, e.g. dogpile.cache.pymemcache")}
-	}
-	return nil
-}
