@@ -20,14 +20,9 @@ const (
 	DefaultDatabasePort     = int32(3306)
 	// DefaultMetadefsPath is where the image (glance installed with the
 	// prefix /var/lib/openstack) keeps the metadata definitions.
-	DefaultMetadefsPath       = "/var/lib/openstack/etc/glance/metadefs"
-	DefaultServiceUsername    = "glance"
-	DefaultServiceProject     = "service"
-	DefaultServiceDomain      = "Default"
-	DefaultServiceUserSecret  = "glance-service-user"
-	DefaultServiceUserPassKey = "password"
-	DefaultAPIProcesses       = int32(2)
-	DefaultAPIThreads         = int32(4)
+	DefaultMetadefsPath = "/var/lib/openstack/etc/glance/metadefs"
+	DefaultAPIProcesses = int32(2)
+	DefaultAPIThreads   = int32(4)
 	// DefaultTerminationGraceSeconds is the Kubernetes default, kept
 	// explicit: the uWSGI master's drain is sized against it.
 	DefaultTerminationGraceSeconds = int64(30)
@@ -100,11 +95,6 @@ func (k *KeystoneRegistration) WithDefaults(cp, namespace string) KeystoneRegist
 	return out
 }
 
-// DefaultKeystoneEndpoint is the in-cluster Keystone of a namespace.
-func DefaultKeystoneEndpoint(namespace string) string {
-	return fmt.Sprintf("http://keystone.%s.svc.cluster.local:5000/v3", namespace)
-}
-
 // launchDefaults are the release, the image of that release (its tag
 // follows the release, so the release goes first) and the server's sizes.
 func launchDefaults(s *GlanceSpec, _ string) {
@@ -118,14 +108,6 @@ func launchDefaults(s *GlanceSpec, _ string) {
 func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
 
 func databaseDefault(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) }
-
-// keystoneDefaults are the namespace's Keystone and the service user.
-func keystoneDefaults(s *GlanceSpec, namespace string) {
-	if s.KeystoneEndpoint == "" {
-		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
-	}
-	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
-}
 
 // imageWithDefaults takes the repository and the tag or digest each from
 // the spec when set; the tag defaults to the release.
@@ -179,28 +161,6 @@ func databaseWithDefaults(in *DatabaseSpec) *DatabaseSpec {
 		db.Port = &port
 	}
 	return &db
-}
-
-// serviceUserWithDefaults fills each name on its own, as the reference fills
-// them in: its minimal serviceUser names only the Secret.
-func serviceUserWithDefaults(in *ServiceUserSpec) *ServiceUserSpec {
-	user := ServiceUserSpec{SecretRef: SecretKeyRef{Name: DefaultServiceUserSecret}}
-	if in != nil {
-		user = *in
-	}
-	for _, f := range []struct {
-		v   *string
-		def string
-	}{{&user.Username, DefaultServiceUsername}, {&user.ProjectName, DefaultServiceProject},
-		{&user.UserDomainName, DefaultServiceDomain}, {&user.ProjectDomainName, DefaultServiceDomain}} {
-		if *f.v == "" {
-			*f.v = f.def
-		}
-	}
-	if user.SecretRef.Key == "" {
-		user.SecretRef.Key = DefaultServiceUserPassKey
-	}
-	return &user
 }
 
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the

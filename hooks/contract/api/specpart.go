@@ -51,7 +51,7 @@ var glanceParts = []SpecPart{
 	{Name: "deployment", Defaults: deploymentDefault},                               // defaults.go: replicas, resources
 	{Name: "database", Defaults: databaseDefault},                                   // defaults.go: the conventional cluster, the Secret's key, the port
 	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                // tokencache.go: the conventional memcached; where it is, its backend
-	{Name: "keystone", Defaults: keystoneDefaults},                                  // defaults.go: the endpoint, the service user
+	{Name: "keystone", Defaults: keystoneDefaults, Rules: keystoneRules},            // keystone.go: the endpoints, the region, the service user
 	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                // logging.go: format and level of a set logging; the loggers' names and levels
 	{Name: "imports", Defaults: importDefaults, Rules: importRules},                 // imports.go: metadefs, import methods, staging
 	{Name: "image-cache", Rules: imageCacheRules},                                   // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free

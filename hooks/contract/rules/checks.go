@@ -13,18 +13,8 @@ import (
 // Problems here name fields and say what is wrong; they never repeat a value
 // that could be a credential (URLs, option values).
 
-// urlProblems checks an http(s) URL at a field. A URL carrying
-// user:password@ is refused: credentials live in Secrets.
-func urlProblems(at *field.Path, v string) problem.List {
-	if l := valueProblems(at, v); l != nil {
-		return l
-	}
-	var l problem.List
-	for _, p := range storeconf.URLProblems(v, "they belong in a Secret") {
-		l = append(l, problem.Invalid(at, "%s", p))
-	}
-	return l
-}
+// urlProblems checks an http(s) URL at a field, as the spec parts do.
+var urlProblems = api.URLProblems
 
 // valueProblems checks a value written into the config.
 func valueProblems(at *field.Path, v string) problem.List {

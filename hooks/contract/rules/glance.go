@@ -102,23 +102,11 @@ const maxAPIConcurrency = 64
 // spec, is checked at releasePath.
 func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	var l problem.List
-	required := func(at *field.Path, v string) { l = append(l, requiredValue(at, v)...) }
-	l = append(l, urlProblems(field.NewPath("keystoneEndpoint"), s.KeystoneEndpoint)...)
-	if s.KeystonePublicEndpoint != "" {
-		l = append(l, urlProblems(field.NewPath("keystonePublicEndpoint"), s.KeystonePublicEndpoint)...)
-	}
 	l = append(l, deploymentProblems(*s.Deployment)...)
 	l = append(l, apiServerProblems(*s.APIServer, *s.Deployment)...)
 	l = append(l, imageProblems(*s.Image)...)
 	l = append(l, databaseProblems(field.NewPath("database"), *s.Database)...)
 	l = append(l, databaseTLSProblems(field.NewPath("database"), *s.Database)...)
-	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
-	user := field.NewPath("serviceUser")
-	required(user.Child("username"), s.ServiceUser.Username)
-	required(user.Child("projectName"), s.ServiceUser.ProjectName)
-	required(user.Child("userDomainName"), s.ServiceUser.UserDomainName)
-	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
-	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
 	l = append(l, partProblems(s)...)
 	return l
 }

@@ -240,14 +240,3 @@ func unusedSizingWarnings(at *field.Path, s api.GlanceSpec) []string {
 	}
 	return out
 }
-
-// regionProblems checks the Keystone region.
-func regionProblems(at *field.Path, region string) problem.List {
-	if region != "" && !regionID.MatchString(region) {
-		return problem.List{problem.Invalid(at, "must be letters, digits, '.', '_' or '-', starting with a letter or digit")}
-	}
-	return nil
-}
-
-// regionID is a Keystone region id as the CRDs allow it.
-var regionID = regexp.MustCompile(`^[A-Za-z0-9][-._A-Za-z0-9]{0,254}$`)
