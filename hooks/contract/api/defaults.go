@@ -14,10 +14,6 @@ const (
 	DefaultOpenStackRelease = "2025.2"
 	DefaultImageRepository  = "ghcr.io/c5c3/glance"
 	DefaultReplicas         = int32(1)
-	DefaultDatabaseCluster  = "openstack-db"
-	DefaultDatabaseName     = "glance"
-	DefaultDatabaseSecret   = "glance-db"
-	DefaultDatabasePort     = int32(3306)
 	// DefaultMetadefsPath is where the image (glance installed with the
 	// prefix /var/lib/openstack) keeps the metadata definitions.
 	DefaultMetadefsPath = "/var/lib/openstack/etc/glance/metadefs"
@@ -107,8 +103,6 @@ func launchDefaults(s *GlanceSpec, _ string) {
 
 func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
 
-func databaseDefault(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) }
-
 // imageWithDefaults takes the repository and the tag or digest each from
 // the spec when set; the tag defaults to the release.
 func imageWithDefaults(in *ImageSpec, release string) *ImageSpec {
@@ -142,27 +136,6 @@ func deploymentWithDefaults(in *DeploymentSpec) *DeploymentSpec {
 	return &dep
 }
 
-// databaseWithDefaults names the conventional cluster only when no database
-// is given at all: a given one with a host and no clusterRef stays external.
-func databaseWithDefaults(in *DatabaseSpec) *DatabaseSpec {
-	db := DatabaseSpec{
-		ClusterRef: &LocalObjectReference{Name: DefaultDatabaseCluster},
-		Database:   DefaultDatabaseName,
-		SecretRef:  SecretKeyRef{Name: DefaultDatabaseSecret},
-	}
-	if in != nil {
-		db = *in
-	}
-	if db.SecretRef.Key == "" {
-		db.SecretRef.Key = DatabasePasswordKey
-	}
-	if db.Port == nil {
-		port := DefaultDatabasePort
-		db.Port = &port
-	}
-	return &db
-}
-
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the
 // release picks is spelled out.
 func apiServerWithDefaults(in *APIServerSpec) *APIServerSpec {
@@ -188,18 +161,4 @@ func apiServerWithDefaults(in *APIServerSpec) *APIServerSpec {
 	}
 	out.UWSGI = &u
 	return &out
-}
-
-// Address is where the database server listens: the cluster's Service
-// <clusterRef>.<namespace>.svc, or the external host; the port as set.
-// Call it on a spec with defaults.
-func (d DatabaseSpec) Address(namespace string) (host string, port int32) {
-	host = d.Host
-	if d.ClusterRef != nil {
-		host = d.ClusterRef.Name + "." + namespace + ".svc"
-	}
-	if d.Port != nil {
-		port = *d.Port
-	}
-	return host, port
 }

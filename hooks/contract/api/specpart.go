@@ -49,7 +49,7 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 var glanceParts = []SpecPart{
 	{Name: "launch", Defaults: launchDefaults},                                      // defaults.go: the release, its image, the server's sizes
 	{Name: "deployment", Defaults: deploymentDefault},                               // defaults.go: replicas, resources
-	{Name: "database", Defaults: databaseDefault},                                   // defaults.go: the conventional cluster, the Secret's key, the port
+	{Name: "database", Defaults: databaseDefault, Rules: databaseRules},             // database.go: the conventional cluster, the Secret's key, the port; where it is, TLS
 	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                // tokencache.go: the conventional memcached; where it is, its backend
 	{Name: "keystone", Defaults: keystoneDefaults, Rules: keystoneRules},            // keystone.go: the endpoints, the region, the service user
 	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                // logging.go: format and level of a set logging; the loggers' names and levels

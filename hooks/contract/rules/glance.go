@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -105,8 +104,6 @@ func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	l = append(l, deploymentProblems(*s.Deployment)...)
 	l = append(l, apiServerProblems(*s.APIServer, *s.Deployment)...)
 	l = append(l, imageProblems(*s.Image)...)
-	l = append(l, databaseProblems(field.NewPath("database"), *s.Database)...)
-	l = append(l, databaseTLSProblems(field.NewPath("database"), *s.Database)...)
 	l = append(l, partProblems(s)...)
 	return l
 }
@@ -122,42 +119,6 @@ func partProblems(s api.GlanceSpec) problem.List {
 		}
 	}
 	return l
-}
-
-// databaseName is what a database name may hold: it goes into the
-// connection URL as it is.
-var databaseName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
-
-// databaseProblems checks where the database is: a cluster in the namespace
-// or an external host, not both; a port; a database name; the Secret.
-func databaseProblems(at *field.Path, d api.DatabaseSpec) problem.List {
-	var l problem.List
-	switch {
-	case (d.ClusterRef != nil) == (d.Host != ""):
-		l = append(l, problem.At(at, "exactly one of clusterRef or host must be set"))
-	case d.ClusterRef != nil:
-		l = append(l, requiredValue(at.Child("clusterRef", "name"), d.ClusterRef.Name)...)
-	default:
-		l = append(l, hostProblems(at.Child("host"), d.Host)...)
-	}
-	if d.Port != nil && (*d.Port < 1 || *d.Port > 65535) {
-		l = append(l, problem.Invalid(at.Child("port"), "must be between 1 and 65535"))
-	}
-	if d.Database == "" {
-		l = append(l, problem.Required(at.Child("database")))
-	} else if !databaseName.MatchString(d.Database) {
-		l = append(l, problem.Invalid(at.Child("database"), "must be 1 to 64 letters, digits or '_'"))
-	}
-	l = append(l, requiredValue(at.Child("secretRef", "name"), d.SecretRef.Name)...)
-	return append(l, secretKeyProblems(at.Child("secretRef", "key"), d.SecretRef.Key)...)
-}
-
-// hostProblems checks a server's DNS name or IP address.
-func hostProblems(at *field.Path, host string) problem.List {
-	if !api.IsHost(host) {
-		return problem.List{problem.Invalid(at, "must be a DNS name or an IP address")}
-	}
-	return nil
 }
 
 // ownedSecretProblems refuses a Secret the spec names that the Glance hook

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -167,56 +166,6 @@ func imageProblems(i api.ImageSpec) problem.List {
 		l = append(l, valueProblems(at.Child("tag"), i.Tag)...)
 	}
 	return l
-}
-
-// databaseTLSProblems checks spec.database.tls and the credentials mode.
-func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
-	var l problem.List
-	switch m := d.CredentialsMode; {
-	case m != "" && m != api.CredentialsStatic && m != api.CredentialsDynamic:
-		l = append(l, problem.Invalid(at.Child("credentialsMode"), "must be Static or Dynamic"))
-	case m == api.CredentialsDynamic && d.ClusterRef == nil:
-		l = append(l, problem.At(at.Child("credentialsMode"), "credentialsMode Dynamic requires clusterRef (managed mode)"))
-	}
-	t := d.TLS
-	if t == nil {
-		return l
-	}
-	at = at.Child("tls")
-	switch t.Mode {
-	case "", api.DBTLSDisabled, api.DBTLSPrefer, api.DBTLSRequire, api.DBTLSVerifyCA, api.DBTLSVerifyFull:
-	default:
-		l = append(l, problem.Invalid(at.Child("mode"), "must be disabled, prefer, require, verify-ca or verify-full"))
-	}
-	// The names and the key reach the pods' projected volume.
-	l = append(l, secretNameProblems(at.Child("caBundleSecretRef", "name"), t.CABundleSecretRef.Name)...)
-	l = append(l, secretNameProblems(at.Child("clientCertSecretRef", "name"), t.ClientCertSecretRef.Name)...)
-	l = append(l, secretKeyProblems(at.Child("caBundleSecretRef", "key"), t.CABundleSecretRef.Key)...)
-	if t.ClientCertSecretRef.Key != "" {
-		l = append(l, problem.Invalid(at.Child("clientCertSecretRef", "key"),
-			"must not be set: the client certificate Secret is a kubernetes.io/tls Secret, read as tls.crt and tls.key"))
-	}
-	return l
-}
-
-// secretKeyProblems checks a Secret's data key a spec names; empty is its
-// default.
-func secretKeyProblems(at *field.Path, key string) problem.List {
-	if key != "" && len(validation.IsConfigMapKey(key)) > 0 {
-		return problem.List{problem.Invalid(at, "must be a Secret data key (letters, digits, '-', '_', '.')")}
-	}
-	return nil
-}
-
-// secretNameProblems checks the name of a Secret in the Glance's namespace.
-func secretNameProblems(at *field.Path, name string) problem.List {
-	if name == "" {
-		return problem.List{problem.Required(at)}
-	}
-	if len(validation.IsDNS1123Subdomain(name)) > 0 {
-		return problem.List{problem.Invalid(at, "must be a Secret's name (a DNS subdomain)")}
-	}
-	return nil
 }
 
 // unusedSizingWarnings name the reference's fields that size a database or
