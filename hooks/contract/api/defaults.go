@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -13,7 +12,6 @@ import (
 const (
 	DefaultOpenStackRelease = "2025.2"
 	DefaultImageRepository  = "ghcr.io/c5c3/glance"
-	DefaultReplicas         = int32(1)
 	// DefaultMetadefsPath is where the image (glance installed with the
 	// prefix /var/lib/openstack) keeps the metadata definitions.
 	DefaultMetadefsPath = "/var/lib/openstack/etc/glance/metadefs"
@@ -40,10 +38,7 @@ const (
 // Sizes of what a Glance leaves out. The staging area holds a whole image
 // per import in progress on the pod.
 var (
-	DefaultStagingSize   = resource.MustParse("10Gi")
-	DefaultCPURequest    = resource.MustParse("250m")
-	DefaultMemoryRequest = resource.MustParse("512Mi")
-	DefaultMemoryLimit   = resource.MustParse("1Gi")
+	DefaultStagingSize = resource.MustParse("10Gi")
 )
 
 // MaxVolumeSize is the largest size limit of a volume the pods get
@@ -51,17 +46,6 @@ var (
 // node's disk holds today, and far below where the number stops fitting
 // the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
 var MaxVolumeSize = resource.MustParse("64Ti")
-
-// DefaultResources are the glance-api container's requests and limits when
-// a Glance sets none: requests so the scheduler and an autoscaler can count
-// them, a memory limit, and no CPU limit (throttling a busy upload helps no
-// one).
-func DefaultResources() corev1.ResourceRequirements {
-	return corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: DefaultCPURequest, corev1.ResourceMemory: DefaultMemoryRequest},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: DefaultMemoryLimit},
-	}
-}
 
 // WithDefaults returns the registration settings with every unset field
 // filled in for ControlPlane cp in namespace; k may be nil.
@@ -101,8 +85,6 @@ func launchDefaults(s *GlanceSpec, _ string) {
 	s.APIServer = apiServerWithDefaults(s.APIServer)
 }
 
-func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
-
 // imageWithDefaults takes the repository and the tag or digest each from
 // the spec when set; the tag defaults to the release.
 func imageWithDefaults(in *ImageSpec, release string) *ImageSpec {
@@ -118,22 +100,6 @@ func imageWithDefaults(in *ImageSpec, release string) *ImageSpec {
 		image.Tag, image.Digest = in.Tag, in.Digest
 	}
 	return &image
-}
-
-func deploymentWithDefaults(in *DeploymentSpec) *DeploymentSpec {
-	dep := DeploymentSpec{}
-	if in != nil {
-		dep = *in
-	}
-	if dep.Replicas == nil {
-		r := DefaultReplicas
-		dep.Replicas = &r
-	}
-	if dep.Resources == nil {
-		r := DefaultResources()
-		dep.Resources = &r
-	}
-	return &dep
 }
 
 // apiServerWithDefaults fills in both launch modes' sizes, so whichever the

@@ -101,7 +101,6 @@ const maxAPIConcurrency = 64
 // spec, is checked at releasePath.
 func glanceServiceProblems(s api.GlanceSpec) problem.List {
 	var l problem.List
-	l = append(l, deploymentProblems(*s.Deployment)...)
 	l = append(l, apiServerProblems(*s.APIServer, *s.Deployment)...)
 	l = append(l, imageProblems(*s.Image)...)
 	l = append(l, partProblems(s)...)

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -40,52 +39,6 @@ func dotted(p string) *field.Path {
 	return field.NewPath(parts[0], parts[1:]...)
 }
 
-// minGraceSeconds is the shortest grace period a pod may have, as in the
-// reference: glance-api needs a few seconds to answer what it has taken.
-const minGraceSeconds = 10
-
-// deploymentProblems checks spec.deployment with the defaults filled in.
-func deploymentProblems(d api.DeploymentSpec) problem.List {
-	var l problem.List
-	at := field.NewPath("deployment")
-	if *d.Replicas < 0 {
-		l = append(l, problem.Invalid(at.Child("replicas"), "must not be negative"))
-	}
-	grace := graceSeconds(d)
-	if d.TerminationGracePeriodSeconds != nil && grace < minGraceSeconds {
-		l = append(l, problem.At(at.Child("terminationGracePeriodSeconds"), "terminationGracePeriodSeconds must be at least %d", minGraceSeconds))
-	}
-	if p := d.PreStopSleepSeconds; p != nil {
-		switch {
-		case *p < 0:
-			l = append(l, problem.At(at.Child("preStopSleepSeconds"), "preStopSleepSeconds must be non-negative"))
-		case *p >= grace:
-			l = append(l, problem.At(at.Child("preStopSleepSeconds"),
-				"preStopSleepSeconds (%d) must be strictly less than terminationGracePeriodSeconds (%d)", *p, grace))
-		}
-	}
-	if st := d.Strategy; st != nil {
-		switch st.Type {
-		case "", appsv1.RollingUpdateDeploymentStrategyType:
-		case appsv1.RecreateDeploymentStrategyType:
-			if st.RollingUpdate != nil {
-				l = append(l, problem.At(at.Child("strategy", "rollingUpdate"), "rollingUpdate must not be set when strategy.type is Recreate"))
-			}
-		default:
-			l = append(l, problem.Invalid(at.Child("strategy", "type"), "must be RollingUpdate or Recreate"))
-		}
-	}
-	return l
-}
-
-// graceSeconds is the pods' grace period.
-func graceSeconds(d api.DeploymentSpec) int64 {
-	if d.TerminationGracePeriodSeconds != nil {
-		return *d.TerminationGracePeriodSeconds
-	}
-	return api.DefaultTerminationGraceSeconds
-}
-
 // apiServerProblems checks spec.apiServer with the defaults filled in.
 func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
 	var l problem.List
@@ -106,7 +59,7 @@ func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
 		}
 	}
 	if h := uw.Harakiri; h != nil {
-		window := graceSeconds(d)
+		window := d.GraceSeconds()
 		if d.PreStopSleepSeconds != nil {
 			window -= *d.PreStopSleepSeconds
 		}
