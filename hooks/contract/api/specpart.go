@@ -47,7 +47,7 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 // launch part goes first. A feature with defaults or rules of its own adds
 // its line here; its file holds its types, defaults and rules.
 var glanceParts = []SpecPart{
-	{Name: "launch", Defaults: launchDefaults},                                      // defaults.go: the release, its image, the server's sizes
+	{Name: "launch", Defaults: launchDefaults, Rules: launchRules},                  // launch.go: the release, its image, the server's sizes
 	{Name: "deployment", Defaults: deploymentDefault, Rules: deploymentRules},       // deployment.go: replicas, resources; the grace period, preStop, the strategy
 	{Name: "database", Defaults: databaseDefault, Rules: databaseRules},             // database.go: the conventional cluster, the Secret's key, the port; where it is, TLS
 	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                // tokencache.go: the conventional memcached; where it is, its backend

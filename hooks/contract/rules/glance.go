@@ -89,10 +89,6 @@ func releaseProblems(s api.GlanceSpec, tagPath *field.Path) problem.List {
 	return nil
 }
 
-// maxAPIConcurrency bounds spec.apiServer's workers, processes and
-// threads, as the CRD does.
-const maxAPIConcurrency = 64
-
 // glanceServiceProblems checks a Glance spec, with the conventional defaults
 // filled in, the way its sync hook will use it: what glance-api needs must
 // be there, in values that can be written into glance-api.conf. Paths are
@@ -100,11 +96,7 @@ const maxAPIConcurrency = 64
 // spec.services.glance); the release, which a ControlPlane holds on its
 // spec, is checked at releasePath.
 func glanceServiceProblems(s api.GlanceSpec) problem.List {
-	var l problem.List
-	l = append(l, apiServerProblems(*s.APIServer, *s.Deployment)...)
-	l = append(l, imageProblems(*s.Image)...)
-	l = append(l, partProblems(s)...)
-	return l
+	return partProblems(s)
 }
 
 // partProblems runs the rules of the spec's parts (api.GlanceParts), in
