@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -13,22 +12,11 @@ import (
 const (
 	DefaultOpenStackRelease = "2025.2"
 	DefaultImageRepository  = "ghcr.io/c5c3/glance"
-	DefaultReplicas         = int32(1)
-	DefaultDatabaseCluster  = "openstack-db"
-	DefaultDatabaseName     = "glance"
-	DefaultDatabaseSecret   = "glance-db"
-	DefaultDatabasePort     = int32(3306)
 	// DefaultMetadefsPath is where the image (glance installed with the
 	// prefix /var/lib/openstack) keeps the metadata definitions.
-	DefaultMetadefsPath       = "/var/lib/openstack/etc/glance/metadefs"
-	DefaultCacheCluster       = "openstack-memcached"
-	DefaultServiceUsername    = "glance"
-	DefaultServiceProject     = "service"
-	DefaultServiceDomain      = "Default"
-	DefaultServiceUserSecret  = "glance-service-user"
-	DefaultServiceUserPassKey = "password"
-	DefaultAPIProcesses       = int32(2)
-	DefaultAPIThreads         = int32(4)
+	DefaultMetadefsPath = "/var/lib/openstack/etc/glance/metadefs"
+	DefaultAPIProcesses = int32(2)
+	DefaultAPIThreads   = int32(4)
 	// DefaultTerminationGraceSeconds is the Kubernetes default, kept
 	// explicit: the uWSGI master's drain is sized against it.
 	DefaultTerminationGraceSeconds = int64(30)
@@ -50,10 +38,7 @@ const (
 // Sizes of what a Glance leaves out. The staging area holds a whole image
 // per import in progress on the pod.
 var (
-	DefaultStagingSize   = resource.MustParse("10Gi")
-	DefaultCPURequest    = resource.MustParse("250m")
-	DefaultMemoryRequest = resource.MustParse("512Mi")
-	DefaultMemoryLimit   = resource.MustParse("1Gi")
+	DefaultStagingSize = resource.MustParse("10Gi")
 )
 
 // MaxVolumeSize is the largest size limit of a volume the pods get
@@ -61,17 +46,6 @@ var (
 // node's disk holds today, and far below where the number stops fitting
 // the config's integer options (8Ei is clamped, 1e19 and 1e400 read as 0).
 var MaxVolumeSize = resource.MustParse("64Ti")
-
-// DefaultResources are the glance-api container's requests and limits when
-// a Glance sets none: requests so the scheduler and an autoscaler can count
-// them, a memory limit, and no CPU limit (throttling a busy upload helps no
-// one).
-func DefaultResources() corev1.ResourceRequirements {
-	return corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: DefaultCPURequest, corev1.ResourceMemory: DefaultMemoryRequest},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: DefaultMemoryLimit},
-	}
-}
 
 // WithDefaults returns the registration settings with every unset field
 // filled in for ControlPlane cp in namespace; k may be nil.
@@ -99,154 +73,4 @@ func (k *KeystoneRegistration) WithDefaults(cp, namespace string) KeystoneRegist
 		out.OnDelete = OnDeleteDeregister
 	}
 	return out
-}
-
-// DefaultKeystoneEndpoint is the in-cluster Keystone of a namespace.
-func DefaultKeystoneEndpoint(namespace string) string {
-	return fmt.Sprintf("http://keystone.%s.svc.cluster.local:5000/v3", namespace)
-}
-
-// launchDefaults are the release, the image of that release (its tag
-// follows the release, so the release goes first) and the server's sizes.
-func launchDefaults(s *GlanceSpec, _ string) {
-	if s.OpenStackRelease == "" {
-		s.OpenStackRelease = DefaultOpenStackRelease
-	}
-	s.Image = imageWithDefaults(s.Image, s.OpenStackRelease)
-	s.APIServer = apiServerWithDefaults(s.APIServer)
-}
-
-func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
-
-func databaseDefault(s *GlanceSpec, _ string) { s.Database = databaseWithDefaults(s.Database) }
-
-func cacheDefault(s *GlanceSpec, _ string) {
-	if s.Cache == nil {
-		s.Cache = &CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
-	}
-}
-
-// keystoneDefaults are the namespace's Keystone and the service user.
-func keystoneDefaults(s *GlanceSpec, namespace string) {
-	if s.KeystoneEndpoint == "" {
-		s.KeystoneEndpoint = DefaultKeystoneEndpoint(namespace)
-	}
-	s.ServiceUser = serviceUserWithDefaults(s.ServiceUser)
-}
-
-// imageWithDefaults takes the repository and the tag or digest each from
-// the spec when set; the tag defaults to the release.
-func imageWithDefaults(in *ImageSpec, release string) *ImageSpec {
-	image := ImageSpec{Repository: DefaultImageRepository, Tag: release}
-	if in == nil {
-		return &image
-	}
-	if in.Repository != "" {
-		image.Repository = in.Repository
-	}
-	// A tag or a digest names the image together: one set replaces both.
-	if in.Tag != "" || in.Digest != "" {
-		image.Tag, image.Digest = in.Tag, in.Digest
-	}
-	return &image
-}
-
-func deploymentWithDefaults(in *DeploymentSpec) *DeploymentSpec {
-	dep := DeploymentSpec{}
-	if in != nil {
-		dep = *in
-	}
-	if dep.Replicas == nil {
-		r := DefaultReplicas
-		dep.Replicas = &r
-	}
-	if dep.Resources == nil {
-		r := DefaultResources()
-		dep.Resources = &r
-	}
-	return &dep
-}
-
-// databaseWithDefaults names the conventional cluster only when no database
-// is given at all: a given one with a host and no clusterRef stays external.
-func databaseWithDefaults(in *DatabaseSpec) *DatabaseSpec {
-	db := DatabaseSpec{
-		ClusterRef: &LocalObjectReference{Name: DefaultDatabaseCluster},
-		Database:   DefaultDatabaseName,
-		SecretRef:  SecretKeyRef{Name: DefaultDatabaseSecret},
-	}
-	if in != nil {
-		db = *in
-	}
-	if db.SecretRef.Key == "" {
-		db.SecretRef.Key = DatabasePasswordKey
-	}
-	if db.Port == nil {
-		port := DefaultDatabasePort
-		db.Port = &port
-	}
-	return &db
-}
-
-// serviceUserWithDefaults fills each name on its own, as the reference fills
-// them in: its minimal serviceUser names only the Secret.
-func serviceUserWithDefaults(in *ServiceUserSpec) *ServiceUserSpec {
-	user := ServiceUserSpec{SecretRef: SecretKeyRef{Name: DefaultServiceUserSecret}}
-	if in != nil {
-		user = *in
-	}
-	for _, f := range []struct {
-		v   *string
-		def string
-	}{{&user.Username, DefaultServiceUsername}, {&user.ProjectName, DefaultServiceProject},
-		{&user.UserDomainName, DefaultServiceDomain}, {&user.ProjectDomainName, DefaultServiceDomain}} {
-		if *f.v == "" {
-			*f.v = f.def
-		}
-	}
-	if user.SecretRef.Key == "" {
-		user.SecretRef.Key = DefaultServiceUserPassKey
-	}
-	return &user
-}
-
-// apiServerWithDefaults fills in both launch modes' sizes, so whichever the
-// release picks is spelled out.
-func apiServerWithDefaults(in *APIServerSpec) *APIServerSpec {
-	out := APIServerSpec{}
-	if in != nil {
-		out = *in
-	}
-	if out.Workers == nil {
-		w := DefaultAPIProcesses
-		out.Workers = &w
-	}
-	u := UWSGISpec{}
-	if out.UWSGI != nil {
-		u = *out.UWSGI
-	}
-	if u.Processes == nil {
-		p := DefaultAPIProcesses
-		u.Processes = &p
-	}
-	if u.Threads == nil {
-		t := DefaultAPIThreads
-		u.Threads = &t
-	}
-	out.UWSGI = &u
-	return &out
-}
-
-// Address is where the database server listens: the cluster's Service
-// <clusterRef>.<namespace>.svc, or the external host; the port as set.
-// Call it on a spec with defaults.
-func (d DatabaseSpec) Address(namespace string) (host string, port int32) {
-	host = d.Host
-	if d.ClusterRef != nil {
-		host = d.ClusterRef.Name + "." + namespace + ".svc"
-	}
-	if d.Port != nil {
-		port = *d.Port
-	}
-	return host, port
 }

@@ -47,11 +47,11 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 // launch part goes first. A feature with defaults or rules of its own adds
 // its line here; its file holds its types, defaults and rules.
 var glanceParts = []SpecPart{
-	{Name: "launch", Defaults: launchDefaults},                                      // defaults.go: the release, its image, the server's sizes
-	{Name: "deployment", Defaults: deploymentDefault},                               // defaults.go: replicas, resources
-	{Name: "database", Defaults: databaseDefault},                                   // defaults.go: the conventional cluster, the Secret's key, the port
-	{Name: "token-cache", Defaults: cacheDefault},                                   // defaults.go: the conventional memcached
-	{Name: "keystone", Defaults: keystoneDefaults},                                  // defaults.go: the endpoint, the service user
+	{Name: "launch", Defaults: launchDefaults, Rules: launchRules},                  // launch.go: the release, its image, the server's sizes
+	{Name: "deployment", Defaults: deploymentDefault, Rules: deploymentRules},       // deployment.go: replicas, resources; the grace period, preStop, the strategy
+	{Name: "database", Defaults: databaseDefault, Rules: databaseRules},             // database.go: the conventional cluster, the Secret's key, the port; where it is, TLS
+	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                // tokencache.go: the conventional memcached; where it is, its backend
+	{Name: "keystone", Defaults: keystoneDefaults, Rules: keystoneRules},            // keystone.go: the endpoints, the region, the service user
 	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                // logging.go: format and level of a set logging; the loggers' names and levels
 	{Name: "imports", Defaults: importDefaults, Rules: importRules},                 // imports.go: metadefs, import methods, staging
 	{Name: "image-cache", Rules: imageCacheRules},                                   // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free

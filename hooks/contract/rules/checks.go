@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
@@ -12,18 +13,8 @@ import (
 // Problems here name fields and say what is wrong; they never repeat a value
 // that could be a credential (URLs, option values).
 
-// urlProblems checks an http(s) URL at a field. A URL carrying
-// user:password@ is refused: credentials live in Secrets.
-func urlProblems(at *field.Path, v string) problem.List {
-	if l := valueProblems(at, v); l != nil {
-		return l
-	}
-	var l problem.List
-	for _, p := range storeconf.URLProblems(v, "they belong in a Secret") {
-		l = append(l, problem.Invalid(at, "%s", p))
-	}
-	return l
-}
+// urlProblems checks an http(s) URL at a field, as the spec parts do.
+var urlProblems = api.URLProblems
 
 // valueProblems checks a value written into the config.
 func valueProblems(at *field.Path, v string) problem.List {
@@ -33,13 +24,9 @@ func valueProblems(at *field.Path, v string) problem.List {
 	return nil
 }
 
-// requiredValue checks a value that must be set and is written into the config.
-func requiredValue(at *field.Path, v string) problem.List {
-	if v == "" {
-		return problem.List{problem.Required(at)}
-	}
-	return valueProblems(at, v)
-}
+// requiredValue checks a value that must be set and is written into the
+// config; the spec parts hold theirs to the same check.
+var requiredValue = api.RequiredValue
 
 // shortValidation drops the example and regex from an apimachinery
 // validation message; what the rule is stays.

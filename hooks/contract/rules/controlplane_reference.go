@@ -26,7 +26,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	if svc.Replicas != nil && *svc.Replicas < 1 {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "must be at least 1"))
 	}
-	l = append(l, regionProblems(specPath.Child("region"), cp.Spec.Region)...)
+	l = append(l, api.RegionProblems(specPath.Child("region"), cp.Spec.Region)...)
 	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
 		for _, p := range storeconf.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {

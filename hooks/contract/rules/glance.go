@@ -2,8 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"net"
-	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -91,10 +89,6 @@ func releaseProblems(s api.GlanceSpec, tagPath *field.Path) problem.List {
 	return nil
 }
 
-// maxAPIConcurrency bounds spec.apiServer's workers, processes and
-// threads, as the CRD does.
-const maxAPIConcurrency = 64
-
 // glanceServiceProblems checks a Glance spec, with the conventional defaults
 // filled in, the way its sync hook will use it: what glance-api needs must
 // be there, in values that can be written into glance-api.conf. Paths are
@@ -102,28 +96,7 @@ const maxAPIConcurrency = 64
 // spec.services.glance); the release, which a ControlPlane holds on its
 // spec, is checked at releasePath.
 func glanceServiceProblems(s api.GlanceSpec) problem.List {
-	var l problem.List
-	required := func(at *field.Path, v string) { l = append(l, requiredValue(at, v)...) }
-	l = append(l, urlProblems(field.NewPath("keystoneEndpoint"), s.KeystoneEndpoint)...)
-	if s.KeystonePublicEndpoint != "" {
-		l = append(l, urlProblems(field.NewPath("keystonePublicEndpoint"), s.KeystonePublicEndpoint)...)
-	}
-	l = append(l, deploymentProblems(*s.Deployment)...)
-	l = append(l, apiServerProblems(*s.APIServer, *s.Deployment)...)
-	l = append(l, imageProblems(*s.Image)...)
-	l = append(l, databaseProblems(field.NewPath("database"), *s.Database)...)
-	l = append(l, databaseTLSProblems(field.NewPath("database"), *s.Database)...)
-	l = append(l, cacheProblems(field.NewPath("cache"), *s.Cache)...)
-	l = append(l, cacheBackendProblems(field.NewPath("cache"), *s.Cache)...)
-	l = append(l, regionProblems(field.NewPath("region"), s.Region)...)
-	user := field.NewPath("serviceUser")
-	required(user.Child("username"), s.ServiceUser.Username)
-	required(user.Child("projectName"), s.ServiceUser.ProjectName)
-	required(user.Child("userDomainName"), s.ServiceUser.UserDomainName)
-	required(user.Child("projectDomainName"), s.ServiceUser.ProjectDomainName)
-	required(user.Child("secretRef", "name"), s.ServiceUser.SecretRef.Name)
-	l = append(l, partProblems(s)...)
-	return l
+	return partProblems(s)
 }
 
 // partProblems runs the rules of the spec's parts (api.GlanceParts), in
@@ -134,65 +107,6 @@ func partProblems(s api.GlanceSpec) problem.List {
 	for _, part := range api.GlanceParts() {
 		if part.Rules != nil {
 			l = append(l, part.Rules(s)...)
-		}
-	}
-	return l
-}
-
-// databaseName is what a database name may hold: it goes into the
-// connection URL as it is.
-var databaseName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
-
-// databaseProblems checks where the database is: a cluster in the namespace
-// or an external host, not both; a port; a database name; the Secret.
-func databaseProblems(at *field.Path, d api.DatabaseSpec) problem.List {
-	var l problem.List
-	switch {
-	case (d.ClusterRef != nil) == (d.Host != ""):
-		l = append(l, problem.At(at, "exactly one of clusterRef or host must be set"))
-	case d.ClusterRef != nil:
-		l = append(l, requiredValue(at.Child("clusterRef", "name"), d.ClusterRef.Name)...)
-	default:
-		l = append(l, hostProblems(at.Child("host"), d.Host)...)
-	}
-	if d.Port != nil && (*d.Port < 1 || *d.Port > 65535) {
-		l = append(l, problem.Invalid(at.Child("port"), "must be between 1 and 65535"))
-	}
-	if d.Database == "" {
-		l = append(l, problem.Required(at.Child("database")))
-	} else if !databaseName.MatchString(d.Database) {
-		l = append(l, problem.Invalid(at.Child("database"), "must be 1 to 64 letters, digits or '_'"))
-	}
-	l = append(l, requiredValue(at.Child("secretRef", "name"), d.SecretRef.Name)...)
-	return append(l, secretKeyProblems(at.Child("secretRef", "key"), d.SecretRef.Key)...)
-}
-
-// hostProblems checks a server's DNS name or IP address.
-func hostProblems(at *field.Path, host string) problem.List {
-	if !isHost(host) {
-		return problem.List{problem.Invalid(at, "must be a DNS name or an IP address")}
-	}
-	return nil
-}
-
-func isHost(host string) bool {
-	return net.ParseIP(host) != nil || len(validation.IsDNS1123Subdomain(host)) == 0
-}
-
-// cacheProblems checks the memcached: a cluster in the namespace or
-// explicit servers, not both.
-func cacheProblems(at *field.Path, c api.CacheSpec) problem.List {
-	var l problem.List
-	switch {
-	case (c.ClusterRef != nil) == (len(c.Servers) > 0):
-		l = append(l, problem.At(at, "exactly one of clusterRef or servers must be set"))
-	case c.ClusterRef != nil:
-		l = append(l, requiredValue(at.Child("clusterRef", "name"), c.ClusterRef.Name)...)
-	}
-	for i, srv := range c.Servers {
-		host, port, err := net.SplitHostPort(srv)
-		if err != nil || port == "" || !isHost(host) {
-			l = append(l, problem.Invalid(at.Child("servers").Index(i), "must be host:port (an IPv6 address in brackets)"))
 		}
 	}
 	return l

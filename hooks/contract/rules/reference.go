@@ -2,11 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -41,95 +38,6 @@ func dotted(p string) *field.Path {
 	return field.NewPath(parts[0], parts[1:]...)
 }
 
-// minGraceSeconds is the shortest grace period a pod may have, as in the
-// reference: glance-api needs a few seconds to answer what it has taken.
-const minGraceSeconds = 10
-
-// deploymentProblems checks spec.deployment with the defaults filled in.
-func deploymentProblems(d api.DeploymentSpec) problem.List {
-	var l problem.List
-	at := field.NewPath("deployment")
-	if *d.Replicas < 0 {
-		l = append(l, problem.Invalid(at.Child("replicas"), "must not be negative"))
-	}
-	grace := graceSeconds(d)
-	if d.TerminationGracePeriodSeconds != nil && grace < minGraceSeconds {
-		l = append(l, problem.At(at.Child("terminationGracePeriodSeconds"), "terminationGracePeriodSeconds must be at least %d", minGraceSeconds))
-	}
-	if p := d.PreStopSleepSeconds; p != nil {
-		switch {
-		case *p < 0:
-			l = append(l, problem.At(at.Child("preStopSleepSeconds"), "preStopSleepSeconds must be non-negative"))
-		case *p >= grace:
-			l = append(l, problem.At(at.Child("preStopSleepSeconds"),
-				"preStopSleepSeconds (%d) must be strictly less than terminationGracePeriodSeconds (%d)", *p, grace))
-		}
-	}
-	if st := d.Strategy; st != nil {
-		switch st.Type {
-		case "", appsv1.RollingUpdateDeploymentStrategyType:
-		case appsv1.RecreateDeploymentStrategyType:
-			if st.RollingUpdate != nil {
-				l = append(l, problem.At(at.Child("strategy", "rollingUpdate"), "rollingUpdate must not be set when strategy.type is Recreate"))
-			}
-		default:
-			l = append(l, problem.Invalid(at.Child("strategy", "type"), "must be RollingUpdate or Recreate"))
-		}
-	}
-	return l
-}
-
-// graceSeconds is the pods' grace period.
-func graceSeconds(d api.DeploymentSpec) int64 {
-	if d.TerminationGracePeriodSeconds != nil {
-		return *d.TerminationGracePeriodSeconds
-	}
-	return api.DefaultTerminationGraceSeconds
-}
-
-// apiServerProblems checks spec.apiServer with the defaults filled in.
-func apiServerProblems(a api.APIServerSpec, d api.DeploymentSpec) problem.List {
-	var l problem.List
-	at := field.NewPath("apiServer")
-	u := at.Child("uwsgi")
-	// A ControlPlane's projection spells out only the launch mode its
-	// release runs, so either block may be missing here.
-	uw := api.UWSGISpec{}
-	if a.UWSGI != nil {
-		uw = *a.UWSGI
-	}
-	for _, f := range []struct {
-		at *field.Path
-		n  *int32
-	}{{at.Child("workers"), a.Workers}, {u.Child("processes"), uw.Processes}, {u.Child("threads"), uw.Threads}} {
-		if f.n != nil && (*f.n < 1 || *f.n > maxAPIConcurrency) {
-			l = append(l, problem.Invalid(f.at, "must be between 1 and %d", maxAPIConcurrency))
-		}
-	}
-	if h := uw.Harakiri; h != nil {
-		window := graceSeconds(d)
-		if d.PreStopSleepSeconds != nil {
-			window -= *d.PreStopSleepSeconds
-		}
-		switch {
-		case *h < 1:
-			l = append(l, problem.Invalid(u.Child("harakiri"), "must be at least 1"))
-		case int64(*h) >= window:
-			l = append(l, problem.At(u.Child("harakiri"),
-				"harakiri (%d) must be strictly less than terminationGracePeriodSeconds - preStopSleepSeconds (%d)", *h, window))
-		}
-	}
-	if t := uw.HTTPKeepAliveTimeout; t != nil {
-		switch {
-		case *t < 1:
-			l = append(l, problem.Invalid(u.Child("httpKeepAliveTimeout"), "must be at least 1"))
-		case uw.HTTPKeepAlive == nil || !*uw.HTTPKeepAlive:
-			l = append(l, problem.At(u.Child("httpKeepAliveTimeout"), "httpKeepAliveTimeout may only be set when httpKeepAlive is true"))
-		}
-	}
-	return l
-}
-
 // apiServerWarnings name a knob of the launch mode the release does not
 // use, as written (a nil field is not set): it is valid, and inert.
 func apiServerWarnings(at *field.Path, a *api.APIServerSpec, releaseName string) []string {
@@ -145,76 +53,6 @@ func apiServerWarnings(at *field.Path, a *api.APIServerSpec, releaseName string)
 	case !uwsgi && a.UWSGI != nil:
 		return []string{fmt.Sprintf("%s has no effect: before %s glance-api is the eventlet server, sized by %s",
 			at.Child("uwsgi"), release.UWSGIFrom, at.Child("workers"))}
-	}
-	return nil
-}
-
-// imageDigest is the reference's digest form.
-var imageDigest = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
-
-// imageProblems checks spec.image with the defaults filled in.
-func imageProblems(i api.ImageSpec) problem.List {
-	at := field.NewPath("image")
-	l := requiredValue(at.Child("repository"), i.Repository)
-	// The rule is the reference's, in its words; a tag the defaults filled
-	// in counts as set.
-	switch {
-	case (i.Tag != "") == (i.Digest != ""):
-		l = append(l, problem.At(at, "exactly one of image.tag or image.digest must be set"))
-	case i.Digest != "" && !imageDigest.MatchString(i.Digest):
-		l = append(l, problem.Invalid(at.Child("digest"), "must be sha256: and 64 lowercase hex digits"))
-	case i.Tag != "":
-		l = append(l, valueProblems(at.Child("tag"), i.Tag)...)
-	}
-	return l
-}
-
-// databaseTLSProblems checks spec.database.tls and the credentials mode.
-func databaseTLSProblems(at *field.Path, d api.DatabaseSpec) problem.List {
-	var l problem.List
-	switch m := d.CredentialsMode; {
-	case m != "" && m != api.CredentialsStatic && m != api.CredentialsDynamic:
-		l = append(l, problem.Invalid(at.Child("credentialsMode"), "must be Static or Dynamic"))
-	case m == api.CredentialsDynamic && d.ClusterRef == nil:
-		l = append(l, problem.At(at.Child("credentialsMode"), "credentialsMode Dynamic requires clusterRef (managed mode)"))
-	}
-	t := d.TLS
-	if t == nil {
-		return l
-	}
-	at = at.Child("tls")
-	switch t.Mode {
-	case "", api.DBTLSDisabled, api.DBTLSPrefer, api.DBTLSRequire, api.DBTLSVerifyCA, api.DBTLSVerifyFull:
-	default:
-		l = append(l, problem.Invalid(at.Child("mode"), "must be disabled, prefer, require, verify-ca or verify-full"))
-	}
-	// The names and the key reach the pods' projected volume.
-	l = append(l, secretNameProblems(at.Child("caBundleSecretRef", "name"), t.CABundleSecretRef.Name)...)
-	l = append(l, secretNameProblems(at.Child("clientCertSecretRef", "name"), t.ClientCertSecretRef.Name)...)
-	l = append(l, secretKeyProblems(at.Child("caBundleSecretRef", "key"), t.CABundleSecretRef.Key)...)
-	if t.ClientCertSecretRef.Key != "" {
-		l = append(l, problem.Invalid(at.Child("clientCertSecretRef", "key"),
-			"must not be set: the client certificate Secret is a kubernetes.io/tls Secret, read as tls.crt and tls.key"))
-	}
-	return l
-}
-
-// secretKeyProblems checks a Secret's data key a spec names; empty is its
-// default.
-func secretKeyProblems(at *field.Path, key string) problem.List {
-	if key != "" && len(validation.IsConfigMapKey(key)) > 0 {
-		return problem.List{problem.Invalid(at, "must be a Secret data key (letters, digits, '-', '_', '.')")}
-	}
-	return nil
-}
-
-// secretNameProblems checks the name of a Secret in the Glance's namespace.
-func secretNameProblems(at *field.Path, name string) problem.List {
-	if name == "" {
-		return problem.List{problem.Required(at)}
-	}
-	if len(validation.IsDNS1123Subdomain(name)) > 0 {
-		return problem.List{problem.Invalid(at, "must be a Secret's name (a DNS subdomain)")}
 	}
 	return nil
 }
@@ -239,26 +77,4 @@ func unusedSizingWarnings(at *field.Path, s api.GlanceSpec) []string {
 		note(at.Child("cache", "replicas"))
 	}
 	return out
-}
-
-// regionProblems checks the Keystone region.
-func regionProblems(at *field.Path, region string) problem.List {
-	if region != "" && !regionID.MatchString(region) {
-		return problem.List{problem.Invalid(at, "must be letters, digits, '.', '_' or '-', starting with a letter or digit")}
-	}
-	return nil
-}
-
-// regionID is a Keystone region id as the CRDs allow it.
-var regionID = regexp.MustCompile(`^[A-Za-z0-9][-._A-Za-z0-9]{0,254}$`)
-
-// cacheBackend is an oslo.cache backend: a dotted Python name.
-var cacheBackend = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
-
-// cacheBackendProblems checks spec.cache.backend.
-func cacheBackendProblems(at *field.Path, c api.CacheSpec) problem.List {
-	if c.Backend != "" && !cacheBackend.MatchString(c.Backend) {
-		return problem.List{problem.Invalid(at.Child("backend"), "must be an oslo.cache backend's dotted name, e.g. dogpile.cache.pymemcache")}
-	}
-	return nil
 }
