@@ -13,9 +13,6 @@ import (
 // Problems here name fields and say what is wrong; they never repeat a value
 // that could be a credential (URLs, option values).
 
-// urlProblems checks an http(s) URL at a field, as the spec parts do.
-var urlProblems = api.URLProblems
-
 // valueProblems checks a value written into the config.
 func valueProblems(at *field.Path, v string) problem.List {
 	if p := storeconf.ValueProblem(v); p != "" {
