@@ -63,8 +63,10 @@ services-deps:
 	hack/install-services.sh
 	hack/install-versitygw.sh >/dev/null
 
+# The data-path tests take about 11 minutes alone on two idle cores and
+# twice that beside other work; the timeout only catches a hang.
 unit: helm
-	HELM=$(HELM) $(GO) test -count=1 -timeout 20m ./...
+	HELM=$(HELM) $(GO) test -count=1 -timeout 40m ./...
 
 # The real kube-apiserver, etcd and kubectl the integration tests use, built once
 # from the pinned module in test/kube into a cache directory (a cold build
