@@ -86,47 +86,41 @@ type spec struct {
 // objects are the parents to apply: the ControlPlane, or the Glance and
 // its GlanceBackends.
 func (s spec) objects(standalone bool) ([]chain.Object, error) {
-	db := &api.DatabaseSpec{Host: s.dbHost, Port: &s.dbPort, Database: s.database,
-		SecretRef: api.SecretKeyRef{Name: DBSecret}}
-	cache := &api.CacheSpec{Servers: []string{s.cache}}
-	var image *api.ImageSpec
-	if s.imageTag != "" {
-		image = &api.ImageSpec{Tag: s.imageTag}
+	if standalone {
+		return s.standaloneObjects()
 	}
-	user := &api.ServiceUserSpec{Username: s.serviceUser, ProjectName: api.DefaultServiceProject,
-		UserDomainName: api.DefaultServiceDomain, ProjectDomainName: api.DefaultServiceDomain,
-		SecretRef: api.SecretKeyRef{Name: ServiceUserSecret, Key: api.DefaultServiceUserPassKey}}
+	o, err := asObject(s.controlPlane())
+	return []chain.Object{o}, err
+}
+
+// controlPlane is the guide's ControlPlane with the stack's Glance and a
+// backends entry per store.
+func (s spec) controlPlane() api.ControlPlane {
 	replicas := s.replicas
-	store := func(b Backend) api.S3Options {
-		cred := b.Credentials
-		if cred == "" {
-			cred = S3CredentialsSecret
-		}
-		o := api.S3Options{Bucket: b.Bucket, Region: Region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
-		if b.CABundle != "" {
-			o.CABundleRef = &api.CABundleRef{Name: b.CABundle}
-		}
-		return o
+	g := &api.GlanceService{Image: s.image(), Replicas: &replicas, Database: s.databaseSpec(), Cache: s.cacheSpec(),
+		KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: s.serviceUserSpec(), MetadefsPath: DebianMetadefs,
+		DropRetiredStores: s.dropRetired}
+	if s.preStop != nil {
+		g.Deployment = &api.DeploymentSpec{PreStopSleepSeconds: s.preStop}
 	}
-	if !standalone {
-		cp := api.ControlPlane{Spec: api.ControlPlaneSpec{OpenStackRelease: s.release, Services: api.Services{Glance: &api.GlanceService{
-			Image: image, Replicas: &replicas, Database: db, Cache: cache, KeystoneEndpoint: s.keystoneEndpoint,
-			ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}}}
-		if s.preStop != nil {
-			cp.Spec.Services.Glance.Deployment = &api.DeploymentSpec{PreStopSleepSeconds: s.preStop}
-		}
-		cp.APIVersion, cp.Kind = api.ControlPlaneAPIVersion, api.KindControlPlane
-		cp.Name, cp.Namespace = ControlPlaneName, Namespace
-		for _, b := range s.backends {
-			cp.Spec.Services.Glance.Backends = append(cp.Spec.Services.Glance.Backends, api.BackendEntry{
-				Name: b.Name, Type: api.BackendTypeS3, IsDefault: b.IsDefault,
-				S3: &api.S3EntryStore{Endpoint: cmp.Or(b.Endpoint, s.s3Endpoint), S3Options: store(b)}})
-		}
-		o, err := asObject(cp)
-		return []chain.Object{o}, err
+	for _, b := range s.backends {
+		g.Backends = append(g.Backends, api.BackendEntry{
+			Name: b.Name, Type: api.BackendTypeS3, IsDefault: b.IsDefault,
+			S3: &api.S3EntryStore{Endpoint: cmp.Or(b.Endpoint, s.s3Endpoint), S3Options: storeOptions(b)}})
 	}
-	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: image, Deployment: &api.DeploymentSpec{Replicas: &replicas}, Database: db,
-		Cache: cache, KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: user, MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}
+	cp := api.ControlPlane{Spec: api.ControlPlaneSpec{OpenStackRelease: s.release, Services: api.Services{Glance: g}}}
+	cp.APIVersion, cp.Kind = api.ControlPlaneAPIVersion, api.KindControlPlane
+	cp.Name, cp.Namespace = ControlPlaneName, Namespace
+	return cp
+}
+
+// standaloneObjects are the guide's standalone Glance, edited by customize,
+// and a GlanceBackend per store.
+func (s spec) standaloneObjects() ([]chain.Object, error) {
+	replicas := s.replicas
+	g := api.Glance{Spec: api.GlanceSpec{OpenStackRelease: s.release, Image: s.image(), Deployment: &api.DeploymentSpec{Replicas: &replicas},
+		Database: s.databaseSpec(), Cache: s.cacheSpec(), KeystoneEndpoint: s.keystoneEndpoint, ServiceUser: s.serviceUserSpec(),
+		MetadefsPath: DebianMetadefs, DropRetiredStores: s.dropRetired}}
 	g.Spec.Deployment.PreStopSleepSeconds = s.preStop
 	if s.customize != nil {
 		s.customize(&g.Spec)
@@ -139,7 +133,7 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 	out := []chain.Object{o}
 	for _, b := range s.backends {
 		gb := api.GlanceBackend{Spec: api.GlanceBackendSpec{GlanceRef: api.LocalObjectReference{Name: StandaloneName},
-			Type: api.BackendTypeS3, IsDefault: b.IsDefault, S3: &api.S3Store{Host: cmp.Or(b.Endpoint, s.s3Endpoint), S3Options: store(b)}}}
+			Type: api.BackendTypeS3, IsDefault: b.IsDefault, S3: &api.S3Store{Host: cmp.Or(b.Endpoint, s.s3Endpoint), S3Options: storeOptions(b)}}}
 		gb.APIVersion, gb.Kind, gb.Name, gb.Namespace = api.GlanceAPIVersion, api.KindGlanceBackend, b.Name, Namespace
 		o, err := asObject(gb)
 		if err != nil {
@@ -148,6 +142,41 @@ func (s spec) objects(standalone bool) ([]chain.Object, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// image overrides the image's tag only when the stack was given one.
+func (s spec) image() *api.ImageSpec {
+	if s.imageTag == "" {
+		return nil
+	}
+	return &api.ImageSpec{Tag: s.imageTag}
+}
+
+func (s spec) databaseSpec() *api.DatabaseSpec {
+	port := s.dbPort
+	return &api.DatabaseSpec{Host: s.dbHost, Port: &port, Database: s.database,
+		SecretRef: api.SecretKeyRef{Name: DBSecret}}
+}
+
+func (s spec) cacheSpec() *api.CacheSpec { return &api.CacheSpec{Servers: []string{s.cache}} }
+
+func (s spec) serviceUserSpec() *api.ServiceUserSpec {
+	return &api.ServiceUserSpec{Username: s.serviceUser, ProjectName: api.DefaultServiceProject,
+		UserDomainName: api.DefaultServiceDomain, ProjectDomainName: api.DefaultServiceDomain,
+		SecretRef: api.SecretKeyRef{Name: ServiceUserSecret, Key: api.DefaultServiceUserPassKey}}
+}
+
+// storeOptions are a store's bucket, region, credentials and CA bundle.
+func storeOptions(b Backend) api.S3Options {
+	cred := b.Credentials
+	if cred == "" {
+		cred = S3CredentialsSecret
+	}
+	o := api.S3Options{Bucket: b.Bucket, Region: Region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
+	if b.CABundle != "" {
+		o.CABundleRef = &api.CABundleRef{Name: b.CABundle}
+	}
+	return o
 }
 
 // glanceName is the Glance the stack runs.

@@ -100,48 +100,7 @@ type Stack struct {
 func New(t testing.TB, svc *Services, o Options) *Stack {
 	t.Helper()
 	v := DebianVersions(t)
-	if o.Release == "" {
-		o.Release = api.DefaultOpenStackRelease
-	}
-	if o.Replicas == 0 {
-		o.Replicas = api.DefaultReplicas
-	}
-	if o.Database == "" {
-		o.Database = api.DefaultDatabaseName
-	}
-	if o.DBUser == "" {
-		o.DBUser = o.Database
-	}
-	if o.DBPassword == "" {
-		o.DBPassword = Password()
-	}
-	if o.ServiceUser == "" {
-		o.ServiceUser = api.DefaultServiceUsername
-	}
-	if o.Backends == nil {
-		o.Backends = GuideBackends(o.Standalone)
-	}
-	if o.Pods.MaxGracePeriod == 0 {
-		o.Pods.MaxGracePeriod = time.Minute
-	}
-	if o.Controllers == nil {
-		o.Controllers = chain.Controllers()
-	}
-	if o.S3.Buckets == nil {
-		o.S3.Buckets = []string{Bucket1, Bucket2}
-	}
-	if o.S3.Region == "" {
-		o.S3.Region = v.S3Region()
-	}
-	if o.S3.AccessKey == "" {
-		o.S3.AccessKey = "GK" + strings.ToLower(services.RandomSecret()[:16])
-	}
-	if o.S3.SecretKey == "" {
-		// "$host" would be oslo.config's interpolation of [DEFAULT] host,
-		// "%2F" a '/' to anything that URL-decodes it.
-		o.S3.SecretKey = services.RandomSecret()[:12] + "$host%2F$$x%%y$"
-	}
-
+	o = o.withDefaults(v)
 	svc.claimDatabase(t, o.Database, o.DBUser)
 	svc.DB.CreateDatabase(t, o.Database)
 	svc.DB.CreateUser(t, o.DBUser, o.DBPassword, o.Database)
@@ -170,6 +129,60 @@ func New(t testing.TB, svc *Services, o Options) *Stack {
 	s.Apply(t, secretObject(ServiceUserSecret, map[string]string{api.DefaultServiceUserPassKey: s.ServiceUser.Password}))
 	s.applySpec(t)
 	return s
+}
+
+// withDefaults fills in what o leaves unset; v gives the S3 region the
+// installed glance_store signs with.
+func (o Options) withDefaults(v Versions) Options {
+	if o.Release == "" {
+		o.Release = api.DefaultOpenStackRelease
+	}
+	if o.Replicas == 0 {
+		o.Replicas = api.DefaultReplicas
+	}
+	if o.Database == "" {
+		o.Database = api.DefaultDatabaseName
+	}
+	if o.DBUser == "" {
+		o.DBUser = o.Database
+	}
+	if o.DBPassword == "" {
+		o.DBPassword = Password()
+	}
+	if o.ServiceUser == "" {
+		o.ServiceUser = api.DefaultServiceUsername
+	}
+	if o.Backends == nil {
+		o.Backends = GuideBackends(o.Standalone)
+	}
+	if o.Pods.MaxGracePeriod == 0 {
+		o.Pods.MaxGracePeriod = time.Minute
+	}
+	if o.Controllers == nil {
+		o.Controllers = chain.Controllers()
+	}
+	o.S3 = s3Defaults(o.S3, v)
+	return o
+}
+
+// s3Defaults are the stack's S3 server's: the devstack's buckets, the
+// region glance_store signs with, and keys that are hard to quote.
+func s3Defaults(o services.S3Options, v Versions) services.S3Options {
+	if o.Buckets == nil {
+		o.Buckets = []string{Bucket1, Bucket2}
+	}
+	if o.Region == "" {
+		o.Region = v.S3Region()
+	}
+	if o.AccessKey == "" {
+		o.AccessKey = "GK" + strings.ToLower(services.RandomSecret()[:16])
+	}
+	if o.SecretKey == "" {
+		// "$host" would be oslo.config's interpolation of [DEFAULT] host,
+		// "%2F" a '/' to anything that URL-decodes it.
+		o.SecretKey = services.RandomSecret()[:12] + "$host%2F$$x%%y$"
+	}
+	return o
 }
 
 // Apply writes an object into the World as kubectl apply would.

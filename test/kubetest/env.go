@@ -302,26 +302,8 @@ func (e *Env) startAPIServer(bins string) error {
 	if err != nil {
 		return err
 	}
-	pki := filepath.Join(e.Dir, "pki")
-	if err := os.MkdirAll(pki, 0o700); err != nil {
-		return err
-	}
-	serving, err := NewServingCert(pki, "127.0.0.1", "localhost")
+	pki, err := e.writePKI()
 	if err != nil {
-		return err
-	}
-	e.CAPEM = serving.CAPEM
-	saPub, saKey, err := writeServiceAccountKeys(pki)
-	if err != nil {
-		return err
-	}
-	tok := make([]byte, 24)
-	if _, err := rand.Read(tok); err != nil {
-		return err
-	}
-	e.Token = hex.EncodeToString(tok)
-	tokenFile := filepath.Join(pki, "tokens.csv")
-	if err := os.WriteFile(tokenFile, []byte(e.Token+",admin,admin,system:masters\n"), 0o600); err != nil {
 		return err
 	}
 	e.URL = "https://127.0.0.1:" + strconv.Itoa(port)
@@ -330,13 +312,13 @@ func (e *Env) startAPIServer(bins string) error {
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port),
-		"--tls-cert-file="+serving.CertFile,
-		"--tls-private-key-file="+serving.KeyFile,
+		"--tls-cert-file="+pki.serving.CertFile,
+		"--tls-private-key-file="+pki.serving.KeyFile,
 		"--cert-dir="+filepath.Join(e.Dir, "apiserver-certs"),
-		"--token-auth-file="+tokenFile,
+		"--token-auth-file="+pki.tokenFile,
 		"--authorization-mode=RBAC",
-		"--service-account-key-file="+saPub,
-		"--service-account-signing-key-file="+saKey,
+		"--service-account-key-file="+pki.saPub,
+		"--service-account-signing-key-file="+pki.saKey,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
@@ -348,10 +330,51 @@ func (e *Env) startAPIServer(bins string) error {
 	if err := e.writeKubeconfig(); err != nil {
 		return err
 	}
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: serving.CertPool(), MinVersion: tls.VersionTLS12}}
+	if err := e.waitReady(pki.serving.CertPool()); err != nil {
+		return err
+	}
+	return e.connect()
+}
+
+// apiserverPKI are the files kube-apiserver is started with: its serving
+// certificate, the service-account key pair and the token file.
+type apiserverPKI struct {
+	serving      *ServingCert
+	saPub, saKey string
+	tokenFile    string
+}
+
+// writePKI writes the API server's certificates and keys, and a token file
+// with one admin token (system:masters); e.CAPEM and e.Token are set.
+func (e *Env) writePKI() (apiserverPKI, error) {
+	var p apiserverPKI
+	dir := filepath.Join(e.Dir, "pki")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return p, err
+	}
+	var err error
+	if p.serving, err = NewServingCert(dir, "127.0.0.1", "localhost"); err != nil {
+		return p, err
+	}
+	e.CAPEM = p.serving.CAPEM
+	if p.saPub, p.saKey, err = writeServiceAccountKeys(dir); err != nil {
+		return p, err
+	}
+	tok := make([]byte, 24)
+	if _, err := rand.Read(tok); err != nil {
+		return p, err
+	}
+	e.Token = hex.EncodeToString(tok)
+	p.tokenFile = filepath.Join(dir, "tokens.csv")
+	return p, os.WriteFile(p.tokenFile, []byte(e.Token+",admin,admin,system:masters\n"), 0o600)
+}
+
+// waitReady waits until the API server answers /readyz with 200.
+func (e *Env) waitReady(roots *x509.CertPool) error {
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
 	defer tr.CloseIdleConnections()
 	httpc := &http.Client{Timeout: 5 * time.Second, Transport: tr}
-	if err := e.apiserver.waitFor(startTimeout, func() error {
+	return e.apiserver.waitFor(startTimeout, func() error {
 		req, _ := http.NewRequest(http.MethodGet, e.URL+"/readyz", nil)
 		req.Header.Set("Authorization", "Bearer "+e.Token)
 		resp, err := httpc.Do(req)
@@ -363,9 +386,11 @@ func (e *Env) startAPIServer(bins string) error {
 			return fmt.Errorf("/readyz: %s", resp.Status)
 		}
 		return nil
-	}, "kube-apiserver"); err != nil {
-		return err
-	}
+	}, "kube-apiserver")
+}
+
+// connect makes the admin's clients.
+func (e *Env) connect() error {
 	e.Config = &rest.Config{
 		Host:            e.URL,
 		BearerToken:     e.Token,
@@ -373,6 +398,7 @@ func (e *Env) startAPIServer(bins string) error {
 		QPS:             200,
 		Burst:           400,
 	}
+	var err error
 	if e.Kube, err = kubernetes.NewForConfig(e.Config); err != nil {
 		return err
 	}

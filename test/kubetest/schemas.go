@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/c5c3/glance-hooks/schemas"
 )
@@ -62,55 +63,73 @@ func decodeCRDs(name string, raw []byte) ([]*unstructured.Unstructured, error) {
 func (e *Env) applyCRDs(ctx context.Context, crds []*unstructured.Unstructured) error {
 	client := e.Dynamic.Resource(crdGVR)
 	for _, crd := range crds {
-		_, err := client.Create(ctx, crd, metav1.CreateOptions{FieldManager: "kubetest"})
-		if apierrors.IsAlreadyExists(err) {
-			cur, gerr := client.Get(ctx, crd.GetName(), metav1.GetOptions{})
-			if gerr != nil {
-				return gerr
-			}
-			crd.SetResourceVersion(cur.GetResourceVersion())
-			_, err = client.Update(ctx, crd, metav1.UpdateOptions{FieldManager: "kubetest"})
-		}
-		if err != nil {
+		if err := upsertCRD(ctx, client, crd); err != nil {
 			return fmt.Errorf("CRD %s: %w", crd.GetName(), err)
 		}
 	}
 	for _, crd := range crds {
-		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-		plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
-		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		if err := poll(ctx, func() error { return established(ctx, client, crd.GetName()) }); err != nil {
+			return err
+		}
+		if err := e.waitServed(ctx, crd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsertCRD creates crd, or updates the one of its name.
+func upsertCRD(ctx context.Context, client dynamic.ResourceInterface, crd *unstructured.Unstructured) error {
+	_, err := client.Create(ctx, crd, metav1.CreateOptions{FieldManager: "kubetest"})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	cur, err := client.Get(ctx, crd.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	crd.SetResourceVersion(cur.GetResourceVersion())
+	_, err = client.Update(ctx, crd, metav1.UpdateOptions{FieldManager: "kubetest"})
+	return err
+}
+
+// established says whether the CRD of that name has condition Established.
+func established(ctx context.Context, client dynamic.ResourceInterface, name string) error {
+	cur, err := client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	conds, _, _ := unstructured.NestedSlice(cur.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			return nil
+		}
+	}
+	return fmt.Errorf("CRD %s is not established", name)
+}
+
+// waitServed waits until discovery lists the CRD's resource in each of
+// its versions.
+func (e *Env) waitServed(ctx context.Context, crd *unstructured.Unstructured) error {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		version, _ := v.(map[string]any)["name"].(string)
 		if err := poll(ctx, func() error {
-			cur, err := client.Get(ctx, crd.GetName(), metav1.GetOptions{})
+			list, err := e.Discovery().ServerResourcesForGroupVersion(group + "/" + version)
 			if err != nil {
 				return err
 			}
-			conds, _, _ := unstructured.NestedSlice(cur.Object, "status", "conditions")
-			for _, c := range conds {
-				m, _ := c.(map[string]any)
-				if m["type"] == "Established" && m["status"] == "True" {
+			for _, r := range list.APIResources {
+				if r.Name == plural {
 					return nil
 				}
 			}
-			return fmt.Errorf("CRD %s is not established", crd.GetName())
+			return fmt.Errorf("%s.%s/%s is not in discovery yet", plural, group, version)
 		}); err != nil {
 			return err
-		}
-		for _, v := range versions {
-			version, _ := v.(map[string]any)["name"].(string)
-			if err := poll(ctx, func() error {
-				list, err := e.Discovery().ServerResourcesForGroupVersion(group + "/" + version)
-				if err != nil {
-					return err
-				}
-				for _, r := range list.APIResources {
-					if r.Name == plural {
-						return nil
-					}
-				}
-				return fmt.Errorf("%s.%s/%s is not in discovery yet", plural, group, version)
-			}); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

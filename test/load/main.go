@@ -192,7 +192,7 @@ func run(cfg config) (*report, error) {
 			if path == controlPlanePath {
 				size = l.sizes.ControlPlane[0]
 			}
-			if err := loadPath(cfg, rep, path, size, l.concurrency, body); err != nil {
+			if err := loadPath(cfg, rep, routeSize{path, size}, l.concurrency, body); err != nil {
 				return nil, err
 			}
 			rep.loaded = append(rep.loaded, routeSize{path, size})
@@ -246,7 +246,8 @@ func requests(sizes perf.Sizes) (map[string][]byte, error) {
 // every concurrency. Each measurement is cut into slices that alternate
 // between the two servers, so a change in the machine's load while the
 // test runs weighs on both alike.
-func loadPath(cfg config, rep *report, path string, size int, concurrency []int, body []byte) error {
+func loadPath(cfg config, rep *report, rs routeSize, concurrency []int, body []byte) error {
+	path, size := rs.path, rs.size
 	servers := map[string]*server{}
 	defer func() {
 		for _, s := range servers {

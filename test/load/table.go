@@ -204,6 +204,25 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 // print writes the one table: every figure, hook next to floor, with the
 // target it is held to and whether it is met.
 func (r *report) print(w io.Writer) {
+	r.printHeader(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tcase\thook\tfloor\thook/floor\tcpu hook/floor\ttarget\t")
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	cases := benchCases(r.bench)
+	benchRows(row, cases)
+	resyncRows(row, cases)
+	r.loadRows(row)
+	r.writesRows(row)
+	tw.Flush()
+}
+
+// rowWriter writes one line of the table.
+type rowWriter func(cells ...string)
+
+func route(hook string) string { return "/" + strings.Replace(hook, "-", "/", 1) }
+
+// printHeader says where and with what the figures were measured.
+func (r *report) printHeader(w io.Writer) {
 	fmt.Fprintf(w, "machine: %s\n", machine())
 	fmt.Fprintf(w, "load average: %s at start, %s at end\n", r.before, r.after)
 	large := ""
@@ -212,12 +231,11 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "load: generated requests of a Glance with %d backends and a ControlPlane with %d backends entries (at most %d)%s; at most %d requests or %s per cell and server, in %d slices alternating between the servers, after %d warm-up requests\n\n",
 		r.cfg.backends, r.cfg.entries, api.MaxBackendEntries, large, r.cfg.requests, r.cfg.duration, max(1, r.cfg.slices), r.cfg.warmup)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "measure\tcase\thook\tfloor\thook/floor\tcpu hook/floor\ttarget\t")
-	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
-	route := func(hook string) string { return "/" + strings.Replace(hook, "-", "/", 1) }
+}
 
-	cases := benchCases(r.bench)
+// benchRows are the benchmarks' time per request against the floor's,
+// then how each hook's time grows from its small case to its large one.
+func benchRows(row rowWriter, cases []benchCase) {
 	byKey := map[string]benchCase{}
 	for _, c := range cases {
 		byKey[c.hook+"/"+c.kase] = c
@@ -240,6 +258,11 @@ func (r *report) print(w io.Writer) {
 			route(h), ratio(big.hookNs, small.hookNs), ratio(big.floorNs, small.floorNs), "-",
 			ratio(big.hookCPU, small.hookCPU)+" (hook)", fmt.Sprintf("<= %.1fx %s", t, met(l <= t)))
 	}
+}
+
+// resyncRows are the unchanged resync (304) against the full answer, and
+// what the whole chain takes to converge.
+func resyncRows(row rowWriter, cases []benchCase) {
 	for _, c := range cases {
 		if largest, _, _, _ := growth(c.hook); c.resyncNs == 0 || (c.kase != largest && c.kase != perf.FullCase(1000)) {
 			continue
@@ -257,16 +280,15 @@ func (r *report) print(w io.Writer) {
 				"1/10 of before, see docs/performance.md")
 		}
 	}
+}
 
-	type key struct {
-		path string
-		size int
-		conc int
-	}
-	cells := map[key]map[string]cell{}
-	var keys []key
+// loadRows are the load test's cells, hook next to floor for each route,
+// size and concurrency, then each server's peak RSS.
+func (r *report) loadRows(row rowWriter) {
+	cells := map[cellKey]map[string]cell{}
+	var keys []cellKey
 	for _, c := range r.cells {
-		k := key{c.path, c.size, c.conc}
+		k := cellKey{c.path, c.size, c.conc}
 		if cells[k] == nil {
 			cells[k] = map[string]cell{}
 			keys = append(keys, k)
@@ -274,22 +296,7 @@ func (r *report) print(w io.Writer) {
 		cells[k][c.mode] = c
 	}
 	for _, k := range keys {
-		h, f := cells[k]["hook"], cells[k]["floor"]
-		name := fmt.Sprintf("%s %s c=%d", k.path, sizeName(k.path, k.size), k.conc)
-		target := "-"
-		if k.conc == throughputConcurrency {
-			want := throughputTarget(k.size, r.cfg.largeBackends)
-			ok := h.throughput() > 0 && f.throughput()/h.throughput() <= want
-			target = fmt.Sprintf("floor/hook <= %.1fx %s", want, met(ok))
-		}
-		row("load req/s", name, fmt.Sprintf("%.0f", h.throughput()), fmt.Sprintf("%.0f", f.throughput()),
-			ratio(f.throughput(), h.throughput())+" (floor/hook)", "-", target)
-		row("load server cpu/req", name, dur(float64(h.cpuPerRequest())), dur(float64(f.cpuPerRequest())),
-			ratio(float64(h.cpuPerRequest()), float64(f.cpuPerRequest())), "-", "-")
-		row("load p50 / p99", name, dur(float64(h.p50))+" / "+dur(float64(h.p99)), dur(float64(f.p50))+" / "+dur(float64(f.p99)),
-			ratio(float64(h.p50), float64(f.p50))+" / "+ratio(float64(h.p99), float64(f.p99)), "-", "-")
-		row("load errors", fmt.Sprintf("%s (%d / %d requests)", name, h.done, f.done), strconv.Itoa(h.errors), strconv.Itoa(f.errors), "-", "-",
-			"0 "+met(h.errors == 0 && f.errors == 0))
+		r.loadCellRows(row, k, cells[k])
 	}
 	for _, l := range r.loaded {
 		h, ok := r.rss[rssKey("hook", l.path, l.size)]
@@ -300,6 +307,39 @@ func (r *report) print(w io.Writer) {
 		row("peak RSS", fmt.Sprintf("%s %s (whole run)", l.path, sizeName(l.path, l.size)), mib(h), mib(f), ratio(float64(h), float64(f)), "-",
 			fmt.Sprintf("< %s %s", mib(targetRSS), met(h < targetRSS)))
 	}
+}
+
+// cellKey is a route, the size of its world and a concurrency: what a hook
+// cell and its floor cell share.
+type cellKey struct {
+	path string
+	size int
+	conc int
+}
+
+// loadCellRows are one cell's throughput, CPU, latency and errors.
+func (r *report) loadCellRows(row rowWriter, k cellKey, byMode map[string]cell) {
+	h, f := byMode["hook"], byMode["floor"]
+	name := fmt.Sprintf("%s %s c=%d", k.path, sizeName(k.path, k.size), k.conc)
+	target := "-"
+	if k.conc == throughputConcurrency {
+		want := throughputTarget(k.size, r.cfg.largeBackends)
+		ok := h.throughput() > 0 && f.throughput()/h.throughput() <= want
+		target = fmt.Sprintf("floor/hook <= %.1fx %s", want, met(ok))
+	}
+	row("load req/s", name, fmt.Sprintf("%.0f", h.throughput()), fmt.Sprintf("%.0f", f.throughput()),
+		ratio(f.throughput(), h.throughput())+" (floor/hook)", "-", target)
+	row("load server cpu/req", name, dur(float64(h.cpuPerRequest())), dur(float64(f.cpuPerRequest())),
+		ratio(float64(h.cpuPerRequest()), float64(f.cpuPerRequest())), "-", "-")
+	row("load p50 / p99", name, dur(float64(h.p50))+" / "+dur(float64(h.p99)), dur(float64(f.p50))+" / "+dur(float64(f.p99)),
+		ratio(float64(h.p50), float64(f.p50))+" / "+ratio(float64(h.p99), float64(f.p99)), "-", "-")
+	row("load errors", fmt.Sprintf("%s (%d / %d requests)", name, h.done, f.done), strconv.Itoa(h.errors), strconv.Itoa(f.errors), "-", "-",
+		"0 "+met(h.errors == 0 && f.errors == 0))
+}
+
+// writesRows are the API writes and requests of the guide's walk through
+// the in-process Metacontroller.
+func (r *report) writesRows(row rowWriter) {
 	for _, st := range r.writes {
 		for _, k := range perf.WritesKinds(r.writes) {
 			w := st.Stats.Writes[k]
@@ -315,5 +355,4 @@ func (r *report) print(w io.Writer) {
 		row("API requests", st.Name, fmt.Sprintf("%d writes + %d syncs = %d", st.Stats.Total().Total(), st.Stats.SyncCount(), st.Requests()),
 			"-", "-", "-", "-")
 	}
-	tw.Flush()
 }

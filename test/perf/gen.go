@@ -371,52 +371,9 @@ func Generated(root string, sizes Sizes) ([]Request, error) {
 			return out, nil
 		}
 	}
-	results := make([][]Request, len(sizes.Glance)+len(sizes.ControlPlane)+len(sizes.EveryBlock)+len(sizes.Full))
-	errs := make([]error, len(results))
-	var wg sync.WaitGroup
-	for j, n := range sizes.Full {
-		i := len(results) - len(sizes.Full) + j
-		wg.Go(func() {
-			results[i], errs[i] = GlanceFull(n)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("the guide's Glance with every optional feature and %d backends: %w", n, errs[i])
-			}
-		})
-	}
-	for i, n := range sizes.Glance {
-		wg.Go(func() {
-			results[i], errs[i] = Glance(n)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("glance with %d backends: %w", n, errs[i])
-			}
-		})
-	}
-	for j, n := range sizes.ControlPlane {
-		i := len(sizes.Glance) + j
-		wg.Go(func() {
-			cp, err := ControlPlane(n)
-			results[i], errs[i] = []Request{cp}, err
-			if err != nil {
-				errs[i] = fmt.Errorf("controlplane with %d backends entries: %w", n, err)
-			}
-		})
-	}
-	for j, n := range sizes.EveryBlock {
-		i := len(sizes.Glance) + len(sizes.ControlPlane) + j
-		wg.Go(func() {
-			results[i], errs[i] = GlanceEveryBlock(n)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("glance with every feature block and %d backends: %w", n, errs[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	out, err := sizes.build()
+	if err != nil {
 		return nil, err
-	}
-	var out []Request
-	for _, r := range results {
-		out = append(out, r...)
 	}
 	if raw, err := json.Marshal(out); err == nil && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
 		// Requests for the same sizes from older sources are dead weight
@@ -429,6 +386,55 @@ func Generated(root string, sizes Sizes) ([]Request, error) {
 		_ = os.WriteFile(cache, raw, 0o644)
 	}
 	return out, nil
+}
+
+// build converges every world of s at once and returns their requests in
+// Generated's order: the Glance sizes, the ControlPlane sizes, the
+// EveryBlock worlds, then the Full worlds.
+func (s Sizes) build() ([]Request, error) {
+	var worlds []func() ([]Request, error)
+	for _, n := range s.Glance {
+		worlds = append(worlds, world(Glance, n, "glance with %d backends"))
+	}
+	for _, n := range s.ControlPlane {
+		worlds = append(worlds, world(func(n int) ([]Request, error) {
+			cp, err := ControlPlane(n)
+			return []Request{cp}, err
+		}, n, "controlplane with %d backends entries"))
+	}
+	for _, n := range s.EveryBlock {
+		worlds = append(worlds, world(GlanceEveryBlock, n, "glance with every feature block and %d backends"))
+	}
+	for _, n := range s.Full {
+		worlds = append(worlds, world(GlanceFull, n, "the guide's Glance with every optional feature and %d backends"))
+	}
+	results := make([][]Request, len(worlds))
+	errs := make([]error, len(worlds))
+	var wg sync.WaitGroup
+	for i, w := range worlds {
+		wg.Go(func() { results[i], errs[i] = w() })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var out []Request
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// world is one generator run for size n, its error naming the world by
+// what (a format with n's verb).
+func world(gen func(int) ([]Request, error), n int, what string) func() ([]Request, error) {
+	return func() ([]Request, error) {
+		out, err := gen(n)
+		if err != nil {
+			return out, fmt.Errorf(what+": %w", n, err)
+		}
+		return out, nil
+	}
 }
 
 // sourceHash hashes the sizes and every file a generated request

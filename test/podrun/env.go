@@ -46,27 +46,46 @@ func (e *env) Get(name string) (string, bool) {
 // which case the variable is not set. fieldRef and resourceFieldRef come
 // from the pod and st.
 func ResolveEnv(pod Pod, ctr *corev1.Container, objs *Objects, st Status) ([]EnvVar, error) {
+	r := envResolver{pod: pod, ctr: ctr, objs: objs, st: st}
 	var e env
-	for _, src := range ctr.EnvFrom {
-		var data map[string][]byte
-		var found bool
-		var what string
-		var optional *bool
-		switch {
-		case src.ConfigMapRef != nil:
-			what, optional = "ConfigMap "+src.ConfigMapRef.Name, src.ConfigMapRef.Optional
-			data, found = objs.configMap(pod.Namespace, src.ConfigMapRef.Name)
-		case src.SecretRef != nil:
-			what, optional = "Secret "+src.SecretRef.Name, src.SecretRef.Optional
-			data, found = objs.secret(pod.Namespace, src.SecretRef.Name)
-		default:
-			return nil, fmt.Errorf("container %s: an envFrom source without configMapRef or secretRef", ctr.Name)
+	if err := r.envFrom(&e); err != nil {
+		return nil, err
+	}
+	for _, v := range ctr.Env {
+		value, set, err := r.value(v, &e)
+		if err != nil {
+			return nil, fmt.Errorf("container %s: env %s: %w", ctr.Name, v.Name, err)
 		}
-		if !found {
-			if isTrue(optional) {
-				continue
+		if set {
+			if strings.ContainsRune(value, 0) {
+				return nil, fmt.Errorf("container %s: env %s: the value holds a NUL byte, which no environment can carry", ctr.Name, v.Name)
 			}
-			return nil, fmt.Errorf("container %s: envFrom: %s not found in namespace %s", ctr.Name, what, pod.Namespace)
+			e.Set(v.Name, value)
+		}
+	}
+	return e.vars, nil
+}
+
+// envResolver is where a container's variables come from: its pod, the
+// objects the pod reads and what the kubelet knows of the running pod.
+type envResolver struct {
+	pod  Pod
+	ctr  *corev1.Container
+	objs *Objects
+	st   Status
+}
+
+// envFrom sets the variables of the container's envFrom sources, each
+// object's keys in sorted order.
+func (r envResolver) envFrom(e *env) error {
+	for _, src := range r.ctr.EnvFrom {
+		ref, ok := envFromRef(r.pod.Namespace, src)
+		if !ok {
+			return fmt.Errorf("container %s: an envFrom source without configMapRef or secretRef", r.ctr.Name)
+		}
+		data, _, err := ref.read(r.objs)
+		if err != nil {
+			return fmt.Errorf("container %s: envFrom: %w", r.ctr.Name, err)
 		}
 		keys := make([]string, 0, len(data))
 		for k := range data {
@@ -81,62 +100,84 @@ func ResolveEnv(pod Pod, ctr *corev1.Container, objs *Objects, st Status) ([]Env
 			e.Set(name, string(data[k]))
 		}
 	}
-	for _, v := range ctr.Env {
-		value, set, err := envValue(pod, ctr, objs, st, v, &e)
-		if err != nil {
-			return nil, fmt.Errorf("container %s: env %s: %w", ctr.Name, v.Name, err)
-		}
-		if set {
-			if strings.ContainsRune(value, 0) {
-				return nil, fmt.Errorf("container %s: env %s: the value holds a NUL byte, which no environment can carry", ctr.Name, v.Name)
-			}
-			e.Set(v.Name, value)
-		}
-	}
-	return e.vars, nil
+	return nil
 }
 
-func envValue(pod Pod, ctr *corev1.Container, objs *Objects, st Status, v corev1.EnvVar, sofar *env) (string, bool, error) {
+func envFromRef(namespace string, src corev1.EnvFromSource) (objectRef, bool) {
+	switch {
+	case src.ConfigMapRef != nil:
+		return objectRef{"ConfigMap", namespace, src.ConfigMapRef.Name, src.ConfigMapRef.Optional}, true
+	case src.SecretRef != nil:
+		return objectRef{"Secret", namespace, src.SecretRef.Name, src.SecretRef.Optional}, true
+	}
+	return objectRef{}, false
+}
+
+// value is one env entry's value, and whether the variable is set at all.
+func (r envResolver) value(v corev1.EnvVar, sofar *env) (string, bool, error) {
 	if v.ValueFrom == nil {
 		return Expand(v.Value, sofar.Get), true, nil
 	}
 	from := v.ValueFrom
 	switch {
 	case from.FieldRef != nil:
-		val, err := fieldValue(pod, st, from.FieldRef.FieldPath, false)
+		val, err := fieldValue(r.pod, r.st, from.FieldRef.FieldPath, false)
 		return val, err == nil, err
 	case from.ResourceFieldRef != nil:
-		val, err := resourceValue(pod, ctr.Name, from.ResourceFieldRef)
+		val, err := resourceValue(r.pod, r.ctr.Name, from.ResourceFieldRef)
 		return val, err == nil, err
 	case from.ConfigMapKeyRef != nil:
 		ref := from.ConfigMapKeyRef
-		data, found := objs.configMap(pod.Namespace, ref.Name)
-		return keyValue("ConfigMap", pod.Namespace, ref.Name, ref.Key, data, found, ref.Optional)
+		return keyValue(objectRef{"ConfigMap", r.pod.Namespace, ref.Name, ref.Optional}, ref.Key, r.objs)
 	case from.SecretKeyRef != nil:
 		ref := from.SecretKeyRef
-		data, found := objs.secret(pod.Namespace, ref.Name)
-		return keyValue("Secret", pod.Namespace, ref.Name, ref.Key, data, found, ref.Optional)
+		return keyValue(objectRef{"Secret", r.pod.Namespace, ref.Name, ref.Optional}, ref.Key, r.objs)
 	}
 	return "", false, fmt.Errorf("valueFrom has no source podrun knows")
 }
 
+// objectRef names a ConfigMap or Secret a pod reads, and whether the pod
+// may go without it.
+type objectRef struct {
+	kind, namespace, name string
+	optional              *bool
+}
+
+// read returns the object's keys and whether it exists. A missing object
+// is an error unless the reference is optional.
+func (r objectRef) read(objs *Objects) (map[string][]byte, bool, error) {
+	var data map[string][]byte
+	var found bool
+	if r.kind == "Secret" {
+		data, found = objs.secret(r.namespace, r.name)
+	} else {
+		data, found = objs.configMap(r.namespace, r.name)
+	}
+	if !found && !isTrue(r.optional) {
+		return nil, false, fmt.Errorf("%s %s not found in namespace %s", r.kind, r.name, r.namespace)
+	}
+	return data, found, nil
+}
+
 // keyValue reads one key; messages name the object and the key, never a
 // value.
-func keyValue(kind, namespace, name, key string, data map[string][]byte, found bool, optional *bool) (string, bool, error) {
-	if !found {
-		if isTrue(optional) {
-			return "", false, nil
-		}
-		return "", false, fmt.Errorf("%s %s not found in namespace %s", kind, name, namespace)
+func keyValue(ref objectRef, key string, objs *Objects) (string, bool, error) {
+	data, found, err := ref.read(objs)
+	if err != nil || !found {
+		return "", false, err
 	}
+	val, ok, err := ref.key(data, key)
+	return string(val), ok, err
+}
+
+// key is one key of the object's data and whether it is there. A missing
+// key is an error unless the reference is optional.
+func (r objectRef) key(data map[string][]byte, key string) ([]byte, bool, error) {
 	val, ok := data[key]
-	if !ok {
-		if isTrue(optional) {
-			return "", false, nil
-		}
-		return "", false, fmt.Errorf("%s %s has no key %s", kind, name, key)
+	if !ok && !isTrue(r.optional) {
+		return nil, false, fmt.Errorf("%s %s has no key %s", r.kind, r.name, key)
 	}
-	return string(val), true, nil
+	return val, ok, nil
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

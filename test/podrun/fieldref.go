@@ -86,6 +86,31 @@ func resourceValue(pod Pod, defaultContainer string, ref *corev1.ResourceFieldSe
 	if name == "" {
 		name = defaultContainer
 	}
+	ctr := podContainer(pod, name)
+	if ctr == nil {
+		return "", fmt.Errorf("resourceFieldRef: no container %q", name)
+	}
+	kind, res, ok := strings.Cut(ref.Resource, ".")
+	if !ok || (kind != "limits" && kind != "requests") {
+		return "", fmt.Errorf("resourceFieldRef: unsupported resource %q", ref.Resource)
+	}
+	q, err := resourceQuantity(ctr, kind, res)
+	if err != nil {
+		return "", err
+	}
+	divisor := ref.Divisor
+	if divisor.IsZero() {
+		divisor = resource.MustParse("1")
+	}
+	if res == "cpu" {
+		return strconv.FormatInt(int64(math.Ceil(float64(q.MilliValue())/float64(divisor.MilliValue()))), 10), nil
+	}
+	return strconv.FormatInt(int64(math.Ceil(float64(q.Value())/float64(divisor.Value()))), 10), nil
+}
+
+// podContainer is the container or init container of that name, nil if
+// the pod has none.
+func podContainer(pod Pod, name string) *corev1.Container {
 	var ctr *corev1.Container
 	for _, list := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for i := range list {
@@ -94,13 +119,12 @@ func resourceValue(pod Pod, defaultContainer string, ref *corev1.ResourceFieldSe
 			}
 		}
 	}
-	if ctr == nil {
-		return "", fmt.Errorf("resourceFieldRef: no container %q", name)
-	}
-	kind, res, ok := strings.Cut(ref.Resource, ".")
-	if !ok || (kind != "limits" && kind != "requests") {
-		return "", fmt.Errorf("resourceFieldRef: unsupported resource %q", ref.Resource)
-	}
+	return ctr
+}
+
+// resourceQuantity is the container's limit or request (kind) of res, as
+// the kubelet fills in what is unset.
+func resourceQuantity(ctr *corev1.Container, kind, res string) (resource.Quantity, error) {
 	list := ctr.Resources.Limits
 	if kind == "requests" {
 		list = ctr.Resources.Requests
@@ -114,19 +138,9 @@ func resourceValue(pod Pod, defaultContainer string, ref *corev1.ResourceFieldSe
 		}
 	}
 	if !set {
-		var err error
-		if q, err = capacity(res); err != nil {
-			return "", err
-		}
+		return capacity(res)
 	}
-	divisor := ref.Divisor
-	if divisor.IsZero() {
-		divisor = resource.MustParse("1")
-	}
-	if res == "cpu" {
-		return strconv.FormatInt(int64(math.Ceil(float64(q.MilliValue())/float64(divisor.MilliValue()))), 10), nil
-	}
-	return strconv.FormatInt(int64(math.Ceil(float64(q.Value())/float64(divisor.Value()))), 10), nil
+	return q, nil
 }
 
 func capacity(res string) (resource.Quantity, error) {

@@ -51,38 +51,21 @@ func init() {
 	os.Exit(launchFailedCode)
 }
 
+// launch sets the container up inside its new namespaces, in the order
+// the runtime does, and executes its command.
 func launch() error {
-	raw, err := io.ReadAll(os.NewFile(specFD, "spec"))
+	s, err := readSpec()
 	if err != nil {
-		return fmt.Errorf("reading the spec: %w", err)
+		return err
 	}
-	_ = unix.Close(specFD)
-	unix.CloseOnExec(statusFD)
-	var s launchSpec
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return fmt.Errorf("reading the spec: %w", err)
-	}
-	// Nothing mounted here may reach the machine's namespace.
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making / private: %w", err)
-	}
-	// The container's own /proc, of its PID namespace (the machine's with
-	// shareProcessNamespace).
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting /proc: %w", err)
-	}
-	if err := unix.Sethostname([]byte(s.Hostname)); err != nil {
-		return fmt.Errorf("setting the hostname: %w", err)
+	if err := enterNamespaces(s.Hostname); err != nil {
+		return err
 	}
 	// Open every source before anything is mounted: a volume mounted at
 	// /tmp would hide sources that live in the test's /tmp directory.
-	sources := make([]string, len(s.Mounts))
-	for i, m := range s.Mounts {
-		fd, err := unix.Open(m.Source, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("volume source for %s: %w", m.Target, err)
-		}
-		sources[i] = "/proc/self/fd/" + strconv.Itoa(fd)
+	sources, err := openSources(s.Mounts)
+	if err != nil {
+		return err
 	}
 	if err := makeMachineDirs(s.MachineDirs, s.Scratch); err != nil {
 		return err
@@ -95,20 +78,9 @@ func launch() error {
 			return fmt.Errorf("covering %s with an empty tmpfs: %w", h, err)
 		}
 	}
-	var volumeTargets []string
-	for i, m := range s.Mounts {
-		if err := ensureTarget(m.Target, m.File); err != nil {
-			return err
-		}
-		if err := unix.Mount(sources[i], m.Target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("mounting %s: %w", m.Target, err)
-		}
-		if m.ReadOnly {
-			if err := remountReadOnly(m.Target, nil); err != nil {
-				return err
-			}
-		}
-		volumeTargets = append(volumeTargets, m.Target)
+	volumeTargets, err := mountVolumes(s.Mounts, sources)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return fmt.Errorf("working directory %s: %w", s.Dir, err)
@@ -129,6 +101,74 @@ func launch() error {
 		return err
 	}
 	return syscall.Exec(bin, s.Argv, s.Env)
+}
+
+// readSpec reads the spec the runner wrote and leaves only the status pipe
+// open, to close on exec.
+func readSpec() (launchSpec, error) {
+	var s launchSpec
+	raw, err := io.ReadAll(os.NewFile(specFD, "spec"))
+	if err != nil {
+		return s, fmt.Errorf("reading the spec: %w", err)
+	}
+	_ = unix.Close(specFD)
+	unix.CloseOnExec(statusFD)
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("reading the spec: %w", err)
+	}
+	return s, nil
+}
+
+// enterNamespaces makes the new namespaces the container's: nothing
+// mounted in them reaches the machine's, and the hostname is the pod's.
+func enterNamespaces(hostname string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making / private: %w", err)
+	}
+	// The container's own /proc, of its PID namespace (the machine's with
+	// shareProcessNamespace).
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
+	}
+	if err := unix.Sethostname([]byte(hostname)); err != nil {
+		return fmt.Errorf("setting the hostname: %w", err)
+	}
+	return nil
+}
+
+// openSources opens each mount's source and names it by its descriptor,
+// which later mounts cannot hide.
+func openSources(mounts []mountSpec) ([]string, error) {
+	sources := make([]string, len(mounts))
+	for i, m := range mounts {
+		fd, err := unix.Open(m.Source, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("volume source for %s: %w", m.Target, err)
+		}
+		sources[i] = "/proc/self/fd/" + strconv.Itoa(fd)
+	}
+	return sources, nil
+}
+
+// mountVolumes bind-mounts each source at its target, read-only where the
+// mount says so, and returns the targets.
+func mountVolumes(mounts []mountSpec, sources []string) ([]string, error) {
+	var targets []string
+	for i, m := range mounts {
+		if err := ensureTarget(m.Target, m.File); err != nil {
+			return nil, err
+		}
+		if err := unix.Mount(sources[i], m.Target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return nil, fmt.Errorf("mounting %s: %w", m.Target, err)
+		}
+		if m.ReadOnly {
+			if err := remountReadOnly(m.Target, nil); err != nil {
+				return nil, err
+			}
+		}
+		targets = append(targets, m.Target)
+	}
+	return targets, nil
 }
 
 // makeMountPoints makes every directory the container needs that this

@@ -52,16 +52,7 @@ func (o *Objects) Add(obj any) error {
 	case corev1.ConfigMap:
 		return o.Add(&v)
 	case *corev1.Secret:
-		s := v.DeepCopy()
-		// The API server folds stringData into data; so does this.
-		for k, val := range s.StringData {
-			if s.Data == nil {
-				s.Data = map[string][]byte{}
-			}
-			s.Data[k] = []byte(val)
-		}
-		s.StringData = nil
-		o.secrets[objectKey{s.Namespace, s.Name}] = s
+		o.addSecret(v)
 	case corev1.Secret:
 		return o.Add(&v)
 	case []map[string]any:
@@ -71,30 +62,48 @@ func (o *Objects) Add(obj any) error {
 			}
 		}
 	case map[string]any:
-		kind, _ := v["kind"].(string)
-		if api, _ := v["apiVersion"].(string); api != "v1" || (kind != "ConfigMap" && kind != "Secret") {
-			return nil
-		}
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if kind == "ConfigMap" {
-			var c corev1.ConfigMap
-			if err := json.Unmarshal(raw, &c); err != nil {
-				return fmt.Errorf("reading a ConfigMap: %w", err)
-			}
-			return o.Add(&c)
-		}
-		var s corev1.Secret
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("reading a Secret: %w", err)
-		}
-		return o.Add(&s)
+		return o.addJSON(v)
 	default:
 		return fmt.Errorf("podrun: cannot read %T as a ConfigMap or Secret", obj)
 	}
 	return nil
+}
+
+func (o *Objects) addSecret(v *corev1.Secret) {
+	s := v.DeepCopy()
+	// The API server folds stringData into data; so does this.
+	for k, val := range s.StringData {
+		if s.Data == nil {
+			s.Data = map[string][]byte{}
+		}
+		s.Data[k] = []byte(val)
+	}
+	s.StringData = nil
+	o.secrets[objectKey{s.Namespace, s.Name}] = s
+}
+
+// addJSON adds a JSON-shaped object if it is a ConfigMap or a Secret.
+func (o *Objects) addJSON(v map[string]any) error {
+	kind, _ := v["kind"].(string)
+	if api, _ := v["apiVersion"].(string); api != "v1" || (kind != "ConfigMap" && kind != "Secret") {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if kind == "ConfigMap" {
+		var c corev1.ConfigMap
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return fmt.Errorf("reading a ConfigMap: %w", err)
+		}
+		return o.Add(&c)
+	}
+	var s corev1.Secret
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("reading a Secret: %w", err)
+	}
+	return o.Add(&s)
 }
 
 // configMap returns a ConfigMap's keys (data and binaryData) and whether it

@@ -42,20 +42,31 @@ type mountSpec struct {
 	ReadOnly, File bool
 }
 
+// podInputs are what every container of a pod is planned from: the pod,
+// the objects and status its env reads, its volumes by name, the kubelet's
+// own files for it (by target) and the runner's options.
+type podInputs struct {
+	pod   Pod
+	objs  *Objects
+	st    Status
+	vols  map[string]*volume
+	files map[string]string
+	opts  Options
+}
+
 // planContainer turns a container of the pod into what the launcher does:
 // the command line and environment (Options.PATH and the image's env, then
 // the container's resolved env), the user, and the mounts of its volumes.
-func planContainer(pod Pod, ctr *corev1.Container, objs *Objects, st Status, vols map[string]*volume, podFiles map[string]string, scratch string, o Options) (*launchSpec, error) {
-	for _, p := range []*corev1.Probe{ctr.StartupProbe, ctr.ReadinessProbe, ctr.LivenessProbe} {
-		if p != nil && p.HTTPGet == nil && p.TCPSocket == nil {
-			return nil, fmt.Errorf("container %s: only httpGet and tcpSocket probes can be run here", ctr.Name)
-		}
+// scratch is the container's directory for overlay layers.
+func planContainer(in podInputs, ctr *corev1.Container, scratch string) (*launchSpec, error) {
+	if err := checkProbes(ctr); err != nil {
+		return nil, err
 	}
-	vars, err := ResolveEnv(pod, ctr, objs, st)
+	vars, err := ResolveEnv(in.pod, ctr, in.objs, in.st)
 	if err != nil {
 		return nil, err
 	}
-	id, err := containerIdentity(pod, ctr, o)
+	id, err := containerIdentity(in.pod, ctr, in.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +74,47 @@ func planContainer(pod Pod, ctr *corev1.Container, objs *Objects, st Status, vol
 	if err != nil {
 		return nil, err
 	}
-	// What the runtime starts from: HOSTNAME, HOME of the user, the image's
-	// env with PATH replaced; the container's env overrides any of them.
+	argv, err := commandLine(ctr, vars, in.opts.Entrypoint)
+	if err != nil {
+		return nil, err
+	}
+	mounts, err := planMounts(ctr, in.vols, vars)
+	if err != nil {
+		return nil, err
+	}
+	dir := ctr.WorkingDir
+	if dir == "" {
+		dir = in.opts.WorkingDir
+	}
+	sc := ctr.SecurityContext
+	spec := &launchSpec{
+		Argv: argv, Env: environ(in.opts, in.pod.Name, id.Home, vars), Dir: dir, Hostname: in.pod.Name,
+		Hide: in.opts.HiddenPaths, MachineDirs: in.opts.MachineDirs, Mounts: withPodFiles(mounts, in.files), Scratch: scratch,
+		UID: id.UID, GID: id.GID, Groups: id.Groups, Capabilities: caps,
+		ReadOnlyRoot: sc != nil && isTrue(sc.ReadOnlyRootFilesystem),
+		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
+	}
+	return spec, nil
+}
+
+// checkProbes refuses a probe this runner cannot run (exec, grpc).
+func checkProbes(ctr *corev1.Container) error {
+	for _, p := range []*corev1.Probe{ctr.StartupProbe, ctr.ReadinessProbe, ctr.LivenessProbe} {
+		if p != nil && p.HTTPGet == nil && p.TCPSocket == nil {
+			return fmt.Errorf("container %s: only httpGet and tcpSocket probes can be run here", ctr.Name)
+		}
+	}
+	return nil
+}
+
+// environ is what the runtime starts from (Options.PATH, HOSTNAME, HOME of
+// the user, the image's env with PATH replaced), the container's env
+// overriding any of them.
+func environ(o Options, hostname, home string, vars []EnvVar) []string {
 	var e env
 	e.Set("PATH", o.PATH)
-	e.Set("HOSTNAME", pod.Name)
-	e.Set("HOME", id.Home)
+	e.Set("HOSTNAME", hostname)
+	e.Set("HOME", home)
 	for _, kv := range o.ImageEnv {
 		k, v, _ := strings.Cut(kv, "=")
 		if k != "PATH" {
@@ -78,28 +124,32 @@ func planContainer(pod Pod, ctr *corev1.Container, objs *Objects, st Status, vol
 	for _, v := range vars {
 		e.Set(v.Name, v.Value)
 	}
-	environ := make([]string, len(e.vars))
+	out := make([]string, len(e.vars))
 	for i, v := range e.vars {
-		environ[i] = v.Name + "=" + v.Value
+		out[i] = v.Name + "=" + v.Value
 	}
+	return out
+}
 
+// commandLine is the container's command and args expanded, after the
+// image's entrypoint when the container names no command.
+func commandLine(ctr *corev1.Container, vars []EnvVar, entrypoint []string) ([]string, error) {
 	argv := ExpandCommand(ctr, vars)
 	if len(ctr.Command) == 0 {
-		if len(o.Entrypoint) == 0 {
+		if len(entrypoint) == 0 {
 			return nil, fmt.Errorf("container %s has no command and the image's entrypoint is not known here (Options.Entrypoint)", ctr.Name)
 		}
-		argv = append(append([]string{}, o.Entrypoint...), argv...)
+		argv = append(append([]string{}, entrypoint...), argv...)
 	}
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("container %s: empty command line", ctr.Name)
 	}
+	return argv, nil
+}
 
-	mounts, err := planMounts(ctr, vols, vars)
-	if err != nil {
-		return nil, err
-	}
-	// The kubelet's own files (/etc/hosts, /etc/hostname) come before the
-	// volumes, unless a volume is mounted there.
+// withPodFiles puts the kubelet's own files (/etc/hosts, /etc/hostname)
+// before the volumes, unless a volume is mounted there.
+func withPodFiles(mounts []mountSpec, podFiles map[string]string) []mountSpec {
 	taken := map[string]bool{}
 	for _, m := range mounts {
 		taken[m.Target] = true
@@ -110,21 +160,7 @@ func planContainer(pod Pod, ctr *corev1.Container, objs *Objects, st Status, vol
 			files = append(files, mountSpec{Source: podFiles[target], Target: target, ReadOnly: false, File: true})
 		}
 	}
-	mounts = append(files, mounts...)
-
-	dir := ctr.WorkingDir
-	if dir == "" {
-		dir = o.WorkingDir
-	}
-	sc := ctr.SecurityContext
-	spec := &launchSpec{
-		Argv: argv, Env: environ, Dir: dir, Hostname: pod.Name,
-		Hide: o.HiddenPaths, MachineDirs: o.MachineDirs, Mounts: mounts, Scratch: scratch,
-		UID: id.UID, GID: id.GID, Groups: id.Groups, Capabilities: caps,
-		ReadOnlyRoot: sc != nil && isTrue(sc.ReadOnlyRootFilesystem),
-		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
-	}
-	return spec, nil
+	return append(files, mounts...)
 }
 
 // planMounts maps each volumeMount to a bind mount: the volume's directory,

@@ -190,6 +190,9 @@ func Run(t testing.TB, pod Pod, objs *Objects, o Options) *Completed {
 	return out
 }
 
+// prepare is what the kubelet does before a pod's first container: it
+// claims the pod's address, writes its volumes and its /etc/hosts and
+// /etc/hostname, and learns the secrets to mask in its logs.
 func prepare(t testing.TB, pod Pod, objs *Objects, o Options) *Running {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -199,15 +202,7 @@ func prepare(t testing.TB, pod Pod, objs *Objects, o Options) *Running {
 		objs = ObjectsOf(t)
 	}
 	o = o.withDefaults()
-	var ports []int
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range list {
-			for _, p := range c.Ports {
-				ports = append(ports, int(p.ContainerPort))
-			}
-		}
-	}
-	claim, err := claimIP(ports)
+	claim, err := claimIP(containerPorts(pod.Spec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,12 +227,34 @@ func prepare(t testing.TB, pod Pod, objs *Objects, o Options) *Running {
 	r.vols = vols
 	r.redact.Add(append(secrets, o.Redact...)...)
 	// Every Secret value the env can read is masked too.
+	r.redact.Add(envSecrets(pod, objs)...)
+	r.writePodFiles(t)
+	return r
+}
+
+// containerPorts are the ports every container of the pod listens on.
+func containerPorts(spec corev1.PodSpec) []int {
+	var ports []int
+	for _, list := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range list {
+			for _, p := range c.Ports {
+				ports = append(ports, int(p.ContainerPort))
+			}
+		}
+	}
+	return ports
+}
+
+// envSecrets are the Secret values the pod's containers can read into
+// their environment.
+func envSecrets(pod Pod, objs *Objects) []string {
+	var out []string
 	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for _, c := range list {
 			for _, e := range c.Env {
 				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
 					if data, ok := objs.secret(pod.Namespace, e.ValueFrom.SecretKeyRef.Name); ok {
-						r.redact.Add(string(data[e.ValueFrom.SecretKeyRef.Key]))
+						out = append(out, string(data[e.ValueFrom.SecretKeyRef.Key]))
 					}
 				}
 			}
@@ -245,25 +262,30 @@ func prepare(t testing.TB, pod Pod, objs *Objects, o Options) *Running {
 				if src.SecretRef != nil {
 					data, _ := objs.secret(pod.Namespace, src.SecretRef.Name)
 					for _, v := range data {
-						r.redact.Add(string(v))
+						out = append(out, string(v))
 					}
 				}
 			}
 		}
 	}
-	// The kubelet's /etc/hosts and /etc/hostname for the pod.
-	hosts := fmt.Sprintf("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n%s\t%s\n", r.IP, pod.Name)
+	return out
+}
+
+// writePodFiles writes the kubelet's /etc/hosts and /etc/hostname for the
+// pod.
+func (r *Running) writePodFiles(t testing.TB) {
+	t.Helper()
+	hosts := fmt.Sprintf("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n%s\t%s\n", r.IP, r.Pod.Name)
 	for _, name := range slices.Sorted(maps.Keys(r.opts.ClusterDNS)) {
 		hosts += r.opts.ClusterDNS[name] + "\t" + name + "\n"
 	}
-	r.files = map[string]string{"/etc/hosts": filepath.Join(dir, "etc", "hosts"), "/etc/hostname": filepath.Join(dir, "etc", "hostname")}
+	r.files = map[string]string{"/etc/hosts": filepath.Join(r.Dir, "etc", "hosts"), "/etc/hostname": filepath.Join(r.Dir, "etc", "hostname")}
 	if err := os.WriteFile(r.files["/etc/hosts"], []byte(hosts), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(r.files["/etc/hostname"], []byte(pod.Name+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(r.files["/etc/hostname"], []byte(r.Pod.Name+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return r
 }
 
 func (r *Running) release() { r.claim.release() }
@@ -271,7 +293,8 @@ func (r *Running) release() { r.claim.release() }
 // launchContainer starts a container's process through the launcher.
 func (r *Running) launchContainer(t testing.TB, ctr *corev1.Container) (*container, error) {
 	t.Helper()
-	spec, err := planContainer(r.Pod, ctr, r.objs, r.status, r.vols, r.files, filepath.Join(r.Dir, "scratch", ctr.Name), r.opts)
+	in := podInputs{pod: r.Pod, objs: r.objs, st: r.status, vols: r.vols, files: r.files, opts: r.opts}
+	spec, err := planContainer(in, ctr, filepath.Join(r.Dir, "scratch", ctr.Name))
 	if err != nil {
 		return nil, fmt.Errorf("pod %s: %w", r.Pod.Name, err)
 	}

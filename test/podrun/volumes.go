@@ -68,10 +68,10 @@ func materialize(pod Pod, objs *Objects, st Status, dir string) (map[string]*vol
 			continue
 		case v.ConfigMap != nil:
 			defaultMode = v.ConfigMap.DefaultMode
-			payload, err = keysPayload("ConfigMap", v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.Optional, pod.Namespace, objs)
+			payload, err = keysPayload(objectRef{"ConfigMap", pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Optional}, v.ConfigMap.Items, objs)
 		case v.Secret != nil:
 			defaultMode = v.Secret.DefaultMode
-			payload, err = keysPayload("Secret", v.Secret.SecretName, v.Secret.Items, v.Secret.Optional, pod.Namespace, objs)
+			payload, err = keysPayload(objectRef{"Secret", pod.Namespace, v.Secret.SecretName, v.Secret.Optional}, v.Secret.Items, objs)
 			secrets = append(secrets, payloadValues(payload)...)
 		case v.DownwardAPI != nil:
 			defaultMode = v.DownwardAPI.DefaultMode
@@ -115,20 +115,14 @@ func itemMode(m *int32) os.FileMode {
 // keysPayload is a ConfigMap's or Secret's files: every key, or the items
 // (key -> path, mode). A missing object or item key is an error unless the
 // source is optional.
-func keysPayload(kind, name string, items []corev1.KeyToPath, optional *bool, namespace string, objs *Objects) (map[string]file, error) {
-	var data map[string][]byte
-	var found bool
-	if kind == "Secret" {
-		data, found = objs.secret(namespace, name)
-	} else {
-		data, found = objs.configMap(namespace, name)
+func keysPayload(ref objectRef, items []corev1.KeyToPath, objs *Objects) (map[string]file, error) {
+	data, found, err := ref.read(objs)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]file{}
 	if !found {
-		if isTrue(optional) {
-			return out, nil
-		}
-		return nil, fmt.Errorf("%s %s not found in namespace %s", kind, name, namespace)
+		return out, nil
 	}
 	if len(items) == 0 {
 		for k, v := range data {
@@ -137,12 +131,12 @@ func keysPayload(kind, name string, items []corev1.KeyToPath, optional *bool, na
 		return out, nil
 	}
 	for _, it := range items {
-		v, ok := data[it.Key]
+		v, ok, err := ref.key(data, it.Key)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
-			if isTrue(optional) {
-				continue
-			}
-			return nil, fmt.Errorf("%s %s has no key %s", kind, name, it.Key)
+			continue
 		}
 		out[it.Path] = file{data: v, mode: itemMode(it.Mode)}
 	}
@@ -180,9 +174,9 @@ func projectedPayload(pod Pod, st Status, objs *Objects, sources []corev1.Volume
 		var err error
 		switch {
 		case src.ConfigMap != nil:
-			part, err = keysPayload("ConfigMap", src.ConfigMap.Name, src.ConfigMap.Items, src.ConfigMap.Optional, pod.Namespace, objs)
+			part, err = keysPayload(objectRef{"ConfigMap", pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Optional}, src.ConfigMap.Items, objs)
 		case src.Secret != nil:
-			part, err = keysPayload("Secret", src.Secret.Name, src.Secret.Items, src.Secret.Optional, pod.Namespace, objs)
+			part, err = keysPayload(objectRef{"Secret", pod.Namespace, src.Secret.Name, src.Secret.Optional}, src.Secret.Items, objs)
 			secrets = append(secrets, payloadValues(part)...)
 		case src.DownwardAPI != nil:
 			part, err = downwardPayload(pod, st, src.DownwardAPI.Items)

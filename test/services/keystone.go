@@ -92,8 +92,6 @@ func StartKeystone(t testing.TB, db *MariaDB) *Keystone {
 		proc.Missing(t, "uWSGI's Python 3 plugin (Debian package uwsgi-plugin-python3)", "hack/install-services.sh installs it")
 	}
 	dir := t.TempDir()
-	fernet, credential := filepath.Join(dir, "fernet-keys"), filepath.Join(dir, "credential-keys")
-	mkdirs(t, fernet, credential)
 	port := proc.FreePort(t)
 	k := &Keystone{
 		URL:    "http://127.0.0.1:" + strconv.Itoa(port) + "/v3",
@@ -104,7 +102,29 @@ func StartKeystone(t testing.TB, db *MariaDB) *Keystone {
 		redact: db.Redactor(),
 	}
 	k.redact.Add(k.Admin.Password)
+	k.writeConf(t, db)
+	k.setUp(t, manage)
+	k.proc = proc.Start(t, proc.Options{
+		Name: "keystone (uwsgi)",
+		Argv: []string{uwsgi, "--plugin", "python3", "--http11-socket", proc.HostPort("127.0.0.1", port),
+			"--wsgi-file", wsgi, "--master", "--processes", "2", "--threads", "4",
+			"--lazy-apps", "--need-app", "--die-on-term", "--no-orphans", "--buffer-size", "65535"},
+		Env:      proc.CleanEnv(dir, "OS_KEYSTONE_CONFIG_FILES="+k.conf),
+		Log:      filepath.Join(dir, "keystone.log"),
+		Redactor: k.redact,
+	})
+	if _, err := k.proc.WaitFor(keystoneReadyTimeout, "GET /v3 answering 200", proc.HTTPStatus(k.URL, func(c int) bool { return c == http.StatusOK })); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
 
+// writeConf gives Keystone its database and user on db, makes the key
+// repositories and writes keystone.conf naming them.
+func (k *Keystone) writeConf(t testing.TB, db *MariaDB) {
+	t.Helper()
+	fernet, credential := filepath.Join(k.dir, "fernet-keys"), filepath.Join(k.dir, "credential-keys")
+	mkdirs(t, fernet, credential)
 	// keystone-manage db_sync hands the URL to alembic's configparser, which
 	// refuses a '%' (so any percent-encoded byte) in it: letters and digits.
 	dbPassword := rand.Text()
@@ -128,53 +148,48 @@ key_repository = %s
 	if err := os.WriteFile(k.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
 
+// setUp runs keystone-manage db_sync, fernet_setup and credential_setup,
+// then bootstrap: the admin, and the identity endpoints of the public and
+// internal interfaces.
+func (k *Keystone) setUp(t testing.TB, manage string) {
+	t.Helper()
 	// The key repositories must belong to the user Keystone runs as.
 	owner := []string{"--keystone-user", currentUser(t), "--keystone-group", currentGroup(t)}
-	run := func(args ...string) error {
-		out, err := proc.Run(keystoneManageTimeout, proc.Options{
-			Name:     "keystone-manage " + args[0],
-			Argv:     append([]string{manage, "--config-file", k.conf}, args...),
-			Dir:      dir,
-			Env:      proc.CleanEnv(dir, "OS_BOOTSTRAP_PASSWORD="+k.Admin.Password),
-			Log:      filepath.Join(dir, "keystone-manage-"+args[0]+".log"),
-			Redactor: k.redact,
-		})
-		if err != nil {
-			return fmt.Errorf("%w\n%s", err, proc.LastLines(out, 30))
-		}
-		return nil
-	}
 	// The key repositories do not touch the database: set them up while
 	// db_sync runs.
 	errs := make(chan error, 3)
-	go func() { errs <- run("db_sync") }()
-	go func() { errs <- run(append([]string{"fernet_setup"}, owner...)...) }()
-	go func() { errs <- run(append([]string{"credential_setup"}, owner...)...) }()
+	go func() { errs <- k.manage(manage, "db_sync") }()
+	go func() { errs <- k.manage(manage, append([]string{"fernet_setup"}, owner...)...) }()
+	go func() { errs <- k.manage(manage, append([]string{"credential_setup"}, owner...)...) }()
 	for range 3 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := run("bootstrap", "--bootstrap-username", k.Admin.User, "--bootstrap-project-name", k.Admin.Project,
+	if err := k.manage(manage, "bootstrap", "--bootstrap-username", k.Admin.User, "--bootstrap-project-name", k.Admin.Project,
 		"--bootstrap-role-name", "admin", "--bootstrap-region-id", k.Region,
 		"--bootstrap-public-url", k.URL, "--bootstrap-internal-url", k.URL); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	k.proc = proc.Start(t, proc.Options{
-		Name: "keystone (uwsgi)",
-		Argv: []string{uwsgi, "--plugin", "python3", "--http11-socket", proc.HostPort("127.0.0.1", port),
-			"--wsgi-file", wsgi, "--master", "--processes", "2", "--threads", "4",
-			"--lazy-apps", "--need-app", "--die-on-term", "--no-orphans", "--buffer-size", "65535"},
-		Env:      proc.CleanEnv(dir, "OS_KEYSTONE_CONFIG_FILES="+k.conf),
-		Log:      filepath.Join(dir, "keystone.log"),
+// manage runs one keystone-manage command; the admin password reaches
+// bootstrap through the environment, never the command line.
+func (k *Keystone) manage(manage string, args ...string) error {
+	out, err := proc.Run(keystoneManageTimeout, proc.Options{
+		Name:     "keystone-manage " + args[0],
+		Argv:     append([]string{manage, "--config-file", k.conf}, args...),
+		Dir:      k.dir,
+		Env:      proc.CleanEnv(k.dir, "OS_BOOTSTRAP_PASSWORD="+k.Admin.Password),
+		Log:      filepath.Join(k.dir, "keystone-manage-"+args[0]+".log"),
 		Redactor: k.redact,
 	})
-	if _, err := k.proc.WaitFor(keystoneReadyTimeout, "GET /v3 answering 200", proc.HTTPStatus(k.URL, func(c int) bool { return c == http.StatusOK })); err != nil {
-		t.Fatal(err)
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, proc.LastLines(out, 30))
 	}
-	return k
+	return nil
 }
 
 func currentUser(t testing.TB) string {
@@ -231,25 +246,32 @@ func (k *Keystone) call(method, path, token string, body any) (int, http.Header,
 	return resp.StatusCode, resp.Header, b, err
 }
 
-// admin does an admin call that must answer want, decoding the answer into
-// out when given.
-func (k *Keystone) admin(t testing.TB, method, path string, body any, want int, out any) {
+// adminCall is one request of the admin and the status it must answer.
+type adminCall struct {
+	method, path string
+	body         any
+	want         int
+}
+
+// admin does an admin call that must answer c.want, decoding the answer
+// into out when given.
+func (k *Keystone) admin(t testing.TB, c adminCall, out any) {
 	t.Helper()
-	code, _, b, err := k.call(method, path, k.AdminToken(t), body)
-	if method != http.MethodGet && method != http.MethodHead {
+	code, _, b, err := k.call(c.method, c.path, k.AdminToken(t), c.body)
+	if c.method != http.MethodGet && c.method != http.MethodHead {
 		k.writeMu.Lock()
 		k.lastWrite = time.Now()
 		k.writeMu.Unlock()
 	}
 	if err != nil {
-		t.Fatalf("Keystone %s %s: %v", method, path, err)
+		t.Fatalf("Keystone %s %s: %v", c.method, c.path, err)
 	}
-	if code != want {
-		t.Fatalf("Keystone %s %s: HTTP %d, want %d: %s\nKeystone's log ends:\n%s", method, path, code, want, k.redact.Redact(string(b)), k.proc.Tail(20))
+	if code != c.want {
+		t.Fatalf("Keystone %s %s: HTTP %d, want %d: %s\nKeystone's log ends:\n%s", c.method, c.path, code, c.want, k.redact.Redact(string(b)), k.proc.Tail(20))
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("Keystone %s %s: %v: %s", method, path, err, b)
+			t.Fatalf("Keystone %s %s: %v: %s", c.method, c.path, err, b)
 		}
 	}
 }
@@ -380,7 +402,7 @@ type named struct {
 func (k *Keystone) find(t testing.TB, collection string, query url.Values) string {
 	t.Helper()
 	var list map[string]json.RawMessage
-	k.admin(t, http.MethodGet, "/"+collection+"?"+query.Encode(), nil, http.StatusOK, &list)
+	k.admin(t, adminCall{http.MethodGet, "/" + collection + "?" + query.Encode(), nil, http.StatusOK}, &list)
 	var items []named
 	if err := json.Unmarshal(list[collection], &items); err != nil {
 		t.Fatalf("Keystone GET /%s: %v", collection, err)
@@ -397,7 +419,7 @@ func (k *Keystone) find(t testing.TB, collection string, query url.Values) strin
 func (k *Keystone) create(t testing.TB, collection, member string, fields map[string]any) string {
 	t.Helper()
 	var out map[string]named
-	k.admin(t, http.MethodPost, "/"+collection, map[string]any{member: fields}, http.StatusCreated, &out)
+	k.admin(t, adminCall{http.MethodPost, "/" + collection, map[string]any{member: fields}, http.StatusCreated}, &out)
 	return out[member].ID
 }
 
@@ -440,7 +462,7 @@ func (k *Keystone) User(t testing.TB, name, password, project string) string {
 	if k.passwordWorks(name, password) {
 		delete(fields, "password")
 	}
-	k.admin(t, http.MethodPatch, "/users/"+id, map[string]any{"user": fields}, http.StatusOK, nil)
+	k.admin(t, adminCall{http.MethodPatch, "/users/" + id, map[string]any{"user": fields}, http.StatusOK}, nil)
 	return id
 }
 
@@ -462,7 +484,7 @@ func (k *Keystone) Grant(t testing.TB, userName, project, role string) {
 	if uid == "" {
 		t.Fatalf("Keystone: no user %s in the Default domain", userName)
 	}
-	k.admin(t, http.MethodPut, "/projects/"+k.Project(t, project)+"/users/"+uid+"/roles/"+k.Role(t, role), nil, http.StatusNoContent, nil)
+	k.admin(t, adminCall{http.MethodPut, "/projects/" + k.Project(t, project) + "/users/" + uid + "/roles/" + k.Role(t, role), nil, http.StatusNoContent}, nil)
 }
 
 // ServiceProject and ServiceRole are the guide's: a service user lives in
@@ -489,7 +511,7 @@ func (k *Keystone) ServiceUser(t testing.TB, name, password string) Credentials 
 func (k *Keystone) Service(t testing.TB, name, typ string) string {
 	t.Helper()
 	var list struct{ Services []struct{ ID, Name string } }
-	k.admin(t, http.MethodGet, "/services?type="+url.QueryEscape(typ), nil, http.StatusOK, &list)
+	k.admin(t, adminCall{http.MethodGet, "/services?type=" + url.QueryEscape(typ), nil, http.StatusOK}, &list)
 	for _, s := range list.Services {
 		if s.Name == name {
 			return s.ID
