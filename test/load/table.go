@@ -79,6 +79,7 @@ type benchResult struct {
 	hook, kase, kind string // "sync-glance", "gen-100", "hook" | "floor" | "codec" | "resync"; "glance", "gen-1000", "chain"
 	ns, cpuNs        float64
 	bytes, allocs    float64
+	xHook            float64 // a resync's: its time over the hook's, the two served alternately
 }
 
 func parseBench(raw []byte) []benchResult {
@@ -117,6 +118,8 @@ func parseBench(raw []byte) []benchResult {
 				r.bytes = v
 			case "allocs/op":
 				r.allocs = v
+			case "x-hook":
+				r.xHook = v
 			}
 		}
 		out = append(out, r)
@@ -131,8 +134,19 @@ type benchCase struct {
 	hookCPU, floorCPU     float64
 	hookBytes, hookAllc   float64
 	resyncNs, resyncCPU   float64
+	resyncX               float64 // the resync's x-hook, 0 when the output has none
 	chainNs, chainCPU     float64
 	chainBytes, chainAllc float64
+}
+
+// resyncRatio is a 304's wall time over a full answer's: as the resync
+// measured them served alternately (x-hook), else from the two
+// sub-benchmarks' times, which ran at different moments.
+func (c benchCase) resyncRatio() float64 {
+	if c.resyncX > 0 || c.hookNs == 0 {
+		return c.resyncX
+	}
+	return c.resyncNs / c.hookNs
 }
 
 func median(v []float64) float64 {
@@ -158,6 +172,7 @@ func benchCases(results []benchResult) []benchCase {
 		vals[k][r.kind+".cpu"] = append(vals[k][r.kind+".cpu"], r.cpuNs)
 		vals[k][r.kind+".bytes"] = append(vals[k][r.kind+".bytes"], r.bytes)
 		vals[k][r.kind+".allocs"] = append(vals[k][r.kind+".allocs"], r.allocs)
+		vals[k][r.kind+".x"] = append(vals[k][r.kind+".x"], r.xHook)
 	}
 	var out []benchCase
 	for _, k := range order {
@@ -166,7 +181,7 @@ func benchCases(results []benchResult) []benchCase {
 			hookNs: median(v["hook.ns"]), floorNs: median(v["floor.ns"]),
 			hookCPU: median(v["hook.cpu"]), floorCPU: median(v["floor.cpu"]),
 			hookBytes: median(v["hook.bytes"]), hookAllc: median(v["hook.allocs"]),
-			resyncNs: median(v["resync.ns"]), resyncCPU: median(v["resync.cpu"]),
+			resyncNs: median(v["resync.ns"]), resyncCPU: median(v["resync.cpu"]), resyncX: median(v["resync.x"]),
 			chainNs: median(v["chain.ns"]), chainCPU: median(v["chain.cpu"]),
 			chainBytes: median(v["chain.bytes"]), chainAllc: median(v["chain.allocs"])})
 	}
@@ -246,10 +261,10 @@ func (r *report) print(w io.Writer) {
 		}
 		target := "-"
 		if c.hook == "sync-glance" {
-			target = fmt.Sprintf("<= %.1fx %s", targetResync, met(c.resyncNs/c.hookNs <= targetResync))
+			target = fmt.Sprintf("<= %.1fx %s", targetResync, met(c.resyncRatio() <= targetResync))
 		}
 		row("resync (304) / full", route(c.hook)+" "+c.kase, dur(c.resyncNs), dur(c.hookNs)+" (full)",
-			ratio(c.resyncNs, c.hookNs), ratio(c.resyncCPU, c.hookCPU), target)
+			fmt.Sprintf("%.2fx", c.resyncRatio()), ratio(c.resyncCPU, c.hookCPU), target)
 	}
 	for _, c := range cases {
 		if c.chainNs > 0 {
