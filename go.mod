@@ -17,7 +17,7 @@ require (
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
-	lukechampine.com/blake3 v1.4.1
+	lukechampine.com/blake3 v1.3.0
 	sigs.k8s.io/yaml v1.6.0
 )
 

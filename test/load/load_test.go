@@ -60,8 +60,8 @@ func TestParseBench(t *testing.T) {
 	out := []byte(`goos: linux
 BenchmarkHooks/sync-glance/gen-100/codec-2   	 100	   6751718 ns/op	  64.91 MB/s	 6700000 cpu-ns/op	 11741101 B/op	   10128 allocs/op
 BenchmarkHooks/sync-glance/gen-100/floor-2   	 100	   7000000 ns/op	  62.48 MB/s	 7000000 cpu-ns/op	 41609327 B/op	   10226 allocs/op
-BenchmarkHooks/sync-glance/gen-100/hook-2    	  60	   9800000 ns/op	  55.52 MB/s	 9700000 cpu-ns/op	   1.45 x-codec	   1.40 x-floor	47223926 B/op	  140163 allocs/op
-BenchmarkHooks/sync-glance/gen-100/resync-2  	 900	    490000 ns/op	1000.52 MB/s	  480000 cpu-ns/op	   0.05 x-hook	  711172 B/op	      35 allocs/op
+BenchmarkHooks/sync-glance/gen-100/hook-2    	  60	   9800000 ns/op	  55.52 MB/s	 9700000 cpu-ns/op	   1.45 x-codec	   1.30 x-floor	47223926 B/op	  140163 allocs/op
+BenchmarkHooks/sync-glance/gen-100/resync-2  	 900	    490000 ns/op	1000.52 MB/s	  480000 cpu-ns/op	   0.04 x-hook	  711172 B/op	      35 allocs/op
 BenchmarkConverge/glance/gen-1000/chain-2    	   1	1329996378 ns/op	1184017000 cpu-ns/op	215073368 B/op	 2561848 allocs/op
 PASS
 `)
@@ -75,11 +75,13 @@ PASS
 	c := cases[0]
 	assert.InDelta(t, 490000, c.resyncNs, 0.5)
 	assert.InDelta(t, 480000, c.resyncCPU, 0.5)
+	assert.InDelta(t, 0.04, c.resyncRatio(), 1e-9, "the ratio the resync measured alternately, not 490000/9800000")
 	assert.Equal(t, "sync-glance", c.hook)
 	assert.Equal(t, "gen-100", c.kase)
 	assert.InDelta(t, 9800000, c.hookNs, 0.5)
 	assert.InDelta(t, 7000000, c.floorNs, 0.5)
 	assert.InDelta(t, 9700000, c.hookCPU, 0.5)
+	assert.InDelta(t, 1.30, c.floorRatio(), 1e-9, "the ratio the hook measured in turns, not 9800000/7000000")
 	assert.InDelta(t, 140163, c.hookAllc, 0.5)
 }
 

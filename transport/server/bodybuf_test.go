@@ -115,6 +115,8 @@ func TestBodyBuffers(t *testing.T) {
 		{name: "the smallest kept buffer that holds the body", limit: 8 * mib, put: []int{5 * mib, 2 * mib}, get: mib, reused: 2 * mib, kept: 5 * mib},
 		{name: "no kept buffer holds it: a new one", limit: 8 * mib, put: []int{mib}, get: 2 * mib, reused: 0, kept: mib},
 		{name: "beyond the limit a buffer is not kept", limit: 8 * mib, put: []int{5 * mib, 5 * mib}, get: 6 * mib, reused: 0, kept: 5 * mib},
+		{name: "a larger buffer takes the room of smaller ones: it holds every body they do", limit: 8 * mib, put: []int{2 * mib, 4 * mib, 5 * mib}, get: 5 * mib, reused: 5 * mib, kept: 0},
+		{name: "the smallest makes room first", limit: 8 * mib, put: []int{3 * mib, 2 * mib, 5 * mib}, get: 3 * mib, reused: 3 * mib, kept: 5 * mib},
 		{name: "small bodies are not pooled: they fit the pages the last ones freed", limit: 8 * mib, put: []int{int(pooledBodyMin) / 2, mib}, get: pooledBodyMin / 4, reused: 0, kept: mib},
 	}
 	for _, tc := range cases {
