@@ -6,8 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Problems here name fields and say what is wrong; they never repeat a value
@@ -15,7 +15,7 @@ import (
 
 // valueProblems checks a value written into the config.
 func valueProblems(at *field.Path, v string) problem.List {
-	if p := storeconf.ValueProblem(v); p != "" {
+	if p := inivalue.ValueProblem(v); p != "" {
 		return problem.List{problem.Invalid(at, "%s", p)}
 	}
 	return nil
@@ -36,9 +36,9 @@ func shortValidation(msg string) string {
 
 // characterProblems checks a string that reaches a rendered file, a label,
 // a status field or a process argument for characters none may carry
-// (storeconf.CharacterProblem).
+// (inivalue.CharacterProblem).
 func characterProblems(at *field.Path, v string) problem.List {
-	if p := storeconf.CharacterProblem(v); p != "" {
+	if p := inivalue.CharacterProblem(v); p != "" {
 		return problem.List{problem.Invalid(at, "%s", p)}
 	}
 	return nil

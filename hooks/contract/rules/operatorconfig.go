@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/optioncatalog"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
@@ -157,7 +158,7 @@ func sectionProblem(s string) string {
 		return "is empty"
 	case extraconf.LineBreak(s):
 		return "contains a newline or carriage return, which would start a line of glance-api.conf past every check"
-	case strings.ContainsAny(s, "[]") || storeconf.ValueProblem(s) != "":
+	case strings.ContainsAny(s, "[]") || inivalue.ValueProblem(s) != "":
 		return "is not a section name: no brackets, control characters or surrounding whitespace"
 	}
 	return ""
@@ -257,8 +258,8 @@ func policyProblems(p *api.PolicySpec) problem.List {
 		case name == "":
 			// Rooted where the CRD's rule says it, so both gates name one field.
 			l = append(l, problem.At(at, "policy rule name must not be empty"))
-		case storeconf.CharacterProblem(name) != "":
-			l = append(l, problem.At(problem.Key(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", storeconf.CharacterProblem(name)))
+		case inivalue.CharacterProblem(name) != "":
+			l = append(l, problem.At(problem.Key(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", inivalue.CharacterProblem(name)))
 		case p.Rules[name] == "":
 			l = append(l, problem.At(at, "policy rule value must not be empty: rule %q (write \"@\" to allow everyone or \"!\" to allow no one)", name))
 		default:

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
@@ -77,10 +78,10 @@ func injectProblems(m api.ImportInjectMetadataSpec) problem.List {
 	}
 	// Each part may be fine and the line not: a first name starting with
 	// a quote and a last value ending with it read as one quoted value.
-	if p := ValueProblem(DictValue(m.Properties)); p != "" {
+	if p := inivalue.ValueProblem(DictValue(m.Properties)); p != "" {
 		l = append(l, problem.Invalid(props, "written as one line, %s", p))
 	}
-	if p := ValueProblem(strings.Join(m.IgnoreUserRoles, ",")); p != "" {
+	if p := inivalue.ValueProblem(strings.Join(m.IgnoreUserRoles, ",")); p != "" {
 		l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles"), "written as one line, %s", p))
 	}
 	return l
