@@ -108,7 +108,7 @@ func Problems(cp *api.ControlPlane, raw []byte) (problem.List, []string) {
 	if l = append(l, own...); len(l) > 0 {
 		return l, nil
 	}
-	l, warnings := rules.ProjectedGlance(cp, GlanceSpec(cp), raw)
+	l, warnings := rules.ProjectedGlance(cp, rules.Projection{Written: writtenGlanceSpec(cp), Spec: GlanceSpec(cp)}, raw)
 	if len(l) > 0 {
 		return l, nil
 	}

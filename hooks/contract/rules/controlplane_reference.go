@@ -39,7 +39,6 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
-	l = append(l, problem.Wrap(glanceServicePath, importProblems(svc.ImportPlugins, svc.ImportFiltering, svc.Staging))...)
 	return l
 }
 

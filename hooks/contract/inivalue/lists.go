@@ -1,4 +1,4 @@
-package storeconf
+package inivalue
 
 import (
 	"maps"
@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 )
 
 // oslo.config's list and dict options are written on one line and split
@@ -25,7 +23,7 @@ func ListItemProblem(s string) string {
 	case strings.Contains(s, ","):
 		return "contains ',', which separates the list's items"
 	}
-	return inivalue.ValueProblem(s)
+	return ValueProblem(s)
 }
 
 // DictKeyProblem says why s cannot be a key of a dict option, or "".
