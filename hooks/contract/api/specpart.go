@@ -63,6 +63,9 @@ var glanceParts = []SpecPart{
 	{Name: "uri-filter", Rules: uriFilterRules},                                                // imports.go: web-download's URI filter
 	{Name: "import-plugins", Rules: importPluginRules, WrittenRules: importPluginWrittenRules}, // imports.go: the plugins' settings; decompression's staging bound
 	{Name: "image-cache", Rules: imageCacheRules},                                              // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
+	{Name: "gateway", Rules: gatewayRules},                                                     // gateway.go: the HTTPRoute's host, Gateway, path and annotations
 	{Name: "db-purge", Defaults: dbPurgeDefault, Rules: dbPurgeRules},                          // dbpurge.go: the purge, on by default; retention and schedule
 	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems},            // autoscaling.go: the autoscaler, its minimum and target, its bounds
+	{Name: "middleware", Rules: middlewareRules},                                               // middleware.go: the filters' names, factories, positions and settings
+	{Name: "policy", Rules: policyRules},                                                       // policy.go: rules or a ConfigMap; the rules' names and values
 }

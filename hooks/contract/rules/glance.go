@@ -34,7 +34,7 @@ func Glance(name, namespace string, written api.GlanceSpec, raw []byte) (problem
 	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
-	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(raw, "spec", "networkPolicy", "additionalEgress")))...)
+	l = append(l, problem.Wrap(specPath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "networkPolicy", "additionalEgress")))...)
 	operatorProblems, operatorWarnings := operatorConfigProblems(spec)
 	l = append(l, problem.Wrap(specPath, operatorProblems)...)
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), written.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
