@@ -795,6 +795,24 @@ func TestAutoscalingGeneratedSchema(t *testing.T) {
 	refusedCreate(t, env, controlPlanes, cp, "minReplicas must not exceed maxReplicas")
 }
 
+// TestImageCacheGeneratedSchema: the schema of spec.imageCache is
+// generated from its spec part's type (hooks/contract/api/imagecache.go)
+// and holds on the API server as written there: a quantity for sizeLimit,
+// a duration of at most 64 characters for maintenanceInterval, on a Glance
+// and under a ControlPlane's services.glance.
+func TestImageCacheGeneratedSchema(t *testing.T) {
+	env := kubetest.Shared(t)
+	cache := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "imageCache")
+	}
+	accepted(t, env, glances, cache(map[string]any{"sizeLimit": "20Gi", "maintenanceInterval": "10m"}))
+	accepted(t, env, glances, cache(map[string]any{"sizeLimit": int64(21474836480)}))
+	refusedCreate(t, env, glances, cache(map[string]any{"sizeLimit": "lots"}), "spec.imageCache.sizeLimit")
+	refusedCreate(t, env, glances, cache(map[string]any{"maintenanceInterval": strings.Repeat("1m", 33)}), "spec.imageCache.maintenanceInterval")
+	cp := set(t, object(t, guide.ControlPlane), map[string]any{"maintenanceInterval": "five minutes"}, "spec", "services", "glance", "imageCache")
+	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.imageCache.maintenanceInterval")
+}
+
 func TestGlanceReleaseAndImageTag(t *testing.T) {
 	env := kubetest.Shared(t)
 	const msg = "image.tag names another release than openStackRelease"

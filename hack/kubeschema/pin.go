@@ -9,6 +9,7 @@ import (
 	_ "k8s.io/api/networking/v1"
 
 	// This API's own types whose CRD lines are generated (the autoscaling
-	// part, hooks/contract/api/autoscaling.go), read from this checkout.
+	// and image cache parts, hooks/contract/api/autoscaling.go and
+	// imagecache.go), read from this checkout.
 	_ "github.com/c5c3/glance-hooks/hooks/contract/api"
 )
