@@ -813,6 +813,21 @@ func TestImageCacheGeneratedSchema(t *testing.T) {
 	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.imageCache.maintenanceInterval")
 }
 
+// TestDBPurgeGeneratedSchema: the schema of spec.dbPurge is generated
+// from its spec part's type (hooks/contract/api/dbpurge.go) and holds on
+// the API server as written there: at least a day kept, a schedule of at
+// most 128 characters (its form is admission's), the switches booleans.
+func TestDBPurgeGeneratedSchema(t *testing.T) {
+	env := kubetest.Shared(t)
+	purge := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "dbPurge")
+	}
+	accepted(t, env, glances, purge(map[string]any{"retentionDays": int64(7), "schedule": "@daily", "purgeImagesTable": true, "suspend": false}))
+	refusedCreate(t, env, glances, purge(map[string]any{"retentionDays": int64(0)}), "spec.dbPurge.retentionDays")
+	refusedCreate(t, env, glances, purge(map[string]any{"schedule": strings.Repeat("1", 129)}), "spec.dbPurge.schedule")
+	refusedCreate(t, env, glances, purge(map[string]any{"suspend": "yes"}), "spec.dbPurge.suspend")
+}
+
 func TestGlanceReleaseAndImageTag(t *testing.T) {
 	env := kubetest.Shared(t)
 	const msg = "image.tag names another release than openStackRelease"
