@@ -795,6 +795,39 @@ func TestAutoscalingGeneratedSchema(t *testing.T) {
 	refusedCreate(t, env, controlPlanes, cp, "minReplicas must not exceed maxReplicas")
 }
 
+// TestImageCacheGeneratedSchema: the schema of spec.imageCache is
+// generated from its spec part's type (hooks/contract/api/imagecache.go)
+// and holds on the API server as written there: a quantity for sizeLimit,
+// a duration of at most 64 characters for maintenanceInterval, on a Glance
+// and under a ControlPlane's services.glance.
+func TestImageCacheGeneratedSchema(t *testing.T) {
+	env := kubetest.Shared(t)
+	cache := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "imageCache")
+	}
+	accepted(t, env, glances, cache(map[string]any{"sizeLimit": "20Gi", "maintenanceInterval": "10m"}))
+	accepted(t, env, glances, cache(map[string]any{"sizeLimit": int64(21474836480)}))
+	refusedCreate(t, env, glances, cache(map[string]any{"sizeLimit": "lots"}), "spec.imageCache.sizeLimit")
+	refusedCreate(t, env, glances, cache(map[string]any{"maintenanceInterval": strings.Repeat("1m", 33)}), "spec.imageCache.maintenanceInterval")
+	cp := set(t, object(t, guide.ControlPlane), map[string]any{"maintenanceInterval": "five minutes"}, "spec", "services", "glance", "imageCache")
+	refusedCreate(t, env, controlPlanes, cp, "spec.services.glance.imageCache.maintenanceInterval")
+}
+
+// TestDBPurgeGeneratedSchema: the schema of spec.dbPurge is generated
+// from its spec part's type (hooks/contract/api/dbpurge.go) and holds on
+// the API server as written there: at least a day kept, a schedule of at
+// most 128 characters (its form is admission's), the switches booleans.
+func TestDBPurgeGeneratedSchema(t *testing.T) {
+	env := kubetest.Shared(t)
+	purge := func(v map[string]any) *unstructured.Unstructured {
+		return set(t, object(t, guide.Glance), v, "spec", "dbPurge")
+	}
+	accepted(t, env, glances, purge(map[string]any{"retentionDays": int64(7), "schedule": "@daily", "purgeImagesTable": true, "suspend": false}))
+	refusedCreate(t, env, glances, purge(map[string]any{"retentionDays": int64(0)}), "spec.dbPurge.retentionDays")
+	refusedCreate(t, env, glances, purge(map[string]any{"schedule": strings.Repeat("1", 129)}), "spec.dbPurge.schedule")
+	refusedCreate(t, env, glances, purge(map[string]any{"suspend": "yes"}), "spec.dbPurge.suspend")
+}
+
 func TestGlanceReleaseAndImageTag(t *testing.T) {
 	env := kubetest.Shared(t)
 	const msg = "image.tag names another release than openStackRelease"

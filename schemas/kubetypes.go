@@ -11,9 +11,10 @@ import (
 
 // Where a field of the API is a Kubernetes type (a Deployment's strategy,
 // a pod's spread constraint, a NetworkPolicy's egress rule), or a type of
-// this API whose spec part generates its CRD lines (the autoscaling part,
-// hooks/contract/api/autoscaling.go: field comments and +kubebuilder
-// markers), its schema is the one controller-gen generates for that type,
+// this API whose spec part generates its CRD lines (the autoscaling, image
+// cache and database purge parts, hooks/contract/api/autoscaling.go,
+// imagecache.go, dbpurge.go: field comments and +kubebuilder markers), its
+// schema is the one controller-gen generates for that type,
 // written between two comment lines:
 //
 //	# Generated: the schema controller-gen writes for k8s.io/api/apps/v1.DeploymentStrategy, without its description (make crd-schemas).

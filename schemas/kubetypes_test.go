@@ -84,8 +84,8 @@ func generate(t *testing.T, types []string) map[string]json.RawMessage {
 // spec parts whose CRD lines are generated, are generated.
 func TestKubeTypesAreTheGoFields(t *testing.T) {
 	want := map[string][]string{
-		schemas.GlanceFile: {"deployment.strategy", "deployment.topologySpreadConstraints[]", "autoscaling", "networkPolicy.additionalEgress[]"},
-		schemas.ControlPlaneFile: {"services.glance.networkPolicy.additionalEgress[]", "services.glance.deployment.strategy",
+		schemas.GlanceFile: {"deployment.strategy", "deployment.topologySpreadConstraints[]", "autoscaling", "dbPurge", "imageCache", "networkPolicy.additionalEgress[]"},
+		schemas.ControlPlaneFile: {"services.glance.networkPolicy.additionalEgress[]", "services.glance.imageCache", "services.glance.deployment.strategy",
 			"services.glance.deployment.topologySpreadConstraints[]", "services.glance.autoscaling"},
 		schemas.GlanceBackendFile: nil,
 	}

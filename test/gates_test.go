@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
@@ -128,7 +128,7 @@ func TestGatesAgree(t *testing.T) {
 			assert.Contains(t, s.message, r.Field, "/sync/glance names the field")
 			assert.False(t, s.renamed, "/sync/glance renders no new config")
 			for _, msg := range []string{a.message, s.message} {
-				assert.Empty(t, storeconf.CharacterProblem(msg), "a message carries no control character: %q", msg)
+				assert.Empty(t, inivalue.CharacterProblem(msg), "a message carries no control character: %q", msg)
 			}
 		})
 	}

@@ -8,7 +8,8 @@ import (
 	_ "k8s.io/api/core/v1"
 	_ "k8s.io/api/networking/v1"
 
-	// This API's own types whose CRD lines are generated (the autoscaling
-	// part, hooks/contract/api/autoscaling.go), read from this checkout.
+	// This API's own types whose CRD lines are generated (the autoscaling,
+	// image cache and database purge parts, hooks/contract/api/autoscaling.go,
+	// imagecache.go and dbpurge.go), read from this checkout.
 	_ "github.com/c5c3/glance-hooks/hooks/contract/api"
 )

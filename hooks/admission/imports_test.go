@@ -50,6 +50,10 @@ func TestImportBlocks(t *testing.T) {
 		"inert deny list": {reason: "a deny list beside a defaulted allow list is never read",
 			set:      map[string]any{"importFiltering.disallowedSchemes": []any{"http"}},
 			warnings: []string{"spec.importFiltering.disallowedSchemes has no effect: spec.importFiltering.allowedSchemes is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.importFiltering.allowedSchemes: [] to use the deny list"}},
+		"every import part at once": {reason: "one refusal names the import parts' problems in the parts' order: imports, uri-filter, import-plugins (its rule on the spec as written last)",
+			set: map[string]any{"importMethods": []any{"copy-image", "copy-image"}, "importFiltering.allowedPorts": []any{0},
+				"importPlugins": map[string]any{"decompression": map[string]any{}, "conversion": map[string]any{"outputFormat": "iso"}}},
+			refused: "spec.importMethods[1] is given twice; spec.importFiltering.allowedPorts[0] must be a port, 1 to 65535; spec.importPlugins.conversion.outputFormat must be one of qcow2, raw, vmdk; spec.importPlugins.decompression needs staging.sizeLimit"},
 		"plain http with named hosts": {reason: "widening is fine while the hosts are pinned",
 			set: map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{"http"}, "allowedPorts": []any{8080}, "allowedHosts": []any{"mirror.example.com"}}}},
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // The registration container's name; its pod failure policy names it.
@@ -60,7 +60,7 @@ func readAdmin(cp *api.ControlPlane, related metacontroller.ObjectMap) (*registr
 	if len(missing) > 0 {
 		return nil, waiting(ReasonWaitingForAdminCredentials, "Secret %s lacks %s (or they are empty)", excerpt.Name(adminName), strings.Join(missing, ", ")), nil
 	}
-	if p := storeconf.URLProblems(admin[reg.EnvAuthURL], "the password belongs in "+reg.EnvPassword); len(p) > 0 {
+	if p := inivalue.URLProblems(admin[reg.EnvAuthURL], "the password belongs in "+reg.EnvPassword); len(p) > 0 {
 		return nil, waiting(ReasonWaitingForAdminCredentials, "key %s of Secret %s %s", reg.EnvAuthURL, excerpt.Name(adminName), strings.Join(p, "; ")), nil
 	}
 	r.admin = admin

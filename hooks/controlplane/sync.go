@@ -170,14 +170,7 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 // Glance's spec (api.GlanceService.SharedSpec, found from the types); the
 // ControlPlane gives the rest, and folds its own knobs in.
 func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
-	svc := cp.Spec.Services.Glance
-	spec := svc.SharedSpec()
-	spec.OpenStackRelease = cp.Spec.OpenStackRelease
-	spec.Region = cp.Spec.Region
-	spec.SecretStoreRef = cp.Spec.SecretStoreRef
-	spec.Deployment = projectedDeployment(svc)
-	spec.ExtraConfig = mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig)
-	spec = spec.WithDefaults(cp.Namespace)
+	spec := writtenGlanceSpec(cp).WithDefaults(cp.Namespace)
 	// Only the launch mode the release runs is spelled out: the other's
 	// knob is inert, and admission would warn of it on every update.
 	if rel, err := release.Parse(spec.OpenStackRelease); err == nil {
@@ -187,6 +180,21 @@ func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 			spec.APIServer.Workers = nil
 		}
 	}
+	return spec
+}
+
+// writtenGlanceSpec is the projected Glance's spec before its defaults:
+// what the ControlPlane writes of it. The spec parts' rules on a spec as
+// written (api.SpecPart.WrittenRules) judge this, as they judge a
+// hand-made Glance's spec as written.
+func writtenGlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
+	svc := cp.Spec.Services.Glance
+	spec := svc.SharedSpec()
+	spec.OpenStackRelease = cp.Spec.OpenStackRelease
+	spec.Region = cp.Spec.Region
+	spec.SecretStoreRef = cp.Spec.SecretStoreRef
+	spec.Deployment = projectedDeployment(svc)
+	spec.ExtraConfig = mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig)
 	return spec
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/rules"
@@ -72,7 +73,7 @@ func ValidateKeystone(k *api.KeystoneRegistration) problem.List {
 		if u.value == "" {
 			continue
 		}
-		for _, p := range storeconf.URLProblems(u.value, "an endpoint URL carries none") {
+		for _, p := range inivalue.URLProblems(u.value, "an endpoint URL carries none") {
 			l = append(l, problem.Invalid(field.NewPath(u.name), "%s", p))
 		}
 	}
@@ -107,7 +108,7 @@ func Problems(cp *api.ControlPlane, raw []byte) (problem.List, []string) {
 	if l = append(l, own...); len(l) > 0 {
 		return l, nil
 	}
-	l, warnings := rules.ProjectedGlance(cp, GlanceSpec(cp), raw)
+	l, warnings := rules.ProjectedGlance(cp, rules.Projection{Written: writtenGlanceSpec(cp), Spec: GlanceSpec(cp)}, raw)
 	if len(l) > 0 {
 		return l, nil
 	}

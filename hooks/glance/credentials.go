@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
@@ -43,7 +44,7 @@ func secretValue(related metacontroller.ObjectMap, name, key string) (value stri
 	if p == "" {
 		// A control character would reach the escaped password file and
 		// the URL as it is: refused, naming the Secret and key only.
-		p = storeconf.CharacterProblem(string(b))
+		p = inivalue.CharacterProblem(string(b))
 	}
 	if p != "" {
 		return "", "", fmt.Sprintf("Secret %s key %s %s", excerpt.Name(name), excerpt.Name(key), p), nil

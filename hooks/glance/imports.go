@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
@@ -36,17 +37,17 @@ func importsConf(in render.ConfInput) (render.ConfPart, error) {
 // which reaches the metadata address and the API server. So web-download,
 // when importMethods lists it, always has this filter in front of it.
 func uriFilterConf(in render.ConfInput) (render.ConfPart, error) {
-	if l := storeconf.ImportFilterProblems(in.Spec.ImportFiltering); len(l) > 0 {
+	if l := api.ImportFilterProblems(in.Spec.ImportFiltering); len(l) > 0 {
 		return render.ConfPart{}, errors.New(problem.Wrap(field.NewPath("spec"), l).String())
 	}
 	f := api.ResolveImportFilter(in.Spec.ImportFiltering)
 	return render.ConfPart{Sections: []storeconf.Section{{Name: "import_filtering_opts", Options: []storeconf.Option{
-		{Key: "allowed_schemes", Value: storeconf.BracketList(f.AllowedSchemes)},
-		{Key: "disallowed_schemes", Value: storeconf.BracketList(f.DisallowedSchemes)},
-		{Key: "allowed_hosts", Value: storeconf.BracketList(f.AllowedHosts)},
-		{Key: "disallowed_hosts", Value: storeconf.BracketList(f.DisallowedHosts)},
-		{Key: "allowed_ports", Value: storeconf.PortList(f.AllowedPorts)},
-		{Key: "disallowed_ports", Value: storeconf.PortList(f.DisallowedPorts)},
+		{Key: "allowed_schemes", Value: inivalue.BracketList(f.AllowedSchemes)},
+		{Key: "disallowed_schemes", Value: inivalue.BracketList(f.DisallowedSchemes)},
+		{Key: "allowed_hosts", Value: inivalue.BracketList(f.AllowedHosts)},
+		{Key: "disallowed_hosts", Value: inivalue.BracketList(f.DisallowedHosts)},
+		{Key: "allowed_ports", Value: inivalue.PortList(f.AllowedPorts)},
+		{Key: "disallowed_ports", Value: inivalue.PortList(f.DisallowedPorts)},
 	}}}}, nil
 }
 
@@ -55,11 +56,11 @@ func uriFilterConf(in render.ConfInput) (render.ConfPart, error) {
 // decide), and the section of each plugin it enables.
 func pluginsConf(in render.ConfInput) (render.ConfPart, error) {
 	p := in.Spec.ImportPlugins
-	if l := storeconf.ImportPluginsProblems(p); len(l) > 0 {
+	if l := api.ImportPluginsProblems(p); len(l) > 0 {
 		return render.ConfPart{}, errors.New(problem.Wrap(field.NewPath("spec"), l).String())
 	}
 	sections := []storeconf.Section{{Name: "image_import_opts", Options: []storeconf.Option{
-		{Key: "image_import_plugins", Value: storeconf.BracketList(api.EnabledImportPlugins(p))},
+		{Key: "image_import_plugins", Value: inivalue.BracketList(api.EnabledImportPlugins(p))},
 	}}}
 	if p == nil {
 		return render.ConfPart{Sections: sections}, nil
@@ -95,7 +96,7 @@ func injectOptions(m api.ImportInjectMetadataSpec) []storeconf.Option {
 		roles = api.DefaultIgnoreUserRoles()
 	}
 	return []storeconf.Option{
-		{Key: "inject", Value: storeconf.DictValue(m.Properties)},
+		{Key: "inject", Value: inivalue.DictValue(m.Properties)},
 		{Key: "ignore_user_roles", Value: strings.Join(roles, ",")},
 	}
 }

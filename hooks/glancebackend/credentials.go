@@ -6,6 +6,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -40,7 +41,7 @@ func checkCredentials(secret rawSecret, found bool, name string) (storeconf.Cred
 			c.Message = fmt.Sprintf("credentials Secret %q key %s is empty", name, key)
 			return storeconf.Credentials{}, c
 		}
-		if p := storeconf.ValueProblem(string(dec)); p != "" {
+		if p := inivalue.ValueProblem(string(dec)); p != "" {
 			c.Reason = ReasonInvalidCredentials
 			c.Message = fmt.Sprintf("credentials Secret %q key %s %s, which would break the store config; "+
 				"write the value without it (a trailing newline often comes from echo or a file)", name, key, p)

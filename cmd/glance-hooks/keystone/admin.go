@@ -10,8 +10,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/registration"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // DefaultDomain is the domain keystone-manage bootstrap creates.
@@ -43,7 +43,7 @@ func AdminFromEnv(getenv func(string) string) (Admin, error) {
 	a := Admin{AuthURL: getenv(registration.EnvAuthURL), Username: getenv(registration.EnvUsername), Password: getenv(registration.EnvPassword), ProjectName: getenv(registration.EnvProjectName)}
 	a.UserDomain, a.UserDomainID = domain(getenv(registration.EnvUserDomainName), getenv(registration.EnvUserDomainID))
 	a.ProjectDomain, a.ProjectDomainID = domain(getenv(registration.EnvProjectDomainName), getenv(registration.EnvProjectDomainID))
-	if p := storeconf.URLProblems(a.AuthURL, "the password belongs in "+registration.EnvPassword); len(p) > 0 {
+	if p := inivalue.URLProblems(a.AuthURL, "the password belongs in "+registration.EnvPassword); len(p) > 0 {
 		return Admin{}, refused("%s %s", registration.EnvAuthURL, strings.Join(p, "; "))
 	}
 	ca, err := caCertFromEnv(getenv)

@@ -6,8 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // maxNameBytes is Keystone's limit on the names and types it stores (users,
@@ -41,7 +41,7 @@ func CheckInput(s reg.Spec, getenv func(string) string) error {
 		return err
 	}
 	for _, k := range sentEnv(s.Deregister) {
-		if p := storeconf.CharacterProblem(getenv(k)); p != "" {
+		if p := inivalue.CharacterProblem(getenv(k)); p != "" {
 			return &EnvError{Name: k, Problem: p}
 		}
 	}
@@ -89,8 +89,8 @@ func CheckRegistration(s reg.Spec) error {
 		return err
 	}
 	for _, u := range []flagValue{{reg.FlagPublicURL, s.PublicURL}, {reg.FlagInternalURL, s.InternalURL}} {
-		ps := storeconf.URLProblems(u.value, "an endpoint URL holds no credentials")
-		if p := storeconf.CharacterProblem(u.value); p != "" {
+		ps := inivalue.URLProblems(u.value, "an endpoint URL holds no credentials")
+		if p := inivalue.CharacterProblem(u.value); p != "" {
 			// url.Parse refuses ASCII controls only; a U+2028 or a C1
 			// control in a host would reach the catalog.
 			ps = []string{p}
@@ -120,7 +120,7 @@ func checkNames(names []flagValue) error {
 
 // nameProblem is what keeps a value from being a Keystone name, or "".
 func nameProblem(v string) string {
-	if p := storeconf.CharacterProblem(v); p != "" {
+	if p := inivalue.CharacterProblem(v); p != "" {
 		return p
 	}
 	switch {

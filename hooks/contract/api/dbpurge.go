@@ -16,14 +16,23 @@ import (
 // alone checks (a new Glance's name, a shorter retention on update) stays in
 // hooks/contract/rules/maintenance.go. Its floors have no schema
 // counterpart: a pattern that accepts a cron descriptor (@daily) with the
-// five-field form would accept invalid expressions too.
+// five-field form would accept invalid expressions too. Its CRD lines are
+// generated from the type, as autoscaling's are (make crd-schemas): the
+// field comments are the descriptions, the markers the bounds the API
+// server holds alone.
 
 // DBPurgeSpec is the recurring purge of soft-deleted rows.
 type DBPurgeSpec struct {
-	RetentionDays    *int32 `json:"retentionDays,omitempty"`
-	Schedule         string `json:"schedule,omitempty"`
-	PurgeImagesTable *bool  `json:"purgeImagesTable,omitempty"`
-	Suspend          bool   `json:"suspend,omitempty"`
+	// Days a soft-deleted row is kept before it is purged (default 30).
+	// +kubebuilder:validation:Minimum=1
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+	// Cron schedule of the purge, five fields or a descriptor such as @daily, without a time zone (default "1 0 * * *"; checked by admission).
+	// +kubebuilder:validation:MaxLength=128
+	Schedule string `json:"schedule,omitempty"`
+	// Whether the images table is purged too, after the others (default false: a purged image row frees its id for reuse).
+	PurgeImagesTable *bool `json:"purgeImagesTable,omitempty"`
+	// Turns the purge off (default false): the CronJob stays, paused, and DBPurgeReady says DBPurgeSuspended.
+	Suspend bool `json:"suspend,omitempty"`
 }
 
 // Defaults of the database purge. The block resolves its unset fields

@@ -18,12 +18,20 @@ import (
 // keeps following the default a later release of the hooks may bring: its
 // line in glanceParts has rules and no Defaults. Its floors have no schema
 // counterpart: a quantity is int-or-string and a duration a string in the
-// CRD, neither of which takes a minimum.
+// CRD, neither of which takes a minimum. Its CRD lines are generated from
+// the type, as autoscaling's are (make crd-schemas): the field comments
+// are the descriptions, the markers the duration's form; metav1.Duration
+// is marked a string so controller-gen takes a length and a pattern on it.
 
 // ImageCacheSpec is each pod's local image cache.
 type ImageCacheSpec struct {
-	SizeLimit           *resource.Quantity `json:"sizeLimit,omitempty"`
-	MaintenanceInterval *metav1.Duration   `json:"maintenanceInterval,omitempty"`
+	// Bound of the cache volume (default 10Gi, at least 1Mi; checked by admission).
+	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
+	// How often the cache is pruned, as a duration (default 5m, at least 1m).
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	MaintenanceInterval *metav1.Duration `json:"maintenanceInterval,omitempty"`
 }
 
 var (

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"maps"
 	"path"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -11,11 +13,12 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
-// The imports feature's part of a Glance spec: its defaults (the metadata
-// definitions' path, the import methods, the staging area) and its rules
-// on the spec with them. The import plugins' and the URI filter's rules
-// are storeconf's, which imports this package, so they stay in
-// hooks/contract/rules and run on the spec as written.
+// The parts of a Glance spec of the three import features. imports: the
+// defaults of the metadata definitions' path, the import methods and the
+// staging area, and their rules on the spec with them. uri-filter: the
+// rules of spec.importFiltering. import-plugins: the rules of
+// spec.importPlugins, and one on the spec as written, decompression's
+// staging bound, which the staging default would hide.
 
 // ImportFilteringSpec restricts the URIs web-download (and any other fetch
 // Glance makes on a user's behalf) may reach: [import_filtering_opts].
@@ -209,6 +212,29 @@ func importRules(s GlanceSpec) problem.List {
 	return append(l, importMethodProblems(s)...)
 }
 
+// uriFilterRules are the uri-filter part's rules: spec.importFiltering's.
+func uriFilterRules(s GlanceSpec) problem.List { return ImportFilterProblems(s.ImportFiltering) }
+
+// importPluginRules are the import-plugins part's rules on a spec with its
+// defaults: spec.importPlugins's.
+func importPluginRules(s GlanceSpec) problem.List { return ImportPluginsProblems(s.ImportPlugins) }
+
+// importPluginWrittenRules are the import-plugins part's rules on the
+// spec as written:
+// decompression asks for a staging bound chosen by hand, and with the
+// defaults every staging area has one. The plugin unpacks in place with
+// no bound of its own, and a small archive can unpack a thousandfold: the
+// staging bound is the only one, so it is asked for rather than
+// inherited.
+func importPluginWrittenRules(written GlanceSpec) problem.List {
+	p, staging := written.ImportPlugins, written.Staging
+	if p == nil || p.Decompression == nil || (staging != nil && (staging.SizeLimit != nil || staging.Unbounded)) {
+		return nil
+	}
+	return problem.List{problem.Invalid(field.NewPath("importPlugins", "decompression"),
+		"needs staging.sizeLimit (sized for the largest unpacked image) or staging.unbounded: an archive unpacks in the staging area with no bound but that")}
+}
+
 // metadefsPathProblems checks the metadata definitions' path: a clean
 // absolute path, written into glance-api.conf as it is.
 func metadefsPathProblems(p string) problem.List {
@@ -264,4 +290,147 @@ func importMethodProblems(s GlanceSpec) problem.List {
 		seen[m] = true
 	}
 	return l
+}
+
+// The rules of spec.importPlugins and spec.importFiltering that keep what
+// is written into glance-conf what the spec says. Admission refuses a
+// spec breaking them; the Glance hook renders nothing from one. Paths are
+// relative to the Glance's settings.
+
+// reservedPropertyPrefix is Glance's own namespace of image properties:
+// the inject plugin drops (and logs) a property in it.
+const reservedPropertyPrefix = "os_glance"
+
+// maxPropertyLength is the longest property name or value Glance stores.
+const maxPropertyLength = 255
+
+// ImportPluginsProblems checks spec.importPlugins.
+func ImportPluginsProblems(p *ImportPluginsSpec) problem.List {
+	if p == nil {
+		return nil
+	}
+	var l problem.List
+	at := field.NewPath("importPlugins")
+	if c := p.Conversion; c != nil && c.OutputFormat != "" && !slices.Contains(ConversionFormats, c.OutputFormat) {
+		l = append(l, problem.Invalid(at.Child("conversion", "outputFormat"), "must be one of %s", strings.Join(ConversionFormats, ", ")))
+	}
+	if m := p.InjectMetadata; m != nil {
+		l = append(l, problem.Wrap(at.Child("injectMetadata"), injectProblems(*m))...)
+	}
+	return l
+}
+
+// injectProblems checks the inject plugin's properties and roles. They
+// are written as oslo.config's dict (name:value pairs joined by ',') and
+// list, so a name holds neither ':' nor ',', and a value no ','.
+func injectProblems(m ImportInjectMetadataSpec) problem.List {
+	var l problem.List
+	props := field.NewPath("properties")
+	if len(m.Properties) == 0 {
+		l = append(l, problem.Invalid(props, "must name at least one property"))
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
+		at := props.Key(k)
+		switch {
+		case len(k) > maxPropertyLength:
+			l = append(l, problem.At(at, "a property name must be at most %d characters", maxPropertyLength))
+		case strings.HasPrefix(k, reservedPropertyPrefix):
+			l = append(l, problem.At(at, "a property name must not start with %s: Glance reserves it and the plugin drops such a property", reservedPropertyPrefix))
+		default:
+			if p := inivalue.DictKeyProblem(k); p != "" {
+				l = append(l, problem.At(at, "the property name %s", p))
+			}
+		}
+		v := m.Properties[k]
+		if len(v) > maxPropertyLength {
+			l = append(l, problem.Invalid(at, "must be at most %d characters", maxPropertyLength))
+		} else if p := inivalue.DictValueProblem(v); p != "" {
+			l = append(l, problem.Invalid(at, "%s", p))
+		}
+	}
+	for i, r := range m.IgnoreUserRoles {
+		if p := inivalue.ListItemProblem(r); p != "" {
+			l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles").Index(i), "%s", p))
+		}
+	}
+	if len(l) > 0 {
+		return l
+	}
+	// Each part may be fine and the line not: a first name starting with
+	// a quote and a last value ending with it read as one quoted value.
+	if p := inivalue.ValueProblem(inivalue.DictValue(m.Properties)); p != "" {
+		l = append(l, problem.Invalid(props, "written as one line, %s", p))
+	}
+	if p := inivalue.ValueProblem(strings.Join(m.IgnoreUserRoles, ",")); p != "" {
+		l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles"), "written as one line, %s", p))
+	}
+	return l
+}
+
+// filterPair is one attribute's allow and deny list.
+type filterPair struct {
+	allow, deny string
+	set         func(*ImportFilteringSpec) (allow, deny bool)
+}
+
+var filterPairs = []filterPair{
+	{"allowedSchemes", "disallowedSchemes", func(f *ImportFilteringSpec) (bool, bool) {
+		return len(f.AllowedSchemes) > 0, len(f.DisallowedSchemes) > 0
+	}},
+	{"allowedHosts", "disallowedHosts", func(f *ImportFilteringSpec) (bool, bool) {
+		return len(f.AllowedHosts) > 0, len(f.DisallowedHosts) > 0
+	}},
+	{"allowedPorts", "disallowedPorts", func(f *ImportFilteringSpec) (bool, bool) {
+		return len(f.AllowedPorts) > 0, len(f.DisallowedPorts) > 0
+	}},
+}
+
+// ImportFilterProblems checks spec.importFiltering: each list's items as
+// Glance's option types take them, and no attribute with both lists set,
+// since Glance would ignore the deny list without a word.
+func ImportFilterProblems(f *ImportFilteringSpec) problem.List {
+	if f == nil {
+		return nil
+	}
+	var l problem.List
+	at := field.NewPath("importFiltering")
+	for _, pair := range filterPairs {
+		if allow, deny := pair.set(f); allow && deny {
+			l = append(l, problem.At(at.Child(pair.deny), "%s and %s are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty", pair.allow, pair.deny))
+		}
+	}
+	// In the spec's field order, so the same spec gives the same message.
+	l = append(l, itemProblems(at.Child("allowedSchemes"), f.AllowedSchemes, schemeProblem)...)
+	l = append(l, itemProblems(at.Child("disallowedSchemes"), f.DisallowedSchemes, schemeProblem)...)
+	l = append(l, itemProblems(at.Child("allowedHosts"), f.AllowedHosts, inivalue.HostAddressProblem)...)
+	l = append(l, itemProblems(at.Child("disallowedHosts"), f.DisallowedHosts, inivalue.HostAddressProblem)...)
+	l = append(l, itemProblems(at.Child("allowedPorts"), f.AllowedPorts, portProblem)...)
+	l = append(l, itemProblems(at.Child("disallowedPorts"), f.DisallowedPorts, portProblem)...)
+	return l
+}
+
+// itemProblems refuses each item of a list that check finds a problem in,
+// at its index.
+func itemProblems[T any](at *field.Path, items []T, check func(T) string) problem.List {
+	var l problem.List
+	for i, v := range items {
+		if p := check(v); p != "" {
+			l = append(l, problem.Invalid(at.Index(i), "%s", p))
+		}
+	}
+	return l
+}
+
+func schemeProblem(s string) string {
+	if s != SchemeHTTP && s != SchemeHTTPS {
+		return "must be http or https"
+	}
+	return ""
+}
+
+func portProblem(p int32) string {
+	if p < 1 || p > 65535 {
+		return "must be a port, 1 to 65535"
+	}
+	return ""
 }

@@ -24,6 +24,12 @@ type SpecPart struct {
 	// re-roots them. Admission and every sync hook run the same function,
 	// so both gates refuse the same thing in the same words.
 	Rules func(s GlanceSpec) problem.List
+	// WrittenRules checks the part on the spec as written, before any
+	// default: for a rule that asks for a field the defaults would fill
+	// in, so that the spec with them can no longer tell whether it was
+	// set (decompression asks for a staging bound chosen by hand). Its
+	// paths are as Rules's; the gates run it right after Rules.
+	WrittenRules func(written GlanceSpec) problem.List
 }
 
 // GlanceParts are the parts of a Glance spec, in the order their defaults
@@ -47,14 +53,19 @@ func (s GlanceSpec) WithDefaults(namespace string) GlanceSpec {
 // launch part goes first. A feature with defaults or rules of its own adds
 // its line here; its file holds its types, defaults and rules.
 var glanceParts = []SpecPart{
-	{Name: "launch", Defaults: launchDefaults, Rules: launchRules},                  // launch.go: the release, its image, the server's sizes
-	{Name: "deployment", Defaults: deploymentDefault, Rules: deploymentRules},       // deployment.go: replicas, resources; the grace period, preStop, the strategy
-	{Name: "database", Defaults: databaseDefault, Rules: databaseRules},             // database.go: the conventional cluster, the Secret's key, the port; where it is, TLS
-	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                // tokencache.go: the conventional memcached; where it is, its backend
-	{Name: "keystone", Defaults: keystoneDefaults, Rules: keystoneRules},            // keystone.go: the endpoints, the region, the service user
-	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                // logging.go: format and level of a set logging; the loggers' names and levels
-	{Name: "imports", Defaults: importDefaults, Rules: importRules},                 // imports.go: metadefs, import methods, staging
-	{Name: "image-cache", Rules: imageCacheRules},                                   // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
-	{Name: "db-purge", Defaults: dbPurgeDefault, Rules: dbPurgeRules},               // dbpurge.go: the purge, on by default; retention and schedule
-	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems}, // autoscaling.go: the autoscaler, its minimum and target, its bounds
+	{Name: "launch", Defaults: launchDefaults, Rules: launchRules},                             // launch.go: the release, its image, the server's sizes
+	{Name: "deployment", Defaults: deploymentDefault, Rules: deploymentRules},                  // deployment.go: replicas, resources; the grace period, preStop, the strategy
+	{Name: "database", Defaults: databaseDefault, Rules: databaseRules},                        // database.go: the conventional cluster, the Secret's key, the port; where it is, TLS
+	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                           // tokencache.go: the conventional memcached; where it is, its backend
+	{Name: "keystone", Defaults: keystoneDefaults, Rules: keystoneRules},                       // keystone.go: the endpoints, the region, the service user
+	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                           // logging.go: format and level of a set logging; the loggers' names and levels
+	{Name: "imports", Defaults: importDefaults, Rules: importRules},                            // imports.go: metadefs, import methods, staging
+	{Name: "uri-filter", Rules: uriFilterRules},                                                // imports.go: web-download's URI filter
+	{Name: "import-plugins", Rules: importPluginRules, WrittenRules: importPluginWrittenRules}, // imports.go: the plugins' settings; decompression's staging bound
+	{Name: "image-cache", Rules: imageCacheRules},                                              // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
+	{Name: "gateway", Rules: gatewayRules},                                                     // gateway.go: the HTTPRoute's host, Gateway, path and annotations
+	{Name: "db-purge", Defaults: dbPurgeDefault, Rules: dbPurgeRules},                          // dbpurge.go: the purge, on by default; retention and schedule
+	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems},            // autoscaling.go: the autoscaler, its minimum and target, its bounds
+	{Name: "middleware", Rules: middlewareRules},                                               // middleware.go: the filters' names, factories, positions and settings
+	{Name: "policy", Rules: policyRules},                                                       // policy.go: rules or a ConfigMap; the rules' names and values
 }

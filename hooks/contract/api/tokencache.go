@@ -82,3 +82,12 @@ func RequiredValue(at *field.Path, v string) problem.List {
 	}
 	return nil
 }
+
+// ValueProblems checks a value that is written into the config as it is,
+// set or not; the rules check theirs the same way.
+func ValueProblems(at *field.Path, v string) problem.List {
+	if why := inivalue.ValueProblem(v); why != "" {
+		return problem.List{problem.Invalid(at, "%s", why)}
+	}
+	return nil
+}

@@ -3,23 +3,11 @@ package rules
 import (
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // Problems here name fields and say what is wrong; they never repeat a value
 // that could be a credential (URLs, option values).
-
-// valueProblems checks a value written into the config.
-func valueProblems(at *field.Path, v string) problem.List {
-	if p := storeconf.ValueProblem(v); p != "" {
-		return problem.List{problem.Invalid(at, "%s", p)}
-	}
-	return nil
-}
 
 // requiredValue checks a value that must be set and is written into the
 // config; the spec parts hold theirs to the same check.
@@ -32,14 +20,4 @@ func shortValidation(msg string) string {
 		return msg[:i]
 	}
 	return msg
-}
-
-// characterProblems checks a string that reaches a rendered file, a label,
-// a status field or a process argument for characters none may carry
-// (storeconf.CharacterProblem).
-func characterProblems(at *field.Path, v string) problem.List {
-	if p := storeconf.CharacterProblem(v); p != "" {
-		return problem.List{problem.Invalid(at, "%s", p)}
-	}
-	return nil
 }

@@ -35,17 +35,24 @@ func ControlPlaneOwn(cp *api.ControlPlane) (problem.List, []string) {
 	return append(l, extraProblems...), extraWarnings
 }
 
-// ProjectedGlance checks the Glance a ControlPlane projects (spec, as
-// controlplane.GlanceSpec builds it) with the rules a hand-made Glance
-// passes, each named where the ControlPlane sets it: the Glance
-// Metacontroller would create must pass them, or every sync would fail.
-// raw is the ControlPlane as written.
-func ProjectedGlance(cp *api.ControlPlane, spec api.GlanceSpec, raw []byte) (problem.List, []string) {
-	glance := names.GlanceName(cp.Name)
-	l := append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(spec))...)
+// Projection is the spec of the Glance a ControlPlane projects, twice:
+// as the ControlPlane writes it (Written) and with its defaults (Spec, as
+// controlplane.GlanceSpec builds it). The spec parts' rules judge Spec,
+// and Written where a default would hide what was written.
+type Projection struct {
+	Written, Spec api.GlanceSpec
+}
+
+// ProjectedGlance checks the Glance a ControlPlane projects (p) with the
+// rules a hand-made Glance passes, each named where the ControlPlane sets
+// it: the Glance Metacontroller would create must pass them, or every sync
+// would fail. raw is the ControlPlane as written.
+func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.List, []string) {
+	glance, spec := names.GlanceName(cp.Name), p.Spec
+	l := append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(p.Written, spec))...)
 	l = append(l, releaseProblems(spec, glanceServicePath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(raw, "spec", "services", "glance")))...)
-	l = append(l, problem.Wrap(glanceServicePath, reachProblems(spec, rawAt(raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
+	l = append(l, problem.Wrap(glanceServicePath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
 	l = append(l, problem.Wrap(glanceServicePath, ownedSecretProblems(glance, spec))...)
 	warnings := apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)
 	warnings = append(warnings, unusedSizingWarnings(glanceServicePath, spec)...)

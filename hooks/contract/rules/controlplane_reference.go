@@ -8,8 +8,8 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
 // controlPlaneReferenceProblems checks what a ControlPlane holds in the
@@ -29,7 +29,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	l = append(l, api.RegionProblems(specPath.Child("region"), cp.Spec.Region)...)
 	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
-		for _, p := range storeconf.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
+		for _, p := range inivalue.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "%s", p))
 		}
 		if k := svc.Keystone; k != nil && k.PublicURL != "" && k.PublicURL != svc.PublicEndpoint {
@@ -39,7 +39,6 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
-	l = append(l, problem.Wrap(glanceServicePath, importProblems(svc.ImportPlugins, svc.ImportFiltering, svc.Staging))...)
 	return l
 }
 

@@ -30,12 +30,11 @@ func Glance(name, namespace string, written api.GlanceSpec, raw []byte) (problem
 	l := glanceNameProblems(name)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
-	l = append(l, problem.Wrap(specPath, glanceServiceProblems(spec))...)
+	l = append(l, problem.Wrap(specPath, glanceServiceProblems(written, spec))...)
 	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(raw, "spec")))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
-	l = append(l, problem.Wrap(specPath, importProblems(written.ImportPlugins, written.ImportFiltering, written.Staging))...)
-	l = append(l, problem.Wrap(specPath, reachProblems(spec, rawAt(raw, "spec", "networkPolicy", "additionalEgress")))...)
+	l = append(l, problem.Wrap(specPath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "networkPolicy", "additionalEgress")))...)
 	operatorProblems, operatorWarnings := operatorConfigProblems(spec)
 	l = append(l, problem.Wrap(specPath, operatorProblems)...)
 	warnings := append(apiServerWarnings(specPath.Child("apiServer"), written.APIServer, spec.OpenStackRelease), unusedSizingWarnings(specPath, spec)...)
@@ -90,23 +89,28 @@ func releaseProblems(s api.GlanceSpec, tagPath *field.Path) problem.List {
 }
 
 // glanceServiceProblems checks a Glance spec, with the conventional defaults
-// filled in, the way its sync hook will use it: what glance-api needs must
-// be there, in values that can be written into glance-api.conf. Paths are
-// relative to where the settings are (a Glance's spec, a ControlPlane's
-// spec.services.glance); the release, which a ControlPlane holds on its
-// spec, is checked at releasePath.
-func glanceServiceProblems(s api.GlanceSpec) problem.List {
-	return partProblems(s)
+// filled in (s), the way its sync hook will use it: what glance-api needs
+// must be there, in values that can be written into glance-api.conf;
+// written is the same spec before its defaults, for the rules a default
+// would hide. Paths are relative to where the settings are (a Glance's
+// spec, a ControlPlane's spec.services.glance); the release, which a
+// ControlPlane holds on its spec, is checked at releasePath.
+func glanceServiceProblems(written, s api.GlanceSpec) problem.List {
+	return partProblems(written, s)
 }
 
 // partProblems runs the rules of the spec's parts (api.GlanceParts), in
-// their order, on a spec with its defaults; paths are relative to the
+// their order: each part's Rules on the spec with its defaults (s), then
+// its WrittenRules on the spec as written. Paths are relative to the
 // Glance settings, as glanceServiceProblems's.
-func partProblems(s api.GlanceSpec) problem.List {
+func partProblems(written, s api.GlanceSpec) problem.List {
 	var l problem.List
 	for _, part := range api.GlanceParts() {
 		if part.Rules != nil {
 			l = append(l, part.Rules(s)...)
+		}
+		if part.WrittenRules != nil {
+			l = append(l, part.WrittenRules(written)...)
 		}
 	}
 	return l

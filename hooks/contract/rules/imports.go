@@ -7,25 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
-	"github.com/c5c3/glance-hooks/hooks/contract/problem"
-	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
-
-// importProblems checks spec.importPlugins and spec.importFiltering, and
-// what decompression asks of the staging area as written (before the
-// default size fills it in). Paths are relative to the Glance settings.
-func importProblems(plugins *api.ImportPluginsSpec, filter *api.ImportFilteringSpec, staging *api.StagingSpec) problem.List {
-	l := storeconf.ImportPluginsProblems(plugins)
-	l = append(l, storeconf.ImportFilterProblems(filter)...)
-	if plugins != nil && plugins.Decompression != nil && (staging == nil || (staging.SizeLimit == nil && !staging.Unbounded)) {
-		// The plugin unpacks in place with no bound of its own, and a small
-		// archive can unpack a thousandfold: the staging bound is the only
-		// one, so it is asked for rather than inherited.
-		l = append(l, problem.Invalid(field.NewPath("importPlugins", "decompression"),
-			"needs staging.sizeLimit (sized for the largest unpacked image) or staging.unbounded: an archive unpacks in the staging area with no bound but that"))
-	}
-	return l
-}
 
 // importWarnings are the warnings of a spec's import blocks, with the
 // defaults filled in.

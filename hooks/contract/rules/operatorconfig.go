@@ -12,15 +12,17 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/optioncatalog"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// Checks of what an operator writes into glance-api.conf and the paste
-// pipeline by hand: spec.extraConfig, spec.plugins, spec.middleware and
-// spec.policyOverrides. Paths are relative to the Glance's spec.
+// Checks of what an operator writes into glance-api.conf by hand:
+// spec.extraConfig and spec.plugins. Paths are relative to the Glance's
+// spec. spec.middleware's and spec.policyOverrides's rules are their spec
+// parts (hooks/contract/api/middleware.go, policy.go).
 
 // catalogStores are the store sections glance-api.conf itself holds: the
 // reserved staging and tasks stores, file stores. An S3 store's section
@@ -28,15 +30,13 @@ import (
 // cannot reach it and the catalog does not know it as a section.
 var catalogStores = optioncatalog.StoreSections{"os_glance_staging_store": "file", "os_glance_tasks_store": "file"}
 
-// operatorConfigProblems checks the four blocks; the warnings say what is
+// operatorConfigProblems checks the two blocks; the warnings say what is
 // accepted but deserves a look (a deprecated option name, a release
 // without a catalog).
 func operatorConfigProblems(s api.GlanceSpec) (problem.List, []string) {
 	l, warnings := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), specPath.Child("extraConfig"), extraconf.OnGlance},
 		s.OpenStackRelease, s.ExtraConfig)
 	l = append(l, pluginProblems(s.Plugins)...)
-	l = append(l, middlewareProblems(s.Middleware)...)
-	l = append(l, policyProblems(s.PolicyOverrides)...)
 	return l, warnings
 }
 
@@ -157,7 +157,7 @@ func sectionProblem(s string) string {
 		return "is empty"
 	case extraconf.LineBreak(s):
 		return "contains a newline or carriage return, which would start a line of glance-api.conf past every check"
-	case strings.ContainsAny(s, "[]") || storeconf.ValueProblem(s) != "":
+	case strings.ContainsAny(s, "[]") || inivalue.ValueProblem(s) != "":
 		return "is not a section name: no brackets, control characters or surrounding whitespace"
 	}
 	return ""
@@ -179,7 +179,7 @@ func lineProblems(at *field.Path, root, section, key, value string) problem.List
 	if extraconf.LineBreak(value) {
 		return problem.List{problem.Invalid(at.Key(key), "contains a newline or carriage return, which would start a line of glance-api.conf past every check")}
 	}
-	return valueProblems(at.Key(key), value)
+	return api.ValueProblems(at.Key(key), value)
 }
 
 // pluginProblems checks spec.plugins: one entry per section, each line
@@ -202,67 +202,6 @@ func pluginProblems(plugins []api.PluginSpec) problem.List {
 		seen[p.ConfigSection] = true
 		for _, key := range slices.Sorted(maps.Keys(p.Config)) {
 			l = append(l, lineProblems(at.Child("config"), extraconf.OnGlance, p.ConfigSection, key, p.Config[key])...)
-		}
-	}
-	return l
-}
-
-// middlewareProblems checks spec.middleware: unique names that are not the
-// hooks' own filters, a filter factory, a position, writable settings.
-func middlewareProblems(mw []api.MiddlewareSpec) problem.List {
-	var l problem.List
-	seen := map[string]bool{}
-	for i, m := range mw {
-		at := field.NewPath("middleware").Index(i)
-		switch p := extraconf.FilterNameProblem(m.Name); {
-		case p != "":
-			l = append(l, problem.Invalid(at.Child("name"), "%s", p))
-		case seen[m.Name]:
-			l = append(l, problem.Invalid(at.Child("name"), "is the name of another entry: filter names are unique"))
-		}
-		seen[m.Name] = true
-		if p := extraconf.FilterFactoryProblem(m.FilterFactory); p != "" {
-			l = append(l, problem.Invalid(at.Child("filterFactory"), "%s", p))
-		}
-		if m.Position != api.MiddlewareBefore && m.Position != api.MiddlewareAfter {
-			l = append(l, problem.Invalid(at.Child("position"), "must be before or after"))
-		}
-		for _, key := range slices.Sorted(maps.Keys(m.Config)) {
-			if p := extraconf.FilterKeyProblem(key); p != "" {
-				l = append(l, problem.At(at.Child("config"), "setting %s %s", excerpt.Value(key), p))
-				continue
-			}
-			l = append(l, valueProblems(at.Child("config").Key(key), m.Config[key])...)
-		}
-	}
-	return l
-}
-
-// policyProblems checks spec.policyOverrides: rules or a ConfigMap, and no
-// empty rule ("@" allows everyone, "!" no one).
-func policyProblems(p *api.PolicySpec) problem.List {
-	if p == nil {
-		return nil
-	}
-	at := field.NewPath("policyOverrides")
-	if len(p.Rules) == 0 && p.ConfigMapRef == nil {
-		return problem.List{problem.At(at, "at least one of rules or configMapRef must be set")}
-	}
-	var l problem.List
-	if p.ConfigMapRef != nil {
-		l = append(l, requiredValue(at.Child("configMapRef", "name"), p.ConfigMapRef.Name)...)
-	}
-	for _, name := range slices.Sorted(maps.Keys(p.Rules)) {
-		switch {
-		case name == "":
-			// Rooted where the CRD's rule says it, so both gates name one field.
-			l = append(l, problem.At(at, "policy rule name must not be empty"))
-		case storeconf.CharacterProblem(name) != "":
-			l = append(l, problem.At(problem.Key(at.Child("rules"), name), "the rule name %s: policy.yaml would not read back the rule written", storeconf.CharacterProblem(name)))
-		case p.Rules[name] == "":
-			l = append(l, problem.At(at, "policy rule value must not be empty: rule %q (write \"@\" to allow everyone or \"!\" to allow no one)", name))
-		default:
-			l = append(l, characterProblems(at.Child("rules").Key(name), p.Rules[name])...)
 		}
 	}
 	return l

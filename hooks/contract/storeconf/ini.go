@@ -41,10 +41,6 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-// ValueProblem is inivalue.ValueProblem, under the name storeconf's
-// callers know it by.
-func ValueProblem(v string) string { return inivalue.ValueProblem(v) }
-
 // Escape makes a value literal for oslo.config: '$' starts an interpolation
 // of another option there, and "$$" is its escape for a plain '$'.
 func Escape(v string) string { return strings.ReplaceAll(v, "$", "$$") }
@@ -79,7 +75,7 @@ func Write(sections ...Section) (string, error) {
 			if err := ValidateKey(o.Key); err != nil {
 				return "", fmt.Errorf("[%s]: %w", s.Name, err)
 			}
-			if p := ValueProblem(o.Value); p != "" {
+			if p := inivalue.ValueProblem(o.Value); p != "" {
 				return "", fmt.Errorf("[%s] %s: value %s", s.Name, o.Key, p)
 			}
 			b.WriteString(o.Key)
@@ -125,7 +121,3 @@ func HasSectionHeader(text []byte, name string) bool {
 	}
 	return false
 }
-
-// CharacterProblem is inivalue.CharacterProblem, under the name
-// storeconf's callers know it by.
-func CharacterProblem(v string) string { return inivalue.CharacterProblem(v) }

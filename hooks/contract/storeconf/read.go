@@ -3,6 +3,8 @@ package storeconf
 import (
 	"fmt"
 	"strings"
+
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 )
 
 // CheckSection holds a store section read back from the cluster (a store
@@ -31,7 +33,7 @@ func CheckSection(text, id string) error {
 		if !ok {
 			return fmt.Errorf("line %d holds a '$' that is not written as \"$$\"", n)
 		}
-		if p := ValueProblem(plain); p != "" {
+		if p := inivalue.ValueProblem(plain); p != "" {
 			return fmt.Errorf("the value on line %d %s", n, p)
 		}
 	}

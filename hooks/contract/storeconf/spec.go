@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
@@ -81,7 +82,7 @@ func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
 func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 	var l problem.List
 	value := func(at *field.Path, v string, required bool) {
-		switch p := ValueProblem(v); {
+		switch p := inivalue.ValueProblem(v); {
 		case v == "" && required:
 			l = append(l, problem.Required(at))
 		case v != "" && p != "":
@@ -91,7 +92,7 @@ func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 	endpoint := s3.Child(urlField)
 	value(endpoint, o.Host, true)
 	if o.Host != "" {
-		for _, p := range URLProblems(o.Host, "they come from s3.credentialsSecretRef") {
+		for _, p := range inivalue.URLProblems(o.Host, "they come from s3.credentialsSecretRef") {
 			l = append(l, problem.Invalid(endpoint, "%s", p))
 		}
 	}
@@ -169,7 +170,7 @@ func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField st
 			l = append(l, problem.At(extra, "%v", err))
 			continue
 		}
-		if p := ValueProblem(opts[k]); p != "" {
+		if p := inivalue.ValueProblem(opts[k]); p != "" {
 			l = append(l, problem.Invalid(extra.Key(k), "%s", p))
 		}
 	}

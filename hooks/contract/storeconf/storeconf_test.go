@@ -44,26 +44,6 @@ func TestValidateStoreID(t *testing.T) {
 	}
 }
 
-func TestValueProblem(t *testing.T) {
-	for _, v := range []string{"plain", "with space inside", "$dollar", "100%", "a=b", "[not a header alone]x", "ünïcode", `"a`, `a'`, `""x`} {
-		assert.Empty(t, ValueProblem(v), v)
-	}
-	bad := map[string]string{
-		"a\nb": "newline", "a\rb": "carriage return", "a\x00b": "NUL", "a\tb": "tab",
-		"a\x1bb": "control character", "a\u2028b": "control character", " xyz": "whitespace",
-		"xyz ": "whitespace", `"quoted"`: "quotes", "'q'": "quotes", "bad\xffutf8": "UTF-8",
-		// oslo.config strips a quote at both ends when the first and last
-		// characters are the same quote, so one quote alone reads back empty.
-		`"`: "lone quote", "'": "lone quote", `""`: "quotes",
-		"a\ufeffb": "U+FEFF", "\x1cdebug": "U+001C",
-	}
-	for v, want := range bad {
-		p := ValueProblem(v)
-		assert.Contains(t, p, want, "%q", v)
-		assert.NotContains(t, p, v, "the problem never repeats the value")
-	}
-}
-
 func TestWriteEscapesAndRefuses(t *testing.T) {
 	text, err := Write(Section{Name: "s", Options: []Option{{"k", "a$b"}, {"k2", "x"}}})
 	require.NoError(t, err)
@@ -182,30 +162,6 @@ func FuzzHasSectionHeader(f *testing.F) {
 			t.Fatalf("HasSectionHeader(%q, %q) disagrees with the line definition", text, name)
 		}
 	})
-}
-
-func TestURLProblems(t *testing.T) {
-	for _, v := range []string{"http://s3:3900", "https://s3.example/path?x=1", "http://[fd00::1]:443", "http://h:65535"} {
-		assert.Empty(t, URLProblems(v, "x"), v)
-	}
-	cases := map[string][]string{
-		// Unparsable URLs used to skip the user-info check.
-		"http://user:pa%zzss@s3:3900": {"is not a valid URL"},
-		"http://ho%zzst:3900":         {"is not a valid URL"},
-		"http://user:p@s3:39x0":       {"is not a valid URL"},
-		"http://s3:99999":             {"must have a port from 1 to 65535"},
-		"ftp://k:SECRET@x":            {"must be an http:// or https:// URL", "must not carry credentials (user:password@); x"},
-		"http://user:pw@s3:3900":      {"must not carry credentials (user:password@); x"},
-		"http:///no-host":             {"must be an http:// or https:// URL"},
-		"s3:3900":                     {"must be an http:// or https:// URL"},
-	}
-	for v, want := range cases {
-		got := URLProblems(v, "x")
-		assert.Equal(t, want, got, v)
-		for _, p := range got {
-			assert.NotContains(t, p, "SECRET", "the problem never repeats the URL")
-		}
-	}
 }
 
 // FuzzShapes holds the hand-written checks to the patterns they stand for.

@@ -9,6 +9,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/extraconf"
+	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
@@ -127,7 +128,7 @@ func pasteFilterSection(f PasteFilter) (string, error) {
 		if p := extraconf.FilterKeyProblem(o.Key); p != "" {
 			return "", fmt.Errorf("paste filter %s: setting %s %s", f.Name, excerpt.Name(o.Key), p)
 		}
-		if p := storeconf.ValueProblem(o.Value); p != "" {
+		if p := inivalue.ValueProblem(o.Value); p != "" {
 			return "", fmt.Errorf("paste filter %s: setting %s %s", f.Name, o.Key, p)
 		}
 		fmt.Fprintf(&b, "%s = %s\n", o.Key, strings.ReplaceAll(o.Value, "%", "%%"))

@@ -1,4 +1,4 @@
-package storeconf
+package inivalue
 
 import (
 	"strings"

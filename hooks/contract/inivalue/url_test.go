@@ -1,0 +1,31 @@
+package inivalue
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestURLProblems(t *testing.T) {
+	for _, v := range []string{"http://s3:3900", "https://s3.example/path?x=1", "http://[fd00::1]:443", "http://h:65535"} {
+		assert.Empty(t, URLProblems(v, "x"), v)
+	}
+	cases := map[string][]string{
+		// Unparsable URLs used to skip the user-info check.
+		"http://user:pa%zzss@s3:3900": {"is not a valid URL"},
+		"http://ho%zzst:3900":         {"is not a valid URL"},
+		"http://user:p@s3:39x0":       {"is not a valid URL"},
+		"http://s3:99999":             {"must have a port from 1 to 65535"},
+		"ftp://k:SECRET@x":            {"must be an http:// or https:// URL", "must not carry credentials (user:password@); x"},
+		"http://user:pw@s3:3900":      {"must not carry credentials (user:password@); x"},
+		"http:///no-host":             {"must be an http:// or https:// URL"},
+		"s3:3900":                     {"must be an http:// or https:// URL"},
+	}
+	for v, want := range cases {
+		got := URLProblems(v, "x")
+		assert.Equal(t, want, got, v)
+		for _, p := range got {
+			assert.NotContains(t, p, "SECRET", "the problem never repeats the URL")
+		}
+	}
+}
