@@ -177,6 +177,10 @@ func ownerPrefix(urlField string) string {
 // naming the field of s3 it comes from, urlField for the URL), and each
 // must be one safe line.
 func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField string) problem.List {
+	if optionsFine(opts) {
+		// The keys are sorted only to order problems: none, no sort.
+		return nil
+	}
 	var l problem.List
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		if OwnedOptions[k] {
@@ -192,4 +196,15 @@ func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField st
 		}
 	}
 	return l
+}
+
+// optionsFine is true when extraOptionsProblems has nothing to report:
+// no option the service renders, each key and value one safe line.
+func optionsFine(opts map[string]string) bool {
+	for k, v := range opts {
+		if OwnedOptions[k] || ValidateKey(k) != nil || inivalue.ValueProblem(v) != "" {
+			return false
+		}
+	}
+	return true
 }
