@@ -140,12 +140,21 @@ func serviceEndpoints(g *api.Glance, spec api.GlanceSpec) ([]endpoint, error) {
 	return append(out, ks), nil
 }
 
-// storeEndpoint is the S3 endpoint of a store: its backend's s3.host, or,
-// for a retired store, the host its running section names. ok is false
+// storeEndpoints finds the S3 endpoint of a store: its backend's s3.host,
+// or, for a retired store, the host its running section names. ok is false
 // when there is none to reach: a backend without S3 settings, or one with
 // a host admission let through unusable, which is its own fault, reported
 // by the backend (so no message is made here for it, a store at a time).
-func storeEndpoint(s *model.Store) (endpoint, bool) {
+// Each host is parsed once: stores share a few S3 endpoints, and parsing
+// every store's URL, twice a sync, was the policy's largest allocation.
+type storeEndpoints map[string]hostEndpoint
+
+type hostEndpoint struct {
+	e  endpoint
+	ok bool
+}
+
+func (h storeEndpoints) of(s *model.Store) (endpoint, bool) {
 	host := ""
 	if s.Backend.Spec.S3 != nil {
 		host = s.Backend.Spec.S3.Host
@@ -155,8 +164,13 @@ func storeEndpoint(s *model.Store) (endpoint, bool) {
 	if host == "" {
 		return endpoint{}, false
 	}
-	e, err := urlEndpoint("store", host)
-	return e, err == nil
+	r, seen := h[host]
+	if !seen {
+		e, err := urlEndpoint("store", host)
+		r = hostEndpoint{e: e, ok: err == nil}
+		h[host] = r
+	}
+	return r.e, r.ok
 }
 
 // sectionHost is the s3_store_host a rendered store section names.
@@ -179,8 +193,9 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store) ([
 	if err != nil {
 		return nil, err
 	}
+	found := storeEndpoints{}
 	for _, s := range stores {
-		if e, ok := storeEndpoint(s); ok {
+		if e, ok := found.of(s); ok {
 			eps = append(eps, e)
 		}
 	}
@@ -309,11 +324,12 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allo
 	// Whether an endpoint is allowed, once per endpoint: stores share a
 	// few, and a rule's key is its JSON encoding.
 	allows := map[endpoint]bool{}
+	found := storeEndpoints{}
 	for _, s := range stores {
 		if s.State != storestate.Rendered {
 			continue
 		}
-		e, ok := storeEndpoint(s)
+		e, ok := found.of(s)
 		if !ok {
 			continue
 		}

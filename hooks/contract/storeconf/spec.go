@@ -21,7 +21,20 @@ const (
 	EndpointField = "endpoint"
 )
 
-var specPath = field.NewPath("spec")
+// The paths the checks below report at. A field.Path is never changed
+// once made, so these are made once: a store whose spec is fine (every
+// store of a converged Glance, each sync) then costs no path at all.
+var (
+	specPath         = field.NewPath("spec")
+	glanceRefPath    = field.NewPath("glanceRef", "name")
+	s3Path           = field.NewPath("s3")
+	extraOptionsPath = field.NewPath("extraOptions")
+	s3URLPaths       = map[string]*field.Path{HostField: s3Path.Child(HostField), EndpointField: s3Path.Child(EndpointField)}
+	bucketPath       = s3Path.Child("bucket")
+	regionPath       = s3Path.Child("region")
+	credentialsPath  = s3Path.Child("credentialsSecretRef", "name")
+	caBundlePath     = s3Path.Child("caBundleRef")
+)
 
 // BackendProblems lists what keeps a GlanceBackend's section from being
 // rendered: its store id, its glanceRef (the store Secret is labelled with
@@ -42,7 +55,7 @@ func BackendProblems(spec api.GlanceBackendSpec, storeID string) problem.List {
 // Metacontroller for, so nothing else may be copied there. The message
 // never repeats the name.
 func GlanceRefProblems(name string) problem.List {
-	at := field.NewPath("glanceRef", "name")
+	at := glanceRefPath
 	if name == "" {
 		return problem.List{problem.Required(at)}
 	}
@@ -74,12 +87,13 @@ func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
 		}
 		return problem.List{problem.At(field.NewPath("s3"), "the s3 block must be set exactly when type is S3")}
 	}
-	l := s3Problems(field.NewPath("s3"), spec.S3, urlField)
-	return append(l, extraOptionsProblems(field.NewPath("extraOptions"), spec.ExtraOptions, urlField)...)
+	l := s3Problems(spec.S3, urlField)
+	return append(l, extraOptionsProblems(extraOptionsPath, spec.ExtraOptions, urlField)...)
 }
 
 // s3Problems checks the S3 settings at s3.
-func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
+func s3Problems(o *api.S3Store, urlField string) problem.List {
+	s3 := s3Path
 	var l problem.List
 	value := func(at *field.Path, v string, required bool) {
 		switch p := inivalue.ValueProblem(v); {
@@ -89,21 +103,24 @@ func s3Problems(s3 *field.Path, o *api.S3Store, urlField string) problem.List {
 			l = append(l, problem.Invalid(at, "%s", p))
 		}
 	}
-	endpoint := s3.Child(urlField)
+	endpoint, known := s3URLPaths[urlField]
+	if !known {
+		endpoint = s3.Child(urlField)
+	}
 	value(endpoint, o.Host, true)
 	if o.Host != "" {
 		for _, p := range inivalue.URLProblems(o.Host, "they come from s3.credentialsSecretRef") {
 			l = append(l, problem.Invalid(endpoint, "%s", p))
 		}
 	}
-	value(s3.Child("bucket"), o.Bucket, true)
-	value(s3.Child("region"), o.Region, false)
+	value(bucketPath, o.Bucket, true)
+	value(regionPath, o.Region, false)
 	if f := o.BucketURLFormat; f != "" && f != "path" && f != "virtual" {
 		l = append(l, problem.Invalid(s3.Child("bucketURLFormat"), "must be path or virtual"))
 	}
-	value(s3.Child("credentialsSecretRef", "name"), o.CredentialsSecretRef.Name, true)
+	value(credentialsPath, o.CredentialsSecretRef.Name, true)
 	if o.CABundleRef != nil {
-		l = append(l, caBundleRefProblems(s3.Child("caBundleRef"), *o.CABundleRef, o.Host, urlField)...)
+		l = append(l, caBundleRefProblems(caBundlePath, *o.CABundleRef, o.Host, urlField)...)
 	}
 	for _, size := range []struct {
 		name string
@@ -160,6 +177,10 @@ func ownerPrefix(urlField string) string {
 // naming the field of s3 it comes from, urlField for the URL), and each
 // must be one safe line.
 func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField string) problem.List {
+	if optionsFine(opts) {
+		// The keys are sorted only to order problems: none, no sort.
+		return nil
+	}
 	var l problem.List
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		if OwnedOptions[k] {
@@ -175,4 +196,15 @@ func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField st
 		}
 	}
 	return l
+}
+
+// optionsFine is true when extraOptionsProblems has nothing to report:
+// no option the service renders, each key and value one safe line.
+func optionsFine(opts map[string]string) bool {
+	for k, v := range opts {
+		if OwnedOptions[k] || ValidateKey(k) != nil || inivalue.ValueProblem(v) != "" {
+			return false
+		}
+	}
+	return true
 }
