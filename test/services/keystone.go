@@ -116,7 +116,26 @@ func StartKeystone(t testing.TB, db *MariaDB) *Keystone {
 	if _, err := k.proc.WaitFor(keystoneReadyTimeout, "GET /v3 answering 200", proc.HTTPStatus(k.URL, func(c int) bool { return c == http.StatusOK })); err != nil {
 		t.Fatal(err)
 	}
+	// GET /v3 answers before Keystone has loaded what a password
+	// authentication needs; on a busy machine the first one took longer
+	// than a client's 30 s call timeout (glance-hooks keystone's). Ready is
+	// when it issues a token.
+	if _, err := k.proc.WaitFor(keystoneReadyTimeout, "the admin's token issued", k.issuesTokens); err != nil {
+		t.Fatal(err)
+	}
 	return k
+}
+
+// issuesTokens fails unless Keystone issues the admin a token.
+func (k *Keystone) issuesTokens() error {
+	code, _, err := k.IssueToken(k.Admin)
+	if err != nil {
+		return err
+	}
+	if code != http.StatusCreated {
+		return fmt.Errorf("POST /v3/auth/tokens answered %d", code)
+	}
+	return nil
 }
 
 // writeConf gives Keystone its database and user on db, makes the key
