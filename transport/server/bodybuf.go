@@ -99,15 +99,23 @@ func (p *bodyBuffers) put(buf []byte) {
 // then allocated and zeroed their body on every request, 304s included,
 // for as long as the process ran.
 func (p *bodyBuffers) evictSmaller(size int64) bool {
+	// Drop nothing unless dropping every smaller one makes the room: a
+	// buffer that will not be kept must not cost the kept ones.
+	smaller := int64(0)
+	for _, b := range p.free {
+		if int64(cap(b)) < size {
+			smaller += int64(cap(b))
+		}
+	}
+	if p.kept-smaller+size > p.limit {
+		return false
+	}
 	for p.kept+size > p.limit {
 		smallest := -1
 		for i, b := range p.free {
 			if int64(cap(b)) < size && (smallest < 0 || cap(b) < cap(p.free[smallest])) {
 				smallest = i
 			}
-		}
-		if smallest < 0 {
-			return false
 		}
 		p.kept -= int64(cap(p.free[smallest]))
 		p.free[smallest] = p.free[len(p.free)-1]
