@@ -27,6 +27,7 @@ const (
 var (
 	specPath         = field.NewPath("spec")
 	glanceRefPath    = field.NewPath("glanceRef", "name")
+	typePath         = field.NewPath("type")
 	s3Path           = field.NewPath("s3")
 	extraOptionsPath = field.NewPath("extraOptions")
 	s3URLPaths       = map[string]*field.Path{HostField: s3Path.Child(HostField), EndpointField: s3Path.Child(EndpointField)}
@@ -77,15 +78,15 @@ func GlanceRefProblems(name string) problem.List {
 // type, s3 and extraOptions. No message repeats a value.
 func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
 	if spec.Type != api.BackendTypeS3 {
-		return problem.List{problem.Invalid(field.NewPath("type"), "must be %s", api.BackendTypeS3)}
+		return problem.List{problem.Invalid(typePath, "must be %s", api.BackendTypeS3)}
 	}
 	if spec.S3 == nil {
 		// The reference's words: its GlanceBackend webhook's, and its
 		// ControlPlane CRD's for an entry.
 		if urlField == HostField {
-			return problem.List{problem.At(field.NewPath("s3"), "exactly one backend block matching spec.type must be set (type S3 requires spec.s3)")}
+			return problem.List{problem.At(s3Path, "exactly one backend block matching spec.type must be set (type S3 requires spec.s3)")}
 		}
-		return problem.List{problem.At(field.NewPath("s3"), "the s3 block must be set exactly when type is S3")}
+		return problem.List{problem.At(s3Path, "the s3 block must be set exactly when type is S3")}
 	}
 	l := s3Problems(spec.S3, urlField)
 	return append(l, extraOptionsProblems(extraOptionsPath, spec.ExtraOptions, urlField)...)
