@@ -56,10 +56,18 @@ func TestEarlyRefusalsAnswerAtOnce(t *testing.T) {
 		return &metacontroller.SyncResponse{Status: map[string]string{}, Children: []any{}}, nil
 	}
 	routes := []Route{{Path: "/sync/x", Sync: answer}, {Path: "/validate", Caller: APIServer, Body: Validate}}
-	open := plainDialer(serveLoopback(t, Config{MaxBodyBytes: 200000, Routes: routes}))
-	token := plainDialer(serveLoopback(t, Config{MaxBodyBytes: 200000, Routes: routes, HookToken: tok}))
+	// A server that waited for the owed body would answer only when its
+	// body read timeout (a minute here) or its 30 s read timeout ends; one
+	// that refuses at once answers in milliseconds. The client waits
+	// answerWithin, between the two with room for a loaded machine, so the
+	// test tells the two apart without timing the answer.
+	cfg := Config{MaxBodyBytes: 200000, Routes: routes, BodyReadTimeout: time.Minute}
+	open := plainDialer(serveLoopback(t, cfg))
+	cfg.HookToken = tok
+	token := plainDialer(serveLoopback(t, cfg))
 	pair := newPair(t, "a")
-	tlsToken := tlsDialer(t, startTLS(t, Config{Logger: slog.New(slog.DiscardHandler), MaxBodyBytes: 200000, Routes: routes, HookToken: tok}, pair, nil), pair)
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	tlsToken := tlsDialer(t, startTLS(t, cfg, pair, nil), pair)
 
 	cases := map[string]struct {
 		dial                func() net.Conn
@@ -87,21 +95,27 @@ func TestEarlyRefusalsAnswerAtOnce(t *testing.T) {
 			_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: hooks\r\n%sContent-Length: %d\r\n\r\n%s", tc.path, tc.headers, tc.length, tc.body)
 			require.NoError(t, err)
 			start := time.Now()
-			require.NoError(t, conn.SetReadDeadline(start.Add(time.Second)))
+			require.NoError(t, conn.SetReadDeadline(start.Add(answerWithin)))
 			r := bufio.NewReader(conn)
 			resp, err := http.ReadResponse(r, nil)
-			require.NoError(t, err, "no answer within 1 s while the body was owed")
+			require.NoError(t, err, "no answer within %s while the body was owed", answerWithin)
 			_, err = io.ReadAll(resp.Body)
 			require.NoError(t, err, "the answer is complete")
 			resp.Body.Close()
 			assert.Equal(t, tc.want, resp.Status[:3])
 			assert.True(t, resp.Close, "the answer says Connection: close")
 			_, err = r.ReadByte()
-			assert.ErrorIs(t, err, io.EOF, "the server closed the connection within 1 s of the request, while the body was owed")
+			assert.ErrorIs(t, err, io.EOF, "the server closed the connection within %s of the request, while the body was owed", answerWithin)
 			t.Logf("%s answered and closed in %s", resp.Status, time.Since(start).Round(time.Millisecond))
 		})
 	}
 }
+
+// answerWithin is how long TestEarlyRefusalsAnswerAtOnce's client waits for
+// the answer and the close: far below the waits it rules out, far above
+// what an early refusal takes even on a busy machine (2.5 s seen under a
+// load average of 14).
+const answerWithin = 10 * time.Second
 
 func plainDialer(addr string) func() net.Conn {
 	return func() net.Conn {
