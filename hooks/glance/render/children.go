@@ -138,10 +138,11 @@ func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(obser
 
 // configChildren are the hashed config ConfigMap and backends Secret; their
 // names go to out.
-func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, backends string) []any {
-	backendsData := map[string]string{names.BackendsFile: backends}
+func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, backends []byte) []any {
 	out.ConfigName = contenthash.Name(g.Name+"-config", cfgData)
-	out.BackendsName = contenthash.Name(g.Name+"-backends", backendsData)
+	// The Secret's one key hashed as Of hashes its data (OfOne), without a
+	// map or a copy of the file.
+	out.BackendsName = g.Name + "-backends-" + contenthash.OfOne(names.BackendsFile, backends)
 	immutable := true
 	backendsLabels := model.ObjectLabels(g)
 	backendsLabels[names.LabelBackendsOf] = g.Name
@@ -157,7 +158,7 @@ func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, back
 			ObjectMeta: metav1.ObjectMeta{Name: out.BackendsName, Namespace: g.Namespace, Labels: backendsLabels},
 			Immutable:  &immutable,
 			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{names.BackendsFile: []byte(backends)},
+			Data:       map[string][]byte{names.BackendsFile: backends},
 		},
 	}
 }

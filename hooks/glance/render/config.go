@@ -147,16 +147,30 @@ func RuntimeConf(ConfInput) (ConfPart, error) {
 }
 
 // RenderBackends concatenates the rendered store sections, sorted by store
-// id. It does not depend on which store is the default, so switching the
-// default leaves the backends Secret's name unchanged.
-func RenderBackends(stores []*model.Store) string {
-	var parts []string
+// id, each ending in one newline, a blank line between two. It does not
+// depend on which store is the default, so switching the default leaves
+// the backends Secret's name unchanged. The bytes are sized once and are
+// what the Secret carries and its name hashes: at a thousand stores the
+// file is a few hundred kilobytes, and joining it from parts, then copying
+// it into the Secret and again into the hash, cost four times that.
+func RenderBackends(stores []*model.Store) []byte {
+	size := 0
 	for _, s := range stores {
 		if s.State.Rendered() {
-			parts = append(parts, strings.TrimSuffix(s.Section, "\n")+"\n")
+			size += len(s.Section) + 2
 		}
 	}
-	return strings.Join(parts, "\n")
+	out := make([]byte, 0, size)
+	for _, s := range stores {
+		if !s.State.Rendered() {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(append(out, strings.TrimSuffix(s.Section, "\n")...), '\n')
+	}
+	return out
 }
 
 // RenderFiles is the config ConfigMap's data: glance-api.conf, the paste
