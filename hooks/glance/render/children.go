@@ -88,7 +88,7 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Database: plan.Cond, InConfig: map[string]bool{},
+	out := &Outcome{Database: plan.Cond, InConfig: make(map[string]bool, len(stores)),
 		Installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
 	out.Children = configChildren(g, out, cfgData, RenderBackends(stores))
 	out.Children = append(out.Children, credentialChildren(g, o.Creds.Creds)...)

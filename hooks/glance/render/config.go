@@ -209,7 +209,7 @@ func LayerConf(in ConfInput, rendered []storeconf.Section) []storeconf.Section {
 			out = setOption(out, p.ConfigSection, o, false)
 		}
 	}
-	stores := S3Sections(in.Stores)
+	stores := S3Sections(in.Stores, in.Spec.ExtraConfig)
 	for _, name := range slices.Sorted(maps.Keys(in.Spec.ExtraConfig)) {
 		if stores[name] {
 			continue
@@ -246,11 +246,17 @@ func setOption(sections []storeconf.Section, name string, o storeconf.Option, ov
 	return append(sections, storeconf.Section{Name: name, Options: []storeconf.Option{o}})
 }
 
-// S3Sections are the store ids whose sections backends.conf holds.
-func S3Sections(stores []*model.Store) map[string]bool {
+// S3Sections are the sections among names (spec.extraConfig's) that are
+// sections of S3 stores backends.conf holds. Only those are asked for:
+// extraConfig names a few sections, and a set of every store's id, made
+// twice a sync, cost a thousand entries at a thousand stores.
+func S3Sections(stores []*model.Store, names map[string]map[string]string) map[string]bool {
 	out := map[string]bool{}
+	if len(names) == 0 {
+		return out
+	}
 	for _, s := range stores {
-		if s.State.Rendered() {
+		if _, named := names[s.ID]; named && s.State.Rendered() {
 			out[s.ID] = true
 		}
 	}
