@@ -56,10 +56,11 @@ func ChooseDefault(stores []*model.Store) (*model.Store, string) {
 // re-render, and roll the pods twice. running reads the running
 // backends.conf, which holds every store's section: it is read only when a
 // store is outdated, which is seldom. A running section that names a CA
-// bundle is kept with the bundle the running Deployment mounts for it.
+// bundle is kept with the bundle the running Deployment mounts for it. A
+// store held is a copy put in its place in stores (Own).
 func HoldOutdated(stores []*model.Store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
-	for _, s := range stores {
+	for i, s := range stores {
 		if s.State != storestate.Outdated {
 			continue
 		}
@@ -69,6 +70,7 @@ func HoldOutdated(stores []*model.Store, running func() string, current *appsv1.
 		// The running section is copied only if it still reads as the
 		// service writes it; otherwise the store waits for its Secret.
 		if section, ok := observe.SectionOf(text, s.ID); ok && storeconf.CheckSection(section, s.ID) == nil {
+			s = Own(stores, i)
 			s.CA = nil
 			if observe.NamesCACert(section) {
 				ca, mounted := observe.RunningCA(current, s.ID)
