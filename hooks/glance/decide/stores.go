@@ -100,7 +100,7 @@ func RetiringStores(attached []*model.Store, running string, drop []string, curr
 	if running == "" {
 		return nil
 	}
-	named := map[string]bool{}
+	named := make(map[string]bool, len(attached))
 	for _, s := range attached {
 		named[s.ID] = true
 	}
@@ -139,9 +139,12 @@ func RetiringStores(attached []*model.Store, running string, drop []string, curr
 }
 
 // sectionIDs are the ids of the [id] headers of a backends.conf, in order.
+// The lines are walked in place: the file holds a section per store, and
+// splitting it made a slice of every line each sync.
 func sectionIDs(text string) []string {
-	var ids []string
-	for _, line := range strings.Split(text, "\n") {
+	ids := make([]string, 0, strings.Count(text, "\n[")+1)
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") && len(line) > 2 {
 			ids = append(ids, line[1:len(line)-1])
 		}
