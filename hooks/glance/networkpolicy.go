@@ -193,9 +193,12 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store) ([
 	if err != nil {
 		return nil, err
 	}
-	found := storeEndpoints{}
+	// Each distinct endpoint once: stores share a few, and sortedRules
+	// would otherwise set aside a slot for every store's.
+	found, seen := storeEndpoints{}, map[endpoint]bool{}
 	for _, s := range stores {
-		if e, ok := found.of(s); ok {
+		if e, ok := found.of(s); ok && !seen[e] {
+			seen[e] = true
 			eps = append(eps, e)
 		}
 	}
