@@ -145,8 +145,10 @@ func TestHoldOutdated(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			decide.HoldOutdated([]*model.Store{tc.store}, func() string { return running }, deploy)
-			got := want{rendered: tc.store.State.Rendered(), held: tc.store.State == storestate.Held, section: tc.store.Section, ca: tc.store.CA}
+			stores := []*model.Store{tc.store}
+			decide.HoldOutdated(stores, func() string { return running }, deploy)
+			s := stores[0] // a store held is a copy put in its place
+			got := want{rendered: s.State.Rendered(), held: s.State == storestate.Held, section: s.Section, ca: s.CA}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}, model.CAMount{})); diff != "" {
 				t.Errorf("%s\nholdOutdated(...): -want, +got:\n%s", tc.reason, diff)
 			}

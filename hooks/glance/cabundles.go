@@ -78,6 +78,9 @@ func caVolume(name string, ref api.CABundleRef) corev1.Volume {
 // stores it cannot serve (processWideCABundle).
 func chooseProcessWideCA(o *observe.Observed, d *decide.Decision) {
 	if rel, ok := oldestRunRelease(o.Spec.OpenStackRelease, o.Glance.Status.InstalledRelease); ok && !rel.AtLeast(storeCACertFrom) {
+		// The stores it leaves out are reached through the sets it weighs,
+		// not by their place: every attached one is made decide's first.
+		decide.OwnAll(d.Stores)
 		d.ProcessWideCA = processWideCABundle(d.Stores, d.Retired, rel)
 	}
 }

@@ -29,7 +29,7 @@ import (
 // Without extraConfig it is True, as the reference reports it.
 func extraConfigHealthy(spec api.GlanceSpec, stores []*model.Store) hook.Condition {
 	var owned, unreachable []string
-	s3 := render.S3Sections(stores)
+	s3 := render.S3Sections(stores, spec.ExtraConfig)
 	for _, section := range slices.Sorted(maps.Keys(spec.ExtraConfig)) {
 		for _, key := range slices.Sorted(maps.Keys(spec.ExtraConfig[section])) {
 			name := fmt.Sprintf("[%s] %s", section, key)

@@ -193,9 +193,12 @@ func derivedEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store) ([
 	if err != nil {
 		return nil, err
 	}
-	found := storeEndpoints{}
+	// Each distinct endpoint once: stores share a few, and sortedRules
+	// would otherwise set aside a slot for every store's.
+	found, seen := storeEndpoints{}, map[endpoint]bool{}
 	for _, s := range stores {
-		if e, ok := found.of(s); ok {
+		if e, ok := found.of(s); ok && !seen[e] {
+			seen[e] = true
 			eps = append(eps, e)
 		}
 	}
@@ -316,7 +319,7 @@ func observeEgress(o *observe.Observed, children metacontroller.ObjectMap) error
 // it, and the next sync, which Metacontroller runs once the policy
 // changed, renders the store. So no glance-api pod is given a store it
 // cannot reach. Stores the running config holds already (held, retiring)
-// stay.
+// stay. A store held back is a copy put in its place in stores (Own).
 func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allowed map[string]bool) {
 	if spec.NetworkPolicy == nil {
 		return
@@ -325,7 +328,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allo
 	// few, and a rule's key is its JSON encoding.
 	allows := map[endpoint]bool{}
 	found := storeEndpoints{}
-	for _, s := range stores {
+	for i, s := range stores {
 		if s.State != storestate.Rendered {
 			continue
 		}
@@ -339,7 +342,7 @@ func awaitEgress(g *api.Glance, spec api.GlanceSpec, stores []*model.Store, allo
 			allows[e] = allow
 		}
 		if !allow {
-			s.Move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
+			decide.Own(stores, i).Move(storestate.EgressAwaited, fmt.Sprintf("waiting for NetworkPolicy %q to allow its endpoint (%s port %d)", g.Name, e.host, e.port))
 		}
 	}
 }

@@ -29,3 +29,22 @@ func TestURLProblems(t *testing.T) {
 		}
 	}
 }
+
+// plainURL accepts only URLs the parse finds nothing wrong with, and the
+// plain forms stores are written in.
+func FuzzPlainURL(f *testing.F) {
+	for _, v := range []string{"http://s3:3900", "https://s3.example.com", "http://10.0.0.1:443", "http://h:0", "http://h:65536", "http://h:+1",
+		"http://h:", "http://:80", "http://h:1:2", "https://H", "http://u@h", "http://h/x", "http://h%41", "http://h:0080", "http://h:-1"} {
+		f.Add(v)
+	}
+	for _, v := range []string{"http://s3:3900", "https://s3.example.com", "http://10.0.0.1:443", "http://h:65535"} {
+		if !plainURL(v) {
+			f.Errorf("plainURL(%q) = false: a store's plain URL is parsed", v)
+		}
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if plainURL(v) && len(parsedURLProblems(v, "x")) > 0 {
+			t.Fatalf("plainURL accepts %q, which the parse refuses: %v", v, parsedURLProblems(v, "x"))
+		}
+	})
+}

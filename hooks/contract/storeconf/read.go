@@ -16,12 +16,15 @@ import (
 // a line start, a line without " = ", a second section) is refused whole.
 // The error names the line, never its content.
 func CheckSection(text, id string) error {
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if lines[0] != "["+id+"]" {
+	// The lines are cut off one by one, not split into a slice: every
+	// attached store's section is checked each sync.
+	header, rest, more := strings.Cut(strings.TrimSuffix(text, "\n"), "\n")
+	if header != "["+id+"]" {
 		return fmt.Errorf("does not start with the [%s] header", id)
 	}
-	for i, line := range lines[1:] {
-		n := i + 2
+	for n := 2; more; n++ {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
 		key, value, ok := strings.Cut(line, " = ")
 		if !ok {
 			return fmt.Errorf("line %d is not a \"key = value\" option", n)

@@ -25,6 +25,7 @@ func TestCheckSection(t *testing.T) {
 		"mark before a key":     {"[store]\n\ufeffk = v\n", "line 2 does not start with an option name"},
 		"no delimiter":          {"[store]\nk = v\nk2\n", "line 3 is not a \"key = value\" option"},
 		"blank line":            {"[store]\n\nk = v\n", "line 2 is not a \"key = value\" option"},
+		"trailing blank line":   {"[store]\nk = v\n\n", "line 3 is not a \"key = value\" option"},
 		"indented continuation": {"[store]\nk = v\n  more\n", "line 3 is not a \"key = value\" option"},
 		"control in value":      {"[store]\nk = a\x1cb\n", "the value on line 2 contains the control character U+001C"},
 		"single dollar":         {"[store]\nk = $host\n", "line 2 holds a '$' that is not written as \"$$\""},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
@@ -139,4 +140,17 @@ func TestSpecProblemsNamesTheURLField(t *testing.T) {
 			t.Errorf("SpecProblems(..., %q) = %q, want %q", field, got, want)
 		}
 	}
+}
+
+// isDNS1035Label says a name is a DNS-1035 label exactly when
+// validation.IsDNS1035Label finds nothing wrong with it.
+func FuzzIsDNS1035Label(f *testing.F) {
+	for _, name := range []string{"glance", "a", "a-1", "1a", "-a", "a-", "A", "a.b", "a_b", "", strings.Repeat("a", 63), strings.Repeat("a", 64), "é", "a\n"} {
+		f.Add(name)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := isDNS1035Label(name), len(validation.IsDNS1035Label(name)) == 0; got != want {
+			t.Fatalf("isDNS1035Label(%q) = %v, validation says %v", name, got, want)
+		}
+	})
 }

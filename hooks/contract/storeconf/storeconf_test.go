@@ -1,6 +1,7 @@
 package storeconf
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"gopkg.in/ini.v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
 )
 
 func TestValidateStoreID(t *testing.T) {
@@ -179,4 +181,27 @@ func FuzzShapes(f *testing.F) {
 			t.Fatalf("isStoreIDShape(%q) = %v", s, isStoreIDShape(s))
 		}
 	})
+}
+
+// SpecHash hashes what json.Marshal writes of the spec's parts: the
+// encoder it uses adds a newline, which must not reach the hash, and
+// escapes as Marshal does.
+func TestSpecHashIsOfMarshal(t *testing.T) {
+	size := int64(5)
+	cases := map[string]struct {
+		reason string
+		spec   api.GlanceBackendSpec
+	}{
+		"Plain": {"an S3 store as the guide writes it",
+			api.GlanceBackendSpec{Type: api.BackendTypeS3, S3: &api.S3Store{Host: "https://s3.example.com", S3Options: api.S3Options{Bucket: "images"}}}},
+		"Escaped": {"values JSON escapes: HTML characters, a line separator, a quote, invalid UTF-8",
+			api.GlanceBackendSpec{Type: api.BackendTypeS3, S3: &api.S3Store{Host: "http://a<b>&c", S3Options: api.S3Options{Bucket: "x\u2028\"y\xff", LargeObjectSize: &size}},
+				ExtraOptions: map[string]string{"z": "<", "a": "&"}}},
+		"NoS3": {"no s3 block and no extraOptions", api.GlanceBackendSpec{Type: "Swift"}},
+	}
+	for name, tc := range cases {
+		marshalled, err := json.Marshal(hashedSpec{"store", tc.spec.Type, tc.spec.S3, tc.spec.ExtraOptions})
+		require.NoError(t, err)
+		assert.Equal(t, contenthash.OfOne("spec", marshalled), SpecHash(tc.spec, "store"), "%s: %s", name, tc.reason)
+	}
 }

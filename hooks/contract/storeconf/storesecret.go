@@ -1,7 +1,9 @@
 package storeconf
 
 import (
+	"bytes"
 	"encoding/json"
+	"sync"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
@@ -13,11 +15,24 @@ import (
 // purpose: switching the default must not make any store section stale,
 // only the Glance's config.
 func SpecHash(spec api.GlanceBackendSpec, storeID string) string {
-	rendered, _ := json.Marshal(struct {
-		StoreID      string            `json:"storeId"`
-		Type         string            `json:"type"`
-		S3           *api.S3Store      `json:"s3"`
-		ExtraOptions map[string]string `json:"extraOptions"`
-	}{storeID, spec.Type, spec.S3, spec.ExtraOptions})
-	return contenthash.OfOne("spec", rendered)
+	// The JSON json.Marshal writes, encoded into a kept buffer: a Glance
+	// hashes every attached store's spec each sync, and Marshal copied
+	// each encoding out of its own buffer first. (Encode adds a newline,
+	// which is not hashed; TestSpecHashIsOfMarshal holds the two equal.)
+	buf := specBuffers.Get().(*bytes.Buffer)
+	defer specBuffers.Put(buf)
+	buf.Reset()
+	_ = json.NewEncoder(buf).Encode(hashedSpec{storeID, spec.Type, spec.S3, spec.ExtraOptions})
+	return contenthash.OfOne("spec", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
+
+// hashedSpec is what SpecHash encodes, in this order.
+type hashedSpec struct {
+	StoreID      string            `json:"storeId"`
+	Type         string            `json:"type"`
+	S3           *api.S3Store      `json:"s3"`
+	ExtraOptions map[string]string `json:"extraOptions"`
+}
+
+// specBuffers are SpecHash's buffers, one per hash running at once.
+var specBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

@@ -38,12 +38,12 @@ type Decision struct {
 // LastGood is why a sync keeps what runs instead of rendering.
 type LastGood struct{ Reason, Why string }
 
-// decideSync decides the sync, reading nothing but o and changing nothing of
+// Decide decides the sync, reading nothing but o and changing nothing of
 // it: the stores whose state it moves (one held from the running config,
-// one left out for its CA bundle or its egress) are its own copies, so
-// what was observed stays what the request said.
+// one left out for its CA bundle or its egress) are its own copies (Own),
+// so what was observed stays what the request said.
 func Decide(o *observe.Observed, steps []func(*observe.Observed, *Decision)) Decision {
-	d := Decision{Stores: ownStores(o.Stores)}
+	d := Decision{Stores: slices.Clone(o.Stores)}
 	// The features' decisions (steps), in their order: a store held from the
 	// running config, the retiring stores, the process-wide CA bundle
 	// (which may leave stores out, attached or retiring, so it decides the
@@ -83,17 +83,25 @@ func RetireStores(o *observe.Observed, d *Decision) {
 	}
 }
 
-// ownStores copies the observed stores for decide to move: one backing
-// array for all of them, so the copy costs two allocations whatever their
-// number.
-func ownStores(observed []*model.Store) []*model.Store {
-	values := make([]model.Store, len(observed))
-	own := make([]*model.Store, len(observed))
-	for i, s := range observed {
+// Own is the store at i of stores made decide's to move: a copy put in
+// place of the observed one. A step copies only the store it moves, when
+// it moves it: copying every store each sync cost half a megabyte at a
+// thousand stores, and a sync seldom moves any.
+func Own(stores []*model.Store, i int) *model.Store {
+	own := *stores[i]
+	stores[i] = &own
+	return &own
+}
+
+// OwnAll makes every store of stores decide's, in one backing array, for a
+// step that reaches the stores it moves other than by their place in
+// Decision.Stores.
+func OwnAll(stores []*model.Store) {
+	values := make([]model.Store, len(stores))
+	for i, s := range stores {
 		values[i] = *s
-		own[i] = &values[i]
+		stores[i] = &values[i]
 	}
-	return own
 }
 
 // WhyKeep says why nothing is re-rendered, in order: the first render

@@ -3,7 +3,6 @@ package decide
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -56,10 +55,11 @@ func ChooseDefault(stores []*model.Store) (*model.Store, string) {
 // re-render, and roll the pods twice. running reads the running
 // backends.conf, which holds every store's section: it is read only when a
 // store is outdated, which is seldom. A running section that names a CA
-// bundle is kept with the bundle the running Deployment mounts for it.
+// bundle is kept with the bundle the running Deployment mounts for it. A
+// store held is a copy put in its place in stores (Own).
 func HoldOutdated(stores []*model.Store, running func() string, current *appsv1.Deployment) {
 	text, read := "", false
-	for _, s := range stores {
+	for i, s := range stores {
 		if s.State != storestate.Outdated {
 			continue
 		}
@@ -69,6 +69,7 @@ func HoldOutdated(stores []*model.Store, running func() string, current *appsv1.
 		// The running section is copied only if it still reads as the
 		// service writes it; otherwise the store waits for its Secret.
 		if section, ok := observe.SectionOf(text, s.ID); ok && storeconf.CheckSection(section, s.ID) == nil {
+			s = Own(stores, i)
 			s.CA = nil
 			if observe.NamesCACert(section) {
 				ca, mounted := observe.RunningCA(current, s.ID)
@@ -98,7 +99,7 @@ func RetiringStores(attached []*model.Store, running string, drop []string, curr
 	if running == "" {
 		return nil
 	}
-	named := map[string]bool{}
+	named := make(map[string]bool, len(attached))
 	for _, s := range attached {
 		named[s.ID] = true
 	}
@@ -137,9 +138,12 @@ func RetiringStores(attached []*model.Store, running string, drop []string, curr
 }
 
 // sectionIDs are the ids of the [id] headers of a backends.conf, in order.
+// The lines are walked in place: the file holds a section per store, and
+// splitting it made a slice of every line each sync.
 func sectionIDs(text string) []string {
-	var ids []string
-	for _, line := range strings.Split(text, "\n") {
+	ids := make([]string, 0, strings.Count(text, "\n[")+1)
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") && len(line) > 2 {
 			ids = append(ids, line[1:len(line)-1])
 		}
@@ -150,7 +154,10 @@ func sectionIDs(text string) []string {
 // WithRetired is every store the config renders: the attached ones and the
 // retiring ones kept, sorted by store id.
 func WithRetired(attached, retired []*model.Store) []*model.Store {
-	all := append(append([]*model.Store{}, attached...), retired...)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	all := make([]*model.Store, 0, len(attached)+len(retired))
+	all = append(append(all, attached...), retired...)
+	// Sorted without reflection: it runs three times a sync over every
+	// store (render, the reach of the features, extraConfig's condition).
+	slices.SortStableFunc(all, func(a, b *model.Store) int { return strings.Compare(a.ID, b.ID) })
 	return all
 }

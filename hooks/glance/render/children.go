@@ -88,7 +88,7 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Database: plan.Cond, InConfig: map[string]bool{},
+	out := &Outcome{Database: plan.Cond, InConfig: make(map[string]bool, len(stores)),
 		Installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
 	out.Children = configChildren(g, out, cfgData, RenderBackends(stores))
 	out.Children = append(out.Children, credentialChildren(g, o.Creds.Creds)...)
@@ -138,10 +138,11 @@ func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(obser
 
 // configChildren are the hashed config ConfigMap and backends Secret; their
 // names go to out.
-func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, backends string) []any {
-	backendsData := map[string]string{names.BackendsFile: backends}
+func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, backends []byte) []any {
 	out.ConfigName = contenthash.Name(g.Name+"-config", cfgData)
-	out.BackendsName = contenthash.Name(g.Name+"-backends", backendsData)
+	// The Secret's one key hashed as Of hashes its data (OfOne), without a
+	// map or a copy of the file.
+	out.BackendsName = g.Name + "-backends-" + contenthash.OfOne(names.BackendsFile, backends)
 	immutable := true
 	backendsLabels := model.ObjectLabels(g)
 	backendsLabels[names.LabelBackendsOf] = g.Name
@@ -157,7 +158,7 @@ func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, back
 			ObjectMeta: metav1.ObjectMeta{Name: out.BackendsName, Namespace: g.Namespace, Labels: backendsLabels},
 			Immutable:  &immutable,
 			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{names.BackendsFile: []byte(backends)},
+			Data:       map[string][]byte{names.BackendsFile: backends},
 		},
 	}
 }

@@ -145,6 +145,9 @@ func backendStatuses(stores []*model.Store, out *render.Outcome) (listed []api.B
 	if out.Waiting {
 		return nil, nil
 	}
+	if len(stores) > 0 {
+		listed = make([]api.BackendStatus, 0, len(stores)) // sized once; nil when there is none, as before
+	}
 	for _, s := range stores {
 		bs := api.BackendStatus{Name: s.Backend.Name, StoreID: s.ID, IsDefault: s.Backend.Spec.IsDefault, Projected: out.InConfig[s.ID]}
 		bs.Reason, bs.Message = s.BackendStatus(bs.Projected)
