@@ -53,17 +53,32 @@ func (o *observedBackend) backend() api.GlanceBackend {
 	b.OwnerReferences = o.Metadata.OwnerReferences
 	b.CreationTimestamp = o.Metadata.CreationTimestamp
 	b.Spec = o.Spec
+	// Only the conditions evaluate and StoresReachable read: each is a
+	// metav1.Condition of its own, and a backend reports six. Counted
+	// first, they take one slice of their size.
+	kept := 0
 	for _, c := range o.Status.Conditions {
-		// Only the conditions evaluate and StoresReachable read: each is
-		// a metav1.Condition of its own, and a backend reports six.
-		if c.Type != names.ConditionCredentialsReady && c.Type != names.ConditionCABundleReady &&
-			c.Type != names.ConditionStoreReachable {
-			continue
+		if readCondition(c.Type) {
+			kept++
 		}
-		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
-			LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
+	}
+	if kept == 0 {
+		return b
+	}
+	b.Status.Conditions = make([]metav1.Condition, 0, kept)
+	for _, c := range o.Status.Conditions {
+		if readCondition(c.Type) {
+			b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
+				LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
+		}
 	}
 	return b
+}
+
+// readCondition reports whether the Glance reads a backend's condition of the type.
+func readCondition(conditionType string) bool {
+	return conditionType == names.ConditionCredentialsReady || conditionType == names.ConditionCABundleReady ||
+		conditionType == names.ConditionStoreReachable
 }
 
 // AttachedStores returns the backends attached to this Glance (not being
