@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -267,9 +268,9 @@ func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, sin
 		s.Move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
 		return
 	}
-	section, err := base64.StdEncoding.DecodeString(sec.Section)
+	section, err := DecodeBase64(sec.Section)
 	if err == nil {
-		err = storeconf.CheckSection(string(section), s.ID)
+		err = storeconf.CheckSection(section, s.ID)
 	}
 	if err != nil {
 		s.Skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.ID, err))
@@ -283,7 +284,7 @@ func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, sin
 		}
 		s.CA = &model.CAMount{Ref: *ref, Digest: digest}
 	}
-	s.Section = string(section)
+	s.Section = section
 	s.Move(storestate.SecretCurrent, "")
 }
 
@@ -298,9 +299,16 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 	return false
 }
 
+// DecodeBase64 is standard base64's DecodeString as a string, in the one
+// buffer it decodes into: that buffer is new and nothing else refers to
+// it, so it is the string, not copied once more (a store section per
+// backend and the backends.conf of every sync).
 func DecodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
-	return string(b), err
+	if len(b) == 0 {
+		return "", err
+	}
+	return unsafe.String(&b[0], len(b)), err
 }
 
 // ObservedStoreSecret is what evaluate reads of a store Secret.
