@@ -101,7 +101,20 @@ func decoderOf(t reflect.Type) decodeFunc {
 	return f
 }
 
+// ValueDecoder is a type that reads its value where Decode finds it, in
+// the same pass: DecodeJSONAt gets the data and the index the value starts
+// at, and returns the index after the value, ok false where it cannot
+// tell what encoding/json makes of it. A json.Unmarshaler gets the value's
+// bytes, so Decode finds where the value ends first and the type reads it
+// a second time. Decode prefers DecodeJSONAt; encoding/json, which knows
+// nothing of it, calls the type's UnmarshalJSON, which it must have as
+// well, failing where it cannot give encoding/json's answer.
+type ValueDecoder interface {
+	DecodeJSONAt(data []byte, i int) (end int, ok bool)
+}
+
 var (
+	valueDecoderType    = reflect.TypeFor[ValueDecoder]()
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -125,9 +138,17 @@ func unmarshaler(data []byte, i int, v reflect.Value) (int, bool) {
 	return end, ok && v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(data[i:end]) == nil
 }
 
+// valueDecoder hands the value's start to the type's DecodeJSONAt.
+func valueDecoder(data []byte, i int, v reflect.Value) (int, bool) {
+	return v.Addr().Interface().(ValueDecoder).DecodeJSONAt(data, i)
+}
+
 func newDecoder(t reflect.Type) decodeFunc {
 	if t == metaTimeType {
 		return decodeMetaTime
+	}
+	if reflect.PointerTo(t).Implements(valueDecoderType) && reflect.PointerTo(t).Implements(unmarshalerType) {
+		return valueDecoder
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return unmarshaler

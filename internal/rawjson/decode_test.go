@@ -1,7 +1,9 @@
 package rawjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -198,5 +200,44 @@ func TestFallbacksAreCounted(t *testing.T) {
 	}
 	if got, _ := Fallbacks(); got != before+1 {
 		t.Errorf("a value left to encoding/json counts one fallback: %d, was %d", got, before)
+	}
+}
+
+// atStart is a ValueDecoder that notes where its value starts and steps
+// over it; refuse makes it fail.
+type atStart struct {
+	start  int
+	refuse bool
+}
+
+func (a *atStart) DecodeJSONAt(data []byte, i int) (int, bool) {
+	a.start = i
+	end, ok := SkipValue(data, i)
+	return end, ok && !a.refuse
+}
+
+func (a *atStart) UnmarshalJSON([]byte) error { return errors.New("for Decode only") }
+
+// TestValueDecoderReadsInPlace holds Decode to handing a ValueDecoder the
+// start of its value and going on after the end it returns, and to
+// failing where it fails.
+func TestValueDecoderReadsInPlace(t *testing.T) {
+	data := []byte(`{"a": [1, {"x": "]"}], "b": "after"}`)
+	var v struct {
+		A atStart `json:"a"`
+		B string  `json:"b"`
+	}
+	if !Decode(data, &v) {
+		t.Fatal("not decoded")
+	}
+	if v.A.start != bytes.IndexByte(data, '[') || v.B != "after" {
+		t.Errorf("value read at %d, then b %q; want %d and %q", v.A.start, v.B, bytes.IndexByte(data, '['), "after")
+	}
+	var refused struct {
+		A atStart `json:"a"`
+	}
+	refused.A.refuse = true
+	if Decode(data, &refused) {
+		t.Error("decoded although the ValueDecoder failed")
 	}
 }

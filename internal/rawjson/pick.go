@@ -11,14 +11,21 @@ import "reflect"
 // encoding/json would fail (obj is not an object or null, a member is not
 // a string or null) or this package cannot tell (a key with escapes).
 func PickStrings(obj []byte, keys ...string) (values []string, ok bool) {
+	values, end, ok := PickStringsAt(obj, space(obj, 0), keys...)
+	return values, ok && space(obj, end) == len(obj)
+}
+
+// PickStringsAt is PickStrings of the value that starts at data[i], read
+// where it is: it returns the index after the value too, for a reader
+// that walks the data around it (see ValueDecoder).
+func PickStringsAt(data []byte, i int, keys ...string) (values []string, end int, ok bool) {
 	values = make([]string, len(keys))
-	i := space(obj, 0)
-	if null(obj, i) {
-		return values, space(obj, i+4) == len(obj)
+	if null(data, i) {
+		return values, i + 4, true
 	}
 	var s string
 	str := reflect.ValueOf(&s).Elem()
-	end, ok := WalkObject(obj, i, func(key []byte, plain bool, start int) (int, bool) {
+	end, ok = WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
 		if !plain {
 			return start, false
 		}
@@ -29,21 +36,21 @@ func PickStrings(obj []byte, keys ...string) (values []string, ok bool) {
 			}
 		}
 		switch {
-		case null(obj, start):
+		case null(data, start):
 			if k >= 0 {
 				values[k] = ""
 			}
 			return start + 4, true
-		case start >= len(obj) || obj[start] != '"':
+		case start >= len(data) || data[start] != '"':
 			return start, false
 		case k < 0:
-			end, _, ok := skipString(obj, start)
+			end, _, ok := skipString(data, start)
 			return end, ok
 		}
 		s = ""
-		end, ok := decodeString(obj, start, str)
+		end, ok := decodeString(data, start, str)
 		values[k] = s
 		return end, ok
 	})
-	return values, ok && space(obj, end) == len(obj)
+	return values, end, ok
 }

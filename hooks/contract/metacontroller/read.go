@@ -135,13 +135,16 @@ type pickedMap struct {
 
 var errUnsure = errors.New("decode the map whole")
 
-func (p *pickedMap) UnmarshalJSON(obj []byte) error {
-	v, ok := rawjson.PickStrings(obj, p.keys...)
-	if !ok {
-		return errUnsure
-	}
+// UnmarshalJSON fails: a pickedMap is for rawjson.Decode, which reads it
+// with DecodeJSONAt. With encoding/json, ReadStrings decodes stringMaps.
+func (p *pickedMap) UnmarshalJSON([]byte) error { return errUnsure }
+
+// DecodeJSONAt reads the map where rawjson.Decode finds it, for the keys
+// only, in the one pass over the object that reads the rest of it.
+func (p *pickedMap) DecodeJSONAt(data []byte, i int) (int, bool) {
+	v, end, ok := rawjson.PickStringsAt(data, i, p.keys...)
 	p.values = v
-	return nil
+	return end, ok
 }
 
 // read returns the values of the keys, "" each for a map that was absent.
