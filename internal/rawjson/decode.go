@@ -388,6 +388,16 @@ func MapKey(key []byte, plain bool) ([]byte, bool) {
 	return unquote(key)
 }
 
+// MapKeyString is MapKey as a string that shares the memory MapKey's
+// bytes are in: the key as written, in the data it was read from (which
+// must not change while the string is in use, as for Unmarshal), or the
+// buffer unquoting it made. A map keyed by the names of a request's
+// objects costs no copy of each name.
+func MapKeyString(key []byte, plain bool) (string, bool) {
+	k, ok := MapKey(key, plain)
+	return alias(k), ok
+}
+
 // field is one JSON member a struct decodes: where its value goes.
 type field struct {
 	name   string
