@@ -11,21 +11,24 @@ import "reflect"
 // encoding/json would fail (obj is not an object or null, a member is not
 // a string or null) or this package cannot tell (a key with escapes).
 func PickStrings(obj []byte, keys ...string) (values []string, ok bool) {
-	values, end, ok := PickStringsAt(obj, space(obj, 0), keys...)
+	values = make([]string, len(keys))
+	end, ok := PickStringsAt(obj, space(obj, 0), values, keys...)
 	return values, ok && space(obj, end) == len(obj)
 }
 
 // PickStringsAt is PickStrings of the value that starts at data[i], read
-// where it is: it returns the index after the value too, for a reader
-// that walks the data around it (see ValueDecoder).
-func PickStringsAt(data []byte, i int, keys ...string) (values []string, end int, ok bool) {
-	values = make([]string, len(keys))
+// where it is, into values, one for each key (a reader that picks from
+// several maps gives each its part of one slice): it returns the index
+// after the value, for a reader that walks the data around it (see
+// ValueDecoder).
+func PickStringsAt(data []byte, i int, values []string, keys ...string) (end int, ok bool) {
+	clear(values)
 	if null(data, i) {
-		return values, i + 4, true
+		return i + 4, true
 	}
 	var s string
 	str := reflect.ValueOf(&s).Elem()
-	end, ok = WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
+	return WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
 		if !plain {
 			return start, false
 		}
@@ -52,5 +55,4 @@ func PickStringsAt(data []byte, i int, keys ...string) (values []string, end int
 		values[k] = s
 		return end, ok
 	})
-	return values, end, ok
 }
