@@ -98,7 +98,7 @@ func AttachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.S
 	// backend.
 	values := make([]model.Store, len(observed))
 	stores := make([]*model.Store, len(observed))
-	byID := map[string][]*model.Store{}
+	byID := make(map[string][]*model.Store, len(observed))
 	for i, o := range observed {
 		values[i] = newStore(g, o.backend())
 		s := &values[i]
@@ -213,7 +213,7 @@ func Evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) e
 		s.Move(storestate.Awaited, PendingMessage)
 		return nil
 	}
-	fromStoreSecret(s, g, sec, since)
+	fromStoreSecret(s, g, sec, name, since)
 	return nil
 }
 
@@ -254,10 +254,9 @@ func usableSince(s *model.Store) (since time.Time, usable bool) {
 
 // fromStoreSecret takes the store's section from its store Secret when the
 // Secret is its own, current, and holds the section (and CA bundle digest)
-// as the service writes them.
-func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, since time.Time) {
+// as the service writes them. name is the Secret's, as Evaluate read it.
+func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, name string, since time.Time) {
 	b := &s.Backend
-	name := names.StoreSecretName(b.Name)
 	switch {
 	case sec.Glance != g.Name || !ownedBy(sec.Owners, b):
 		s.Skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
