@@ -298,24 +298,48 @@ func pointerDecoder(t reflect.Type) decodeFunc {
 
 func sliceDecoder(t reflect.Type) decodeFunc {
 	elem := decoderOf(t.Elem())
+	scratch := sync.Pool{New: func() any { return &items{reflect.New(t).Elem()} }}
 	return func(data []byte, i int, v reflect.Value) (int, bool) {
 		if null(data, i) {
 			v.SetZero()
 			return i + 4, true
 		}
-		// An empty array is an empty slice, not nil, as encoding/json has
-		// it. Items are decoded in place: the slice grows by one zero item,
-		// not by appending a copy of one.
-		v.Set(reflect.MakeSlice(t, 0, 4))
-		return walkArray(data, i, func(start int) (int, bool) {
-			n := v.Len()
-			if n == v.Cap() {
-				v.Grow(1)
+		// Items are decoded in place into a slice kept between arrays of
+		// the type, which grows by one zero item, not by appending a copy
+		// of one; the array's slice is then made of its length, once: a
+		// slice grown as it is decoded is made two or three times over
+		// (a backend's six conditions: four, then eight). An empty array
+		// is an empty slice, not nil, as encoding/json has it.
+		buf := scratch.Get().(*items)
+		defer scratch.Put(buf)
+		defer buf.clear()
+		s := buf.s
+		end, ok := walkArray(data, i, func(start int) (int, bool) {
+			n := s.Len()
+			if n == s.Cap() {
+				s.Grow(1)
 			}
-			v.SetLen(n + 1)
-			return elem(data, start, v.Index(n))
+			s.SetLen(n + 1)
+			return elem(data, start, s.Index(n))
 		})
+		if ok {
+			out := reflect.MakeSlice(t, s.Len(), s.Len())
+			reflect.Copy(out, s)
+			v.Set(out)
+		}
+		return end, ok
 	}
+}
+
+// items is the slice a slice decoder decodes an array's items into
+// before it makes the array's own.
+type items struct{ s reflect.Value }
+
+// clear zeroes the items decoded, so the kept slice holds nothing of the
+// data, and empties it.
+func (b *items) clear() {
+	b.s.Clear()
+	b.s.SetLen(0)
 }
 
 // stringMap is the map type Kubernetes objects hold most (labels,

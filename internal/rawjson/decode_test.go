@@ -241,3 +241,36 @@ func TestValueDecoderReadsInPlace(t *testing.T) {
 		t.Error("decoded although the ValueDecoder failed")
 	}
 }
+
+// TestSlicesMadeOfTheirLength holds the slice decoder to a slice of the
+// array's length, once (no room left over from growing it), to an empty
+// slice for an empty array, and to arrays of a type nested in an item of
+// the same type, which decode with a kept slice each.
+func TestSlicesMadeOfTheirLength(t *testing.T) {
+	type node struct {
+		N    int    `json:"n"`
+		Kids []node `json:"kids"`
+	}
+	var v struct {
+		Five  []int    `json:"five"`
+		Empty []string `json:"empty"`
+		Tree  []node   `json:"tree"`
+	}
+	data := []byte(`{"five":[1,2,3,4,5],"empty":[],"tree":[{"n":1,"kids":[{"n":2},{"n":3,"kids":[{"n":4}]}]},{"n":5}]}`)
+	if !Decode(data, &v) {
+		t.Fatal("not decoded")
+	}
+	if len(v.Five) != 5 || cap(v.Five) != 5 {
+		t.Errorf("five items: len %d cap %d, want 5 and 5", len(v.Five), cap(v.Five))
+	}
+	if v.Empty == nil || len(v.Empty) != 0 {
+		t.Errorf("empty array: %#v, want an empty slice", v.Empty)
+	}
+	want := []node{{N: 1, Kids: []node{{N: 2}, {N: 3, Kids: []node{{N: 4}}}}}, {N: 5}}
+	if !reflect.DeepEqual(v.Tree, want) {
+		t.Errorf("nested: %+v, want %+v", v.Tree, want)
+	}
+	sameAsStd[struct {
+		Tree []node `json:"tree"`
+	}](t, data)
+}
