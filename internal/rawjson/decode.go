@@ -101,7 +101,20 @@ func decoderOf(t reflect.Type) decodeFunc {
 	return f
 }
 
+// ValueDecoder is a type that reads its value where Decode finds it, in
+// the same pass: DecodeJSONAt gets the data and the index the value starts
+// at, and returns the index after the value, ok false where it cannot
+// tell what encoding/json makes of it. A json.Unmarshaler gets the value's
+// bytes, so Decode finds where the value ends first and the type reads it
+// a second time. Decode prefers DecodeJSONAt; encoding/json, which knows
+// nothing of it, calls the type's UnmarshalJSON, which it must have as
+// well, failing where it cannot give encoding/json's answer.
+type ValueDecoder interface {
+	DecodeJSONAt(data []byte, i int) (end int, ok bool)
+}
+
 var (
+	valueDecoderType    = reflect.TypeFor[ValueDecoder]()
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -125,9 +138,17 @@ func unmarshaler(data []byte, i int, v reflect.Value) (int, bool) {
 	return end, ok && v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(data[i:end]) == nil
 }
 
+// valueDecoder hands the value's start to the type's DecodeJSONAt.
+func valueDecoder(data []byte, i int, v reflect.Value) (int, bool) {
+	return v.Addr().Interface().(ValueDecoder).DecodeJSONAt(data, i)
+}
+
 func newDecoder(t reflect.Type) decodeFunc {
 	if t == metaTimeType {
 		return decodeMetaTime
+	}
+	if reflect.PointerTo(t).Implements(valueDecoderType) && reflect.PointerTo(t).Implements(unmarshalerType) {
+		return valueDecoder
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return unmarshaler
@@ -277,24 +298,48 @@ func pointerDecoder(t reflect.Type) decodeFunc {
 
 func sliceDecoder(t reflect.Type) decodeFunc {
 	elem := decoderOf(t.Elem())
+	scratch := sync.Pool{New: func() any { return &items{reflect.New(t).Elem()} }}
 	return func(data []byte, i int, v reflect.Value) (int, bool) {
 		if null(data, i) {
 			v.SetZero()
 			return i + 4, true
 		}
-		// An empty array is an empty slice, not nil, as encoding/json has
-		// it. Items are decoded in place: the slice grows by one zero item,
-		// not by appending a copy of one.
-		v.Set(reflect.MakeSlice(t, 0, 4))
-		return walkArray(data, i, func(start int) (int, bool) {
-			n := v.Len()
-			if n == v.Cap() {
-				v.Grow(1)
+		// Items are decoded in place into a slice kept between arrays of
+		// the type, which grows by one zero item, not by appending a copy
+		// of one; the array's slice is then made of its length, once: a
+		// slice grown as it is decoded is made two or three times over
+		// (a backend's six conditions: four, then eight). An empty array
+		// is an empty slice, not nil, as encoding/json has it.
+		buf := scratch.Get().(*items)
+		defer scratch.Put(buf)
+		defer buf.clear()
+		s := buf.s
+		end, ok := walkArray(data, i, func(start int) (int, bool) {
+			n := s.Len()
+			if n == s.Cap() {
+				s.Grow(1)
 			}
-			v.SetLen(n + 1)
-			return elem(data, start, v.Index(n))
+			s.SetLen(n + 1)
+			return elem(data, start, s.Index(n))
 		})
+		if ok {
+			out := reflect.MakeSlice(t, s.Len(), s.Len())
+			reflect.Copy(out, s)
+			v.Set(out)
+		}
+		return end, ok
 	}
+}
+
+// items is the slice a slice decoder decodes an array's items into
+// before it makes the array's own.
+type items struct{ s reflect.Value }
+
+// clear zeroes the items decoded, so the kept slice holds nothing of the
+// data, and empties it.
+func (b *items) clear() {
+	b.s.Clear()
+	b.s.SetLen(0)
 }
 
 // stringMap is the map type Kubernetes objects hold most (labels,
@@ -365,6 +410,16 @@ func MapKey(key []byte, plain bool) ([]byte, bool) {
 		return key, true
 	}
 	return unquote(key)
+}
+
+// MapKeyString is MapKey as a string that shares the memory MapKey's
+// bytes are in: the key as written, in the data it was read from (which
+// must not change while the string is in use, as for Unmarshal), or the
+// buffer unquoting it made. A map keyed by the names of a request's
+// objects costs no copy of each name.
+func MapKeyString(key []byte, plain bool) (string, bool) {
+	k, ok := MapKey(key, plain)
+	return alias(k), ok
 }
 
 // field is one JSON member a struct decodes: where its value goes.

@@ -1,7 +1,9 @@
 package rawjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -199,4 +201,76 @@ func TestFallbacksAreCounted(t *testing.T) {
 	if got, _ := Fallbacks(); got != before+1 {
 		t.Errorf("a value left to encoding/json counts one fallback: %d, was %d", got, before)
 	}
+}
+
+// atStart is a ValueDecoder that notes where its value starts and steps
+// over it; refuse makes it fail.
+type atStart struct {
+	start  int
+	refuse bool
+}
+
+func (a *atStart) DecodeJSONAt(data []byte, i int) (int, bool) {
+	a.start = i
+	end, ok := SkipValue(data, i)
+	return end, ok && !a.refuse
+}
+
+func (a *atStart) UnmarshalJSON([]byte) error { return errors.New("for Decode only") }
+
+// TestValueDecoderReadsInPlace holds Decode to handing a ValueDecoder the
+// start of its value and going on after the end it returns, and to
+// failing where it fails.
+func TestValueDecoderReadsInPlace(t *testing.T) {
+	data := []byte(`{"a": [1, {"x": "]"}], "b": "after"}`)
+	var v struct {
+		A atStart `json:"a"`
+		B string  `json:"b"`
+	}
+	if !Decode(data, &v) {
+		t.Fatal("not decoded")
+	}
+	if v.A.start != bytes.IndexByte(data, '[') || v.B != "after" {
+		t.Errorf("value read at %d, then b %q; want %d and %q", v.A.start, v.B, bytes.IndexByte(data, '['), "after")
+	}
+	var refused struct {
+		A atStart `json:"a"`
+	}
+	refused.A.refuse = true
+	if Decode(data, &refused) {
+		t.Error("decoded although the ValueDecoder failed")
+	}
+}
+
+// TestSlicesMadeOfTheirLength holds the slice decoder to a slice of the
+// array's length, once (no room left over from growing it), to an empty
+// slice for an empty array, and to arrays of a type nested in an item of
+// the same type, which decode with a kept slice each.
+func TestSlicesMadeOfTheirLength(t *testing.T) {
+	type node struct {
+		N    int    `json:"n"`
+		Kids []node `json:"kids"`
+	}
+	var v struct {
+		Five  []int    `json:"five"`
+		Empty []string `json:"empty"`
+		Tree  []node   `json:"tree"`
+	}
+	data := []byte(`{"five":[1,2,3,4,5],"empty":[],"tree":[{"n":1,"kids":[{"n":2},{"n":3,"kids":[{"n":4}]}]},{"n":5}]}`)
+	if !Decode(data, &v) {
+		t.Fatal("not decoded")
+	}
+	if len(v.Five) != 5 || cap(v.Five) != 5 {
+		t.Errorf("five items: len %d cap %d, want 5 and 5", len(v.Five), cap(v.Five))
+	}
+	if v.Empty == nil || len(v.Empty) != 0 {
+		t.Errorf("empty array: %#v, want an empty slice", v.Empty)
+	}
+	want := []node{{N: 1, Kids: []node{{N: 2}, {N: 3, Kids: []node{{N: 4}}}}}, {N: 5}}
+	if !reflect.DeepEqual(v.Tree, want) {
+		t.Errorf("nested: %+v, want %+v", v.Tree, want)
+	}
+	sameAsStd[struct {
+		Tree []node `json:"tree"`
+	}](t, data)
 }

@@ -12,13 +12,23 @@ import "reflect"
 // a string or null) or this package cannot tell (a key with escapes).
 func PickStrings(obj []byte, keys ...string) (values []string, ok bool) {
 	values = make([]string, len(keys))
-	i := space(obj, 0)
-	if null(obj, i) {
-		return values, space(obj, i+4) == len(obj)
+	end, ok := PickStringsAt(obj, space(obj, 0), values, keys...)
+	return values, ok && space(obj, end) == len(obj)
+}
+
+// PickStringsAt is PickStrings of the value that starts at data[i], read
+// where it is, into values, one for each key (a reader that picks from
+// several maps gives each its part of one slice): it returns the index
+// after the value, for a reader that walks the data around it (see
+// ValueDecoder).
+func PickStringsAt(data []byte, i int, values []string, keys ...string) (end int, ok bool) {
+	clear(values)
+	if null(data, i) {
+		return i + 4, true
 	}
 	var s string
 	str := reflect.ValueOf(&s).Elem()
-	end, ok := WalkObject(obj, i, func(key []byte, plain bool, start int) (int, bool) {
+	return WalkObject(data, i, func(key []byte, plain bool, start int) (int, bool) {
 		if !plain {
 			return start, false
 		}
@@ -29,21 +39,20 @@ func PickStrings(obj []byte, keys ...string) (values []string, ok bool) {
 			}
 		}
 		switch {
-		case null(obj, start):
+		case null(data, start):
 			if k >= 0 {
 				values[k] = ""
 			}
 			return start + 4, true
-		case start >= len(obj) || obj[start] != '"':
+		case start >= len(data) || data[start] != '"':
 			return start, false
 		case k < 0:
-			end, _, ok := skipString(obj, start)
+			end, _, ok := skipString(data, start)
 			return end, ok
 		}
 		s = ""
-		end, ok := decodeString(obj, start, str)
+		end, ok := decodeString(data, start, str)
 		values[k] = s
 		return end, ok
 	})
-	return values, ok && space(obj, end) == len(obj)
 }

@@ -209,16 +209,11 @@ func space(b []byte, i int) int {
 // skipString returns the index after the string starting at b[i] (a quote)
 // and whether it holds an escape. It looks at eight bytes at a time for
 // the next quote or backslash, which is what makes long values cheap to
-// step over.
+// step over, and goes straight to the first one a word holds.
 func skipString(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for {
-		for i+8 <= len(b) && !quoteOrBackslash(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
+		i = nextQuoteOrBackslash(b, i)
 		switch {
 		case i >= len(b):
 			return len(b), escaped, false
@@ -230,12 +225,26 @@ func skipString(b []byte, i int) (end int, escaped, ok bool) {
 	}
 }
 
-// quoteOrBackslash reports whether a word of eight bytes holds a quote or a
-// backslash (or, rarely, a byte next to one; the caller then looks at each).
-func quoteOrBackslash(x uint64) bool {
+// nextQuoteOrBackslash is the index of the first quote or backslash in b
+// from i on, len(b) (or more) when there is none.
+func nextQuoteOrBackslash(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := quotesOrBackslashes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + firstFlagged(m)
+		}
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// quotesOrBackslashes flags the high bit of each quote or backslash of a
+// word of eight bytes, and no byte below the first of them (see specials).
+func quotesOrBackslashes(x uint64) uint64 {
 	q := x ^ ('"' * ones)
 	b := x ^ ('\\' * ones)
-	return ((q-ones)&^q|(b-ones)&^b)&highs != 0
+	return ((q-ones)&^q | (b-ones)&^b) & highs
 }
 
 // SkipValue returns the index after the value that starts at b[i], without

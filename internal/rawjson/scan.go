@@ -2,6 +2,7 @@ package rawjson
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -198,42 +199,60 @@ const (
 	highs = 0x8080808080808080
 )
 
-// special reports whether a word of eight bytes holds a control character
-// (below 0x20), a quote or a backslash. It may report a word that holds
-// none when a byte above such a one borrows; scanString then looks at
-// each byte.
-func special(x uint64) bool {
+// specials flags, in a word of eight bytes, the high bit of each byte that
+// is a control character (below 0x20), a quote or a backslash, and no
+// other byte below the first such one: a borrow carries upward only, so
+// above a flagged byte others may be flagged too, but the lowest flag is
+// always one of them. Zero when the word holds none.
+func specials(x uint64) uint64 {
 	q := x ^ ('"' * ones)
 	b := x ^ ('\\' * ones)
-	return ((x-0x20*ones)&^x|(q-ones)&^q|(b-ones)&^b)&highs != 0
+	return ((x-0x20*ones)&^x | (q-ones)&^q | (b-ones)&^b) & highs
 }
 
+// special reports whether a word of eight bytes holds a control
+// character, a quote or a backslash.
+func special(x uint64) bool { return specials(x) != 0 }
+
+// firstFlagged is the index of the lowest byte flagged in a word's mask.
+func firstFlagged(mask uint64) int { return bits.TrailingZeros64(mask) / 8 }
+
 // scanString returns the index after the string that starts at data[i], a
-// quote, and whether it is a valid JSON string.
+// quote, and whether it is a valid JSON string. It goes from one special
+// byte to the next: eight bytes at a time to the word that holds one, then
+// straight to it.
 func scanString(data []byte, i int) (int, bool) {
 	i++
 	for {
-		for i+8 <= len(data) && !special(binary.LittleEndian.Uint64(data[i:])) {
-			i += 8
-		}
-		if i >= len(data) {
+		i = nextSpecial(data, i)
+		switch {
+		case i >= len(data):
 			return i, false
-		}
-		switch c := data[i]; {
-		case c == '"':
+		case data[i] == '"':
 			return i + 1, true
-		case c == '\\':
-			end, ok := scanEscape(data, i)
-			if !ok {
-				return i, false
-			}
-			i = end
-		case c < 0x20:
+		case data[i] != '\\':
+			return i, false // a control character
+		}
+		end, ok := scanEscape(data, i)
+		if !ok {
 			return i, false
-		default:
-			i++
+		}
+		i = end
+	}
+}
+
+// nextSpecial is the index of the first control character, quote or
+// backslash in data from i on, len(data) when there is none.
+func nextSpecial(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		if m := specials(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			return i + firstFlagged(m)
 		}
 	}
+	for i < len(data) && data[i] >= 0x20 && data[i] != '"' && data[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // scanEscape returns the index after the escape at data[i], a backslash,

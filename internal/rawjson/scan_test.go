@@ -2,7 +2,9 @@ package rawjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,4 +142,38 @@ func FuzzScan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkScan(t, data) })
+}
+
+// TestFirstFlaggedIsFirstSpecial holds the word masks to what the string
+// readers rely on: a word has a flag exactly when it holds a byte looked
+// for, and its lowest flag is the first such byte, whatever borrows the
+// bytes around it make. Bytes are drawn from those at the edges of each
+// test, every position at once.
+func TestFirstFlaggedIsFirstSpecial(t *testing.T) {
+	alphabet := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '\\', ']', 'a', 0x7f, 0x80, 0x9f, 0xa0, 0xdc, 0xff}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var w [8]byte
+		for i := range w {
+			w[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		x := binary.LittleEndian.Uint64(w[:])
+		check := func(name string, mask uint64, looked func(byte) bool) {
+			first := -1
+			for i, c := range w {
+				if looked(c) {
+					first = i
+					break
+				}
+			}
+			switch {
+			case first < 0 && mask != 0, first >= 0 && mask == 0:
+				t.Fatalf("%s % x: mask %x, first byte looked for at %d", name, w, mask, first)
+			case first >= 0 && firstFlagged(mask) != first:
+				t.Fatalf("%s % x: first flag at %d, first byte looked for at %d", name, w, firstFlagged(mask), first)
+			}
+		}
+		check("specials", specials(x), func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' })
+		check("quotesOrBackslashes", quotesOrBackslashes(x), func(c byte) bool { return c == '"' || c == '\\' })
+	}
 }

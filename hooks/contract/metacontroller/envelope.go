@@ -6,6 +6,7 @@ package metacontroller
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,27 +88,41 @@ func (m ObjectMap) Get(key, name string) (json.RawMessage, bool) {
 }
 
 // Decode unmarshals the objects of one type into T, in name order, and keeps
-// those keep accepts. Each is decoded and judged before the next, so objects
-// a hook does not want cost no memory beyond the request's own bytes: a
-// request may relate hundreds of thousands of them. An object that does not
-// decode is an error naming it.
+// those keep accepts. Each is decoded into its place in the result and
+// judged before the next, so an object a hook does not want leaves its
+// place to the next one: a request may relate hundreds of thousands of
+// objects. The result is sized for all of them up to upfrontBytes (where
+// most are kept, as a Glance's related backends are, it is never grown,
+// and no T is copied), and grows beyond. An object that does not decode
+// is an error naming it.
 func Decode[T any](m ObjectMap, key string, keep func(*T) bool) ([]T, error) {
-	var out []T
-	for _, name := range m.Names(key) {
+	names := m.Names(key)
+	var zero T
+	out := make([]T, 0, min(len(names), upfrontBytes/max(1, int(reflect.TypeFor[T]().Size()))))
+	for _, name := range names {
 		raw, ok := m.Get(key, name)
 		if !ok {
 			continue
 		}
-		var obj T
-		if err := rawjson.Unmarshal(raw, &obj); err != nil {
+		n := len(out)
+		out = append(out, zero)
+		if err := rawjson.Unmarshal(raw, &out[n]); err != nil {
 			return nil, decodeError(key, name, err)
 		}
-		if keep(&obj) {
-			out = append(out, obj)
+		if !keep(&out[n]) {
+			// Zero, for the next object to decode into, and so as not
+			// to hold what it refers to.
+			out[n] = zero
+			out = out[:n]
 		}
 	}
 	return out, nil
 }
+
+// upfrontBytes bounds the memory Decode sets aside before it knows how
+// many objects it keeps: 256 KiB is a thousand related backends as the
+// Glance reads them, or two hundred whole pods.
+const upfrontBytes = 256 << 10
 
 // DecodeOne unmarshals one named object of a type; found is false when it is absent.
 func DecodeOne[T any](m ObjectMap, key, name string) (obj T, found bool, err error) {

@@ -97,30 +97,32 @@ func ParseCustomizeRequestWith(body []byte, ends *rawjson.Ends) (req *CustomizeR
 // objectMapAt reads the value at data[start] into *m as encoding/json
 // decodes an ObjectMap, "<Kind>.<apiVersion>" -> name -> object: null is no
 // map, a key given twice keeps its last value. Each object is stepped over
-// once, to find its end, or its end is looked up in ends.
+// once, to find its end, or its end is looked up in ends. Keys are strings
+// in data's memory, as the objects are slices of it (rawjson.MapKeyString):
+// a request relates thousands of objects, each name a copy otherwise.
 func objectMapAt(data []byte, start int, m *ObjectMap, ends *rawjson.Ends) (int, bool) {
 	if rawjson.IsNull(data[start:min(start+4, len(data))]) {
 		return start + 4, true
 	}
 	*m = ObjectMap{}
-	return rawjson.WalkObject(data, start, func(kind []byte, plain bool, start int) (int, bool) {
-		kind, ok := rawjson.MapKey(kind, plain)
+	return rawjson.WalkObject(data, start, func(key []byte, plain bool, start int) (int, bool) {
+		kind, ok := rawjson.MapKeyString(key, plain)
 		if !ok {
 			return start, false
 		}
 		if rawjson.IsNull(data[start:min(start+4, len(data))]) {
-			(*m)[string(kind)] = nil
+			(*m)[kind] = nil
 			return start + 4, true
 		}
 		byName := map[string]json.RawMessage{}
-		(*m)[string(kind)] = byName
-		return rawjson.WalkObject(data, start, func(name []byte, plain bool, start int) (int, bool) {
-			name, ok := rawjson.MapKey(name, plain)
+		(*m)[kind] = byName
+		return rawjson.WalkObject(data, start, func(key []byte, plain bool, start int) (int, bool) {
+			name, ok := rawjson.MapKeyString(key, plain)
 			if !ok {
 				return start, false
 			}
 			end, ok := ends.Skip(data, start)
-			byName[string(name)] = capped(data[start:end])
+			byName[name] = capped(data[start:end])
 			return end, ok
 		})
 	})

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/c5c3/glance-hooks/internal/rawjson"
 )
@@ -95,6 +96,35 @@ func TestParsedObjectsCannotGrowIntoTheBody(t *testing.T) {
 	_ = append(req.Children["K.v1"]["n"], 'x')
 	if string(body) != `{"parent":{"a":1},"children":{"K.v1":{"n":{"b":2}}}}` {
 		t.Errorf("appending to a parsed object wrote into the body: %s", body)
+	}
+}
+
+// TestParsedNamesShareTheBody holds the ObjectMap's keys to the body's
+// memory where they are written plain, and to their decoded text where
+// they are escaped.
+func TestParsedNamesShareTheBody(t *testing.T) {
+	body := []byte(`{"related":{"K.v1":{"plain":{},"\u0065sc":{}}}}`)
+	req, ok := ParseSyncRequest(body)
+	if !ok {
+		t.Fatal("not parsed")
+	}
+	inBody := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&body[0]))
+		return p >= start && p < start+uintptr(len(body))
+	}
+	for kind, byName := range req.Related {
+		if !inBody(kind) {
+			t.Errorf("kind %q is a copy", kind)
+		}
+		for name := range byName {
+			if want := name == "plain"; inBody(name) != want {
+				t.Errorf("name %q in the body: %v, want %v", name, inBody(name), want)
+			}
+		}
+	}
+	if _, ok := req.Related["K.v1"]["esc"]; !ok {
+		t.Errorf("escaped name not decoded: %v", req.Related)
 	}
 }
 

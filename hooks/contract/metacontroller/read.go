@@ -99,10 +99,13 @@ func values(m map[string]string, keys []string) []string {
 // where it cannot tell what decoding stringMaps gives, and always where
 // that decoding fails.
 func pickStrings(raw []byte, keys StringKeys) (ObjectStrings, bool) {
+	// One slice holds the values of the three maps.
+	values := make([]string, len(keys.Labels)+len(keys.Annotations)+len(keys.Data))
 	var p pickedStrings
-	p.Metadata.Labels.keys = keys.Labels
-	p.Metadata.Annotations.keys = keys.Annotations
-	p.Data.keys = keys.Data
+	p.Metadata.Labels = pickedMap{keys.Labels, values[:len(keys.Labels):len(keys.Labels)]}
+	values = values[len(keys.Labels):]
+	p.Metadata.Annotations = pickedMap{keys.Annotations, values[:len(keys.Annotations):len(keys.Annotations)]}
+	p.Data = pickedMap{keys.Data, values[len(keys.Annotations):]}
 	if !rawjson.Decode(raw, &p) {
 		return ObjectStrings{}, false
 	}
@@ -128,29 +131,26 @@ type pickedStrings struct {
 }
 
 // pickedMap is a map[string]string read for keys only: values are theirs,
-// in their order.
+// in their order, "" for a key the map does not hold or a map that is
+// absent.
 type pickedMap struct {
 	keys, values []string
 }
 
 var errUnsure = errors.New("decode the map whole")
 
-func (p *pickedMap) UnmarshalJSON(obj []byte) error {
-	v, ok := rawjson.PickStrings(obj, p.keys...)
-	if !ok {
-		return errUnsure
-	}
-	p.values = v
-	return nil
+// UnmarshalJSON fails: a pickedMap is for rawjson.Decode, which reads it
+// with DecodeJSONAt. With encoding/json, ReadStrings decodes stringMaps.
+func (p *pickedMap) UnmarshalJSON([]byte) error { return errUnsure }
+
+// DecodeJSONAt reads the map where rawjson.Decode finds it, for the keys
+// only, in the one pass over the object that reads the rest of it.
+func (p *pickedMap) DecodeJSONAt(data []byte, i int) (int, bool) {
+	return rawjson.PickStringsAt(data, i, p.values, p.keys...)
 }
 
-// read returns the values of the keys, "" each for a map that was absent.
-func (p *pickedMap) read() []string {
-	if p.values == nil {
-		return make([]string, len(p.keys))
-	}
-	return p.values
-}
+// read returns the values of the keys.
+func (p *pickedMap) read() []string { return p.values }
 
 // SecretData returns one member of the named Secret's data, still base64,
 // as decoding the Secret's data as a map[string]string gives it ("" for one

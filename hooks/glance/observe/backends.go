@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,17 +54,32 @@ func (o *observedBackend) backend() api.GlanceBackend {
 	b.OwnerReferences = o.Metadata.OwnerReferences
 	b.CreationTimestamp = o.Metadata.CreationTimestamp
 	b.Spec = o.Spec
+	// Only the conditions evaluate and StoresReachable read: each is a
+	// metav1.Condition of its own, and a backend reports six. Counted
+	// first, they take one slice of their size.
+	kept := 0
 	for _, c := range o.Status.Conditions {
-		// Only the conditions evaluate and StoresReachable read: each is
-		// a metav1.Condition of its own, and a backend reports six.
-		if c.Type != names.ConditionCredentialsReady && c.Type != names.ConditionCABundleReady &&
-			c.Type != names.ConditionStoreReachable {
-			continue
+		if readCondition(c.Type) {
+			kept++
 		}
-		b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
-			LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
+	}
+	if kept == 0 {
+		return b
+	}
+	b.Status.Conditions = make([]metav1.Condition, 0, kept)
+	for _, c := range o.Status.Conditions {
+		if readCondition(c.Type) {
+			b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status,
+				LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
+		}
 	}
 	return b
+}
+
+// readCondition reports whether the Glance reads a backend's condition of the type.
+func readCondition(conditionType string) bool {
+	return conditionType == names.ConditionCredentialsReady || conditionType == names.ConditionCABundleReady ||
+		conditionType == names.ConditionStoreReachable
 }
 
 // AttachedStores returns the backends attached to this Glance (not being
@@ -82,7 +98,7 @@ func AttachedStores(g *api.Glance, related metacontroller.ObjectMap) ([]*model.S
 	// backend.
 	values := make([]model.Store, len(observed))
 	stores := make([]*model.Store, len(observed))
-	byID := map[string][]*model.Store{}
+	byID := make(map[string][]*model.Store, len(observed))
 	for i, o := range observed {
 		values[i] = newStore(g, o.backend())
 		s := &values[i]
@@ -197,7 +213,7 @@ func Evaluate(s *model.Store, g *api.Glance, related metacontroller.ObjectMap) e
 		s.Move(storestate.Awaited, PendingMessage)
 		return nil
 	}
-	fromStoreSecret(s, g, sec, since)
+	fromStoreSecret(s, g, sec, name, since)
 	return nil
 }
 
@@ -238,10 +254,9 @@ func usableSince(s *model.Store) (since time.Time, usable bool) {
 
 // fromStoreSecret takes the store's section from its store Secret when the
 // Secret is its own, current, and holds the section (and CA bundle digest)
-// as the service writes them.
-func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, since time.Time) {
+// as the service writes them. name is the Secret's, as Evaluate read it.
+func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, name string, since time.Time) {
 	b := &s.Backend
-	name := names.StoreSecretName(b.Name)
 	switch {
 	case sec.Glance != g.Name || !ownedBy(sec.Owners, b):
 		s.Skip(fmt.Sprintf("Secret %q is not the store Secret of GlanceBackend %q", name, b.Name))
@@ -252,9 +267,9 @@ func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, sin
 		s.Move(storestate.SecretOutdated, fmt.Sprintf("its store Secret %q was rendered from an older spec", name))
 		return
 	}
-	section, err := base64.StdEncoding.DecodeString(sec.Section)
+	section, err := DecodeBase64(sec.Section)
 	if err == nil {
-		err = storeconf.CheckSection(string(section), s.ID)
+		err = storeconf.CheckSection(section, s.ID)
 	}
 	if err != nil {
 		s.Skip(fmt.Sprintf("its store Secret %q does not hold a [%s] section as the service writes it: %v", name, s.ID, err))
@@ -268,7 +283,7 @@ func fromStoreSecret(s *model.Store, g *api.Glance, sec ObservedStoreSecret, sin
 		}
 		s.CA = &model.CAMount{Ref: *ref, Digest: digest}
 	}
-	s.Section = string(section)
+	s.Section = section
 	s.Move(storestate.SecretCurrent, "")
 }
 
@@ -283,9 +298,16 @@ func ownedBy(refs []metav1.OwnerReference, b *api.GlanceBackend) bool {
 	return false
 }
 
+// DecodeBase64 is standard base64's DecodeString as a string, in the one
+// buffer it decodes into: that buffer is new and nothing else refers to
+// it, so it is the string, not copied once more (a store section per
+// backend and the backends.conf of every sync).
 func DecodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
-	return string(b), err
+	if len(b) == 0 {
+		return "", err
+	}
+	return unsafe.String(&b[0], len(b)), err
 }
 
 // ObservedStoreSecret is what evaluate reads of a store Secret.

@@ -1,9 +1,11 @@
 package observe
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -74,5 +76,31 @@ func TestReadStoreSecretAsDecodingWhole(t *testing.T) {
 	}
 	if _, found, err := ReadStoreSecret(metacontroller.ObjectMap{}, "x-store"); found || err != nil {
 		t.Errorf("an absent Secret: found %v, %v", found, err)
+	}
+}
+
+// TestDecodeBase64AsDecodeString holds DecodeBase64 to standard base64's
+// DecodeString as a string, the error included, and to strings of their
+// own memory: decoding again gives a string that does not change the first.
+func TestDecodeBase64AsDecodeString(t *testing.T) {
+	cases := map[string]string{
+		"Section":       "W3NdCnMzX3N0b3JlX2hvc3QgPSBodHRwOi8vaG9zdAo=",
+		"Empty":         "",
+		"LineBreaks":    "W3Nd\r\nCg==",
+		"NoPadding":     "W3NdCg",
+		"NotBase64":     "[s]",
+		"BadAfterValid": "W3NdCg==W3Nd",
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := base64.StdEncoding.DecodeString(in)
+			got, err := DecodeBase64(in)
+			if got != string(want) || (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Errorf("got %q, %v; DecodeString gives %q, %v", got, err, want, wantErr)
+			}
+			if again, _ := DecodeBase64(in); len(again) > 0 && unsafe.StringData(again) == unsafe.StringData(got) {
+				t.Error("two decodings share memory")
+			}
+		})
 	}
 }
