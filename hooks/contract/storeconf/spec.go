@@ -198,36 +198,39 @@ func ownerPrefix(urlField string) string {
 // extraOptionsProblems checks the options at extra, in key order: none may
 // set an option the service renders (refused in the reference's words,
 // naming the field of s3 it comes from, urlField for the URL), and each
-// must be one safe line.
+// must be one safe line. Each option is checked once, in the map's order;
+// the keys are sorted only when one is reported (every attached store's
+// options are checked each sync, and nearly always none is).
 func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField string) problem.List {
-	if optionsFine(opts) {
-		// The keys are sorted only to order problems: none, no sort.
+	var found map[string]problem.Problem
+	for k, v := range opts {
+		if p, bad := optionProblem(extra, k, v, urlField); bad {
+			if found == nil {
+				found = map[string]problem.Problem{}
+			}
+			found[k] = p
+		}
+	}
+	if found == nil {
 		return nil
 	}
-	var l problem.List
-	for _, k := range slices.Sorted(maps.Keys(opts)) {
-		if OwnedOptions[k] {
-			l = append(l, problem.At(extra.Key(k), "option %q is owned by %s%s and must not be set via extraOptions", k, ownerPrefix(urlField), optionOwner(k, urlField)))
-			continue
-		}
-		if err := ValidateKey(k); err != nil {
-			l = append(l, problem.At(extra, "%v", err))
-			continue
-		}
-		if p := inivalue.ValueProblem(opts[k]); p != "" {
-			l = append(l, problem.Invalid(extra.Key(k), "%s", p))
-		}
+	l := make(problem.List, 0, len(found))
+	for _, k := range slices.Sorted(maps.Keys(found)) {
+		l = append(l, found[k])
 	}
 	return l
 }
 
-// optionsFine is true when extraOptionsProblems has nothing to report:
-// no option the service renders, each key and value one safe line.
-func optionsFine(opts map[string]string) bool {
-	for k, v := range opts {
-		if OwnedOptions[k] || ValidateKey(k) != nil || inivalue.ValueProblem(v) != "" {
-			return false
-		}
+// optionProblem is what is wrong with the extra option k = v, if anything.
+func optionProblem(extra *field.Path, k, v, urlField string) (problem.Problem, bool) {
+	if OwnedOptions[k] {
+		return problem.At(extra.Key(k), "option %q is owned by %s%s and must not be set via extraOptions", k, ownerPrefix(urlField), optionOwner(k, urlField)), true
 	}
-	return true
+	if err := ValidateKey(k); err != nil {
+		return problem.At(extra, "%v", err), true
+	}
+	if p := inivalue.ValueProblem(v); p != "" {
+		return problem.Invalid(extra.Key(k), "%s", p), true
+	}
+	return problem.Problem{}, false
 }
