@@ -100,7 +100,7 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 		t.Log(p)
 	}
 	if counts.byOutcome[broken] > 0 {
-		logBrokenUploads(t, append(old, st.Pods()...), uploads)
+		logBrokenUploads(t, append(old, st.Pods()...), uploads, proxy, began)
 	}
 	assert.Zero(t, counts.byOutcome[broken], "requests failed after their body started")
 	assert.Zero(t, v.stuck, "images stuck in saving")
@@ -113,12 +113,15 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 // logBrokenUploads prints what each pod logged about every upload that
 // broke after its body started: which pod took it, how far it got, and how
 // the pod's workers stopped around it.
-func logBrokenUploads(t *testing.T, pods []*glancestack.Pod, uploads []*uploadRecord) {
+func logBrokenUploads(t *testing.T, pods []*glancestack.Pod, uploads []*uploadRecord, proxy *glancestack.ServiceProxy, rollBegan time.Time) {
 	t.Helper()
+	t.Logf("the roll began at %s", rollBegan.UTC().Format(time.StampMilli))
 	for _, u := range uploads {
 		if u.outcome != broken {
 			continue
 		}
+		t.Logf("upload of %s (%d bytes) sent %s after the roll began, connection %s to pod %s",
+			u.id, u.size, u.began.Sub(rollBegan).Round(time.Millisecond), u.from, proxy.Route(u.from))
 		for _, p := range pods {
 			if lines := linesAbout(p.Logs(p.Container), u.id); strings.Count(lines, "\n") > 1 {
 				t.Logf("pod %s (%s), %s", p.Pod.Name, p.Addr(glance.PortName), lines)
