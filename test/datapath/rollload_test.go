@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,6 +62,10 @@ type uploadRecord struct {
 	md5, sha256, sha512 string
 	outcome             outcome
 	detail              string
+	// began and from are the upload's exchange's (see exchange), kept
+	// only when it broke.
+	began time.Time
+	from  string
 }
 
 // loadCounts are the requests the load sent and how they ended.
@@ -160,6 +165,9 @@ func (l *rollLoad) uploadOne(rng *rand.Rand, store string) {
 	x := l.send(http.MethodPut, "/v2/images/"+id+"/file", data, h)
 	rec.outcome = x.outcome(http.StatusNoContent)
 	rec.detail = x.String()
+	if rec.outcome == broken {
+		rec.began, rec.from = x.began, x.from
+	}
 	l.mu.Lock()
 	l.counts.uploads++
 	l.uploads = append(l.uploads, rec)
@@ -238,6 +246,11 @@ type exchange struct {
 	answer  []byte
 	err     error
 	started int64
+	// began and from are when the request was sent and the client's end
+	// of its connection (host:port), for telling which pod a broken one
+	// went to.
+	began time.Time
+	from  string
 }
 
 func (x exchange) outcome(want int) outcome { return classify(x.status, want, x.err, x.started > 0) }
@@ -254,7 +267,9 @@ func (x exchange) String() string {
 // request twice.
 func (l *rollLoad) send(method, path string, body []byte, header map[string]string) exchange {
 	cr := &countingReader{r: bytes.NewReader(body)}
-	req, err := http.NewRequest(method, l.url+path, io.NopCloser(cr))
+	var conn atomic.Value
+	trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) { conn.Store(c.Conn.LocalAddr().String()) }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), method, l.url+path, io.NopCloser(cr))
 	if err != nil {
 		panic(err)
 	}
@@ -263,9 +278,11 @@ func (l *rollLoad) send(method, path string, body []byte, header map[string]stri
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
+	began := time.Now()
 	resp, err := l.client.Do(req)
 	if err != nil {
-		return exchange{err: err, started: cr.n.Load()}
+		from, _ := conn.Load().(string)
+		return exchange{err: err, started: cr.n.Load(), began: began, from: from}
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(resp.Body)

@@ -99,12 +99,39 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 	for _, p := range append(problems, v.problems...) {
 		t.Log(p)
 	}
+	if counts.byOutcome[broken] > 0 {
+		logBrokenUploads(t, append(old, st.Pods()...), uploads, proxy, began)
+	}
 	assert.Zero(t, counts.byOutcome[broken], "requests failed after their body started")
 	assert.Zero(t, v.stuck, "images stuck in saving")
 	assert.Zero(t, counts.mismatches+v.mismatches, "checksum mismatches")
 	assert.Zero(t, v.orphans, "objects in a bucket without an active image")
 	assert.Zero(t, v.unclean, "refused uploads that left their image other than queued, or stored bytes")
 	assert.Greater(t, counts.uploads, loadBeforeRoll, "uploads went on during the roll")
+}
+
+// logBrokenUploads prints what each pod logged about every upload that
+// broke after its body started: which pod took it, how far it got, and how
+// the pod's workers stopped around it.
+func logBrokenUploads(t *testing.T, pods []*glancestack.Pod, uploads []*uploadRecord, proxy *glancestack.ServiceProxy, rollBegan time.Time) {
+	t.Helper()
+	t.Logf("the roll began at %s", rollBegan.UTC().Format(time.StampMilli))
+	for _, u := range uploads {
+		if u.outcome != broken {
+			continue
+		}
+		t.Logf("upload of %s (%d bytes) sent %s after the roll began, connection %s to pod %s",
+			u.id, u.size, u.began.Sub(rollBegan).Round(time.Millisecond), u.from, proxy.Route(u.from))
+		for _, p := range pods {
+			if lines := linesAbout(p.Logs(p.Container), u.id); strings.Count(lines, "\n") > 1 {
+				t.Logf("pod %s (%s), %s", p.Pod.Name, p.Addr(glance.PortName), lines)
+			}
+		}
+	}
+	for _, p := range pods {
+		t.Logf("pod %s (%s), %s", p.Pod.Name, p.Addr(glance.PortName),
+			linesAbout(p.Logs(p.Container), "[uwsgi-body-read]", "Failed to upload", "MERCY", "Gracefully killing", "graceful", "buried", "Segmentation", "Traceback", "ERROR"))
+	}
 }
 
 // assertRolledAll: each old pod was replaced as the Deployment's strategy

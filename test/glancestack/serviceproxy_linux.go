@@ -36,6 +36,7 @@ type ServiceProxy struct {
 	next      int
 	conns     map[net.Conn]bool
 	served    map[string]int
+	routes    map[string]string
 	reset     int
 	wg        sync.WaitGroup
 }
@@ -72,7 +73,7 @@ func StartServiceProxy(t testing.TB, lag time.Duration, endpoints ...string) *Se
 		t.Fatal(err)
 	}
 	p := &ServiceProxy{URL: "http://" + ln.Addr().String(), Lag: lag, ln: ln, endpoints: endpoints,
-		conns: map[net.Conn]bool{}, served: map[string]int{}}
+		conns: map[net.Conn]bool{}, served: map[string]int{}, routes: map[string]string{}}
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
@@ -107,6 +108,14 @@ func (v *ServiceProxy) Served() map[string]int {
 		out[k] = n
 	}
 	return out
+}
+
+// Route is the endpoint the connection from client (the client's own
+// address, host:port) went to, "" for none.
+func (v *ServiceProxy) Route(client string) string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.routes[client]
 }
 
 // Reset is how many connections were reset: no endpoint, or it did not
@@ -179,6 +188,7 @@ func (v *ServiceProxy) track(client, backend net.Conn, addr string) bool {
 	}
 	v.conns[client], v.conns[backend] = true, true
 	v.served[addr]++
+	v.routes[client.RemoteAddr().String()] = addr
 	return true
 }
 

@@ -1,9 +1,11 @@
 package glancestack
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +68,23 @@ func TestServiceProxyFollowsItsEndpointsAsKubeProxyDoes(t *testing.T) {
 	served := p.Served()
 	assert.Equal(t, 3+1+2+2, served[a], "connections to a: %v", served)
 	assert.Equal(t, 2+2+4, served[b], "connections to b: %v", served)
+}
+
+func TestServiceProxyTellsWhereAConnectionWent(t *testing.T) {
+	a, b := named(t, "a"), named(t, "b")
+	p := StartServiceProxy(t, time.Second, a, b)
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+	for range 4 {
+		var from string
+		trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { from = i.Conn.LocalAddr().String() }}
+		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, p.URL, nil)
+		require.NoError(t, err)
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		want := map[string]string{"a": a, "b": b}[string(body)]
+		assert.Equal(t, want, p.Route(from), "the connection from %s was answered by %s", from, body)
+	}
+	assert.Empty(t, p.Route("127.0.0.1:1"), "a connection the proxy never had")
 }
