@@ -69,13 +69,18 @@ const eventletPreStopSeconds = 15
 // preStopFor is the preStop sleep a release's stack sets, nil for the
 // rendered default.
 func preStopFor(t *testing.T, r string) *int64 {
-	parsed, err := release.Parse(r)
-	require.NoError(t, err)
-	if glance.LaunchModeOf(parsed) != glance.Eventlet {
+	if launchModeOf(t, r) != glance.Eventlet {
 		return nil
 	}
 	n := int64(eventletPreStopSeconds)
 	return &n
+}
+
+// launchModeOf is the launch mode a release renders.
+func launchModeOf(t *testing.T, r string) glance.LaunchMode {
+	parsed, err := release.Parse(r)
+	require.NoError(t, err)
+	return glance.LaunchModeOf(parsed)
 }
 
 func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) *glancestack.Stack {
@@ -86,6 +91,7 @@ func importAcrossPods(t *testing.T, svc *glancestack.Services, release string) *
 	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_import_" + strings.ReplaceAll(release, ".", "_"), Replicas: 2, Release: release,
 		PreStopSleepSeconds: preStopFor(t, release),
 		Pods:                podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}, MaxPreStopSleep: time.Minute}})
+	st.AddPodArgs(dayTwoPodArgs(t, launchModeOf(t, release))...)
 	st.Reconcile(t)
 	pods := st.Pods()
 	require.Len(t, pods, 2, "two glance-api pods run")

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
@@ -64,11 +63,11 @@ func stopsUnderLoad(t *testing.T, st *glancestack.Stack) {
 	verify := st.Client(t, st.Pods()[0])
 	stopHogs := cpuHogs(t, 2, time.Duration(n)*(grace+time.Minute))
 	defer stopHogs()
-	args := stopPodArgs(t, spec)
+	args := st.PodArgs()
 	var took []time.Duration
 	mode := glance.LaunchMode("")
 	for i := range n {
-		p := st.StartDrainingPod(t, args...)
+		p := st.StartDrainingPod(t)
 		p.WaitReady(t)
 		mode = p.Mode
 		data := randomBytes(uint64(100+i), 256<<10+i)
@@ -100,13 +99,15 @@ func stopsUnderLoad(t *testing.T, st *glancestack.Stack) {
 // mercy. The image ships a later uWSGI; Debian 12's is 2.0.21.
 var gracefulThreadsSince = [3]int{2, 0, 27}
 
-// stopPodArgs are the arguments the stop test adds to its pods: none,
-// but one thread per process for a uWSGI older than
-// gracefulThreadsSince, the one graceful stop such a uWSGI has
-// (docs/stopping.md); the rest of the rendered uWSGI config is run as is.
-func stopPodArgs(t *testing.T, spec corev1.PodSpec) []string {
+// dayTwoPodArgs are the arguments the day-two stacks add to their pods of
+// a launch mode: none, but one thread per process on a uWSGI older than
+// gracefulThreadsSince, Debian 12's stack. Such a uWSGI has no other
+// graceful stop, and Debian 12's glance hangs uploads in a worker of
+// several threads (docs/stopping.md); the rest of the rendered uWSGI config
+// runs as is.
+func dayTwoPodArgs(t *testing.T, mode glance.LaunchMode) []string {
 	t.Helper()
-	if c := spec.Containers[len(spec.Containers)-1]; len(c.Command) == 0 || c.Command[0] != "uwsgi" {
+	if mode != glance.UWSGI {
 		return nil
 	}
 	out, err := exec.Command("uwsgi", "--version").Output()

@@ -451,6 +451,23 @@ func (s *Stack) StartDrainingPod(t testing.TB, args ...string) *Pod {
 	return s.runPod(t, pod, templateHash(deployment), o)
 }
 
+// AddPodArgs adds args after the rendered arguments of the glance-api
+// container of every pod the stack starts from now on: what a test changes
+// of the rendered pod to fit the software the stack runs (one thread per
+// uWSGI process on Debian 12's packages, docs/stopping.md).
+func (s *Stack) AddPodArgs(args ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.podArgs = append(s.podArgs, args...)
+}
+
+// PodArgs are the arguments AddPodArgs added.
+func (s *Stack) PodArgs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.podArgs)
+}
+
 // launchPod starts a pod of the Deployment's template and returns at once.
 func (s *Stack) launchPod(t testing.TB, deployment chain.Object) *Pod {
 	t.Helper()
@@ -466,6 +483,12 @@ func (s *Stack) launchPodWith(t testing.TB, deployment chain.Object, opts podrun
 // hash, and returns at once.
 func (s *Stack) runPod(t testing.TB, pod podrun.Pod, template string, opts podrun.Options) *Pod {
 	t.Helper()
+	s.mu.Lock()
+	extra := slices.Clone(s.podArgs)
+	s.mu.Unlock()
+	if c := glanceContainer(pod.Spec); c != nil && len(extra) > 0 {
+		c.Args = append(slices.Clip(c.Args), extra...)
+	}
 	s.matchSecureRBACSwitch(t, &pod)
 	r := podrun.Start(s.life(t), pod, s.objects(t), opts)
 	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: template}

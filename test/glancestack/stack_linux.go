@@ -91,6 +91,8 @@ type Stack struct {
 	events []Event
 	// proxy is the stand-in Service, when one runs (StartServiceProxy).
 	proxy *ServiceProxy
+	// podArgs are added to every pod started from now on (AddPodArgs).
+	podArgs []string
 }
 
 // New makes a stack's database and user, its S3 server with the buckets,
