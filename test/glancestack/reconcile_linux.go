@@ -435,20 +435,12 @@ func (s *Stack) StartPod(t testing.TB) *Pod {
 
 // StartDrainingPod is StartPod for a pod whose stop sleeps the rendered
 // preStop sleep whole before its SIGTERM, as the kubelet does (the
-// stack's other pods sleep podrun's short default). args, if any, are
-// added to the glance-api container's arguments.
-func (s *Stack) StartDrainingPod(t testing.TB, args ...string) *Pod {
+// stack's other pods sleep podrun's short default).
+func (s *Stack) StartDrainingPod(t testing.TB) *Pod {
 	t.Helper()
 	o := s.podOpts
 	o.MaxPreStopSleep = time.Minute
-	deployment := s.Get(t, "apps/v1", "Deployment", s.Glance)
-	pod := podrun.MustPodOf(t, deployment)
-	// The container points into pod.Spec's slice, which the copy of the
-	// spec glanceContainer gets shares.
-	if c := glanceContainer(pod.Spec); c != nil {
-		c.Args = append(slices.Clip(c.Args), args...)
-	}
-	return s.runPod(t, pod, templateHash(deployment), o)
+	return s.launchPodWith(t, s.Get(t, "apps/v1", "Deployment", s.Glance), o)
 }
 
 // AddPodArgs adds args after the rendered arguments of the glance-api
@@ -486,6 +478,8 @@ func (s *Stack) runPod(t testing.TB, pod podrun.Pod, template string, opts podru
 	s.mu.Lock()
 	extra := slices.Clone(s.podArgs)
 	s.mu.Unlock()
+	// The container points into pod.Spec's slice, which the copy of the
+	// spec glanceContainer gets shares.
 	if c := glanceContainer(pod.Spec); c != nil && len(extra) > 0 {
 		c.Args = append(slices.Clip(c.Args), extra...)
 	}
