@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 )
 
@@ -140,5 +142,46 @@ func TestRequestPathKnowsEveryFile(t *testing.T) {
 		if !present[name] {
 			t.Errorf("docs/hooks.md, The features, names %s, which hooks/glance does not have", name)
 		}
+	}
+}
+
+// stageFiles finds a stage package in docs/hooks.md's table of the steps
+// with the files the table lists for it: `hooks/glance/render` (`a.go`, ...).
+var stageFiles = regexp.MustCompile("`hooks/glance/([a-z]+)` \\(([^)]*)\\)")
+
+// TestStagesDocumented keeps docs/hooks.md's table of the steps in step
+// with the tree: the files it lists for a stage package are that package's
+// production files, all of them, so a reader who follows the table finds
+// every file and no file that is gone.
+func TestStagesDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, found := strings.Cut(string(doc), "| Step | Where | What |")
+	if !found {
+		t.Fatal("docs/hooks.md has no table of the steps")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	stages := stageFiles.FindAllStringSubmatch(table, -1)
+	if len(stages) < 4 {
+		t.Fatalf("docs/hooks.md's table of the steps lists the files of %d stage packages; observe, decide, render and report each need their list", len(stages))
+	}
+	for _, stage := range stages {
+		var listed []string
+		for _, quoted := range backquoted.FindAllStringSubmatch(stage[2], -1) {
+			listed = append(listed, quoted[1])
+		}
+		files, err := filepath.Glob(filepath.Join(stage[1], "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var present []string
+		for _, name := range files {
+			if !strings.HasSuffix(name, "_test.go") {
+				present = append(present, filepath.Base(name))
+			}
+		}
+		assert.ElementsMatch(t, present, listed, "docs/hooks.md, the table of the steps, lists the files of hooks/glance/%s", stage[1])
 	}
 }
