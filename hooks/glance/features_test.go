@@ -20,12 +20,9 @@ var backquoted = regexp.MustCompile("`([^`]+)`")
 // is registered under, no row names a feature that is not registered, and
 // every spec part is a registered feature's.
 func TestFeaturesDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := repoFile(t, "docs", "hooks.md")
 	documented := map[string]bool{}
-	for _, cells := range featureRows(t, string(doc)) {
+	for _, cells := range featureRows(t, doc) {
 		documented[strings.Trim(strings.TrimSpace(cells[1]), "`")] = true
 	}
 	registered := map[string]bool{}
@@ -71,11 +68,7 @@ func TestFeaturesContribute(t *testing.T) {
 // features.
 func featureRows(t *testing.T, doc string) [][]string {
 	t.Helper()
-	_, table, found := strings.Cut(doc, "| Feature | File | Contributes |")
-	if !found {
-		t.Fatal("docs/hooks.md has no table of the features")
-	}
-	table, _, _ = strings.Cut(table, "\n\n")
+	table := docTable(t, doc, "| Feature | File | Contributes |", "the features")
 	var rows [][]string
 	for _, row := range strings.Split(table, "\n")[2:] {
 		if cells := strings.Split(row, "|"); len(cells) > 3 {
@@ -91,11 +84,7 @@ func featureRows(t *testing.T, doc string) [][]string {
 // path) or a feature's own file named in docs/hooks.md's list of features,
 // never both; and every file either list names exists.
 func TestRequestPathKnowsEveryFile(t *testing.T) {
-	makefile, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, line, found := strings.Cut(string(makefile), "\nREQUEST_PATH_HOOK_FILES := ")
+	_, line, found := strings.Cut(repoFile(t, "Makefile"), "\nREQUEST_PATH_HOOK_FILES := ")
 	if !found {
 		t.Fatal("the Makefile sets no REQUEST_PATH_HOOK_FILES")
 	}
@@ -104,12 +93,9 @@ func TestRequestPathKnowsEveryFile(t *testing.T) {
 	for _, name := range strings.Fields(line) {
 		hook[name] = true
 	}
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := repoFile(t, "docs", "hooks.md")
 	feature := map[string]bool{}
-	for _, cells := range featureRows(t, string(doc)) {
+	for _, cells := range featureRows(t, doc) {
 		// The cell names files in backquotes: the feature's own in
 		// hooks/glance bare, the others (a stage's, its spec part) with
 		// their directory.
@@ -154,16 +140,8 @@ var stageFiles = regexp.MustCompile("`hooks/glance/([a-z]+)` \\(([^)]*)\\)")
 // production files, all of them, so a reader who follows the table finds
 // every file and no file that is gone.
 func TestStagesDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, found := strings.Cut(string(doc), "| Step | Where | What |")
-	if !found {
-		t.Fatal("docs/hooks.md has no table of the steps")
-	}
-	table, _, _ = strings.Cut(table, "\n\n")
-	stages := stageFiles.FindAllStringSubmatch(table, -1)
+	doc := repoFile(t, "docs", "hooks.md")
+	stages := stageFiles.FindAllStringSubmatch(docTable(t, doc, "| Step | Where | What |", "the steps"), -1)
 	if len(stages) < 4 {
 		t.Fatalf("docs/hooks.md's table of the steps lists the files of %d stage packages; observe, decide, render and report each need their list", len(stages))
 	}
@@ -184,4 +162,26 @@ func TestStagesDocumented(t *testing.T) {
 		}
 		assert.ElementsMatch(t, present, listed, "docs/hooks.md, the table of the steps, lists the files of hooks/glance/%s", stage[1])
 	}
+}
+
+// repoFile is a file of the repository, by its path from the root.
+func repoFile(t *testing.T, path ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{"..", ".."}, path...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// docTable is the table of docs/hooks.md under the header row given: its
+// lines up to the blank line that ends it, the header's own excluded.
+func docTable(t *testing.T, doc, header, what string) string {
+	t.Helper()
+	_, table, found := strings.Cut(doc, header)
+	if !found {
+		t.Fatalf("docs/hooks.md has no table of %s", what)
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	return table
 }
