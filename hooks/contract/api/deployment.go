@@ -20,7 +20,7 @@ const DefaultReplicas = int32(1)
 // The glance-api container's requests and memory limit when a Glance sets
 // none.
 var (
-	DefaultCPURequest    = resource.MustParse("250m")
+	DefaultCPURequest    = resource.MustParse("100m")
 	DefaultMemoryRequest = resource.MustParse("512Mi")
 	DefaultMemoryLimit   = resource.MustParse("1Gi")
 )

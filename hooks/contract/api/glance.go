@@ -102,7 +102,7 @@ var ImportMethods = []string{ImportGlanceDirect, ImportWebDownload, ImportCopyIm
 type DeploymentSpec struct {
 	// Replicas of the glance-api Deployment; default 1.
 	Replicas *int32 `json:"replicas,omitempty"`
-	// Resources of the glance-api container; default requests of 250m CPU
+	// Resources of the glance-api container; default requests of 100m CPU
 	// and 512Mi memory, and a limit of 1Gi memory.
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 	// TerminationGracePeriodSeconds of the pods; default 30.
