@@ -69,7 +69,7 @@ func Measure(root, fixture string, hookFiles []string) (Path, error) {
 		"-coverpkg=./hooks/...", "-coverprofile="+profile.Name())
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return Path{}, fmt.Errorf("go test for the profile: %v\n%s", err, out)
+		return Path{}, fmt.Errorf("go test for the profile: %w\n%s", err, out)
 	}
 	f, err := os.Open(profile.Name())
 	if err != nil {
