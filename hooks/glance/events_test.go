@@ -395,3 +395,28 @@ func BenchmarkEvents(b *testing.B) {
 		}
 	}
 }
+
+// TestEventsDocumented keeps docs/hooks.md's table of Events in step with
+// the reasons the hook makes: each has a row, and each row names one.
+func TestEventsDocumented(t *testing.T) {
+	made := map[string]bool{}
+	for _, r := range []string{report.EventBackendSkipped, report.EventDBSyncFailed, report.EventExpandFailed,
+		report.EventMigrateFailed, report.EventContractFailed, report.EventDowngradeNotSupported, report.EventUpgradePathInvalid,
+		report.EventUpgradeTargetChanged, EventDBPurgeJobFailed, model.EventStoreUnreachable, report.EventDatabaseSynced,
+		report.EventUpgradeInitiated, report.EventExpandComplete, report.EventMigrateComplete, report.EventDeploymentRolloutComplete,
+		report.EventUpgradeComplete, report.EventUpgradeAborted, report.EventExtraConfigOwnedKey} {
+		made[r] = true
+	}
+	table := docTable(t, repoFile(t, "docs", "hooks.md"), "| Reason | Type | When | Troubleshooting |", "the Events")
+	documented := map[string]bool{}
+	for _, row := range strings.Split(table, "\n")[2:] {
+		if cells := strings.Split(row, "|"); len(cells) > 2 {
+			for _, reason := range strings.Split(cells[1], ",") {
+				documented[strings.Trim(strings.TrimSpace(reason), "`")] = true
+			}
+		}
+	}
+	if diff := cmp.Diff(made, documented); diff != "" {
+		t.Errorf("docs/hooks.md, Events: -made by the hook, +in the table:\n%s", diff)
+	}
+}
