@@ -775,6 +775,23 @@ func TestGlanceFields(t *testing.T) {
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"requests": map[string]any{"cpu": "lots"}}, "spec", "deployment", "resources"), "spec.deployment.resources.requests")
 }
 
+// TestGlanceStatusKeepsLastUpgrade: status.lastUpgrade, which the upgrade
+// Events are made from, is declared, so the API server neither prunes nor
+// refuses it when the sync hook's status is written.
+func TestGlanceStatusKeepsLastUpgrade(t *testing.T) {
+	env := kubetest.Shared(t)
+	g := store(t, env, glances, object(t, guide.Glance), "last-upgrade")
+	end := map[string]any{"result": api.UpgradeComplete, "fromRelease": "2025.2", "toRelease": "2026.1", "endedAt": "2026-01-01T00:00:07Z"}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"installedRelease": "2026.1", "lastUpgrade": end}})
+	require.NoError(t, err)
+	out, err := client(env, glances).Patch(context.Background(), g.GetName(), types.MergePatchType, patch,
+		metav1.PatchOptions{FieldValidation: metav1.FieldValidationStrict}, "status")
+	require.NoError(t, err)
+	got, _, err := unstructured.NestedMap(out.Object, "status", "lastUpgrade")
+	require.NoError(t, err)
+	assert.Equal(t, end, got)
+}
+
 // TestAutoscalingGeneratedSchema: the schema of spec.autoscaling is
 // generated from its spec part's type (hooks/contract/api/autoscaling.go)
 // and holds on the API server as written there: the bounds of each field,

@@ -213,6 +213,25 @@ func TestReleaseUpgradeWalk(t *testing.T) {
 	assert.Contains(t, s.get("ConfigMap", cfg)["data"].(map[string]any), "glance-api-uwsgi.ini")
 	jobs := s.names("Job")
 	assert.Len(t, jobs, 3, "the expand, migrate and contract Jobs of the installed image stay; the old sync Job is gone: %v", jobs)
+
+	s.converge() // a resync makes no Event again
+	assert.ElementsMatch(t, []string{
+		"DatabaseSynced: the schema of 2025.2 is in place for image \"ghcr.io/c5c3/glance:2025.2\"",
+		"UpgradeInitiated: upgrade initiated: 2025.2 → 2026.1",
+		"ExpandComplete: expand phase complete: 2025.2 → 2026.1",
+		"MigrateComplete: migrate phase complete: 2025.2 → 2026.1",
+		"DeploymentRolloutComplete: Deployment rollout complete: 2025.2 → 2026.1",
+		"UpgradeComplete: Upgrade complete: 2025.2 → 2026.1",
+	}, glanceEvents(s), "each step once, the end an UpgradeComplete and no second DatabaseSynced")
+}
+
+// glanceEvents are the Glance's Events as "reason: note".
+func glanceEvents(s *scenario) []string {
+	var out []string
+	for _, e := range s.w.ObjectsIn("openstack", "Event") {
+		out = append(out, fmt.Sprintf("%v: %v", e["reason"], e["note"]))
+	}
+	return out
 }
 
 // TestUpgradePhasesInStatus stops each step's Job and reads the phase.
@@ -240,6 +259,22 @@ func TestUpgradePhasesInStatus(t *testing.T) {
 	assert.Nil(t, s.get("Glance", "glance")["status"].(map[string]any)["upgrade"])
 	assert.Equal(t, "True/SchemaSynced", s.condition("Glance", "glance", "DatabaseReady"))
 	assert.Equal(t, "ghcr.io/c5c3/glance:2025.2", deploymentImage(s.get("Deployment", "glance")))
+	s.converge()
+	events := glanceEvents(s)
+	assert.Contains(t, events, "UpgradeAborted: Upgrade 2025.2 → 2026.1 aborted: spec release reverted to installed release 2025.2")
+	assert.Equal(t, 1, count(events, "UpgradeAborted: "), "one UpgradeAborted: %v", events)
+	assert.Equal(t, 1, count(events, "DatabaseSynced: "), "the abort is no DatabaseSynced: only the first install's: %v", events)
+}
+
+// count is how many of lines start with prefix.
+func count(lines []string, prefix string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 func TestPatchBumpSyncsBeforeTheRoll(t *testing.T) {

@@ -58,6 +58,18 @@ var upgrading = &api.UpgradeStatus{TargetRelease: "2026.1", TargetImage: "ghcr.i
 
 func phase(p string) *api.UpgradeStatus { u := *upgrading; u.Phase = p; return &u }
 
+// ended is the status once an upgrade from 2025.2 to 2026.1 ended at the
+// time given, DatabaseReady True since transition.
+func ended(result string, at time.Time) api.GlanceStatus {
+	installed := "2026.1"
+	if result == api.UpgradeAborted {
+		installed = "2025.2"
+	}
+	return api.GlanceStatus{InstalledRelease: installed,
+		LastUpgrade: &api.UpgradeEnd{Result: result, FromRelease: "2025.2", ToRelease: "2026.1", EndedAt: metav1.NewTime(at)},
+		Conditions:  []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of "+installed+" is in place")}}
+}
+
 func TestEvents(t *testing.T) {
 	skipped := api.GlanceStatus{
 		Conditions: []metav1.Condition{cond(model.CondBackendsReady, false, model.ReasonWaitingForBackends, "2 backends are not projected")},
@@ -100,6 +112,29 @@ func TestEvents(t *testing.T) {
 			status: api.GlanceStatus{InstalledRelease: "2025.2",
 				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
 			now: transition.Add(report.EventFreshFor + time.Second),
+		},
+		"UpgradeComplete": {
+			reason: "the contract step's success is the upgrade's end, not a DatabaseSynced",
+			status: ended(api.UpgradeComplete, transition), now: soon,
+			want: []string{"Normal UpgradeComplete: Upgrade complete: 2025.2 → 2026.1"},
+		},
+		"UpgradeCompleteLongAgo": {
+			reason: "an upgrade's end is a Normal Event: not made after EventFreshFor",
+			status: ended(api.UpgradeComplete, transition), now: transition.Add(report.EventFreshFor + time.Second),
+		},
+		"UpgradeAborted": {
+			reason: "going back to the installed release before contract is the upgrade's end, in the reference's words",
+			status: ended(api.UpgradeAborted, transition), now: soon,
+			want: []string{"Normal UpgradeAborted: Upgrade 2025.2 → 2026.1 aborted: spec release reverted to installed release 2025.2"},
+		},
+		"DatabaseSyncedAfterAnUpgrade": {
+			reason: "a later transition (a patch bump's sync) is a DatabaseSynced: the upgrade ended with an earlier one",
+			status: ended(api.UpgradeComplete, transition.Add(-time.Hour)), now: soon,
+			want: []string{"Normal DatabaseSynced: the schema of 2026.1 is in place"},
+		},
+		"UnknownUpgradeEnd": {
+			reason: "a result this hook does not write calls for no Event",
+			status: ended("Paused", transition), now: soon,
 		},
 		"DBSyncFailed": {
 			reason: "a failed schema sync is a Warning for as long as it fails",
@@ -181,6 +216,25 @@ func TestEvents(t *testing.T) {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// An abort writes the status twice with one transition: the sync that
+// abandons the upgrade says so in DatabaseReady's message, the next one
+// says the schema is in place. Both call for the one UpgradeAborted Event.
+func TestUpgradeAbortedOnce(t *testing.T) {
+	abandoned := ended(api.UpgradeAborted, transition)
+	abandoned.Conditions[0].Message = "the upgrade to 2026.1 was abandoned in phase Migrating, before its contract step"
+	var names []string
+	for _, st := range []api.GlanceStatus{abandoned, ended(api.UpgradeAborted, transition)} {
+		got, err := events(glanceWith(st), observeEvents(nil), soon)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("got %d Events, %v", len(got), err)
+		}
+		names = append(names, got[0].(*report.EventChild).Name)
+	}
+	if names[0] != names[1] {
+		t.Errorf("the message rewritten after an abort makes another Event: %v", names)
 	}
 }
 
@@ -339,5 +393,30 @@ func BenchmarkEvents(b *testing.B) {
 		if got, err := events(g, observeEvents(nil), soon); err != nil || len(got) != 101 {
 			b.Fatalf("%d Events, %v", len(got), err)
 		}
+	}
+}
+
+// TestEventsDocumented keeps docs/hooks.md's table of Events in step with
+// the reasons the hook makes: each has a row, and each row names one.
+func TestEventsDocumented(t *testing.T) {
+	made := map[string]bool{}
+	for _, r := range []string{report.EventBackendSkipped, report.EventDBSyncFailed, report.EventExpandFailed,
+		report.EventMigrateFailed, report.EventContractFailed, report.EventDowngradeNotSupported, report.EventUpgradePathInvalid,
+		report.EventUpgradeTargetChanged, EventDBPurgeJobFailed, model.EventStoreUnreachable, report.EventDatabaseSynced,
+		report.EventUpgradeInitiated, report.EventExpandComplete, report.EventMigrateComplete, report.EventDeploymentRolloutComplete,
+		report.EventUpgradeComplete, report.EventUpgradeAborted, report.EventExtraConfigOwnedKey} {
+		made[r] = true
+	}
+	table := docTable(t, repoFile(t, "docs", "hooks.md"), "| Reason | Type | When | Troubleshooting |", "the Events")
+	documented := map[string]bool{}
+	for _, row := range strings.Split(table, "\n")[2:] {
+		if cells := strings.Split(row, "|"); len(cells) > 2 {
+			for _, reason := range strings.Split(cells[1], ",") {
+				documented[strings.Trim(strings.TrimSpace(reason), "`")] = true
+			}
+		}
+	}
+	if diff := cmp.Diff(made, documented); diff != "" {
+		t.Errorf("docs/hooks.md, Events: -made by the hook, +in the table:\n%s", diff)
 	}
 }

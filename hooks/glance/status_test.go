@@ -381,3 +381,36 @@ func TestDeploymentReadyHoldsThroughARollout(t *testing.T) {
 	done := report.DeploymentReady(stage(3, 3, 2), "g-config-2", "g-backends-1", "")
 	require.True(t, done.Status, "rolled out once every replica is updated and available and no old one is left")
 }
+
+// An upgrade that ends in a sync takes DatabaseReady's transition of that
+// sync as its EndedAt, the time its Event carries; the next syncs keep
+// both as they are.
+func TestUpgradeEndTakesTheTransition(t *testing.T) {
+	a := attached("a", true, "")
+	build := func(observed api.GlanceStatus, end *api.UpgradeEnd, now time.Time) api.GlanceStatus {
+		t.Helper()
+		g := &api.Glance{Status: observed}
+		out := &render.Outcome{ConfigName: "g-config-1", BackendsName: "g-backends-1", InConfig: map[string]bool{"a": true},
+			Rendered:    hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
+			Database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "in place"},
+			ServiceUser: hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable},
+			Installed:   api.GlanceStatus{InstalledRelease: "2026.1", LastUpgrade: end}}
+		o := &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults("ns"), Now: now, Deployment: mounting("g-config-1", "g-backends-1"),
+			Creds: observe.CredentialsRead{Creds: &observe.Credentials{}}}
+		st, err := report.BuildStatus(report.StatusInput{Observed: o, Decision: &decide.Decision{Stores: []*model.Store{a}, Def: a}, Out: out}, statuses)
+		require.NoError(t, err)
+		return st
+	}
+	upgrading := api.GlanceStatus{Conditions: hook.Conditions(nil, 1, time.Unix(100, 0),
+		hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading, Message: "contract runs"})}
+	end := &api.UpgradeEnd{Result: api.UpgradeComplete, FromRelease: "2025.2", ToRelease: "2026.1"}
+	ended := build(upgrading, end, time.Unix(200, 0))
+	c, _ := hook.FindCondition(ended.Conditions, model.CondDatabaseReady)
+	require.NotNil(t, ended.LastUpgrade)
+	require.True(t, ended.LastUpgrade.EndedAt.Equal(&c.LastTransitionTime), "ended at %v, DatabaseReady turned True at %v", ended.LastUpgrade.EndedAt, c.LastTransitionTime)
+	require.Equal(t, time.Unix(200, 0).UTC(), c.LastTransitionTime.UTC())
+	require.True(t, end.EndedAt.IsZero(), "the plan's record is not written to")
+
+	later := build(ended, ended.LastUpgrade, time.Unix(900, 0))
+	require.Equal(t, ended.LastUpgrade, later.LastUpgrade, "a later sync keeps the end's time")
+}

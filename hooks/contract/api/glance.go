@@ -312,6 +312,10 @@ type GlanceStatus struct {
 	InstalledImage   string `json:"installedImage,omitempty"`
 	// Upgrade is the release upgrade in progress, if any.
 	Upgrade *UpgradeStatus `json:"upgrade,omitempty"`
+	// LastUpgrade is how the last release upgrade ended, kept until another
+	// one ends: the Event of an upgrade's end reads it, as nothing else in
+	// the status says where the installed release came from.
+	LastUpgrade *UpgradeEnd `json:"lastUpgrade,omitempty"`
 	// TargetRelease and UpgradePhase repeat Upgrade's, where the reference
 	// reports them; empty when no upgrade is under way.
 	TargetRelease string `json:"targetRelease,omitempty"`
@@ -339,6 +343,27 @@ type UpgradeStatus struct {
 	TargetRelease string `json:"targetRelease"`
 	TargetImage   string `json:"targetImage"`
 }
+
+// UpgradeEnd is how a release upgrade ended: Complete once its contract
+// step succeeded, Aborted when the spec went back to the installed release
+// before it.
+type UpgradeEnd struct {
+	// Result is Complete or Aborted.
+	Result string `json:"result"`
+	// FromRelease was installed when the upgrade began (and, once
+	// Aborted, still is); ToRelease is its target.
+	FromRelease string `json:"fromRelease"`
+	ToRelease   string `json:"toRelease"`
+	// EndedAt is DatabaseReady's lastTransitionTime of the end: an Event is
+	// made for that transition, not for a later one (a patch bump's sync).
+	EndedAt metav1.Time `json:"endedAt"`
+}
+
+// Results of a release upgrade.
+const (
+	UpgradeComplete = "Complete"
+	UpgradeAborted  = "Aborted"
+)
 
 // Phases of a release upgrade, in order.
 const (

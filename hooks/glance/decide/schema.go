@@ -30,6 +30,7 @@ type SchemaInputs struct {
 	// upgrade in progress.
 	InstalledRelease, InstalledImage string
 	Upgrade                          *api.UpgradeStatus
+	LastUpgrade                      *api.UpgradeEnd
 	Jobs                             []observe.ObservedJob
 	Deployment                       *Deployed
 	// JobName names the Job of a step.
@@ -52,9 +53,12 @@ type SchemaPlan struct {
 	// Job is the Job of the current step, returned whether it ran already
 	// or not; nil when no step is due.
 	Job *observe.SchemaJob
-	// InstalledRelease, installedImage and upgrade are the new status.
+	// InstalledRelease, installedImage, upgrade and lastUpgrade are the
+	// new status; a lastUpgrade ended in this sync has no EndedAt yet (it
+	// is DatabaseReady's transition, which the report stamps).
 	InstalledRelease, InstalledImage string
 	Upgrade                          *api.UpgradeStatus
+	LastUpgrade                      *api.UpgradeEnd
 	Cond                             hook.Condition
 }
 
@@ -67,7 +71,7 @@ type SchemaPlan struct {
 // release.CheckStep) through expand, migrate, the rollout and contract.
 func PlanSchema(in SchemaInputs) SchemaPlan {
 	p := SchemaPlan{InstalledRelease: in.InstalledRelease, InstalledImage: in.InstalledImage, Upgrade: in.Upgrade,
-		Cond: hook.Condition{Type: model.CondDatabaseReady}}
+		LastUpgrade: in.LastUpgrade, Cond: hook.Condition{Type: model.CondDatabaseReady}}
 	installed, err := release.Parse(in.InstalledRelease)
 	if err != nil {
 		// Only this hook writes status; a release it cannot read (or none)
@@ -103,6 +107,7 @@ func (p *SchemaPlan) resume(in SchemaInputs, installed release.Release) {
 		p.advance(in)
 	case !installed.IsZero() && in.Release == installed && in.Image == in.InstalledImage && up.Phase != api.PhaseContracting:
 		p.Upgrade = nil
+		p.LastUpgrade = &api.UpgradeEnd{Result: api.UpgradeAborted, FromRelease: installed.String(), ToRelease: up.TargetRelease}
 		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced,
 			Message: fmt.Sprintf("the upgrade to %s was abandoned in phase %s, before its contract step; release %s runs on its schema again", excerpt.Value(up.TargetRelease), excerpt.Value(up.Phase), installed)}
 	default:
@@ -271,6 +276,7 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 		switch st {
 		case observe.JobSucceeded:
 			if up.Phase == api.PhaseContracting {
+				p.LastUpgrade = &api.UpgradeEnd{Result: api.UpgradeComplete, FromRelease: p.InstalledRelease, ToRelease: up.TargetRelease}
 				p.InstalledRelease, p.InstalledImage, p.Upgrade = up.TargetRelease, up.TargetImage, nil
 				p.Cond = schemaInPlace(up.TargetRelease, up.TargetImage)
 				return

@@ -2,8 +2,10 @@ package decide
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
@@ -39,6 +41,7 @@ func TestPlanSchema(t *testing.T) {
 		installedRelease string
 		installedImage   string
 		upgrade          *api.UpgradeStatus
+		lastUpgrade      *api.UpgradeEnd
 		jobs             []observe.ObservedJob
 		deployment       *Deployed
 	}
@@ -51,7 +54,11 @@ func TestPlanSchema(t *testing.T) {
 		phase            string // upgrade phase, "" for none
 		status           bool
 		reason           string
+		lastUpgrade      string // ended, "" for none
 	}
+	// An upgrade that ended in an earlier sync, with its transition.
+	endedBefore := &api.UpgradeEnd{Result: api.UpgradeComplete, FromRelease: "2025.1", ToRelease: "2025.2",
+		EndedAt: metav1.NewTime(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC))}
 	cases := map[string]struct {
 		reason string
 		args   args
@@ -138,7 +145,7 @@ func TestPlanSchema(t *testing.T) {
 				upgrade: upgrade(api.PhaseContracting), jobs: []observe.ObservedJob{job(observe.ActionContract, next, observe.JobSucceeded)},
 				deployment: &Deployed{Image: next, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", job: "j-contract-" + next, installedRelease: "2026.1", installedImage: next,
-				status: true, reason: model.ReasonSchemaSynced},
+				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Complete 2025.2 → 2026.1, ended now"},
 		},
 		"MigrateFailed": {
 			reason: "a failed step stops the walk, names its Job, and glance-api keeps the installed image",
@@ -186,9 +193,23 @@ func TestPlanSchema(t *testing.T) {
 		"Abandoned": {
 			reason: "going back to the installed release before contract abandons the upgrade; the old image runs again",
 			args: args{release: "2025.2", image: old, tag: "2025.2", installedRelease: "2025.2", installedImage: old,
-				upgrade: upgrade(api.PhaseRollingUpdate)},
+				upgrade: upgrade(api.PhaseRollingUpdate), lastUpgrade: endedBefore},
 			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old,
-				status: true, reason: model.ReasonSchemaSynced},
+				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Aborted 2025.2 → 2026.1, ended now"},
+		},
+		"SteadyAfterAnUpgrade": {
+			reason: "an upgrade that ended before is kept as it is, with its own transition",
+			args: args{release: "2025.2", image: old, tag: "2025.2", installedRelease: "2025.2", installedImage: old,
+				lastUpgrade: endedBefore},
+			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old,
+				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Complete 2025.1 → 2025.2, ended 2026-01-01T10:00:00Z"},
+		},
+		"PatchBumpAfterAnUpgrade": {
+			reason: "a patch bump's sync is no upgrade's end: the last one is kept with its transition",
+			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
+				lastUpgrade: endedBefore, jobs: []observe.ObservedJob{job(observe.ActionSync, patch, observe.JobSucceeded)}},
+			want: want{run: patch, runRelease: "2025.2", job: "j-sync-" + patch, installedRelease: "2025.2", installedImage: patch,
+				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Complete 2025.1 → 2025.2, ended 2026-01-01T10:00:00Z"},
 		},
 		"NoAbandonWhileContracting": {
 			reason: "once contract has started the old release cannot run again",
@@ -213,7 +234,7 @@ func TestPlanSchema(t *testing.T) {
 		t.Run(n, func(t *testing.T) {
 			in := SchemaInputs{Release: r(tc.args.release), Image: tc.args.image, Tag: tc.args.tag,
 				InstalledRelease: tc.args.installedRelease, InstalledImage: tc.args.installedImage, Upgrade: tc.args.upgrade,
-				Jobs: tc.args.jobs, Deployment: tc.args.deployment, JobName: name, Namespace: "openstack"}
+				LastUpgrade: tc.args.lastUpgrade, Jobs: tc.args.jobs, Deployment: tc.args.deployment, JobName: name, Namespace: "openstack"}
 			p := PlanSchema(in)
 			got := want{installedRelease: p.InstalledRelease, installedImage: p.InstalledImage,
 				status: p.Cond.Status, reason: p.Cond.Reason}
@@ -225,6 +246,13 @@ func TestPlanSchema(t *testing.T) {
 			}
 			if p.Upgrade != nil {
 				got.phase = p.Upgrade.Phase
+			}
+			if e := p.LastUpgrade; e != nil {
+				at := "now" // stamped by the report, with DatabaseReady's transition
+				if !e.EndedAt.IsZero() {
+					at = e.EndedAt.UTC().Format(time.RFC3339)
+				}
+				got.lastUpgrade = e.Result + " " + e.FromRelease + " → " + e.ToRelease + ", ended " + at
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nplanSchema(...): -want, +got:\n%s\n(message: %s)", tc.reason, diff, p.Cond.Message)

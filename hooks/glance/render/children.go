@@ -42,7 +42,8 @@ func Render(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, error) 
 		// Nothing ran: the schema status stays, and so does what the
 		// database condition said, unless the credentials are the reason.
 		st := o.Glance.Status
-		out.Installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade}
+		out.Installed = api.GlanceStatus{InstalledRelease: st.InstalledRelease, InstalledImage: st.InstalledImage, Upgrade: st.Upgrade,
+			LastUpgrade: st.LastUpgrade}
 		out.Database = carriedDatabase(st.Conditions, o.Creds.DBProblem)
 	}
 	return out, nil
@@ -89,7 +90,8 @@ func renderNew(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, erro
 		return nil, err
 	}
 	out := &Outcome{Database: plan.Cond, InConfig: make(map[string]bool, len(stores)),
-		Installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade}}
+		Installed: api.GlanceStatus{InstalledRelease: plan.InstalledRelease, InstalledImage: plan.InstalledImage, Upgrade: plan.Upgrade,
+			LastUpgrade: plan.LastUpgrade}}
 	out.Children = configChildren(g, out, cfgData, RenderBackends(stores))
 	out.Children = append(out.Children, credentialChildren(g, o.Creds.Creds)...)
 	out.Children = append(out.Children, Service(g))
@@ -128,7 +130,7 @@ func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(obser
 	in := decide.SchemaInputs{
 		Release: rel, Image: spec.Image.Reference(), Tag: spec.Image.Tag,
 		InstalledRelease: g.Status.InstalledRelease, InstalledImage: g.Status.InstalledImage, Upgrade: g.Status.Upgrade,
-		Jobs: o.Jobs, JobName: jobName, Namespace: g.Namespace,
+		LastUpgrade: g.Status.LastUpgrade, Jobs: o.Jobs, JobName: jobName, Namespace: g.Namespace,
 	}
 	if o.Deployment != nil {
 		in.Deployment = &decide.Deployed{Image: RunningImage(o.Deployment), RolledOut: RolledOut(o.Deployment)}

@@ -29,6 +29,8 @@ const (
 	EventExpandComplete            = "ExpandComplete"
 	EventMigrateComplete           = "MigrateComplete"
 	EventDeploymentRolloutComplete = "DeploymentRolloutComplete"
+	EventUpgradeComplete           = "UpgradeComplete"
+	EventUpgradeAborted            = "UpgradeAborted"
 	EventExpandFailed              = "ExpandFailed"
 	EventMigrateFailed             = "MigrateFailed"
 	EventContractFailed            = "ContractFailed"
@@ -181,7 +183,7 @@ func SkippedBackends(st api.GlanceStatus) []Occurrence {
 }
 
 // schemaOccurrence is the Event DatabaseReady calls for, if any: the schema
-// synced or failed, an upgrade step, an upgrade refused.
+// synced or failed, an upgrade step, ended or refused.
 func schemaOccurrence(st api.GlanceStatus) (Occurrence, bool) {
 	c, ok := hook.FindCondition(st.Conditions, model.CondDatabaseReady)
 	if !ok {
@@ -196,6 +198,9 @@ func schemaOccurrence(st api.GlanceStatus) (Occurrence, bool) {
 	case model.ReasonSchemaSynced:
 		if c.Status != metav1.ConditionTrue {
 			return Occurrence{}, false
+		}
+		if end := st.LastUpgrade; end != nil && end.EndedAt.Equal(&c.LastTransitionTime) {
+			return upgradeEnd(o, *end)
 		}
 		o.Reason, o.subject = EventDatabaseSynced, st.InstalledRelease
 	case model.ReasonSchemaSyncFailed:
@@ -241,6 +246,27 @@ func upgradeStep(o Occurrence, installed, phase, target string) (Occurrence, boo
 	}
 	o.Action, o.Reason = "Upgrade", step.reason
 	o.Note = fmt.Sprintf("%s: %s → %s", step.done, cmp.Or(installed, "(none)"), target)
+	return o, true
+}
+
+// upgradeEnd is the Normal Event of an upgrade that ended with DatabaseReady's
+// transition to True: its contract step succeeded, or the spec went back
+// to the installed release before it. The reference's words; the
+// condition's message is not the note, so the one status write after an
+// abort (which rewrites the message, not the transition) makes no other
+// Event.
+func upgradeEnd(o Occurrence, end api.UpgradeEnd) (Occurrence, bool) {
+	from, to := cmp.Or(end.FromRelease, "(none)"), end.ToRelease
+	o.Action, o.subject = "Upgrade", to
+	switch end.Result {
+	case api.UpgradeComplete:
+		o.Reason, o.Note = EventUpgradeComplete, fmt.Sprintf("Upgrade complete: %s → %s", from, to)
+	case api.UpgradeAborted:
+		o.Reason = EventUpgradeAborted
+		o.Note = fmt.Sprintf("Upgrade %s → %s aborted: spec release reverted to installed release %s", from, to, from)
+	default:
+		return Occurrence{}, false
+	}
 	return o, true
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
@@ -88,7 +89,22 @@ func BuildStatus(in StatusInput, statuses []StatusFeature) (api.GlanceStatus, er
 		return status, err
 	}
 	status.Conditions = hook.Conditions(g.Status.Conditions, g.Generation, in.Observed.Now, conds...)
+	status.LastUpgrade = upgradeEndedAt(out.Installed.LastUpgrade, status.Conditions)
 	return status, nil
+}
+
+// upgradeEndedAt stamps an upgrade that ended in this sync with
+// DatabaseReady's transition, the time its Event carries; one ended
+// before keeps its own.
+func upgradeEndedAt(end *api.UpgradeEnd, conds []metav1.Condition) *api.UpgradeEnd {
+	if end == nil || !end.EndedAt.IsZero() {
+		return end
+	}
+	stamped := *end
+	if c, ok := hook.FindCondition(conds, model.CondDatabaseReady); ok {
+		stamped.EndedAt = c.LastTransitionTime
+	}
+	return &stamped
 }
 
 // ReportConditions runs the features' status: the conditions Ready waits for,
