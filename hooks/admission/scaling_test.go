@@ -54,7 +54,7 @@ func TestGlanceScalingRules(t *testing.T) {
 		},
 		"spread selector of other pods": {
 			reason: "a selector other than the Deployment's spreads the wrong pods; in the reference's words",
-			spec:   `"deployment":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{"matchLabels":{"app.kubernetes.io/name":"glance","app.kubernetes.io/instance":"<glance>"}}}]}`,
+			spec:   `"deployment":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{"matchLabels":{"app.kubernetes.io/name":"glance","app.kubernetes.io/instance":"other"}}}]}`,
 			want: `spec.deployment.topologySpreadConstraints[0].labelSelector: labelSelector.matchLabels must equal the Deployment selector labels ` +
 				`map[app.kubernetes.io/component:api app.kubernetes.io/instance:<glance> app.kubernetes.io/name:glance]`,
 		},
@@ -70,6 +70,11 @@ func TestGlanceScalingRules(t *testing.T) {
 			spec: `"deployment":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{` +
 				`"matchLabels":{"app.kubernetes.io/name":"glance","app.kubernetes.io/instance":"<glance>","app.kubernetes.io/component":"api"}}},` +
 				`{"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"ScheduleAnyway"}]}`,
+		},
+		"spread selector of the reference": {
+			reason: "the reference's own selector (name and instance) applies unchanged",
+			spec: `"deployment":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{` +
+				`"matchLabels":{"app.kubernetes.io/name":"glance","app.kubernetes.io/instance":"<glance>"}}}]}`,
 		},
 		"network source without namespaces": {
 			reason: "the reference's CRD requires namespaceSelector; a podSelector alone would select pods of the Glance's namespace only",

@@ -62,9 +62,11 @@ func schedulingProblems(raw json.RawMessage, glance string) problem.List {
 }
 
 // spreadSelectorProblems holds a spread constraint's labelSelector to the
-// Deployment's selector, as the reference does: a selector that counts
-// other pods (the Glance's Job pods carry its name and instance too) or
-// fewer spreads the wrong ones. A constraint without one gets the
+// Deployment's selector, as the reference does: a selector of other pods
+// spreads the wrong ones. The reference's own selector, the Glance's name
+// and instance without the component, is taken too, so a CR written for
+// the reference applies unchanged (it also counts the Glance's Job pods
+// while they run, as it does there). A constraint without one gets the
 // Deployment's selector from the Glance hook, so that is not refused; nor
 // is anything while the Glance has no name, which is refused on its own.
 func spreadSelectorProblems(at *field.Path, s *metav1.LabelSelector, glance string) problem.List {
@@ -72,7 +74,9 @@ func spreadSelectorProblems(at *field.Path, s *metav1.LabelSelector, glance stri
 		return nil
 	}
 	var l problem.List
-	if want := names.APISelectorLabels(glance); !maps.Equal(s.MatchLabels, want) {
+	want := names.APISelectorLabels(glance)
+	reference := map[string]string{names.LabelName: names.AppGlance, names.LabelInstance: glance}
+	if !maps.Equal(s.MatchLabels, want) && !maps.Equal(s.MatchLabels, reference) {
 		l = append(l, problem.At(at, "labelSelector.matchLabels must equal the Deployment selector labels %v", want))
 	}
 	if len(s.MatchExpressions) > 0 {
