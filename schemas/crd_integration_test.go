@@ -976,6 +976,34 @@ func TestReferenceCELRules(t *testing.T) {
 	require.NotZero(t, n)
 }
 
+// TestReferenceBoundsOnBothKinds: the reference's minimum of one replica
+// and its required namespaceSelector of a networkPolicy source hold on a
+// Glance and on a ControlPlane's services.glance alike; one replica and a
+// source naming its namespaces pass.
+func TestReferenceBoundsOnBothKinds(t *testing.T) {
+	env := kubetest.Shared(t)
+	podsOnly := []any{map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}}
+	withNamespaces := []any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"team": "images"}},
+		"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}}
+	for _, kind := range []struct {
+		gvr  schema.GroupVersionResource
+		yaml string
+		at   []string
+	}{
+		{glances, guide.Glance, []string{"spec"}},
+		{controlPlanes, guide.ControlPlane, []string{"spec", "services", "glance"}},
+	} {
+		at := func(p ...string) []string { return append(append([]string{}, kind.at...), p...) }
+		field := strings.Join(kind.at, ".") + "."
+		refusedCreate(t, env, kind.gvr, set(t, object(t, kind.yaml), int64(0), at("deployment", "replicas")...),
+			field+"deployment.replicas: Invalid value: 0: "+field+"deployment.replicas in body should be greater than or equal to 1")
+		accepted(t, env, kind.gvr, set(t, object(t, kind.yaml), int64(1), at("deployment", "replicas")...))
+		refusedCreate(t, env, kind.gvr, set(t, object(t, kind.yaml), podsOnly, at("networkPolicy", "ingress")...),
+			field+"networkPolicy.ingress[0].namespaceSelector: Required value")
+		accepted(t, env, kind.gvr, set(t, object(t, kind.yaml), withNamespaces, at("networkPolicy", "ingress")...))
+	}
+}
+
 // TestStandaloneBackendNamedDefault: the guide's reserved names include
 // default for a GlanceBackend whose name is its store id; a ControlPlane's
 // child carries the store id default under another name.
@@ -1096,7 +1124,7 @@ func TestKubeTypesAreStrict(t *testing.T) {
 				gvr, o, at = controlPlanes, object(t, guide.ControlPlane), append([]string{"spec", "services", "glance"}, tc.path...)
 			}
 			if tc.path[0] == "networkPolicy" {
-				set(t, o, []any{map[string]any{"podSelector": map[string]any{}}}, append(at[:len(at)-1:len(at)-1], "ingress")...)
+				set(t, o, []any{map[string]any{"namespaceSelector": map[string]any{}}}, append(at[:len(at)-1:len(at)-1], "ingress")...)
 			}
 			out, err := strictCreate(t, env, gvr, set(t, o, tc.value, at...))
 			if tc.unknown != "" {

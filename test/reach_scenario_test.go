@@ -126,7 +126,8 @@ stringData: {OS_AUTH_URL: "http://keystone.openstack.svc:5000/v3", OS_USERNAME: 
         parentRef: {name: edge}
       networkPolicy:
         ingress:
-          - podSelector: {matchLabels: {role: client}}`)
+          - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openstack}}
+            podSelector: {matchLabels: {role: client}}`)
 	s.converge()
 	g := s.get("Glance", "controlplane-glance")
 	spec := g["spec"].(map[string]any)

@@ -34,7 +34,7 @@ func reachBehindAPolicy(t *testing.T, svc *glancestack.Services) {
 		S3: services.S3Options{Buckets: []string{glancestack.Bucket1, glancestack.Bucket2, archiveBucket}},
 		Customize: func(s *api.GlanceSpec) {
 			s.Gateway = &api.GatewaySpec{Hostname: "images.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}
-			s.NetworkPolicy = &api.NetworkPolicySpec{Ingress: []api.NetworkPolicySource{{PodSelector: &metav1.LabelSelector{}}}}
+			s.NetworkPolicy = &api.NetworkPolicySpec{Ingress: []api.NetworkPolicySource{{NamespaceSelector: &metav1.LabelSelector{}}}}
 		}})
 	st.Reconcile(t)
 	c := st.Client(t, onlyPod(t, st))

@@ -331,9 +331,10 @@ var cases = map[string]fieldCase{
 		assert.Equal(t, "https://glance.example.com/image/", r.status["endpoint"])
 	}},
 	"gateway.annotations": {true, gateway("annotations", map[string]any{"a": "b"}), rendered, allHas(`"annotations":{"a":"b",`)},
-	"networkPolicy.ingress": {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}}}, rendered,
-		allHas(`"ingress":[{"from":[{"podSelector":{"matchLabels":{"role":"client"}}}],"ports":[{"port":9292,"protocol":"TCP"}]}]`)},
-	"networkPolicy.additionalEgress": {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"podSelector": map[string]any{}}},
+	"networkPolicy.ingress": {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"team": "images"}},
+		"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}}}, rendered,
+		allHas(`"ingress":[{"from":[{"namespaceSelector":{"matchLabels":{"team":"images"}},"podSelector":{"matchLabels":{"role":"client"}}}],"ports":[{"port":9292,"protocol":"TCP"}]}]`)},
+	"networkPolicy.additionalEgress": {true, map[string]any{"networkPolicy.ingress": []any{map[string]any{"namespaceSelector": map[string]any{}}},
 		"networkPolicy.additionalEgress": []any{map[string]any{"to": []any{map[string]any{"ipBlock": map[string]any{"cidr": "203.0.113.0/24"}}}}}}, rendered,
 		allHas(`{"to":[{"ipBlock":{"cidr":"203.0.113.0/24"}}]}]`)},
 	"policyOverrides.rules":             {true, map[string]any{"policyOverrides.rules": map[string]any{"get_image": "@"}}, rendered, policyRendered(`\"get_image\": \"@\"`)},

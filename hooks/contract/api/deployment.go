@@ -1,11 +1,15 @@
 package api
 
 import (
+	"maps"
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
@@ -65,9 +69,10 @@ const minGraceSeconds = 10
 func deploymentProblems(d DeploymentSpec) problem.List {
 	var l problem.List
 	at := field.NewPath("deployment")
-	if *d.Replicas < 0 {
-		l = append(l, problem.Invalid(at.Child("replicas"), "must not be negative"))
+	if *d.Replicas < 1 {
+		l = append(l, problem.At(at.Child("replicas"), "replicas must be at least 1"))
 	}
+	l = append(l, resourceProblems(at.Child("resources"), d.Resources)...)
 	grace := d.GraceSeconds()
 	if d.TerminationGracePeriodSeconds != nil && grace < minGraceSeconds {
 		l = append(l, problem.At(at.Child("terminationGracePeriodSeconds"), "terminationGracePeriodSeconds must be at least %d", minGraceSeconds))
@@ -90,6 +95,25 @@ func deploymentProblems(d DeploymentSpec) problem.List {
 			}
 		default:
 			l = append(l, problem.Invalid(at.Child("strategy", "type"), "must be RollingUpdate or Recreate"))
+		}
+	}
+	return l
+}
+
+// resourceProblems refuses a request above its limit, as the reference
+// does and as the API server does in the Deployment's pod template, where
+// every apply of the Deployment would fail. The resources are in name order,
+// so the problems are too.
+func resourceProblems(at *field.Path, r *corev1.ResourceRequirements) problem.List {
+	if r == nil {
+		return nil
+	}
+	var l problem.List
+	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
+		limit, limited := r.Limits[name]
+		if request := r.Requests[name]; limited && request.Cmp(limit) > 0 {
+			shown := excerpt.Bare(string(name))
+			l = append(l, problem.At(at.Child("requests", shown), "%s request must not exceed limit (%s)", shown, limit.String()))
 		}
 	}
 	return l

@@ -100,10 +100,11 @@ var ImportMethods = []string{ImportGlanceDirect, ImportWebDownload, ImportCopyIm
 // DeploymentSpec is the glance-api Deployment's pod-level knobs. Placement
 // (nodeSelector, affinity, tolerations) is this project's addition.
 type DeploymentSpec struct {
-	// Replicas of the glance-api Deployment; default 1.
+	// Replicas of the glance-api Deployment; default 1, at least 1.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// Resources of the glance-api container; default requests of 100m CPU
-	// and 512Mi memory, and a limit of 1Gi memory.
+	// and 512Mi memory, and a limit of 1Gi memory. No request may exceed
+	// its limit.
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 	// TerminationGracePeriodSeconds of the pods; default 30.
 	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
@@ -115,7 +116,8 @@ type DeploymentSpec struct {
 	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
 	// TopologySpreadConstraints replace the default spread (across nodes,
 	// then zones, both ScheduleAnyway). A constraint without labelSelector
-	// selects the Glance's glance-api pods.
+	// selects the Glance's glance-api pods; one with it must name them by
+	// the Deployment's selector, as matchLabels only.
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 	// PriorityClassName of the pods.
 	PriorityClassName string `json:"priorityClassName,omitempty"`

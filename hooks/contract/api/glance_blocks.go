@@ -31,9 +31,12 @@ type NetworkPolicySpec struct {
 	AdditionalEgress []networkingv1.NetworkPolicyEgressRule `json:"additionalEgress,omitempty"`
 }
 
-// NetworkPolicySource is one source allowed to reach glance-api.
+// NetworkPolicySource is one source allowed to reach glance-api. The CRD
+// requires NamespaceSelector, as the reference's does; it stays a pointer so
+// a source stored before that (or sent past the schema) is told from one
+// selecting every namespace, and refused.
 type NetworkPolicySource struct {
-	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
 	PodSelector       *metav1.LabelSelector `json:"podSelector,omitempty"`
 }
 

@@ -27,6 +27,20 @@ const (
 	ManagedBy = "glance-hooks"
 )
 
+// The values of LabelName on everything a Glance renders and of
+// LabelComponent on its glance-api pods.
+const (
+	AppGlance    = "glance"
+	ComponentAPI = "api"
+)
+
+// APISelectorLabels select the glance-api pods of the Glance named glance:
+// the Deployment's selector, which a spread constraint's labelSelector must
+// equal (rules) and the Glance hook labels its objects with.
+func APISelectorLabels(glance string) map[string]string {
+	return map[string]string{LabelName: AppGlance, LabelInstance: glance, LabelComponent: ComponentAPI}
+}
+
 // LabelControlPlane on a projected Glance or GlanceBackend names its
 // ControlPlane, so people can tell projected objects from hand-made ones.
 const LabelControlPlane = "c5c3.io/controlplane"

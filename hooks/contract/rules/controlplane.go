@@ -51,7 +51,7 @@ func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.Li
 	glance, spec := names.GlanceName(cp.Name), p.Spec
 	l := append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(p.Written, spec))...)
 	l = append(l, releaseProblems(spec, glanceServicePath.Child("image", "tag"))...)
-	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(raw, "spec", "services", "glance")))...)
+	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(raw, "spec", "services", "glance"), glance))...)
 	l = append(l, problem.Wrap(glanceServicePath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
 	l = append(l, problem.Wrap(glanceServicePath, ownedSecretProblems(glance, spec))...)
 	warnings := apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)

@@ -31,7 +31,7 @@ func Glance(name, namespace string, written api.GlanceSpec, raw []byte) (problem
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
 	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(written, spec))...)
-	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(raw, "spec")))...)
+	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(raw, "spec"), name))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
 	l = append(l, problem.Wrap(specPath, notSupportedProblems(spec))...)
 	l = append(l, problem.Wrap(specPath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "networkPolicy", "additionalEgress")))...)

@@ -42,8 +42,9 @@ func networkPolicyProblems(np api.NetworkPolicySpec, rawEgress json.RawMessage) 
 	}
 	for i, src := range np.Ingress {
 		at := ingress.Index(i)
-		if src.NamespaceSelector == nil && src.PodSelector == nil {
-			l = append(l, problem.Invalid(at, "needs namespaceSelector or podSelector"))
+		if src.NamespaceSelector == nil {
+			l = append(l, problem.Invalid(at.Child("namespaceSelector"),
+				"is required: it selects the source's namespaces (kubernetes.io/metadata.name: <namespace> for the Glance's own), and podSelector narrows them to pods there"))
 		}
 		l = append(l, selectorProblems(at.Child("namespaceSelector"), src.NamespaceSelector)...)
 		l = append(l, selectorProblems(at.Child("podSelector"), src.PodSelector)...)

@@ -30,23 +30,24 @@ func TestNetworkPolicyBlockProblems(t *testing.T) {
 			want:   []string{"networkPolicy.ingress: at least one ingress source must be specified"},
 		},
 		"SourceShapes": {
-			reason: "a source with no selector, a bad label value, an operator without values",
+			reason: "a source with no selector, one with pods but no namespaces, a bad label value, an operator without values",
 			spec: `{"networkPolicy":{"ingress":[{},{"podSelector":{"matchLabels":{"role":"a b"}}},
 				{"namespaceSelector":{"matchExpressions":[{"key":"team","operator":"In"}]}}]}}`,
 			want: []string{
-				"networkPolicy.ingress[0] needs namespaceSelector or podSelector",
+				"networkPolicy.ingress[0].namespaceSelector is required: it selects the source's namespaces (kubernetes.io/metadata.name: <namespace> for the Glance's own), and podSelector narrows them to pods there",
+				"networkPolicy.ingress[1].namespaceSelector is required: it selects the source's namespaces (kubernetes.io/metadata.name: <namespace> for the Glance's own), and podSelector narrows them to pods there",
 				"networkPolicy.ingress[1].podSelector.matchLabels holds a label key or value Kubernetes does not allow",
 				"networkPolicy.ingress[2].namespaceSelector.matchExpressions[0].values must not be empty for In and NotIn",
 			},
 		},
 		"EgressMisspelt": {
 			reason: "a misspelt field would widen the rule: refused",
-			spec:   `{"networkPolicy":{"ingress":[{"podSelector":{}}],"additionalEgress":[{"too":[{"ipBlock":{"cidr":"10.0.0.0/8"}}]}]}}`,
+			spec:   `{"networkPolicy":{"ingress":[{"namespaceSelector":{}}],"additionalEgress":[{"too":[{"ipBlock":{"cidr":"10.0.0.0/8"}}]}]}}`,
 			want:   []string{"networkPolicy.additionalEgress must be NetworkPolicy egress rules (to, ports) with no other fields"},
 		},
 		"EgressShapes": {
 			reason: "a bad protocol, port, end port, CIDR, an empty peer, an ipBlock with a selector",
-			spec: `{"networkPolicy":{"ingress":[{"podSelector":{}}],"additionalEgress":[
+			spec: `{"networkPolicy":{"ingress":[{"namespaceSelector":{}}],"additionalEgress":[
 				{"ports":[{"protocol":"ICMP"},{"port":0},{"port":"https","endPort":444}]},
 				{"to":[{},{"ipBlock":{"cidr":"10.0.0.0/33"}},{"ipBlock":{"cidr":"10.0.0.0/8"},"podSelector":{}}]}]}}`,
 			want: []string{

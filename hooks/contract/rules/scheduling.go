@@ -3,15 +3,18 @@ package rules
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
@@ -20,8 +23,9 @@ import (
 // decoded as the pod spec's types, refusing a field those do not have, and
 // the spread constraints (typed in the CRD as the pod spec's) are held to
 // what the API server's Deployment validation wants: otherwise
-// Metacontroller's every update of the Deployment would fail.
-func schedulingProblems(raw json.RawMessage) problem.List {
+// Metacontroller's every update of the Deployment would fail. glance is the
+// name of the Glance whose pods they spread.
+func schedulingProblems(raw json.RawMessage, glance string) problem.List {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil
@@ -52,6 +56,31 @@ func schedulingProblems(raw json.RawMessage) problem.List {
 		if c.WhenUnsatisfiable != corev1.DoNotSchedule && c.WhenUnsatisfiable != corev1.ScheduleAnyway {
 			l = append(l, problem.Invalid(spread.Index(i).Child("whenUnsatisfiable"), "must be DoNotSchedule or ScheduleAnyway"))
 		}
+		l = append(l, spreadSelectorProblems(spread.Index(i).Child("labelSelector"), c.LabelSelector, glance)...)
+	}
+	return l
+}
+
+// spreadSelectorProblems holds a spread constraint's labelSelector to the
+// Deployment's selector, as the reference does: a selector of other pods
+// spreads the wrong ones. The reference's own selector, the Glance's name
+// and instance without the component, is taken too, so a CR written for
+// the reference applies unchanged (it also counts the Glance's Job pods
+// while they run, as it does there). A constraint without one gets the
+// Deployment's selector from the Glance hook, so that is not refused; nor
+// is anything while the Glance has no name, which is refused on its own.
+func spreadSelectorProblems(at *field.Path, s *metav1.LabelSelector, glance string) problem.List {
+	if s == nil || glance == "" {
+		return nil
+	}
+	var l problem.List
+	want := names.APISelectorLabels(glance)
+	reference := map[string]string{names.LabelName: names.AppGlance, names.LabelInstance: glance}
+	if !maps.Equal(s.MatchLabels, want) && !maps.Equal(s.MatchLabels, reference) {
+		l = append(l, problem.At(at, "labelSelector.matchLabels must equal the Deployment selector labels %v", want))
+	}
+	if len(s.MatchExpressions) > 0 {
+		l = append(l, problem.At(at.Child("matchExpressions"), "matchExpressions are not allowed; labelSelector must use matchLabels only"))
 	}
 	return l
 }

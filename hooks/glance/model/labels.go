@@ -10,13 +10,13 @@ import (
 const (
 	// ComponentAPI labels glance-api's pods, componentSchema the schema
 	// Jobs' pods: the pods sync reads.
-	ComponentAPI    = "api"
+	ComponentAPI    = names.ComponentAPI
 	ComponentSchema = "schema"
 )
 
 // SelectorLabels select a Glance's pods.
 func SelectorLabels(g *api.Glance) map[string]string {
-	return map[string]string{names.LabelName: "glance", names.LabelInstance: g.Name, names.LabelComponent: ComponentAPI}
+	return names.APISelectorLabels(g.Name)
 }
 
 // ObjectLabels are on everything the Glance hook renders.
