@@ -217,10 +217,10 @@ func TestReleaseUpgradeWalk(t *testing.T) {
 	s.converge() // a resync makes no Event again
 	assert.ElementsMatch(t, []string{
 		"DatabaseSynced: the schema of 2025.2 is in place for image \"ghcr.io/c5c3/glance:2025.2\"",
-		"UpgradeInitiated: upgrade initiated: 2025.2 → 2026.1",
-		"ExpandComplete: expand phase complete: 2025.2 → 2026.1",
-		"MigrateComplete: migrate phase complete: 2025.2 → 2026.1",
-		"DeploymentRolloutComplete: Deployment rollout complete: 2025.2 → 2026.1",
+		"UpgradeInitiated: Upgrade initiated: 2025.2 → 2026.1",
+		"ExpandComplete: Expand phase complete: 2025.2 → 2026.1",
+		"MigrateComplete: Migrate phase complete: 2025.2 → 2026.1",
+		"DeploymentRolloutComplete: Deployment rollout complete during upgrade 2025.2 → 2026.1",
 		"UpgradeComplete: Upgrade complete: 2025.2 → 2026.1",
 	}, glanceEvents(s), "each step once, the end an UpgradeComplete and no second DatabaseSynced")
 }

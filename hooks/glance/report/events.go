@@ -232,20 +232,21 @@ func upgradeRefusals(reason, phase string) string {
 
 // upgradeStep is the Normal Event of the upgrade phase a Glance is in. The
 // condition's message changes within a phase (which Job runs); the note
-// names the step only, so one phase is one Event.
+// names the step only, so one phase is one Event. The notes are the
+// reference's words.
 func upgradeStep(o Occurrence, installed, phase, target string) (Occurrence, bool) {
 	steps := map[string]struct{ reason, done string }{
-		api.PhaseExpanding:     {EventUpgradeInitiated, "upgrade initiated"},
-		api.PhaseMigrating:     {EventExpandComplete, "expand phase complete"},
-		api.PhaseRollingUpdate: {EventMigrateComplete, "migrate phase complete"},
-		api.PhaseContracting:   {EventDeploymentRolloutComplete, "Deployment rollout complete"},
+		api.PhaseExpanding:     {EventUpgradeInitiated, "Upgrade initiated: %s → %s"},
+		api.PhaseMigrating:     {EventExpandComplete, "Expand phase complete: %s → %s"},
+		api.PhaseRollingUpdate: {EventMigrateComplete, "Migrate phase complete: %s → %s"},
+		api.PhaseContracting:   {EventDeploymentRolloutComplete, "Deployment rollout complete during upgrade %s → %s"},
 	}
 	step, known := steps[phase]
 	if !known {
 		return Occurrence{}, false
 	}
 	o.Action, o.Reason = "Upgrade", step.reason
-	o.Note = fmt.Sprintf("%s: %s → %s", step.done, cmp.Or(installed, "(none)"), target)
+	o.Note = fmt.Sprintf(step.done, cmp.Or(installed, "(none)"), target)
 	return o, true
 }
 
