@@ -180,12 +180,6 @@ func Owned(section, key string) bool {
 	return ownedSections[section] || ownedKeys[section][key]
 }
 
-// LineBreak reports whether s holds a newline or a carriage return, which
-// would start a new line of the INI file past every other check.
-func LineBreak(s string) bool {
-	return strings.ContainsAny(s, "\r\n")
-}
-
 // PasteNames are the filter and application names of the paste pipeline
 // the hooks render (the sections of glance-api-paste.ini): a filter from
 // spec.middleware with one of these names would replace the hooks' own.

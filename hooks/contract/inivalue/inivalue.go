@@ -40,6 +40,14 @@ func ValueProblem(v string) string {
 	return ""
 }
 
+// LineBreak reports whether s holds a newline or a carriage return, which
+// would start a new line of a rendered file past every other check. The
+// reference refuses exactly these two in its own words; CharacterProblem
+// refuses them with every other control character.
+func LineBreak(s string) bool {
+	return strings.ContainsAny(s, "\r\n")
+}
+
 // CharacterProblem says why a string holds a character no rendered file,
 // label, status field or process argument may carry, or "" when it holds
 // none: invalid UTF-8, a C0 or C1 control character (newline, carriage

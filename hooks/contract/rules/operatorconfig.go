@@ -144,7 +144,7 @@ func referenceSectionProblem(s string) string {
 	switch {
 	case s == "":
 		return "extraConfig section name must not be empty"
-	case extraconf.LineBreak(s):
+	case inivalue.LineBreak(s):
 		return "extraConfig section name must not contain a newline or carriage return"
 	}
 	return ""
@@ -155,7 +155,7 @@ func sectionProblem(s string) string {
 	switch {
 	case s == "":
 		return "is empty"
-	case extraconf.LineBreak(s):
+	case inivalue.LineBreak(s):
 		return "contains a newline or carriage return, which would start a line of glance-api.conf past every check"
 	case strings.ContainsAny(s, "[]") || inivalue.ValueProblem(s) != "":
 		return "is not a section name: no brackets, control characters or surrounding whitespace"
@@ -168,7 +168,7 @@ func sectionProblem(s string) string {
 // object has the Glance's fields (extraconf.OnGlance, OnControlPlane).
 func lineProblems(at *field.Path, root, section, key, value string) problem.List {
 	switch {
-	case extraconf.LineBreak(key):
+	case inivalue.LineBreak(key):
 		return problem.List{problem.At(at, "option %s contains a newline or carriage return, which would start a line of glance-api.conf past every check", excerpt.Value(key))}
 	case storeconf.ValidateKey(key) != nil:
 		return problem.List{problem.At(at, "option %s is not an option name: letters, digits and '_'", excerpt.Value(key))}
@@ -176,7 +176,7 @@ func lineProblems(at *field.Path, root, section, key, value string) problem.List
 	if g, ok := extraconf.Guarded(section, key, value); ok {
 		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key, root))}
 	}
-	if extraconf.LineBreak(value) {
+	if inivalue.LineBreak(value) {
 		return problem.List{problem.Invalid(at.Key(key), "contains a newline or carriage return, which would start a line of glance-api.conf past every check")}
 	}
 	return api.ValueProblems(at.Key(key), value)
