@@ -30,7 +30,7 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
 		for _, p := range inivalue.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
-			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "%s", p))
+			l = append(l, problem.At(glanceServicePath.Child("publicEndpoint"), "%s", p))
 		}
 		if k := svc.Keystone; k != nil && k.PublicURL != "" && k.PublicURL != svc.PublicEndpoint {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "and keystone.publicURL name different URLs: set one of them"))

@@ -133,7 +133,7 @@ func s3Problems(o *api.S3Store, urlField string) problem.List {
 	value(endpoint, o.Host, true)
 	if o.Host != "" {
 		for _, p := range inivalue.URLProblems(o.Host, "they come from s3.credentialsSecretRef") {
-			l = append(l, problem.Invalid(endpoint, "%s", p))
+			l = append(l, problem.At(endpoint, "%s", p))
 		}
 	}
 	value(bucketPath, o.Bucket, true)

@@ -47,8 +47,8 @@ func TestBackendProblems(t *testing.T) {
 				s.S3.BucketURLFormat, s.S3.CredentialsSecretRef.Name, s.S3.LargeObjectChunkSize = "dns", "", &size
 			}},
 			want: []string{
-				"spec.s3.host must be an http:// or https:// URL",
-				"spec.s3.host must not carry credentials (user:password@); they come from s3.credentialsSecretRef",
+				"spec.s3.host: scheme must be http or https",
+				"spec.s3.host: must not carry credentials (user:password@); they come from s3.credentialsSecretRef",
 				"spec.s3.bucket is required",
 				"spec.s3.region contains a newline",
 				"spec.s3.bucketURLFormat must be path or virtual",
@@ -132,8 +132,8 @@ func TestSpecProblemsNamesTheURLField(t *testing.T) {
 	s := spec()
 	s.S3.Host = "garage:3900"
 	for field, want := range map[string]string{
-		HostField:     "s3.host must be an http:// or https:// URL",
-		EndpointField: "s3.endpoint must be an http:// or https:// URL",
+		HostField:     "s3.host: scheme must be http or https",
+		EndpointField: "s3.endpoint: scheme must be http or https",
 	} {
 		got := SpecProblems(s, field).String()
 		if got != want {
