@@ -35,13 +35,18 @@ func gatewayProblems(g GatewaySpec) problem.List {
 	var l problem.List
 	host := field.NewPath("hostname")
 	switch {
+	case g.Hostname == "":
+		l = append(l, problem.At(host, "hostname must be set when spec.gateway is configured"))
 	case strings.HasPrefix(g.Hostname, "*."):
 		l = append(l, problem.Invalid(host, "must name one host: it is the endpoint clients use, which a wildcard is not"))
 	case len(validation.IsDNS1123Subdomain(g.Hostname)) > 0:
 		l = append(l, problem.Invalid(host, "must be a lower-case DNS name"))
 	}
 	ref := field.NewPath("parentRef")
-	if len(validation.IsDNS1123Subdomain(g.ParentRef.Name)) > 0 {
+	switch {
+	case g.ParentRef.Name == "":
+		l = append(l, problem.At(ref.Child("name"), "parentRef.name must be set when spec.gateway is configured"))
+	case len(validation.IsDNS1123Subdomain(g.ParentRef.Name)) > 0:
 		l = append(l, problem.Invalid(ref.Child("name"), "must be the name of a Gateway (a lower-case DNS name)"))
 	}
 	if ns := g.ParentRef.Namespace; ns != "" && len(validation.IsDNS1123Label(ns)) > 0 {
