@@ -50,7 +50,7 @@ var GlanceRules = []Rule{
 	{"both halves of the port filter", map[string]any{"importFiltering.allowedPorts": []any{443}, "importFiltering.disallowedPorts": []any{80}}, "spec.importFiltering.disallowedPorts", true},
 	{"conversion format", map[string]any{"importPlugins.conversion.outputFormat": "iso"}, "spec.importPlugins.conversion.outputFormat", true},
 	{"a filter host that is no host", map[string]any{"importFiltering.allowedHosts": []any{"mirror_1.example.com"}}, "spec.importFiltering.allowedHosts[0]", false},
-	{"decompression without a staging bound", map[string]any{"importPlugins.decompression": map[string]any{}, "staging": nil}, "spec.importPlugins.decompression", false},
+	{"decompression without a staging bound", map[string]any{"importPlugins.decompression": map[string]any{}, "staging": nil}, "spec.staging.sizeLimit", false},
 	{"an injected property name with a colon", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"vendor:team": "x"}}, "spec.importPlugins.injectMetadata.properties", false},
 	{"an injected property value with a comma", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"vendor": "a,b"}}, "spec.importPlugins.injectMetadata.properties", false},
 	{"an injected property in Glance's namespace", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"os_glance_x": "1"}}, "spec.importPlugins.injectMetadata.properties", false},
