@@ -76,7 +76,7 @@ var GlanceRules = []Rule{
 	{"extraConfig task work dir", map[string]any{"extraConfig": map[string]any{"task": map[string]any{"work_dir": "/var/tmp"}}}, "spec.extraConfig[task][work_dir]", false},
 	{"extraConfig uWSGI python interpreter", map[string]any{"extraConfig": map[string]any{"wsgi": map[string]any{"python_interpreter": "/usr/bin/python3"}}}, "spec.extraConfig[wsgi][python_interpreter]", false},
 	{"extraConfig newline in a value", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug": "true\n[database]"}}}, "spec.extraConfig[DEFAULT][debug]", false},
-	{"extraConfig carriage return in a key", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug\r": "true"}}}, "spec.extraConfig[DEFAULT]", false},
+	{"extraConfig carriage return in a key", map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"debug\r": "true"}}}, "spec.extraConfig[DEFAULT][debug\\r]", false},
 	{"extraConfig newline in a section", map[string]any{"extraConfig": map[string]any{"DEFAULT]\n[database": map[string]any{"debug": "true"}}}, "spec.extraConfig", false},
 	{"policy rule empty", map[string]any{"policyOverrides.rules": map[string]any{"get_images": ""}}, "spec.policyOverrides", true},
 	{"policy without rules or ConfigMap", map[string]any{"policyOverrides": map[string]any{}}, "spec.policyOverrides", true},
