@@ -65,7 +65,7 @@ var glanceParts = []SpecPart{
 	{Name: "image-cache", Rules: imageCacheRules},                                              // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
 	{Name: "gateway", Rules: gatewayRules},                                                     // gateway.go: the HTTPRoute's host, Gateway, path and annotations
 	{Name: "db-purge", Defaults: dbPurgeDefault, Rules: dbPurgeRules},                          // dbpurge.go: the purge, on by default; retention and schedule
-	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems},            // autoscaling.go: the autoscaler, its minimum and target, its bounds
+	{Name: "autoscaling", Defaults: autoscalingDefault, WrittenRules: autoscalingProblems},     // autoscaling.go: the autoscaler, its minimum and target; its bounds as written
 	{Name: "middleware", Rules: middlewareRules},                                               // middleware.go: the filters' names, factories, positions and settings
 	{Name: "policy", Rules: policyRules},                                                       // policy.go: rules or a ConfigMap; the rules' names and values
 }
