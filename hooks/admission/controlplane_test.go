@@ -87,7 +87,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"option injection", backends(func(b []api.BackendEntry) []api.BackendEntry {
 			b[0].ExtraOptions = map[string]string{"s3_store_thread_pools": "1\n[DEFAULT]"}
 			return b
-		}), []string{"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools] contains a newline"}},
+		}), []string{"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters"}},
 		{"projected Glance name too long", func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 57) },
 			[]string{`the projected Glance "` + strings.Repeat("c", 57) + `-glance" is not a valid Service name: must be no more than 63 characters`}},
 		{"owned option", backends(func(b []api.BackendEntry) []api.BackendEntry {

@@ -268,7 +268,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"extra option key", func(b *api.GlanceBackend) { b.Spec.ExtraOptions = map[string]string{"a]\n[b": "1"} }, "spec.extraOptions: option name"},
 		{"extra option value", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_thread_pools": secretish + "\n[x]"}
-		}, "spec.extraOptions[s3_store_thread_pools] contains a newline"},
+		}, "spec.extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters"},
 		{"extra option credential", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_secret_key": secretish}
 		}, `spec.extraOptions[s3_store_secret_key]: option "s3_store_secret_key" is owned by spec.s3.credentialsSecretRef and must not be set via extraOptions`},
