@@ -56,8 +56,9 @@ func TestReferenceGlanceAllowed(t *testing.T) {
 }
 
 // TestSecretStoreRefAllowed: spec.secretStoreRef is built (the Glance hook
-// waits for the store), so both kinds are admitted without a warning; its
-// shape (kind's enum, name's pattern) is the CRD's to refuse.
+// waits for the store), so both kinds are admitted without a warning; an
+// empty name and another kind are refused in the reference's words
+// (TestReferenceWords), the name's pattern is the CRD's to refuse.
 func TestSecretStoreRefAllowed(t *testing.T) {
 	for _, kind := range []string{"", "ClusterSecretStore", "SecretStore"} {
 		var obj map[string]any
