@@ -48,7 +48,9 @@ func TestReferenceWords(t *testing.T) {
 		}, "spec.importFiltering.allowedHosts[0]: host must be at most 253 characters"},
 		{"filter port", func(g *api.Glance) { g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedPorts: []int32{0}} },
 			"spec.importFiltering.allowedPorts[0]: port must be between 1 and 65535"},
-		{"filter scheme", func(g *api.Glance) { g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedSchemes: []string{"ftp"}} },
+		{"filter scheme", func(g *api.Glance) {
+			g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedSchemes: []string{"ftp"}}
+		},
 			`spec.importFiltering.allowedSchemes[0]: Unsupported value: supported values: "http", "https"`},
 		{"inject nothing", func(g *api.Glance) {
 			g.Spec.ImportPlugins = &api.ImportPluginsSpec{InjectMetadata: &api.ImportInjectMetadataSpec{}}
