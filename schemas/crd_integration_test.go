@@ -792,6 +792,22 @@ func TestGlanceStatusKeepsLastUpgrade(t *testing.T) {
 	assert.Equal(t, end, got)
 }
 
+// TestInjectedPropertyBounds: an injected property's name and value are
+// at most 255 characters, counted as code points, refused in the
+// reference's CEL words (a map key has no maxLength of its own), on a
+// Glance and under a ControlPlane's services.glance.
+func TestInjectedPropertyBounds(t *testing.T) {
+	env := kubetest.Shared(t)
+	const bound = "each injected property name and value must be at most 255 characters"
+	props := func(o *unstructured.Unstructured, v map[string]any, path ...string) *unstructured.Unstructured {
+		return set(t, o, map[string]any{"properties": v}, append(path, "importPlugins", "injectMetadata")...)
+	}
+	long := strings.Repeat("n", 256)
+	refusedCreate(t, env, glances, props(object(t, guide.Glance), map[string]any{long: "v"}, "spec"), bound)
+	refusedCreate(t, env, controlPlanes, props(object(t, guide.ControlPlane), map[string]any{long: "v"}, "spec", "services", "glance"), bound)
+	accepted(t, env, glances, props(object(t, guide.Glance), map[string]any{strings.Repeat("é", 255): strings.Repeat("ü", 255)}, "spec"))
+}
+
 // TestAutoscalingGeneratedSchema: the schema of spec.autoscaling is
 // generated from its spec part's type (hooks/contract/api/autoscaling.go)
 // and holds on the API server as written there: the bounds of each field,
@@ -898,6 +914,9 @@ func TestGlanceDatabaseAndCache(t *testing.T) {
 	refusedCreate(t, env, glances, cache(map[string]any{}), oneCache)
 	refusedCreate(t, env, glances, cache(map[string]any{"clusterRef": map[string]any{"name": "memcached"}, "servers": []any{"127.0.0.1:11211"}}), oneCache)
 	refusedCreate(t, env, glances, cache(map[string]any{"servers": []any{"memcached"}}), "spec.cache.servers[0]")
+	// The reference's CEL words beside the name's pattern, which refuses it too.
+	refusedCreate(t, env, glances, cache(map[string]any{"clusterRef": map[string]any{"name": "memcached\n"}}),
+		"clusterRef.name must not contain a newline or carriage return")
 	accepted(t, env, glances, cache(map[string]any{"servers": []any{"127.0.0.1:11211", "[::1]:11211", "memcached.example.com:11211"}}))
 
 	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), "etc/glance/metadefs", "spec", "metadefsPath"), "spec.metadefsPath")

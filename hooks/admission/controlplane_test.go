@@ -81,13 +81,13 @@ func TestControlPlaneRules(t *testing.T) {
 		{"name that makes a bad child name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "my_store"; return b }),
 			[]string{`ControlPlane "controlplane": entry "my_store" makes the GlanceBackend name "controlplane-glance-my_store", which is not a valid object name`}},
 		{"endpoint not a URL", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].S3.Endpoint = "garage:3900"; return b }),
-			[]string{`ControlPlane "controlplane": spec.services.glance.backends[1].s3.endpoint must be an http:// or https:// URL`}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.backends[1].s3.endpoint: scheme must be http or https`}},
 		{"missing bucket", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].S3.Bucket = ""; return b }),
 			[]string{"spec.services.glance.backends[1].s3.bucket is required"}},
 		{"option injection", backends(func(b []api.BackendEntry) []api.BackendEntry {
 			b[0].ExtraOptions = map[string]string{"s3_store_thread_pools": "1\n[DEFAULT]"}
 			return b
-		}), []string{"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools] contains a newline"}},
+		}), []string{"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters"}},
 		{"projected Glance name too long", func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 57) },
 			[]string{`the projected Glance "` + strings.Repeat("c", 57) + `-glance" is not a valid Service name: must be no more than 63 characters`}},
 		{"owned option", backends(func(b []api.BackendEntry) []api.BackendEntry {
@@ -98,13 +98,13 @@ func TestControlPlaneRules(t *testing.T) {
 			b[0].S3.Endpoint = "http://k:AKIA-not-echoed@garage:3900"
 			return b
 		}),
-			[]string{"spec.services.glance.backends[0].s3.endpoint must not carry credentials"}},
+			[]string{"spec.services.glance.backends[0].s3.endpoint: must not carry credentials"}},
 		{"projected Glance release", func(cp *api.ControlPlane) { cp.Spec.OpenStackRelease = "2025.2\n[DEFAULT]" },
 			[]string{`ControlPlane "controlplane": spec.openStackRelease contains a newline`}},
 		{"projected Glance database", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.Database = &api.DatabaseSpec{Database: "glance"} },
 			[]string{"spec.services.glance.database: exactly one of clusterRef or host must be set; spec.services.glance.database.secretRef.name is required"}},
 		{"projected Glance keystone", func(cp *api.ControlPlane) { cp.Spec.Services.Glance.KeystoneEndpoint = "keystone" },
-			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint must be an http:// or https:// URL`}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.keystoneEndpoint: scheme must be http or https`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

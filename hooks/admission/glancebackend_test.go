@@ -254,11 +254,11 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"no host", func(b *api.GlanceBackend) { b.Spec.S3.Host = "" }, "spec.s3.host is required"},
 		{"a ControlPlane entry's endpoint", func(b *api.GlanceBackend) { b.Spec.S3.Endpoint, b.Spec.S3.Host = b.Spec.S3.Host, "" },
 			"spec.s3.endpoint is how a ControlPlane's backends entry names the S3 address: a GlanceBackend names it s3.host"},
-		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host must be an http:// or https:// URL"},
-		{"host with credentials", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:3900" }, "spec.s3.host must not carry credentials"},
+		{"host not a URL", func(b *api.GlanceBackend) { b.Spec.S3.Host = "garage:3900" }, "spec.s3.host: scheme must be http or https"},
+		{"host with credentials", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:3900" }, "spec.s3.host: must not carry credentials"},
 		{"host with newline", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://garage\n[DEFAULT]" }, "spec.s3.host contains a newline"},
-		{"host that does not parse", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "%zz@garage:3900" }, "spec.s3.host is not a valid URL"},
-		{"port that is no number", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:39x0" }, "spec.s3.host is not a valid URL"},
+		{"host that does not parse", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "%zz@garage:3900" }, "spec.s3.host: must be a valid URL: invalid URL escape"},
+		{"port that is no number", func(b *api.GlanceBackend) { b.Spec.S3.Host = "http://key:" + secretish + "@garage:39x0" }, "spec.s3.host: must be a valid URL: invalid port after host"},
 		{"lone quote", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = `"` }, "spec.s3.bucket is a lone quote, which the config parser reads as an empty value"},
 		{"no bucket", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = "" }, "spec.s3.bucket is required"},
 		{"bucket injection", func(b *api.GlanceBackend) { b.Spec.S3.Bucket = "b\r\nx=1" }, "spec.s3.bucket contains a carriage return"},
@@ -268,7 +268,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"extra option key", func(b *api.GlanceBackend) { b.Spec.ExtraOptions = map[string]string{"a]\n[b": "1"} }, "spec.extraOptions: option name"},
 		{"extra option value", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_thread_pools": secretish + "\n[x]"}
-		}, "spec.extraOptions[s3_store_thread_pools] contains a newline"},
+		}, "spec.extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters"},
 		{"extra option credential", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_secret_key": secretish}
 		}, `spec.extraOptions[s3_store_secret_key]: option "s3_store_secret_key" is owned by spec.s3.credentialsSecretRef and must not be set via extraOptions`},

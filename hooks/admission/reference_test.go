@@ -56,8 +56,9 @@ func TestReferenceGlanceAllowed(t *testing.T) {
 }
 
 // TestSecretStoreRefAllowed: spec.secretStoreRef is built (the Glance hook
-// waits for the store), so both kinds are admitted without a warning; its
-// shape (kind's enum, name's pattern) is the CRD's to refuse.
+// waits for the store), so both kinds are admitted without a warning; an
+// empty name and another kind are refused in the reference's words
+// (TestReferenceWords), the name's pattern is the CRD's to refuse.
 func TestSecretStoreRefAllowed(t *testing.T) {
 	for _, kind := range []string{"", "ClusterSecretStore", "SecretStore"} {
 		var obj map[string]any
@@ -146,16 +147,16 @@ func TestControlPlaneReferenceRules(t *testing.T) {
 			spec: `"secretStoreRef":{"kind":"SecretStore","name":"tenant"},"services":{"glance":{` + backends + `}}`},
 		"global extra config": {reason: "merged into the Glance's extraConfig, checked against the release's options where it is written",
 			spec:    `"globalExtraConfig":{"DEFAULT":{"debug":"true","no_such_option":"1"}},"services":{"glance":{` + backends + `}}`,
-			refused: `spec.globalExtraConfig[DEFAULT][no_such_option]: [DEFAULT] no_such_option is not an option of glance-api 2025.2`},
+			refused: `spec.globalExtraConfig[DEFAULT][no_such_option]: no such option in the glance 2025.2 option catalog`},
 		"service extra config": {reason: "the Glance's own extraConfig, at the ControlPlane's path",
 			spec:    `"services":{"glance":{` + backends + `,"extraConfig":{"keystone_authtoken":{"password":"x"}}}}`,
-			refused: `spec.services.glance.extraConfig[keystone_authtoken][password]: [keystone_authtoken] password is owned by spec.services.glance.serviceUser.secretRef:`},
+			refused: `spec.services.glance.extraConfig[keystone_authtoken][password]: password is managed via spec.services.glance.serviceUser.secretRef and must not be set in extraConfig (`},
 		"global extra config guarded key": {reason: "a ControlPlane's refusal names the field where the ControlPlane has it",
 			spec:    `"globalExtraConfig":{"task":{"work_dir":"/w"}},"services":{"glance":{` + backends + `}}`,
-			refused: `spec.globalExtraConfig[task][work_dir]: [task] work_dir is owned by spec.services.glance.staging:`},
+			refused: `spec.globalExtraConfig[task][work_dir]: work_dir is managed via spec.services.glance.staging and must not be set in extraConfig (`},
 		"service extra config key of a Glance-only field": {reason: "a field the ControlPlane does not have is named as the Glance's",
 			spec:    `"services":{"glance":{` + backends + `,"extraConfig":{"paste_deploy":{"flavor":"x"}}}}`,
-			refused: `spec.services.glance.extraConfig[paste_deploy][flavor]: [paste_deploy] flavor is owned by a Glance's spec.middleware, which a ControlPlane does not set:`},
+			refused: `spec.services.glance.extraConfig[paste_deploy][flavor]: flavor is managed via a Glance's spec.middleware (a ControlPlane does not set it) and must not be set in extraConfig (`},
 		"deprecated global option": {reason: "a deprecated name is admitted with a warning naming its replacement",
 			spec: `"globalExtraConfig":{"keystone_authtoken":{"memcache_servers":"m:11211"}},"services":{"glance":{` + backends + `}}`,
 			warnings: []string{"spec.globalExtraConfig[keystone_authtoken][memcache_servers]: [keystone_authtoken] memcache_servers is a deprecated name of " +

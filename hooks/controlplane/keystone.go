@@ -61,7 +61,7 @@ func readAdmin(cp *api.ControlPlane, related metacontroller.ObjectMap) (*registr
 		return nil, waiting(ReasonWaitingForAdminCredentials, "Secret %s lacks %s (or they are empty)", excerpt.Name(adminName), strings.Join(missing, ", ")), nil
 	}
 	if p := inivalue.URLProblems(admin[reg.EnvAuthURL], "the password belongs in "+reg.EnvPassword); len(p) > 0 {
-		return nil, waiting(ReasonWaitingForAdminCredentials, "key %s of Secret %s %s", reg.EnvAuthURL, excerpt.Name(adminName), strings.Join(p, "; ")), nil
+		return nil, waiting(ReasonWaitingForAdminCredentials, "key %s of Secret %s: %s", reg.EnvAuthURL, excerpt.Name(adminName), strings.Join(p, "; ")), nil
 	}
 	r.admin = admin
 	return r, nil, nil

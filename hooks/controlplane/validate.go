@@ -74,7 +74,7 @@ func ValidateKeystone(k *api.KeystoneRegistration) problem.List {
 			continue
 		}
 		for _, p := range inivalue.URLProblems(u.value, "an endpoint URL carries none") {
-			l = append(l, problem.Invalid(field.NewPath(u.name), "%s", p))
+			l = append(l, problem.At(field.NewPath(u.name), "%s", p))
 		}
 	}
 	if k.Region != "" && !regionPattern.MatchString(k.Region) {

@@ -58,7 +58,7 @@ func TestValidateBackends(t *testing.T) {
 				e.ExtraOptions = map[string]string{"s3_store_host": "x"}
 			})},
 			want: []string{
-				"backends[0].s3.endpoint must be an http:// or https:// URL",
+				"backends[0].s3.endpoint: scheme must be http or https",
 				"backends[0].s3.bucket is required",
 				`backends[0].extraOptions[s3_store_host]: option "s3_store_host" is owned by s3.endpoint and must not be set via extraOptions`,
 			},

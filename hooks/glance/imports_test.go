@@ -40,7 +40,7 @@ func TestPluginsConf(t *testing.T) {
 				{Name: "inject_metadata_properties", Options: []storeconf.Option{{Key: "inject", Value: "a:b"}, {Key: "ignore_user_roles", Value: ""}}}}, ""},
 		"colon": {"a spec admission would refuse renders nothing",
 			&api.ImportPluginsSpec{InjectMetadata: &api.ImportInjectMetadataSpec{Properties: map[string]string{"a:b": "c"}}}, nil,
-			"spec.importPlugins.injectMetadata.properties[a:b]: the property name contains ':'"},
+			"spec.importPlugins.injectMetadata.properties[a:b]: property name must not contain a colon: the oslo Dict syntax splits each pair on the first colon, so the name would be silently truncated there and its remainder injected as part of the value"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -25,16 +25,10 @@ import (
 // (external-secrets.io/v1, served since External Secrets v0.16).
 const SecretStoreAPIVersion = "external-secrets.io/v1"
 
-// The kinds spec.secretStoreRef.kind names; unset is ClusterSecretStore.
-const (
-	KindClusterSecretStore = "ClusterSecretStore"
-	KindSecretStore        = "SecretStore"
-)
-
 // secretStoreResources are the stores' resources, by kind.
 var secretStoreResources = map[string]string{
-	KindClusterSecretStore: "clustersecretstores",
-	KindSecretStore:        "secretstores",
+	api.KindClusterSecretStore: "clustersecretstores",
+	api.KindSecretStore:        "secretstores",
 }
 
 // maxStoreMessage is what SecretsReady keeps of the message of the store's
@@ -44,7 +38,7 @@ const maxStoreMessage = 256
 // secretStoreKind is the kind spec.secretStoreRef names, with its default.
 func secretStoreKind(ref *api.SecretStoreRefSpec) string {
 	if ref.Kind == "" {
-		return KindClusterSecretStore
+		return api.KindClusterSecretStore
 	}
 	return ref.Kind
 }
@@ -66,7 +60,7 @@ func secretStoreRelated(spec api.GlanceSpec, namespace string) []metacontroller.
 		return nil
 	}
 	rr := metacontroller.RelatedResource{APIVersion: SecretStoreAPIVersion, Resource: resource, Names: []string{ref.Name}}
-	if kind == KindSecretStore {
+	if kind == api.KindSecretStore {
 		rr.Namespace = namespace
 	}
 	return []metacontroller.RelatedResource{rr}

@@ -28,7 +28,7 @@ func storeObject(t *testing.T, kind, name string, conds ...[4]string) json.RawMe
 			"lastTransitionTime": "2026-01-01T00:00:00Z"})
 	}
 	meta := map[string]any{"name": name}
-	if kind == KindSecretStore {
+	if kind == api.KindSecretStore {
 		meta["namespace"] = "openstack"
 	}
 	raw, err := json.Marshal(map[string]any{"apiVersion": SecretStoreAPIVersion, "kind": kind, "metadata": meta,
@@ -45,9 +45,9 @@ func TestSecretStoreGate(t *testing.T) {
 	invalid := [4]string{"Ready", "False", "InvalidProviderConfig", "unable to validate store: token\nexpired"}
 	other := [4]string{"Synced", "True", "", ""}
 	cluster := &api.SecretStoreRefSpec{Name: "openbao"}
-	namespaced := &api.SecretStoreRefSpec{Kind: KindSecretStore, Name: "openbao"}
-	clusterKey := metacontroller.Key(KindClusterSecretStore, SecretStoreAPIVersion)
-	nsKey := metacontroller.Key(KindSecretStore, SecretStoreAPIVersion)
+	namespaced := &api.SecretStoreRefSpec{Kind: api.KindSecretStore, Name: "openbao"}
+	clusterKey := metacontroller.Key(api.KindClusterSecretStore, SecretStoreAPIVersion)
+	nsKey := metacontroller.Key(api.KindSecretStore, SecretStoreAPIVersion)
 	cases := map[string]struct {
 		reason  string
 		ref     *api.SecretStoreRefSpec
@@ -58,17 +58,17 @@ func TestSecretStoreGate(t *testing.T) {
 		"Missing": {"a store that is not there (or no CRDs to ask for it) closes the gate", cluster, metacontroller.ObjectMap{clusterKey: {}},
 			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: "spec.secretStoreRef: ClusterSecretStore/openbao is not found (or External Secrets' CRDs are not installed)"}},
-		"NotReady": {"a store that is not Ready is quoted: its reason and message, escaped", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", invalid)}},
+		"NotReady": {"a store that is not Ready is quoted: its reason and message, escaped", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, api.KindClusterSecretStore, "openbao", invalid)}},
 			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: `spec.secretStoreRef: ClusterSecretStore/openbao is not Ready ("InvalidProviderConfig": "unable to validate store: token\nexpired")`}},
-		"NoReadyCondition": {"a store its controller has not looked at yet is not Ready", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", other)}},
+		"NoReadyCondition": {"a store its controller has not looked at yet is not Ready", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, api.KindClusterSecretStore, "openbao", other)}},
 			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: "spec.secretStoreRef: ClusterSecretStore/openbao reports no Ready condition yet"}},
-		"Ready": {"a Ready store opens the gate", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", other, ready)}},
+		"Ready": {"a Ready store opens the gate", cluster, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, api.KindClusterSecretStore, "openbao", other, ready)}},
 			&hook.Condition{Type: model.CondSecretsReady, Status: true, Reason: model.ReasonSecretsAvailable, Message: "spec.secretStoreRef: ClusterSecretStore/openbao is Ready"}},
-		"SecretStoreReady": {"a SecretStore is read under its own kind", namespaced, metacontroller.ObjectMap{nsKey: {"openbao": storeObject(t, KindSecretStore, "openbao", ready)}},
+		"SecretStoreReady": {"a SecretStore is read under its own kind", namespaced, metacontroller.ObjectMap{nsKey: {"openbao": storeObject(t, api.KindSecretStore, "openbao", ready)}},
 			&hook.Condition{Type: model.CondSecretsReady, Status: true, Reason: model.ReasonSecretsAvailable, Message: "spec.secretStoreRef: SecretStore/openbao is Ready"}},
-		"KindsKeptApart": {"a ClusterSecretStore of the name does not stand in for the SecretStore named", namespaced, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", ready)}},
+		"KindsKeptApart": {"a ClusterSecretStore of the name does not stand in for the SecretStore named", namespaced, metacontroller.ObjectMap{clusterKey: {"openbao": storeObject(t, api.KindClusterSecretStore, "openbao", ready)}},
 			&hook.Condition{Type: model.CondSecretsReady, Reason: model.ReasonSecretStoreNotReady,
 				Message: "spec.secretStoreRef: SecretStore/openbao is not found (or External Secrets' CRDs are not installed)"}},
 	}
@@ -89,10 +89,10 @@ func TestSecretStoreGate(t *testing.T) {
 // TestSecretStoreGateBoundsTheMessage: a store's message is cut, and a store
 // that does not decode is an input error naming it, quoting nothing of it.
 func TestSecretStoreGateBoundsTheMessage(t *testing.T) {
-	key := metacontroller.Key(KindClusterSecretStore, SecretStoreAPIVersion)
+	key := metacontroller.Key(api.KindClusterSecretStore, SecretStoreAPIVersion)
 	long := [4]string{"Ready", "False", "ValidationFailed", strings.Repeat("x", 10000)}
 	o := &observe.Observed{Spec: api.GlanceSpec{SecretStoreRef: &api.SecretStoreRefSpec{Name: "openbao"}}}
-	related := metacontroller.ObjectMap{key: {"openbao": storeObject(t, KindClusterSecretStore, "openbao", long)}}
+	related := metacontroller.ObjectMap{key: {"openbao": storeObject(t, api.KindClusterSecretStore, "openbao", long)}}
 	c, err := secretStoreGate(o, related)
 	if err != nil {
 		t.Fatal(err)
@@ -119,9 +119,9 @@ func TestSecretStoreCustomize(t *testing.T) {
 		"Unset": {nil, nil},
 		"ClusterSecretStoreByDefault": {&api.SecretStoreRefSpec{Name: "openbao"},
 			[]metacontroller.RelatedResource{{APIVersion: "external-secrets.io/v1", Resource: "clustersecretstores", Names: []string{"openbao"}}}},
-		"ClusterSecretStore": {&api.SecretStoreRefSpec{Kind: KindClusterSecretStore, Name: "openbao"},
+		"ClusterSecretStore": {&api.SecretStoreRefSpec{Kind: api.KindClusterSecretStore, Name: "openbao"},
 			[]metacontroller.RelatedResource{{APIVersion: "external-secrets.io/v1", Resource: "clustersecretstores", Names: []string{"openbao"}}}},
-		"SecretStore": {&api.SecretStoreRefSpec{Kind: KindSecretStore, Name: "vault"},
+		"SecretStore": {&api.SecretStoreRefSpec{Kind: api.KindSecretStore, Name: "vault"},
 			[]metacontroller.RelatedResource{{APIVersion: "external-secrets.io/v1", Resource: "secretstores", Namespace: "openstack", Names: []string{"vault"}}}},
 	}
 	for name, tc := range cases {

@@ -24,10 +24,10 @@ func TestImportBlocksOnAControlPlane(t *testing.T) {
 		return cp
 	}
 	s.refused(t, "CREATE ControlPlane imports/controlplane",
-		`ControlPlane "controlplane": spec.services.glance.importPlugins.decompression needs staging.sizeLimit (sized for the largest unpacked image) or staging.unbounded: an archive unpacks in the staging area with no bound but that`,
+		`ControlPlane "controlplane": spec.services.glance.staging.sizeLimit must be set explicitly while importPlugins.decompression is enabled: the plugin expands the staged image by a ratio the caller picks and nothing caps the result, and breaching this bound evicts the glance-api pod together with every other in-flight import on that replica, so the 10Gi default cannot be assumed to fit the largest UNPACKED image (set staging.unbounded to deliberately keep no bound instead)`,
 		with("      importPlugins:\n        decompression: {}\n"), "apply", "-f", "-")
 	s.refused(t, "CREATE ControlPlane imports/controlplane",
-		`ControlPlane "controlplane": spec.services.glance.importPlugins.injectMetadata.properties[a:b]: the property name contains ':': each pair is split at its first ':', so the name would end there`,
+		`ControlPlane "controlplane": spec.services.glance.importPlugins.injectMetadata.properties[a:b]: property name must not contain a colon: the oslo Dict syntax splits each pair on the first colon, so the name would be silently truncated there and its remainder injected as part of the value`,
 		with("      importPlugins:\n        injectMetadata:\n          properties: {\"a:b\": c}\n"), "apply", "-f", "-")
 	s.accepted(t, "CREATE ControlPlane imports/controlplane",
 		with("      staging: {sizeLimit: 20Gi}\n      importPlugins:\n        decompression: {}\n        conversion: {}\n"+

@@ -67,22 +67,31 @@ func autoscalingWithDefaults(a AutoscalingSpec) *AutoscalingSpec {
 	return &a
 }
 
-// autoscalingProblems checks the autoscaler's bounds on a spec with its
-// defaults: the CRD holds each bound on its own, but not the default
-// minimum against the maximum (its rule compares only a set minimum).
-// Paths are relative to the Glance settings.
-func autoscalingProblems(s GlanceSpec) problem.List {
-	a := s.Autoscaling
+// autoscalingProblems checks the autoscaler's bounds on the spec as
+// written, before its defaults: the reference's rules on a set minimum (at
+// least 1, not above the maximum) and on the maximum and the targets, in
+// its words, and this project's on the default minimum, which the
+// reference does not have (its minimum follows the replicas). Run on the
+// spec with its defaults, a rule could not tell a minimum written from the
+// default one. Paths are relative to the Glance settings.
+func autoscalingProblems(written GlanceSpec) problem.List {
+	a := written.Autoscaling
 	if a == nil {
 		return nil
 	}
 	var l problem.List
 	at := field.NewPath("autoscaling")
-	if *a.MinReplicas < 1 {
-		l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must be at least 1"))
+	if a.MaxReplicas < 1 {
+		l = append(l, problem.At(at.Child("maxReplicas"), "maxReplicas must be at least 1"))
 	}
-	if a.MaxReplicas < *a.MinReplicas {
+	switch lo := a.MinReplicas; {
+	case lo == nil && a.MaxReplicas >= 1 && a.MaxReplicas < DefaultMinReplicas:
 		l = append(l, problem.Invalid(at.Child("maxReplicas"), "must be at least minReplicas (default %d)", DefaultMinReplicas))
+	case lo == nil:
+	case *lo < 1:
+		l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must be at least 1"))
+	case *lo > a.MaxReplicas:
+		l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must not exceed maxReplicas"))
 	}
 	for _, t := range []struct {
 		name string

@@ -7,8 +7,9 @@ import (
 )
 
 // TestAutoscalingPart: the autoscaling part's defaults fill only a set
-// block, and its rules hold the bounds on the filled-in block, in the
-// words both gates give.
+// block, and its rules hold the bounds on the block as written, in the
+// words both gates give: the reference's, and this project's for the
+// default minimum.
 func TestAutoscalingPart(t *testing.T) {
 	n := func(v int32) *int32 { return &v }
 	type want struct {
@@ -35,10 +36,27 @@ func TestAutoscalingPart(t *testing.T) {
 			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 4, TargetMemoryUtilization: n(70)}},
 		},
 		"MaximumBelowDefaultMinimum": {
-			reason: "the CRD compares only a set minimum; the default one is checked here",
+			reason: "the CRD compares only a set minimum; the default one is checked here, in this project's words",
 			in:     &AutoscalingSpec{MaxReplicas: 1},
 			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 1, TargetCPUUtilization: n(80)},
 				Problems: "autoscaling.maxReplicas must be at least minReplicas (default 2)"},
+		},
+		"MinimumAboveMaximum": {
+			reason: "a set minimum above the maximum, in the reference's words",
+			in:     &AutoscalingSpec{MinReplicas: n(4), MaxReplicas: 3},
+			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(4), MaxReplicas: 3, TargetCPUUtilization: n(80)},
+				Problems: "autoscaling.minReplicas: minReplicas must not exceed maxReplicas"},
+		},
+		"SetMinimumOfOne": {
+			reason: "a minimum of 1 written by hand lets the maximum be 1",
+			in:     &AutoscalingSpec{MinReplicas: n(1), MaxReplicas: 1},
+			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(1), MaxReplicas: 1, TargetCPUUtilization: n(80)}},
+		},
+		"NoMaximum": {
+			reason: "a maximum of 0, in the reference's words, and a set minimum above it",
+			in:     &AutoscalingSpec{MinReplicas: n(1)},
+			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(1), TargetCPUUtilization: n(80)},
+				Problems: "autoscaling.maxReplicas: maxReplicas must be at least 1; autoscaling.minReplicas: minReplicas must not exceed maxReplicas"},
 		},
 		"Bounds": {
 			reason: "a minimum of 0 and targets outside 1..100, each said",
@@ -51,9 +69,10 @@ func TestAutoscalingPart(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			s := GlanceSpec{Autoscaling: tc.in}
+			written := GlanceSpec{Autoscaling: tc.in}
+			s := written
 			autoscalingDefault(&s, "openstack")
-			got := want{Autoscaling: s.Autoscaling, Problems: autoscalingProblems(s).String()}
+			got := want{Autoscaling: s.Autoscaling, Problems: autoscalingProblems(written).String()}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}

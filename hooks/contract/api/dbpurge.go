@@ -100,28 +100,30 @@ func dbPurgeProblems(d *DBPurgeSpec) problem.List {
 		l = append(l, problem.Invalid(at.Child("retentionDays"), "must be at least 1: a purge must not race the rows an import in progress just wrote"))
 	}
 	if d.Schedule != "" {
-		if p := scheduleProblem(d.Schedule); p != "" {
-			l = append(l, problem.Invalid(at.Child("schedule"), "%s", p))
-		}
+		l = append(l, scheduleProblems(at.Child("schedule"), d.Schedule)...)
 	}
 	return l
 }
 
-// scheduleProblem says what is wrong with a CronJob schedule, "" when
-// nothing is: the API server's own rules (the standard five fields or a
-// descriptor such as @daily, and no time zone, which has a field of its
-// own), so a Glance admitted here never renders a CronJob it refuses.
-func scheduleProblem(s string) string {
-	if p := inivalue.ValueProblem(s); p != "" {
+// scheduleProblems checks a CronJob schedule at at: the API server's own
+// rules (the standard five fields or a descriptor such as @daily, and no
+// time zone, which has a field of its own), so a Glance admitted here
+// never renders a CronJob it refuses. A schedule the parser refuses is
+// refused in the reference's words, "invalid cron expression", followed
+// by what a schedule is rather than the parser's reason, which quotes the
+// schedule.
+func scheduleProblems(at *field.Path, s string) problem.List {
+	switch {
+	case inivalue.ValueProblem(s) != "":
 		// The cron parser splits on any white space, so a trailing
 		// newline would pass it and reach the CronJob.
-		return p
-	}
-	if strings.Contains(s, "TZ") {
-		return "must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"
+		return problem.List{problem.Invalid(at, "%s", inivalue.ValueProblem(s))}
+	case strings.Contains(s, "TZ"):
+		return problem.List{problem.Invalid(at, "must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's")}
 	}
 	if _, err := cron.ParseStandard(s); err != nil {
-		return "must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
+		return problem.List{problem.At(at, "invalid cron expression: expected five fields (minute hour day-of-month month day-of-week), "+
+			"each within its range, or a descriptor such as @daily")}
 	}
-	return ""
+	return nil
 }

@@ -49,7 +49,9 @@ func TestDBPurgeDefaults(t *testing.T) {
 
 func TestDBPurgeProblems(t *testing.T) {
 	days := func(n int32) *int32 { return &n }
-	const notCron = "dbPurge.schedule must be a cron schedule of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily"
+	// The reference's words, then what a schedule is: the parser's own
+	// reason would quote the schedule.
+	const notCron = "dbPurge.schedule: invalid cron expression: expected five fields (minute hour day-of-month month day-of-week), each within its range, or a descriptor such as @daily"
 	cases := map[string]struct {
 		reason string
 		purge  *DBPurgeSpec
@@ -67,6 +69,8 @@ func TestDBPurgeProblems(t *testing.T) {
 		"out of range": {"minute 61", &DBPurgeSpec{Schedule: "61 2 * * *"}, notCron},
 		"time zone": {"the API server refuses TZ in the schedule", &DBPurgeSpec{Schedule: "TZ=UTC 0 3 * * *"},
 			"dbPurge.schedule must not name a time zone (TZ= or CRON_TZ=): the CronJob runs in the controller manager's"},
+		"newline": {"the parser splits on any white space, so a trailing newline is refused before it", &DBPurgeSpec{Schedule: "1 0 * * *\n"},
+			"dbPurge.schedule contains a newline"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -32,24 +32,8 @@ var routePath = regexp.MustCompile(`^/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$`)
 // also status.endpoint and, on a ControlPlane, the public endpoint in
 // Keystone, so it must name one host.
 func gatewayProblems(g GatewaySpec) problem.List {
-	var l problem.List
-	host := field.NewPath("hostname")
-	switch {
-	case strings.HasPrefix(g.Hostname, "*."):
-		l = append(l, problem.Invalid(host, "must name one host: it is the endpoint clients use, which a wildcard is not"))
-	case len(validation.IsDNS1123Subdomain(g.Hostname)) > 0:
-		l = append(l, problem.Invalid(host, "must be a lower-case DNS name"))
-	}
-	ref := field.NewPath("parentRef")
-	if len(validation.IsDNS1123Subdomain(g.ParentRef.Name)) > 0 {
-		l = append(l, problem.Invalid(ref.Child("name"), "must be the name of a Gateway (a lower-case DNS name)"))
-	}
-	if ns := g.ParentRef.Namespace; ns != "" && len(validation.IsDNS1123Label(ns)) > 0 {
-		l = append(l, problem.Invalid(ref.Child("namespace"), "must be a namespace name"))
-	}
-	if sn := g.ParentRef.SectionName; sn != "" && len(validation.IsDNS1123Subdomain(sn)) > 0 {
-		l = append(l, problem.Invalid(ref.Child("sectionName"), "must be a listener name (a lower-case DNS name)"))
-	}
+	l := gatewayHostProblems(g.Hostname)
+	l = append(l, parentRefProblems(g.ParentRef)...)
 	if p := g.Path; p != "" {
 		switch {
 		case !routePath.MatchString(p):
@@ -63,6 +47,41 @@ func gatewayProblems(g GatewaySpec) problem.List {
 			l = append(l, problem.Invalid(field.NewPath("annotations"), "holds a key that is not a qualified name ([prefix/]name)"))
 			break
 		}
+	}
+	return l
+}
+
+// gatewayHostProblems checks the route's host name: set (in the
+// reference's words), one host, a DNS name.
+func gatewayHostProblems(h string) problem.List {
+	at := field.NewPath("hostname")
+	switch {
+	case h == "":
+		return problem.List{problem.At(at, "hostname must be set when spec.gateway is configured")}
+	case strings.HasPrefix(h, "*."):
+		return problem.List{problem.Invalid(at, "must name one host: it is the endpoint clients use, which a wildcard is not")}
+	case len(validation.IsDNS1123Subdomain(h)) > 0:
+		return problem.List{problem.Invalid(at, "must be a lower-case DNS name")}
+	}
+	return nil
+}
+
+// parentRefProblems checks the Gateway the route attaches to: named (in
+// the reference's words), by names Kubernetes takes.
+func parentRefProblems(ref GatewayParentRef) problem.List {
+	var l problem.List
+	at := field.NewPath("parentRef")
+	switch {
+	case ref.Name == "":
+		l = append(l, problem.At(at.Child("name"), "parentRef.name must be set when spec.gateway is configured"))
+	case len(validation.IsDNS1123Subdomain(ref.Name)) > 0:
+		l = append(l, problem.Invalid(at.Child("name"), "must be the name of a Gateway (a lower-case DNS name)"))
+	}
+	if ns := ref.Namespace; ns != "" && len(validation.IsDNS1123Label(ns)) > 0 {
+		l = append(l, problem.Invalid(at.Child("namespace"), "must be a namespace name"))
+	}
+	if sn := ref.SectionName; sn != "" && len(validation.IsDNS1123Subdomain(sn)) > 0 {
+		l = append(l, problem.Invalid(at.Child("sectionName"), "must be a listener name (a lower-case DNS name)"))
 	}
 	return l
 }

@@ -32,6 +32,19 @@ func TestGatewayRules(t *testing.T) {
 				"gateway.annotations holds a key that is not a qualified name ([prefix/]name)",
 			},
 		},
+		"Empty": {
+			reason: "a block naming neither host nor Gateway, in the reference's words",
+			spec:   `{"gateway":{"parentRef":{}}}`,
+			want: []string{
+				"gateway.hostname: hostname must be set when spec.gateway is configured",
+				"gateway.parentRef.name: parentRef.name must be set when spec.gateway is configured",
+			},
+		},
+		"UpperCaseHost": {
+			reason: "a host that is no lower-case DNS name",
+			spec:   `{"gateway":{"hostname":"Images.example.com","parentRef":{"name":"edge"}}}`,
+			want:   []string{"gateway.hostname must be a lower-case DNS name"},
+		},
 		"PathWithQuery": {
 			reason: "a route path has no query",
 			spec:   `{"gateway":{"hostname":"images.example.com","parentRef":{"name":"edge"},"path":"image?x=1"}}`,

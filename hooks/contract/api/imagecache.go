@@ -98,14 +98,14 @@ func imageCacheProblems(c *ImageCacheSpec) problem.List {
 		l = append(l, problem.Invalid(at.Child("sizeLimit"), "must be at most %s: no node holds a larger volume, and image_cache_max_size would not hold the number", MaxVolumeSize.String()))
 	}
 	if c.MaintenanceInterval != nil && c.MaintenanceInterval.Duration < MinCacheMaintenanceInterval {
-		l = append(l, problem.Invalid(at.Child("maintenanceInterval"), "must be at least 1m: each pass walks the whole cache"))
+		l = append(l, problem.Invalid(at.Child("maintenanceInterval"), "must be at least %s: each pass walks the whole cache", MinCacheMaintenanceInterval))
 	}
 	return l
 }
 
 // cacheFilterProblems refuses a middleware named like the filter
 // spec.imageCache puts into the paste pipeline: the pipeline would name one
-// filter section twice.
+// filter section twice. The refusal is the reference's, word for word.
 func cacheFilterProblems(s GlanceSpec) problem.List {
 	if s.ImageCache == nil {
 		return nil
@@ -113,8 +113,9 @@ func cacheFilterProblems(s GlanceSpec) problem.List {
 	var l problem.List
 	for i, m := range s.Middleware {
 		if m.Name == ImageCacheFilter {
-			l = append(l, problem.Invalid(field.NewPath("middleware").Index(i).Child("name"),
-				"must not be %q while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline", m.Name))
+			l = append(l, problem.At(field.NewPath("middleware").Index(i).Child("name"),
+				"the operator injects the %q paste filter and owns that filter name while spec.imageCache is set: "+
+					"rename this middleware or unset spec.imageCache", ImageCacheFilter))
 		}
 	}
 	return l

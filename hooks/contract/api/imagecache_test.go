@@ -23,7 +23,7 @@ func TestImageCacheProblems(t *testing.T) {
 		"milli typo": {"100m is a tenth of a byte", &ImageCacheSpec{SizeLimit: size("100m")},
 			"imageCache.sizeLimit must be at least 1Mi: the kubelet evicts the pod once the cache volume grows past it"},
 		"below a minute": {"a pass walks the whole cache", &ImageCacheSpec{MaintenanceInterval: every(59 * time.Second)},
-			"imageCache.maintenanceInterval must be at least 1m: each pass walks the whole cache"},
+			"imageCache.maintenanceInterval must be at least 1m0s: each pass walks the whole cache"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestCacheFilterProblems(t *testing.T) {
 		want   string
 	}{
 		"cache on": {"the filter's name is taken", GlanceSpec{ImageCache: &ImageCacheSpec{}, Middleware: mw},
-			`middleware[1].name must not be "cache" while spec.imageCache is set: the image cache puts a filter of that name into the paste pipeline`},
+			`middleware[1].name: the operator injects the "cache" paste filter and owns that filter name while spec.imageCache is set: rename this middleware or unset spec.imageCache`},
 		"cache off": {"without the cache the name is free", GlanceSpec{Middleware: mw}, ""},
 	}
 	for name, c := range cases {

@@ -5,10 +5,12 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
@@ -225,14 +227,19 @@ func importPluginRules(s GlanceSpec) problem.List { return ImportPluginsProblems
 // defaults every staging area has one. The plugin unpacks in place with
 // no bound of its own, and a small archive can unpack a thousandfold: the
 // staging bound is the only one, so it is asked for rather than
-// inherited.
+// inherited. The refusal names staging.sizeLimit, in the reference's
+// words.
 func importPluginWrittenRules(written GlanceSpec) problem.List {
 	p, staging := written.ImportPlugins, written.Staging
 	if p == nil || p.Decompression == nil || (staging != nil && (staging.SizeLimit != nil || staging.Unbounded)) {
 		return nil
 	}
-	return problem.List{problem.Invalid(field.NewPath("importPlugins", "decompression"),
-		"needs staging.sizeLimit (sized for the largest unpacked image) or staging.unbounded: an archive unpacks in the staging area with no bound but that")}
+	return problem.List{problem.Invalid(field.NewPath("staging", "sizeLimit"),
+		"must be set explicitly while importPlugins.decompression is enabled: the plugin expands "+
+			"the staged image by a ratio the caller picks and nothing caps the result, and breaching this bound "+
+			"evicts the glance-api pod together with every other in-flight import on that replica, so the %s "+
+			"default cannot be assumed to fit the largest UNPACKED image (set staging.unbounded to deliberately "+
+			"keep no bound instead)", DefaultStagingSize.String())}
 }
 
 // metadefsPathProblems checks the metadata definitions' path: a clean
@@ -295,14 +302,26 @@ func importMethodProblems(s GlanceSpec) problem.List {
 // The rules of spec.importPlugins and spec.importFiltering that keep what
 // is written into glance-conf what the spec says. Admission refuses a
 // spec breaking them; the Glance hook renders nothing from one. Paths are
-// relative to the Glance's settings.
+// relative to the Glance's settings. What the reference refuses too is
+// refused in its words (a clause of its own after the path); what only
+// this project refuses (other control characters, quotes, a host
+// oslo.config's HostAddress type would not read) keeps its own.
 
 // reservedPropertyPrefix is Glance's own namespace of image properties:
 // the inject plugin drops (and logs) a property in it.
 const reservedPropertyPrefix = "os_glance"
 
-// maxPropertyLength is the longest property name or value Glance stores.
+// maxPropertyLength is the longest property name or value Glance stores,
+// and the longest role, in characters (code points, as the CRD counts).
 const maxPropertyLength = 255
+
+// maxFilterHostLength is the longest host of the URI filter: a DNS name.
+const maxFilterHostLength = 253
+
+// injectLineBreak ends the reference's refusal of a newline in an
+// injected property's name or value.
+const injectLineBreak = "the rendered [inject_metadata_properties] inject value is written verbatim, " +
+	"so a newline injects arbitrary config lines"
 
 // ImportPluginsProblems checks spec.importPlugins.
 func ImportPluginsProblems(p *ImportPluginsSpec) problem.List {
@@ -312,7 +331,7 @@ func ImportPluginsProblems(p *ImportPluginsSpec) problem.List {
 	var l problem.List
 	at := field.NewPath("importPlugins")
 	if c := p.Conversion; c != nil && c.OutputFormat != "" && !slices.Contains(ConversionFormats, c.OutputFormat) {
-		l = append(l, problem.Invalid(at.Child("conversion", "outputFormat"), "must be one of %s", strings.Join(ConversionFormats, ", ")))
+		l = append(l, problem.NotSupported(at.Child("conversion", "outputFormat"), ConversionFormats...))
 	}
 	if m := p.InjectMetadata; m != nil {
 		l = append(l, problem.Wrap(at.Child("injectMetadata"), injectProblems(*m))...)
@@ -327,32 +346,15 @@ func injectProblems(m ImportInjectMetadataSpec) problem.List {
 	var l problem.List
 	props := field.NewPath("properties")
 	if len(m.Properties) == 0 {
-		l = append(l, problem.Invalid(props, "must name at least one property"))
+		l = append(l, problem.At(props, "at least one property must be set: the inject_image_metadata plugin has nothing to inject otherwise"))
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
-		at := props.Key(k)
-		switch {
-		case len(k) > maxPropertyLength:
-			l = append(l, problem.At(at, "a property name must be at most %d characters", maxPropertyLength))
-		case strings.HasPrefix(k, reservedPropertyPrefix):
-			l = append(l, problem.At(at, "a property name must not start with %s: Glance reserves it and the plugin drops such a property", reservedPropertyPrefix))
-		default:
-			if p := inivalue.DictKeyProblem(k); p != "" {
-				l = append(l, problem.At(at, "the property name %s", p))
-			}
-		}
-		v := m.Properties[k]
-		if len(v) > maxPropertyLength {
-			l = append(l, problem.Invalid(at, "must be at most %d characters", maxPropertyLength))
-		} else if p := inivalue.DictValueProblem(v); p != "" {
-			l = append(l, problem.Invalid(at, "%s", p))
+		l = append(l, propertyNameProblems(props, k)...)
+		if k != "" {
+			l = append(l, propertyValueProblems(propertyPath(props, k), m.Properties[k])...)
 		}
 	}
-	for i, r := range m.IgnoreUserRoles {
-		if p := inivalue.ListItemProblem(r); p != "" {
-			l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles").Index(i), "%s", p))
-		}
-	}
+	l = append(l, itemProblems(field.NewPath("ignoreUserRoles"), m.IgnoreUserRoles, roleProblems)...)
 	if len(l) > 0 {
 		return l
 	}
@@ -365,6 +367,94 @@ func injectProblems(m ImportInjectMetadataSpec) problem.List {
 		l = append(l, problem.Invalid(field.NewPath("ignoreUserRoles"), "written as one line, %s", p))
 	}
 	return l
+}
+
+// propertyPath is where an injected property is: its name as the key,
+// escaped when it holds a character a message must not carry and cut when
+// it is longer than any name Glance stores.
+func propertyPath(props *field.Path, k string) *field.Path {
+	if utf8.RuneCountInString(k) > maxPropertyLength {
+		return props.Key(excerpt.Bare(k))
+	}
+	return problem.Key(props, k)
+}
+
+// propertyNameProblems checks an injected property's name: the
+// reference's refusals, then Glance's namespace and the characters no
+// config value holds.
+func propertyNameProblems(props *field.Path, k string) problem.List {
+	at := propertyPath(props, k)
+	var p problem.Problem
+	switch {
+	case k == "":
+		p = problem.At(props, "property name must not be empty")
+	case inivalue.LineBreak(k):
+		p = problem.At(at, "property name must not contain newline or carriage-return characters: %s", injectLineBreak)
+	case strings.Contains(k, ":"):
+		p = problem.At(at, "property name must not contain a colon: the oslo Dict syntax splits each pair on the first colon, "+
+			"so the name would be silently truncated there and its remainder injected as part of the value")
+	case strings.Contains(k, ","):
+		p = problem.At(at, "property name must not contain a comma: the oslo Dict syntax separates pairs on commas, "+
+			"so the name would be split into a property of its own")
+	case strings.TrimSpace(k) != k:
+		p = problem.At(at, "property name must not start or end with whitespace: the oslo parser strips it, "+
+			"so the injected property name would differ from the one stored here")
+	case utf8.RuneCountInString(k) > maxPropertyLength:
+		p = problem.At(at, "property name must be at most %d characters", maxPropertyLength)
+	case strings.HasPrefix(k, reservedPropertyPrefix):
+		p = problem.At(at, "a property name must not start with %s: Glance reserves it and the plugin drops such a property", reservedPropertyPrefix)
+	case inivalue.ValueProblem(k) != "":
+		p = problem.At(at, "the property name %s", inivalue.ValueProblem(k))
+	default:
+		return nil
+	}
+	return problem.List{p}
+}
+
+// propertyValueProblems checks an injected property's value, at its
+// property's path: it may be empty and may hold ':'.
+func propertyValueProblems(at *field.Path, v string) problem.List {
+	var p problem.Problem
+	switch {
+	case inivalue.LineBreak(v):
+		p = problem.At(at, "property value must not contain newline or carriage-return characters: %s", injectLineBreak)
+	case strings.Contains(v, ","):
+		p = problem.At(at, "property value must not contain a comma: the oslo Dict syntax separates pairs on commas, "+
+			"so the value would be cut short and its remainder read as another property")
+	case strings.TrimSpace(v) != v:
+		p = problem.At(at, "property value must not start or end with whitespace: the oslo parser strips it, "+
+			"so the injected value would differ from the one stored here")
+	case utf8.RuneCountInString(v) > maxPropertyLength:
+		p = problem.At(at, "property value must be at most %d characters", maxPropertyLength)
+	case v != "" && inivalue.ValueProblem(v) != "":
+		p = problem.Invalid(at, "%s", inivalue.ValueProblem(v))
+	default:
+		return nil
+	}
+	return problem.List{p}
+}
+
+// roleProblems checks a role the inject plugin leaves alone: one item of
+// ignore_user_roles.
+func roleProblems(at *field.Path, r string) problem.List {
+	var p problem.Problem
+	switch {
+	case r == "":
+		p = problem.At(at, "role must not be empty")
+	case inivalue.LineBreak(r):
+		p = problem.At(at, "role must not contain newline or carriage-return characters: the rendered "+
+			"[inject_metadata_properties] value is written verbatim, so a newline injects arbitrary config lines")
+	case strings.Contains(r, ","):
+		p = problem.At(at, "role must not contain a comma: the rendered ignore_user_roles list separates roles on commas, "+
+			"so the entry would be read as two roles")
+	case utf8.RuneCountInString(r) > maxPropertyLength:
+		p = problem.At(at, "role must be at most %d characters", maxPropertyLength)
+	case inivalue.ValueProblem(r) != "":
+		p = problem.Invalid(at, "%s", inivalue.ValueProblem(r))
+	default:
+		return nil
+	}
+	return problem.List{p}
 }
 
 // filterPair is one attribute's allow and deny list.
@@ -400,37 +490,54 @@ func ImportFilterProblems(f *ImportFilteringSpec) problem.List {
 		}
 	}
 	// In the spec's field order, so the same spec gives the same message.
-	l = append(l, itemProblems(at.Child("allowedSchemes"), f.AllowedSchemes, schemeProblem)...)
-	l = append(l, itemProblems(at.Child("disallowedSchemes"), f.DisallowedSchemes, schemeProblem)...)
-	l = append(l, itemProblems(at.Child("allowedHosts"), f.AllowedHosts, inivalue.HostAddressProblem)...)
-	l = append(l, itemProblems(at.Child("disallowedHosts"), f.DisallowedHosts, inivalue.HostAddressProblem)...)
-	l = append(l, itemProblems(at.Child("allowedPorts"), f.AllowedPorts, portProblem)...)
-	l = append(l, itemProblems(at.Child("disallowedPorts"), f.DisallowedPorts, portProblem)...)
+	l = append(l, itemProblems(at.Child("allowedSchemes"), f.AllowedSchemes, schemeProblems)...)
+	l = append(l, itemProblems(at.Child("disallowedSchemes"), f.DisallowedSchemes, schemeProblems)...)
+	l = append(l, itemProblems(at.Child("allowedHosts"), f.AllowedHosts, filterHostProblems)...)
+	l = append(l, itemProblems(at.Child("disallowedHosts"), f.DisallowedHosts, filterHostProblems)...)
+	l = append(l, itemProblems(at.Child("allowedPorts"), f.AllowedPorts, portProblems)...)
+	l = append(l, itemProblems(at.Child("disallowedPorts"), f.DisallowedPorts, portProblems)...)
 	return l
 }
 
-// itemProblems refuses each item of a list that check finds a problem in,
-// at its index.
-func itemProblems[T any](at *field.Path, items []T, check func(T) string) problem.List {
+// itemProblems checks each item of a list at its index.
+func itemProblems[T any](at *field.Path, items []T, check func(*field.Path, T) problem.List) problem.List {
 	var l problem.List
 	for i, v := range items {
-		if p := check(v); p != "" {
-			l = append(l, problem.Invalid(at.Index(i), "%s", p))
-		}
+		l = append(l, check(at.Index(i), v)...)
 	}
 	return l
 }
 
-func schemeProblem(s string) string {
+func schemeProblems(at *field.Path, s string) problem.List {
 	if s != SchemeHTTP && s != SchemeHTTPS {
-		return "must be http or https"
+		return problem.List{problem.NotSupported(at, SchemeHTTP, SchemeHTTPS)}
 	}
-	return ""
+	return nil
 }
 
-func portProblem(p int32) string {
-	if p < 1 || p > 65535 {
-		return "must be a port, 1 to 65535"
+// filterHostProblems checks a host of the URI filter: the reference's
+// refusals, then what oslo.config's HostAddress type reads.
+func filterHostProblems(at *field.Path, h string) problem.List {
+	var p problem.Problem
+	switch {
+	case h == "":
+		p = problem.At(at, "host must not be empty")
+	case inivalue.LineBreak(h):
+		p = problem.At(at, "host must not contain newline or carriage-return characters: the rendered "+
+			"[import_filtering_opts] value is written verbatim, so a newline injects arbitrary config lines")
+	case len(h) > maxFilterHostLength:
+		p = problem.At(at, "host must be at most %d characters", maxFilterHostLength)
+	case inivalue.HostAddressProblem(h) != "":
+		p = problem.Invalid(at, "%s", inivalue.HostAddressProblem(h))
+	default:
+		return nil
 	}
-	return ""
+	return problem.List{p}
+}
+
+func portProblems(at *field.Path, p int32) problem.List {
+	if p < 1 || p > 65535 {
+		return problem.List{problem.At(at, "port must be between 1 and 65535")}
+	}
+	return nil
 }

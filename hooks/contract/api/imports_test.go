@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,7 +104,11 @@ func TestImportRules(t *testing.T) {
 func TestImportPluginWrittenRules(t *testing.T) {
 	decompress := &ImportPluginsSpec{Decompression: &ImportDecompressionSpec{}}
 	size := DefaultStagingSize.DeepCopy()
-	const refused = "importPlugins.decompression needs staging.sizeLimit (sized for the largest unpacked image) or staging.unbounded: an archive unpacks in the staging area with no bound but that"
+	// The reference's words, at the field it names.
+	const refused = "staging.sizeLimit must be set explicitly while importPlugins.decompression is enabled: the plugin expands " +
+		"the staged image by a ratio the caller picks and nothing caps the result, and breaching this bound evicts the glance-api pod " +
+		"together with every other in-flight import on that replica, so the 10Gi default cannot be assumed to fit the largest " +
+		"UNPACKED image (set staging.unbounded to deliberately keep no bound instead)"
 	cases := map[string]struct {
 		reason string
 		spec   GlanceSpec
@@ -142,18 +147,42 @@ func TestImportPluginsProblems(t *testing.T) {
 		"nil":         {"no block, nothing to check", nil, nil},
 		"all formats": {"qcow2 is a format the plugin writes", &ImportPluginsSpec{Conversion: &ImportConversionSpec{OutputFormat: "qcow2"}}, nil},
 		"default":     {"an unset format is raw", &ImportPluginsSpec{Conversion: &ImportConversionSpec{}}, nil},
-		"unknown format": {"the plugin's choices", &ImportPluginsSpec{Conversion: &ImportConversionSpec{OutputFormat: "iso"}},
-			[]string{"importPlugins.conversion.outputFormat must be one of qcow2, raw, vmdk"}},
+		"unknown format": {"the plugin's choices, as Kubernetes words an enum, without the value", &ImportPluginsSpec{Conversion: &ImportConversionSpec{OutputFormat: "iso"}},
+			[]string{`importPlugins.conversion.outputFormat: Unsupported value: supported values: "qcow2", "raw", "vmdk"`}},
 		"quoted line": {"parts that pass alone, a line the parser would unquote", inject(map[string]string{"\"a": "1", "b": "2\""}),
 			[]string{"importPlugins.injectMetadata.properties written as one line, is wrapped in quotes, which the config parser would strip"}},
-		"good properties": {"names and values oslo.config reads back", inject(map[string]string{"src": "https://x.example/p", "tier": ""}, "admin"), nil},
-		"no properties":   {"nothing to inject", inject(nil), []string{"importPlugins.injectMetadata.properties must name at least one property"}},
-		"bad properties": {"every bad pair is named, in name order", inject(map[string]string{"a:b": "c", "os_glance_x": "1", "z": "1,2"}, "admin", ""),
+		"good properties": {"names and values oslo.config reads back: a value may hold ':' or be empty, and 255 characters beyond ASCII",
+			inject(map[string]string{"src": "https://x.example/p", "tier": "", "note": strings.Repeat("é", 255)}, "admin"), nil},
+		"no properties": {"nothing to inject", inject(nil),
+			[]string{"importPlugins.injectMetadata.properties: at least one property must be set: the inject_image_metadata plugin has nothing to inject otherwise"}},
+		"bad names": {"every bad name is named, in name order, in the reference's words where it has them", inject(map[string]string{
+			"": "x", " a": "1", "a,b": "1", "a:b": "c", "a\nb": "1", "os_glance_x": "1", "t\tx": "1", strings.Repeat("n", 256): "1"}),
 			[]string{
-				"importPlugins.injectMetadata.properties[a:b]: the property name contains ':': each pair is split at its first ':', so the name would end there",
+				"importPlugins.injectMetadata.properties: property name must not be empty",
+				"importPlugins.injectMetadata.properties[ a]: property name must not start or end with whitespace: the oslo parser strips it, so the injected property name would differ from the one stored here",
+				`importPlugins.injectMetadata.properties[a\nb]: property name must not contain newline or carriage-return characters: the rendered [inject_metadata_properties] inject value is written verbatim, so a newline injects arbitrary config lines`,
+				"importPlugins.injectMetadata.properties[a,b]: property name must not contain a comma: the oslo Dict syntax separates pairs on commas, so the name would be split into a property of its own",
+				"importPlugins.injectMetadata.properties[a:b]: property name must not contain a colon: the oslo Dict syntax splits each pair on the first colon, so the name would be silently truncated there and its remainder injected as part of the value",
+				"importPlugins.injectMetadata.properties[" + strings.Repeat("n", 63) + "... (256 bytes)]: property name must be at most 255 characters",
 				"importPlugins.injectMetadata.properties[os_glance_x]: a property name must not start with os_glance: Glance reserves it and the plugin drops such a property",
-				"importPlugins.injectMetadata.properties[z] contains ',', which separates the list's items",
-				"importPlugins.injectMetadata.ignoreUserRoles[1] is empty",
+				`importPlugins.injectMetadata.properties[t\tx]: the property name contains a tab`,
+			}},
+		"bad values": {"every bad value is named by its property, in the reference's words where it has them", inject(map[string]string{
+			"a": "1\r", "b": "1,2", "c": " 1", "d": strings.Repeat("v", 256), "e": "'q'"}),
+			[]string{
+				"importPlugins.injectMetadata.properties[a]: property value must not contain newline or carriage-return characters: the rendered [inject_metadata_properties] inject value is written verbatim, so a newline injects arbitrary config lines",
+				"importPlugins.injectMetadata.properties[b]: property value must not contain a comma: the oslo Dict syntax separates pairs on commas, so the value would be cut short and its remainder read as another property",
+				"importPlugins.injectMetadata.properties[c]: property value must not start or end with whitespace: the oslo parser strips it, so the injected value would differ from the one stored here",
+				"importPlugins.injectMetadata.properties[d]: property value must be at most 255 characters",
+				"importPlugins.injectMetadata.properties[e] is wrapped in quotes, which the config parser would strip",
+			}},
+		"bad roles": {"each bad role at its index", inject(map[string]string{"a": "b"}, "", "a\nb", "a,b", strings.Repeat("r", 256), "a\x1bb"),
+			[]string{
+				"importPlugins.injectMetadata.ignoreUserRoles[0]: role must not be empty",
+				"importPlugins.injectMetadata.ignoreUserRoles[1]: role must not contain newline or carriage-return characters: the rendered [inject_metadata_properties] value is written verbatim, so a newline injects arbitrary config lines",
+				"importPlugins.injectMetadata.ignoreUserRoles[2]: role must not contain a comma: the rendered ignore_user_roles list separates roles on commas, so the entry would be read as two roles",
+				"importPlugins.injectMetadata.ignoreUserRoles[3]: role must be at most 255 characters",
+				"importPlugins.injectMetadata.ignoreUserRoles[4] contains the control character U+001B",
 			}},
 	}
 	for name, c := range cases {
@@ -185,11 +214,17 @@ func TestImportFilterProblems(t *testing.T) {
 				"importFiltering.disallowedHosts: allowedHosts and disallowedHosts are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty",
 				"importFiltering.disallowedPorts: allowedPorts and disallowedPorts are mutually exclusive: glance ignores the deny-list when the allow-list is non-empty",
 			}},
-		"items": {"each item as Glance's types take it", &ImportFilteringSpec{AllowedSchemes: []string{"ftp"}, AllowedHosts: []string{"a_b"}, DisallowedPorts: []int32{70000}},
+		"items": {"each item as Glance's types take it, in the reference's words where it has them", &ImportFilteringSpec{
+			AllowedSchemes: []string{"ftp"}, AllowedHosts: []string{"a_b", "", "a\nb", strings.Repeat("a", 254), "0:0::1"}, DisallowedPorts: []int32{70000, 0}},
 			[]string{
-				"importFiltering.allowedSchemes[0] must be http or https",
+				`importFiltering.allowedSchemes[0]: Unsupported value: supported values: "http", "https"`,
 				"importFiltering.allowedHosts[0] must be an IP address or a host name: labels of letters, digits and '-', neither starting nor ending with '-'",
-				"importFiltering.disallowedPorts[0] must be a port, 1 to 65535",
+				"importFiltering.allowedHosts[1]: host must not be empty",
+				"importFiltering.allowedHosts[2]: host must not contain newline or carriage-return characters: the rendered [import_filtering_opts] value is written verbatim, so a newline injects arbitrary config lines",
+				"importFiltering.allowedHosts[3]: host must be at most 253 characters",
+				"importFiltering.allowedHosts[4] is an IP address not in its canonical form, which Glance compares URI hosts in",
+				"importFiltering.disallowedPorts[0]: port must be between 1 and 65535",
+				"importFiltering.disallowedPorts[1]: port must be between 1 and 65535",
 			}},
 	}
 	for name, c := range cases {

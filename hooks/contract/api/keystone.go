@@ -90,7 +90,7 @@ func URLProblems(at *field.Path, v string) problem.List {
 	}
 	var l problem.List
 	for _, p := range inivalue.URLProblems(v, "they belong in a Secret") {
-		l = append(l, problem.Invalid(at, "%s", p))
+		l = append(l, problem.At(at, "%s", p))
 	}
 	return l
 }

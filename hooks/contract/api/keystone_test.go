@@ -12,8 +12,8 @@ func TestKeystoneRules(t *testing.T) {
 		want   string
 	}{
 		"Default":     {"the namespace's Keystone and the guide's service user", func(*GlanceSpec) {}, ""},
-		"NotURL":      {"an endpoint without a scheme", func(s *GlanceSpec) { s.KeystoneEndpoint = "keystone:5000" }, "keystoneEndpoint must be an http:// or https:// URL"},
-		"Credentials": {"a public endpoint with user info", func(s *GlanceSpec) { s.KeystonePublicEndpoint = "https://a:b@keystone" }, "keystonePublicEndpoint must not carry credentials (user:password@); they belong in a Secret"},
+		"NotURL":      {"an endpoint without a scheme", func(s *GlanceSpec) { s.KeystoneEndpoint = "keystone:5000" }, "keystoneEndpoint: scheme must be http or https"},
+		"Credentials": {"a public endpoint with user info", func(s *GlanceSpec) { s.KeystonePublicEndpoint = "https://a:b@keystone" }, "keystonePublicEndpoint: must not carry credentials (user:password@); they belong in a Secret"},
 		"Region":      {"a region with a space", func(s *GlanceSpec) { s.Region = "Region One" }, "region must be letters, digits, '.', '_' or '-', starting with a letter or digit"},
 		"Username": {"a username with a newline", func(s *GlanceSpec) {
 			s.ServiceUser = &ServiceUserSpec{Username: "glance\n[DEFAULT]", SecretRef: SecretKeyRef{Name: "u"}}

@@ -90,11 +90,13 @@ func loggingProblems(lg *LoggingSpec) problem.List {
 	}
 	var l problem.List
 	at := field.NewPath("logging")
+	// The format and the root level are enums, refused as the reference
+	// and the API server refuse them (Unsupported value).
 	if lg.Format != LogFormatText && lg.Format != LogFormatJSON {
-		l = append(l, problem.Invalid(at.Child("format"), "must be text or json"))
+		l = append(l, problem.NotSupported(at.Child("format"), LogFormatText, LogFormatJSON))
 	}
 	if !isLogLevel(lg.Level) {
-		l = append(l, problem.Invalid(at.Child("level"), "must be one of %s", strings.Join(LogLevels, ", ")))
+		l = append(l, problem.NotSupported(at.Child("level"), LogLevels...))
 	}
 	for _, name := range slices.Sorted(maps.Keys(lg.PerLoggerLevels)) {
 		k := problem.Key(at.Child("perLoggerLevels"), name)

@@ -1,6 +1,10 @@
 package api
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 // TestLoggerNameProblem holds the logger name rule: the reference refuses
 // only an empty name; here a name is refused only where it would break
@@ -33,6 +37,33 @@ func TestLoggerNameProblem(t *testing.T) {
 			got := loggerNameProblem(tc.name)
 			if (got != "") != tc.refuse {
 				t.Errorf("%s\nloggerNameProblem(%q) = %q, refuse %v", tc.reason, tc.name, got, tc.refuse)
+			}
+		})
+	}
+}
+
+// TestLoggingProblems: the format and the root level are enums, refused
+// as the reference and the API server refuse them, without the value; a
+// per-logger level in the reference's words.
+func TestLoggingProblems(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     LoggingSpec
+		want   string
+	}{
+		"Defaults": {"text at INFO", LoggingSpec{}, ""},
+		"Format": {"xml is no format oslo.log writes", LoggingSpec{Format: "xml"},
+			`logging.format: Unsupported value: supported values: "text", "json"`},
+		"Level": {"LOUD is no level", LoggingSpec{Level: "LOUD"},
+			`logging.level: Unsupported value: supported values: "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"`},
+		"PerLogger": {"a logger's level", LoggingSpec{PerLoggerLevels: map[string]string{"glance": "LOUD"}},
+			"logging.perLoggerLevels[glance]: level must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := loggingProblems(loggingWithDefaults(tc.in)).String()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

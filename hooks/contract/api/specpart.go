@@ -58,6 +58,7 @@ var glanceParts = []SpecPart{
 	{Name: "database", Defaults: databaseDefault, Rules: databaseRules},                        // database.go: the conventional cluster, the Secret's key, the port; where it is, TLS
 	{Name: "token-cache", Defaults: cacheDefault, Rules: cacheRules},                           // tokencache.go: the conventional memcached; where it is, its backend
 	{Name: "keystone", Defaults: keystoneDefaults, Rules: keystoneRules},                       // keystone.go: the endpoints, the region, the service user
+	{Name: "secret-store", Rules: secretStoreRules},                                            // secretstore.go: the External Secrets store's name and kind
 	{Name: "logging", Defaults: loggingDefault, Rules: loggingRules},                           // logging.go: format and level of a set logging; the loggers' names and levels
 	{Name: "imports", Defaults: importDefaults, Rules: importRules},                            // imports.go: metadefs, import methods, staging
 	{Name: "uri-filter", Rules: uriFilterRules},                                                // imports.go: web-download's URI filter
@@ -65,7 +66,7 @@ var glanceParts = []SpecPart{
 	{Name: "image-cache", Rules: imageCacheRules},                                              // imagecache.go: the cache volume's and the pass's floors, the filter's name kept free
 	{Name: "gateway", Rules: gatewayRules},                                                     // gateway.go: the HTTPRoute's host, Gateway, path and annotations
 	{Name: "db-purge", Defaults: dbPurgeDefault, Rules: dbPurgeRules},                          // dbpurge.go: the purge, on by default; retention and schedule
-	{Name: "autoscaling", Defaults: autoscalingDefault, Rules: autoscalingProblems},            // autoscaling.go: the autoscaler, its minimum and target, its bounds
+	{Name: "autoscaling", Defaults: autoscalingDefault, WrittenRules: autoscalingProblems},     // autoscaling.go: the autoscaler, its minimum and target; its bounds as written
 	{Name: "middleware", Rules: middlewareRules},                                               // middleware.go: the filters' names, factories, positions and settings
 	{Name: "policy", Rules: policyRules},                                                       // policy.go: rules or a ConfigMap; the rules' names and values
 }

@@ -3,6 +3,8 @@ package api
 import (
 	"net"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,6 +37,12 @@ func cacheRules(s GlanceSpec) problem.List {
 	return append(l, cacheBackendProblems(at, *s.Cache)...)
 }
 
+// cacheLineBreak is the reference's refusal of a newline or carriage
+// return in the memcached's name or a server: both end up in
+// memcached_servers as they are written.
+const cacheLineBreak = "value must not contain a newline or carriage return: it is rendered verbatim " +
+	"into the service configuration file, so a newline injects arbitrary config lines"
+
 // cacheProblems checks the memcached: a cluster in the namespace or
 // explicit servers, not both.
 func cacheProblems(at *field.Path, c CacheSpec) problem.List {
@@ -42,16 +50,31 @@ func cacheProblems(at *field.Path, c CacheSpec) problem.List {
 	switch {
 	case (c.ClusterRef != nil) == (len(c.Servers) > 0):
 		l = append(l, problem.At(at, "exactly one of clusterRef or servers must be set"))
+	case c.ClusterRef != nil && inivalue.LineBreak(c.ClusterRef.Name):
+		l = append(l, problem.At(at.Child("clusterRef", "name"), cacheLineBreak))
 	case c.ClusterRef != nil:
 		l = append(l, RequiredValue(at.Child("clusterRef", "name"), c.ClusterRef.Name)...)
 	}
 	for i, srv := range c.Servers {
-		host, port, err := net.SplitHostPort(srv)
-		if err != nil || port == "" || !IsHost(host) {
+		switch {
+		case inivalue.LineBreak(srv):
+			l = append(l, problem.At(at.Child("servers").Index(i), cacheLineBreak))
+		case !isHostPort(srv):
 			l = append(l, problem.Invalid(at.Child("servers").Index(i), "must be host:port (an IPv6 address in brackets)"))
 		}
 	}
 	return l
+}
+
+// isHostPort says whether s is a host and a port from 1 to 65535, an IPv6
+// address in brackets.
+func isHostPort(s string) bool {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || !IsHost(host) || strings.Trim(port, "0123456789") != "" {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // cacheBackend is an oslo.cache backend: a dotted Python name.

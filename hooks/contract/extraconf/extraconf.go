@@ -142,17 +142,26 @@ const (
 	OnControlPlane = "spec.services.glance"
 )
 
-// Message is the refusal of a guarded key, without its value, naming the
-// owning field where the object being checked (root: OnGlance or
-// OnControlPlane) has it.
-func (g Guard) Message(section, key, root string) string {
+// The blocks a guarded key may be written in, as a refusal names them.
+const (
+	InExtraConfig  = "extraConfig"
+	InPluginConfig = "a plugin's config"
+)
+
+// Message is the refusal of a guarded key written in block (InExtraConfig,
+// InPluginConfig), without its value, naming the owning field where the
+// object being checked (root: OnGlance or OnControlPlane) has it. A key a
+// field owns is refused in the reference's words, "<key> is managed via
+// <field> and must not be set in extraConfig (<why>)"; one no field sets
+// (image locations) only this project refuses, in its own.
+func (g Guard) Message(section, key, root, block string) string {
 	switch {
 	case g.Field == "":
 		return fmt.Sprintf("[%s] %s cannot be set here: %s", section, key, g.Why)
 	case root == OnControlPlane && NotOnControlPlane[g.Field]:
-		return fmt.Sprintf("[%s] %s is owned by a Glance's spec.%s, which a ControlPlane does not set: %s", section, key, g.Field, g.Why)
+		return fmt.Sprintf("%s is managed via a Glance's spec.%s (a ControlPlane does not set it) and must not be set in %s (%s)", key, g.Field, block, g.Why)
 	}
-	return fmt.Sprintf("[%s] %s is owned by %s.%s: %s", section, key, root, g.Field, g.Why)
+	return fmt.Sprintf("%s is managed via %s.%s and must not be set in %s (%s)", key, root, g.Field, block, g.Why)
 }
 
 // ownedKeys are the keys the hooks render from the spec and the attached
@@ -178,12 +187,6 @@ var ownedSections = map[string]bool{"os_glance_staging_store": true, "os_glance_
 // Owned reports whether the hooks own section and key.
 func Owned(section, key string) bool {
 	return ownedSections[section] || ownedKeys[section][key]
-}
-
-// LineBreak reports whether s holds a newline or a carriage return, which
-// would start a new line of the INI file past every other check.
-func LineBreak(s string) bool {
-	return strings.ContainsAny(s, "\r\n")
 }
 
 // PasteNames are the filter and application names of the paste pipeline

@@ -14,7 +14,7 @@ func TestGuarded(t *testing.T) {
 		field               string // "" with guarded: a key nobody may set
 		guarded             bool
 	}{
-		"service password":   {"stays in its Secret", "keystone_authtoken", "password", "x", FieldServiceUser, true},
+		"service password":   {"stays in its Secret", "keystone_authtoken", "password", "hunter2", FieldServiceUser, true},
 		"service user name":  {"owned, not guarded: reported by the hook", "keystone_authtoken", "username", "u", "", false},
 		"database password":  {"a URL with a password", "database", "connection", "mysql+pymysql://u:p@db/g", FieldDatabase, true},
 		"database no secret": {"a URL without one is an owned key", "database", "connection", "mysql+pymysql://db/g", "", false},
@@ -26,7 +26,7 @@ func TestGuarded(t *testing.T) {
 		"locations":          {"they carry S3 keys", "DEFAULT", "show_image_direct_url", "true", "", true},
 		"policy file":        {"rendered from policyOverrides", "oslo_policy", "policy_file", "/p", FieldPolicyOverrides, true},
 		"secure RBAC":        {"the switch is the operator's", "oslo_policy", "enforce_scope", "false", "", false},
-		"paste":              {"the hooks' pipeline", "paste_deploy", "flavor", "x", FieldMiddleware, true},
+		"paste":              {"the hooks' pipeline", "paste_deploy", "flavor", "keystone+cachemanagement", FieldMiddleware, true},
 		"task work dir":      {"the tasks volume, sized by staging", "task", "work_dir", "/w", FieldStaging, true},
 		"python interpreter": {"conversion under uWSGI", "wsgi", "python_interpreter", "/usr/bin/uwsgi", FieldImportPlugins, true},
 		"other wsgi option":  {"an option like any other", "wsgi", "task_pool_threads", "16", "", false},
@@ -37,7 +37,7 @@ func TestGuarded(t *testing.T) {
 		assert.Equal(t, tc.guarded, ok, "%s: %s", name, tc.reason)
 		assert.Equal(t, tc.field, g.Field, "%s: %s", name, tc.reason)
 		if ok {
-			assert.NotContains(t, g.Message(tc.section, tc.key, OnGlance), tc.value, "%s: the message never repeats the value", name)
+			assert.NotContains(t, g.Message(tc.section, tc.key, OnGlance, InExtraConfig), tc.value, "%s: the message never repeats the value", name)
 		}
 	}
 }
@@ -99,23 +99,22 @@ func TestFilterProblems(t *testing.T) {
 	assert.Empty(t, FilterKeyProblem("oslo_config_project"))
 	assert.NotEmpty(t, FilterKeyProblem("paste.filter_factory"))
 	assert.NotEmpty(t, FilterKeyProblem("k\r"))
-	assert.True(t, LineBreak("a\rb"))
-	assert.False(t, LineBreak("a b"))
 }
 
 func TestMessageNamesTheObjectsPath(t *testing.T) {
 	cases := map[string]struct {
-		reason string
-		g      Guard
-		root   string
-		want   string
+		reason      string
+		g           Guard
+		root, block string
+		want        string
 	}{
-		"glance":           {"a Glance's own field", Guard{FieldServiceUser, "why"}, OnGlance, "[s] k is owned by spec.serviceUser.secretRef: why"},
-		"controlplane":     {"the same field under services.glance", Guard{FieldServiceUser, "why"}, OnControlPlane, "[s] k is owned by spec.services.glance.serviceUser.secretRef: why"},
-		"glance only":      {"a field a ControlPlane lacks is the Glance's", Guard{FieldMiddleware, "why"}, OnControlPlane, "[s] k is owned by a Glance's spec.middleware, which a ControlPlane does not set: why"},
-		"nobody's on a cp": {"no field, no path", Guard{"", "why"}, OnControlPlane, "[s] k cannot be set here: why"},
+		"glance":           {"a Glance's own field, in the reference's words", Guard{FieldServiceUser, "why"}, OnGlance, InExtraConfig, "k is managed via spec.serviceUser.secretRef and must not be set in extraConfig (why)"},
+		"controlplane":     {"the same field under services.glance", Guard{FieldServiceUser, "why"}, OnControlPlane, InExtraConfig, "k is managed via spec.services.glance.serviceUser.secretRef and must not be set in extraConfig (why)"},
+		"glance only":      {"a field a ControlPlane lacks is the Glance's", Guard{FieldMiddleware, "why"}, OnControlPlane, InExtraConfig, "k is managed via a Glance's spec.middleware (a ControlPlane does not set it) and must not be set in extraConfig (why)"},
+		"plugin":           {"a plugin's config is named as such", Guard{FieldServiceUser, "why"}, OnGlance, InPluginConfig, "k is managed via spec.serviceUser.secretRef and must not be set in a plugin's config (why)"},
+		"nobody's on a cp": {"no field, no path", Guard{"", "why"}, OnControlPlane, InExtraConfig, "[s] k cannot be set here: why"},
 	}
 	for name, tc := range cases {
-		assert.Equal(t, tc.want, tc.g.Message("s", "k", tc.root), "%s: %s", name, tc.reason)
+		assert.Equal(t, tc.want, tc.g.Message("s", "k", tc.root, tc.block), "%s: %s", name, tc.reason)
 	}
 }

@@ -1,9 +1,9 @@
 // Package inivalue says which strings a rendered file may hold as they are:
 // a value oslo.config reads back unchanged (ValueProblem), the characters
 // no rendered file, label, status field or process argument may carry
-// (CharacterProblem), an item of an oslo.config list or dict option and a
-// host address (lists.go, which also writes those options), and a URL the
-// service can use (url.go). It imports nothing of this module, so the API
+// (CharacterProblem), a host address (lists.go, which also writes
+// oslo.config's list and dict options), and a URL the service can use
+// (url.go). It imports nothing of this module, so the API
 // package's spec parts can hold rules with it (hooks/contract/api) and
 // storeconf, which writes the INI files and imports the API, builds on it.
 package inivalue
@@ -38,6 +38,14 @@ func ValueProblem(v string) string {
 		return "is wrapped in quotes, which the config parser would strip"
 	}
 	return ""
+}
+
+// LineBreak reports whether s holds a newline or a carriage return, which
+// would start a new line of a rendered file past every other check. The
+// reference refuses exactly these two in its own words; CharacterProblem
+// refuses them with every other control character.
+func LineBreak(s string) bool {
+	return strings.ContainsAny(s, "\r\n")
 }
 
 // CharacterProblem says why a string holds a character no rendered file,

@@ -25,3 +25,14 @@ func TestValueProblem(t *testing.T) {
 		assert.NotContains(t, p, v, "the problem never repeats the value")
 	}
 }
+
+// TestLineBreak: the two characters the reference refuses in its own
+// words, and no other control character.
+func TestLineBreak(t *testing.T) {
+	for _, v := range []string{"a\nb", "a\rb", "\n", "a\r\n"} {
+		assert.True(t, LineBreak(v), "%q", v)
+	}
+	for _, v := range []string{"a b", "a\tb", "a\u2028b", "a\x00b", ""} {
+		assert.False(t, LineBreak(v), "%q", v)
+	}
+}

@@ -12,36 +12,9 @@ import (
 // oslo.config's list and dict options are written on one line and split
 // by its own rules: a ListOpt on ',' (inside '[' ']' when it is bounded),
 // a DictOpt on ',' between pairs and on the first ':' of each pair, each
-// part stripped of surrounding whitespace. A value that holds a separator
-// would come back as something else, so these say which values survive.
-
-// ListItemProblem says why s cannot be one item of a list option, or "".
-func ListItemProblem(s string) string {
-	switch {
-	case s == "":
-		return "is empty"
-	case strings.Contains(s, ","):
-		return "contains ',', which separates the list's items"
-	}
-	return ValueProblem(s)
-}
-
-// DictKeyProblem says why s cannot be a key of a dict option, or "".
-func DictKeyProblem(s string) string {
-	if strings.Contains(s, ":") {
-		return "contains ':': each pair is split at its first ':', so the name would end there"
-	}
-	return ListItemProblem(s)
-}
-
-// DictValueProblem says why s cannot be a value of a dict option, or ""
-// (it may be empty, and may hold ':').
-func DictValueProblem(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ListItemProblem(s)
-}
+// part stripped of surrounding whitespace. These write such lines; which
+// items survive them is said by the rules of the fields they come from
+// (hooks/contract/api/imports.go), in the reference's words.
 
 // BracketList is a bounded list option's value: [a,b].
 func BracketList(items []string) string { return "[" + strings.Join(items, ",") + "]" }

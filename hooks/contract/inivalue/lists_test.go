@@ -38,33 +38,6 @@ func TestHostAddressProblem(t *testing.T) {
 	}
 }
 
-func TestDictRules(t *testing.T) {
-	cases := map[string]struct {
-		reason         string
-		key, value     string
-		keyOK, valueOK bool
-	}{
-		"plain":       {"a name and a value", "vendor", "acme", true, true},
-		"url value":   {"a value may hold ':'", "src", "https://x.example:8443/p", true, true},
-		"empty value": {"an empty value is a pair still", "flag", "", true, true},
-		"colon name":  {"a name ends at its first ':'", "a:b", "c", false, true},
-		"comma":       {"',' separates pairs", "a,b", "c,d", false, false},
-		"spaces":      {"each part is stripped", " a", "b ", false, false},
-		"empty name":  {"oslo.config refuses an empty key", "", "x", false, true},
-		"newline":     {"never in a config value", "a\nb", "c\nd", false, false},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := DictKeyProblem(c.key) == ""; got != c.keyOK {
-				t.Errorf("%s: DictKeyProblem(%q) ok=%v", c.reason, c.key, got)
-			}
-			if got := DictValueProblem(c.value) == ""; got != c.valueOK {
-				t.Errorf("%s: DictValueProblem(%q) ok=%v", c.reason, c.value, got)
-			}
-		})
-	}
-}
-
 func TestListValues(t *testing.T) {
 	// Map order varies from run to run; the line must not.
 	for i := 0; i < 20; i++ {

@@ -1,7 +1,9 @@
 package inivalue
 
 import (
+	"errors"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -11,8 +13,11 @@ import (
 // 65535, and carries no user:password@. A URL that does not parse is
 // refused, never passed unchecked: `%zz` or a port like `39x0` would
 // otherwise hide user info from the check. credentialsFrom ends the refusal
-// of user info, saying where credentials belong instead. No message repeats
-// the URL.
+// of user info, saying where credentials belong instead. Each problem is a
+// clause of its own, written after "<field>: "; the first three are the
+// reference's words for its endpoint URLs. No message repeats the URL, nor
+// any part of it: the parser's own error quotes what it could not read,
+// which may be a piece of a password.
 func URLProblems(v, credentialsFrom string) []string {
 	if plainURL(v) {
 		return nil
@@ -24,11 +29,14 @@ func URLProblems(v, credentialsFrom string) []string {
 func parsedURLProblems(v, credentialsFrom string) []string {
 	u, err := url.Parse(v)
 	if err != nil {
-		return []string{"is not a valid URL"}
+		return []string{"must be a valid URL: " + unquotedParseError(err)}
 	}
 	var out []string
-	if u.Scheme != "http" && u.Scheme != "https" || u.Hostname() == "" || u.Opaque != "" {
-		out = append(out, "must be an http:// or https:// URL")
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		out = append(out, "scheme must be http or https")
+	case u.Hostname() == "" || u.Opaque != "":
+		out = append(out, "URL must include a host")
 	}
 	if u.User != nil {
 		out = append(out, "must not carry credentials (user:password@); "+credentialsFrom)
@@ -39,6 +47,20 @@ func parsedURLProblems(v, credentialsFrom string) []string {
 		}
 	}
 	return out
+}
+
+// quoted is a Go-quoted string in an error message.
+var quoted = regexp.MustCompile(` ?"(?:[^"\\]|\\.)*"`)
+
+// unquotedParseError is why url.Parse refused a URL, without the URL and
+// without the piece of it the reason quotes ("invalid URL escape" for
+// `invalid URL escape "%zz"`).
+func unquotedParseError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return strings.TrimSpace(quoted.ReplaceAllString(err.Error(), ""))
 }
 
 // plainURL reports whether v is of the plain form nearly every store's

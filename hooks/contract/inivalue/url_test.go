@@ -11,21 +11,27 @@ func TestURLProblems(t *testing.T) {
 		assert.Empty(t, URLProblems(v, "x"), v)
 	}
 	cases := map[string][]string{
-		// Unparsable URLs used to skip the user-info check.
-		"http://user:pa%zzss@s3:3900": {"is not a valid URL"},
-		"http://ho%zzst:3900":         {"is not a valid URL"},
-		"http://user:p@s3:39x0":       {"is not a valid URL"},
+		// Unparsable URLs used to skip the user-info check. The parser's
+		// reason is kept, not what it quotes of the URL.
+		"http://user:pa%zzss@s3:3900": {"must be a valid URL: invalid URL escape"},
+		"http://ho%zzst:3900":         {"must be a valid URL: invalid URL escape"},
+		"http://user:p@s3:39x0":       {"must be a valid URL: invalid port after host"},
 		"http://s3:99999":             {"must have a port from 1 to 65535"},
-		"ftp://k:SECRET@x":            {"must be an http:// or https:// URL", "must not carry credentials (user:password@); x"},
+		"ftp://k:SECRET@x":            {"scheme must be http or https", "must not carry credentials (user:password@); x"},
 		"http://user:pw@s3:3900":      {"must not carry credentials (user:password@); x"},
-		"http:///no-host":             {"must be an http:// or https:// URL"},
-		"s3:3900":                     {"must be an http:// or https:// URL"},
+		"http:///no-host":             {"URL must include a host"},
+		"http:no-host":                {"URL must include a host"},
+		"s3:3900":                     {"scheme must be http or https"},
+		"keystone:5000":               {"scheme must be http or https"},
+		"://keystone":                 {"must be a valid URL: missing protocol scheme"},
 	}
 	for v, want := range cases {
 		got := URLProblems(v, "x")
 		assert.Equal(t, want, got, v)
 		for _, p := range got {
 			assert.NotContains(t, p, "SECRET", "the problem never repeats the URL")
+			assert.NotContains(t, p, "zz", "nor what the parser quotes of it")
+			assert.NotContains(t, p, "39x0", "nor what the parser quotes of it")
 		}
 	}
 }

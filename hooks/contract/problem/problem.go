@@ -46,6 +46,14 @@ func At(at *field.Path, format string, args ...any) Problem {
 	return Problem{Field: at, Detail: fmt.Sprintf(format, args...)}
 }
 
+// NotSupported is a value outside the values a field takes, in the words
+// apimachinery's field.NotSupported gives it (the reference's webhook and
+// the API server's enum say it so), less the value, which a message never
+// repeats: `at: Unsupported value: supported values: "text", "json"`.
+func NotSupported(at *field.Path, supported ...string) Problem {
+	return At(at, "%s", field.NotSupported(at, field.OmitValueType{}, supported).ErrorBody())
+}
+
 // New is a problem that names what it is about in its own words, at no
 // field.
 func New(format string, args ...any) Problem { return Problem{Detail: fmt.Sprintf(format, args...)} }

@@ -34,6 +34,11 @@ func TestString(t *testing.T) {
 			p:      New("exactly one backends entry must set isDefault (found %d)", 2),
 			want:   "exactly one backends entry must set isDefault (found 2)",
 		},
+		"NotSupported": {
+			reason: "a value outside an enum is said as Kubernetes says it, without the value",
+			p:      NotSupported(field.NewPath("logging", "format"), "text", "json"),
+			want:   `logging.format: Unsupported value: supported values: "text", "json"`,
+		},
 		"Key": {
 			reason: "map keys are written as apimachinery writes them",
 			p:      Invalid(field.NewPath("extraOptions").Key("k"), "contains a newline"),

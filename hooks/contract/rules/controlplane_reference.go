@@ -14,7 +14,8 @@ import (
 
 // controlPlaneReferenceProblems checks what a ControlPlane holds in the
 // reference's shape before it is projected: the knobs only a ControlPlane
-// has, and the projected fields these hooks do not build yet, each named
+// has, the fields it holds on its spec for its Glance (the region, the
+// External Secrets store), and the projected fields these hooks do not build yet, each named
 // where the ControlPlane sets it (the projection merges globalExtraConfig
 // into the Glance's extraConfig, so the Glance's path would mislead).
 func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
@@ -27,10 +28,11 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "must be at least 1"))
 	}
 	l = append(l, api.RegionProblems(specPath.Child("region"), cp.Spec.Region)...)
+	l = append(l, problem.Wrap(specPath, api.SecretStoreRefProblems(cp.Spec.SecretStoreRef))...)
 	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
 		for _, p := range inivalue.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
-			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "%s", p))
+			l = append(l, problem.At(glanceServicePath.Child("publicEndpoint"), "%s", p))
 		}
 		if k := svc.Keystone; k != nil && k.PublicURL != "" && k.PublicURL != svc.PublicEndpoint {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "and keystone.publicURL name different URLs: set one of them"))

@@ -72,11 +72,11 @@ func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]
 			f.l = append(f.l, problem.Invalid(at.Key(section), "is empty: name at least one option or leave the section out"))
 		}
 		for _, key := range slices.Sorted(maps.Keys(keys)) {
-			if key == "" {
-				f.l = append(f.l, problem.At(at.Key(section), "extraConfig key must not be empty"))
+			if p := referenceLineProblem(at.Key(section), key, keys[key]); p != nil {
+				f.l = append(f.l, *p)
 				continue
 			}
-			lp := lineProblems(at.Key(section), where.root, section, key, keys[key])
+			lp := lineProblems(lineAt{at.Key(section), where.root, extraconf.InExtraConfig}, section, key, keys[key])
 			f.l = append(f.l, lp...)
 			if len(lp) > 0 || relErr != nil {
 				continue // the release is checked at spec.openStackRelease
@@ -109,7 +109,7 @@ func (f *optionFindings) check(warnAt *field.Path, rel release.Release, section,
 	case optioncatalog.NoCatalog:
 		f.noCatalog = true
 	case optioncatalog.Unknown:
-		f.l = append(f.l, problem.At(f.at.Key(section).Key(key), "%s", unknownOption(rel, section, key)))
+		f.l = append(f.l, problem.At(f.at.Key(section).Key(key), "%s", unknownOption(rel, section)))
 	case optioncatalog.Deprecated:
 		f.warnings = append(f.warnings, fmt.Sprintf("%s: [%s] %s is a deprecated name of %s in glance-api %s; use that name",
 			warnAt.Key(section).Key(key), section, key, v.Replacement, rel))
@@ -120,14 +120,16 @@ func (f *optionFindings) check(warnAt *field.Path, rel release.Release, section,
 	}
 }
 
-// unknownOption is the refusal of an option the release does not have,
-// naming where a store's or a plugin's options go instead.
-func unknownOption(rel release.Release, section, key string) string {
+// unknownOption is the refusal of an option the release does not have, in
+// the reference's words; an unknown section adds where an S3 store's
+// options go instead.
+func unknownOption(rel release.Release, section string) string {
 	c, _ := optioncatalog.For(rel)
 	if c != nil && !c.HasSection(section) {
-		return fmt.Sprintf("[%s] %s: glance-api %s has no section [%s] (an S3 store's options go in its GlanceBackend's spec.extraOptions)", section, key, rel, section)
+		return fmt.Sprintf("no such section in the glance %s option catalog (sections registered by a loaded plugin must be declared via spec.plugins): "+
+			"an S3 store's options go in its GlanceBackend's spec.extraOptions", rel)
 	}
-	return fmt.Sprintf("[%s] %s is not an option of glance-api %s", section, key, rel)
+	return fmt.Sprintf("no such option in the glance %s option catalog", rel)
 }
 
 func catalogReleases() string {
@@ -144,10 +146,27 @@ func referenceSectionProblem(s string) string {
 	switch {
 	case s == "":
 		return "extraConfig section name must not be empty"
-	case extraconf.LineBreak(s):
+	case inivalue.LineBreak(s):
 		return "extraConfig section name must not contain a newline or carriage return"
 	}
 	return ""
+}
+
+// referenceLineProblem is the reference's refusal of an extraConfig line,
+// at the section's path, in its words: an empty key, or a newline or
+// carriage return in the key or the value. Nil when it has none.
+func referenceLineProblem(at *field.Path, key, value string) *problem.Problem {
+	var p problem.Problem
+	switch {
+	case key == "":
+		p = problem.At(at, "extraConfig key must not be empty")
+	case inivalue.LineBreak(key) || inivalue.LineBreak(value):
+		p = problem.At(problem.Key(at, key), "extraConfig key and value must not contain a newline or carriage return: "+
+			"the rendered INI writes them verbatim, so a newline injects arbitrary config lines")
+	default:
+		return nil
+	}
+	return &p
 }
 
 // sectionProblem says why a section name cannot be written, "" when it can.
@@ -155,7 +174,7 @@ func sectionProblem(s string) string {
 	switch {
 	case s == "":
 		return "is empty"
-	case extraconf.LineBreak(s):
+	case inivalue.LineBreak(s):
 		return "contains a newline or carriage return, which would start a line of glance-api.conf past every check"
 	case strings.ContainsAny(s, "[]") || inivalue.ValueProblem(s) != "":
 		return "is not a section name: no brackets, control characters or surrounding whitespace"
@@ -163,20 +182,28 @@ func sectionProblem(s string) string {
 	return ""
 }
 
+// lineAt is where an option line is written: the section's path, where
+// the object has the Glance's fields (extraconf.OnGlance, OnControlPlane)
+// and the block (extraconf.InExtraConfig, InPluginConfig).
+type lineAt struct {
+	at          *field.Path
+	root, block string
+}
+
 // lineProblems checks one option line of a section an operator writes
-// (extraConfig or a plugin), at the section's path; root is where the
-// object has the Glance's fields (extraconf.OnGlance, OnControlPlane).
-func lineProblems(at *field.Path, root, section, key, value string) problem.List {
+// (extraConfig or a plugin).
+func lineProblems(where lineAt, section, key, value string) problem.List {
+	at := where.at
 	switch {
-	case extraconf.LineBreak(key):
+	case inivalue.LineBreak(key):
 		return problem.List{problem.At(at, "option %s contains a newline or carriage return, which would start a line of glance-api.conf past every check", excerpt.Value(key))}
 	case storeconf.ValidateKey(key) != nil:
 		return problem.List{problem.At(at, "option %s is not an option name: letters, digits and '_'", excerpt.Value(key))}
 	}
 	if g, ok := extraconf.Guarded(section, key, value); ok {
-		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key, root))}
+		return problem.List{problem.At(at.Key(key), "%s", g.Message(section, key, where.root, where.block))}
 	}
-	if extraconf.LineBreak(value) {
+	if inivalue.LineBreak(value) {
 		return problem.List{problem.Invalid(at.Key(key), "contains a newline or carriage return, which would start a line of glance-api.conf past every check")}
 	}
 	return api.ValueProblems(at.Key(key), value)
@@ -201,7 +228,7 @@ func pluginProblems(plugins []api.PluginSpec) problem.List {
 		}
 		seen[p.ConfigSection] = true
 		for _, key := range slices.Sorted(maps.Keys(p.Config)) {
-			l = append(l, lineProblems(at.Child("config"), extraconf.OnGlance, p.ConfigSection, key, p.Config[key])...)
+			l = append(l, lineProblems(lineAt{at.Child("config"), extraconf.OnGlance, extraconf.InPluginConfig}, p.ConfigSection, key, p.Config[key])...)
 		}
 	}
 	return l

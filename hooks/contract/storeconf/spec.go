@@ -133,7 +133,7 @@ func s3Problems(o *api.S3Store, urlField string) problem.List {
 	value(endpoint, o.Host, true)
 	if o.Host != "" {
 		for _, p := range inivalue.URLProblems(o.Host, "they come from s3.credentialsSecretRef") {
-			l = append(l, problem.Invalid(endpoint, "%s", p))
+			l = append(l, problem.At(endpoint, "%s", p))
 		}
 	}
 	value(bucketPath, o.Bucket, true)
@@ -221,16 +221,22 @@ func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField st
 	return l
 }
 
-// optionProblem is what is wrong with the extra option k = v, if anything.
+// optionProblem is what is wrong with the extra option k = v, if anything:
+// the reference's refusals in its words (an empty name, an owned option, a
+// name that is no option name, a newline or carriage return in the value),
+// then this project's of a value oslo.config would not read back.
 func optionProblem(extra *field.Path, k, v, urlField string) (problem.Problem, bool) {
-	if OwnedOptions[k] {
+	switch {
+	case k == "":
+		return problem.At(extra, "option name must not be empty"), true
+	case OwnedOptions[k]:
 		return problem.At(extra.Key(k), "option %q is owned by %s%s and must not be set via extraOptions", k, ownerPrefix(urlField), optionOwner(k, urlField)), true
-	}
-	if err := ValidateKey(k); err != nil {
-		return problem.At(extra, "%v", err), true
-	}
-	if p := inivalue.ValueProblem(v); p != "" {
-		return problem.Invalid(extra.Key(k), "%s", p), true
+	case ValidateKey(k) != nil:
+		return problem.At(extra, "%v", ValidateKey(k)), true
+	case inivalue.LineBreak(v):
+		return problem.At(extra.Key(k), "value must not contain newline or carriage-return characters"), true
+	case inivalue.ValueProblem(v) != "":
+		return problem.Invalid(extra.Key(k), "%s", inivalue.ValueProblem(v)), true
 	}
 	return problem.Problem{}, false
 }

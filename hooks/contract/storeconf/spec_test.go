@@ -47,8 +47,8 @@ func TestBackendProblems(t *testing.T) {
 				s.S3.BucketURLFormat, s.S3.CredentialsSecretRef.Name, s.S3.LargeObjectChunkSize = "dns", "", &size
 			}},
 			want: []string{
-				"spec.s3.host must be an http:// or https:// URL",
-				"spec.s3.host must not carry credentials (user:password@); they come from s3.credentialsSecretRef",
+				"spec.s3.host: scheme must be http or https",
+				"spec.s3.host: must not carry credentials (user:password@); they come from s3.credentialsSecretRef",
 				"spec.s3.bucket is required",
 				"spec.s3.region contains a newline",
 				"spec.s3.bucketURLFormat must be path or virtual",
@@ -99,13 +99,15 @@ func TestBackendProblems(t *testing.T) {
 		"ExtraOptions": {
 			reason: "extraOptions may neither set an option the service renders nor break the file; keys in order",
 			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
-				s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak", "s3_store_cacert": "/ca.pem"}
+				s.ExtraOptions = map[string]string{"s3_store_bucket": "x", "bad key": "v", "ok": "line\nbreak", "s3_store_cacert": "/ca.pem", "": "v", "tab": "a\tb"}
 			}},
 			want: []string{
+				"spec.extraOptions: option name must not be empty",
 				`spec.extraOptions: option name "bad key" must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)`,
-				"spec.extraOptions[ok] contains a newline",
+				"spec.extraOptions[ok]: value must not contain newline or carriage-return characters",
 				`spec.extraOptions[s3_store_bucket]: option "s3_store_bucket" is owned by spec.s3.bucket and must not be set via extraOptions`,
 				`spec.extraOptions[s3_store_cacert]: option "s3_store_cacert" is owned by spec.s3.caBundleRef and must not be set via extraOptions`,
+				"spec.extraOptions[tab] contains a tab",
 			},
 		},
 	}
@@ -132,8 +134,8 @@ func TestSpecProblemsNamesTheURLField(t *testing.T) {
 	s := spec()
 	s.S3.Host = "garage:3900"
 	for field, want := range map[string]string{
-		HostField:     "s3.host must be an http:// or https:// URL",
-		EndpointField: "s3.endpoint must be an http:// or https:// URL",
+		HostField:     "s3.host: scheme must be http or https",
+		EndpointField: "s3.endpoint: scheme must be http or https",
 	} {
 		got := SpecProblems(s, field).String()
 		if got != want {
