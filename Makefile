@@ -148,13 +148,15 @@ render: build
 run: build
 	$(BIN) serve --listen 127.0.0.1:8080 --insecure-plain-http
 
-# staticcheck with its default checks, on the code as built with and without
-# the integration tag; it must find nothing.
+# staticcheck with its default checks and golangci-lint, on the code as
+# built with and without the integration tag; they must find nothing. Two
+# checkouts linted at once on one machine share golangci-lint's lock: the
+# second waits for the first rather than failing.
 lint: staticcheck golangci-lint
 	$(STATICCHECK) ./...
 	$(STATICCHECK) -tags integration ./...
-	$(GOLANGCI_LINT) run ./...
-	$(GOLANGCI_LINT) run --build-tags integration ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners --build-tags integration ./...
 
 # golangci-lint (.golangci.yml), built from the Go module proxy into the
 # cache dir when missing, like staticcheck.
