@@ -265,7 +265,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		{"no secret", func(b *api.GlanceBackend) { b.Spec.S3.CredentialsSecretRef.Name = "" }, "spec.s3.credentialsSecretRef.name is required"},
 		{"url format", func(b *api.GlanceBackend) { b.Spec.S3.BucketURLFormat = "auto" }, "spec.s3.bucketURLFormat must be path or virtual"},
 		{"chunk size", func(b *api.GlanceBackend) { b.Spec.S3.LargeObjectChunkSize = ptr(int64(0)) }, "spec.s3.largeObjectChunkSize must be at least 1"},
-		{"extra option key", func(b *api.GlanceBackend) { b.Spec.ExtraOptions = map[string]string{"a]\n[b": "1"} }, "spec.extraOptions: option name"},
+		{"extra option key", func(b *api.GlanceBackend) { b.Spec.ExtraOptions = map[string]string{"a]\n[b": "1"} }, `spec.extraOptions[a]\n[b]: option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)`},
 		{"extra option value", func(b *api.GlanceBackend) {
 			b.Spec.ExtraOptions = map[string]string{"s3_store_thread_pools": secretish + "\n[x]"}
 		}, "spec.extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters"},

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
@@ -231,6 +232,10 @@ func optionProblem(extra *field.Path, k, v, urlField string) (problem.Problem, b
 		return problem.At(extra, "option name must not be empty"), true
 	case OwnedOptions[k]:
 		return problem.At(extra.Key(k), "option %q is owned by %s%s and must not be set via extraOptions", k, ownerPrefix(urlField), optionOwner(k, urlField)), true
+	case !isOptionKey(k):
+		// At the key, as the reference reports it; the key is cut and
+		// escaped there, since it was written by hand.
+		return problem.At(extra.Key(excerpt.Bare(k)), "option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)"), true
 	case ValidateKey(k) != nil:
 		return problem.At(extra, "%v", ValidateKey(k)), true
 	case inivalue.LineBreak(v):

@@ -103,7 +103,7 @@ func TestBackendProblems(t *testing.T) {
 			}},
 			want: []string{
 				"spec.extraOptions: option name must not be empty",
-				`spec.extraOptions: option name "bad key" must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)`,
+				`spec.extraOptions[bad key]: option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)`,
 				"spec.extraOptions[ok]: value must not contain newline or carriage-return characters",
 				`spec.extraOptions[s3_store_bucket]: option "s3_store_bucket" is owned by spec.s3.bucket and must not be set via extraOptions`,
 				`spec.extraOptions[s3_store_cacert]: option "s3_store_cacert" is owned by spec.s3.caBundleRef and must not be set via extraOptions`,
