@@ -126,6 +126,9 @@ func TestGatesAgree(t *testing.T) {
 			require.True(t, s.refused, "/sync/glance rendered it: %s", s.message)
 			assert.Contains(t, a.message, r.Field, "/validate names the field")
 			assert.Contains(t, s.message, r.Field, "/sync/glance names the field")
+			if _, words, ok := strings.Cut(a.message, `": `); assert.True(t, ok, "/validate names the object: %s", a.message) {
+				assert.Contains(t, s.message, words, "/sync/glance refuses in /validate's words")
+			}
 			assert.False(t, s.renamed, "/sync/glance renders no new config")
 			for _, msg := range []string{a.message, s.message} {
 				assert.Empty(t, inivalue.CharacterProblem(msg), "a message carries no control character: %q", msg)
