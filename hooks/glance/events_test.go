@@ -407,13 +407,10 @@ func TestEventsDocumented(t *testing.T) {
 		report.EventUpgradeComplete, report.EventUpgradeAborted, report.EventExtraConfigOwnedKey} {
 		made[r] = true
 	}
-	table := docTable(t, repoFile(t, "docs", "hooks.md"), "| Reason | Type | When | Troubleshooting |", "the Events")
 	documented := map[string]bool{}
-	for _, row := range strings.Split(table, "\n")[2:] {
-		if cells := strings.Split(row, "|"); len(cells) > 2 {
-			for _, reason := range strings.Split(cells[1], ",") {
-				documented[strings.Trim(strings.TrimSpace(reason), "`")] = true
-			}
+	for _, cells := range docRows(docTable(t, repoFile(t, "docs", "hooks.md"), "| Reason | Type | When | Troubleshooting |", "the Events")) {
+		for _, reason := range strings.Split(cells[1], ",") {
+			documented[strings.Trim(strings.TrimSpace(reason), "`")] = true
 		}
 	}
 	if diff := cmp.Diff(made, documented); diff != "" {

@@ -68,7 +68,12 @@ func TestFeaturesContribute(t *testing.T) {
 // features.
 func featureRows(t *testing.T, doc string) [][]string {
 	t.Helper()
-	table := docTable(t, doc, "| Feature | File | Contributes |", "the features")
+	return docRows(docTable(t, doc, "| Feature | File | Contributes |", "the features"))
+}
+
+// docRows are the cells of each row of a docs table (docTable), split at
+// '|': a row's first cell is cells[1].
+func docRows(table string) [][]string {
 	var rows [][]string
 	for _, row := range strings.Split(table, "\n")[2:] {
 		if cells := strings.Split(row, "|"); len(cells) > 3 {
