@@ -15,6 +15,21 @@ import (
 // glance-direct, after the path.
 const glanceDirectDecompression = " does not work alone with glance-direct: staging records the packed size on the image, the plugin does not correct it, and the import fails Glance's size check unless a conversion rewrites the image; web-download imports are unpacked"
 
+// The reference's warnings of the import filter, as its webhook words
+// them: widened(path, set, default) and inert(deny, allow, default).
+func widened(at, set, def string) string {
+	return at + " is set to " + set + ", widening the operator default " + def + ". The scheme and port pin is the primary web-download control — " +
+		"the link-local metadata endpoint answers on http/80 — and once widened only the host denylist remains, which matches literally: " +
+		"alternate spellings of the same address (an integer or IPv4-mapped form, a raw ClusterIP, a trailing-dot FQDN) are not covered. " +
+		"Confine the reachable endpoints with spec.networkPolicy.additionalEgress, or pin allowedHosts to the mirrors imports are supposed to use."
+}
+
+func inert(deny, allow, def string) string {
+	return deny + " is set while " + allow + " is unset and therefore resolves to the operator default " + def + ". " +
+		"Glance evaluates a deny-list only while the matching allow-list is empty, so this list is inert; set " + allow +
+		" to an explicitly empty list ([]) to make the deny-list authoritative."
+}
+
 // TestImportBlocks: what spec.importPlugins and spec.importFiltering admit,
 // refuse and warn of, on a Glance.
 func TestImportBlocks(t *testing.T) {
@@ -46,16 +61,21 @@ func TestImportBlocks(t *testing.T) {
 			set: map[string]any{"importFiltering.allowedHosts": []any{"mirror.example.com", "10.0.0.7"}}},
 		"empty allow lists": {reason: "an empty allow list opts out of the default; the deny lists then apply",
 			set:      map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{}, "disallowedSchemes": []any{"http"}, "allowedPorts": []any{}, "disallowedPorts": []any{22}}},
-			warnings: []string{"spec.importFiltering allows more than https on port 443: the host deny list, which matches host names literally, is then all that keeps web-download off the metadata address and in-cluster services; name the mirrors in spec.importFiltering.allowedHosts"}},
+			warnings: []string{widened("spec.importFiltering.allowedSchemes", "[]", "[https]"), widened("spec.importFiltering.allowedPorts", "[]", "[443]")}},
 		"inert deny list": {reason: "a deny list beside a defaulted allow list is never read",
 			set:      map[string]any{"importFiltering.disallowedSchemes": []any{"http"}},
-			warnings: []string{"spec.importFiltering.disallowedSchemes has no effect: spec.importFiltering.allowedSchemes is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.importFiltering.allowedSchemes: [] to use the deny list"}},
+			warnings: []string{inert("spec.importFiltering.disallowedSchemes", "spec.importFiltering.allowedSchemes", "[https]")}},
+		"empty deny list": {reason: "an empty deny list denies nothing, so nothing is inert",
+			set: map[string]any{"importFiltering.disallowedPorts": []any{}}},
+		"default written out": {reason: "an allow list equal to the default widens nothing",
+			set: map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{"https"}, "allowedPorts": []any{443}}}},
 		"every import part at once": {reason: "one refusal names the import parts' problems in the parts' order: imports, uri-filter, import-plugins (its rule on the spec as written last)",
 			set: map[string]any{"importMethods": []any{"copy-image", "copy-image"}, "importFiltering.allowedPorts": []any{0},
 				"importPlugins": map[string]any{"decompression": map[string]any{}, "conversion": map[string]any{"outputFormat": "iso"}}},
 			refused: "spec.importMethods[1] is given twice; spec.importFiltering.allowedPorts[0]: port must be between 1 and 65535; spec.importPlugins.conversion.outputFormat: Unsupported value: supported values: \"qcow2\", \"raw\", \"vmdk\"; spec.staging.sizeLimit must be set explicitly while importPlugins.decompression is enabled"},
-		"plain http with named hosts": {reason: "widening is fine while the hosts are pinned",
-			set: map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{"http"}, "allowedPorts": []any{8080}, "allowedHosts": []any{"mirror.example.com"}}}},
+		"plain http with named hosts": {reason: "the reference warns of a widened list even beside pinned hosts, each list on its own",
+			set:      map[string]any{"importFiltering": map[string]any{"allowedSchemes": []any{"http", "https"}, "allowedPorts": []any{443, 8080}, "allowedHosts": []any{"mirror.example.com"}}},
+			warnings: []string{widened("spec.importFiltering.allowedSchemes", "[http https]", "[https]"), widened("spec.importFiltering.allowedPorts", "[443 8080]", "[443]")}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -100,7 +120,7 @@ func TestImportBlocksOnAControlPlane(t *testing.T) {
 			refused: "spec.services.glance.importFiltering.disallowedHosts: allowedHosts and disallowedHosts are mutually exclusive"},
 		"inert port deny list": {reason: "warned of under the ControlPlane's path",
 			glance:   `,"importFiltering":{"disallowedPorts":[22]}`,
-			warnings: []string{"spec.services.glance.importFiltering.disallowedPorts has no effect: spec.services.glance.importFiltering.allowedPorts is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set spec.services.glance.importFiltering.allowedPorts: [] to use the deny list"}},
+			warnings: []string{inert("spec.services.glance.importFiltering.disallowedPorts", "spec.services.glance.importFiltering.allowedPorts", "[443]")}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -44,13 +44,19 @@ func TestOperatorConfig(t *testing.T) {
 			refused: `spec.extraConfig[secondary][s3_store_bucket]: no such section in the glance 2025.2 option catalog (sections registered by a loaded plugin must be declared via spec.plugins): an S3 store's options go in its GlanceBackend's spec.extraOptions`},
 		"deprecated name": {reason: "an old name still works; the warning names the new one",
 			mod:      ec("keystone_authtoken", "memcache_servers", "m:11211"),
-			warnings: []string{"spec.extraConfig[keystone_authtoken][memcache_servers]: [keystone_authtoken] memcache_servers is a deprecated name of [keystone_authtoken] memcached_servers in glance-api 2025.2; use that name"}},
+			warnings: []string{"spec.extraConfig [keystone_authtoken] memcache_servers: deprecated option in glance 2025.2, replaced by [keystone_authtoken] memcached_servers"}},
+		"deprecated for removal": {reason: "an option on its way out, with no new name to move to",
+			mod: func(g *api.Glance) {
+				g.Spec.OpenStackRelease, g.Spec.Image.Tag = "2026.1", "2026.1"
+				ec("DEFAULT", "digest_algorithm", "sha256")(g)
+			},
+			warnings: []string{"spec.extraConfig [DEFAULT] digest_algorithm: deprecated option in glance 2026.1 with no replacement"}},
 		"release without a catalog": {reason: "nothing can be checked, and the warning says so",
 			mod: func(g *api.Glance) {
 				g.Spec.OpenStackRelease, g.Spec.Image.Tag = "2030.1", "2030.1"
 				ec("DEFAULT", "anything", "x")(g)
 			},
-			warnings: []string{"spec.extraConfig is not checked: there is no option catalog of release 2030.1 (catalogs: 2025.1, 2025.2, 2026.1)"}},
+			warnings: []string{`spec.extraConfig was not validated against an option catalog: no catalog for release "2030.1" is embedded in this operator build`}},
 		"service password": {reason: "the password stays in its Secret",
 			mod:     ec("keystone_authtoken", "password", "x"),
 			refused: `spec.extraConfig[keystone_authtoken][password]: password is managed via spec.serviceUser.secretRef and must not be set in extraConfig (`},

@@ -105,9 +105,9 @@ func TestReferenceWarnings(t *testing.T) {
 		want   []string
 	}{
 		"eventlet workers under uWSGI": {"2026.1 runs under uWSGI", map[string]any{"apiServer.workers": 4},
-			[]string{"spec.apiServer.workers has no effect: from 2026.1 glance-api runs under uWSGI, sized by spec.apiServer.uwsgi"}},
+			[]string{`spec.apiServer.workers is set but release "2026.1" runs under uWSGI (2026.1 or later), so the eventlet worker count is inert; configure spec.apiServer.uwsgi instead.`}},
 		"uWSGI under eventlet": {"2025.2 is the eventlet server", map[string]any{"openStackRelease": "2025.2", "image.tag": "2025.2", "apiServer.uwsgi.processes": 4},
-			[]string{"spec.apiServer.uwsgi has no effect: before 2026.1 glance-api is the eventlet server, sized by spec.apiServer.workers"}},
+			[]string{`spec.apiServer.uwsgi is set but release "2025.2" runs the eventlet glance-api server (below 2026.1), so the uWSGI knobs are inert; configure spec.apiServer.workers instead.`}},
 		"managed database sizing": {"these hooks create no database", map[string]any{"database.replicas": 3, "database.storageSize": "100Gi", "cache.replicas": 3},
 			[]string{
 				"spec.database.replicas has no effect: these hooks create no database or memcached cluster, they reach the one named",
@@ -157,10 +157,21 @@ func TestControlPlaneReferenceRules(t *testing.T) {
 		"service extra config key of a Glance-only field": {reason: "a field the ControlPlane does not have is named as the Glance's",
 			spec:    `"services":{"glance":{` + backends + `,"extraConfig":{"paste_deploy":{"flavor":"x"}}}}`,
 			refused: `spec.services.glance.extraConfig[paste_deploy][flavor]: flavor is managed via a Glance's spec.middleware (a ControlPlane does not set it) and must not be set in extraConfig (`},
+		"public endpoint over http": {reason: "valid, but every token would travel in clear: the reference's warning, without the URL",
+			spec: `"services":{"glance":{` + backends + `,"publicEndpoint":"http://glance.example.com"}}`,
+			warnings: []string{"spec.services.glance.publicEndpoint uses http://: it is advertised as the public image catalog endpoint, so every authenticated image call " +
+				"would deliver the caller's scoped Keystone token — and the image payload — in cleartext. Use https://."}},
+		"keystone public URL over http": {reason: "the same endpoint, written in the Keystone block",
+			spec: `"services":{"glance":{` + backends + `,"keystone":{"publicURL":"http://glance.example.com:9292"}}}`,
+			warnings: []string{"spec.services.glance.keystone.publicURL uses http://: it is advertised as the public image catalog endpoint, so every authenticated image call " +
+				"would deliver the caller's scoped Keystone token — and the image payload — in cleartext. Use https://."}},
+		"public endpoint over http twice": {reason: "one endpoint written in both places is warned of once",
+			spec: `"services":{"glance":{` + backends + `,"publicEndpoint":"http://g.example.com","keystone":{"publicURL":"http://g.example.com"}}}`,
+			warnings: []string{"spec.services.glance.publicEndpoint uses http://: it is advertised as the public image catalog endpoint, so every authenticated image call " +
+				"would deliver the caller's scoped Keystone token — and the image payload — in cleartext. Use https://."}},
 		"deprecated global option": {reason: "a deprecated name is admitted with a warning naming its replacement",
-			spec: `"globalExtraConfig":{"keystone_authtoken":{"memcache_servers":"m:11211"}},"services":{"glance":{` + backends + `}}`,
-			warnings: []string{"spec.globalExtraConfig[keystone_authtoken][memcache_servers]: [keystone_authtoken] memcache_servers is a deprecated name of " +
-				"[keystone_authtoken] memcached_servers in glance-api 2025.2; use that name"}},
+			spec:     `"globalExtraConfig":{"keystone_authtoken":{"memcache_servers":"m:11211"}},"services":{"glance":{` + backends + `}}`,
+			warnings: []string{"spec.globalExtraConfig [keystone_authtoken] memcache_servers: deprecated option in glance 2025.2, replaced by [keystone_authtoken] memcached_servers"}},
 		"image cache": {reason: "the projected image cache is taken",
 			spec: `"services":{"glance":{` + backends + `,"imageCache":{"sizeLimit":"1Gi","maintenanceInterval":"2m"}}}`},
 		"image cache below its floor": {reason: "the ControlPlane's image cache is held to the Glance's floors, at its own path",

@@ -38,7 +38,9 @@ func (w *warnings) take() []string {
 
 // TestExtraConfigWarnings: what the option catalogs accept with a warning
 // reaches a kubectl user through the real API server: a deprecated option
-// name, with its replacement named, and a release without a catalog.
+// name, with its replacement named, and a release without a catalog; and
+// the longest of the reference's warnings, a widened import filter, whole
+// (the API server may cut a long warning; it does not cut this one).
 // Admitted options raise none. (The refusals are refrules.GlanceRules,
 // run by TestReferenceWebhookRules.)
 func TestExtraConfigWarnings(t *testing.T) {
@@ -60,14 +62,20 @@ func TestExtraConfigWarnings(t *testing.T) {
 			set: map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}},
 		},
 		"deprecated name": {
-			set: map[string]any{"extraConfig": map[string]any{"keystone_authtoken": map[string]any{"memcache_servers": "m:11211"}}},
-			want: []string{"spec.extraConfig[keystone_authtoken][memcache_servers]: [keystone_authtoken] memcache_servers is a deprecated name of " +
-				"[keystone_authtoken] memcached_servers in glance-api 2025.2; use that name"},
+			set:  map[string]any{"extraConfig": map[string]any{"keystone_authtoken": map[string]any{"memcache_servers": "m:11211"}}},
+			want: []string{"spec.extraConfig [keystone_authtoken] memcache_servers: deprecated option in glance 2025.2, replaced by [keystone_authtoken] memcached_servers"},
+		},
+		"widened allow list": {
+			set: map[string]any{"importFiltering": map[string]any{"allowedPorts": []any{443, 8080}}},
+			want: []string{"spec.importFiltering.allowedPorts is set to [443 8080], widening the operator default [443]. The scheme and port pin is the primary web-download control — " +
+				"the link-local metadata endpoint answers on http/80 — and once widened only the host denylist remains, which matches literally: alternate spellings of the same address " +
+				"(an integer or IPv4-mapped form, a raw ClusterIP, a trailing-dot FQDN) are not covered. Confine the reachable endpoints with spec.networkPolicy.additionalEgress, " +
+				"or pin allowedHosts to the mirrors imports are supposed to use."},
 		},
 		"release without a catalog": {
 			set: map[string]any{"openStackRelease": "2030.1", "image.tag": "2030.1",
 				"extraConfig": map[string]any{"DEFAULT": map[string]any{"anything": "x"}}},
-			want: []string{"spec.extraConfig is not checked: there is no option catalog of release 2030.1 (catalogs: 2025.1, 2025.2, 2026.1)"},
+			want: []string{`spec.extraConfig was not validated against an option catalog: no catalog for release "2030.1" is embedded in this operator build`},
 		},
 	}
 	for name, tc := range cases {

@@ -120,8 +120,8 @@ func DefaultDeniedHosts() []string {
 
 // Defaults of the allow lists: https on 443 only. Glance's own (http and
 // https, 80 and 443) would let an import reach the metadata address.
-func defaultAllowedSchemes() []string { return []string{SchemeHTTPS} }
-func defaultAllowedPorts() []int32    { return []int32{443} }
+func DefaultAllowedSchemes() []string { return []string{SchemeHTTPS} }
+func DefaultAllowedPorts() []int32    { return []int32{443} }
 
 // ImportFilter is the filter glance-api gets: every list resolved.
 type ImportFilter struct {
@@ -141,10 +141,10 @@ func ResolveImportFilter(f *ImportFilteringSpec) ImportFilter {
 		f = &ImportFilteringSpec{}
 	}
 	r := ImportFilter{
-		AllowedSchemes:    orDefault(f.AllowedSchemes, defaultAllowedSchemes),
+		AllowedSchemes:    orDefault(f.AllowedSchemes, DefaultAllowedSchemes),
 		DisallowedSchemes: orEmpty(f.DisallowedSchemes),
 		AllowedHosts:      orEmpty(f.AllowedHosts),
-		AllowedPorts:      orDefault(f.AllowedPorts, defaultAllowedPorts),
+		AllowedPorts:      orDefault(f.AllowedPorts, DefaultAllowedPorts),
 		DisallowedPorts:   orEmpty(f.DisallowedPorts),
 	}
 	if len(r.AllowedHosts) == 0 {

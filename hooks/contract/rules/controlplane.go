@@ -27,12 +27,13 @@ func ProjectedGlanceName(cp string) problem.List {
 }
 
 // ControlPlaneOwn checks what a ControlPlane holds in the reference's shape
-// before it is projected (controlPlaneReferenceProblems) and the two
-// extraConfig blocks it merges into its Glance's, each where it is written.
+// before it is projected (controlPlaneReferenceProblems, and its warnings
+// of a cleartext image endpoint) and the two extraConfig blocks it merges
+// into its Glance's, each where it is written.
 func ControlPlaneOwn(cp *api.ControlPlane) (problem.List, []string) {
 	l := controlPlaneReferenceProblems(cp)
 	extraProblems, extraWarnings := controlPlaneExtraConfigProblems(cp)
-	return append(l, extraProblems...), extraWarnings
+	return append(l, extraProblems...), append(cleartextEndpointWarnings(cp), extraWarnings...)
 }
 
 // Projection is the spec of the Glance a ControlPlane projects, twice:

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
@@ -42,6 +45,32 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
 	return l
+}
+
+// cleartextEndpointWarnings warn, in the reference's words, of a public
+// image endpoint on plain http: valid (a development setup may have no
+// TLS), but every authenticated image call would carry the caller's token
+// in clear. The reference warns of publicEndpoint; keystone.publicURL is the
+// same endpoint written where this project's Keystone block holds it. The
+// URL itself is not repeated.
+func cleartextEndpointWarnings(cp *api.ControlPlane) []string {
+	svc := cp.Spec.Services.Glance
+	if svc == nil {
+		return nil
+	}
+	var out []string
+	warn := func(at *field.Path, endpoint string) {
+		if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" {
+			out = append(out, fmt.Sprintf("%s uses http://: it is advertised as the public image catalog endpoint, "+
+				"so every authenticated image call would deliver the caller's scoped Keystone token — and the image "+
+				"payload — in cleartext. Use https://.", at))
+		}
+	}
+	warn(glanceServicePath.Child("publicEndpoint"), svc.PublicEndpoint)
+	if k := svc.Keystone; k != nil && k.PublicURL != svc.PublicEndpoint {
+		warn(glanceServicePath.Child("keystone", "publicURL"), k.PublicURL)
+	}
+	return out
 }
 
 // misnamedEntryHosts refuses a backends entry that names its S3 address

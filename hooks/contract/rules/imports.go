@@ -21,30 +21,64 @@ func importWarnings(at *field.Path, s api.GlanceSpec) []string {
 }
 
 // importFilterWarnings name filter settings that are valid but do less
-// than they seem to: a deny list whose allow list resolves to the default
-// (Glance ignores it), and an allow list wider than https on 443, which
-// leaves the host deny list, matched literally, as the only control.
+// than they seem to, when and in the words the reference warns of them: a
+// deny list beside an unset allow list, which resolves to the default
+// (Glance reads a deny list only while its allow list is empty), and an
+// allow list wider than its default, which leaves the host deny list,
+// matched literally, as the only control. The lists a warning quotes are
+// schemes of the enum and port numbers: a scheme outside the enum is
+// refused, and its warning left out.
 func importFilterWarnings(at *field.Path, f *api.ImportFilteringSpec) []string {
 	if f == nil {
 		return nil
 	}
 	at = at.Child("importFiltering")
 	var out []string
-	inert := func(deny, allow string) {
-		out = append(out, fmt.Sprintf("%s has no effect: %s is unset and resolves to its default, and Glance reads a deny list only while its allow list is empty; set %s: [] to use the deny list",
-			at.Child(deny), at.Child(allow), at.Child(allow)))
+	if len(f.DisallowedSchemes) > 0 && f.AllowedSchemes == nil {
+		out = append(out, inertDenyList(at, "disallowedSchemes", "allowedSchemes", api.DefaultAllowedSchemes()))
 	}
-	if f.DisallowedSchemes != nil && f.AllowedSchemes == nil {
-		inert("disallowedSchemes", "allowedSchemes")
+	if len(f.DisallowedPorts) > 0 && f.AllowedPorts == nil {
+		out = append(out, inertDenyList(at, "disallowedPorts", "allowedPorts", api.DefaultAllowedPorts()))
 	}
-	if f.DisallowedPorts != nil && f.AllowedPorts == nil {
-		inert("disallowedPorts", "allowedPorts")
+	if widens(f.AllowedSchemes, api.DefaultAllowedSchemes()) && !slices.ContainsFunc(f.AllowedSchemes, notAScheme) {
+		out = append(out, widenedAllowList(at.Child("allowedSchemes"), f.AllowedSchemes, api.DefaultAllowedSchemes()))
 	}
-	wide := slices.ContainsFunc(f.AllowedPorts, func(p int32) bool { return p != 443 }) || slices.Contains(f.AllowedSchemes, api.SchemeHTTP) ||
-		(f.AllowedSchemes != nil && len(f.AllowedSchemes) == 0) || (f.AllowedPorts != nil && len(f.AllowedPorts) == 0)
-	if wide && len(f.AllowedHosts) == 0 {
-		out = append(out, fmt.Sprintf("%s allows more than https on port 443: the host deny list, which matches host names literally, is then all that keeps web-download off the metadata address and in-cluster services; name the mirrors in %s",
-			at, at.Child("allowedHosts")))
+	if widens(f.AllowedPorts, api.DefaultAllowedPorts()) {
+		out = append(out, widenedAllowList(at.Child("allowedPorts"), f.AllowedPorts, api.DefaultAllowedPorts()))
 	}
 	return out
 }
+
+// inertDenyList is the reference's warning of a deny list Glance never
+// reads.
+func inertDenyList(at *field.Path, deny, allow string, defaults any) string {
+	return fmt.Sprintf("%s is set while %s is unset and therefore resolves to the operator default %v. "+
+		"Glance evaluates a deny-list only while the matching allow-list is empty, so this list is inert; "+
+		"set %s to an explicitly empty list ([]) to make the deny-list authoritative.",
+		at.Child(deny), at.Child(allow), defaults, at.Child(allow))
+}
+
+// widenedAllowList is the reference's warning of an allow list wider than
+// its default; it names the network policy as the reference does, on a
+// ControlPlane too.
+func widenedAllowList(at *field.Path, set, defaults any) string {
+	return fmt.Sprintf("%s is set to %v, widening the operator default %v. The scheme and port pin "+
+		"is the primary web-download control — the link-local metadata endpoint answers on http/80 — and once "+
+		"widened only the host denylist remains, which matches literally: alternate spellings of the same "+
+		"address (an integer or IPv4-mapped form, a raw ClusterIP, a trailing-dot FQDN) are not covered. "+
+		"Confine the reachable endpoints with spec.networkPolicy.additionalEgress, or pin allowedHosts to the "+
+		"mirrors imports are supposed to use.", at, set, defaults)
+}
+
+// widens says whether an allow list as written admits more than its
+// default: an empty one lifts the restriction, and any entry the default
+// lacks admits what it refused. An unset one is the default.
+func widens[T comparable](set, defaults []T) bool {
+	if set == nil {
+		return false
+	}
+	return len(set) == 0 || slices.ContainsFunc(set, func(v T) bool { return !slices.Contains(defaults, v) })
+}
+
+// notAScheme is a scheme the enum refuses.
+func notAScheme(s string) bool { return s != api.SchemeHTTP && s != api.SchemeHTTPS }

@@ -35,16 +35,16 @@ func ControlPlaneDBPurgeNameProblems(controlPlane string) problem.List {
 		names.MaxGlanceNameForDBPurge-len(glance)+len(controlPlane), names.GlanceName("<name>"), names.DBPurgeCronJobName(names.GlanceName("<name>")), names.MaxCronJobName)}
 }
 
-// dbPurgeWarnings warn when an update shortens the retention: the next run
-// purges the rows of the days it no longer keeps, and they cannot come back.
+// dbPurgeWarnings warn, in the reference's words, when an update shortens
+// the retention the purge runs with: the next run purges the rows of the
+// days it no longer keeps, and they cannot come back. An absent block runs
+// the purge with the default retention, so adding one with a shorter
+// retention, or removing one with a longer, shortens it too.
 func dbPurgeWarnings(old, s api.GlanceSpec) []string {
-	if old.DBPurge == nil || s.DBPurge == nil {
-		return nil
-	}
-	before, after := old.DBPurge.Retention(), s.DBPurge.Retention()
+	before, after := api.DBPurgeOf(old.DBPurge).Retention(), api.DBPurgeOf(s.DBPurge).Retention()
 	if after >= before {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s goes from %d to %d days: the next purge deletes for good the rows deleted %d to %d days ago",
+	return []string{fmt.Sprintf("%s reduced %d → %d: the next purge run hard-deletes the rows soft-deleted between %d and %d days ago, which cannot be undone",
 		specPath.Child("dbPurge", "retentionDays"), before, after, after, before)}
 }

@@ -42,11 +42,17 @@ func TestDBPurgeWarnings(t *testing.T) {
 		want     []string
 	}{
 		"shorter": {"the rows between the two retentions go at the next run", spec(days(30)), spec(days(7)),
-			[]string{"spec.dbPurge.retentionDays goes from 30 to 7 days: the next purge deletes for good the rows deleted 7 to 30 days ago"}},
+			[]string{"spec.dbPurge.retentionDays reduced 30 → 7: the next purge run hard-deletes the rows soft-deleted between 7 and 30 days ago, which cannot be undone"}},
 		"default to shorter": {"an unset retention is the default's 30", spec(&api.DBPurgeSpec{}), spec(days(10)),
-			[]string{"spec.dbPurge.retentionDays goes from 30 to 10 days: the next purge deletes for good the rows deleted 10 to 30 days ago"}},
-		"longer":    {"keeping more loses nothing", spec(days(7)), spec(days(30)), nil},
-		"turned on": {"no purge ran before: nothing shortened", spec(nil), spec(days(1)), nil},
+			[]string{"spec.dbPurge.retentionDays reduced 30 → 10: the next purge run hard-deletes the rows soft-deleted between 10 and 30 days ago, which cannot be undone"}},
+		"block added shorter": {"an absent block purges with the default's 30 too", spec(nil), spec(days(1)),
+			[]string{"spec.dbPurge.retentionDays reduced 30 → 1: the next purge run hard-deletes the rows soft-deleted between 1 and 30 days ago, which cannot be undone"}},
+		"block removed": {"removing a longer retention falls back to the default's 30", spec(days(90)), spec(nil),
+			[]string{"spec.dbPurge.retentionDays reduced 90 → 30: the next purge run hard-deletes the rows soft-deleted between 30 and 90 days ago, which cannot be undone"}},
+		"longer":           {"keeping more loses nothing", spec(days(7)), spec(days(30)), nil},
+		"block added same": {"the default written out changes nothing", spec(nil), spec(days(30)), nil},
+		"suspended": {"a suspended purge keeps its retention for when it resumes", spec(days(30)), spec(&api.DBPurgeSpec{RetentionDays: days(7).RetentionDays, Suspend: true}),
+			[]string{"spec.dbPurge.retentionDays reduced 30 → 7: the next purge run hard-deletes the rows soft-deleted between 7 and 30 days ago, which cannot be undone"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -85,8 +85,8 @@ func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]
 		}
 	}
 	if f.noCatalog {
-		f.warnings = append(f.warnings, fmt.Sprintf("%s is not checked: there is no option catalog of release %s (catalogs: %s)",
-			warnAt, rel, catalogReleases()))
+		f.warnings = append(f.warnings, fmt.Sprintf("%s was not validated against an option catalog: no catalog for release %q is embedded in this operator build",
+			warnAt, rel))
 	}
 	return f.l, f.warnings
 }
@@ -111,11 +111,11 @@ func (f *optionFindings) check(warnAt *field.Path, rel release.Release, section,
 	case optioncatalog.Unknown:
 		f.l = append(f.l, problem.At(f.at.Key(section).Key(key), "%s", unknownOption(rel, section)))
 	case optioncatalog.Deprecated:
-		f.warnings = append(f.warnings, fmt.Sprintf("%s: [%s] %s is a deprecated name of %s in glance-api %s; use that name",
-			warnAt.Key(section).Key(key), section, key, v.Replacement, rel))
+		f.warnings = append(f.warnings, fmt.Sprintf("%s [%s] %s: deprecated option in glance %s, replaced by %s",
+			warnAt, section, key, rel, v.Replacement))
 	case optioncatalog.Known:
 		if v.ForRemoval {
-			f.warnings = append(f.warnings, fmt.Sprintf("%s: [%s] %s is deprecated for removal in glance-api %s", warnAt.Key(section).Key(key), section, key, rel))
+			f.warnings = append(f.warnings, fmt.Sprintf("%s [%s] %s: deprecated option in glance %s with no replacement", warnAt, section, key, rel))
 		}
 	}
 }
@@ -130,14 +130,6 @@ func unknownOption(rel release.Release, section string) string {
 			"an S3 store's options go in its GlanceBackend's spec.extraOptions", rel)
 	}
 	return fmt.Sprintf("no such option in the glance %s option catalog", rel)
-}
-
-func catalogReleases() string {
-	var out []string
-	for _, r := range optioncatalog.Releases() {
-		out = append(out, r.String())
-	}
-	return strings.Join(out, ", ")
 }
 
 // referenceSectionProblem is the reference's refusal of an extraConfig

@@ -39,7 +39,8 @@ func dotted(p string) *field.Path {
 }
 
 // apiServerWarnings name a knob of the launch mode the release does not
-// use, as written (a nil field is not set): it is valid, and inert.
+// use, as written (a nil field is not set): it is valid, and inert. In the
+// reference's words, with the path the knob is written at.
 func apiServerWarnings(at *field.Path, a *api.APIServerSpec, releaseName string) []string {
 	rel, err := release.Parse(releaseName)
 	if a == nil || err != nil {
@@ -48,11 +49,11 @@ func apiServerWarnings(at *field.Path, a *api.APIServerSpec, releaseName string)
 	uwsgi := !rel.Before(release.UWSGIFrom)
 	switch {
 	case uwsgi && a.Workers != nil:
-		return []string{fmt.Sprintf("%s has no effect: from %s glance-api runs under uWSGI, sized by %s",
-			at.Child("workers"), release.UWSGIFrom, at.Child("uwsgi"))}
+		return []string{fmt.Sprintf("%s is set but release %q runs under uWSGI (%s or later), so the eventlet worker count is inert; configure %s instead.",
+			at.Child("workers"), releaseName, release.UWSGIFrom, at.Child("uwsgi"))}
 	case !uwsgi && a.UWSGI != nil:
-		return []string{fmt.Sprintf("%s has no effect: before %s glance-api is the eventlet server, sized by %s",
-			at.Child("uwsgi"), release.UWSGIFrom, at.Child("workers"))}
+		return []string{fmt.Sprintf("%s is set but release %q runs the eventlet glance-api server (below %s), so the uWSGI knobs are inert; configure %s instead.",
+			at.Child("uwsgi"), releaseName, release.UWSGIFrom, at.Child("workers"))}
 	}
 	return nil
 }
