@@ -64,8 +64,8 @@ func observeChildren(o *observe.Observed, children metacontroller.ObjectMap) err
 		o.Mounted.BackendsSecrets = append(o.Mounted.BackendsSecrets, jm.BackendsSecret)
 	}
 	g := o.Glance
-	o.Configs = observe.ObserveHashed(children, names.ConfigMapsKey, g.Name+"-config-", o.Mounted.ConfigMaps)
-	o.BackendsSecrets = observe.ObserveHashed(children, names.SecretsKey, g.Name+"-backends-", o.Mounted.BackendsSecrets)
+	o.Configs = observe.ObserveHashed(children, names.ConfigMapsKey, names.ConfigBase(g.Name)+"-", o.Mounted.ConfigMaps)
+	o.BackendsSecrets = observe.ObserveHashed(children, names.SecretsKey, names.BackendsBase(g.Name)+"-", o.Mounted.BackendsSecrets)
 	o.Applied = observe.Applied(children)
 	o.Events = observeEvents(children)
 	for _, f := range features {

@@ -90,6 +90,19 @@ const (
 	BackendsFile = "backends.conf"
 )
 
+// LabelConfigBase on a hashed ConfigMap or backends Secret names its family,
+// the name before the hash (`<glance>-config`, `<glance>-backends`). It is
+// the reference's key: a script written for the reference finds the current
+// and the older objects of a family by it, never by the hash.
+const LabelConfigBase = "cobaltcore.c5c3.io/config-base"
+
+// ConfigBase is the family of the hashed ConfigMap of the Glance named glance.
+func ConfigBase(glance string) string { return glance + "-config" }
+
+// BackendsBase is the family of the hashed backends Secret of the Glance
+// named glance.
+func BackendsBase(glance string) string { return glance + "-backends" }
+
 // The Glance hook builds the database URL from the Secret the spec names
 // (keys username and password) into a Secret of its own, which the pods read
 // as OS_DATABASE__CONNECTION. The webhook refuses a database or service-user

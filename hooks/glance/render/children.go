@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
@@ -141,17 +142,17 @@ func schemaInputsOf(o *observe.Observed, rel release.Release, jobName func(obser
 // configChildren are the hashed config ConfigMap and backends Secret; their
 // names go to out.
 func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, backends []byte) []any {
-	out.ConfigName = contenthash.Name(g.Name+"-config", cfgData)
+	out.ConfigName = contenthash.Name(names.ConfigBase(g.Name), cfgData)
 	// The Secret's one key hashed as Of hashes its data (OfOne), without a
 	// map or a copy of the file.
-	out.BackendsName = g.Name + "-backends-" + contenthash.OfOne(names.BackendsFile, backends)
+	out.BackendsName = names.BackendsBase(g.Name) + "-" + contenthash.OfOne(names.BackendsFile, backends)
 	immutable := true
-	backendsLabels := model.ObjectLabels(g)
+	backendsLabels := familyLabels(g, names.BackendsBase(g.Name))
 	backendsLabels[names.LabelBackendsOf] = g.Name
 	return []any{
 		&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: out.ConfigName, Namespace: g.Namespace, Labels: model.ObjectLabels(g)},
+			ObjectMeta: metav1.ObjectMeta{Name: out.ConfigName, Namespace: g.Namespace, Labels: familyLabels(g, names.ConfigBase(g.Name))},
 			Immutable:  &immutable,
 			Data:       cfgData,
 		},
@@ -163,6 +164,19 @@ func configChildren(g *api.Glance, out *Outcome, cfgData map[string]string, back
 			Data:       map[string][]byte{names.BackendsFile: backends},
 		},
 	}
+}
+
+// familyLabels are the labels of a hashed object of the family base: the
+// Glance's own and the reference's family label. The family label is left
+// off when base is longer than a label value may be (a Glance name admitted
+// before admission bounded it): the API server would refuse the object, and
+// with it the whole sync.
+func familyLabels(g *api.Glance, base string) map[string]string {
+	l := model.ObjectLabels(g)
+	if len(validation.IsValidLabelValue(base)) == 0 {
+		l[names.LabelConfigBase] = base
+	}
+	return l
 }
 
 // credentialChildren are the database URL's and the service user's
