@@ -265,15 +265,21 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 	_, err = env.Dynamic.Resource(glances).Namespace(space).Create(context.Background(), g, metav1.CreateOptions{})
 	require.NoError(t, err)
 	_, err = env.Dynamic.Resource(glances).Namespace(space).Patch(context.Background(), g.GetName(), types.MergePatchType,
-		[]byte(`{"status":{"defaultBackend":"default","conditions":[{"type":"Ready","status":"True","reason":"AllReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`),
+		[]byte(`{"status":{"defaultBackend":"default","installedRelease":"2025.2","endpoint":"http://controlplane-glance.columns.svc.cluster.local:9292",`+
+			`"conditions":[{"type":"Ready","status":"True","reason":"AllReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`),
 		metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
 	out, errOut, err = env.Kubectl(t, "", "get", "glances", "-n", space)
 	require.NoError(t, err, errOut)
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 2, out)
-	assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "STATUS", "AGE"}, strings.Fields(lines[0]))
-	assert.Equal(t, []string{"controlplane-glance", "True", "default"}, strings.Fields(lines[1])[:3])
+	// The reference's columns by position (NAME READY RELEASE ENDPOINT AGE),
+	// then this project's.
+	assert.Equal(t, []string{"NAME", "READY", "RELEASE", "ENDPOINT", "AGE", "DEFAULT", "STATUS"}, strings.Fields(lines[0]))
+	row := strings.Fields(lines[1])
+	require.GreaterOrEqual(t, len(row), 6, lines[1])
+	assert.Equal(t, []string{"controlplane-glance", "True", "2025.2", "http://controlplane-glance.columns.svc.cluster.local:9292"}, row[:4])
+	assert.Equal(t, "default", row[5])
 
 	cp := object(t, guide.ControlPlane)
 	cp.SetNamespace(space)
