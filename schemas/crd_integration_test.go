@@ -1029,6 +1029,49 @@ func TestReferenceBoundsOnBothKinds(t *testing.T) {
 	}
 }
 
+// TestReferenceDefaultsStored: the defaults the reference's API server
+// stores are stored here too, so a Glance reads back the same.
+func TestReferenceDefaultsStored(t *testing.T) {
+	env := kubetest.Shared(t)
+	g := object(t, guide.Glance)
+	set(t, g, map[string]any{}, "spec", "logging")
+	set(t, g, map[string]any{}, "spec", "apiServer", "uwsgi")
+	set(t, g, map[string]any{"name": "vault"}, "spec", "secretStoreRef")
+	out := accepted(t, env, glances, g)
+	for want, path := range map[any][]string{
+		"text":               {"spec", "logging", "format"},
+		"INFO":               {"spec", "logging", "level"},
+		int64(2):             {"spec", "apiServer", "uwsgi", "processes"},
+		"ClusterSecretStore": {"spec", "secretStoreRef", "kind"},
+	} {
+		got, found, err := unstructured.NestedFieldNoCopy(out.Object, path...)
+		require.NoError(t, err)
+		assert.True(t, found, "%s is stored", strings.Join(path, "."))
+		assert.Equal(t, want, got, strings.Join(path, "."))
+	}
+}
+
+// TestReferenceWordsInTheCRD: where the CRD refuses before the webhook is
+// asked, it says what the reference's CRD says.
+func TestReferenceWordsInTheCRD(t *testing.T) {
+	env := kubetest.Shared(t)
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"rules": map[string]any{}}, "spec", "policyOverrides"),
+		"spec.policyOverrides: Invalid value: at least one of rules or configMapRef must be set")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"rules": map[string]any{"get_images": "@"}}, "spec", "policyOverrides"))
+	for _, kind := range []struct {
+		gvr  schema.GroupVersionResource
+		yaml string
+		at   []string
+	}{
+		{glances, guide.Glance, []string{"spec"}},
+		{controlPlanes, guide.ControlPlane, []string{"spec", "services", "glance"}},
+	} {
+		path := append(append([]string{}, kind.at...), "networkPolicy", "ingress")
+		refusedCreate(t, env, kind.gvr, set(t, object(t, kind.yaml), []any{}, path...),
+			strings.Join(path, ".")+": Invalid value: at least one ingress source must be specified")
+	}
+}
+
 // TestStandaloneBackendNamedDefault: the guide's reserved names include
 // default for a GlanceBackend whose name is its store id; a ControlPlane's
 // child carries the store id default under another name.
