@@ -265,15 +265,21 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 	_, err = env.Dynamic.Resource(glances).Namespace(space).Create(context.Background(), g, metav1.CreateOptions{})
 	require.NoError(t, err)
 	_, err = env.Dynamic.Resource(glances).Namespace(space).Patch(context.Background(), g.GetName(), types.MergePatchType,
-		[]byte(`{"status":{"defaultBackend":"default","conditions":[{"type":"Ready","status":"True","reason":"AllReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`),
+		[]byte(`{"status":{"defaultBackend":"default","installedRelease":"2025.2","endpoint":"http://controlplane-glance.columns.svc.cluster.local:9292",`+
+			`"conditions":[{"type":"Ready","status":"True","reason":"AllReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`),
 		metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
 	out, errOut, err = env.Kubectl(t, "", "get", "glances", "-n", space)
 	require.NoError(t, err, errOut)
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 2, out)
-	assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "STATUS", "AGE"}, strings.Fields(lines[0]))
-	assert.Equal(t, []string{"controlplane-glance", "True", "default"}, strings.Fields(lines[1])[:3])
+	// The reference's columns by position (NAME READY RELEASE ENDPOINT AGE),
+	// then this project's.
+	assert.Equal(t, []string{"NAME", "READY", "RELEASE", "ENDPOINT", "AGE", "DEFAULT", "STATUS"}, strings.Fields(lines[0]))
+	row := strings.Fields(lines[1])
+	require.GreaterOrEqual(t, len(row), 6, lines[1])
+	assert.Equal(t, []string{"controlplane-glance", "True", "2025.2", "http://controlplane-glance.columns.svc.cluster.local:9292"}, row[:4])
+	assert.Equal(t, "default", row[5])
 
 	cp := object(t, guide.ControlPlane)
 	cp.SetNamespace(space)
@@ -995,10 +1001,10 @@ func TestReferenceCELRules(t *testing.T) {
 	require.NotZero(t, n)
 }
 
-// TestReferenceBoundsOnBothKinds: the reference's minimum of one replica
-// and its required namespaceSelector of a networkPolicy source hold on a
-// Glance and on a ControlPlane's services.glance alike; one replica and a
-// source naming its namespaces pass.
+// TestReferenceBoundsOnBothKinds: the reference's minimum of one replica,
+// of one networkPolicy source, and a source's required namespaceSelector
+// hold on a Glance and on a ControlPlane's services.glance alike; one
+// replica and a source naming its namespaces pass.
 func TestReferenceBoundsOnBothKinds(t *testing.T) {
 	env := kubetest.Shared(t)
 	podsOnly := []any{map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}}
@@ -1019,8 +1025,42 @@ func TestReferenceBoundsOnBothKinds(t *testing.T) {
 		accepted(t, env, kind.gvr, set(t, object(t, kind.yaml), int64(1), at("deployment", "replicas")...))
 		refusedCreate(t, env, kind.gvr, set(t, object(t, kind.yaml), podsOnly, at("networkPolicy", "ingress")...),
 			field+"networkPolicy.ingress[0].namespaceSelector: Required value")
+		// The reference's words (its CEL rule), not minItems' generic ones.
+		refusedCreate(t, env, kind.gvr, set(t, object(t, kind.yaml), []any{}, at("networkPolicy", "ingress")...),
+			field+"networkPolicy.ingress: Invalid value: at least one ingress source must be specified")
 		accepted(t, env, kind.gvr, set(t, object(t, kind.yaml), withNamespaces, at("networkPolicy", "ingress")...))
 	}
+}
+
+// TestReferenceDefaultsStored: the defaults the reference's API server
+// stores are stored here too, so a Glance reads back the same.
+func TestReferenceDefaultsStored(t *testing.T) {
+	env := kubetest.Shared(t)
+	g := object(t, guide.Glance)
+	set(t, g, map[string]any{}, "spec", "logging")
+	set(t, g, map[string]any{}, "spec", "apiServer", "uwsgi")
+	set(t, g, map[string]any{"name": "vault"}, "spec", "secretStoreRef")
+	out := accepted(t, env, glances, g)
+	for want, path := range map[any][]string{
+		"text":               {"spec", "logging", "format"},
+		"INFO":               {"spec", "logging", "level"},
+		int64(2):             {"spec", "apiServer", "uwsgi", "processes"},
+		"ClusterSecretStore": {"spec", "secretStoreRef", "kind"},
+	} {
+		got, found, err := unstructured.NestedFieldNoCopy(out.Object, path...)
+		require.NoError(t, err)
+		assert.True(t, found, "%s is stored", strings.Join(path, "."))
+		assert.Equal(t, want, got, strings.Join(path, "."))
+	}
+}
+
+// TestReferenceWordsInTheCRD: an empty rules map is no rule, as in the
+// reference's CRD, which refuses it before the webhook is asked.
+func TestReferenceWordsInTheCRD(t *testing.T) {
+	env := kubetest.Shared(t)
+	refusedCreate(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"rules": map[string]any{}}, "spec", "policyOverrides"),
+		"spec.policyOverrides: Invalid value: at least one of rules or configMapRef must be set")
+	accepted(t, env, glances, set(t, object(t, guide.Glance), map[string]any{"rules": map[string]any{"get_images": "@"}}, "spec", "policyOverrides"))
 }
 
 // TestStandaloneBackendNamedDefault: the guide's reserved names include

@@ -37,8 +37,10 @@ type kind struct {
 var kinds = []kind{
 	{schemas.ControlPlaneFile, api.ControlPlaneAPIVersion, api.KindControlPlane, "controlplanes",
 		reflect.TypeFor[api.ControlPlane](), []string{"Ready", "Age"}},
+	// The reference's `kubectl get glance`: NAME READY RELEASE ENDPOINT AGE,
+	// then this project's columns.
 	{schemas.GlanceFile, api.GlanceAPIVersion, api.KindGlance, "glances",
-		reflect.TypeFor[api.Glance](), []string{"Ready", "Default", "Status", "Age"}},
+		reflect.TypeFor[api.Glance](), []string{"Ready", "Release", "Endpoint", "Age", "Default", "Status"}},
 	// The guide's `kubectl get glancebackends`: NAME READY TYPE DEFAULT GLANCE AGE.
 	{schemas.GlanceBackendFile, api.GlanceAPIVersion, api.KindGlanceBackend, "glancebackends",
 		reflect.TypeFor[api.GlanceBackend](), []string{"Ready", "Type", "Default", "Glance", "Age"}},

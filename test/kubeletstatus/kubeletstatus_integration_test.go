@@ -151,7 +151,7 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 			t.Log(out)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			require.Len(t, lines, 2, out)
-			assert.Equal(t, []string{"NAME", "READY", "DEFAULT", "STATUS", "AGE", "RELEASE", "INSTALLED", "UPGRADE", "PODS"}, strings.Fields(lines[0]))
+			assert.Equal(t, []string{"NAME", "READY", "RELEASE", "ENDPOINT", "AGE", "DEFAULT", "STATUS", "WANTED", "UPGRADE", "PODS"}, strings.Fields(lines[0]))
 			assert.Contains(t, lines[1], condType+" ("+want.reason+")", "STATUS names the condition and its reason")
 			if !want.job {
 				assert.Contains(t, lines[1], cond.Message, "PODS shows DeploymentReady's message")
