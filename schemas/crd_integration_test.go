@@ -283,11 +283,16 @@ func TestPrinterColumnsAsInTheGuide(t *testing.T) {
 
 	cp := object(t, guide.ControlPlane)
 	cp.SetNamespace(space)
+	set(t, cp, "2025.2", "spec", "openStackRelease")
 	_, err = env.Dynamic.Resource(controlPlanes).Namespace(space).Create(context.Background(), cp, metav1.CreateOptions{})
 	require.NoError(t, err)
 	out, errOut, err = env.Kubectl(t, "", "get", "controlplanes", "-n", space)
 	require.NoError(t, err, errOut)
-	assert.Equal(t, []string{"NAME", "READY", "AGE"}, strings.Fields(strings.Split(out, "\n")[0]))
+	// The reference's columns: RELEASE is the spec's.
+	cpLines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, cpLines, 2, out)
+	assert.Equal(t, []string{"NAME", "READY", "RELEASE", "AGE"}, strings.Fields(cpLines[0]))
+	assert.Equal(t, []string{cp.GetName(), "2025.2"}, strings.Fields(cpLines[1])[:2], "no status yet: READY is blank")
 
 	// The short names and the category list the same objects, and the
 	// category does not shadow the guide's `kubectl get glance <name>`.

@@ -36,7 +36,7 @@ type kind struct {
 
 var kinds = []kind{
 	{schemas.ControlPlaneFile, api.ControlPlaneAPIVersion, api.KindControlPlane, "controlplanes",
-		reflect.TypeFor[api.ControlPlane](), []string{"Ready", "Age"}},
+		reflect.TypeFor[api.ControlPlane](), []string{"Ready", "Release", "Age"}},
 	// The reference's `kubectl get glance`: NAME READY RELEASE ENDPOINT AGE,
 	// then this project's columns.
 	{schemas.GlanceFile, api.GlanceAPIVersion, api.KindGlance, "glances",

@@ -10,15 +10,18 @@ const (
 	CondGlanceProjected = "GlanceProjected"
 	CondGlanceReady     = "GlanceReady"
 
-	ReasonProjected        = "Projected"
-	ReasonInvalidBackends  = "InvalidBackends"
-	ReasonGlanceNotEnabled = "GlanceNotEnabled"
+	ReasonProjected       = "Projected"
+	ReasonInvalidBackends = "InvalidBackends"
+	// ReasonGlanceNotManaged: GlanceReady True without
+	// spec.services.glance (unmanaged.go); the reference's reason.
+	ReasonGlanceNotManaged = "GlanceNotManaged"
 	ReasonGlanceReady      = "GlanceReady"
 	ReasonGlanceNotReady   = "GlanceNotReady"
-	// ReasonGlanceProgressing: the Glance is not ready only because it is
+	// ReasonWaitingForGlance: the Glance is not ready only because it is
 	// on its way (asked for, not reported yet, or glancestatus.Progressing);
-	// one message for every step of it.
-	ReasonGlanceProgressing = "GlanceProgressing"
+	// one message for every step of it. The reference's reason while its
+	// Glance is not ready.
+	ReasonWaitingForGlance = "WaitingForGlance"
 )
 
 // The KeystoneRegistered condition and its reasons.

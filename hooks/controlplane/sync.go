@@ -40,13 +40,7 @@ func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontrol
 
 	svc := cp.Spec.Services.Glance
 	if svc == nil {
-		return &metacontroller.SyncResponse{
-			Status: api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now,
-				hook.Condition{Type: hook.ConditionReady, Status: true, Reason: ReasonGlanceNotEnabled,
-					Message: "spec.services.glance is not set; no Glance is projected"})},
-			Children:  []any{},
-			Finalized: req.Finalizing,
-		}, nil
+		return unmanaged(&cp, req, now)
 	}
 
 	var children []any
@@ -146,7 +140,7 @@ func allObserved(children []any, observed metacontroller.ObjectMap) bool {
 // all (docs/performance.md, "API writes per converge").
 func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 	name := names.GlanceName(cp)
-	c := hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceProgressing,
+	c := hook.Condition{Type: CondGlanceReady, Reason: ReasonWaitingForGlance,
 		Message: fmt.Sprintf("Glance %q is on its way: its schema, stores or rollout are in progress", name)}
 	if !found || g.Status.ObservedGeneration < g.Generation {
 		return c

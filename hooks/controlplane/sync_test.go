@@ -26,7 +26,7 @@ func TestGlanceReady(t *testing.T) {
 		glance api.Glance
 		found  bool
 	}
-	onItsWay := hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceProgressing, Message: `Glance "cp-glance" is on its way: its schema, stores or rollout are in progress`}
+	onItsWay := hook.Condition{Type: CondGlanceReady, Reason: ReasonWaitingForGlance, Message: `Glance "cp-glance" is on its way: its schema, stores or rollout are in progress`}
 	cases := map[string]struct {
 		reason string
 		args   args
