@@ -89,6 +89,17 @@ func (s *State) Update(docs []Doc, opts Options) error {
 	return s.run(opts)
 }
 
+// SetStatus writes an object's status as the controller that owns that
+// status would (a Gateway controller accepting an HTTPRoute, say), then
+// runs the hooks until nothing changes. It reports false, and runs
+// nothing, when there is no such object.
+func (s *State) SetStatus(r chain.Ref, status any, opts Options) (bool, error) {
+	if !s.world.SetStatus(r, status) {
+		return false, nil
+	}
+	return true, s.run(opts)
+}
+
 func (s *State) apply(docs []Doc, opts Options) error {
 	validate := opts.validator()
 	for _, d := range docs {
