@@ -143,7 +143,7 @@ and status says the store waits for its re-render (StoreSecretOutdated).`,
 The default was switched while the Deployment's rollout of the previous
 config has not finished (status shows old replicas). The ConfigMap the
 template mounted and the older one still in use stay in the answer, so no
-running pod loses its config; DeploymentReady=False/RollingOut.`,
+running pod loses its config; DeploymentReady=False/WaitingForDeployment.`,
 		func(s *scenario) string {
 			standalone(s)
 			s.w.Rollouts = false
@@ -198,7 +198,7 @@ service-user Secrets. The db sync Job (db sync, then the metadata
 definitions) is running. Nothing else may run yet: the config ConfigMap, the
 backends Secret, the database URL's Secret, the Secret with the service
 password escaped for oslo.config and the Service exist (the Job mounts or
-reads them), the Deployment does not; DatabaseReady=False/SchemaSyncRunning
+reads them), the Deployment does not; DatabaseReady=False/DBSyncInProgress
 names the Job.`,
 		func(s *scenario) string {
 			newSchemaLog(s).hold = true
@@ -208,7 +208,7 @@ names the Job.`,
 	{"first-install-schema-synced", `
 First install, the moment the db sync Job has succeeded: the answer creates
 the glance-api Deployment and writes status.installedRelease 2025.2 and
-status.installedImage; DatabaseReady=True/SchemaSynced. The Job stays, for
+status.installedImage; DatabaseReady=True/DatabaseSynced. The Job stays, for
 its logs.`,
 		func(s *scenario) string {
 			newSchemaLog(s).hold = true
@@ -220,7 +220,7 @@ its logs.`,
 		}},
 	{"schema-sync-failed", `
 The first db sync Job failed (its backoff is spent).
-DatabaseReady=False/SchemaSyncFailed names the Job, how to read its logs and
+DatabaseReady=False/DBSyncFailed names the Job, how to read its logs and
 that deleting it runs it again; still no Deployment.`,
 		func(s *scenario) string {
 			newSchemaLog(s).fail = "sync"
@@ -285,7 +285,7 @@ in a ConfigMap, the status or an event.`,
 	{"patch-bump-sync-running", `
 spec.image.tag moved from 2025.2 to 2025.2-p1, a new image of the same
 release: a db sync Job for it runs first, and the Deployment keeps the
-installed image until it has succeeded. DatabaseReady=False/SchemaSyncRunning.`,
+installed image until it has succeeded. DatabaseReady=False/DBSyncInProgress.`,
 		func(s *scenario) string {
 			log := newSchemaLog(s)
 			standalone(s)

@@ -176,7 +176,7 @@ False/PodsNotCreated with that message.`,
 	{"pods-starting-normally", `
 A rollout that progresses: the pod was created a minute ago and the
 kubelet is creating its container. Not a failure: DeploymentReady stays
-False/RollingOut, and the answer asks Metacontroller to sync again when the
+False/WaitingForDeployment, and the answer asks Metacontroller to sync again when the
 pod's deadline (the Deployment's progressDeadlineSeconds, 600 s) has
 passed (resyncAfterSeconds 540), since nothing about a stuck pod changes
 by itself.`,
@@ -215,7 +215,7 @@ var capturedSchemaPodCases = []capturedCase{
 	{"schema-sync-pods-failed", `
 The first db sync Job failed: each of its four pods (the first try and the
 three of its backoffLimit) ended with db sync exiting 1 (a database it
-cannot reach, say). DatabaseReady stays False/SchemaSyncFailed, naming the
+cannot reach, say). DatabaseReady stays False/DBSyncFailed, naming the
 Job and how to run it again, and adds how its pods ended: the count, the
 first by name, its init container and exit code; never the container's
 termination message.`,
@@ -230,7 +230,7 @@ termination message.`,
 	{"schema-sync-retrying", `
 The first db sync Job is still running, but two of its pods have failed
 already (db sync exited 1) and the Job controller is trying again.
-DatabaseReady is False/PodsFailed instead of SchemaSyncRunning: the message
+DatabaseReady is False/PodsFailed instead of DBSyncInProgress: the message
 still names the Job and what it does, then the pods' failures.`,
 		func(s *scenario) string {
 			newSchemaLog(s).hold = true
@@ -281,7 +281,7 @@ func TestPodsExplainARolloutThatDoesNotProgress(t *testing.T) {
 	s.w.Rollouts = true
 	s.converge()
 	g = s.get("Glance", "glance")
-	assert.Equal(t, "True/DeploymentAvailable", conditionOf(g, glance.CondDeploymentReady))
+	assert.Equal(t, "True/DeploymentReady", conditionOf(g, glance.CondDeploymentReady))
 	assert.Equal(t, "True/APIHealthy", conditionOf(g, glance.CondGlanceAPIReady))
 	assert.Equal(t, "True/AllReady", conditionOf(g, "Ready"))
 }

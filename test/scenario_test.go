@@ -281,7 +281,7 @@ func TestRolloutHistoryRetention(t *testing.T) {
 	}
 	flip(false)
 	assert.True(t, s.exists("ConfigMap", first), "the previous config stays while the rollout is in progress")
-	assert.Equal(t, "False/RollingOut", s.condition("Glance", "glance", "DeploymentReady"))
+	assert.Equal(t, "False/WaitingForDeployment", s.condition("Glance", "glance", "DeploymentReady"))
 	// Each edit of a store makes a new backends Secret while the pods still
 	// run older ones. Once a step has converged the template mounts the
 	// newest, and the hook keeps it and the HistoryLimit newest others: the
@@ -311,7 +311,7 @@ func TestRolloutHistoryRetention(t *testing.T) {
 	s.converge()
 	assert.Len(t, s.names("ConfigMap"), 1, "only the current config remains after the rollout")
 	assert.Len(t, backendsSecrets(), 1, "only the current backends Secret remains after the rollout")
-	assert.Equal(t, "True/DeploymentAvailable", s.condition("Glance", "glance", "DeploymentReady"))
+	assert.Equal(t, "True/DeploymentReady", s.condition("Glance", "glance", "DeploymentReady"))
 }
 
 // TestCredentialRotationRollsPods: new Secret data gives a new backends

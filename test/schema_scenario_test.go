@@ -133,7 +133,7 @@ func TestFirstInstallWaitsForTheSchema(t *testing.T) {
 	log.hold = true
 	standalone(s)
 	assert.False(t, s.exists("Deployment", "glance"), "no Deployment before the schema is synced")
-	assert.Equal(t, "False/SchemaSyncRunning", s.condition("Glance", "glance", "DatabaseReady"))
+	assert.Equal(t, "False/DBSyncInProgress", s.condition("Glance", "glance", "DatabaseReady"))
 	assert.Equal(t, "False/NotAllReady", s.condition("Glance", "glance", "Ready"))
 	jobs := s.names("Job")
 	require.Len(t, jobs, 1)
@@ -144,7 +144,7 @@ func TestFirstInstallWaitsForTheSchema(t *testing.T) {
 	log.hold = false
 	s.converge()
 	assert.Equal(t, []string{"create sync ghcr.io/c5c3/glance:2025.2", "sync succeeded", "deploy ghcr.io/c5c3/glance:2025.2", "rolled out ghcr.io/c5c3/glance:2025.2"}, log.take())
-	assert.Equal(t, "True/SchemaSynced", s.condition("Glance", "glance", "DatabaseReady"))
+	assert.Equal(t, "True/DatabaseSynced", s.condition("Glance", "glance", "DatabaseReady"))
 	assert.Equal(t, "True/AllReady", s.condition("Glance", "glance", "Ready"))
 	st := s.get("Glance", "glance")["status"].(map[string]any)
 	assert.Equal(t, "2025.2", st["installedRelease"])
@@ -164,7 +164,7 @@ func TestFailedSchemaJobIsReportedAndRetried(t *testing.T) {
 	log.fail = "sync"
 	standalone(s)
 	job := s.names("Job")[0]
-	assert.Equal(t, "False/SchemaSyncFailed", s.condition("Glance", "glance", "DatabaseReady"))
+	assert.Equal(t, "False/DBSyncFailed", s.condition("Glance", "glance", "DatabaseReady"))
 	msg := conditionMessage(s.get("Glance", "glance"), "DatabaseReady")
 	assert.Contains(t, msg, "Job "+job+" (db sync of 2025.2 with image \"ghcr.io/c5c3/glance:2025.2\") failed")
 	assert.Contains(t, msg, "kubectl -n openstack logs job/"+job+" --all-containers")
@@ -202,7 +202,7 @@ func TestReleaseUpgradeWalk(t *testing.T) {
 	st := g["status"].(map[string]any)
 	assert.Equal(t, "2026.1", st["installedRelease"])
 	assert.Nil(t, st["upgrade"], "the upgrade is over")
-	assert.Equal(t, "True/SchemaSynced", conditionOf(g, "DatabaseReady"))
+	assert.Equal(t, "True/DatabaseSynced", conditionOf(g, "DatabaseReady"))
 	assert.Equal(t, "True/AllReady", conditionOf(g, "Ready"))
 
 	d := s.get("Deployment", "glance")
@@ -257,7 +257,7 @@ func TestUpgradePhasesInStatus(t *testing.T) {
 	s.apply(standaloneGlance)
 	s.converge()
 	assert.Nil(t, s.get("Glance", "glance")["status"].(map[string]any)["upgrade"])
-	assert.Equal(t, "True/SchemaSynced", s.condition("Glance", "glance", "DatabaseReady"))
+	assert.Equal(t, "True/DatabaseSynced", s.condition("Glance", "glance", "DatabaseReady"))
 	assert.Equal(t, "ghcr.io/c5c3/glance:2025.2", deploymentImage(s.get("Deployment", "glance")))
 	s.converge()
 	events := glanceEvents(s)

@@ -45,15 +45,15 @@ func TestGlanceReady(t *testing.T) {
 		"Progressing": {
 			reason: "a Glance on its way (the schema Job runs, then the rollout) gets one message for every step, so its steps do not rewrite the ControlPlane's status",
 			args: args{glance: glance(2, 2, ready(metav1.ConditionFalse),
-				metav1.Condition{Type: "DatabaseReady", Status: metav1.ConditionFalse, Reason: "SchemaSyncRunning"},
-				metav1.Condition{Type: "DeploymentReady", Status: metav1.ConditionFalse, Reason: "RollingOut"}), found: true},
+				metav1.Condition{Type: "DatabaseReady", Status: metav1.ConditionFalse, Reason: "DBSyncInProgress"},
+				metav1.Condition{Type: "DeploymentReady", Status: metav1.ConditionFalse, Reason: "WaitingForDeployment"}), found: true},
 			want: onItsWay,
 		},
 		"FaultWhileProgressing": {
 			reason: "a fault beside the progress is passed on with the Glance's own words",
 			args: args{glance: glance(2, 2, ready(metav1.ConditionFalse),
 				metav1.Condition{Type: "BackendsReady", Status: metav1.ConditionFalse, Reason: "NoDefaultBackend"},
-				metav1.Condition{Type: "DeploymentReady", Status: metav1.ConditionFalse, Reason: "RollingOut"}), found: true},
+				metav1.Condition{Type: "DeploymentReady", Status: metav1.ConditionFalse, Reason: "WaitingForDeployment"}), found: true},
 			want: hook.Condition{Type: CondGlanceReady, Reason: ReasonGlanceNotReady, Message: `Glance "cp-glance" is not ready: R: m`},
 		},
 		"NotCreated": {

@@ -19,7 +19,7 @@ const (
 	ReasonPodsNotReady          = model.ReasonPodsNotReady
 	ReasonPodsNotStarting       = model.ReasonPodsNotStarting
 	ReasonPodsUnschedulable     = model.ReasonPodsUnschedulable
-	ReasonRollingOut            = model.ReasonRollingOut
+	ReasonWaitingForDeployment  = model.ReasonWaitingForDeployment
 	ReasonSecretStoreNotReady   = model.ReasonSecretStoreNotReady
 	ReasonStorePending          = model.ReasonStorePending
 )

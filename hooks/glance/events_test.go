@@ -67,7 +67,7 @@ func ended(result string, at time.Time) api.GlanceStatus {
 	}
 	return api.GlanceStatus{InstalledRelease: installed,
 		LastUpgrade: &api.UpgradeEnd{Result: result, FromRelease: "2025.2", ToRelease: "2026.1", EndedAt: metav1.NewTime(at)},
-		Conditions:  []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of "+installed+" is in place")}}
+		Conditions:  []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonDatabaseSynced, "the schema of "+installed+" is in place")}}
 }
 
 func TestEvents(t *testing.T) {
@@ -103,14 +103,14 @@ func TestEvents(t *testing.T) {
 		"DatabaseSyncedFresh": {
 			reason: "the schema synced is a Normal Event right after the transition",
 			status: api.GlanceStatus{InstalledRelease: "2025.2",
-				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonDatabaseSynced, "the schema of 2025.2 is in place")}},
 			now:  soon,
 			want: []string{"Normal DatabaseSynced: the schema of 2025.2 is in place"},
 		},
 		"DatabaseSyncedLongAgo": {
 			reason: "a Normal Event not made within EventFreshFor is not made later (its TTL passed, or it never was)",
 			status: api.GlanceStatus{InstalledRelease: "2025.2",
-				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}},
+				Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonDatabaseSynced, "the schema of 2025.2 is in place")}},
 			now: transition.Add(report.EventFreshFor + time.Second),
 		},
 		"UpgradeComplete": {
@@ -138,13 +138,13 @@ func TestEvents(t *testing.T) {
 		},
 		"DBSyncFailed": {
 			reason: "a failed schema sync is a Warning for as long as it fails",
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, `Job "glance-db-sync-1" failed`)}},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, `Job "glance-db-sync-1" failed`)}},
 			now:    hoursLater,
 			want:   []string{`Warning DBSyncFailed: Job "glance-db-sync-1" failed`},
 		},
 		"SyncRunning": {
 			reason: "no Event for a step in progress",
-			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncRunning, "running")}},
+			status: api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncInProgress, "running")}},
 			now:    soon,
 		},
 		"UpgradeInitiated": {
@@ -242,7 +242,7 @@ func TestUpgradeAbortedOnce(t *testing.T) {
 // kubectl describe need it.
 func TestEventShape(t *testing.T) {
 	got, err := events(glanceWith(api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}), observeEvents(nil), soon)
+		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, "failed")}}), observeEvents(nil), soon)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
@@ -285,16 +285,16 @@ func TestEventNames(t *testing.T) {
 		}
 		return got[0].(*report.EventChild).Name
 	}
-	st := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}
+	st := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, "failed")}}
 	base := name(glanceWith(st), soon)
 	if again := name(glanceWith(st), hoursLater); again != base {
 		t.Errorf("a resync later names the Event %s, not %s", again, base)
 	}
 	later := st
-	later.Conditions = []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}
+	later.Conditions = []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, "failed")}
 	later.Conditions[0].LastTransitionTime = metav1.NewTime(transition.Add(time.Second))
 	other := st
-	other.Conditions = []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed again")}
+	other.Conditions = []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, "failed again")}
 	recreated := glanceWith(st)
 	recreated.UID = "uid-2"
 	for what, n := range map[string]string{"transition": name(glanceWith(later), soon), "note": name(glanceWith(other), soon),
@@ -309,7 +309,7 @@ func TestEventNames(t *testing.T) {
 // returned as last applied, so it stays until the API server's TTL deletes
 // it; once gone it is not made again.
 func TestEventsKeptUntilTheirTTL(t *testing.T) {
-	faulted := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, "failed")}}
+	faulted := api.GlanceStatus{Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, "failed")}}
 	made, err := events(glanceWith(faulted), observeEvents(nil), soon)
 	if err != nil || len(made) != 1 {
 		t.Fatalf("got %d Events, %v", len(made), err)
@@ -328,7 +328,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 	}
 	observed := metacontroller.ObjectMap{names.EventsKey: {e.Name: observedRaw}}
 	healed := glanceWith(api.GlanceStatus{InstalledRelease: "2025.2",
-		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "in place")}})
+		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, true, model.ReasonDatabaseSynced, "in place")}})
 
 	kept, err := events(healed, observeEvents(observed), hoursLater)
 	if err != nil {
@@ -367,7 +367,7 @@ func TestEventsKeptUntilTheirTTL(t *testing.T) {
 func TestEventNoteBounded(t *testing.T) {
 	long := strings.Repeat("é", 2000)
 	got, err := events(glanceWith(api.GlanceStatus{
-		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonSchemaSyncFailed, long)}}), observeEvents(nil), soon)
+		Conditions: []metav1.Condition{cond(model.CondDatabaseReady, false, model.ReasonDBSyncFailed, long)}}), observeEvents(nil), soon)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d Events, %v", len(got), err)
 	}
@@ -381,7 +381,7 @@ func TestEventNoteBounded(t *testing.T) {
 func BenchmarkEvents(b *testing.B) {
 	st := api.GlanceStatus{InstalledRelease: "2025.2", Conditions: []metav1.Condition{
 		cond(model.CondBackendsReady, false, model.ReasonWaitingForBackends, "100 backends are not projected"),
-		cond(model.CondDatabaseReady, true, model.ReasonSchemaSynced, "the schema of 2025.2 is in place")}}
+		cond(model.CondDatabaseReady, true, model.ReasonDatabaseSynced, "the schema of 2025.2 is in place")}}
 	for i := range 100 {
 		id := "store-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
 		st.Backends = append(st.Backends, api.BackendStatus{Name: "glance-" + id, StoreID: id, Reason: model.ReasonBackendSkipped,

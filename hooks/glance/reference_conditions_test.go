@@ -32,7 +32,7 @@ func referenceStatus() report.StatusInput {
 	a, b := attached("a", true, ""), attached("b", false, "")
 	out := &render.Outcome{ConfigName: "glance-config-1", BackendsName: "glance-backends-1", InConfig: map[string]bool{"a": true, "b": true},
 		Rendered:    hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered},
-		Database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced},
+		Database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonDatabaseSynced},
 		ServiceUser: hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable}}
 	return report.StatusInput{
 		Observed: &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults(g.Namespace), Now: time.Unix(0, 0),
@@ -90,11 +90,11 @@ func TestReferenceConditions(t *testing.T) {
 			in.Decision.Def, in.Decision.NoDefault = nil, "no attached backend is marked isDefault"
 		}},
 
-		"DatabaseReady/DatabaseSynced":        {reason: "SchemaSynced"},
+		"DatabaseReady/DatabaseSynced":        {"the schema Job succeeded", true, same},
 		"DatabaseReady/ClusterNotReady":       {reason: "the hooks read no database cluster object"},
-		"DatabaseReady/WaitingForDatabase":    {reason: "SchemaSyncRunning while the Job waits for the database"},
-		"DatabaseReady/DBSyncFailed":          {reason: "SchemaSyncFailed"},
-		"DatabaseReady/DBSyncInProgress":      {reason: "SchemaSyncRunning"},
+		"DatabaseReady/WaitingForDatabase":    {reason: "DBSyncInProgress while the Job waits for the database"},
+		"DatabaseReady/DBSyncFailed":          {"the schema Job failed", false, databaseSaid(model.ReasonDBSyncFailed)},
+		"DatabaseReady/DBSyncInProgress":      {"the schema Job runs", false, databaseSaid(model.ReasonDBSyncInProgress)},
 		"DatabaseReady/WaitingForBackends":    {reason: "WaitingForConfig"},
 		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonImageReleaseMismatch)},
 		"DatabaseReady/VersionParseError":     {reason: "admission refuses a release that does not parse"},
@@ -109,9 +109,12 @@ func TestReferenceConditions(t *testing.T) {
 		"DatabaseReady/MigrateFailed":         {reason: "SchemaUpgradeFailed"},
 		"DatabaseReady/ContractFailed":        {reason: "SchemaUpgradeFailed"},
 
-		"DeploymentReady/DeploymentReady":      {reason: "DeploymentAvailable"},
-		"DeploymentReady/WaitingForDeployment": {reason: "RollingOut and the pods' reasons"},
-		"DeploymentReady/WaitingForBackends":   {reason: "DeploymentMissing, ConfigRendered says why"},
+		"DeploymentReady/DeploymentReady": {"every replica runs the current template", true, same},
+		"DeploymentReady/WaitingForDeployment": {"the Deployment has not rolled the current template out yet (a pod at fault says why instead: rolloutpods_test.go)", false,
+			func(t *testing.T, in *report.StatusInput) {
+				in.Observed.Deployment.Status.ObservedGeneration = in.Observed.Deployment.Generation - 1
+			}},
+		"DeploymentReady/WaitingForBackends": {reason: "DeploymentMissing, ConfigRendered says why"},
 
 		"GlanceAPIReady/APIHealthy": {"a pod passes its readiness probe, GET /healthcheck", true, same},
 		"GlanceAPIReady/APIUnhealthy": {"no pod passes it", false, func(t *testing.T, in *report.StatusInput) {

@@ -140,14 +140,14 @@ func TestRolloutPods(t *testing.T) {
 }
 
 func TestExplainRollout(t *testing.T) {
-	rolling := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonRollingOut, Message: "1 of 1 replicas are updated to the current config, 0 available"}
+	rolling := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonWaitingForDeployment, Message: "1 of 1 replicas are updated to the current config, 0 available"}
 	crash := report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: "1 of 1 pod is crash-looping: ..."}
 	assert.Equal(t, hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonPodsCrashLooping,
 		Message: "1 of 1 replicas are updated to the current config, 0 available; 1 of 1 pod is crash-looping: ..."}, report.ExplainRollout(rolling, crash))
-	assert.Equal(t, rolling, report.ExplainRollout(rolling, report.PodsVerdict{Recheck: time.Minute}), "no problem (yet): RollingOut stays")
+	assert.Equal(t, rolling, report.ExplainRollout(rolling, report.PodsVerdict{Recheck: time.Minute}), "no problem (yet): WaitingForDeployment stays")
 	missing := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing, Message: "m"}
 	assert.Equal(t, missing, report.ExplainRollout(missing, crash), "only a rollout is explained")
-	available := hook.Condition{Type: model.CondDeploymentReady, Status: true, Reason: model.ReasonDeploymentAvailable, Message: "m"}
+	available := hook.Condition{Type: model.CondDeploymentReady, Status: true, Reason: model.ReasonDeploymentReady, Message: "m"}
 	assert.Equal(t, available, report.ExplainRollout(available, crash))
 }
 

@@ -47,7 +47,7 @@ var coreConditions = map[string]bool{model.CondBackendsReady: true, model.CondCo
 	model.CondServiceUserReady: true, model.CondDeploymentReady: true, hook.ConditionReady: true}
 
 func TestBuildStatus(t *testing.T) {
-	synced := hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "synced"}
+	synced := hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonDatabaseSynced, Message: "synced"}
 	userReady := hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable, Message: "available"}
 	rendered := func(stores ...*model.Store) *render.Outcome {
 		out := &render.Outcome{ConfigName: "g-config-1", BackendsName: "g-backends-1", InConfig: map[string]bool{},
@@ -62,7 +62,7 @@ func TestBuildStatus(t *testing.T) {
 		Rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonLastGoodKept, Message: "kept"},
 		Database: synced, ServiceUser: userReady}
 	syncing := rendered(attached("a", true, ""))
-	syncing.Database = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning, Message: "Job j syncs"}
+	syncing.Database = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonDBSyncInProgress, Message: "Job j syncs"}
 	syncing.RunImage = "glance:old"
 	newImage := rendered(attached("a", true, ""))
 	newImage.RunImage = "glance:new"
@@ -106,9 +106,9 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 2 stores projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"DeploymentReady True DeploymentReady: 1 of 1 replicas available",
 					"Ready True AllReady: every store is projected, the schema is in place and glance-api runs the current config",
 				},
 				backends: []api.BackendStatus{
@@ -126,9 +126,9 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): its credentials are not ready`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"DeploymentReady True DeploymentReady: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
 				},
 				backends: []api.BackendStatus{
@@ -146,9 +146,9 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): ` + held.Skipped,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"DeploymentReady True DeploymentReady: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
 				},
 				backends: []api.BackendStatus{
@@ -167,9 +167,9 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					"BackendsReady False NoDefaultBackend: no attached backend is marked isDefault; nothing is re-rendered and the last-good config is kept",
 					"ConfigRendered False LastGoodKept: kept",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"DeploymentReady True DeploymentReady: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (NoDefaultBackend), ConfigRendered (LastGoodKept)",
 				},
 				backends: []api.BackendStatus{
@@ -178,7 +178,7 @@ func TestBuildStatus(t *testing.T) {
 				},
 			},
 		},
-		"SchemaSyncRunning": {
+		"DBSyncInProgress": {
 			reason: "while a schema Job runs glance-api keeps its image and Ready waits for the database",
 			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a", out: syncing,
 				current: withImage(mounting("g-config-1", "g-backends-1"), "glance:old")},
@@ -186,10 +186,10 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady False SchemaSyncRunning: Job j syncs",
+					"DatabaseReady False DBSyncInProgress: Job j syncs",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
-					"Ready False NotAllReady: waiting for DatabaseReady (SchemaSyncRunning)",
+					"DeploymentReady True DeploymentReady: 1 of 1 replicas available",
+					"Ready False NotAllReady: waiting for DatabaseReady (DBSyncInProgress)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
@@ -203,10 +203,10 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
-					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+					`DeploymentReady False WaitingForDeployment: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (WaitingForDeployment)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
@@ -220,9 +220,9 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady False WaitingForBackends: 1 backend is not projected as specified: "b" (store b): its store is not rendered yet`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady True DeploymentAvailable: 1 of 1 replicas available",
+					"DeploymentReady True DeploymentReady: 1 of 1 replicas available",
 					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends)",
 				},
 				backends: []api.BackendStatus{
@@ -254,10 +254,10 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
-					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut), GlanceAPIReady (APIUnhealthy)",
+					`DeploymentReady False WaitingForDeployment: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (WaitingForDeployment), GlanceAPIReady (APIUnhealthy)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
@@ -271,16 +271,16 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
-					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+					`DeploymentReady False WaitingForDeployment: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1" with image "glance:new"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (WaitingForDeployment)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
 			},
 		},
-		"RollingOut": {
+		"WaitingForDeployment": {
 			reason: "a Deployment still on the previous config is rolling out",
 			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a",
 				current: mounting("g-config-0", "g-backends-0")},
@@ -288,17 +288,17 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
-					`DeploymentReady False RollingOut: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1"`,
-					"Ready False NotAllReady: waiting for DeploymentReady (RollingOut)",
+					`DeploymentReady False WaitingForDeployment: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1"`,
+					"Ready False NotAllReady: waiting for DeploymentReady (WaitingForDeployment)",
 				},
 				backends:       []api.BackendStatus{{Name: "a", StoreID: "a", IsDefault: true, Projected: true}},
 				defaultBackend: "a",
 			},
 		},
 		"PodsCrashLooping": {
-			reason: "a rollout whose pods crash: their reason replaces RollingOut, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
+			reason: "a rollout whose pods crash: their reason replaces WaitingForDeployment, their summary follows what it rolls out (no counts: each pod that comes up would rewrite the status), and Ready names it",
 			args: args{stores: []*model.Store{attached("a", true, "")}, def: "a",
 				current: rollingOut(mounting("g-config-1", "g-backends-1")),
 				pods:    report.PodsVerdict{Reason: model.ReasonPodsCrashLooping, Message: `1 of 1 pod is crash-looping: pod "g-1" ...`}},
@@ -306,7 +306,7 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					`BackendsReady True AllBackendsProjected: 1 store projected, default store "a"`,
 					"ConfigRendered True Rendered: rendered",
-					"DatabaseReady True SchemaSynced: synced",
+					"DatabaseReady True DatabaseSynced: synced",
 					"ServiceUserReady True CredentialsAvailable: available",
 					`DeploymentReady False PodsCrashLooping: the Deployment rolls out ConfigMap "g-config-1" and Secret "g-backends-1"; 1 of 1 pod is crash-looping: pod "g-1" ...`,
 					"Ready False NotAllReady: waiting for DeploymentReady (PodsCrashLooping), GlanceAPIReady (APIUnhealthy)",
@@ -392,7 +392,7 @@ func TestUpgradeEndTakesTheTransition(t *testing.T) {
 		g := &api.Glance{Status: observed}
 		out := &render.Outcome{ConfigName: "g-config-1", BackendsName: "g-backends-1", InConfig: map[string]bool{"a": true},
 			Rendered:    hook.Condition{Type: model.CondConfigRendered, Status: true, Reason: model.ReasonRendered, Message: "rendered"},
-			Database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced, Message: "in place"},
+			Database:    hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonDatabaseSynced, Message: "in place"},
 			ServiceUser: hook.Condition{Type: model.CondServiceUserReady, Status: true, Reason: model.ReasonCredentialsAvailable},
 			Installed:   api.GlanceStatus{InstalledRelease: "2026.1", LastUpgrade: end}}
 		o := &observe.Observed{Glance: g, Spec: g.Spec.WithDefaults("ns"), Now: now, Deployment: mounting("g-config-1", "g-backends-1"),

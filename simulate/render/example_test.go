@@ -32,9 +32,9 @@ func ExampleRender() {
 	// converged: true
 	// BackendsReady True AllBackendsProjected
 	// ConfigRendered True Rendered
-	// DatabaseReady True SchemaSynced
+	// DatabaseReady True DatabaseSynced
 	// ServiceUserReady True CredentialsAvailable
-	// DeploymentReady True DeploymentAvailable
+	// DeploymentReady True DeploymentReady
 	// HTTPRouteReady True HTTPRouteNotRequired
 	// NetworkPolicyReady True NetworkPolicyNotRequired
 	// SecretsReady True SecretsAvailable

@@ -194,8 +194,8 @@ func firstInstall(t *testing.T, st *glancestack.Stack, release string, mode glan
 	assert.NotZero(t, schema.Rows["metadef_namespaces"], "the metadata definitions are loaded")
 	assert.NotEmpty(t, schema.Revision)
 	for cond, want := range map[string]string{
-		"DatabaseReady": "True/SchemaSynced", "ServiceUserReady": "True/CredentialsAvailable",
-		"DeploymentReady": "True/DeploymentAvailable", "Ready": "True/AllReady",
+		"DatabaseReady": "True/DatabaseSynced", "ServiceUserReady": "True/CredentialsAvailable",
+		"DeploymentReady": "True/DeploymentReady", "Ready": "True/AllReady",
 	} {
 		assert.Equal(t, want, st.Condition(t, api.KindGlance, st.Glance, cond), cond)
 	}

@@ -46,7 +46,7 @@ func TestParentsConvergeToTheFirstSchemaJob(t *testing.T) {
 
 			converge()
 			assert.Equal(t, "True/AllBackendsProjected", condition(t, w, glance, "BackendsReady"))
-			assert.Equal(t, "False/SchemaSyncRunning", condition(t, w, glance, "DatabaseReady"))
+			assert.Equal(t, "False/DBSyncInProgress", condition(t, w, glance, "DatabaseReady"))
 			jobs := w.UnfinishedJobs()
 			require.Len(t, jobs, 1, "the db sync Job")
 			_, found := w.Get(deployment)

@@ -54,9 +54,9 @@ var expected = map[string]struct {
 	"crash-loop-backoff":            {4 * time.Minute, false, glance.ReasonPodsCrashLooping, 0},
 	"running-not-ready":             {11 * time.Minute, false, glance.ReasonPodsNotReady, 0},
 	"unschedulable":                 {time.Minute, false, glance.ReasonPodsUnschedulable, 0},
-	"container-creating":            {time.Minute, false, glance.ReasonRollingOut, 540},
+	"container-creating":            {time.Minute, false, glance.ReasonWaitingForDeployment, 540},
 	"evicted":                       {3 * time.Hour, false, glance.ReasonPodsFailed, 0},
-	"ready":                         {time.Minute, false, glance.ReasonRollingOut, 0},
+	"ready":                         {time.Minute, false, glance.ReasonWaitingForDeployment, 0},
 	"job-failed":                    {2 * time.Minute, true, glance.ReasonPodsFailed, 0},
 	"job-image-pull-backoff":        {2 * time.Minute, true, glance.ReasonPodsNotStarting, 0},
 }
@@ -136,7 +136,7 @@ func TestKubeletStatusesOnARealAPIServer(t *testing.T) {
 			cond := condition(t, resp, condType)
 			assert.Equal(t, want.reason, cond.Reason, cond.Message)
 			assert.Equal(t, want.resync, resp.ResyncAfterSeconds)
-			if want.reason != glance.ReasonRollingOut {
+			if want.reason != glance.ReasonWaitingForDeployment {
 				assert.Contains(t, cond.Message, `pod "`+stored.GetName()+`"`)
 			}
 

@@ -31,7 +31,7 @@ func statusWrites(step WriteStep) map[string]int {
 // (a sibling store still on its way), BackendsReady turning
 // AllBackendsProjected with the first render and schema Job, which the
 // guide's words tie to every store being projected, DatabaseReady turning
-// SchemaSynced with the Deployment asked for, which the reference reports
+// DatabaseSynced with the Deployment asked for, which the reference reports
 // the moment its schema Job succeeds, and Ready. Steps 2 and 3 count what
 // they write now, so a change that adds a write fails here.
 func TestStatusWritesPerParent(t *testing.T) {

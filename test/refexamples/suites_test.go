@@ -13,7 +13,6 @@ import "github.com/c5c3/glance-hooks/hooks/contract/api"
 
 // Where this project documents a difference from the reference.
 const (
-	wordsDiffer    = "docs/conditions.md, The reference's words that differ"
 	childrenDiffer = "docs/hooks.md, Differences from the reference"
 	launchModes    = "docs/hooks.md, Launch modes"
 	purgeSteps     = "docs/hooks.md, Differences from the reference (the purge's steps)"
@@ -30,15 +29,11 @@ const (
 // readyAll is the Ready the suites wait for.
 func readyAll(kind, name string) check { return cond(kind, name, "Ready", "True/AllReady") }
 
-// schemaSynced and deploymentAvailable are the reference's reasons this
-// project words otherwise.
-func schemaSynced(g string) check {
-	return glanceCond(g, "DatabaseReady", "True/DatabaseSynced").differs("True/SchemaSynced", wordsDiffer)
-}
+// databaseSynced and deploymentReady are DatabaseReady and DeploymentReady
+// as the suites wait for them once the schema is synced and the pods run.
+func databaseSynced(g string) check { return glanceCond(g, "DatabaseReady", "True/DatabaseSynced") }
 
-func deploymentAvailable(g string) check {
-	return glanceCond(g, "DeploymentReady", "True/DeploymentReady").differs("True/DeploymentAvailable", wordsDiffer)
-}
+func deploymentReady(g string) check { return glanceCond(g, "DeploymentReady", "True/DeploymentReady") }
 
 // everyCondition is the basic-deployment suites' step 2: the nine
 // sub-conditions and Ready, each with its reason.
@@ -46,8 +41,8 @@ func everyCondition(g string) []check {
 	return []check{
 		glanceCond(g, "SecretsReady", "True/SecretsAvailable"),
 		glanceCond(g, "BackendsReady", "True/AllBackendsProjected"),
-		schemaSynced(g),
-		deploymentAvailable(g),
+		databaseSynced(g),
+		deploymentReady(g),
 		glanceCond(g, "GlanceAPIReady", "True/APIHealthy"),
 		glanceCond(g, "HPAReady", "True/HPANotRequired"),
 		glanceCond(g, "NetworkPolicyReady", "True/NetworkPolicyNotRequired"),

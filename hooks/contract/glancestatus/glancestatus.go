@@ -35,14 +35,18 @@ var besideReady = map[string]bool{
 // reports, by a test there).
 func BesideReady(condType string) bool { return besideReady[condType] }
 
-// Reasons a condition of a Glance is False for while it is on its way.
+// Reasons a condition of a Glance is False for while it is on its way; the
+// schema's and the Deployment's are the reference's.
 const (
 	// The schema Job runs.
-	ReasonSchemaSyncRunning = "SchemaSyncRunning"
-	ReasonSchemaUpgrading   = "SchemaUpgrading"
-	// The Deployment is about to be created, or rolls out.
+	ReasonDBSyncInProgress = "DBSyncInProgress"
+	ReasonSchemaUpgrading  = "SchemaUpgrading"
+	// The Deployment is about to be created.
 	ReasonDeploymentMissing = "DeploymentMissing"
-	ReasonRollingOut        = "RollingOut"
+	// ReasonWaitingForDeployment: the Deployment rolls out and is not
+	// available yet (DeploymentReady), or the autoscaler waits for the
+	// Deployment it scales, which waits for the schema (HPAReady).
+	ReasonWaitingForDeployment = "WaitingForDeployment"
 	// ReasonStorePending marks a store on its way: its backend has not
 	// reported yet, or its store Secret is not there yet. Not a fault.
 	ReasonStorePending = "StorePending"
@@ -54,22 +58,39 @@ const (
 	// DeploymentReady says whether they are on their way or at fault.
 	ReasonEndpointNotReady = "EndpointNotReady"
 	ReasonAPIUnhealthy     = "APIUnhealthy"
-	// ReasonWaitingForDeployment: the autoscaler comes with the
-	// Deployment it scales, which waits for the schema.
-	ReasonWaitingForDeployment = "WaitingForDeployment"
 )
 
 // progressReasons are the reasons above, as a set.
 var progressReasons = map[string]bool{
-	ReasonSchemaSyncRunning:       true,
+	ReasonDBSyncInProgress:        true,
 	ReasonSchemaUpgrading:         true,
 	ReasonDeploymentMissing:       true,
-	ReasonRollingOut:              true,
+	ReasonWaitingForDeployment:    true,
 	ReasonStorePending:            true,
 	ReasonWaitingForNetworkPolicy: true,
 	ReasonEndpointNotReady:        true,
 	ReasonAPIUnhealthy:            true,
-	ReasonWaitingForDeployment:    true,
+}
+
+// renamed are the reasons an earlier release of these hooks wrote where
+// the reference's words are written now, by their new name. A status
+// written before an upgrade is read in its words until the Glance's next
+// sync writes it again.
+var renamed = map[string]string{
+	"SchemaSynced":        "DatabaseSynced",
+	"SchemaSyncRunning":   ReasonDBSyncInProgress,
+	"SchemaSyncFailed":    "DBSyncFailed",
+	"DeploymentAvailable": "DeploymentReady",
+	"RollingOut":          ReasonWaitingForDeployment,
+}
+
+// CurrentReason is reason in this release's words: a reason an earlier
+// release wrote is given its new name, any other is returned as it is.
+func CurrentReason(reason string) string {
+	if now, ok := renamed[reason]; ok {
+		return now
+	}
+	return reason
 }
 
 // Progressing reports whether a Glance is not ready only because it is on
@@ -84,7 +105,7 @@ func Progressing(conds []metav1.Condition) bool {
 		if c.Type == hook.ConditionReady || BesideReady(c.Type) || c.Status == metav1.ConditionTrue {
 			continue
 		}
-		if !progressReasons[c.Reason] {
+		if !progressReasons[CurrentReason(c.Reason)] {
 			return false
 		}
 		waiting = true

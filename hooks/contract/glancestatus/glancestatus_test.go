@@ -23,18 +23,24 @@ func TestProgressing(t *testing.T) {
 		"SchemaJobAndDeployment": {
 			reason: "the first install: the schema Job runs, the Deployment is not there yet",
 			conds: []metav1.Condition{notReady, c("BackendsReady", metav1.ConditionTrue, "AllBackendsProjected"),
-				c("DatabaseReady", metav1.ConditionFalse, ReasonSchemaSyncRunning), c("DeploymentReady", metav1.ConditionFalse, ReasonDeploymentMissing)},
+				c("DatabaseReady", metav1.ConditionFalse, ReasonDBSyncInProgress), c("DeploymentReady", metav1.ConditionFalse, ReasonDeploymentMissing)},
 			want: true,
 		},
-		"RollingOut": {
+		"WaitingForDeployment": {
 			reason: "a rollout is progress",
-			conds:  []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonRollingOut)},
+			conds:  []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonWaitingForDeployment)},
 			want:   true,
 		},
 		"FaultBesideProgress": {
 			reason: "a fault anywhere makes it more than progress",
-			conds: []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonRollingOut),
+			conds: []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonWaitingForDeployment),
 				c("BackendsReady", metav1.ConditionFalse, "NoDefaultBackend")},
+		},
+		"WrittenBeforeTheRename": {
+			reason: "a status an earlier release wrote, before the Glance syncs again, is read in its new words",
+			conds: []metav1.Condition{notReady, c("DatabaseReady", metav1.ConditionFalse, "SchemaSyncRunning"),
+				c("DeploymentReady", metav1.ConditionFalse, "RollingOut")},
+			want: true,
 		},
 		"PodsCrashLooping": {
 			reason: "pods that do not start are a fault, not progress",
@@ -42,19 +48,19 @@ func TestProgressing(t *testing.T) {
 		},
 		"ExtraConfigOverride": {
 			reason: "an override the operator chose does not turn a Glance on its way into one at fault",
-			conds: []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonRollingOut),
+			conds: []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonWaitingForDeployment),
 				c(CondExtraConfigHealthy, metav1.ConditionFalse, "OwnedKeysOverridden")},
 			want: true,
 		},
 		"PurgeFailed": {
 			reason: "a purge that failed is reported beside Ready, not on the way to it",
-			conds: []metav1.Condition{notReady, c("DatabaseReady", metav1.ConditionFalse, ReasonSchemaSyncRunning),
+			conds: []metav1.Condition{notReady, c("DatabaseReady", metav1.ConditionFalse, ReasonDBSyncInProgress),
 				c(CondDBPurgeReady, metav1.ConditionFalse, "DBPurgeJobFailed")},
 			want: true,
 		},
 		"StoreDown": {
 			reason: "a store that does not answer is reported beside Ready",
-			conds: []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonRollingOut),
+			conds: []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, ReasonWaitingForDeployment),
 				c(CondStoresReachable, metav1.ConditionFalse, "StoreUnreachable")},
 			want: true,
 		},
@@ -77,5 +83,19 @@ func TestProgressing(t *testing.T) {
 				t.Errorf("%s: Progressing = %v, want %v", tc.reason, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCurrentReason: the reasons renamed to the reference's words map to
+// their new names; every other reason is its own.
+func TestCurrentReason(t *testing.T) {
+	for old, now := range map[string]string{
+		"SchemaSynced": "DatabaseSynced", "SchemaSyncRunning": "DBSyncInProgress", "SchemaSyncFailed": "DBSyncFailed",
+		"DeploymentAvailable": "DeploymentReady", "RollingOut": "WaitingForDeployment",
+		"DatabaseSynced": "DatabaseSynced", "PodsCrashLooping": "PodsCrashLooping", "": "",
+	} {
+		if got := CurrentReason(old); got != now {
+			t.Errorf("CurrentReason(%q) = %q, want %q", old, got, now)
+		}
 	}
 }

@@ -108,7 +108,7 @@ func (p *SchemaPlan) resume(in SchemaInputs, installed release.Release) {
 	case !installed.IsZero() && in.Release == installed && in.Image == in.InstalledImage && up.Phase != api.PhaseContracting:
 		p.Upgrade = nil
 		p.LastUpgrade = &api.UpgradeEnd{Result: api.UpgradeAborted, FromRelease: installed.String(), ToRelease: up.TargetRelease}
-		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced,
+		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonDatabaseSynced,
 			Message: fmt.Sprintf("the upgrade to %s was abandoned in phase %s, before its contract step; release %s runs on its schema again", excerpt.Value(up.TargetRelease), excerpt.Value(up.Phase), installed)}
 	default:
 		p.refuse(in, model.ReasonUpgradeTargetChanged, fmt.Sprintf("an upgrade from %s to %s (image %s) is in phase %s: set spec.openStackRelease and the image back to it to finish it%s",
@@ -204,7 +204,7 @@ func (p *SchemaPlan) sync(in SchemaInputs, what string) {
 	name, st, observed := in.state(j)
 	if !observed {
 		if b := in.blocker(name); b != "" {
-			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning,
+			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonDBSyncInProgress,
 				Message: fmt.Sprintf("Job %s, started for an earlier spec, is still running; Job %s syncs %s once it has finished", excerpt.Name(b), name, what)}
 			return
 		}
@@ -215,14 +215,14 @@ func (p *SchemaPlan) sync(in SchemaInputs, what string) {
 		p.InstalledRelease, p.InstalledImage = in.Release.String(), in.Image
 		p.Cond = schemaInPlace(in.Release.String(), in.Image)
 	case observe.JobFailed:
-		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncFailed,
+		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonDBSyncFailed,
 			Message: fmt.Sprintf("Job %s (db sync of %s with image %s) failed: %s", name, in.Release, excerpt.Name(in.Image), in.logsHint(name))}
 	default:
 		next := "the glance-api Deployment is created once it has succeeded"
 		if in.InstalledImage != "" || in.Deployment != nil {
 			next = "glance-api keeps its image until it has succeeded"
 		}
-		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaSyncRunning,
+		p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonDBSyncInProgress,
 			Message: fmt.Sprintf("Job %s syncs %s with image %s; %s", name, what, excerpt.Name(in.Image), next)}
 	}
 }
@@ -298,6 +298,6 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 // from the sync that sees it succeed on, so the status is not written again
 // for the wording alone.
 func schemaInPlace(rel, image string) hook.Condition {
-	return hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonSchemaSynced,
+	return hook.Condition{Type: model.CondDatabaseReady, Status: true, Reason: model.ReasonDatabaseSynced,
 		Message: fmt.Sprintf("the schema of %s is in place for image %s", rel, excerpt.Name(image))}
 }

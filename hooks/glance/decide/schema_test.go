@@ -67,42 +67,42 @@ func TestPlanSchema(t *testing.T) {
 		"FirstInstall": {
 			reason: "nothing is installed: a db sync Job runs and no Deployment exists until it succeeded",
 			args:   args{release: "2025.2", image: old, tag: "2025.2"},
-			want:   want{job: "j-sync-" + old, reason: model.ReasonSchemaSyncRunning},
+			want:   want{job: "j-sync-" + old, reason: model.ReasonDBSyncInProgress},
 		},
 		"FirstInstallSynced": {
 			reason: "the first db sync succeeded: the release and image are installed and glance-api runs",
 			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []observe.ObservedJob{job(observe.ActionSync, old, observe.JobSucceeded)}},
 			want: want{run: old, runRelease: "2025.2", job: "j-sync-" + old, installedRelease: "2025.2", installedImage: old,
-				status: true, reason: model.ReasonSchemaSynced},
+				status: true, reason: model.ReasonDatabaseSynced},
 		},
 		"FirstInstallFailed": {
 			reason: "a failed first db sync is reported, naming its Job; still no Deployment",
 			args:   args{release: "2025.2", image: old, tag: "2025.2", jobs: []observe.ObservedJob{job(observe.ActionSync, old, observe.JobFailed)}},
-			want:   want{job: "j-sync-" + old, reason: model.ReasonSchemaSyncFailed},
+			want:   want{job: "j-sync-" + old, reason: model.ReasonDBSyncFailed},
 		},
 		"AdoptedDeployment": {
 			reason: "a Deployment made before the schema Jobs existed keeps running while the first db sync runs",
 			args:   args{release: "2025.2", image: old, tag: "2025.2", deployment: &Deployed{Image: old, RolledOut: true}},
-			want:   want{run: old, runRelease: "2025.2", job: "j-sync-" + old, reason: model.ReasonSchemaSyncRunning},
+			want:   want{run: old, runRelease: "2025.2", job: "j-sync-" + old, reason: model.ReasonDBSyncInProgress},
 		},
 		"Steady": {
 			reason: "the installed image is the spec's: no Job is due",
 			args:   args{release: "2025.2", image: old, tag: "2025.2", installedRelease: "2025.2", installedImage: old},
 			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old,
-				status: true, reason: model.ReasonSchemaSynced},
+				status: true, reason: model.ReasonDatabaseSynced},
 		},
 		"PatchBump": {
 			reason: "a new image of the installed release is a db sync; glance-api keeps the old image until it succeeded",
 			args:   args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old},
 			want: want{run: old, runRelease: "2025.2", job: "j-sync-" + patch, installedRelease: "2025.2", installedImage: old,
-				reason: model.ReasonSchemaSyncRunning},
+				reason: model.ReasonDBSyncInProgress},
 		},
 		"PatchBumpSynced": {
 			reason: "once the patch's db sync succeeded glance-api rolls to it",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
 				jobs: []observe.ObservedJob{job(observe.ActionSync, patch, observe.JobSucceeded)}},
 			want: want{run: patch, runRelease: "2025.2", job: "j-sync-" + patch, installedRelease: "2025.2", installedImage: patch,
-				status: true, reason: model.ReasonSchemaSynced},
+				status: true, reason: model.ReasonDatabaseSynced},
 		},
 		"UpgradeStarts": {
 			reason: "the next release starts an upgrade with db expand; glance-api keeps the installed image",
@@ -145,7 +145,7 @@ func TestPlanSchema(t *testing.T) {
 				upgrade: upgrade(api.PhaseContracting), jobs: []observe.ObservedJob{job(observe.ActionContract, next, observe.JobSucceeded)},
 				deployment: &Deployed{Image: next, RolledOut: true}},
 			want: want{run: next, runRelease: "2026.1", job: "j-contract-" + next, installedRelease: "2026.1", installedImage: next,
-				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Complete 2025.2 → 2026.1, ended now"},
+				status: true, reason: model.ReasonDatabaseSynced, lastUpgrade: "Complete 2025.2 → 2026.1, ended now"},
 		},
 		"MigrateFailed": {
 			reason: "a failed step stops the walk, names its Job, and glance-api keeps the installed image",
@@ -195,21 +195,21 @@ func TestPlanSchema(t *testing.T) {
 			args: args{release: "2025.2", image: old, tag: "2025.2", installedRelease: "2025.2", installedImage: old,
 				upgrade: upgrade(api.PhaseRollingUpdate), lastUpgrade: endedBefore},
 			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old,
-				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Aborted 2025.2 → 2026.1, ended now"},
+				status: true, reason: model.ReasonDatabaseSynced, lastUpgrade: "Aborted 2025.2 → 2026.1, ended now"},
 		},
 		"SteadyAfterAnUpgrade": {
 			reason: "an upgrade that ended before is kept as it is, with its own transition",
 			args: args{release: "2025.2", image: old, tag: "2025.2", installedRelease: "2025.2", installedImage: old,
 				lastUpgrade: endedBefore},
 			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old,
-				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Complete 2025.1 → 2025.2, ended 2026-01-01T10:00:00Z"},
+				status: true, reason: model.ReasonDatabaseSynced, lastUpgrade: "Complete 2025.1 → 2025.2, ended 2026-01-01T10:00:00Z"},
 		},
 		"PatchBumpAfterAnUpgrade": {
 			reason: "a patch bump's sync is no upgrade's end: the last one is kept with its transition",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
 				lastUpgrade: endedBefore, jobs: []observe.ObservedJob{job(observe.ActionSync, patch, observe.JobSucceeded)}},
 			want: want{run: patch, runRelease: "2025.2", job: "j-sync-" + patch, installedRelease: "2025.2", installedImage: patch,
-				status: true, reason: model.ReasonSchemaSynced, lastUpgrade: "Complete 2025.1 → 2025.2, ended 2026-01-01T10:00:00Z"},
+				status: true, reason: model.ReasonDatabaseSynced, lastUpgrade: "Complete 2025.1 → 2025.2, ended 2026-01-01T10:00:00Z"},
 		},
 		"NoAbandonWhileContracting": {
 			reason: "once contract has started the old release cannot run again",
@@ -222,12 +222,12 @@ func TestPlanSchema(t *testing.T) {
 			reason: "a Job still running for an earlier spec is let finish before the next one starts",
 			args: args{release: "2025.2", image: patch, tag: "2025.2-p1", installedRelease: "2025.2", installedImage: old,
 				jobs: []observe.ObservedJob{job(observe.ActionSync, "glance:2025.2-p0", observe.JobRunning)}},
-			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old, reason: model.ReasonSchemaSyncRunning},
+			want: want{run: old, runRelease: "2025.2", installedRelease: "2025.2", installedImage: old, reason: model.ReasonDBSyncInProgress},
 		},
 		"UnreadableStatus": {
 			reason: "an installed release this hook did not write counts as none: db sync is safe on any schema",
 			args:   args{release: "2025.2", image: old, tag: "2025.2", installedRelease: "zed", installedImage: old},
-			want:   want{job: "j-sync-" + old, reason: model.ReasonSchemaSyncRunning},
+			want:   want{job: "j-sync-" + old, reason: model.ReasonDBSyncInProgress},
 		},
 	}
 	for n, tc := range cases {

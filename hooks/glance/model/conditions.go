@@ -29,9 +29,9 @@ const (
 	ReasonLastGoodKept         = "LastGoodKept"
 	ReasonNotRendered          = "NotRendered"
 	ReasonInvalidSpec          = hook.ReasonInvalidSpec
-	ReasonDeploymentAvailable  = "DeploymentAvailable"
+	ReasonDeploymentReady      = "DeploymentReady"
 	ReasonDeploymentMissing    = glancestatus.ReasonDeploymentMissing
-	ReasonRollingOut           = glancestatus.ReasonRollingOut
+	ReasonWaitingForDeployment = glancestatus.ReasonWaitingForDeployment
 	// ReasonNotInRunningConfig marks a usable store left out because the
 	// config is not re-rendered while there is no valid default.
 	ReasonNotInRunningConfig = "NotInRunningConfig"
@@ -52,9 +52,9 @@ const (
 
 // Reasons of the DatabaseReady condition besides WaitingForDBCredentials.
 const (
-	ReasonSchemaSynced          = "SchemaSynced"
-	ReasonSchemaSyncRunning     = glancestatus.ReasonSchemaSyncRunning
-	ReasonSchemaSyncFailed      = "SchemaSyncFailed"
+	ReasonDatabaseSynced        = "DatabaseSynced"
+	ReasonDBSyncInProgress      = glancestatus.ReasonDBSyncInProgress
+	ReasonDBSyncFailed          = "DBSyncFailed"
 	ReasonSchemaUpgrading       = glancestatus.ReasonSchemaUpgrading
 	ReasonSchemaUpgradeFailed   = "SchemaUpgradeFailed"
 	ReasonImageReleaseMismatch  = "ImageReleaseMismatch"
@@ -170,9 +170,8 @@ const (
 	CondHPAReady         = "HPAReady"
 	ReasonHPAReady       = "HPAReady"
 	ReasonHPANotRequired = "HPANotRequired"
-	// ReasonWaitingForDeployment: the autoscaler comes with the
-	// Deployment it scales, which waits for the schema.
-	ReasonWaitingForDeployment = glancestatus.ReasonWaitingForDeployment
+	// HPAReady says ReasonWaitingForDeployment (above) while the autoscaler
+	// waits for the Deployment it scales, which waits for the schema.
 )
 
 // ExtraConfigHealthy says whether spec.extraConfig leaves the keys the

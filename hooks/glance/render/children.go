@@ -10,6 +10,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/contenthash"
+	"github.com/c5c3/glance-hooks/hooks/contract/glancestatus"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
@@ -51,13 +52,14 @@ func Render(o *observe.Observed, d *decide.Decision, p Parts) (*Outcome, error) 
 }
 
 // carriedDatabase is DatabaseReady when nothing is re-rendered: the
-// credentials problem if there is one, else what it said before.
+// credentials problem if there is one, else what it said before, in this
+// release's words.
 func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.Condition {
 	if problem != nil {
 		return *problem
 	}
 	if c, ok := hook.FindCondition(observed, model.CondDatabaseReady); ok {
-		return hook.Condition{Type: model.CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: c.Reason, Message: c.Message}
+		return hook.Condition{Type: model.CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: glancestatus.CurrentReason(c.Reason), Message: c.Message}
 	}
 	return hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig,
 		Message: "no config is rendered yet; the schema Job mounts it, so it starts once there is one"}

@@ -6,9 +6,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
 
 // TestConfigChildrenFamilyLabel: the hashed ConfigMap and backends Secret
@@ -58,5 +60,16 @@ func TestConfigChildrenFamilyLabel(t *testing.T) {
 				t.Errorf("%s\nfamily labels: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestCarriedDatabaseInCurrentWords: when nothing is re-rendered,
+// DatabaseReady is carried from the observed status; one an earlier release
+// wrote is carried in the reference's words it has now.
+func TestCarriedDatabaseInCurrentWords(t *testing.T) {
+	observed := []metav1.Condition{{Type: model.CondDatabaseReady, Status: metav1.ConditionTrue, Reason: "SchemaSynced", Message: "m"}}
+	got := carriedDatabase(observed, nil)
+	if got.Reason != model.ReasonDatabaseSynced || !got.Status || got.Message != "m" {
+		t.Errorf("carriedDatabase = %+v, want True/%s with the message kept", got, model.ReasonDatabaseSynced)
 	}
 }

@@ -195,7 +195,7 @@ func schemaOccurrence(st api.GlanceStatus) (Occurrence, bool) {
 	}
 	o := Occurrence{Action: "SyncSchema", Note: c.Message, At: c.LastTransitionTime, subject: target}
 	switch c.Reason {
-	case model.ReasonSchemaSynced:
+	case model.ReasonDatabaseSynced:
 		if c.Status != metav1.ConditionTrue {
 			return Occurrence{}, false
 		}
@@ -203,7 +203,7 @@ func schemaOccurrence(st api.GlanceStatus) (Occurrence, bool) {
 			return upgradeEnd(o, *end)
 		}
 		o.Reason, o.subject = EventDatabaseSynced, st.InstalledRelease
-	case model.ReasonSchemaSyncFailed:
+	case model.ReasonDBSyncFailed:
 		o.Warning, o.Reason = true, EventDBSyncFailed
 	case model.ReasonSchemaUpgrading:
 		return upgradeStep(o, st.InstalledRelease, phase, target)

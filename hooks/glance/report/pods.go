@@ -363,10 +363,10 @@ func RolloutPods(d *appsv1.Deployment, pods []corev1.Pod, now time.Time) PodsVer
 }
 
 // ExplainRollout adds what the pods show to a DeploymentReady that waits for
-// a rollout: their reason replaces RollingOut, their summary follows what
+// a rollout: their reason replaces WaitingForDeployment, their summary follows what
 // it rolls out.
 func ExplainRollout(c hook.Condition, pods PodsVerdict) hook.Condition {
-	if c.Status || c.Reason != model.ReasonRollingOut || pods.Reason == "" {
+	if c.Status || c.Reason != model.ReasonWaitingForDeployment || pods.Reason == "" {
 		return c
 	}
 	c.Reason = pods.Reason
@@ -397,18 +397,18 @@ func ResyncAfter(verdicts ...PodsVerdict) int {
 const SchemaPodDeadline = defaultProgressDeadline
 
 // ExplainSchemaJob adds what the pods of the current step's Job show to
-// DatabaseReady. While the Job runs, their reason replaces SchemaSyncRunning
+// DatabaseReady. While the Job runs, their reason replaces DBSyncInProgress
 // or SchemaUpgrading (the message still names the Job and its step); once
-// it failed, SchemaSyncFailed or SchemaUpgradeFailed stays, and the pods'
+// it failed, DBSyncFailed or SchemaUpgradeFailed stays, and the pods'
 // summary says how its pods ended.
 func ExplainSchemaJob(c hook.Condition, pods PodsVerdict) hook.Condition {
 	if c.Status || pods.Reason == "" {
 		return c
 	}
 	switch c.Reason {
-	case model.ReasonSchemaSyncRunning, model.ReasonSchemaUpgrading:
+	case model.ReasonDBSyncInProgress, model.ReasonSchemaUpgrading:
 		c.Reason = pods.Reason
-	case model.ReasonSchemaSyncFailed, model.ReasonSchemaUpgradeFailed:
+	case model.ReasonDBSyncFailed, model.ReasonSchemaUpgradeFailed:
 	default:
 		return c
 	}

@@ -57,7 +57,7 @@ func TestExplainSchemaJob(t *testing.T) {
 	}{
 		"SyncRunning": {
 			reason: "a running Job whose pods fail: their reason, the Job's message first",
-			cond:   cond(false, model.ReasonSchemaSyncRunning, "Job j syncs the first schema"),
+			cond:   cond(false, model.ReasonDBSyncInProgress, "Job j syncs the first schema"),
 			pods:   failed,
 			want:   cond(false, model.ReasonPodsFailed, "Job j syncs the first schema; "+failed.Message),
 		},
@@ -68,10 +68,10 @@ func TestExplainSchemaJob(t *testing.T) {
 			want:   cond(false, model.ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.Message),
 		},
 		"SyncFailed": {
-			reason: "a failed Job stays SchemaSyncFailed; its pods say how they ended",
-			cond:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs"),
+			reason: "a failed Job stays DBSyncFailed; its pods say how they ended",
+			cond:   cond(false, model.ReasonDBSyncFailed, "Job j failed: read its logs"),
 			pods:   failed,
-			want:   cond(false, model.ReasonSchemaSyncFailed, "Job j failed: read its logs; "+failed.Message),
+			want:   cond(false, model.ReasonDBSyncFailed, "Job j failed: read its logs; "+failed.Message),
 		},
 		"UpgradeFailed": {
 			reason: "the same for an upgrade step",
@@ -81,15 +81,15 @@ func TestExplainSchemaJob(t *testing.T) {
 		},
 		"Synced": {
 			reason: "a Job that succeeded: pods that failed before its last try do not matter",
-			cond:   cond(true, model.ReasonSchemaSynced, "m"),
+			cond:   cond(true, model.ReasonDatabaseSynced, "m"),
 			pods:   failed,
-			want:   cond(true, model.ReasonSchemaSynced, "m"),
+			want:   cond(true, model.ReasonDatabaseSynced, "m"),
 		},
 		"NothingToSay": {
 			reason: "pods still starting within their deadline: the Job's own reason",
-			cond:   cond(false, model.ReasonSchemaSyncRunning, "m"),
+			cond:   cond(false, model.ReasonDBSyncInProgress, "m"),
 			pods:   PodsVerdict{Recheck: time.Minute},
-			want:   cond(false, model.ReasonSchemaSyncRunning, "m"),
+			want:   cond(false, model.ReasonDBSyncInProgress, "m"),
 		},
 		"Refused": {
 			reason: "a refusal is about the spec, not about pods",

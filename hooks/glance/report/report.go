@@ -214,7 +214,7 @@ func backendsReady(d *decide.Decision, out *render.Outcome, skipped []string) ho
 func DeploymentReady(d *appsv1.Deployment, configName, backendsName, image string) hook.Condition {
 	c := hook.Condition{Type: model.CondDeploymentReady, Reason: model.ReasonDeploymentMissing}
 	rollsOut := func(img string) {
-		c.Reason = model.ReasonRollingOut
+		c.Reason = model.ReasonWaitingForDeployment
 		c.Message = fmt.Sprintf("the Deployment rolls out ConfigMap %q and Secret %q", configName, backendsName)
 		if img != "" {
 			c.Message += " with image " + excerpt.Name(img)
@@ -228,7 +228,7 @@ func DeploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		c.Message = "the glance-api Deployment does not exist yet"
 		return c
 	}
-	c.Reason = model.ReasonRollingOut
+	c.Reason = model.ReasonWaitingForDeployment
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -246,7 +246,7 @@ func DeploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		// (explainRollout), and the Deployment's own status counts.
 		rollsOut(image)
 	default:
-		c.Status, c.Reason = true, model.ReasonDeploymentAvailable
+		c.Status, c.Reason = true, model.ReasonDeploymentReady
 		c.Message = fmt.Sprintf("%d of %d replicas available", d.Status.AvailableReplicas, want)
 	}
 	return c
