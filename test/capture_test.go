@@ -298,7 +298,7 @@ installed image until it has succeeded. DatabaseReady=False/DBSyncInProgress.`,
 openStackRelease (and with it the image) moved from 2025.2 to 2026.1, the next
 release. The upgrade starts: status.upgrade is phase Expanding towards 2026.1,
 the db expand Job runs with the new image, and glance-api keeps running 2025.2
-under the eventlet server. DatabaseReady=False/SchemaUpgrading.`,
+under the eventlet server. DatabaseReady=False/ExpandInProgress.`,
 		func(s *scenario) string {
 			upgradeTo(s, "2026.1", func(log *schemaLog) { log.hold = true })
 			return "glance"
@@ -322,7 +322,7 @@ the installed release.`,
 		}},
 	{"upgrade-failed", `
 The db migrate Job of the upgrade to 2026.1 failed.
-DatabaseReady=False/SchemaUpgradeFailed names it and how to retry; the phase
+DatabaseReady=False/MigrateFailed names it and how to retry; the phase
 stays Migrating and glance-api keeps the 2025.2 image: no pod runs a release
 whose schema is not migrated.`,
 		func(s *scenario) string {
@@ -341,7 +341,7 @@ webhook refuses this edit; the hook holds even if it gets through.)`,
 		}},
 	{"upgrade-skips-releases", `
 openStackRelease moved from the installed 2025.2 to 2026.2, past 2026.1.
-DatabaseReady=False/UpgradeSkipsReleases says which release comes first;
+DatabaseReady=False/UpgradePathInvalid says which release comes first;
 nothing runs, glance-api keeps 2025.2.`,
 		func(s *scenario) string {
 			newSchemaLog(s)

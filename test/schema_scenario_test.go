@@ -243,13 +243,13 @@ func TestUpgradePhasesInStatus(t *testing.T) {
 		return fmt.Sprint(up["phase"])
 	}
 	assert.Equal(t, "Expanding", phase())
-	assert.Equal(t, "False/SchemaUpgrading", s.condition("Glance", "glance", "DatabaseReady"))
+	assert.Equal(t, "False/ExpandInProgress", s.condition("Glance", "glance", "DatabaseReady"))
 	assert.Equal(t, "ghcr.io/c5c3/glance:2025.2", deploymentImage(s.get("Deployment", "glance")), "the old release runs while the schema is expanded")
 
 	log.hold, log.fail = false, "migrate"
 	s.converge()
 	assert.Equal(t, "Migrating", phase())
-	assert.Equal(t, "False/SchemaUpgradeFailed", s.condition("Glance", "glance", "DatabaseReady"))
+	assert.Equal(t, "False/MigrateFailed", s.condition("Glance", "glance", "DatabaseReady"))
 	assert.Contains(t, conditionMessage(s.get("Glance", "glance"), "DatabaseReady"), "phase Migrating: Job glance-db-migrate-")
 	assert.Equal(t, "ghcr.io/c5c3/glance:2025.2", deploymentImage(s.get("Deployment", "glance")), "no pod runs a release whose schema is not migrated")
 
@@ -297,7 +297,7 @@ func TestRefusedReleaseChangesKeepWhatRuns(t *testing.T) {
 		cond   string
 		want   string
 	}{
-		"Skip": {"two releases at once", strings.ReplaceAll(standaloneGlance, `"2025.2"`, `"2026.2"`), "DatabaseReady", "False/UpgradeSkipsReleases"},
+		"Skip": {"two releases at once", strings.ReplaceAll(standaloneGlance, `"2025.2"`, `"2026.2"`), "DatabaseReady", "False/UpgradePathInvalid"},
 		// The tag rule is one of the rules admission and the sync hook
 		// share, so the spec is refused before the schema plan sees it.
 		"Mismatch": {"an image of another release", strings.Replace(standaloneGlance, `tag: "2025.2"`, `tag: "2026.1"`, 1), "ConfigRendered", "False/InvalidSpec"},

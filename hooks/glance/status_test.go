@@ -402,7 +402,7 @@ func TestUpgradeEndTakesTheTransition(t *testing.T) {
 		return st
 	}
 	upgrading := api.GlanceStatus{Conditions: hook.Conditions(nil, 1, time.Unix(100, 0),
-		hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading, Message: "contract runs"})}
+		hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonContractInProgress, Message: "contract runs"})}
 	end := &api.UpgradeEnd{Result: api.UpgradeComplete, FromRelease: "2025.2", ToRelease: "2026.1"}
 	ended := build(upgrading, end, time.Unix(200, 0))
 	c, _ := hook.FindCondition(ended.Conditions, model.CondDatabaseReady)

@@ -38,9 +38,14 @@ func BesideReady(condType string) bool { return besideReady[condType] }
 // Reasons a condition of a Glance is False for while it is on its way; the
 // schema's and the Deployment's are the reference's.
 const (
-	// The schema Job runs.
-	ReasonDBSyncInProgress = "DBSyncInProgress"
-	ReasonSchemaUpgrading  = "SchemaUpgrading"
+	// The schema Job runs: a db sync, or a step of a release upgrade (the
+	// expand, migrate or contract Job, or the rollout between the last
+	// two).
+	ReasonDBSyncInProgress     = "DBSyncInProgress"
+	ReasonExpandInProgress     = "ExpandInProgress"
+	ReasonMigrateInProgress    = "MigrateInProgress"
+	ReasonUpgradeRollingUpdate = "UpgradeRollingUpdate"
+	ReasonContractInProgress   = "ContractInProgress"
 	// The Deployment is about to be created.
 	ReasonDeploymentMissing = "DeploymentMissing"
 	// ReasonWaitingForDeployment: the Deployment rolls out and is not
@@ -62,8 +67,14 @@ const (
 
 // progressReasons are the reasons above, as a set.
 var progressReasons = map[string]bool{
-	ReasonDBSyncInProgress:        true,
-	ReasonSchemaUpgrading:         true,
+	ReasonDBSyncInProgress:     true,
+	ReasonExpandInProgress:     true,
+	ReasonMigrateInProgress:    true,
+	ReasonUpgradeRollingUpdate: true,
+	ReasonContractInProgress:   true,
+	// An upgrade's step as an earlier release wrote it, whatever the
+	// step: one reason for all four.
+	"SchemaUpgrading":             true,
 	ReasonDeploymentMissing:       true,
 	ReasonWaitingForDeployment:    true,
 	ReasonStorePending:            true,

@@ -42,6 +42,11 @@ func TestProgressing(t *testing.T) {
 				c("DeploymentReady", metav1.ConditionFalse, "RollingOut")},
 			want: true,
 		},
+		"UpgradeStepWrittenBeforeTheRename": {
+			reason: "an earlier release wrote one reason for every step of an upgrade",
+			conds:  []metav1.Condition{notReady, c("DatabaseReady", metav1.ConditionFalse, "SchemaUpgrading")},
+			want:   true,
+		},
 		"PodsCrashLooping": {
 			reason: "pods that do not start are a fault, not progress",
 			conds:  []metav1.Condition{notReady, c("DeploymentReady", metav1.ConditionFalse, "PodsCrashLooping")},

@@ -132,7 +132,7 @@ func (p *SchemaPlan) step(in SchemaInputs, installed release.Release) {
 	case release.Downgrade:
 		p.refuse(in, model.ReasonDowngradeNotSupported, why)
 	default:
-		p.refuse(in, model.ReasonUpgradeSkipsReleases, why)
+		p.refuse(in, model.ReasonUpgradePathInvalid, why)
 	}
 }
 
@@ -251,7 +251,7 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 				up.Phase = nextPhase[up.Phase]
 				continue
 			}
-			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading,
+			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.UpgradeRunning(up.Phase),
 				Message: fmt.Sprintf("upgrading %s, phase %s: the schema is expanded and migrated, glance-api rolls to image %s; the contract Job runs once every pod runs it", from, up.Phase, excerpt.Name(up.TargetImage))}
 			return
 		}
@@ -267,7 +267,7 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 		if !observed {
 			if b := in.blocker(name); b != "" {
 				p.Job = nil
-				p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading,
+				p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.UpgradeRunning(up.Phase),
 					Message: fmt.Sprintf("upgrading %s, phase %s: Job %s, started for an earlier spec, is still running; Job %s starts once it has finished", from, up.Phase, excerpt.Name(b), name)}
 				return
 			}
@@ -284,10 +284,10 @@ func (p *SchemaPlan) advance(in SchemaInputs) {
 			up.Phase = nextPhase[up.Phase]
 			continue
 		case observe.JobFailed:
-			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgradeFailed,
+			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.UpgradeFailedIn(up.Phase),
 				Message: fmt.Sprintf("upgrading %s, phase %s: Job %s (db %s with image %s) failed: %s", from, up.Phase, name, a, excerpt.Name(up.TargetImage), in.logsHint(name))}
 		default:
-			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonSchemaUpgrading,
+			p.Cond = hook.Condition{Type: model.CondDatabaseReady, Reason: model.UpgradeRunning(up.Phase),
 				Message: fmt.Sprintf("upgrading %s, phase %s: Job %s runs db %s with image %s", from, up.Phase, name, a, excerpt.Name(up.TargetImage))}
 		}
 		return

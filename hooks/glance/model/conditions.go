@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/glancestatus"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
@@ -55,14 +56,61 @@ const (
 	ReasonDatabaseSynced        = "DatabaseSynced"
 	ReasonDBSyncInProgress      = glancestatus.ReasonDBSyncInProgress
 	ReasonDBSyncFailed          = "DBSyncFailed"
-	ReasonSchemaUpgrading       = glancestatus.ReasonSchemaUpgrading
-	ReasonSchemaUpgradeFailed   = "SchemaUpgradeFailed"
 	ReasonImageReleaseMismatch  = "ImageReleaseMismatch"
 	ReasonDowngradeNotSupported = "DowngradeNotSupported"
-	ReasonUpgradeSkipsReleases  = "UpgradeSkipsReleases"
+	ReasonUpgradePathInvalid    = "UpgradePathInvalid"
 	ReasonUpgradeTargetChanged  = "UpgradeTargetChanged"
 	ReasonWaitingForConfig      = "WaitingForConfig"
 )
+
+// The reasons of DatabaseReady during a release upgrade, the reference's:
+// each step's Job runs, or failed; status.upgrade.phase names the step too.
+const (
+	ReasonExpandInProgress     = glancestatus.ReasonExpandInProgress
+	ReasonMigrateInProgress    = glancestatus.ReasonMigrateInProgress
+	ReasonUpgradeRollingUpdate = glancestatus.ReasonUpgradeRollingUpdate
+	ReasonContractInProgress   = glancestatus.ReasonContractInProgress
+	ReasonExpandFailed         = "ExpandFailed"
+	ReasonMigrateFailed        = "MigrateFailed"
+	ReasonContractFailed       = "ContractFailed"
+)
+
+// upgradeSteps are the reasons of each phase of an upgrade: its step in
+// progress, and failed (the rollout between migrate and contract runs no
+// Job that could fail).
+var upgradeSteps = map[string]struct{ running, failed string }{
+	api.PhaseExpanding:     {ReasonExpandInProgress, ReasonExpandFailed},
+	api.PhaseMigrating:     {ReasonMigrateInProgress, ReasonMigrateFailed},
+	api.PhaseRollingUpdate: {ReasonUpgradeRollingUpdate, ""},
+	api.PhaseContracting:   {ReasonContractInProgress, ReasonContractFailed},
+}
+
+// UpgradeRunning is DatabaseReady's reason while phase runs.
+func UpgradeRunning(phase string) string { return upgradeSteps[phase].running }
+
+// UpgradeFailedIn is DatabaseReady's reason once phase's Job failed.
+func UpgradeFailedIn(phase string) string { return upgradeSteps[phase].failed }
+
+// UpgradeStepRunning reports whether reason is an upgrade's step in
+// progress.
+func UpgradeStepRunning(reason string) bool {
+	for _, s := range upgradeSteps {
+		if reason == s.running {
+			return true
+		}
+	}
+	return false
+}
+
+// UpgradeStepFailed reports whether reason is an upgrade's step failed.
+func UpgradeStepFailed(reason string) bool {
+	for _, s := range upgradeSteps {
+		if reason != "" && reason == s.failed {
+			return true
+		}
+	}
+	return false
+}
 
 // ReasonBackendSkipped marks an attached backend left out of the config; the
 // guide calls the event of the same name GlanceBackendSkipped.

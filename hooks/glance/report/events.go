@@ -194,6 +194,9 @@ func schemaOccurrence(st api.GlanceStatus) (Occurrence, bool) {
 		phase, target = st.Upgrade.Phase, st.Upgrade.TargetRelease
 	}
 	o := Occurrence{Action: "SyncSchema", Note: c.Message, At: c.LastTransitionTime, subject: target}
+	if model.UpgradeStepRunning(c.Reason) {
+		return upgradeStep(o, st.InstalledRelease, phase, target)
+	}
 	switch c.Reason {
 	case model.ReasonDatabaseSynced:
 		if c.Status != metav1.ConditionTrue {
@@ -205,24 +208,25 @@ func schemaOccurrence(st api.GlanceStatus) (Occurrence, bool) {
 		o.Reason, o.subject = EventDatabaseSynced, st.InstalledRelease
 	case model.ReasonDBSyncFailed:
 		o.Warning, o.Reason = true, EventDBSyncFailed
-	case model.ReasonSchemaUpgrading:
-		return upgradeStep(o, st.InstalledRelease, phase, target)
 	default:
-		o.Warning, o.Action, o.Reason = true, "Upgrade", upgradeRefusals(c.Reason, phase)
+		o.Warning, o.Action, o.Reason = true, "Upgrade", upgradeRefusals(c.Reason)
 	}
 	return o, o.Reason != ""
 }
 
 // upgradeRefusals is the Warning of a DatabaseReady reason that stops an
 // upgrade ("" for a reason that calls for none).
-func upgradeRefusals(reason, phase string) string {
+func upgradeRefusals(reason string) string {
 	switch reason {
-	case model.ReasonSchemaUpgradeFailed:
-		return map[string]string{api.PhaseExpanding: EventExpandFailed, api.PhaseMigrating: EventMigrateFailed,
-			api.PhaseContracting: EventContractFailed}[phase]
+	case model.ReasonExpandFailed:
+		return EventExpandFailed
+	case model.ReasonMigrateFailed:
+		return EventMigrateFailed
+	case model.ReasonContractFailed:
+		return EventContractFailed
 	case model.ReasonDowngradeNotSupported:
 		return EventDowngradeNotSupported
-	case model.ReasonUpgradeSkipsReleases:
+	case model.ReasonUpgradePathInvalid:
 		return EventUpgradePathInvalid
 	case model.ReasonUpgradeTargetChanged:
 		return EventUpgradeTargetChanged

@@ -398,17 +398,17 @@ const SchemaPodDeadline = defaultProgressDeadline
 
 // ExplainSchemaJob adds what the pods of the current step's Job show to
 // DatabaseReady. While the Job runs, their reason replaces DBSyncInProgress
-// or SchemaUpgrading (the message still names the Job and its step); once
-// it failed, DBSyncFailed or SchemaUpgradeFailed stays, and the pods'
-// summary says how its pods ended.
+// or the upgrade step's (ExpandInProgress, ...; the message still names the
+// Job and its step); once it failed, DBSyncFailed or the step's (ExpandFailed,
+// ...) stays, and the pods' summary says how its pods ended.
 func ExplainSchemaJob(c hook.Condition, pods PodsVerdict) hook.Condition {
 	if c.Status || pods.Reason == "" {
 		return c
 	}
-	switch c.Reason {
-	case model.ReasonDBSyncInProgress, model.ReasonSchemaUpgrading:
+	switch {
+	case c.Reason == model.ReasonDBSyncInProgress || model.UpgradeStepRunning(c.Reason):
 		c.Reason = pods.Reason
-	case model.ReasonDBSyncFailed, model.ReasonSchemaUpgradeFailed:
+	case c.Reason == model.ReasonDBSyncFailed || model.UpgradeStepFailed(c.Reason):
 	default:
 		return c
 	}

@@ -63,7 +63,7 @@ func TestExplainSchemaJob(t *testing.T) {
 		},
 		"Upgrading": {
 			reason: "the same during an upgrade step",
-			cond:   cond(false, model.ReasonSchemaUpgrading, "upgrading, phase Expanding: Job j runs db expand"),
+			cond:   cond(false, model.ReasonExpandInProgress, "upgrading, phase Expanding: Job j runs db expand"),
 			pods:   pulling,
 			want:   cond(false, model.ReasonPodsNotStarting, "upgrading, phase Expanding: Job j runs db expand; "+pulling.Message),
 		},
@@ -75,9 +75,9 @@ func TestExplainSchemaJob(t *testing.T) {
 		},
 		"UpgradeFailed": {
 			reason: "the same for an upgrade step",
-			cond:   cond(false, model.ReasonSchemaUpgradeFailed, "m"),
+			cond:   cond(false, model.ReasonMigrateFailed, "m"),
 			pods:   failed,
-			want:   cond(false, model.ReasonSchemaUpgradeFailed, "m; "+failed.Message),
+			want:   cond(false, model.ReasonMigrateFailed, "m; "+failed.Message),
 		},
 		"Synced": {
 			reason: "a Job that succeeded: pods that failed before its last try do not matter",
