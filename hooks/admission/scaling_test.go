@@ -82,9 +82,9 @@ func TestGlanceScalingRules(t *testing.T) {
 			want:   `spec.networkPolicy.ingress[1].namespaceSelector ` + msgNoNamespaces,
 		},
 		"autoscaler bounds": {
-			reason: "the minimum (default 2) may not exceed the maximum",
+			reason: "the minimum (default the replicas, 3) may not exceed the maximum",
 			spec:   `"autoscaling":{"maxReplicas":1,"targetCPUUtilization":0,"targetMemoryUtilization":101}`,
-			want: `spec.autoscaling.maxReplicas must be at least minReplicas (default 2); spec.autoscaling.targetCPUUtilization: targetCPUUtilization must be between 1 and 100; ` +
+			want: `spec.autoscaling.maxReplicas: maxReplicas must be >= spec.deployment.replicas (3) when minReplicas is not set, because minReplicas defaults to spec.deployment.replicas; spec.autoscaling.targetCPUUtilization: targetCPUUtilization must be between 1 and 100; ` +
 				`spec.autoscaling.targetMemoryUtilization: targetMemoryUtilization must be between 1 and 100`,
 		},
 		"import methods": {
@@ -128,7 +128,12 @@ func TestGlanceScalingRules(t *testing.T) {
 			if tc.want == "" {
 				allowed(t, req, resp)
 			} else {
+				// Paths move under services.glance; the reference's words
+				// naming the Glance's own field (spec.deployment.replicas)
+				// stay as they are.
 				want := strings.ReplaceAll(strings.ReplaceAll(tc.want, "<glance>", "cp-glance"), "spec.", "spec.services.glance.")
+				want = strings.ReplaceAll(want, ">= spec.services.glance.deployment.replicas", ">= spec.deployment.replicas")
+				want = strings.ReplaceAll(want, "defaults to spec.services.glance.deployment.replicas", "defaults to spec.deployment.replicas")
 				assert.Equal(t, `ControlPlane "cp": `+want, denied(t, req, resp, 422), tc.reason)
 			}
 		})

@@ -36,9 +36,9 @@ func TestAutoscalerWithDeployment(t *testing.T) {
 			want:   want{},
 		},
 		"Defaults": {
-			reason:      "only the maximum named: the default minimum 2 and CPU at 80%",
+			reason:      "only the maximum named: the minimum the replicas (default 3), and CPU at 80%",
 			autoscaling: &api.AutoscalingSpec{MaxReplicas: 5},
-			want:        want{Scalers: 1, Target: "Deployment/glance", Min: 2, Max: 5, Metrics: map[string]int32{"cpu": 80}},
+			want:        want{Scalers: 1, Target: "Deployment/glance", Min: 3, Max: 5, Metrics: map[string]int32{"cpu": 80}},
 		},
 		"MemoryOnly": {
 			reason:      "a memory target alone: no CPU target is added",
@@ -48,7 +48,7 @@ func TestAutoscalerWithDeployment(t *testing.T) {
 		"Both": {
 			reason:      "both targets: both resources watched",
 			autoscaling: &api.AutoscalingSpec{MaxReplicas: 4, TargetCPUUtilization: ptr(int32(60)), TargetMemoryUtilization: ptr(int32(90))},
-			want:        want{Scalers: 1, Target: "Deployment/glance", Min: 2, Max: 4, Metrics: map[string]int32{"cpu": 60, "memory": 90}},
+			want:        want{Scalers: 1, Target: "Deployment/glance", Min: 3, Max: 4, Metrics: map[string]int32{"cpu": 60, "memory": 90}},
 		},
 	}
 	for name, tc := range cases {

@@ -43,9 +43,9 @@ func TestDesiredReplicasAndDisruptionBudget(t *testing.T) {
 		want    want
 	}{
 		"Defaults": {
-			reason: "no replicas set: one pod, and the reference's budget for one, which never holds a drain",
+			reason: "no replicas set: the reference's three pods, and its budget for several",
 			spec:   api.GlanceSpec{}.WithDefaults("openstack"),
-			want:   want{Replicas: ptr(int32(1)), Budget: "maxUnavailable=1"},
+			want:   want{Replicas: ptr(int32(3)), Budget: "minAvailable=1"},
 		},
 		"OneReplica": {
 			reason: "one pod: maxUnavailable 1, since minAvailable 1 would refuse every eviction",

@@ -134,7 +134,7 @@ func TestWriteConditions(t *testing.T) {
 	assert.Len(t, lines, 1+14+6+6+1, "header, fourteen conditions for the Glance and six for each backend, the note on simulated rollouts")
 	assert.Regexp(t, `^Glance +glance +DatabaseReady +True +DatabaseSynced +\(simulated\) `, lines[3],
 		"render made the schema Job's status up, and says so")
-	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentReady +\(simulated\) 1 of 1 replicas available$`, lines[5],
+	assert.Regexp(t, `^Glance +glance +DeploymentReady +True +DeploymentReady +\(simulated\) 3 of 3 replicas available$`, lines[5],
 		"render made the Deployment's status up, and says so")
 	assert.Equal(t, SimulatedNote, lines[len(lines)-1])
 	assert.Regexp(t, `^Glance +glance +BackendsReady +False +WaitingForBackends +1 backend is not projected as specified: "archive"`, lines[1])

@@ -19,7 +19,7 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas"
 type AutoscalingSpec struct {
-	// Fewest pods; default 2, so one can be drained while another serves.
+	// Fewest pods; default deployment.replicas, as the reference's.
 	// +kubebuilder:validation:Minimum=1
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 	// Most pods.
@@ -37,9 +37,6 @@ type AutoscalingSpec struct {
 }
 
 const (
-	// DefaultMinReplicas keeps two pods under an autoscaler, so one can be
-	// drained while the other serves.
-	DefaultMinReplicas = int32(2)
 	// DefaultTargetCPUUtilization is the CPU use, in percent of the
 	// request, the autoscaler keeps when no target is named.
 	DefaultTargetCPUUtilization = int32(80)
@@ -49,16 +46,24 @@ const (
 // autoscaler.
 func autoscalingDefault(s *GlanceSpec, _ string) {
 	if s.Autoscaling != nil {
-		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling)
+		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling, replicasOf(s.Deployment))
 	}
 }
 
-// autoscalingWithDefaults targets CPU only when no utilization target is
-// named at all.
-func autoscalingWithDefaults(a AutoscalingSpec) *AutoscalingSpec {
+// replicasOf is deployment.replicas, resolved.
+func replicasOf(d *DeploymentSpec) int32 {
+	if d != nil && d.Replicas != nil {
+		return *d.Replicas
+	}
+	return DefaultReplicas
+}
+
+// autoscalingWithDefaults keeps at least the pods the Deployment runs
+// without an autoscaler (replicas), as the reference does, and targets CPU
+// only when no utilization target is named at all.
+func autoscalingWithDefaults(a AutoscalingSpec, replicas int32) *AutoscalingSpec {
 	if a.MinReplicas == nil {
-		m := DefaultMinReplicas
-		a.MinReplicas = &m
+		a.MinReplicas = &replicas
 	}
 	if a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil {
 		u := DefaultTargetCPUUtilization
@@ -68,12 +73,11 @@ func autoscalingWithDefaults(a AutoscalingSpec) *AutoscalingSpec {
 }
 
 // autoscalingProblems checks the autoscaler's bounds on the spec as
-// written, before its defaults: the reference's rules on a set minimum (at
-// least 1, not above the maximum) and on the maximum and the targets, in
-// its words, and this project's on the default minimum, which the
-// reference does not have (its minimum follows the replicas). Run on the
-// spec with its defaults, a rule could not tell a minimum written from the
-// default one. Paths are relative to the Glance settings.
+// written, before its defaults, with the reference's rules in its words: a
+// set minimum (at least 1, not above the maximum), the maximum, at least the
+// replicas the minimum defaults to when it is not set, and the targets. Run
+// on the spec with its defaults, a rule could not tell a minimum written
+// from the default one. Paths are relative to the Glance settings.
 func autoscalingProblems(written GlanceSpec) problem.List {
 	a := written.Autoscaling
 	if a == nil {
@@ -85,8 +89,9 @@ func autoscalingProblems(written GlanceSpec) problem.List {
 		l = append(l, problem.At(at.Child("maxReplicas"), "maxReplicas must be at least 1"))
 	}
 	switch lo := a.MinReplicas; {
-	case lo == nil && a.MaxReplicas >= 1 && a.MaxReplicas < DefaultMinReplicas:
-		l = append(l, problem.Invalid(at.Child("maxReplicas"), "must be at least minReplicas (default %d)", DefaultMinReplicas))
+	case lo == nil && a.MaxReplicas >= 1 && a.MaxReplicas < replicasOf(written.Deployment):
+		l = append(l, problem.At(at.Child("maxReplicas"), "maxReplicas must be >= spec.deployment.replicas (%d) when minReplicas is not set, because minReplicas defaults to spec.deployment.replicas",
+			replicasOf(written.Deployment)))
 	case lo == nil:
 	case *lo < 1:
 		l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must be at least 1"))

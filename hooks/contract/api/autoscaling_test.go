@@ -8,8 +8,8 @@ import (
 
 // TestAutoscalingPart: the autoscaling part's defaults fill only a set
 // block, and its rules hold the bounds on the block as written, in the
-// words both gates give: the reference's, and this project's for the
-// default minimum.
+// words both gates give, the reference's. The minimum defaults to the
+// replicas, as there.
 func TestAutoscalingPart(t *testing.T) {
 	n := func(v int32) *int32 { return &v }
 	type want struct {
@@ -17,29 +17,43 @@ func TestAutoscalingPart(t *testing.T) {
 		Problems    string
 	}
 	cases := map[string]struct {
-		reason string
-		in     *AutoscalingSpec
-		want   want
+		reason   string
+		in       *AutoscalingSpec
+		replicas *int32
+		want     want
 	}{
 		"Unset": {
 			reason: "no autoscaler: nothing filled in, nothing to check",
 			want:   want{},
 		},
 		"MaximumOnly": {
-			reason: "the default minimum 2 and, with no target named, CPU at 80%",
+			reason: "the minimum the replicas' default, 3, and, with no target named, CPU at 80%",
 			in:     &AutoscalingSpec{MaxReplicas: 4},
-			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 4, TargetCPUUtilization: n(80)}},
+			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(3), MaxReplicas: 4, TargetCPUUtilization: n(80)}},
+		},
+		"MinimumFollowsReplicas": {
+			reason:   "the minimum is the replicas written",
+			in:       &AutoscalingSpec{MaxReplicas: 4},
+			replicas: n(2),
+			want:     want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 4, TargetCPUUtilization: n(80)}},
 		},
 		"MemoryTarget": {
 			reason: "a memory target is a target: no CPU target is added",
 			in:     &AutoscalingSpec{MaxReplicas: 4, TargetMemoryUtilization: n(70)},
-			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 4, TargetMemoryUtilization: n(70)}},
+			want:   want{Autoscaling: &AutoscalingSpec{MinReplicas: n(3), MaxReplicas: 4, TargetMemoryUtilization: n(70)}},
 		},
 		"MaximumBelowDefaultMinimum": {
-			reason: "the CRD compares only a set minimum; the default one is checked here, in this project's words",
-			in:     &AutoscalingSpec{MaxReplicas: 1},
-			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(2), MaxReplicas: 1, TargetCPUUtilization: n(80)},
-				Problems: "autoscaling.maxReplicas must be at least minReplicas (default 2)"},
+			reason: "the CRD compares only a set minimum; the default one, the replicas, is checked here, in the reference's words",
+			in:     &AutoscalingSpec{MaxReplicas: 2},
+			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(3), MaxReplicas: 2, TargetCPUUtilization: n(80)},
+				Problems: "autoscaling.maxReplicas: maxReplicas must be >= spec.deployment.replicas (3) when minReplicas is not set, because minReplicas defaults to spec.deployment.replicas"},
+		},
+		"MaximumBelowReplicasWritten": {
+			reason:   "the replicas written are the minimum's default",
+			in:       &AutoscalingSpec{MaxReplicas: 4},
+			replicas: n(5),
+			want: want{Autoscaling: &AutoscalingSpec{MinReplicas: n(5), MaxReplicas: 4, TargetCPUUtilization: n(80)},
+				Problems: "autoscaling.maxReplicas: maxReplicas must be >= spec.deployment.replicas (5) when minReplicas is not set, because minReplicas defaults to spec.deployment.replicas"},
 		},
 		"MinimumAboveMaximum": {
 			reason: "a set minimum above the maximum, in the reference's words",
@@ -70,6 +84,9 @@ func TestAutoscalingPart(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			written := GlanceSpec{Autoscaling: tc.in}
+			if tc.replicas != nil {
+				written.Deployment = &DeploymentSpec{Replicas: tc.replicas}
+			}
 			s := written
 			autoscalingDefault(&s, "openstack")
 			got := want{Autoscaling: s.Autoscaling, Problems: autoscalingProblems(written).String()}

@@ -19,7 +19,7 @@ import (
 // (DeploymentReady) is the report stage.
 
 // DefaultReplicas is the glance-api pods a Glance runs when it sets none.
-const DefaultReplicas = int32(1)
+const DefaultReplicas = int32(3)
 
 // The glance-api container's requests and memory limit when a Glance sets
 // none.

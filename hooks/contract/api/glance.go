@@ -100,7 +100,7 @@ var ImportMethods = []string{ImportGlanceDirect, ImportWebDownload, ImportCopyIm
 // DeploymentSpec is the glance-api Deployment's pod-level knobs. Placement
 // (nodeSelector, affinity, tolerations) is this project's addition.
 type DeploymentSpec struct {
-	// Replicas of the glance-api Deployment; default 1, at least 1.
+	// Replicas of the glance-api Deployment; default 3, as the reference's, at least 1.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// Resources of the glance-api container; default requests of 100m CPU
 	// and 512Mi memory, and a limit of 1Gi memory. No request may exceed
