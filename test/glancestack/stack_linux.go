@@ -28,7 +28,9 @@ type Options struct {
 	// Standalone runs the guide's standalone Glance "glance" and its
 	// GlanceBackends instead of the ControlPlane.
 	Standalone bool
-	// Replicas of glance-api (default 1).
+	// Replicas of glance-api, written into the Glance or ControlPlane
+	// (default 1, not the hooks' default: every pod is a real glance-api
+	// process, and a test that needs several says so).
 	Replicas int32
 	// PreStopSleepSeconds is spec.deployment.preStopSleepSeconds of the
 	// Glance or the ControlPlane's copy (nil: the rendered default).
@@ -140,7 +142,7 @@ func (o Options) withDefaults(v Versions) Options {
 		o.Release = api.DefaultOpenStackRelease
 	}
 	if o.Replicas == 0 {
-		o.Replicas = api.DefaultReplicas
+		o.Replicas = 1
 	}
 	if o.Database == "" {
 		o.Database = api.DefaultDatabaseName
