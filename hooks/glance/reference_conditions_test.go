@@ -95,7 +95,7 @@ func TestReferenceConditions(t *testing.T) {
 		"DatabaseReady/WaitingForDatabase":    {reason: "DBSyncInProgress while the Job waits for the database"},
 		"DatabaseReady/DBSyncFailed":          {"the schema Job failed", false, databaseSaid(model.ReasonDBSyncFailed)},
 		"DatabaseReady/DBSyncInProgress":      {"the schema Job runs", false, databaseSaid(model.ReasonDBSyncInProgress)},
-		"DatabaseReady/WaitingForBackends":    {reason: "WaitingForConfig"},
+		"DatabaseReady/WaitingForBackends":    {"no config was ever rendered for the schema Job (render/children.go)", false, databaseSaid(model.ReasonWaitingForBackends)},
 		"DatabaseReady/ImageReleaseMismatch":  {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonImageReleaseMismatch)},
 		"DatabaseReady/VersionParseError":     {reason: "admission refuses a release that does not parse"},
 		"DatabaseReady/DowngradeNotSupported": {"the schema decision says it (schema_test.go)", false, databaseSaid(model.ReasonDowngradeNotSupported)},
@@ -114,7 +114,9 @@ func TestReferenceConditions(t *testing.T) {
 			func(t *testing.T, in *report.StatusInput) {
 				in.Observed.Deployment.Status.ObservedGeneration = in.Observed.Deployment.Generation - 1
 			}},
-		"DeploymentReady/WaitingForBackends": {reason: "DeploymentMissing, ConfigRendered says why"},
+		"DeploymentReady/WaitingForBackends": {"no config was ever rendered, so no Deployment", false, func(t *testing.T, in *report.StatusInput) {
+			in.Observed.Deployment, in.Out.ConfigName, in.Out.RunImage = nil, "", ""
+		}},
 
 		"GlanceAPIReady/APIHealthy": {"a pod passes its readiness probe, GET /healthcheck", true, same},
 		"GlanceAPIReady/APIUnhealthy": {"no pod passes it", false, func(t *testing.T, in *report.StatusInput) {

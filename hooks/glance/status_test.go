@@ -78,7 +78,7 @@ func TestBuildStatus(t *testing.T) {
 	notCaughtUp.Generation, notCaughtUp.Status.ObservedGeneration = 2, 1
 	waiting := &render.Outcome{InConfig: map[string]bool{}, Waiting: true,
 		Rendered: hook.Condition{Type: model.CondConfigRendered, Reason: model.ReasonNotRendered, Message: "not rendered"},
-		Database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig, Message: "no config"}, ServiceUser: userReady}
+		Database: hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForBackends, Message: "no config"}, ServiceUser: userReady}
 
 	type args struct {
 		stores    []*model.Store
@@ -239,11 +239,11 @@ func TestBuildStatus(t *testing.T) {
 				conditions: []string{
 					"BackendsReady False WaitingForBackends: the first config is rendered once the attached GlanceBackends have rendered their stores; each one's status says where it is",
 					"ConfigRendered False NotRendered: not rendered",
-					"DatabaseReady False WaitingForConfig: no config",
+					"DatabaseReady False WaitingForBackends: no config",
 					"ServiceUserReady True CredentialsAvailable: available",
-					"DeploymentReady False DeploymentMissing: the glance-api Deployment does not exist yet",
-					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends), ConfigRendered (NotRendered), DatabaseReady (WaitingForConfig), " +
-						"DeploymentReady (DeploymentMissing), GlanceAPIReady (EndpointNotReady)",
+					"DeploymentReady False WaitingForBackends: no config is rendered yet: the glance-api Deployment is created once there is one",
+					"Ready False NotAllReady: waiting for BackendsReady (WaitingForBackends), ConfigRendered (NotRendered), DatabaseReady (WaitingForBackends), " +
+						"DeploymentReady (WaitingForBackends), GlanceAPIReady (EndpointNotReady)",
 				},
 			},
 		},

@@ -93,6 +93,7 @@ var renamed = map[string]string{
 	"SchemaSyncFailed":    "DBSyncFailed",
 	"DeploymentAvailable": "DeploymentReady",
 	"RollingOut":          ReasonWaitingForDeployment,
+	"WaitingForConfig":    "WaitingForBackends",
 }
 
 // CurrentReason is reason in this release's words: a reason an earlier

@@ -60,7 +60,6 @@ const (
 	ReasonDowngradeNotSupported = "DowngradeNotSupported"
 	ReasonUpgradePathInvalid    = "UpgradePathInvalid"
 	ReasonUpgradeTargetChanged  = "UpgradeTargetChanged"
-	ReasonWaitingForConfig      = "WaitingForConfig"
 )
 
 // The reasons of DatabaseReady during a release upgrade, the reference's:

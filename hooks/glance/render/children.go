@@ -61,7 +61,7 @@ func carriedDatabase(observed []metav1.Condition, problem *hook.Condition) hook.
 	if c, ok := hook.FindCondition(observed, model.CondDatabaseReady); ok {
 		return hook.Condition{Type: model.CondDatabaseReady, Status: c.Status == metav1.ConditionTrue, Reason: glancestatus.CurrentReason(c.Reason), Message: c.Message}
 	}
-	return hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForConfig,
+	return hook.Condition{Type: model.CondDatabaseReady, Reason: model.ReasonWaitingForBackends,
 		Message: "no config is rendered yet; the schema Job mounts it, so it starts once there is one"}
 }
 

@@ -221,11 +221,15 @@ func DeploymentReady(d *appsv1.Deployment, configName, backendsName, image strin
 		}
 	}
 	if d == nil {
-		if image != "" { // this answer creates it
+		switch {
+		case image != "": // this answer creates it
 			rollsOut(image)
-			return c
+		case configName == "": // the reference's reason: no store has made a config yet
+			c.Reason = model.ReasonWaitingForBackends
+			c.Message = "no config is rendered yet: the glance-api Deployment is created once there is one"
+		default:
+			c.Message = "the glance-api Deployment does not exist yet"
 		}
-		c.Message = "the glance-api Deployment does not exist yet"
 		return c
 	}
 	c.Reason = model.ReasonWaitingForDeployment
