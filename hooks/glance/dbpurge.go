@@ -183,17 +183,12 @@ func purgeOccurrences(st api.GlanceStatus) []report.Occurrence {
 	return []report.Occurrence{{Warning: true, Reason: EventDBPurgeJobFailed, Action: "PurgeDatabase", Note: c.Message, At: c.LastTransitionTime}}
 }
 
-// dbPurgeCondition is DBPurgeReady: the purge CronJob's, or, with no purge
-// scheduled, True under the reference's reason for a purge that does not
-// run, since nothing else says the backlog grows.
+// dbPurgeCondition is DBPurgeReady, the purge CronJob's: every Glance has
+// one, with spec.dbPurge or without, as in the reference.
 func dbPurgeCondition(in report.StatusInput) (hook.Condition, error) {
 	c, err := dbPurgeReady(in.Observed.Glance, in.Observed.Purge, returnsCronJob(in))
-	switch {
-	case err != nil:
+	if err != nil {
 		return hook.Condition{}, err
-	case c != nil:
-		return *c, nil
 	}
-	return hook.Condition{Type: model.CondDBPurgeReady, Status: true, Reason: model.ReasonDBPurgeSuspended,
-		Message: "no purge CronJob is scheduled (spec.dbPurge): the rows deleted in Glance stay and the database grows"}, nil
+	return *c, nil
 }

@@ -152,7 +152,7 @@ func TestReferenceConditions(t *testing.T) {
 			in.Observed.Glance.Spec.DBPurge, in.Observed.Spec.DBPurge = &api.DBPurgeSpec{}, &api.DBPurgeSpec{}
 			in.Observed.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.Observed.Glance)
 		}},
-		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended (also said when none is scheduled)", true, func(t *testing.T, in *report.StatusInput) {
+		"DBPurgeReady/DBPurgeSuspended": {"the purge is suspended", true, func(t *testing.T, in *report.StatusInput) {
 			in.Observed.Glance.Spec.DBPurge, in.Observed.Spec.DBPurge = &api.DBPurgeSpec{Suspend: true}, &api.DBPurgeSpec{Suspend: true}
 			in.Observed.Purge = observePurge(purgeCronJob(t, batchv1.CronJobStatus{}), in.Observed.Glance)
 		}},
