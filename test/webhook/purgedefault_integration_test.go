@@ -84,9 +84,9 @@ func TestDefaultPurgeOnARealAPIServer(t *testing.T) {
 
 	var pdb policyv1.PodDisruptionBudget
 	getTyped(t, s, "poddisruptionbudgets", ns, "glance", &pdb)
-	require.NotNil(t, pdb.Spec.MaxUnavailable, "one pod: maxUnavailable")
-	assert.Equal(t, 1, pdb.Spec.MaxUnavailable.IntValue())
-	assert.Nil(t, pdb.Spec.MinAvailable)
+	require.NotNil(t, pdb.Spec.MinAvailable, "the reference's three pods by default: minAvailable")
+	assert.Equal(t, 1, pdb.Spec.MinAvailable.IntValue())
+	assert.Nil(t, pdb.Spec.MaxUnavailable)
 
 	// The status as the chain holds it, through the status subresource.
 	o, ok := w.Get(chain.RefOf(g.Object))
