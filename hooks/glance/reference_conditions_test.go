@@ -2,7 +2,6 @@ package glance
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 	"github.com/c5c3/glance-hooks/hooks/glance/report"
+	"github.com/c5c3/glance-hooks/test/docsection"
 )
 
 // referenceStatus is a Glance that runs: two stores, the config rendered,
@@ -226,9 +226,5 @@ func gateway(managed bool, accepted string) func(*testing.T, *report.StatusInput
 // referenceDifferences is the table of docs/conditions.md that names the
 // reference's words this project does not report.
 func referenceDifferences(t *testing.T) string {
-	raw, err := os.ReadFile("../../docs/conditions.md")
-	require.NoError(t, err)
-	_, table, ok := strings.Cut(string(raw), "## The reference's words that differ")
-	require.True(t, ok, "docs/conditions.md has the table of the reference's words")
-	return table
+	return docsection.After(t, "../../docs/conditions.md", "## The reference's words that differ")
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/simulate/render"
+	"github.com/c5c3/glance-hooks/test/docsection"
 )
 
 // TestReferenceSuitesAssertions: what the reference's suites wait for
@@ -247,11 +247,7 @@ func text(v any) string {
 // documentedDifferences is docs/conditions.md's table of the reference's
 // words that differ.
 func documentedDifferences(t *testing.T) string {
-	raw, err := os.ReadFile("../../docs/conditions.md")
-	require.NoError(t, err)
-	_, table, ok := strings.Cut(string(raw), "## The reference's words that differ")
-	require.True(t, ok, "docs/conditions.md lists the reference's words that differ")
-	return table
+	return docsection.After(t, "../../docs/conditions.md", "## The reference's words that differ")
 }
 
 // requireDocumented: a reason of the reference's that a Glance or
