@@ -157,6 +157,19 @@ func TestControlPlaneReferenceRules(t *testing.T) {
 		"service extra config key of a Glance-only field": {reason: "a field the ControlPlane does not have is named as the Glance's",
 			spec:    `"services":{"glance":{` + backends + `,"extraConfig":{"paste_deploy":{"flavor":"x"}}}}`,
 			refused: `spec.services.glance.extraConfig[paste_deploy][flavor]: flavor is managed via a Glance's spec.middleware (a ControlPlane does not set it) and must not be set in extraConfig (`},
+		"public endpoint with a path": {reason: "clients append the API's path to the catalog's endpoint: the reference's rule and words",
+			spec:    `"services":{"glance":{` + backends + `,"publicEndpoint":"https://glance.example.com/image"}}`,
+			refused: "spec.services.glance.publicEndpoint: must be a bare origin (scheme://host[:port]) with no path, query, or fragment: the Glance API is served at the root and clients append the API path to the catalog endpoint"},
+		"public endpoint of the gateway over http": {reason: "the Gateway listener terminates TLS",
+			spec: `"services":{"glance":{` + backends + `,"gateway":{"hostname":"glance.example.com","parentRef":{"name":"gw"}},"publicEndpoint":"http://glance.example.com"}}`,
+			refused: "spec.services.glance.publicEndpoint: scheme must be https when services.glance.gateway is configured (the Gateway listener terminates TLS): " +
+				"every image call sends the caller's scoped Keystone token, and the image payload, to this endpoint"},
+		"public endpoint of another host than the gateway's": {reason: "the listener routes only its hostname to the Glance; neither host is repeated",
+			spec: `"services":{"glance":{` + backends + `,"gateway":{"hostname":"glance.example.com","parentRef":{"name":"gw"}},"publicEndpoint":"https://images.example.com"}}`,
+			refused: "spec.services.glance.publicEndpoint: host must equal services.glance.gateway.hostname: the Gateway listener routes that hostname to the Glance API, " +
+				"so the catalog would direct image clients to a host that never reaches it"},
+		"public endpoint of the gateway": {reason: "the gateway's host over https, a port and a trailing slash allowed",
+			spec: `"services":{"glance":{` + backends + `,"gateway":{"hostname":"glance.example.com","parentRef":{"name":"gw"}},"publicEndpoint":"https://glance.example.com:443/"}}`},
 		"public endpoint over http": {reason: "valid, but every token would travel in clear: the reference's warning, without the URL",
 			spec: `"services":{"glance":{` + backends + `,"publicEndpoint":"http://glance.example.com"}}`,
 			warnings: []string{"spec.services.glance.publicEndpoint uses http://: it is advertised as the public image catalog endpoint, so every authenticated image call " +

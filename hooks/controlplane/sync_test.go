@@ -2,7 +2,9 @@ package controlplane
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,4 +111,38 @@ func TestAllObserved(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSyncRefusesWhatAdmissionRefuses: the sync hook holds the
+// reference's publicEndpoint rule on its own, as admission does: nothing is
+// projected, and GlanceProjected says why in the same words.
+func TestSyncRefusesWhatAdmissionRefuses(t *testing.T) {
+	body := `{"parent":{"apiVersion":"c5c3.io/v1alpha1","kind":"ControlPlane","metadata":{"name":"cp","namespace":"openstack","generation":1},` +
+		`"spec":{"services":{"glance":{"publicEndpoint":"https://glance.example.com/image","backends":[{"name":"default","type":"S3","isDefault":true,` +
+		`"s3":{"endpoint":"http://s3:3900","bucket":"b","credentialsSecretRef":{"name":"c"}}}]}}}},"children":{},"related":{}}`
+	resp := syncBody(t, body)
+	for _, child := range resp.Children {
+		switch child.(type) {
+		case *api.Glance, *api.GlanceBackend:
+			t.Errorf("%T projected from a refused ControlPlane", child)
+		}
+	}
+	c, _ := hook.FindCondition(resp.Status.(api.ControlPlaneStatus).Conditions, CondGlanceProjected)
+	if string(c.Status) != "False" || !strings.Contains(c.Message, "spec.services.glance.publicEndpoint: must be a bare origin (scheme://host[:port])") {
+		t.Errorf("GlanceProjected = %+v, want False naming the publicEndpoint rule", c)
+	}
+}
+
+// syncBody is the ControlPlane sync's answer to a request body.
+func syncBody(t *testing.T, body string) *metacontroller.SyncResponse {
+	t.Helper()
+	req, ok := metacontroller.ParseSyncRequest([]byte(body))
+	if !ok {
+		t.Fatal("the request does not parse")
+	}
+	resp, err := Hook{}.Sync(req, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }

@@ -3,11 +3,9 @@ package controlplane
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
-	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
 
 // TestUnmanagedKeepsWhatWasProjected: a ControlPlane without
@@ -32,14 +30,7 @@ func TestUnmanagedKeepsWhatWasProjected(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			body := fmt.Sprintf(`{"parent":{"apiVersion":"c5c3.io/v1alpha1","kind":"ControlPlane","metadata":{"name":"cp","namespace":"openstack","generation":2%s},"spec":{}},`+
 				`"children":{"Glance.glance.openstack.c5c3.io/v1alpha1":{"cp-glance":%s}},"related":{}}`, annotation(tc.annotation), glance)
-			req, ok := metacontroller.ParseSyncRequest([]byte(body))
-			if !ok {
-				t.Fatal("the request does not parse")
-			}
-			resp, err := Hook{}.Sync(req, time.Unix(0, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := syncBody(t, body)
 			if kept := len(resp.Children) == 1; kept != tc.kept || len(resp.Children) > 1 {
 				t.Errorf("annotation %q: %d children, want the Glance kept: %v", tc.annotation, len(resp.Children), tc.kept)
 			}

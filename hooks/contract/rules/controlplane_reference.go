@@ -34,8 +34,12 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	l = append(l, problem.Wrap(specPath, api.SecretStoreRefProblems(cp.Spec.SecretStoreRef))...)
 	l = append(l, misnamedEntryHosts(svc.Backends)...)
 	if svc.PublicEndpoint != "" {
-		for _, p := range inivalue.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none") {
+		problems := inivalue.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none")
+		for _, p := range problems {
 			l = append(l, problem.At(glanceServicePath.Child("publicEndpoint"), "%s", p))
+		}
+		if len(problems) == 0 {
+			l = append(l, publicEndpointProblems(svc)...)
 		}
 		if k := svc.Keystone; k != nil && k.PublicURL != "" && k.PublicURL != svc.PublicEndpoint {
 			l = append(l, problem.Invalid(glanceServicePath.Child("publicEndpoint"), "and keystone.publicURL name different URLs: set one of them"))
@@ -44,6 +48,37 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
+	return l
+}
+
+// publicEndpointProblems are the reference's rules on a valid
+// services.glance.publicEndpoint, in its words: an origin only, since
+// clients append the API's path to the catalog's endpoint, and with a
+// gateway an https URL of the gateway's host, the only one its listener
+// routes to the Glance. Neither URL is repeated.
+func publicEndpointProblems(svc *api.GlanceService) problem.List {
+	at := glanceServicePath.Child("publicEndpoint")
+	u, err := url.Parse(svc.PublicEndpoint)
+	if err != nil {
+		return nil // refused with the parser's reason already
+	}
+	var l problem.List
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		l = append(l, problem.At(at, "must be a bare origin (scheme://host[:port]) with no path, query, or fragment: the Glance API is served "+
+			"at the root and clients append the API path to the catalog endpoint"))
+	}
+	g := svc.Gateway
+	if g == nil || g.Hostname == "" {
+		return l
+	}
+	if u.Scheme != "https" {
+		l = append(l, problem.At(at, "scheme must be https when services.glance.gateway is configured (the Gateway listener terminates TLS): "+
+			"every image call sends the caller's scoped Keystone token, and the image payload, to this endpoint"))
+	}
+	if u.Hostname() != g.Hostname {
+		l = append(l, problem.At(at, "host must equal services.glance.gateway.hostname: the Gateway listener routes that "+
+			"hostname to the Glance API, so the catalog would direct image clients to a host that never reaches it"))
+	}
 	return l
 }
 
