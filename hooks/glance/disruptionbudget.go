@@ -17,10 +17,7 @@ func fewestPods(spec api.GlanceSpec) int32 {
 	if a := spec.Autoscaling; a != nil && a.MinReplicas != nil {
 		return *a.MinReplicas
 	}
-	if spec.Deployment != nil && spec.Deployment.Replicas != nil {
-		return *spec.Deployment.Replicas
-	}
-	return api.DefaultReplicas
+	return api.ReplicasOf(spec.Deployment)
 }
 
 // podDisruptionBudgetChild is what the hook returns for a PodDisruptionBudget.

@@ -46,16 +46,8 @@ const (
 // autoscaler.
 func autoscalingDefault(s *GlanceSpec, _ string) {
 	if s.Autoscaling != nil {
-		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling, replicasOf(s.Deployment))
+		s.Autoscaling = autoscalingWithDefaults(*s.Autoscaling, ReplicasOf(s.Deployment))
 	}
-}
-
-// replicasOf is deployment.replicas, resolved.
-func replicasOf(d *DeploymentSpec) int32 {
-	if d != nil && d.Replicas != nil {
-		return *d.Replicas
-	}
-	return DefaultReplicas
 }
 
 // autoscalingWithDefaults keeps at least the pods the Deployment runs
@@ -89,9 +81,9 @@ func autoscalingProblems(written GlanceSpec) problem.List {
 		l = append(l, problem.At(at.Child("maxReplicas"), "maxReplicas must be at least 1"))
 	}
 	switch lo := a.MinReplicas; {
-	case lo == nil && a.MaxReplicas >= 1 && a.MaxReplicas < replicasOf(written.Deployment):
+	case lo == nil && a.MaxReplicas >= 1 && a.MaxReplicas < ReplicasOf(written.Deployment):
 		l = append(l, problem.At(at.Child("maxReplicas"), "maxReplicas must be >= spec.deployment.replicas (%d) when minReplicas is not set, because minReplicas defaults to spec.deployment.replicas",
-			replicasOf(written.Deployment)))
+			ReplicasOf(written.Deployment)))
 	case lo == nil:
 	case *lo < 1:
 		l = append(l, problem.At(at.Child("minReplicas"), "minReplicas must be at least 1"))

@@ -40,6 +40,15 @@ func DefaultResources() corev1.ResourceRequirements {
 	}
 }
 
+// ReplicasOf is deployment.replicas, resolved: as written, else the
+// default.
+func ReplicasOf(d *DeploymentSpec) int32 {
+	if d != nil && d.Replicas != nil {
+		return *d.Replicas
+	}
+	return DefaultReplicas
+}
+
 func deploymentDefault(s *GlanceSpec, _ string) { s.Deployment = deploymentWithDefaults(s.Deployment) }
 
 func deploymentWithDefaults(in *DeploymentSpec) *DeploymentSpec {

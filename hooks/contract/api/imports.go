@@ -508,8 +508,12 @@ func itemProblems[T any](at *field.Path, items []T, check func(*field.Path, T) p
 	return l
 }
 
+// KnownScheme reports whether s is a scheme the import filter's enum
+// names.
+func KnownScheme(s string) bool { return s == SchemeHTTP || s == SchemeHTTPS }
+
 func schemeProblems(at *field.Path, s string) problem.List {
-	if s != SchemeHTTP && s != SchemeHTTPS {
+	if !KnownScheme(s) {
 		return problem.List{problem.NotSupported(at, SchemeHTTP, SchemeHTTPS)}
 	}
 	return nil

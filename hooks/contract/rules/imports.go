@@ -40,7 +40,7 @@ func importFilterWarnings(at *field.Path, f *api.ImportFilteringSpec) []string {
 	if len(f.DisallowedPorts) > 0 && f.AllowedPorts == nil {
 		out = append(out, inertDenyList(at, "disallowedPorts", "allowedPorts", api.DefaultAllowedPorts()))
 	}
-	if widens(f.AllowedSchemes, api.DefaultAllowedSchemes()) && !slices.ContainsFunc(f.AllowedSchemes, notAScheme) {
+	if widens(f.AllowedSchemes, api.DefaultAllowedSchemes()) && !slices.ContainsFunc(f.AllowedSchemes, func(s string) bool { return !api.KnownScheme(s) }) {
 		out = append(out, widenedAllowList(at.Child("allowedSchemes"), f.AllowedSchemes, api.DefaultAllowedSchemes()))
 	}
 	if widens(f.AllowedPorts, api.DefaultAllowedPorts()) {
@@ -79,6 +79,3 @@ func widens[T comparable](set, defaults []T) bool {
 	}
 	return len(set) == 0 || slices.ContainsFunc(set, func(v T) bool { return !slices.Contains(defaults, v) })
 }
-
-// notAScheme is a scheme the enum refuses.
-func notAScheme(s string) bool { return s != api.SchemeHTTP && s != api.SchemeHTTPS }

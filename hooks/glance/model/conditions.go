@@ -103,8 +103,11 @@ func UpgradeStepRunning(reason string) bool {
 
 // UpgradeStepFailed reports whether reason is an upgrade's step failed.
 func UpgradeStepFailed(reason string) bool {
+	if reason == "" {
+		return false // the rollout's phase has no failed reason
+	}
 	for _, s := range upgradeSteps {
-		if reason != "" && reason == s.failed {
+		if reason == s.failed {
 			return true
 		}
 	}
