@@ -48,6 +48,7 @@ var GlanceRules = []Rule{
 	{"log level", map[string]any{"logging.level": "LOUD"}, "spec.logging.level", true},
 	{"logger name", map[string]any{"logging.perLoggerLevels": map[string]any{"a,b": "INFO"}}, "spec.logging.perLoggerLevels", true},
 	{"memory target", map[string]any{"autoscaling.maxReplicas": 3, "autoscaling.targetMemoryUtilization": 0}, "spec.autoscaling.targetMemoryUtilization", true},
+	{"autoscaler maximum below the replicas", map[string]any{"deployment.replicas": 3, "autoscaling.maxReplicas": 2}, "spec.autoscaling.maxReplicas", false},
 	{"region", map[string]any{"region": "-east"}, "spec.region", true},
 	{"credentials mode", map[string]any{"database.credentialsMode": "Sometimes"}, "spec.database.credentialsMode", true},
 	{"staging below 1Mi", map[string]any{"staging.sizeLimit": "100m"}, "spec.staging.sizeLimit", false},
