@@ -978,17 +978,35 @@ func TestReferenceExampleAccepted(t *testing.T) {
 }
 
 // TestReferenceCELRules: every rule the CRD holds itself refuses the
-// reference example changed to break it, naming the field.
+// reference example changed to break it, naming the field; a rule left to
+// the webhook passes the CRD, so the table's CEL marks are true.
 func TestReferenceCELRules(t *testing.T) {
+	celRules(t, glances, refrules.ExampleGlance, refrules.GlanceRules)
+}
+
+// TestControlPlaneCELRules: the same of the ControlPlane's rules, on the
+// guide's ControlPlane.
+func TestControlPlaneCELRules(t *testing.T) {
+	celRules(t, controlPlanes, guide.ControlPlane, refrules.ControlPlaneRules)
+	for _, r := range refrules.AcceptedControlPlaneRules {
+		o := object(t, guide.ControlPlane)
+		r.Apply(o.Object)
+		js, err := json.Marshal(o.Object)
+		require.NoError(t, err)
+		o = &unstructured.Unstructured{}
+		require.NoError(t, o.UnmarshalJSON(js))
+		_, err = strictCreate(t, kubetest.Shared(t), controlPlanes, o)
+		assert.NoError(t, err, "accepted: %s", r.Name)
+	}
+}
+
+func celRules(t *testing.T, gvr schema.GroupVersionResource, base string, rules []refrules.Rule) {
 	env := kubetest.Shared(t)
 	n := 0
-	for _, r := range refrules.GlanceRules {
-		if !r.CEL {
-			continue
-		}
-		n++
+	for _, r := range rules {
+		n += map[bool]int{true: 1}[r.CEL]
 		t.Run(r.Name, func(t *testing.T) {
-			o := object(t, refrules.ExampleGlance)
+			o := object(t, base)
 			r.Apply(o.Object)
 			// Through JSON, as kubectl would send it (Go ints are no JSON values of unstructured).
 			js, err := json.Marshal(o.Object)
@@ -997,7 +1015,11 @@ func TestReferenceCELRules(t *testing.T) {
 			require.NoError(t, o.UnmarshalJSON(js))
 			// Strict, as kubectl sends it: a field a Kubernetes type of
 			// the schema lacks is refused (400) rather than dropped.
-			_, err = strictCreate(t, env, glances, o)
+			_, err = strictCreate(t, env, gvr, o)
+			if !r.CEL {
+				require.NoError(t, err, "the CRD refuses a rule marked for the webhook")
+				return
+			}
 			require.Error(t, err, "the API server accepted it")
 			assert.True(t, apierrors.IsInvalid(err) || apierrors.IsBadRequest(err), "not refused as invalid: %v", err)
 			assert.Contains(t, err.Error(), r.Field)

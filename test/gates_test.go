@@ -35,14 +35,20 @@ type verdict struct {
 // gateRequest is the base sync request, decoded.
 func gateRequest(t testing.TB) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.FromSlash(gateBase))
+	return requestAt(t, gateBase)
+}
+
+// requestAt is a fixture's request, decoded.
+func requestAt(t testing.TB, path string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.FromSlash(path))
 	require.NoError(t, err)
 	var req map[string]any
 	require.NoError(t, json.Unmarshal(raw, &req))
 	return req
 }
 
-// gateSpec is a copy of the base request whose Glance has a rule applied.
+// gateSpec is a copy of the base request whose parent has a rule applied.
 func gateSpec(t testing.TB, base map[string]any, r refrules.Rule) map[string]any {
 	t.Helper()
 	var req map[string]any
@@ -55,10 +61,16 @@ func gateSpec(t testing.TB, base map[string]any, r refrules.Rule) map[string]any
 // server would on CREATE.
 func validateVerdict(t testing.TB, h http.Handler, req map[string]any) verdict {
 	t.Helper()
+	return admissionVerdict(t, h, map[string]any{"group": "glance.openstack.c5c3.io", "version": "v1alpha1", "kind": "Glance"}, req["parent"])
+}
+
+// admissionVerdict asks /validate about an object of a kind, as the API
+// server would on CREATE.
+func admissionVerdict(t testing.TB, h http.Handler, kind map[string]any, object any) verdict {
+	t.Helper()
 	review := map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": map[string]any{
 		"uid": "3c1b0f52-9d7e-4a49-8f3e-5b7c2a1d0e11", "operation": "CREATE", "namespace": "openstack",
-		"kind":   map[string]any{"group": "glance.openstack.c5c3.io", "version": "v1alpha1", "kind": "Glance"},
-		"object": req["parent"],
+		"kind": kind, "object": object,
 	}}
 	rec := post(h, "/validate", mustJSON(review))
 	if rec.Code != http.StatusOK {
@@ -122,17 +134,8 @@ func TestGatesAgree(t *testing.T) {
 		t.Run("refused/"+r.Name, func(t *testing.T) {
 			req := gateSpec(t, base, r)
 			a, s := validateVerdict(t, h, req), syncVerdict(t, h, req)
-			require.True(t, a.refused, "/validate admitted it")
-			require.True(t, s.refused, "/sync/glance rendered it: %s", s.message)
-			assert.Contains(t, a.message, r.Field, "/validate names the field")
-			assert.Contains(t, s.message, r.Field, "/sync/glance names the field")
-			if _, words, ok := strings.Cut(a.message, `": `); assert.True(t, ok, "/validate names the object: %s", a.message) {
-				assert.Contains(t, s.message, words, "/sync/glance refuses in /validate's words")
-			}
+			bothRefuse(t, r, a, s, "/sync/glance")
 			assert.False(t, s.renamed, "/sync/glance renders no new config")
-			for _, msg := range []string{a.message, s.message} {
-				assert.Empty(t, inivalue.CharacterProblem(msg), "a message carries no control character: %q", msg)
-			}
 		})
 	}
 	for _, r := range refrules.AcceptedRules {
@@ -143,6 +146,23 @@ func TestGatesAgree(t *testing.T) {
 			require.False(t, s.refused, "/sync/glance refused it: %s", s.message)
 			assert.True(t, strings.HasPrefix(s.message, "rendered ConfigMap"), "/sync/glance renders the change: %s", s.message)
 		})
+	}
+}
+
+// bothRefuse: admission (a) and the sync hook at syncPath (s) refused the
+// rule's case, each naming its field, the sync in admission's words, and
+// neither message carries a control character.
+func bothRefuse(t *testing.T, r refrules.Rule, a, s verdict, syncPath string) {
+	t.Helper()
+	require.True(t, a.refused, "/validate admitted it")
+	require.True(t, s.refused, "%s accepted it: %s", syncPath, s.message)
+	assert.Contains(t, a.message, r.Field, "/validate names the field")
+	assert.Contains(t, s.message, r.Field, "%s names the field", syncPath)
+	if _, words, ok := strings.Cut(a.message, `": `); assert.True(t, ok, "/validate names the object: %s", a.message) {
+		assert.Contains(t, s.message, words, "%s refuses in /validate's words", syncPath)
+	}
+	for _, msg := range []string{a.message, s.message} {
+		assert.Empty(t, inivalue.CharacterProblem(msg), "a message carries no control character: %q", msg)
 	}
 }
 

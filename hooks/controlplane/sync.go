@@ -13,6 +13,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
+	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
@@ -233,7 +234,7 @@ func mergedExtraConfig(global, own map[string]map[string]string) map[string]map[
 func refusal(cp *api.ControlPlane, raw []byte) *hook.Condition {
 	if problems := ValidateBackends(cp.Name, cp.Spec.Services.Glance.Backends); len(problems) > 0 {
 		return &hook.Condition{Type: CondGlanceProjected, Reason: ReasonInvalidBackends,
-			Message: "spec.services.glance.backends is invalid, keeping the previously projected children: " + problems.String()}
+			Message: "spec.services.glance.backends is invalid, keeping the previously projected children: " + problem.Wrap(glanceServicePath, problems).String()}
 	}
 	if problems, _ := Problems(cp, raw); len(problems) > 0 {
 		return &hook.Condition{Type: CondGlanceProjected, Reason: ReasonInvalidSpec,

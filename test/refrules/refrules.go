@@ -6,7 +6,9 @@
 package refrules
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -167,18 +169,32 @@ func (r Rule) Apply(obj map[string]any) {
 func set(m map[string]any, path string, v any) {
 	parts := strings.Split(path, ".")
 	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
+		m = step(m, p)
 	}
 	if v == nil {
 		delete(m, parts[len(parts)-1])
 		return
 	}
 	m[parts[len(parts)-1]] = v
+}
+
+// step is the object at one segment of a path: a key, made when it is
+// missing, or name[i], the i-th entry of an existing list.
+func step(m map[string]any, seg string) map[string]any {
+	if name, index, ok := strings.Cut(strings.TrimSuffix(seg, "]"), "["); ok {
+		i, err := strconv.Atoi(index)
+		list, _ := m[name].([]any)
+		if err != nil || i < 0 || i >= len(list) {
+			panic(fmt.Sprintf("refrules: no entry %s in a list of %d", seg, len(list)))
+		}
+		return list[i].(map[string]any)
+	}
+	next, ok := m[seg].(map[string]any)
+	if !ok {
+		next = map[string]any{}
+		m[seg] = next
+	}
+	return next
 }
 
 // ExampleGlance is the reference's example Glance, field for field: the

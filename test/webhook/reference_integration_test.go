@@ -12,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
@@ -21,25 +23,33 @@ import (
 // see schemas) reach the webhook through the real API server, which
 // refuses the change with the field named.
 func TestReferenceWebhookRules(t *testing.T) {
+	webhookRules(t, "reference", glances, refrules.ExampleGlance, refrules.GlanceRules)
+}
+
+// TestControlPlaneWebhookRules: the same of a ControlPlane's rules, on the
+// guide's ControlPlane.
+func TestControlPlaneWebhookRules(t *testing.T) {
+	webhookRules(t, "controlplane-rules", controlPlanes, guide.ControlPlane, refrules.ControlPlaneRules)
+}
+
+func webhookRules(t *testing.T, ns string, gvr schema.GroupVersionResource, base string, rules []refrules.Rule) {
 	s := setup(t)
-	const ns = "reference"
 	s.env.Namespace(t, ns)
-	glancesIn := s.env.Dynamic.Resource(glances).Namespace(ns)
+	client := s.env.Dynamic.Resource(gvr).Namespace(ns)
 
 	ctx, cancel := contextTimeout()
 	defer cancel()
-	base := object(t, inNamespace(refrules.ExampleGlance, ns))
-	_, err := glancesIn.Create(ctx, base, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-	require.NoError(t, err, "the reference example is admitted")
+	_, err := client.Create(ctx, object(t, inNamespace(base, ns)), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	require.NoError(t, err, "the base is admitted")
 
 	n := 0
-	for _, r := range refrules.GlanceRules {
+	for _, r := range rules {
 		if r.CEL {
 			continue
 		}
 		n++
 		t.Run(r.Name, func(t *testing.T) {
-			o := object(t, inNamespace(refrules.ExampleGlance, ns))
+			o := object(t, inNamespace(base, ns))
 			r.Apply(o.Object)
 			js, err := json.Marshal(o.Object)
 			require.NoError(t, err)
@@ -47,7 +57,7 @@ func TestReferenceWebhookRules(t *testing.T) {
 			require.NoError(t, o.UnmarshalJSON(js))
 			ctx, cancel := contextTimeout()
 			defer cancel()
-			_, err = glancesIn.Create(ctx, o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, err = client.Create(ctx, o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			require.Error(t, err, "the API server admitted it")
 			assert.True(t, apierrors.IsInvalid(err), "the webhook answers 422: %v", err)
 			msg := denial(err.Error())

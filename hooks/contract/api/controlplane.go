@@ -64,7 +64,8 @@ type GlanceService struct {
 	// PublicEndpoint is the image endpoint clients reach; the default of
 	// keystone.publicURL.
 	PublicEndpoint string `json:"publicEndpoint,omitempty"`
-	// The reference's blocks later work builds; refused until then.
+	// The Glance's blocks, projected onto it as written (extraConfig merged
+	// over spec.globalExtraConfig).
 	ExtraConfig     map[string]map[string]string `json:"extraConfig,omitempty"`
 	Gateway         *GatewaySpec                 `json:"gateway,omitempty"`
 	ImageCache      *ImageCacheSpec              `json:"imageCache,omitempty"`

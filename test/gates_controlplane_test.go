@@ -1,0 +1,132 @@
+package test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/c5c3/glance-hooks/test/refrules"
+)
+
+// The two gates a ControlPlane passes: /validate and /sync/controlplane.
+// Both run controlplane.Problems, so what one refuses the other refuses,
+// in the same words; the sync then keeps the Glance and GlanceBackends it
+// projected before.
+
+// controlPlaneGateBase is the sync request the gates are asked about: the
+// guide's ControlPlane as a real Metacontroller sent it, its Glance and
+// GlanceBackends projected.
+const controlPlaneGateBase = "fixtures/sync-controlplane/recorded-metacontroller/request.json"
+
+// controlPlaneAnswer is what /sync/controlplane said: GlanceProjected and
+// the projected children, each as JSON by kind/name.
+type controlPlaneAnswer struct {
+	verdict
+	projected map[string]string
+}
+
+func controlPlaneSync(t testing.TB, h http.Handler, req map[string]any) controlPlaneAnswer {
+	t.Helper()
+	rec := post(h, "/sync/controlplane", mustJSON(req))
+	if rec.Code != http.StatusOK {
+		return controlPlaneAnswer{verdict: verdict{refused: true, message: rec.Body.String()}}
+	}
+	var out struct {
+		Status struct {
+			Conditions []struct{ Type, Status, Reason, Message string } `json:"conditions"`
+		} `json:"status"`
+		Children []json.RawMessage `json:"children"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	a := controlPlaneAnswer{projected: map[string]string{}}
+	for _, c := range out.Status.Conditions {
+		if c.Type == "GlanceProjected" {
+			a.refused, a.message = c.Status == "False", c.Message
+		}
+	}
+	for _, raw := range out.Children {
+		var c struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &c))
+		if c.Kind == "Glance" || c.Kind == "GlanceBackend" {
+			a.projected[c.Kind+"/"+c.Metadata.Name] = string(raw)
+		}
+	}
+	return a
+}
+
+func controlPlaneVerdict(t testing.TB, h http.Handler, req map[string]any) verdict {
+	t.Helper()
+	return admissionVerdict(t, h, map[string]any{"group": "c5c3.io", "version": "v1alpha1", "kind": "ControlPlane"}, req["parent"])
+}
+
+// TestControlPlaneGatesAgree: every case of the ControlPlane table goes to
+// both gates. A refused one is refused by both in the same words, naming
+// the field; the sync projects nothing new (its Glance and GlanceBackends
+// are the request's, as last applied). An accepted one passes both and is projected.
+func TestControlPlaneGatesAgree(t *testing.T) {
+	h := newTestServer(t, nil)
+	base := requestAt(t, controlPlaneGateBase)
+	before := controlPlaneSync(t, h, base)
+	require.False(t, before.refused, "the base is projected: %s", before.message)
+	require.NotEmpty(t, before.projected)
+	kept := lastApplied(t, base)
+	require.Len(t, kept, len(before.projected))
+	for _, r := range refrules.ControlPlaneRules {
+		t.Run("refused/"+r.Name, func(t *testing.T) {
+			req := gateSpec(t, base, r)
+			a, s := controlPlaneVerdict(t, h, req), controlPlaneSync(t, h, req)
+			bothRefuse(t, r, a, s.verdict, "/sync/controlplane")
+			assert.Equal(t, kept, normalized(t, s.projected), "/sync/controlplane keeps the children as last applied")
+		})
+	}
+	for _, r := range refrules.AcceptedControlPlaneRules {
+		t.Run("accepted/"+r.Name, func(t *testing.T) {
+			req := gateSpec(t, base, r)
+			a, s := controlPlaneVerdict(t, h, req), controlPlaneSync(t, h, req)
+			require.False(t, a.refused, "/validate refused it: %s", a.message)
+			require.False(t, s.refused, "/sync/controlplane refused it: %s", s.message)
+			assert.Equal(t, len(before.projected), len(s.projected), "/sync/controlplane projects the Glance and every GlanceBackend")
+		})
+	}
+}
+
+// lastApplied is what Metacontroller last applied of each observed Glance
+// and GlanceBackend of a request, by kind/name, as normalized JSON.
+func lastApplied(t testing.TB, req map[string]any) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for key, objs := range req["children"].(map[string]any) {
+		kind, _, _ := strings.Cut(key, ".")
+		if kind != "Glance" && kind != "GlanceBackend" {
+			continue
+		}
+		for name, o := range objs.(map[string]any) {
+			annotations, _ := o.(map[string]any)["metadata"].(map[string]any)["annotations"].(map[string]any)
+			applied, ok := annotations["metacontroller.k8s.io/last-applied-configuration"].(string)
+			require.True(t, ok, "%s %s carries what was last applied", kind, name)
+			out[kind+"/"+name] = applied
+		}
+	}
+	return normalized(t, out)
+}
+
+// normalized re-encodes each JSON document, so key order does not count.
+func normalized(t testing.TB, docs map[string]string) map[string]string {
+	t.Helper()
+	out := make(map[string]string, len(docs))
+	for k, doc := range docs {
+		var v any
+		require.NoError(t, json.Unmarshal([]byte(doc), &v), k)
+		out[k] = string(mustJSON(v))
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package refrules
+
+// The rules on a ControlPlane that runs Glance, as cases: a change to the
+// guide's ControlPlane (paths under its spec, a list entry as name[i]) and
+// what the refusal must name. Admission and /sync/controlplane run them
+// alike (TestControlPlaneGatesAgree); the real API server runs them too,
+// those marked CEL in the CRD, the others through the webhook.
+
+// glanceAt is a path under spec.services.glance.
+func glanceAt(path string) string { return "services.glance." + path }
+
+// backendAt is a path under the i-th backends entry.
+func backendAt(i, path string) string { return glanceAt("backends[" + i + "]." + path) }
+
+// defaultCount is how a refusal of the defaults' count reads: it is a rule
+// of the whole list, worded by the guide, and names no single entry.
+const defaultCount = "exactly one backends entry must set isDefault"
+
+// ControlPlaneRules are the rules on a ControlPlane's spec. Field is the
+// path the refusal names or, for the count of defaults, the guide's words.
+var ControlPlaneRules = []Rule{
+	{"two defaults", map[string]any{backendAt("1", "isDefault"): true}, defaultCount, true},
+	{"no default", map[string]any{backendAt("0", "isDefault"): false}, defaultCount, true},
+	{"duplicate entry names", map[string]any{backendAt("1", "name"): "default"}, "spec.services.glance.backends", true},
+	{"reserved store prefix", map[string]any{backendAt("1", "name"): "os_glance_staging_store"}, "spec.services.glance.backends[1]", true},
+	{"reserved store section", map[string]any{backendAt("1", "name"): "glance_store"}, "spec.services.glance.backends[1]", true},
+	{"endpoint not a URL", map[string]any{backendAt("1", "s3.endpoint"): "garage:3900"}, "spec.services.glance.backends[1].s3.endpoint", true},
+	{"endpoint with credentials", map[string]any{backendAt("0", "s3.endpoint"): "http://k:s@garage:3900"}, "spec.services.glance.backends[0].s3.endpoint", true},
+	{"extra option with a newline", map[string]any{backendAt("0", "extraOptions"): map[string]any{"s3_store_thread_pools": "1\n[DEFAULT]"}},
+		"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools]", true},
+	{"extra option owned by the credentials", map[string]any{backendAt("1", "extraOptions"): map[string]any{"s3_store_secret_key": "s"}},
+		"spec.services.glance.backends[1].extraOptions", true},
+	{"release with a newline", map[string]any{"openStackRelease": "2025.2\n[DEFAULT]"}, "spec.openStackRelease", true},
+	{"database without a server", map[string]any{glanceAt("database"): map[string]any{"database": "glance"}}, "spec.services.glance.database", true},
+	{"Keystone endpoint not a URL", map[string]any{glanceAt("keystoneEndpoint"): "keystone"}, "spec.services.glance.keystoneEndpoint", true},
+	{"registration URL not a URL", map[string]any{glanceAt("keystone.publicURL"): "keystone"}, "spec.services.glance.keystone.publicURL", true},
+	{"registration region", map[string]any{glanceAt("keystone.region"): "-east"}, "spec.services.glance.keystone.region", true},
+	{"registration onDelete", map[string]any{glanceAt("keystone.onDelete"): "Sometimes"}, "spec.services.glance.keystone.onDelete", true},
+	{"public endpoint with a path", map[string]any{glanceAt("publicEndpoint"): "https://images.example.com/image"}, "spec.services.glance.publicEndpoint", false},
+	{"public endpoint in cleartext beside a gateway", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "images.example.com", "parentRef": map[string]any{"name": "gw"}},
+		glanceAt("publicEndpoint"): "http://images.example.com"}, "spec.services.glance.publicEndpoint", false},
+	{"public endpoint on another host than the gateway's", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "images.example.com", "parentRef": map[string]any{"name": "gw"}},
+		glanceAt("publicEndpoint"): "https://glance.example.com"}, "spec.services.glance.publicEndpoint", false},
+	{"gateway wildcard host name", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "*.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.services.glance.gateway.hostname", false},
+	{"extraConfig unknown option", map[string]any{glanceAt("extraConfig"): map[string]any{"DEFAULT": map[string]any{"no_such_option": "1"}}},
+		"spec.services.glance.extraConfig[DEFAULT][no_such_option]", false},
+	{"globalExtraConfig unknown option", map[string]any{"globalExtraConfig": map[string]any{"DEFAULT": map[string]any{"no_such_option": "1"}}},
+		"spec.globalExtraConfig[DEFAULT][no_such_option]", false},
+	{"globalExtraConfig service password", map[string]any{"globalExtraConfig": map[string]any{"keystone_authtoken": map[string]any{"password": "hunter2"}}},
+		"spec.globalExtraConfig[keystone_authtoken][password]", false},
+	{"autoscaler maximum below the replicas", map[string]any{glanceAt("deployment.replicas"): 3, glanceAt("autoscaling.maxReplicas"): 2},
+		"spec.services.glance.autoscaling.maxReplicas", false},
+	{"harakiri beyond the drain window", map[string]any{"openStackRelease": "2026.1", glanceAt("apiServer.uwsgi.harakiri"): 30}, "spec.services.glance.apiServer.uwsgi.harakiri", false},
+	{"staging below 1Mi", map[string]any{glanceAt("staging.sizeLimit"): "100m"}, "spec.services.glance.staging.sizeLimit", false},
+	{"image cache below 1Mi", map[string]any{glanceAt("imageCache.sizeLimit"): "100m"}, "spec.services.glance.imageCache.sizeLimit", false},
+	{"a filter host that is no host", map[string]any{glanceAt("importFiltering.allowedHosts"): []any{"mirror_1.example.com"}}, "spec.services.glance.importFiltering.allowedHosts[0]", false},
+}
+
+// AcceptedControlPlaneRules are changes close to the refused ones that
+// both gates admit and the sync projects.
+var AcceptedControlPlaneRules = []Rule{
+	{"the base", map[string]any{}, "", false},
+	{"the default switched", map[string]any{backendAt("0", "isDefault"): false, backendAt("1", "isDefault"): true}, "", false},
+	{"public endpoint as an origin with a port", map[string]any{glanceAt("publicEndpoint"): "https://images.example.com:8443"}, "", false},
+	{"public endpoint on the gateway's host", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "images.example.com", "parentRef": map[string]any{"name": "gw"}},
+		glanceAt("publicEndpoint"): "https://images.example.com"}, "", false},
+	{"registration in a region", map[string]any{glanceAt("keystone.region"): "RegionTwo", glanceAt("keystone.onDelete"): "Keep"}, "", false},
+	{"extraConfig options of the release", map[string]any{glanceAt("extraConfig"): map[string]any{"DEFAULT": map[string]any{"debug": "true"}},
+		"globalExtraConfig": map[string]any{"oslo_middleware": map[string]any{"enable_proxy_headers_parsing": "true"}}}, "", false},
+	{"autoscaler above the replicas", map[string]any{glanceAt("deployment.replicas"): 2, glanceAt("autoscaling.maxReplicas"): 4}, "", false},
+}
