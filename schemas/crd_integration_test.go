@@ -979,43 +979,43 @@ func TestReferenceExampleAccepted(t *testing.T) {
 
 // TestReferenceCELRules: every rule the CRD holds itself refuses the
 // reference example changed to break it, naming the field; a rule left to
-// the webhook passes the CRD, so the table's CEL marks are true.
+// the webhook, and every accepted case, passes the CRD, so the table's CEL
+// marks are true.
 func TestReferenceCELRules(t *testing.T) {
-	celRules(t, glances, refrules.ExampleGlance, refrules.GlanceRules)
+	celRules(t, glances, refrules.ExampleGlance, refrules.GlanceRules, refrules.AcceptedRules)
 }
 
 // TestControlPlaneCELRules: the same of the ControlPlane's rules, on the
 // guide's ControlPlane.
 func TestControlPlaneCELRules(t *testing.T) {
-	celRules(t, controlPlanes, guide.ControlPlane, refrules.ControlPlaneRules)
-	for _, r := range refrules.AcceptedControlPlaneRules {
-		o := object(t, guide.ControlPlane)
+	celRules(t, controlPlanes, guide.ControlPlane, refrules.ControlPlaneRules, refrules.AcceptedControlPlaneRules)
+}
+
+// TestGlanceBackendCELRules: the same of the GlanceBackend's rules, on
+// the guide's secondary store.
+func TestGlanceBackendCELRules(t *testing.T) {
+	celRules(t, glanceBackends, guide.SecondaryBackend(), refrules.GlanceBackendRules, refrules.AcceptedGlanceBackendRules)
+}
+
+func celRules(t *testing.T, gvr schema.GroupVersionResource, base string, rules, accepted []refrules.Rule) {
+	env := kubetest.Shared(t)
+	require.NotEmpty(t, rules)
+	// Through JSON, as kubectl would send it (Go ints are no JSON values
+	// of unstructured), and strict, as kubectl sends it: a field a
+	// Kubernetes type of the schema lacks is refused (400), not dropped.
+	create := func(t *testing.T, r refrules.Rule) error {
+		o := object(t, base)
 		r.Apply(o.Object)
 		js, err := json.Marshal(o.Object)
 		require.NoError(t, err)
 		o = &unstructured.Unstructured{}
 		require.NoError(t, o.UnmarshalJSON(js))
-		_, err = strictCreate(t, kubetest.Shared(t), controlPlanes, o)
-		assert.NoError(t, err, "accepted: %s", r.Name)
+		_, err = strictCreate(t, env, gvr, o)
+		return err
 	}
-}
-
-func celRules(t *testing.T, gvr schema.GroupVersionResource, base string, rules []refrules.Rule) {
-	env := kubetest.Shared(t)
-	n := 0
 	for _, r := range rules {
-		n += map[bool]int{true: 1}[r.CEL]
 		t.Run(r.Name, func(t *testing.T) {
-			o := object(t, base)
-			r.Apply(o.Object)
-			// Through JSON, as kubectl would send it (Go ints are no JSON values of unstructured).
-			js, err := json.Marshal(o.Object)
-			require.NoError(t, err)
-			o = &unstructured.Unstructured{}
-			require.NoError(t, o.UnmarshalJSON(js))
-			// Strict, as kubectl sends it: a field a Kubernetes type of
-			// the schema lacks is refused (400) rather than dropped.
-			_, err = strictCreate(t, env, gvr, o)
+			err := create(t, r)
 			if !r.CEL {
 				require.NoError(t, err, "the CRD refuses a rule marked for the webhook")
 				return
@@ -1025,7 +1025,11 @@ func celRules(t *testing.T, gvr schema.GroupVersionResource, base string, rules 
 			assert.Contains(t, err.Error(), r.Field)
 		})
 	}
-	require.NotZero(t, n)
+	for _, r := range accepted {
+		t.Run("accepted/"+r.Name, func(t *testing.T) {
+			require.NoError(t, create(t, r))
+		})
+	}
 }
 
 // TestReferenceBoundsOnBothKinds: the reference's minimum of one replica,

@@ -31,33 +31,15 @@ type controlPlaneAnswer struct {
 
 func controlPlaneSync(t testing.TB, h http.Handler, req map[string]any) controlPlaneAnswer {
 	t.Helper()
-	rec := post(h, "/sync/controlplane", mustJSON(req))
-	if rec.Code != http.StatusOK {
-		return controlPlaneAnswer{verdict: verdict{refused: true, message: rec.Body.String()}}
+	out, v, ok := syncAt(t, h, "/sync/controlplane", req, "GlanceProjected")
+	if !ok {
+		return controlPlaneAnswer{verdict: v}
 	}
-	var out struct {
-		Status struct {
-			Conditions []struct{ Type, Status, Reason, Message string } `json:"conditions"`
-		} `json:"status"`
-		Children []json.RawMessage `json:"children"`
-	}
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
-	a := controlPlaneAnswer{projected: map[string]string{}}
-	for _, c := range out.Status.Conditions {
-		if c.Type == "GlanceProjected" {
-			a.refused, a.message = c.Status == "False", c.Message
-		}
-	}
-	for _, raw := range out.Children {
-		var c struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		}
-		require.NoError(t, json.Unmarshal(raw, &c))
+	v.refused = v.status == "False"
+	a := controlPlaneAnswer{verdict: v, projected: map[string]string{}}
+	for i, c := range out.Children {
 		if c.Kind == "Glance" || c.Kind == "GlanceBackend" {
-			a.projected[c.Kind+"/"+c.Metadata.Name] = string(raw)
+			a.projected[c.Kind+"/"+c.Metadata.Name] = string(out.Raw[i])
 		}
 	}
 	return a

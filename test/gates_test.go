@@ -23,10 +23,12 @@ import (
 // and a config running, so a spec that passes renders a new config.
 const gateBase = "fixtures/sync-glance/two-stores-ready/request.json"
 
-// verdict is what one gate said of a Glance.
+// verdict is what one gate said of an object.
 type verdict struct {
 	refused bool
 	message string
+	// status and reason of the sync's condition that judges the spec.
+	status, reason string
 	// renamed: the sync answered a config ConfigMap the request did not
 	// observe (a new render).
 	renamed bool
@@ -92,28 +94,11 @@ func admissionVerdict(t testing.TB, h http.Handler, kind map[string]any, object 
 // an answer that is not 200), the message is ConfigRendered's.
 func syncVerdict(t testing.TB, h http.Handler, req map[string]any) verdict {
 	t.Helper()
-	rec := post(h, "/sync/glance", mustJSON(req))
-	if rec.Code != http.StatusOK {
-		return verdict{refused: true, message: rec.Body.String()}
+	out, v, ok := syncAt(t, h, "/sync/glance", req, "ConfigRendered")
+	if !ok {
+		return v
 	}
-	var out struct {
-		Status struct {
-			Conditions []struct{ Type, Status, Reason, Message string } `json:"conditions"`
-		} `json:"status"`
-		Children []struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		} `json:"children"`
-	}
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
-	var v verdict
-	for _, c := range out.Status.Conditions {
-		if c.Type == "ConfigRendered" {
-			v.refused, v.message = c.Reason == "InvalidSpec", c.Message
-		}
-	}
+	v.refused = v.reason == "InvalidSpec"
 	observed, _ := req["children"].(map[string]any)["ConfigMap.v1"].(map[string]any)
 	for _, c := range out.Children {
 		if _, seen := observed[c.Metadata.Name]; c.Kind == "ConfigMap" && !seen {
@@ -121,6 +106,44 @@ func syncVerdict(t testing.TB, h http.Handler, req map[string]any) verdict {
 		}
 	}
 	return v
+}
+
+// syncAnswer is what a gate test reads of a sync hook's answer.
+type syncAnswer struct {
+	Status struct {
+		Conditions []struct{ Type, Status, Reason, Message string } `json:"conditions"`
+	} `json:"status"`
+	Children []struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	} `json:"children"`
+	// Raw are the children as answered, in the same order.
+	Raw []json.RawMessage `json:"-"`
+}
+
+// syncAt posts req to a sync hook and reads its answer; the verdict holds
+// the condition typ's status, reason and message. ok is false when the
+// hook did not answer 200: the verdict is then a refusal with the body.
+func syncAt(t testing.TB, h http.Handler, path string, req map[string]any, typ string) (out syncAnswer, v verdict, ok bool) {
+	t.Helper()
+	rec := post(h, path, mustJSON(req))
+	if rec.Code != http.StatusOK {
+		return out, verdict{refused: true, message: rec.Body.String()}, false
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	var raw struct {
+		Children []json.RawMessage `json:"children"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &raw))
+	out.Raw = raw.Children
+	for _, c := range out.Status.Conditions {
+		if c.Type == typ {
+			v.status, v.reason, v.message = c.Status, c.Reason, c.Message
+		}
+	}
+	return out, v, true
 }
 
 // TestGatesAgree: every case of the shared table goes to both gates with

@@ -2,6 +2,8 @@
 // prints them, for every test that applies them to a real API server.
 package guide
 
+import "strings"
+
 // The guide's ControlPlane (Step 2, both entries), its standalone Glance,
 // and the standalone GlanceBackends primary (default) and secondary.
 const (
@@ -97,3 +99,10 @@ spec:
       name: garage-s3-credentials
 `
 )
+
+// SecondaryBackend is the guide's second GlanceBackend alone, the
+// non-default store the rule tables change.
+func SecondaryBackend() string {
+	_, secondary, _ := strings.Cut(Backends, "---\n")
+	return secondary
+}
