@@ -3,12 +3,15 @@ package test
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
@@ -111,4 +114,60 @@ func normalized(t testing.TB, docs map[string]string) map[string]string {
 		out[k] = string(mustJSON(v))
 	}
 	return out
+}
+
+// FuzzControlPlaneGatesAgree sets one field of the base ControlPlane's spec
+// to a value (JSON when it reads as JSON, else the string) and holds the
+// two gates to one rule set: admission must not allow what the sync
+// refuses, and the sync must not project anything new from what admission
+// refuses.
+func FuzzControlPlaneGatesAgree(f *testing.F) {
+	for _, r := range append(append([]refrules.Rule{}, refrules.ControlPlaneRules...), refrules.AcceptedControlPlaneRules...) {
+		for path, v := range r.Set {
+			f.Add(path, string(mustJSON(v)))
+		}
+	}
+	f.Add("services.glance.publicEndpoint", "https://images.example.com\n")
+	f.Add("services.glance.backends[0].name", "default\u2028")
+	h := newTestServer(f, nil)
+	base := requestAt(f, controlPlaneGateBase)
+	kept := lastApplied(f, base)
+	f.Fuzz(func(t *testing.T, path, value string) {
+		if !fuzzablePath(path) || prunedService(path) {
+			return
+		}
+		var v any = value
+		if json.Unmarshal([]byte(value), &v) != nil {
+			v = value
+		}
+		req, ok := fuzzedSpec(t, base, path, v)
+		if !ok {
+			return
+		}
+		a, s := controlPlaneVerdict(t, h, req), controlPlaneSync(t, h, req)
+		if !a.refused && s.refused {
+			t.Errorf("spec.%s = %q: admission allows what the sync refuses: %s", path, value, s.message)
+		}
+		// What admission refuses, the sync projects nothing new from: it
+		// refuses it too, or it keeps the children as last applied for
+		// another reason (spec.services without glance, as a key the CRD
+		// prunes leaves it). An answer that is not 200 changes nothing:
+		// Metacontroller keeps every child until a sync answers.
+		if a.refused && s.projected != nil && !reflect.DeepEqual(kept, normalized(t, s.projected)) {
+			t.Errorf("spec.%s = %q: the sync projects what admission refuses: %s", path, value, a.message)
+		}
+	})
+}
+
+// prunedService says a path sets a key of spec.services the CRD does not
+// list, or spec.services spelt in another case: the API server prunes it
+// before any sync sees it (encoding/json would match the other case), so
+// only admission, which reads the object as written, can refuse it.
+func prunedService(path string) bool {
+	top, rest, _ := strings.Cut(path, ".")
+	if !strings.EqualFold(top, "services") {
+		return false
+	}
+	service, _, _ := strings.Cut(rest, ".")
+	return top != "services" || !slices.Contains(api.KnownServices, service)
 }
