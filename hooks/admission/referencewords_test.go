@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,20 @@ func TestReferenceWords(t *testing.T) {
 			g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedSchemes: []string{"ftp"}}
 		},
 			`spec.importFiltering.allowedSchemes[0]: Unsupported value: supported values: "http", "https"`},
+		{"too many filter hosts", func(g *api.Glance) {
+			hosts := make([]string, 65)
+			for i := range hosts {
+				hosts[i] = fmt.Sprintf("mirror%d.example.com", i)
+			}
+			g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedHosts: hosts}
+		}, "spec.importFiltering.allowedHosts: Too many: 65: must have at most 64 items"},
+		{"too many ignored roles", func(g *api.Glance) {
+			roles := make([]string, 65)
+			for i := range roles {
+				roles[i] = fmt.Sprintf("role%d", i)
+			}
+			g.Spec.ImportPlugins = &api.ImportPluginsSpec{InjectMetadata: &api.ImportInjectMetadataSpec{Properties: map[string]string{"a": "b"}, IgnoreUserRoles: roles}}
+		}, "spec.importPlugins.injectMetadata.ignoreUserRoles: Too many: 65: must have at most 64 items"},
 		{"inject nothing", func(g *api.Glance) {
 			g.Spec.ImportPlugins = &api.ImportPluginsSpec{InjectMetadata: &api.ImportInjectMetadataSpec{}}
 		}, "spec.importPlugins.injectMetadata.properties: at least one property must be set: the inject_image_metadata plugin has nothing to inject otherwise"},

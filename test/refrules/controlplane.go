@@ -53,6 +53,7 @@ var ControlPlaneRules = []Rule{
 	{"harakiri beyond the drain window", map[string]any{"openStackRelease": "2026.1", glanceAt("apiServer.uwsgi.harakiri"): 30}, "spec.services.glance.apiServer.uwsgi.harakiri", false},
 	{"staging below 1Mi", map[string]any{glanceAt("staging.sizeLimit"): "100m"}, "spec.services.glance.staging.sizeLimit", false},
 	{"image cache below 1Mi", map[string]any{glanceAt("imageCache.sizeLimit"): "100m"}, "spec.services.glance.imageCache.sizeLimit", false},
+	{"too many filter ports", map[string]any{glanceAt("importFiltering.allowedPorts"): Ints(65)}, "spec.services.glance.importFiltering.allowedPorts", true},
 	{"a filter host that is no host", map[string]any{glanceAt("importFiltering.allowedHosts"): []any{"mirror_1.example.com"}}, "spec.services.glance.importFiltering.allowedHosts[0]", false},
 }
 
