@@ -129,6 +129,14 @@ func TestReferenceWords(t *testing.T) {
 		assert.Equal(t, `GlanceBackend "secondary": spec.extraOptions: option name must not be empty; `+
 			"spec.extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters", msg)
 	})
+	t.Run("GlanceBackend option bounds", func(t *testing.T) {
+		b := backend("secondary", "glance", false, func(b *api.GlanceBackend) {
+			b.Spec.ExtraOptions = map[string]string{"s3_store_thread_pools": strings.Repeat("1", 1025)}
+		})
+		req := create(t, &b)
+		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
+		assert.Equal(t, `GlanceBackend "secondary": spec.extraOptions: each extraOptions key must be <=256 characters and each value <=1024 characters`, msg)
+	})
 	t.Run("ControlPlane store", func(t *testing.T) {
 		req := create(t, guideControlPlane(func(cp *api.ControlPlane) { cp.Spec.SecretStoreRef = &api.SecretStoreRefSpec{} }))
 		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)

@@ -30,6 +30,7 @@ var ControlPlaneRules = []Rule{
 		"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools]", true},
 	{"extra option owned by the credentials", map[string]any{backendAt("1", "extraOptions"): map[string]any{"s3_store_secret_key": "s"}},
 		"spec.services.glance.backends[1].extraOptions", true},
+	{"too many extra options", map[string]any{backendAt("0", "extraOptions"): Options(33)}, "spec.services.glance.backends[0].extraOptions", true},
 	{"release with a newline", map[string]any{"openStackRelease": "2025.2\n[DEFAULT]"}, "spec.openStackRelease", true},
 	{"database without a server", map[string]any{glanceAt("database"): map[string]any{"database": "glance"}}, "spec.services.glance.database", true},
 	{"Keystone endpoint not a URL", map[string]any{glanceAt("keystoneEndpoint"): "keystone"}, "spec.services.glance.keystoneEndpoint", true},

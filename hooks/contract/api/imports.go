@@ -505,15 +505,12 @@ func ImportFilterProblems(f *ImportFilteringSpec) problem.List {
 // injects: the CRD's maxItems and maxProperties, and the reference's.
 const maxImportEntries = 64
 
-// tooMany refuses n entries where at holds at most most, in the words of
-// apimachinery's field.TooMany, which the reference's webhook and the API
-// server's maxItems give it: "Too many: 65: must have at most 64 items".
-// The count is no value of the spec, so a message may carry it.
+// tooMany refuses n entries where at holds at most most.
 func tooMany(at *field.Path, n, most int) problem.List {
 	if n <= most {
 		return nil
 	}
-	return problem.List{problem.At(at, "%s", field.TooMany(at, n, most).ErrorBody())}
+	return problem.List{problem.TooMany(at, n, most)}
 }
 
 // itemProblems checks a list of at most maxImportEntries items, then each
