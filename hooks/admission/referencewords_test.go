@@ -82,6 +82,8 @@ func TestReferenceWords(t *testing.T) {
 		{"decompression without a staging bound", func(g *api.Glance) {
 			g.Spec.ImportPlugins = &api.ImportPluginsSpec{Decompression: &api.ImportDecompressionSpec{}}
 		}, "spec.staging.sizeLimit must be set explicitly while importPlugins.decompression is enabled: the plugin expands the staged image by a ratio the caller picks and nothing caps the result, and breaching this bound evicts the glance-api pod together with every other in-flight import on that replica, so the 10Gi default cannot be assumed to fit the largest UNPACKED image (set staging.unbounded to deliberately keep no bound instead)"},
+		{"purge retention", func(g *api.Glance) { g.Spec.DBPurge = &api.DBPurgeSpec{RetentionDays: n(0)} },
+			"spec.dbPurge.retentionDays: retentionDays must be at least 1"},
 		{"purge schedule", func(g *api.Glance) { g.Spec.DBPurge = &api.DBPurgeSpec{Schedule: "every night"} },
 			"spec.dbPurge.schedule: invalid cron expression: expected five fields (minute hour day-of-month month day-of-week), each within its range, or a descriptor such as @daily"},
 		{"cache maintained too often", func(g *api.Glance) {
