@@ -21,6 +21,7 @@ const defaultCount = "exactly one backends entry must set isDefault"
 var ControlPlaneRules = []Rule{
 	{"two defaults", map[string]any{backendAt("1", "isDefault"): true}, defaultCount, true},
 	{"no default", map[string]any{backendAt("0", "isDefault"): false}, defaultCount, true},
+	{"no backends", map[string]any{glanceAt("backends"): []any{}}, "spec.services.glance.backends", true},
 	{"duplicate entry names", map[string]any{backendAt("1", "name"): "default"}, "spec.services.glance.backends", true},
 	{"reserved store prefix", map[string]any{backendAt("1", "name"): "os_glance_staging_store"}, "spec.services.glance.backends[1]", true},
 	{"reserved store section", map[string]any{backendAt("1", "name"): "glance_store"}, "spec.services.glance.backends[1]", true},
