@@ -71,7 +71,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"zero defaults", backends(func(b []api.BackendEntry) []api.BackendEntry { b[0].IsDefault = false; return b }),
 			[]string{"exactly one backends entry must set isDefault (found 0)"}},
 		{"empty list", backends(func([]api.BackendEntry) []api.BackendEntry { return nil }),
-			[]string{"exactly one backends entry must set isDefault (found 0)"}},
+			[]string{`ControlPlane "controlplane": spec.services.glance.backends: at least one backend must be declared`}},
 		{"duplicate names", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "default"; return b }),
 			[]string{`spec.services.glance.backends[1]: duplicate entry name "default"`}},
 		{"reserved name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "os_glance_staging_store"; return b }),

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,20 @@ func TestReferenceWords(t *testing.T) {
 			g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedSchemes: []string{"ftp"}}
 		},
 			`spec.importFiltering.allowedSchemes[0]: Unsupported value: supported values: "http", "https"`},
+		{"too many filter hosts", func(g *api.Glance) {
+			hosts := make([]string, 65)
+			for i := range hosts {
+				hosts[i] = fmt.Sprintf("mirror%d.example.com", i)
+			}
+			g.Spec.ImportFiltering = &api.ImportFilteringSpec{AllowedHosts: hosts}
+		}, "spec.importFiltering.allowedHosts: Too many: 65: must have at most 64 items"},
+		{"too many ignored roles", func(g *api.Glance) {
+			roles := make([]string, 65)
+			for i := range roles {
+				roles[i] = fmt.Sprintf("role%d", i)
+			}
+			g.Spec.ImportPlugins = &api.ImportPluginsSpec{InjectMetadata: &api.ImportInjectMetadataSpec{Properties: map[string]string{"a": "b"}, IgnoreUserRoles: roles}}
+		}, "spec.importPlugins.injectMetadata.ignoreUserRoles: Too many: 65: must have at most 64 items"},
 		{"inject nothing", func(g *api.Glance) {
 			g.Spec.ImportPlugins = &api.ImportPluginsSpec{InjectMetadata: &api.ImportInjectMetadataSpec{}}
 		}, "spec.importPlugins.injectMetadata.properties: at least one property must be set: the inject_image_metadata plugin has nothing to inject otherwise"},
@@ -67,6 +82,8 @@ func TestReferenceWords(t *testing.T) {
 		{"decompression without a staging bound", func(g *api.Glance) {
 			g.Spec.ImportPlugins = &api.ImportPluginsSpec{Decompression: &api.ImportDecompressionSpec{}}
 		}, "spec.staging.sizeLimit must be set explicitly while importPlugins.decompression is enabled: the plugin expands the staged image by a ratio the caller picks and nothing caps the result, and breaching this bound evicts the glance-api pod together with every other in-flight import on that replica, so the 10Gi default cannot be assumed to fit the largest UNPACKED image (set staging.unbounded to deliberately keep no bound instead)"},
+		{"purge retention", func(g *api.Glance) { g.Spec.DBPurge = &api.DBPurgeSpec{RetentionDays: n(0)} },
+			"spec.dbPurge.retentionDays: retentionDays must be at least 1"},
 		{"purge schedule", func(g *api.Glance) { g.Spec.DBPurge = &api.DBPurgeSpec{Schedule: "every night"} },
 			"spec.dbPurge.schedule: invalid cron expression: expected five fields (minute hour day-of-month month day-of-week), each within its range, or a descriptor such as @daily"},
 		{"cache maintained too often", func(g *api.Glance) {
@@ -113,6 +130,14 @@ func TestReferenceWords(t *testing.T) {
 		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
 		assert.Equal(t, `GlanceBackend "secondary": spec.extraOptions: option name must not be empty; `+
 			"spec.extraOptions[s3_store_thread_pools]: value must not contain newline or carriage-return characters", msg)
+	})
+	t.Run("GlanceBackend option bounds", func(t *testing.T) {
+		b := backend("secondary", "glance", false, func(b *api.GlanceBackend) {
+			b.Spec.ExtraOptions = map[string]string{"s3_store_thread_pools": strings.Repeat("1", 1025)}
+		})
+		req := create(t, &b)
+		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
+		assert.Equal(t, `GlanceBackend "secondary": spec.extraOptions: each extraOptions key must be <=256 characters and each value <=1024 characters`, msg)
 	})
 	t.Run("ControlPlane store", func(t *testing.T) {
 		req := create(t, guideControlPlane(func(cp *api.ControlPlane) { cp.Spec.SecretStoreRef = &api.SecretStoreRefSpec{} }))

@@ -25,6 +25,10 @@ const MessageExactlyOneDefault = "exactly one backends entry must set isDefault"
 // a hand-made one passes. Every problem is listed, entry by entry, then the
 // count of defaults; paths are relative to spec.services.glance.
 func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
+	if len(backends) == 0 {
+		// The reference's words; with no entry there is no default to count.
+		return problem.List{problem.At(field.NewPath("backends"), "at least one backend must be declared")}
+	}
 	var l problem.List
 	if len(backends) > api.MaxBackendEntries {
 		l = append(l, problem.Invalid(field.NewPath("backends"), "may hold at most %d entries (found %d)", api.MaxBackendEntries, len(backends)))

@@ -21,6 +21,7 @@ const defaultCount = "exactly one backends entry must set isDefault"
 var ControlPlaneRules = []Rule{
 	{"two defaults", map[string]any{backendAt("1", "isDefault"): true}, defaultCount, true},
 	{"no default", map[string]any{backendAt("0", "isDefault"): false}, defaultCount, true},
+	{"no backends", map[string]any{glanceAt("backends"): []any{}}, "spec.services.glance.backends", true},
 	{"duplicate entry names", map[string]any{backendAt("1", "name"): "default"}, "spec.services.glance.backends", true},
 	{"reserved store prefix", map[string]any{backendAt("1", "name"): "os_glance_staging_store"}, "spec.services.glance.backends[1]", true},
 	{"reserved store section", map[string]any{backendAt("1", "name"): "glance_store"}, "spec.services.glance.backends[1]", true},
@@ -30,6 +31,7 @@ var ControlPlaneRules = []Rule{
 		"spec.services.glance.backends[0].extraOptions[s3_store_thread_pools]", true},
 	{"extra option owned by the credentials", map[string]any{backendAt("1", "extraOptions"): map[string]any{"s3_store_secret_key": "s"}},
 		"spec.services.glance.backends[1].extraOptions", true},
+	{"too many extra options", map[string]any{backendAt("0", "extraOptions"): Options(33)}, "spec.services.glance.backends[0].extraOptions", true},
 	{"release with a newline", map[string]any{"openStackRelease": "2025.2\n[DEFAULT]"}, "spec.openStackRelease", true},
 	{"database without a server", map[string]any{glanceAt("database"): map[string]any{"database": "glance"}}, "spec.services.glance.database", true},
 	{"Keystone endpoint not a URL", map[string]any{glanceAt("keystoneEndpoint"): "keystone"}, "spec.services.glance.keystoneEndpoint", true},
@@ -53,6 +55,7 @@ var ControlPlaneRules = []Rule{
 	{"harakiri beyond the drain window", map[string]any{"openStackRelease": "2026.1", glanceAt("apiServer.uwsgi.harakiri"): 30}, "spec.services.glance.apiServer.uwsgi.harakiri", false},
 	{"staging below 1Mi", map[string]any{glanceAt("staging.sizeLimit"): "100m"}, "spec.services.glance.staging.sizeLimit", false},
 	{"image cache below 1Mi", map[string]any{glanceAt("imageCache.sizeLimit"): "100m"}, "spec.services.glance.imageCache.sizeLimit", false},
+	{"too many filter ports", map[string]any{glanceAt("importFiltering.allowedPorts"): Ints(65)}, "spec.services.glance.importFiltering.allowedPorts", true},
 	{"a filter host that is no host", map[string]any{glanceAt("importFiltering.allowedHosts"): []any{"mirror_1.example.com"}}, "spec.services.glance.importFiltering.allowedHosts[0]", false},
 }
 

@@ -1,5 +1,10 @@
 package refrules
 
+import (
+	"strconv"
+	"strings"
+)
+
 // GlanceBackendRules are the rules on a GlanceBackend's spec, changes to
 // the guide's secondary store (paths under its spec). Admission and
 // /sync/glancebackend run them alike (TestGlanceBackendGatesAgree), and
@@ -19,6 +24,8 @@ var GlanceBackendRules = []Rule{
 	{"extra option with a newline", map[string]any{"extraOptions": map[string]any{"s3_store_thread_pools": "1\n[DEFAULT]"}}, "spec.extraOptions[s3_store_thread_pools]", true},
 	{"extra option owned by the credentials", map[string]any{"extraOptions": map[string]any{"s3_store_secret_key": "s"}}, "spec.extraOptions", true},
 	{"Glance name", map[string]any{"glanceRef.name": "Glance_1"}, "spec.glanceRef.name", true},
+	{"too many extra options", map[string]any{"extraOptions": Options(33)}, "spec.extraOptions", true},
+	{"extra option value too long", map[string]any{"extraOptions": map[string]any{"s3_store_thread_pools": strings.Repeat("1", 1025)}}, "spec.extraOptions", true},
 }
 
 // AcceptedGlanceBackendRules are changes close to the refused ones that
@@ -29,4 +36,14 @@ var AcceptedGlanceBackendRules = []Rule{
 	{"CA bundle on an https host", map[string]any{"s3.host": "https://garage:3900", "s3.caBundleRef": map[string]any{"name": "s3-ca", "kind": "Secret", "key": "ca.crt"}}, "", false},
 	{"virtual-hosted buckets", map[string]any{"s3.bucketURLFormat": "virtual"}, "", false},
 	{"an extra option of the driver", map[string]any{"extraOptions": map[string]any{"s3_store_thread_pools": "20"}}, "", false},
+}
+
+// Options is n extra options of a store, s3_store_option_0 to
+// s3_store_option_<n-1>.
+func Options(n int) map[string]any {
+	out := make(map[string]any, n)
+	for i := range n {
+		out["s3_store_option_"+strconv.Itoa(i)] = "1"
+	}
+	return out
 }

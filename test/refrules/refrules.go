@@ -18,6 +18,25 @@ func DBTLS(path string, v any) map[string]any {
 		"database.tls." + path: v}
 }
 
+// Ints is n ports, 1 to n: a list longer than the CRD's maxItems when n
+// is.
+func Ints(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// Properties is n image properties to inject, p0 to p<n-1>.
+func Properties(n int) map[string]any {
+	out := make(map[string]any, n)
+	for i := range n {
+		out["p"+strconv.Itoa(i)] = "v"
+	}
+	return out
+}
+
 // Rule is one refused change.
 type Rule struct {
 	Name string
@@ -63,6 +82,8 @@ var GlanceRules = []Rule{
 	{"an injected property name with a colon", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"vendor:team": "x"}}, "spec.importPlugins.injectMetadata.properties", false},
 	{"an injected property value with a comma", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"vendor": "a,b"}}, "spec.importPlugins.injectMetadata.properties", false},
 	{"an injected property in Glance's namespace", map[string]any{"importPlugins.injectMetadata.properties": map[string]any{"os_glance_x": "1"}}, "spec.importPlugins.injectMetadata.properties", false},
+	{"too many filter ports", map[string]any{"importFiltering.allowedPorts": Ints(65)}, "spec.importFiltering.allowedPorts", true},
+	{"too many injected properties", map[string]any{"importPlugins.injectMetadata.properties": Properties(65)}, "spec.importPlugins.injectMetadata.properties", true},
 	{"an ignored role with a comma", map[string]any{"importPlugins.injectMetadata": map[string]any{"properties": map[string]any{"a": "b"}, "ignoreUserRoles": []any{"admin,member"}}}, "spec.importPlugins.injectMetadata.ignoreUserRoles[0]", false},
 	{"harakiri beyond the drain window", map[string]any{"apiServer.uwsgi.harakiri": 30}, "spec.apiServer.uwsgi.harakiri", false},
 	{"recreate with rolling parameters", map[string]any{"deployment.strategy": map[string]any{"type": "Recreate", "rollingUpdate": map[string]any{"maxSurge": 1}}}, "spec.deployment.strategy.rollingUpdate", false},

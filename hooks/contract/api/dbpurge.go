@@ -96,8 +96,9 @@ func dbPurgeProblems(d *DBPurgeSpec) problem.List {
 	}
 	var l problem.List
 	at := field.NewPath("dbPurge")
+	// Zero days would purge the rows an import in progress just wrote.
 	if d.RetentionDays != nil && *d.RetentionDays < 1 {
-		l = append(l, problem.Invalid(at.Child("retentionDays"), "must be at least 1: a purge must not race the rows an import in progress just wrote"))
+		l = append(l, problem.At(at.Child("retentionDays"), "retentionDays must be at least 1"))
 	}
 	if d.Schedule != "" {
 		l = append(l, scheduleProblems(at.Child("schedule"), d.Schedule)...)

@@ -63,7 +63,7 @@ func TestDBPurgeProblems(t *testing.T) {
 		"descriptor": {"a descriptor, as a CronJob takes it", &DBPurgeSpec{Schedule: "@daily"}, ""},
 		"every":      {"@every is what a CronJob takes too", &DBPurgeSpec{Schedule: "@every 12h"}, ""},
 		"zero days": {"the rows an import just wrote must stay", &DBPurgeSpec{RetentionDays: days(0)},
-			"dbPurge.retentionDays must be at least 1: a purge must not race the rows an import in progress just wrote"},
+			"dbPurge.retentionDays: retentionDays must be at least 1"},
 		"words":        {"not cron", &DBPurgeSpec{Schedule: "every night"}, notCron},
 		"six fields":   {"seconds are not in the standard form", &DBPurgeSpec{Schedule: "0 30 2 * * *"}, notCron},
 		"out of range": {"minute 61", &DBPurgeSpec{Schedule: "61 2 * * *"}, notCron},

@@ -348,6 +348,7 @@ func injectProblems(m ImportInjectMetadataSpec) problem.List {
 	if len(m.Properties) == 0 {
 		l = append(l, problem.At(props, "at least one property must be set: the inject_image_metadata plugin has nothing to inject otherwise"))
 	}
+	l = append(l, tooMany(props, len(m.Properties), maxImportEntries)...)
 	for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
 		l = append(l, propertyNameProblems(props, k)...)
 		if k != "" {
@@ -499,9 +500,23 @@ func ImportFilterProblems(f *ImportFilteringSpec) problem.List {
 	return l
 }
 
-// itemProblems checks each item of a list at its index.
+// maxImportEntries is the most items each list of spec.importFiltering
+// and of injectMetadata holds, and the most properties injectMetadata
+// injects: the CRD's maxItems and maxProperties, and the reference's.
+const maxImportEntries = 64
+
+// tooMany refuses n entries where at holds at most most.
+func tooMany(at *field.Path, n, most int) problem.List {
+	if n <= most {
+		return nil
+	}
+	return problem.List{problem.TooMany(at, n, most)}
+}
+
+// itemProblems checks a list of at most maxImportEntries items, then each
+// item at its index.
 func itemProblems[T any](at *field.Path, items []T, check func(*field.Path, T) problem.List) problem.List {
-	var l problem.List
+	l := tooMany(at, len(items), maxImportEntries)
 	for i, v := range items {
 		l = append(l, check(at.Index(i), v)...)
 	}

@@ -54,6 +54,15 @@ func NotSupported(at *field.Path, supported ...string) Problem {
 	return At(at, "%s", field.NotSupported(at, field.OmitValueType{}, supported).ErrorBody())
 }
 
+// TooMany is a list or map at that holds n entries where it may hold at
+// most most, in the words of apimachinery's field.TooMany, which the
+// reference's webhook and the API server's maxItems and maxProperties give
+// it: `at: Too many: 65: must have at most 64 items`. The count is no
+// value of the object, so the message may carry it.
+func TooMany(at *field.Path, n, most int) Problem {
+	return At(at, "%s", field.TooMany(at, n, most).ErrorBody())
+}
+
 // New is a problem that names what it is about in its own words, at no
 // field.
 func New(format string, args ...any) Problem { return Problem{Detail: fmt.Sprintf(format, args...)} }

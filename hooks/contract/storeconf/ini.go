@@ -27,8 +27,14 @@ func isOptionKey(s string) bool {
 	return true
 }
 
-// MaxOptionKeyLength bounds an option name, as the reference does.
-const MaxOptionKeyLength = 256
+// The reference's bounds of a store's extraOptions, which the CRDs hold
+// too: at most MaxOptions options, each name at most MaxOptionKeyLength
+// characters and each value at most MaxOptionValueLength.
+const (
+	MaxOptions           = 32
+	MaxOptionKeyLength   = 256
+	MaxOptionValueLength = 1024
+)
 
 // ValidateKey refuses option names that could be anything but one option.
 func ValidateKey(key string) error {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -203,6 +204,9 @@ func ownerPrefix(urlField string) string {
 // the keys are sorted only when one is reported (every attached store's
 // options are checked each sync, and nearly always none is).
 func extraOptionsProblems(extra *field.Path, opts map[string]string, urlField string) problem.List {
+	if len(opts) > MaxOptions {
+		return problem.List{problem.TooMany(extra, len(opts), MaxOptions)}
+	}
 	var found map[string]problem.Problem
 	for k, v := range opts {
 		if p, bad := optionProblem(extra, k, v, urlField); bad {
@@ -236,8 +240,9 @@ func optionProblem(extra *field.Path, k, v, urlField string) (problem.Problem, b
 		// At the key, as the reference reports it; the key is cut and
 		// escaped there, since it was written by hand.
 		return problem.At(extra.Key(excerpt.Bare(k)), "option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)"), true
-	case ValidateKey(k) != nil:
-		return problem.At(extra, "%v", ValidateKey(k)), true
+	case len(k) > MaxOptionKeyLength || utf8.RuneCountInString(v) > MaxOptionValueLength:
+		// The reference CRD's words, for the name and the value alike.
+		return problem.At(extra, "each extraOptions key must be <=%d characters and each value <=%d characters", MaxOptionKeyLength, MaxOptionValueLength), true
 	case inivalue.LineBreak(v):
 		return problem.At(extra.Key(k), "value must not contain newline or carriage-return characters"), true
 	case inivalue.ValueProblem(v) != "":

@@ -1,6 +1,7 @@
 package storeconf
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,7 +95,24 @@ func TestBackendProblems(t *testing.T) {
 			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
 				s.ExtraOptions = map[string]string{strings.Repeat("k", MaxOptionKeyLength+1): "v"}
 			}},
-			want: []string{`spec.extraOptions: option name "` + strings.Repeat("k", 32) + `"... (257 bytes) must be at most 256 characters`},
+			want: []string{"spec.extraOptions: each extraOptions key must be <=256 characters and each value <=1024 characters"},
+		},
+		"ExtraOptionsValueTooLong": {
+			reason: "the reference's bound on a value, in characters (code points, as its CEL counts), not bytes",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.ExtraOptions = map[string]string{"a": strings.Repeat("v", MaxOptionValueLength+1), "b": strings.Repeat("é", MaxOptionValueLength)}
+			}},
+			want: []string{"spec.extraOptions: each extraOptions key must be <=256 characters and each value <=1024 characters"},
+		},
+		"ExtraOptionsTooMany": {
+			reason: "the reference's bound on the options' count",
+			args: args{storeID: "a", spec: func(s *api.GlanceBackendSpec) {
+				s.ExtraOptions = map[string]string{}
+				for i := range MaxOptions + 1 {
+					s.ExtraOptions[fmt.Sprintf("s3_store_option_%d", i)] = "1"
+				}
+			}},
+			want: []string{"spec.extraOptions: Too many: 33: must have at most 32 items"},
 		},
 		"ExtraOptions": {
 			reason: "extraOptions may neither set an option the service renders nor break the file; keys in order",
