@@ -26,8 +26,10 @@ const MessageExactlyOneDefault = "exactly one backends entry must set isDefault"
 // count of defaults; paths are relative to spec.services.glance.
 func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
 	if len(backends) == 0 {
-		// The reference's words; with no entry there is no default to count.
-		return problem.List{problem.At(field.NewPath("backends"), "at least one backend must be declared")}
+		// The reference's words, then the guide's: an empty list is one
+		// with zero defaults too.
+		return problem.List{problem.At(field.NewPath("backends"), "at least one backend must be declared"),
+			problem.New("%s (found 0)", MessageExactlyOneDefault)}
 	}
 	var l problem.List
 	if len(backends) > api.MaxBackendEntries {

@@ -33,8 +33,8 @@ func TestValidateBackends(t *testing.T) {
 			want:    []string{"exactly one backends entry must set isDefault (found 0)"},
 		},
 		"Empty": {
-			reason: "an empty list is refused in the reference's words, and has no default to count",
-			want:   []string{"backends: at least one backend must be declared"},
+			reason: "an empty list is refused in the reference's words, and in the guide's: it has zero defaults",
+			want:   []string{"backends: at least one backend must be declared", "exactly one backends entry must set isDefault (found 0)"},
 		},
 		"DuplicateAndReserved": {
 			reason:  "entry problems are located at the entry, in entry order, before the count of defaults",
