@@ -26,7 +26,9 @@ func TestDBPurgeNameAtCreateOnly(t *testing.T) {
 
 	cp := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 37) }))
 	msg = denied(t, cp, Review(context.Background(), cp, &fakeLister{}), 422)
-	assert.Contains(t, msg, "metadata.name: name must be at most 36 characters: the projected Glance <name>-glance names its db-purge CronJob <name>-glance-db-purge")
+	assert.Equal(t, `ControlPlane "`+strings.Repeat("c", 37)+`": metadata.name: the projected Glance child CR name would be 44 characters; the Glance CRD caps metadata.name at 43 `+
+		"(its db-purge CronJob appends a suffix, and Kubernetes caps CronJob names at 52 characters), so the "+
+		"ControlPlane name must be at most 36 characters when spec.services.glance is set", msg, "the reference ControlPlane's words")
 	ok := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 36) }))
 	allowed(t, ok, Review(context.Background(), ok, &fakeLister{}))
 }
