@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
@@ -86,6 +87,52 @@ func TestExtraConfigWarnings(t *testing.T) {
 			ctx, cancel := contextTimeout()
 			defer cancel()
 			_, err := glancesIn.Create(ctx, &unstructured.Unstructured{Object: o.Object}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			require.NoError(t, err, "admitted")
+			assert.Equal(t, tc.want, w.take())
+		})
+	}
+}
+
+// TestControlPlaneExtraConfigWarnings: the reference ControlPlane's
+// warnings of its Glance's extraConfig reach a kubectl user through the
+// real API server: a key the hooks own that a block overrides, each block
+// named, and a release without an option catalog, once for the merge.
+func TestControlPlaneExtraConfigWarnings(t *testing.T) {
+	s := setup(t)
+	const ns = "controlplane-warnings"
+	s.env.Namespace(t, ns)
+	w := &warnings{}
+	cfg := rest.CopyConfig(s.env.Config)
+	cfg.WarningHandler = w
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	controlPlanesIn := client.Resource(controlPlanes).Namespace(ns)
+
+	cases := map[string]struct {
+		set  map[string]any
+		want []string
+	}{
+		"owned key in both blocks": {
+			set: map[string]any{"globalExtraConfig": map[string]any{"glance_store": map[string]any{"default_backend": "default"}},
+				"services.glance.extraConfig": map[string]any{"glance_store": map[string]any{"default_backend": "secondary"}}},
+			want: []string{"[glance_store] default_backend overrides an operator-owned key (managed by operator-computed); the override is honored but reported " +
+				"(set at spec.globalExtraConfig[glance_store][default_backend], spec.services.glance.extraConfig[glance_store][default_backend])"},
+		},
+		"release without a catalog": {
+			set: map[string]any{"openStackRelease": "2030.1",
+				"globalExtraConfig":           map[string]any{"DEFAULT": map[string]any{"anything": "x"}},
+				"services.glance.extraConfig": map[string]any{"DEFAULT": map[string]any{"other": "y"}}},
+			want: []string{`the merged glance extraConfig was not validated against an option catalog: no catalog for release "2030.1" is embedded in this operator build`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := object(t, inNamespace(guide.ControlPlane, ns))
+			refrules.Rule{Set: tc.set}.Apply(o.Object)
+			w.take()
+			ctx, cancel := contextTimeout()
+			defer cancel()
+			_, err := controlPlanesIn.Create(ctx, &unstructured.Unstructured{Object: o.Object}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			require.NoError(t, err, "admitted")
 			assert.Equal(t, tc.want, w.take())
 		})
