@@ -115,11 +115,7 @@ func TestReferenceWords(t *testing.T) {
 			`spec.secretStoreRef.kind: Unsupported value: supported values: "ClusterSecretStore", "SecretStore"`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			req := create(t, guideGlance(tc.mod))
-			msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
-			assert.Equal(t, `Glance "glance": `+tc.want, msg)
-		})
+		t.Run(tc.name, func(t *testing.T) { refusedAs(t, guideGlance(tc.mod), `Glance "glance": `+tc.want) })
 	}
 
 	t.Run("GlanceBackend options", func(t *testing.T) {
@@ -184,17 +180,20 @@ func TestControlPlaneReferenceWords(t *testing.T) {
 			"spec.services.glance.gateway.hostname must name one host: it is the endpoint clients use, which a wildcard is not"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			req := create(t, guideControlPlane(tc.mod))
-			msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
-			assert.Equal(t, `ControlPlane "controlplane": `+tc.want, msg)
-		})
+		t.Run(tc.name, func(t *testing.T) { refusedAs(t, guideControlPlane(tc.mod), `ControlPlane "controlplane": `+tc.want) })
 	}
 	t.Run("a Glance's gateway keeps the reference Glance's words", func(t *testing.T) {
-		req := create(t, guideGlance(func(g *api.Glance) { g.Spec.Gateway = &api.GatewaySpec{ParentRef: api.GatewayParentRef{Name: "gw"}} }))
-		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
-		assert.Equal(t, `Glance "glance": spec.gateway.hostname: hostname must be set when spec.gateway is configured`, msg)
+		refusedAs(t, guideGlance(func(g *api.Glance) { g.Spec.Gateway = &api.GatewaySpec{ParentRef: api.GatewayParentRef{Name: "gw"}} }),
+			`Glance "glance": spec.gateway.hostname: hostname must be set when spec.gateway is configured`)
 	})
+}
+
+// refusedAs asserts that creating obj is refused with 422 and exactly the
+// message want.
+func refusedAs(t *testing.T, obj metav1.Object, want string) {
+	t.Helper()
+	req := create(t, obj)
+	assert.Equal(t, want, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422))
 }
 
 // TestControlPlaneReferenceWarnings: what the reference ControlPlane
