@@ -12,8 +12,9 @@ import (
 )
 
 // TestDBPurgeNameAtCreateOnly: a new Glance (and the Glance a new
-// ControlPlane projects) is held to the purge CronJob's name; an UPDATE is
-// not, so a Glance admitted before with a longer name keeps working.
+// ControlPlane projects, or one an UPDATE starts running) is held to the
+// purge CronJob's name; an UPDATE is not otherwise, so a Glance admitted
+// before with a longer name keeps working.
 func TestDBPurgeNameAtCreateOnly(t *testing.T) {
 	long := strings.Repeat("g", names.MaxGlanceNameForDBPurge+1)
 	named := func(g *api.Glance) { g.Name = long }
@@ -31,4 +32,12 @@ func TestDBPurgeNameAtCreateOnly(t *testing.T) {
 		"ControlPlane name must be at most 36 characters when spec.services.glance is set", msg, "the reference ControlPlane's words")
 	ok := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 36) }))
 	allowed(t, ok, Review(context.Background(), ok, &fakeLister{}))
+
+	longCP := func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 37) }
+	withoutGlance := guideControlPlane(longCP, func(c *api.ControlPlane) { c.Spec.Services.Glance = nil })
+	enabled := update(t, guideControlPlane(longCP), withoutGlance)
+	assert.Contains(t, denied(t, enabled, Review(context.Background(), enabled, &fakeLister{}), 422),
+		"ControlPlane name must be at most 36 characters", "an update that starts running Glance makes a new Glance, as the reference holds it")
+	running := update(t, guideControlPlane(longCP), guideControlPlane(longCP))
+	allowed(t, running, Review(context.Background(), running, &fakeLister{}))
 }
