@@ -131,7 +131,7 @@ func TestAnswerSizeIsLinear(t *testing.T) {
 	body := manyEntriesControlPlane(t, 5000)
 	rec := post(h, "/sync/controlplane", body)
 	assert.Equal(t, http.StatusOK, rec.Code)
-	assert.Contains(t, rec.Body.String(), "backends may hold at most 32 entries (found 5002)")
+	assert.Contains(t, rec.Body.String(), "spec.services.glance.backends: Too many: 5002: must have at most 32 items")
 	assert.LessOrEqual(t, rec.Body.Len(), AnswerBound(len(body)))
 	for _, dir := range fixtureCases(t) {
 		body, err := os.ReadFile(filepath.Join(dir, "request.json"))

@@ -32,9 +32,10 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 	}
 	// The rules the sync hook applies too, with the guide's messages.
 	l, warnings := controlplane.Problems(&cp, req.Object.Raw)
-	// The purge CronJob's name limit holds for a new object only, as the
-	// reference's: an existing one keeps accepting updates.
-	if req.Operation == admissionv1.Create {
+	// The purge CronJob's name limit holds for a new projected Glance only,
+	// as the reference's: a new ControlPlane, or an update that starts
+	// running Glance. One that runs it already keeps accepting updates.
+	if newGlance(req) {
 		l = append(l, rules.ControlPlaneDBPurgeNameProblems(name)...)
 	}
 	if len(l) > 0 {
@@ -48,4 +49,16 @@ func reviewControlPlane(req *admissionv1.AdmissionRequest) decision {
 		}
 	}
 	return decision{warnings: warnings}
+}
+
+// newGlance says whether the request makes a ControlPlane run Glance that
+// did not: a CREATE, or an UPDATE of one without services.glance. An old
+// object that does not decode is taken to run it, so nothing admitted
+// before is refused for its name.
+func newGlance(req *admissionv1.AdmissionRequest) bool {
+	if req.Operation == admissionv1.Create {
+		return true
+	}
+	var old api.ControlPlane
+	return req.Operation == admissionv1.Update && decodeObject(req.OldObject.Raw, &old) == nil && old.Spec.Services.Glance == nil
 }

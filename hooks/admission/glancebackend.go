@@ -176,11 +176,12 @@ func (a attachment) idTaken(siblings []api.GlanceBackend) string {
 func backendProblems(b, old *api.GlanceBackend) problem.List {
 	l := rules.GlanceBackend(b)
 	if old != nil {
+		// The CRD's transition rules, in their words, which are the reference's.
 		if old.Spec.GlanceRef.Name != b.Spec.GlanceRef.Name {
-			l = append(l, problem.Invalid(specPath.Child("glanceRef", "name"), "is immutable; create a new GlanceBackend to attach a store to another Glance"))
+			l = append(l, problem.At(specPath.Child("glanceRef"), "glanceRef is immutable"))
 		}
 		if old.Spec.Type != b.Spec.Type {
-			l = append(l, problem.Invalid(specPath.Child("type"), "is immutable"))
+			l = append(l, problem.At(specPath.Child("type"), "type is immutable"))
 		}
 	}
 	return l

@@ -249,7 +249,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 	}{
 		{"no glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "" }, "spec.glanceRef.name is required"},
 		{"bad glanceRef", func(b *api.GlanceBackend) { b.Spec.GlanceRef.Name = "Glance_1" }, `spec.glanceRef.name cannot name a Glance`},
-		{"type", func(b *api.GlanceBackend) { b.Spec.Type = "Swift" }, "spec.type must be S3"},
+		{"type", func(b *api.GlanceBackend) { b.Spec.Type = "Swift" }, `spec.type: Unsupported value: supported values: "S3"`},
 		{"no s3", func(b *api.GlanceBackend) { b.Spec.S3 = nil }, "spec.s3: exactly one backend block matching spec.type must be set (type S3 requires spec.s3)"},
 		{"no host", func(b *api.GlanceBackend) { b.Spec.S3.Host = "" }, "spec.s3.host is required"},
 		{"a ControlPlane entry's endpoint", func(b *api.GlanceBackend) { b.Spec.S3.Endpoint, b.Spec.S3.Host = b.Spec.S3.Host, "" },
@@ -299,7 +299,11 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		old := backend("secondary", "glance", false)
 		moved := backend("secondary", "glance-multistore", false)
 		req := update(t, &moved, &old)
-		assert.Contains(t, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422), "spec.glanceRef.name is immutable")
+		assert.Equal(t, `GlanceBackend "secondary": spec.glanceRef: glanceRef is immutable`, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422),
+			"the CRD's and the reference's words")
+		retyped := backend("secondary", "glance", false, func(b *api.GlanceBackend) { b.Spec.Type = "Swift" })
+		req = update(t, &retyped, &old)
+		assert.Contains(t, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422), "spec.type: type is immutable")
 	})
 	t.Run("an object being deleted is allowed (finalizers can go)", func(t *testing.T) {
 		old := backend("os_glance_x", "glance", true, deleting)

@@ -12,8 +12,9 @@ import (
 )
 
 // TestDBPurgeNameAtCreateOnly: a new Glance (and the Glance a new
-// ControlPlane projects) is held to the purge CronJob's name; an UPDATE is
-// not, so a Glance admitted before with a longer name keeps working.
+// ControlPlane projects, or one an UPDATE starts running) is held to the
+// purge CronJob's name; an UPDATE is not otherwise, so a Glance admitted
+// before with a longer name keeps working.
 func TestDBPurgeNameAtCreateOnly(t *testing.T) {
 	long := strings.Repeat("g", names.MaxGlanceNameForDBPurge+1)
 	named := func(g *api.Glance) { g.Name = long }
@@ -26,7 +27,17 @@ func TestDBPurgeNameAtCreateOnly(t *testing.T) {
 
 	cp := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 37) }))
 	msg = denied(t, cp, Review(context.Background(), cp, &fakeLister{}), 422)
-	assert.Contains(t, msg, "metadata.name: name must be at most 36 characters: the projected Glance <name>-glance names its db-purge CronJob <name>-glance-db-purge")
+	assert.Equal(t, `ControlPlane "`+strings.Repeat("c", 37)+`": metadata.name: the projected Glance child CR name would be 44 characters; the Glance CRD caps metadata.name at 43 `+
+		"(its db-purge CronJob appends a suffix, and Kubernetes caps CronJob names at 52 characters), so the "+
+		"ControlPlane name must be at most 36 characters when spec.services.glance is set", msg, "the reference ControlPlane's words")
 	ok := create(t, guideControlPlane(func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 36) }))
 	allowed(t, ok, Review(context.Background(), ok, &fakeLister{}))
+
+	longCP := func(c *api.ControlPlane) { c.Name = strings.Repeat("c", 37) }
+	withoutGlance := guideControlPlane(longCP, func(c *api.ControlPlane) { c.Spec.Services.Glance = nil })
+	enabled := update(t, guideControlPlane(longCP), withoutGlance)
+	assert.Contains(t, denied(t, enabled, Review(context.Background(), enabled, &fakeLister{}), 422),
+		"ControlPlane name must be at most 36 characters", "an update that starts running Glance makes a new Glance, as the reference holds it")
+	running := update(t, guideControlPlane(longCP), guideControlPlane(longCP))
+	allowed(t, running, Review(context.Background(), running, &fakeLister{}))
 }

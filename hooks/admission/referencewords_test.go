@@ -115,11 +115,7 @@ func TestReferenceWords(t *testing.T) {
 			`spec.secretStoreRef.kind: Unsupported value: supported values: "ClusterSecretStore", "SecretStore"`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			req := create(t, guideGlance(tc.mod))
-			msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
-			assert.Equal(t, `Glance "glance": `+tc.want, msg)
-		})
+		t.Run(tc.name, func(t *testing.T) { refusedAs(t, guideGlance(tc.mod), `Glance "glance": `+tc.want) })
 	}
 
 	t.Run("GlanceBackend options", func(t *testing.T) {
@@ -145,4 +141,97 @@ func TestReferenceWords(t *testing.T) {
 		assert.Contains(t, msg, `ControlPlane "controlplane": spec.secretStoreRef.name: store name must be set`)
 		assert.NotContains(t, msg, "spec.services.glance.secretStoreRef", "named where the ControlPlane sets it")
 	})
+}
+
+// TestControlPlaneReferenceWords: what the reference ControlPlane refuses
+// of the Glance it runs is refused here in its words, which are the
+// ControlPlane's where they differ from the Glance's.
+func TestControlPlaneReferenceWords(t *testing.T) {
+	gateway := func(host string) func(*api.ControlPlane) {
+		return func(cp *api.ControlPlane) {
+			cp.Spec.Services.Glance.Gateway = &api.GatewaySpec{Hostname: host, ParentRef: api.GatewayParentRef{Name: "gw"}}
+		}
+	}
+	cases := []struct {
+		name string
+		mod  func(*api.ControlPlane)
+		want string
+	}{
+		{"too many backends", func(cp *api.ControlPlane) {
+			b := cp.Spec.Services.Glance.Backends[:1]
+			for i := range 32 {
+				b = append(b, entry(fmt.Sprintf("store%d", i), false, "glance-images"))
+			}
+			cp.Spec.Services.Glance.Backends = b
+		}, "spec.services.glance.backends: Too many: 33: must have at most 32 items"},
+		{"release of another cadence", func(cp *api.ControlPlane) { cp.Spec.OpenStackRelease = "2025.3" },
+			`spec.openStackRelease: must match the OpenStack release pattern ^\d{4}\.[12]$ (e.g. 2025.2)`},
+		{"gateway without a host name", gateway(""),
+			"spec.services.glance.gateway.hostname: must be set when a gateway is configured"},
+		{"gateway host name with a port", gateway("images.example.com:443"),
+			"spec.services.glance.gateway.hostname: must be a bare DNS hostname"},
+		{"gateway host name with a path", gateway("images.example.com/v2"),
+			"spec.services.glance.gateway.hostname: must be a bare DNS hostname"},
+		{"gateway host name that is no DNS name", gateway("Images_1.example.com"),
+			"spec.services.glance.gateway.hostname: must be a bare DNS hostname"},
+		{"gateway host name too long", gateway(strings.Repeat("a.", 126) + "ab"),
+			"spec.services.glance.gateway.hostname: must be at most 253 characters (the maximum DNS name length)"},
+		{"gateway wildcard, in the Glance's words", gateway("*.example.com"),
+			"spec.services.glance.gateway.hostname must name one host: it is the endpoint clients use, which a wildcard is not"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { refusedAs(t, guideControlPlane(tc.mod), `ControlPlane "controlplane": `+tc.want) })
+	}
+	t.Run("a Glance's gateway keeps the reference Glance's words", func(t *testing.T) {
+		refusedAs(t, guideGlance(func(g *api.Glance) { g.Spec.Gateway = &api.GatewaySpec{ParentRef: api.GatewayParentRef{Name: "gw"}} }),
+			`Glance "glance": spec.gateway.hostname: hostname must be set when spec.gateway is configured`)
+	})
+}
+
+// refusedAs asserts that creating obj is refused with 422 and exactly the
+// message want.
+func refusedAs(t *testing.T, obj metav1.Object, want string) {
+	t.Helper()
+	req := create(t, obj)
+	assert.Equal(t, want, denied(t, req, Review(context.Background(), req, &fakeLister{}), 422))
+}
+
+// TestControlPlaneReferenceWarnings: what the reference ControlPlane
+// admits with a warning of its Glance's extraConfig is admitted here with
+// the same warning: a key the hooks own that the merged blocks override
+// (each block that sets it named), and a release without an option
+// catalog, said once of the merge.
+func TestControlPlaneReferenceWarnings(t *testing.T) {
+	cases := []struct {
+		name string
+		mod  func(*api.ControlPlane)
+		want []string
+	}{
+		{"owned key in the Glance's block", func(cp *api.ControlPlane) {
+			cp.Spec.Services.Glance.ExtraConfig = map[string]map[string]string{"DEFAULT": {"enabled_backends": "a:s3"}}
+		}, []string{"[DEFAULT] enabled_backends overrides an operator-owned key (managed by operator-computed) (must agree with the projected backends Secret); " +
+			"the override is honored but reported (set at spec.services.glance.extraConfig[DEFAULT][enabled_backends])"}},
+		{"owned key in both blocks", func(cp *api.ControlPlane) {
+			cp.Spec.GlobalExtraConfig = map[string]map[string]string{"keystone_authtoken": {"memcached_servers": "m:11211"}, "DEFAULT": {"debug": "true"}}
+			cp.Spec.Services.Glance.ExtraConfig = map[string]map[string]string{"keystone_authtoken": {"memcached_servers": "n:11211"}}
+		}, []string{"[keystone_authtoken] memcached_servers overrides an operator-owned key (managed by operator-computed); the override is honored but reported " +
+			"(set at spec.globalExtraConfig[keystone_authtoken][memcached_servers], spec.services.glance.extraConfig[keystone_authtoken][memcached_servers])"}},
+		{"database connection without a password", func(cp *api.ControlPlane) {
+			cp.Spec.GlobalExtraConfig = map[string]map[string]string{"database": {"connection": "sqlite://"}}
+		}, []string{"[database] connection overrides an operator-owned key (managed by operator-computed) (the runtime value comes from the OS_DATABASE__CONNECTION env override, " +
+			"so the file override is ignored); the override is honored but reported (set at spec.globalExtraConfig[database][connection])"}},
+		{"release without a catalog, once for both blocks", func(cp *api.ControlPlane) {
+			cp.Spec.OpenStackRelease = "2030.1"
+			cp.Spec.GlobalExtraConfig = map[string]map[string]string{"DEFAULT": {"anything": "x"}}
+			cp.Spec.Services.Glance.ExtraConfig = map[string]map[string]string{"DEFAULT": {"other": "y"}}
+		}, []string{`the merged glance extraConfig was not validated against an option catalog: no catalog for release "2030.1" is embedded in this operator build`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := create(t, guideControlPlane(tc.mod))
+			resp := Review(context.Background(), req, &fakeLister{})
+			allowed(t, req, resp)
+			assert.Equal(t, tc.want, resp.Warnings)
+		})
+	}
 }

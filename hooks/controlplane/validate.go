@@ -33,7 +33,8 @@ func ValidateBackends(cp string, backends []api.BackendEntry) problem.List {
 	}
 	var l problem.List
 	if len(backends) > api.MaxBackendEntries {
-		l = append(l, problem.Invalid(field.NewPath("backends"), "may hold at most %d entries (found %d)", api.MaxBackendEntries, len(backends)))
+		// The CRD's maxItems, in the API server's words, which are the reference's.
+		l = append(l, problem.TooMany(field.NewPath("backends"), len(backends), api.MaxBackendEntries))
 		backends = backends[:api.MaxBackendEntries]
 	}
 	defaults := 0

@@ -147,5 +147,5 @@ func TestUpdateRefusesImmutableChanges(t *testing.T) {
 	s := mustRender(t, credentials, glance, backend("primary", "glance", "garage-s3-credentials", true))
 	err := s.Update(parse(t, credentials, glance, backend("primary", "other", "garage-s3-credentials", true)), Options{})
 	refused(t, err, "in.yaml:24", "GlanceBackend openstack/primary",
-		`GlanceBackend "primary": spec.glanceRef.name is immutable; create a new GlanceBackend to attach a store to another Glance`)
+		`GlanceBackend "primary": spec.glanceRef: glanceRef is immutable`)
 }

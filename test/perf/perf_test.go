@@ -98,7 +98,7 @@ func TestGeneratedControlPlaneProjects(t *testing.T) {
 	_, err := ControlPlane(api.MaxBackendEntries + 1)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "InvalidBackends")
-	assert.Contains(t, err.Error(), fmt.Sprintf("at most %d entries", api.MaxBackendEntries))
+	assert.Contains(t, err.Error(), fmt.Sprintf("must have at most %d items", api.MaxBackendEntries))
 }
 
 // TestGeneratedCacheKey keeps the cache of generated requests apart per

@@ -1,5 +1,10 @@
 package refrules
 
+import (
+	"strconv"
+	"strings"
+)
+
 // The rules on a ControlPlane that runs Glance, as cases: a change to the
 // guide's ControlPlane (paths under its spec, a list entry as name[i]) and
 // what the refusal must name. Admission and /sync/controlplane run them
@@ -22,6 +27,7 @@ var ControlPlaneRules = []Rule{
 	{"two defaults", map[string]any{backendAt("1", "isDefault"): true}, defaultCount, true},
 	{"no default", map[string]any{backendAt("0", "isDefault"): false}, defaultCount, true},
 	{"no backends", map[string]any{glanceAt("backends"): []any{}}, "spec.services.glance.backends", true},
+	{"too many backends", map[string]any{glanceAt("backends"): Entries(33)}, "spec.services.glance.backends", true},
 	{"duplicate entry names", map[string]any{backendAt("1", "name"): "default"}, "spec.services.glance.backends", true},
 	{"reserved store prefix", map[string]any{backendAt("1", "name"): "os_glance_staging_store"}, "spec.services.glance.backends[1]", true},
 	{"reserved store section", map[string]any{backendAt("1", "name"): "glance_store"}, "spec.services.glance.backends[1]", true},
@@ -33,6 +39,7 @@ var ControlPlaneRules = []Rule{
 		"spec.services.glance.backends[1].extraOptions", true},
 	{"too many extra options", map[string]any{backendAt("0", "extraOptions"): Options(33)}, "spec.services.glance.backends[0].extraOptions", true},
 	{"release with a newline", map[string]any{"openStackRelease": "2025.2\n[DEFAULT]"}, "spec.openStackRelease", true},
+	{"release of another cadence", map[string]any{"openStackRelease": "2025.3"}, "spec.openStackRelease", true},
 	{"database without a server", map[string]any{glanceAt("database"): map[string]any{"database": "glance"}}, "spec.services.glance.database", true},
 	{"Keystone endpoint not a URL", map[string]any{glanceAt("keystoneEndpoint"): "keystone"}, "spec.services.glance.keystoneEndpoint", true},
 	{"registration URL not a URL", map[string]any{glanceAt("keystone.publicURL"): "keystone"}, "spec.services.glance.keystone.publicURL", true},
@@ -43,6 +50,9 @@ var ControlPlaneRules = []Rule{
 		glanceAt("publicEndpoint"): "http://images.example.com"}, "spec.services.glance.publicEndpoint", false},
 	{"public endpoint on another host than the gateway's", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "images.example.com", "parentRef": map[string]any{"name": "gw"}},
 		glanceAt("publicEndpoint"): "https://glance.example.com"}, "spec.services.glance.publicEndpoint", false},
+	{"gateway without a host name", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "", "parentRef": map[string]any{"name": "gw"}}}, "spec.services.glance.gateway.hostname", true},
+	{"gateway host name with a port", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "images.example.com:443", "parentRef": map[string]any{"name": "gw"}}}, "spec.services.glance.gateway.hostname", false},
+	{"gateway host name too long", map[string]any{glanceAt("gateway"): map[string]any{"hostname": strings.Repeat("a.", 126) + "ab", "parentRef": map[string]any{"name": "gw"}}}, "spec.services.glance.gateway.hostname", true},
 	{"gateway wildcard host name", map[string]any{glanceAt("gateway"): map[string]any{"hostname": "*.example.com", "parentRef": map[string]any{"name": "gw"}}}, "spec.services.glance.gateway.hostname", false},
 	{"extraConfig unknown option", map[string]any{glanceAt("extraConfig"): map[string]any{"DEFAULT": map[string]any{"no_such_option": "1"}}},
 		"spec.services.glance.extraConfig[DEFAULT][no_such_option]", false},
@@ -57,6 +67,19 @@ var ControlPlaneRules = []Rule{
 	{"image cache below 1Mi", map[string]any{glanceAt("imageCache.sizeLimit"): "100m"}, "spec.services.glance.imageCache.sizeLimit", false},
 	{"too many filter ports", map[string]any{glanceAt("importFiltering.allowedPorts"): Ints(65)}, "spec.services.glance.importFiltering.allowedPorts", true},
 	{"a filter host that is no host", map[string]any{glanceAt("importFiltering.allowedHosts"): []any{"mirror_1.example.com"}}, "spec.services.glance.importFiltering.allowedHosts[0]", false},
+}
+
+// Entries are n backends entries of the guide's shape, store0 to
+// store<n-1>, the first the default: a list longer than the CRD's
+// maxItems when n is.
+func Entries(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"name": "store" + strconv.Itoa(i), "type": "S3", "isDefault": i == 0,
+			"s3": map[string]any{"endpoint": "http://garage.shared-services.svc.cluster.local:3900", "bucket": "glance-images", "region": "garage",
+				"credentialsSecretRef": map[string]any{"name": "garage-s3-credentials"}}}
+	}
+	return out
 }
 
 // AcceptedControlPlaneRules are changes close to the refused ones that

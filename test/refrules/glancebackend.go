@@ -12,6 +12,7 @@ import (
 // GlanceBackend's rules need only the object. What only the webhook can
 // check of a GlanceBackend reads its siblings (test/webhook).
 var GlanceBackendRules = []Rule{
+	{"type other than S3", map[string]any{"type": "Swift", "s3": nil}, "spec.type", true},
 	{"reserved store id", map[string]any{"storeId": "os_glance_staging_store"}, "spec.storeId", true},
 	{"store id of a reserved section", map[string]any{"storeId": "glance_store"}, "spec.storeId", true},
 	{"host not a URL", map[string]any{"s3.host": "garage:3900"}, "spec.s3.host", true},

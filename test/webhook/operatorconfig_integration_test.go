@@ -10,9 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/c5c3/glance-hooks/test/guide"
 	"github.com/c5c3/glance-hooks/test/refrules"
 )
 
@@ -44,20 +46,7 @@ func (w *warnings) take() []string {
 // Admitted options raise none. (The refusals are refrules.GlanceRules,
 // run by TestReferenceWebhookRules.)
 func TestExtraConfigWarnings(t *testing.T) {
-	s := setup(t)
-	const ns = "extra-config"
-	s.env.Namespace(t, ns)
-	w := &warnings{}
-	cfg := rest.CopyConfig(s.env.Config)
-	cfg.WarningHandler = w
-	client, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
-	glancesIn := client.Resource(glances).Namespace(ns)
-
-	cases := map[string]struct {
-		set  map[string]any
-		want []string
-	}{
+	createWarnings(t, "extra-config", glances, refrules.ExampleGlance, map[string]warningCase{
 		"known option": {
 			set: map[string]any{"extraConfig": map[string]any{"DEFAULT": map[string]any{"allow_anonymous_access": "true"}}},
 		},
@@ -77,15 +66,56 @@ func TestExtraConfigWarnings(t *testing.T) {
 				"extraConfig": map[string]any{"DEFAULT": map[string]any{"anything": "x"}}},
 			want: []string{`spec.extraConfig was not validated against an option catalog: no catalog for release "2030.1" is embedded in this operator build`},
 		},
-	}
+	})
+}
+
+// TestControlPlaneExtraConfigWarnings: the reference ControlPlane's
+// warnings of its Glance's extraConfig reach a kubectl user through the
+// real API server: a key the hooks own that a block overrides, each block
+// named, and a release without an option catalog, once for the merge.
+func TestControlPlaneExtraConfigWarnings(t *testing.T) {
+	createWarnings(t, "controlplane-warnings", controlPlanes, guide.ControlPlane, map[string]warningCase{
+		"owned key in both blocks": {
+			set: map[string]any{"globalExtraConfig": map[string]any{"glance_store": map[string]any{"default_backend": "default"}},
+				"services.glance.extraConfig": map[string]any{"glance_store": map[string]any{"default_backend": "secondary"}}},
+			want: []string{"[glance_store] default_backend overrides an operator-owned key (managed by operator-computed); the override is honored but reported " +
+				"(set at spec.globalExtraConfig[glance_store][default_backend], spec.services.glance.extraConfig[glance_store][default_backend])"},
+		},
+		"release without a catalog": {
+			set: map[string]any{"openStackRelease": "2030.1",
+				"globalExtraConfig":           map[string]any{"DEFAULT": map[string]any{"anything": "x"}},
+				"services.glance.extraConfig": map[string]any{"DEFAULT": map[string]any{"other": "y"}}},
+			want: []string{`the merged glance extraConfig was not validated against an option catalog: no catalog for release "2030.1" is embedded in this operator build`},
+		},
+	})
+}
+
+// warningCase is a change to an admitted object (paths under its spec)
+// and the warnings its creation must raise, in order.
+type warningCase struct {
+	set  map[string]any
+	want []string
+}
+
+// createWarnings creates (dry run) base, in namespace ns, changed by each
+// case, and asserts the warnings the API server hands back.
+func createWarnings(t *testing.T, ns string, gvr schema.GroupVersionResource, base string, cases map[string]warningCase) {
+	s := setup(t)
+	s.env.Namespace(t, ns)
+	w := &warnings{}
+	cfg := rest.CopyConfig(s.env.Config)
+	cfg.WarningHandler = w
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	in := client.Resource(gvr).Namespace(ns)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := object(t, inNamespace(refrules.ExampleGlance, ns))
+			o := object(t, inNamespace(base, ns))
 			refrules.Rule{Set: tc.set}.Apply(o.Object)
 			w.take()
 			ctx, cancel := contextTimeout()
 			defer cancel()
-			_, err := glancesIn.Create(ctx, &unstructured.Unstructured{Object: o.Object}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, err := in.Create(ctx, &unstructured.Unstructured{Object: o.Object}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			require.NoError(t, err, "admitted")
 			assert.Equal(t, tc.want, w.take())
 		})

@@ -51,15 +51,21 @@ func gatewayProblems(g GatewaySpec) problem.List {
 	return l
 }
 
+// WildcardHostname refuses a gateway host name that is a wildcard, said
+// of the field.
+const WildcardHostname = "must name one host: it is the endpoint clients use, which a wildcard is not"
+
 // gatewayHostProblems checks the route's host name: set (in the
-// reference's words), one host, a DNS name.
+// reference's words), one host, a DNS name. A ControlPlane's gateway is
+// refused in the reference ControlPlane's words before its Glance is
+// checked (hooks/contract/rules, gatewayHostnameProblems).
 func gatewayHostProblems(h string) problem.List {
 	at := field.NewPath("hostname")
 	switch {
 	case h == "":
 		return problem.List{problem.At(at, "hostname must be set when spec.gateway is configured")}
 	case strings.HasPrefix(h, "*."):
-		return problem.List{problem.Invalid(at, "must name one host: it is the endpoint clients use, which a wildcard is not")}
+		return problem.List{problem.Invalid(at, WildcardHostname)}
 	case len(validation.IsDNS1123Subdomain(h)) > 0:
 		return problem.List{problem.Invalid(at, "must be a lower-case DNS name")}
 	}

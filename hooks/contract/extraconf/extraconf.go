@@ -189,6 +189,24 @@ func Owned(section, key string) bool {
 	return ownedSections[section] || ownedKeys[section][key]
 }
 
+// ownedImpacts say what an override of an owned key does, where the
+// reference says it too, in its words.
+var ownedImpacts = map[[2]string]string{
+	{"DEFAULT", "enabled_backends"}: "must agree with the projected backends Secret",
+	{"database", "connection"}:      "the runtime value comes from the OS_DATABASE__CONNECTION env override, so the file override is ignored",
+}
+
+// OwnedOverrideWarning is the reference ControlPlane's admission warning
+// for an owned key its merged extraConfig overrides: honoured, and
+// reported. at are the paths of the blocks that set it.
+func OwnedOverrideWarning(section, key string, at []string) string {
+	msg := fmt.Sprintf("[%s] %s overrides an operator-owned key (managed by operator-computed)", section, key)
+	if impact := ownedImpacts[[2]string{section, key}]; impact != "" {
+		msg += " (" + impact + ")"
+	}
+	return msg + "; the override is honored but reported (set at " + strings.Join(at, ", ") + ")"
+}
+
 // PasteNames are the filter and application names of the paste pipeline
 // the hooks render (the sections of glance-api-paste.ini): a filter from
 // spec.middleware with one of these names would replace the hooks' own.

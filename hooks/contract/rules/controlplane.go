@@ -51,7 +51,7 @@ type Projection struct {
 func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.List, []string) {
 	glance, spec := names.GlanceName(cp.Name), p.Spec
 	l := append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(p.Written, spec))...)
-	l = append(l, releaseProblems(spec, glanceServicePath.Child("image", "tag"))...)
+	l = append(l, releaseProblems(spec, releaseWords{tag: glanceServicePath.Child("image", "tag"), bad: controlPlaneBadRelease})...)
 	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(raw, "spec", "services", "glance"), glance))...)
 	l = append(l, problem.Wrap(glanceServicePath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
 	l = append(l, problem.Wrap(glanceServicePath, ownedSecretProblems(glance, spec))...)

@@ -6,7 +6,9 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
@@ -33,6 +35,9 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	l = append(l, api.RegionProblems(specPath.Child("region"), cp.Spec.Region)...)
 	l = append(l, problem.Wrap(specPath, api.SecretStoreRefProblems(cp.Spec.SecretStoreRef))...)
 	l = append(l, misnamedEntryHosts(svc.Backends)...)
+	if svc.Gateway != nil {
+		l = append(l, gatewayHostnameProblems(svc.Gateway.Hostname)...)
+	}
 	if svc.PublicEndpoint != "" {
 		problems := inivalue.URLProblems(svc.PublicEndpoint, "an endpoint URL carries none")
 		for _, p := range problems {
@@ -80,6 +85,35 @@ func publicEndpointProblems(svc *api.GlanceService) problem.List {
 			"hostname to the Glance API, so the catalog would direct image clients to a host that never reaches it"))
 	}
 	return l
+}
+
+// maxHostname is the longest DNS name (RFC 1035).
+const maxHostname = 253
+
+// gatewayHostnameProblems refuses services.glance.gateway.hostname in the
+// reference ControlPlane's words: set, a bare DNS host name (no port,
+// path or user), at most 253 characters. Its words for a port and a
+// wildcard speak of the dashboard's WebSSO origin, which a Glance gateway
+// has nothing to do with: a port is not a bare DNS host name, and a
+// wildcard is refused as a Glance's is. Every host name a Glance's gateway
+// refuses is refused here first, so a ControlPlane is never answered in
+// the Glance's words.
+func gatewayHostnameProblems(h string) problem.List {
+	at := glanceServicePath.Child("gateway", "hostname")
+	u, err := url.Parse("https://" + h)
+	switch {
+	case h == "":
+		return problem.List{problem.At(at, "must be set when a gateway is configured")}
+	case strings.HasPrefix(h, "*."):
+		return problem.List{problem.Invalid(at, api.WildcardHostname)}
+	case err != nil || u.Host != h || u.Port() != "":
+		return problem.List{problem.At(at, "must be a bare DNS hostname")}
+	case len(h) > maxHostname:
+		return problem.List{problem.At(at, "must be at most %d characters (the maximum DNS name length)", maxHostname)}
+	case len(validation.IsDNS1123Subdomain(h)) > 0:
+		return problem.List{problem.At(at, "must be a bare DNS hostname")}
+	}
+	return nil
 }
 
 // cleartextEndpointWarnings warn, in the reference's words, of a public

@@ -29,7 +29,7 @@ func Glance(name, namespace string, written api.GlanceSpec, raw []byte) (problem
 	spec := written.WithDefaults(namespace)
 	l := glanceNameProblems(name)
 	l = append(l, requiredValue(releasePath, spec.OpenStackRelease)...)
-	l = append(l, releaseProblems(spec, specPath.Child("image", "tag"))...)
+	l = append(l, releaseProblems(spec, releaseWords{tag: specPath.Child("image", "tag"), bad: glanceBadRelease})...)
 	l = append(l, problem.Wrap(specPath, glanceServiceProblems(written, spec))...)
 	l = append(l, problem.Wrap(specPath, schedulingProblems(rawScheduling(raw, "spec"), name))...)
 	l = append(l, problem.Wrap(specPath, ownedSecretProblems(name, spec))...)
@@ -70,19 +70,34 @@ func glanceNameProblems(name string) problem.List {
 	return nil
 }
 
+// The refusals of a release that is none, after spec.openStackRelease:
+// a Glance's in this project's words (the reference's Glance leaves it to
+// its CRD's pattern), a ControlPlane's in the reference ControlPlane's.
+var (
+	glanceBadRelease       = problem.Invalid(releasePath, "must be an OpenStack release, YYYY.1 or YYYY.2")
+	controlPlaneBadRelease = problem.At(releasePath, `must match the OpenStack release pattern ^\d{4}\.[12]$ (e.g. 2025.2)`)
+)
+
+// releaseWords are where an object holds its image tag, and how it
+// refuses a release that is none (glanceBadRelease, controlPlaneBadRelease).
+type releaseWords struct {
+	tag *field.Path
+	bad problem.Problem
+}
+
 // releaseProblems checks the release, at releasePath, and that the image
-// tag, at tagPath, names no other release: the schema Jobs prepare the
+// tag, at w.tag, names no other release: the schema Jobs prepare the
 // database for the release, and the release picks the launch mode.
-func releaseProblems(s api.GlanceSpec, tagPath *field.Path) problem.List {
+func releaseProblems(s api.GlanceSpec, w releaseWords) problem.List {
 	if s.OpenStackRelease == "" {
 		return nil // requiredValue says so
 	}
 	rel, err := release.Parse(s.OpenStackRelease)
 	if err != nil {
-		return problem.List{problem.Invalid(releasePath, "must be an OpenStack release, YYYY.1 or YYYY.2")}
+		return problem.List{w.bad}
 	}
 	if p := release.TagProblem(s.Image.Tag, rel); p != "" {
-		return problem.List{problem.Invalid(tagPath, "%s (%s): the schema Jobs prepare the database for %s, so the image must be of that release",
+		return problem.List{problem.Invalid(w.tag, "%s (%s): the schema Jobs prepare the database for %s, so the image must be of that release",
 			p, releasePath, releasePath)}
 	}
 	return nil

@@ -25,14 +25,17 @@ func DBPurgeNameProblems(glance string) problem.List {
 }
 
 // ControlPlaneDBPurgeNameProblems is DBPurgeNameProblems for the Glance a
-// ControlPlane projects, <name>-glance, said of the ControlPlane's name.
+// ControlPlane projects, <name>-glance, said of the ControlPlane's name in
+// the reference ControlPlane's words.
 func ControlPlaneDBPurgeNameProblems(controlPlane string) problem.List {
 	glance := names.GlanceName(controlPlane)
 	if len(glance) <= names.MaxGlanceNameForDBPurge {
 		return nil
 	}
-	return problem.List{problem.At(metadataName, "name must be at most %d characters: the projected Glance %s names its db-purge CronJob %s, and Kubernetes caps CronJob names at %d characters",
-		names.MaxGlanceNameForDBPurge-len(glance)+len(controlPlane), names.GlanceName("<name>"), names.DBPurgeCronJobName(names.GlanceName("<name>")), names.MaxCronJobName)}
+	return problem.List{problem.At(metadataName, "the projected Glance child CR name would be %d characters; the Glance CRD caps metadata.name at %d "+
+		"(its db-purge CronJob appends a suffix, and Kubernetes caps CronJob names at %d characters), so the "+
+		"ControlPlane name must be at most %d characters when spec.services.glance is set",
+		len(glance), names.MaxGlanceNameForDBPurge, names.MaxCronJobName, names.MaxGlanceNameForDBPurge-len(glance)+len(controlPlane))}
 }
 
 // dbPurgeWarnings warn, in the reference's words, when an update shortens

@@ -34,10 +34,10 @@ var catalogStores = optioncatalog.StoreSections{"os_glance_staging_store": "file
 // accepted but deserves a look (a deprecated option name, a release
 // without a catalog).
 func operatorConfigProblems(s api.GlanceSpec) (problem.List, []string) {
-	l, warnings := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), specPath.Child("extraConfig"), extraconf.OnGlance},
+	f := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), specPath.Child("extraConfig"), extraconf.OnGlance},
 		s.OpenStackRelease, s.ExtraConfig)
-	l = append(l, pluginProblems(s.Plugins)...)
-	return l, warnings
+	l := append(f.l, pluginProblems(s.Plugins)...)
+	return l, append(f.warnings, f.uncheckedWarning(specPath.Child("extraConfig").String())...)
 }
 
 // extraConfigAt is where an extraConfig block is written: rel (relative,
@@ -50,14 +50,16 @@ type extraConfigAt struct {
 
 // extraConfigProblems checks an extraConfig block: every line can be
 // written, no key a guarded field owns, and every section and key is an
-// option of the release's glance-api.
-func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]map[string]string) (problem.List, []string) {
+// option of the release's glance-api. Whether the release had a catalog
+// to check against is left to the caller to say (uncheckedWarning): a
+// ControlPlane says it once of the two blocks it merges.
+func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]map[string]string) *optionFindings {
 	at, warnAt := where.rel, where.whole
-	if len(ec) == 0 {
-		return nil, nil
-	}
 	rel, relErr := release.Parse(releaseName)
-	f := &optionFindings{at: at}
+	f := &optionFindings{at: at, rel: rel}
+	if len(ec) == 0 {
+		return f
+	}
 	for _, section := range slices.Sorted(maps.Keys(ec)) {
 		keys := ec[section]
 		if p := referenceSectionProblem(section); p != "" {
@@ -84,21 +86,28 @@ func extraConfigProblems(where extraConfigAt, releaseName string, ec map[string]
 			f.check(warnAt, rel, section, key)
 		}
 	}
-	if f.noCatalog {
-		f.warnings = append(f.warnings, fmt.Sprintf("%s was not validated against an option catalog: no catalog for release %q is embedded in this operator build",
-			warnAt, rel))
-	}
-	return f.l, f.warnings
+	return f
 }
 
 // optionFindings are what the release's option catalog says of an
 // extraConfig block's lines: refusals at at, warnings, and whether the
-// release has no catalog to check them against.
+// release rel has no catalog to check them against.
 type optionFindings struct {
 	at        *field.Path
+	rel       release.Release
 	l         problem.List
 	warnings  []string
 	noCatalog bool
+}
+
+// uncheckedWarning is the reference's warning that what (a block, or
+// the merged config) was not checked: the release has no catalog. None
+// when it was checked.
+func (f *optionFindings) uncheckedWarning(what string) []string {
+	if !f.noCatalog {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s was not validated against an option catalog: no catalog for release %q is embedded in this operator build", what, f.rel)}
 }
 
 // check looks one option up in the release's catalog; a warning names the
@@ -230,9 +239,42 @@ func pluginProblems(plugins []api.PluginSpec) problem.List {
 // merges into its Glance's extraConfig, each where it is written.
 func controlPlaneExtraConfigProblems(cp *api.ControlPlane) (problem.List, []string) {
 	rel := cmp.Or(cp.Spec.OpenStackRelease, api.DefaultOpenStackRelease)
-	global, globalWarnings := extraConfigProblems(extraConfigAt{field.NewPath("globalExtraConfig"), specPath.Child("globalExtraConfig"), extraconf.OnControlPlane},
+	global := extraConfigProblems(extraConfigAt{field.NewPath("globalExtraConfig"), specPath.Child("globalExtraConfig"), extraconf.OnControlPlane},
 		rel, cp.Spec.GlobalExtraConfig)
-	own, ownWarnings := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), glanceServicePath.Child("extraConfig"), extraconf.OnControlPlane},
+	own := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), glanceServicePath.Child("extraConfig"), extraconf.OnControlPlane},
 		rel, cp.Spec.Services.Glance.ExtraConfig)
-	return append(problem.Wrap(specPath, global), problem.Wrap(glanceServicePath, own)...), append(globalWarnings, ownWarnings...)
+	warnings := append(global.warnings, own.warnings...)
+	// The reference checks the merge of the two blocks, and says once that
+	// it could not.
+	global.noCatalog = global.noCatalog || own.noCatalog
+	warnings = append(warnings, global.uncheckedWarning("the merged glance extraConfig")...)
+	warnings = append(warnings, ownedKeyWarnings(cp)...)
+	return append(problem.Wrap(specPath, global.l), problem.Wrap(glanceServicePath, own.l)...), warnings
+}
+
+// ownedKeyWarnings are the reference ControlPlane's warnings for the keys
+// the hooks own that the merge of globalExtraConfig and
+// services.glance.extraConfig overrides: the projected Glance honours them
+// and reports them (ExtraConfigHealthy), and the ControlPlane's author
+// hears of it at once. Each names the blocks that set the key.
+func ownedKeyWarnings(cp *api.ControlPlane) []string {
+	blocks := []struct {
+		at *field.Path
+		ec map[string]map[string]string
+	}{{specPath.Child("globalExtraConfig"), cp.Spec.GlobalExtraConfig}, {glanceServicePath.Child("extraConfig"), cp.Spec.Services.Glance.ExtraConfig}}
+	merged := map[[2]string][]string{}
+	for _, b := range blocks {
+		for section, keys := range b.ec {
+			for key := range keys {
+				if extraconf.Owned(section, key) {
+					merged[[2]string{section, key}] = append(merged[[2]string{section, key}], b.at.Key(section).Key(key).String())
+				}
+			}
+		}
+	}
+	var out []string
+	for _, k := range slices.SortedFunc(maps.Keys(merged), func(a, b [2]string) int { return cmp.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) }) {
+		out = append(out, extraconf.OwnedOverrideWarning(k[0], k[1], merged[k]))
+	}
+	return out
 }

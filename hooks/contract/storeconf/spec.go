@@ -102,7 +102,8 @@ func isDNS1035Label(name string) bool {
 // type, s3 and extraOptions. No message repeats a value.
 func SpecProblems(spec api.GlanceBackendSpec, urlField string) problem.List {
 	if spec.Type != api.BackendTypeS3 {
-		return problem.List{problem.Invalid(typePath, "must be %s", api.BackendTypeS3)}
+		// The CRD's enum, in the API server's words, which are the reference's.
+		return problem.List{problem.NotSupported(typePath, api.BackendTypeS3)}
 	}
 	if spec.S3 == nil {
 		// The reference's words: its GlanceBackend webhook's, and its

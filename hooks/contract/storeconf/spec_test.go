@@ -33,7 +33,7 @@ func TestBackendProblems(t *testing.T) {
 		"WrongType": {
 			reason: "only S3 stores can be rendered; nothing else is checked then",
 			args:   args{storeID: "a", spec: func(s *api.GlanceBackendSpec) { s.Type, s.S3.Bucket = "Swift", "" }},
-			want:   []string{"spec.type must be S3"},
+			want:   []string{`spec.type: Unsupported value: supported values: "S3"`},
 		},
 		"NoS3": {
 			reason: "an S3 store needs its S3 settings",
