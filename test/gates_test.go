@@ -194,24 +194,13 @@ func bothRefuse(t *testing.T, r refrules.Rule, a, s verdict, syncPath string) {
 // rule set: admission must not allow what the sync refuses, and the sync
 // must not render a new config from what admission refuses.
 func FuzzGatesAgree(f *testing.F) {
-	for _, r := range append(append([]refrules.Rule{}, refrules.GlanceRules...), refrules.AcceptedRules...) {
-		for path, v := range r.Set {
-			f.Add(path, string(mustJSON(v)))
-		}
-	}
+	addRuleSeeds(f, refrules.GlanceRules, refrules.AcceptedRules)
 	f.Add("gateway.hostname", "a.example\nb")
 	f.Add("policyOverrides.rules.get_images", "role:reader\u2029")
 	h := newTestServer(f, nil)
 	base := gateRequest(f)
 	f.Fuzz(func(t *testing.T, path, value string) {
-		if !fuzzablePath(path) {
-			return
-		}
-		var v any = value
-		if json.Unmarshal([]byte(value), &v) != nil {
-			v = value
-		}
-		req, ok := fuzzedSpec(t, base, path, v)
+		req, ok := fuzzedSpec(t, base, path, value)
 		if !ok {
 			return
 		}
@@ -225,15 +214,31 @@ func FuzzGatesAgree(f *testing.F) {
 	})
 }
 
-// fuzzablePath is a dotted path a rule can set: no empty segment.
-func fuzzablePath(path string) bool {
-	return path != "" && !strings.HasPrefix(path, ".") && !strings.HasSuffix(path, ".") && !strings.Contains(path, "..")
+// addRuleSeeds seeds a fuzz target of the gates with every value the
+// tables set, at its path.
+func addRuleSeeds(f *testing.F, tables ...[]refrules.Rule) {
+	for _, table := range tables {
+		for _, r := range table {
+			for path, v := range r.Set {
+				f.Add(path, string(mustJSON(v)))
+			}
+		}
+	}
 }
 
-// fuzzedSpec is gateSpec for a path a fuzzer made up: ok is false when the
-// path names a list entry the base does not have (refrules panics on one,
-// since a table case must never name it).
-func fuzzedSpec(t testing.TB, base map[string]any, path string, v any) (req map[string]any, ok bool) {
+// fuzzedSpec is gateSpec for a path and a value a fuzzer made up: the
+// value as JSON when it reads as JSON, else the string. ok is false for a
+// path no rule can set (an empty segment) or one naming a list entry the
+// base does not have (refrules panics on one, since a table case must
+// never name it).
+func fuzzedSpec(t testing.TB, base map[string]any, path, value string) (req map[string]any, ok bool) {
+	if path == "" || strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") || strings.Contains(path, "..") {
+		return nil, false
+	}
+	var v any = value
+	if json.Unmarshal([]byte(value), &v) != nil {
+		v = value
+	}
 	defer func() {
 		if recover() != nil {
 			req, ok = nil, false
