@@ -37,7 +37,7 @@ func operatorConfigProblems(s api.GlanceSpec) (problem.List, []string) {
 	f := extraConfigProblems(extraConfigAt{field.NewPath("extraConfig"), specPath.Child("extraConfig"), extraconf.OnGlance},
 		s.OpenStackRelease, s.ExtraConfig)
 	l := append(f.l, pluginProblems(s.Plugins)...)
-	return l, append(f.warnings, f.uncheckedWarning(specPath.Child("extraConfig").String())...)
+	return l, append(f.warnings, uncheckedWarning(specPath.Child("extraConfig").String(), f)...)
 }
 
 // extraConfigAt is where an extraConfig block is written: rel (relative,
@@ -101,13 +101,15 @@ type optionFindings struct {
 }
 
 // uncheckedWarning is the reference's warning that what (a block, or
-// the merged config) was not checked: the release has no catalog. None
-// when it was checked.
-func (f *optionFindings) uncheckedWarning(what string) []string {
-	if !f.noCatalog {
-		return nil
+// the merge of blocks) was not checked: a block of found had a line and
+// its release no catalog. None when every line was checked.
+func uncheckedWarning(what string, found ...*optionFindings) []string {
+	for _, f := range found {
+		if f.noCatalog {
+			return []string{fmt.Sprintf("%s was not validated against an option catalog: no catalog for release %q is embedded in this operator build", what, f.rel)}
+		}
 	}
-	return []string{fmt.Sprintf("%s was not validated against an option catalog: no catalog for release %q is embedded in this operator build", what, f.rel)}
+	return nil
 }
 
 // check looks one option up in the release's catalog; a warning names the
@@ -246,8 +248,7 @@ func controlPlaneExtraConfigProblems(cp *api.ControlPlane) (problem.List, []stri
 	warnings := append(global.warnings, own.warnings...)
 	// The reference checks the merge of the two blocks, and says once that
 	// it could not.
-	global.noCatalog = global.noCatalog || own.noCatalog
-	warnings = append(warnings, global.uncheckedWarning("the merged glance extraConfig")...)
+	warnings = append(warnings, uncheckedWarning("the merged glance extraConfig", global, own)...)
 	warnings = append(warnings, ownedKeyWarnings(cp)...)
 	return append(problem.Wrap(specPath, global.l), problem.Wrap(glanceServicePath, own.l)...), warnings
 }
@@ -266,8 +267,8 @@ func ownedKeyWarnings(cp *api.ControlPlane) []string {
 	for _, b := range blocks {
 		for section, keys := range b.ec {
 			for key := range keys {
-				if extraconf.Owned(section, key) {
-					merged[[2]string{section, key}] = append(merged[[2]string{section, key}], b.at.Key(section).Key(key).String())
+				if k := [2]string{section, key}; extraconf.Owned(section, key) {
+					merged[k] = append(merged[k], b.at.Key(section).Key(key).String())
 				}
 			}
 		}

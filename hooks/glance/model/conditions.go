@@ -92,26 +92,24 @@ func UpgradeFailedIn(phase string) string { return upgradeSteps[phase].failed }
 
 // UpgradeStepRunning reports whether reason is an upgrade's step in
 // progress.
-func UpgradeStepRunning(reason string) bool {
-	for _, s := range upgradeSteps {
-		if reason == s.running {
-			return true
-		}
-	}
-	return false
-}
+func UpgradeStepRunning(reason string) bool { return stepRunning[reason] }
 
 // UpgradeStepFailed reports whether reason is an upgrade's step failed.
-func UpgradeStepFailed(reason string) bool {
-	if reason == "" {
-		return false // the rollout's phase has no failed reason
-	}
+func UpgradeStepFailed(reason string) bool { return stepFailed[reason] }
+
+// stepRunning and stepFailed are the reasons of upgradeSteps, as sets (the
+// rollout's phase has no failed reason, so "" is none).
+var stepRunning, stepFailed = stepReasons()
+
+func stepReasons() (running, failed map[string]bool) {
+	running, failed = map[string]bool{}, map[string]bool{}
 	for _, s := range upgradeSteps {
-		if reason == s.failed {
-			return true
+		running[s.running] = true
+		if s.failed != "" {
+			failed[s.failed] = true
 		}
 	}
-	return false
+	return running, failed
 }
 
 // ReasonBackendSkipped marks an attached backend left out of the config; the
