@@ -166,6 +166,9 @@ func glanceReady(cp string, g api.Glance, found bool) hook.Condition {
 // ControlPlane gives the rest, and folds its own knobs in.
 func GlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	spec := writtenGlanceSpec(cp).WithDefaults(cp.Namespace)
+	if mode := cp.Spec.Services.Glance.DatabaseCredentialsMode; mode != "" {
+		spec.Database.CredentialsMode = mode
+	}
 	// Only the launch mode the release runs is spelled out: the other's
 	// knob is inert, and admission would warn of it on every update.
 	if rel, err := release.Parse(spec.OpenStackRelease); err == nil {
@@ -190,7 +193,22 @@ func writtenGlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	spec.SecretStoreRef = cp.Spec.SecretStoreRef
 	spec.Deployment = projectedDeployment(svc)
 	spec.ExtraConfig = mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig)
+	spec.Database = projectedDatabase(svc)
 	return spec
+}
+
+// projectedDatabase is services.glance's database block with the
+// reference's services.glance.databaseCredentialsMode folded in as its
+// credentialsMode (admission refuses a ControlPlane that sets both). With
+// no block written there is none to fold it into yet: GlanceSpec folds it
+// into the conventional database the defaults name.
+func projectedDatabase(svc *api.GlanceService) *api.DatabaseSpec {
+	if svc.DatabaseCredentialsMode == "" || svc.Database == nil {
+		return svc.Database
+	}
+	d := *svc.Database
+	d.CredentialsMode = svc.DatabaseCredentialsMode
+	return &d
 }
 
 // projectedDeployment is services.glance's deployment block with its

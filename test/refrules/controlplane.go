@@ -60,6 +60,13 @@ var ControlPlaneRules = []Rule{
 		"spec.globalExtraConfig[DEFAULT][no_such_option]", false},
 	{"globalExtraConfig service password", map[string]any{"globalExtraConfig": map[string]any{"keystone_authtoken": map[string]any{"password": "hunter2"}}},
 		"spec.globalExtraConfig[keystone_authtoken][password]", false},
+	{"credentials mode under both names", map[string]any{glanceAt("databaseCredentialsMode"): "Static", glanceAt("database"): map[string]any{
+		"clusterRef": map[string]any{"name": "openstack-db"}, "database": "glance", "secretRef": map[string]any{"name": "glance-db"}, "credentialsMode": "Static"}},
+		"spec.services.glance.databaseCredentialsMode", true},
+	{"database and cache instances of the Glance's own", map[string]any{glanceAt("dedicatedBackingServices"): map[string]any{"cache": map[string]any{"servers": []any{"mc:11211"}}}},
+		"spec.services.glance.dedicatedBackingServices", true},
+	{"Glance in another namespace", map[string]any{glanceAt("namespace"): map[string]any{"name": "glance", "lifecycle": "Managed"}}, "spec.services.glance.namespace", true},
+	{"Glance on another cluster", map[string]any{glanceAt("targetClusterRef"): map[string]any{"name": "edge"}}, "spec.services.glance.targetClusterRef", true},
 	{"autoscaler maximum below the replicas", map[string]any{glanceAt("deployment.replicas"): 3, glanceAt("autoscaling.maxReplicas"): 2},
 		"spec.services.glance.autoscaling.maxReplicas", false},
 	{"harakiri beyond the drain window", map[string]any{"openStackRelease": "2026.1", glanceAt("apiServer.uwsgi.harakiri"): 30}, "spec.services.glance.apiServer.uwsgi.harakiri", false},
@@ -94,4 +101,5 @@ var AcceptedControlPlaneRules = []Rule{
 	{"extraConfig options of the release", map[string]any{glanceAt("extraConfig"): map[string]any{"DEFAULT": map[string]any{"debug": "true"}},
 		"globalExtraConfig": map[string]any{"oslo_middleware": map[string]any{"enable_proxy_headers_parsing": "true"}}}, "", false},
 	{"autoscaler above the replicas", map[string]any{glanceAt("deployment.replicas"): 2, glanceAt("autoscaling.maxReplicas"): 4}, "", false},
+	{"credentials mode under the reference's name", map[string]any{glanceAt("databaseCredentialsMode"): "Static"}, "", false},
 }

@@ -89,6 +89,16 @@ type GlanceService struct {
 	DropRetiredStores      []string         `json:"dropRetiredStores,omitempty"`
 	// Keystone is how the ControlPlane registers its Glance in Keystone.
 	Keystone *KeystoneRegistration `json:"keystone,omitempty"`
+	// DatabaseCredentialsMode is the reference's name for
+	// database.credentialsMode (Static or Dynamic), projected there; it
+	// excludes database.credentialsMode.
+	DatabaseCredentialsMode string `json:"databaseCredentialsMode,omitempty"`
+	// The reference's placement and backing-service blocks, never read:
+	// the schema knows them so that a ControlPlane setting one is refused
+	// with why (ControlPlaneLaterFields), not run with the block dropped.
+	DedicatedBackingServices json.RawMessage `json:"dedicatedBackingServices,omitempty"`
+	Namespace                json.RawMessage `json:"namespace,omitempty"`
+	TargetClusterRef         json.RawMessage `json:"targetClusterRef,omitempty"`
 }
 
 // KeystoneRegistration says how a ControlPlane registers its Glance in

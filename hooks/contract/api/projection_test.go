@@ -111,10 +111,14 @@ var glanceFieldsNotShared = map[string]string{
 // serviceFieldsNotShared are the fields of services.glance a Glance's spec
 // has not, each with what the ControlPlane does with it.
 var serviceFieldsNotShared = map[string]string{
-	"Backends":       "each entry becomes a GlanceBackend of its own",
-	"Replicas":       "the reference's name for deployment.replicas, folded into the projected deployment",
-	"PublicEndpoint": "the image endpoint the ControlPlane registers in Keystone: the default of keystone.publicURL",
-	"Keystone":       "how the ControlPlane registers its Glance in Keystone: the registration Job's",
+	"Backends":                 "each entry becomes a GlanceBackend of its own",
+	"Replicas":                 "the reference's name for deployment.replicas, folded into the projected deployment",
+	"PublicEndpoint":           "the image endpoint the ControlPlane registers in Keystone: the default of keystone.publicURL",
+	"Keystone":                 "how the ControlPlane registers its Glance in Keystone: the registration Job's",
+	"DatabaseCredentialsMode":  "the reference's name for database.credentialsMode, folded into the projected database",
+	"DedicatedBackingServices": "the reference's own database and cache instances: refused (ControlPlaneLaterFields)",
+	"Namespace":                "the reference's placement in another namespace: refused (ControlPlaneLaterFields)",
+	"TargetClusterRef":         "the reference's placement on another cluster: refused (ControlPlaneLaterFields)",
 }
 
 // TestEveryGlanceFieldIsProjectedOrListed: each field of a Glance's spec is

@@ -25,10 +25,7 @@ import (
 // into the Glance's extraConfig, so the Glance's path would mislead).
 func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	svc := cp.Spec.Services.Glance
-	var l problem.List
-	if svc.Replicas != nil && svc.Deployment != nil && svc.Deployment.Replicas != nil {
-		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "and deployment.replicas are both set: set one of them"))
-	}
+	l := referenceNameProblems(svc)
 	if svc.Replicas != nil && *svc.Replicas < 1 {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "must be at least 1"))
 	}
@@ -53,6 +50,26 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	own := api.GlanceSpec{ExtraConfig: svc.ExtraConfig, ImageCache: svc.ImageCache,
 		ImportFiltering: svc.ImportFiltering, ImportPlugins: svc.ImportPlugins, Database: svc.Database}
 	l = append(l, problem.Wrap(glanceServicePath, notSupportedProblems(own))...)
+	return l
+}
+
+// referenceNameProblems are those of the reference ControlPlane's own
+// services.glance fields: one it names otherwise (replicas,
+// databaseCredentialsMode) set under both names, and the ones these hooks
+// do not build (api.ControlPlaneLaterFields).
+func referenceNameProblems(svc *api.GlanceService) problem.List {
+	var l problem.List
+	if svc.Replicas != nil && svc.Deployment != nil && svc.Deployment.Replicas != nil {
+		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "and deployment.replicas are both set: set one of them"))
+	}
+	if svc.DatabaseCredentialsMode != "" && svc.Database != nil && svc.Database.CredentialsMode != "" {
+		l = append(l, problem.Invalid(glanceServicePath.Child("databaseCredentialsMode"), "and database.credentialsMode are both set: set one of them"))
+	}
+	for _, f := range api.ControlPlaneLaterFields {
+		if f.IsSet(*svc) {
+			l = append(l, notSupported(glanceServicePath.Child(f.Path), f.What))
+		}
+	}
 	return l
 }
 
