@@ -702,7 +702,7 @@ func TestGlanceBackendExtraOptions(t *testing.T) {
 	for _, owned := range []string{"s3_store_host", "s3_store_access_key", "s3_store_secret_key", "s3_store_bucket",
 		"s3_store_bucket_url_format", "s3_store_region_name", "s3_store_create_bucket_on_put",
 		"s3_store_large_object_size", "s3_store_large_object_chunk_size", "s3_store_cacert"} {
-		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{owned: "x"}), "extraOptions may not set an option the service renders itself")
+		refusedCreate(t, env, glanceBackends, withOptions(map[string]any{owned: "x"}), `option "`+owned+`" is owned by the service, which renders it from spec.s3`)
 	}
 	// The reference's key rule: letters, digits and '_', at most 256.
 	for _, key := range []string{"with-dash", "a b", "a\nb"} {

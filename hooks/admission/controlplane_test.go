@@ -75,7 +75,7 @@ func TestControlPlaneRules(t *testing.T) {
 		{"duplicate names", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "default"; return b }),
 			[]string{`spec.services.glance.backends[1]: duplicate entry name "default"`}},
 		{"reserved name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "os_glance_staging_store"; return b }),
-			[]string{`spec.services.glance.backends[1]: store id "os_glance_staging_store" uses the reserved os_glance_ prefix`}},
+			[]string{`spec.services.glance.backends[1]: store id "os_glance_staging_store" uses the reserved os_glance_ store-section prefix`}},
 		{"reserved section", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "glance_store"; return b }),
 			[]string{`ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section`}},
 		{"name that makes a bad child name", backends(func(b []api.BackendEntry) []api.BackendEntry { b[1].Name = "my_store"; return b }),
@@ -122,7 +122,7 @@ func TestControlPlaneRules(t *testing.T) {
 			cp.Spec.Services.Glance.Backends[1].IsDefault = true
 		}))
 		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
-		assert.Equal(t, `ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section: [glance_store] holds options glance-api reads for itself; entry "glance_store" makes the GlanceBackend name "controlplane-glance-glance_store", which is not a valid object name; exactly one backends entry must set isDefault (found 2)`, msg)
+		assert.Equal(t, `ControlPlane "controlplane": spec.services.glance.backends[1]: store id "glance_store" collides with a reserved store section (a reserved or operator-managed Glance store section of the same name): [glance_store] holds options glance-api reads for itself; entry "glance_store" makes the GlanceBackend name "controlplane-glance-glance_store", which is not a valid object name; exactly one backends entry must set isDefault (found 2)`, msg)
 	})
 	t.Run("a 56-character name still fits a Service, for a ControlPlane admitted before", func(t *testing.T) {
 		long := func(cp *api.ControlPlane) { cp.Name = strings.Repeat("c", 56) }

@@ -208,9 +208,9 @@ func TestGlanceBackendReservedStoreIDs(t *testing.T) {
 		name, storeID string
 		want          string
 	}{
-		{"os-glance-staging", "", `GlanceBackend "os-glance-staging": its name is its store id (spec.storeId is unset), and store id "os-glance-staging" uses the reserved os-glance- prefix`},
+		{"os-glance-staging", "", `GlanceBackend "os-glance-staging": its name is its store id (spec.storeId is unset), and store id "os-glance-staging" uses the reserved os-glance- store-section prefix`},
 		{"glance-store", "glance_store", `GlanceBackend "glance-store": spec.storeId: store id "glance_store" collides with a reserved store section`},
-		{"mine", "os_glance_tasks_store", `spec.storeId: store id "os_glance_tasks_store" uses the reserved os_glance_ prefix`},
+		{"mine", "os_glance_tasks_store", `spec.storeId: store id "os_glance_tasks_store" uses the reserved os_glance_ store-section prefix`},
 		{"keystone-authtoken", "keystone_authtoken", `store id "keystone_authtoken" collides with a reserved store section`},
 		{"database", "", `its name is its store id (spec.storeId is unset), and store id "database" collides with a reserved store section`},
 	}
@@ -286,7 +286,7 @@ func TestGlanceBackendSpecRules(t *testing.T) {
 		b := backend("os_glance_x", "glance", false, func(b *api.GlanceBackend) { b.Spec.S3.Bucket = ""; b.Spec.Type = "S3" })
 		req := create(t, &b)
 		msg := denied(t, req, Review(context.Background(), req, &fakeLister{}), 422)
-		assert.Contains(t, msg, "reserved os_glance_ prefix")
+		assert.Contains(t, msg, "reserved os_glance_ store-section prefix")
 		assert.Contains(t, msg, "; ")
 		assert.Contains(t, msg, "spec.s3.bucket is required")
 	})

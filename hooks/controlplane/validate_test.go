@@ -41,7 +41,7 @@ func TestValidateBackends(t *testing.T) {
 			entries: []api.BackendEntry{entry("a", true), entry("a", true), entry("os_glance_x", false)},
 			want: []string{
 				`backends[1]: duplicate entry name "a"`,
-				`backends[2]: store id "os_glance_x" uses the reserved os_glance_ prefix: glance-api keeps os_glance_* stores for itself`,
+				`backends[2]: store id "os_glance_x" uses the reserved os_glance_ store-section prefix: glance-api keeps os_glance_* stores for itself`,
 				`entry "os_glance_x" makes the GlanceBackend name "cp-glance-os_glance_x", which is not a valid object name`,
 				"exactly one backends entry must set isDefault (found 2)",
 			},

@@ -53,7 +53,7 @@ func TestRenderRefusesReservedStoreID(t *testing.T) {
 	docs := parse(t, credentials, glance, backend("database", "glance", "garage-s3-credentials", true))
 	_, err := Render(docs, Options{})
 	refused(t, err, "in.yaml:24", "GlanceBackend openstack/database",
-		`GlanceBackend "database": its name is its store id (spec.storeId is unset), and store id "database" collides with a reserved store section: [database] holds options glance-api reads for itself`)
+		`GlanceBackend "database": its name is its store id (spec.storeId is unset), and store id "database" collides with a reserved store section (a reserved or operator-managed Glance store section of the same name): [database] holds options glance-api reads for itself`)
 }
 
 func TestRenderUsesTheGivenValidator(t *testing.T) {

@@ -51,7 +51,7 @@ var (
 	guardDatabase    = Guard{FieldDatabase, "a database password stays in a Secret; a ConfigMap holds glance-api.conf"}
 	guardFiltering   = Guard{FieldImportFiltering, "the web-download URI filter is set by its own field"}
 	guardImageCache  = Guard{FieldImageCache, "the image cache is set by its own field, which also mounts its directory"}
-	guardPlugins     = Guard{FieldImportPlugins, "the import plugins are set by their own field"}
+	guardPlugins     = Guard{FieldImportPlugins, "the import plugins are set by their own field; setting them here bypasses the fixed decompression-before-conversion order, the output-format enum and the property-name rules"}
 	guardLocations   = Guard{"", "image locations carry the S3 store's access keys, so the hooks keep them hidden"}
 	guardPolicy      = Guard{FieldPolicyOverrides, "the policy file is rendered from the policy overrides"}
 	guardPaste       = Guard{FieldMiddleware, "the paste pipeline is rendered by the hooks; filters go in through their own field"}

@@ -43,7 +43,7 @@ func ReservedNames() []string { return append([]string(nil), reservedNames...) }
 func ValidateBackendName(name string) error {
 	for _, r := range reservedNames {
 		if name == r {
-			return fmt.Errorf("store id %s collides with a reserved store section: a GlanceBackend's name becomes its store id, and %s is kept for the store a ControlPlane entry of that name projects",
+			return fmt.Errorf("store id %s collides with a reserved store section (a reserved or operator-managed Glance store section of the same name): a GlanceBackend's name becomes its store id, and %s is kept for the store a ControlPlane entry of that name projects",
 				excerpt.Name(name), excerpt.Name(name))
 		}
 	}

@@ -28,7 +28,7 @@ func TestBackendProblems(t *testing.T) {
 		"ReservedStoreID": {
 			reason: "the store id is the section name; its problem names the id, not a field",
 			args:   args{storeID: "os_glance_staging_store"},
-			want:   []string{`store id "os_glance_staging_store" uses the reserved os_glance_ prefix: glance-api keeps os_glance_* stores for itself`},
+			want:   []string{`store id "os_glance_staging_store" uses the reserved os_glance_ store-section prefix: glance-api keeps os_glance_* stores for itself`},
 		},
 		"WrongType": {
 			reason: "only S3 stores can be rendered; nothing else is checked then",

@@ -22,9 +22,9 @@ func TestValidateStoreID(t *testing.T) {
 		assert.NoError(t, ValidateStoreID(id), id)
 	}
 	refused := map[string]string{
-		"os_glance_staging_store": "reserved os_glance_ prefix",
-		"os-glance-x":             "reserved os-glance- prefix",
-		"OS_GLANCE_X":             "reserved os_glance_ prefix",
+		"os_glance_staging_store": "reserved os_glance_ store-section prefix",
+		"os-glance-x":             "reserved os-glance- store-section prefix",
+		"OS_GLANCE_X":             "reserved os_glance_ store-section prefix",
 		"glance_store":            "collides with a reserved store section",
 		"DEFAULT":                 "collides with a reserved store section",
 		"keystone_authtoken":      "collides with a reserved store section",

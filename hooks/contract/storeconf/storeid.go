@@ -61,11 +61,11 @@ var reservedSections = map[string]bool{
 func ValidateStoreID(id string) error {
 	for _, p := range reservedPrefixes {
 		if strings.HasPrefix(strings.ToLower(id), p) {
-			return fmt.Errorf("store id %s uses the reserved %s prefix: glance-api keeps os_glance_* stores for itself", excerpt.Name(id), p)
+			return fmt.Errorf("store id %s uses the reserved %s store-section prefix: glance-api keeps os_glance_* stores for itself", excerpt.Name(id), p)
 		}
 	}
 	if reservedSections[id] {
-		return fmt.Errorf("store id %s collides with a reserved store section: [%s] holds options glance-api reads for itself", excerpt.Name(id), id)
+		return fmt.Errorf("store id %s collides with a reserved store section (a reserved or operator-managed Glance store section of the same name): [%s] holds options glance-api reads for itself", excerpt.Name(id), id)
 	}
 	if len(id) == 0 || len(id) > MaxStoreIDLength || !isStoreIDShape(id) {
 		return fmt.Errorf("store id %s is not valid: use 1 to %d lowercase letters, digits, '.', '_' or '-', starting and ending with a letter or digit", excerpt.Name(id), MaxStoreIDLength)
