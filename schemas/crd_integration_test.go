@@ -969,6 +969,39 @@ func TestControlPlaneKeepsFieldsItDoesNotOwn(t *testing.T) {
 	assert.Contains(t, err.Error(), "spec.services.glance.gateway.parentRef", "a gateway names its Gateway")
 }
 
+// TestControlPlaneInfrastructure: the reference's spec.infrastructure is
+// held to the schema of what the hooks read of it (its database and
+// cache, each with every field optional, as the reference's webhook fills
+// them in), and keeps the rest as written.
+func TestControlPlaneInfrastructure(t *testing.T) {
+	env := kubetest.Shared(t)
+	cp := object(t, guide.ControlPlane)
+	set(t, cp, map[string]any{"database": map[string]any{"replicas": int64(1), "storageSize": "512Mi"},
+		"cache": map[string]any{"replicas": int64(1)}, "messaging": map[string]any{"replicas": int64(1)}}, "spec", "infrastructure")
+	got, err := dryCreate(t, env, controlPlanes, cp)
+	require.NoError(t, err, "the reference quick start's infrastructure, nothing named")
+	_, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "infrastructure", "messaging", "replicas")
+	assert.True(t, found, "a block the hooks do not read is kept")
+
+	for path, want := range map[string]string{
+		"database": "at most one of clusterRef or host may be set",
+		"cache":    "at most one of clusterRef or servers may be set",
+	} {
+		bad := object(t, guide.ControlPlane)
+		block := map[string]any{"clusterRef": map[string]any{"name": "shared"}, "host": "db.example.com", "servers": []any{"mc:11211"}}
+		if path == "database" {
+			delete(block, "servers")
+		} else {
+			delete(block, "host")
+		}
+		set(t, bad, block, "spec", "infrastructure", path)
+		_, err := dryCreate(t, env, controlPlanes, bad)
+		require.Error(t, err, "%s names two servers", path)
+		assert.Contains(t, err.Error(), "spec.infrastructure."+path)
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
 // --- the reference Glance API ---------------------------------------------
 
 // TestReferenceExampleAccepted: the reference's example Glance applies.

@@ -193,20 +193,29 @@ func writtenGlanceSpec(cp *api.ControlPlane) api.GlanceSpec {
 	spec.SecretStoreRef = cp.Spec.SecretStoreRef
 	spec.Deployment = projectedDeployment(svc)
 	spec.ExtraConfig = mergedExtraConfig(cp.Spec.GlobalExtraConfig, svc.ExtraConfig)
-	spec.Database = projectedDatabase(svc)
+	spec.Database = projectedDatabase(cp)
+	if spec.Cache == nil {
+		spec.Cache = cp.Spec.Infrastructure.SharedCache()
+	}
 	return spec
 }
 
-// projectedDatabase is services.glance's database block with the
+// projectedDatabase is services.glance's database block, else the one
+// the reference derives from spec.infrastructure.database, with the
 // reference's services.glance.databaseCredentialsMode folded in as its
 // credentialsMode (admission refuses a ControlPlane that sets both). With
-// no block written there is none to fold it into yet: GlanceSpec folds it
+// neither block there is none to fold it into yet: GlanceSpec folds it
 // into the conventional database the defaults name.
-func projectedDatabase(svc *api.GlanceService) *api.DatabaseSpec {
-	if svc.DatabaseCredentialsMode == "" || svc.Database == nil {
-		return svc.Database
+func projectedDatabase(cp *api.ControlPlane) *api.DatabaseSpec {
+	svc := cp.Spec.Services.Glance
+	db := svc.Database
+	if db == nil {
+		db = cp.Spec.Infrastructure.SharedDatabase()
 	}
-	d := *svc.Database
+	if svc.DatabaseCredentialsMode == "" || db == nil {
+		return db
+	}
+	d := *db
 	d.CredentialsMode = svc.DatabaseCredentialsMode
 	return &d
 }

@@ -102,7 +102,7 @@ func docsOf(docs []render.Doc, kind string) []chain.Object {
 func notReadyConditions(objs []chain.Object, allowed func(render.Condition) bool) []string {
 	var out []string
 	for _, o := range objs {
-		if o["kind"] != api.KindGlance && o["kind"] != api.KindGlanceBackend {
+		if o["kind"] != api.KindGlance && o["kind"] != api.KindGlanceBackend && o["kind"] != api.KindControlPlane {
 			continue
 		}
 		for _, c := range render.ConditionsOf(o) {
@@ -119,7 +119,11 @@ func notReadyConditions(objs []chain.Object, allowed func(render.Condition) bool
 // suites' Gateways are those of their clusters), so HTTPRouteReady stays
 // False/HTTPRouteNotAccepted and Ready waits for it, naming only it. That
 // a controller's acceptance then makes it Ready is test/reach_scenario_test.go's.
+// A ControlPlane's GlanceReady and Ready pass that wait on.
 func routeWaits(c render.Condition) bool {
 	return c.Type == "HTTPRouteReady" && c.Reason == "HTTPRouteNotAccepted" ||
-		c.Type == "Ready" && c.Message == "waiting for HTTPRouteReady (HTTPRouteNotAccepted)"
+		c.Type == "Ready" && c.Message == "waiting for HTTPRouteReady (HTTPRouteNotAccepted)" ||
+		// A ControlPlane passes its Glance's wait on.
+		c.Type == "GlanceReady" && strings.HasSuffix(c.Message, "is not ready: NotAllReady: waiting for HTTPRouteReady (HTTPRouteNotAccepted)") ||
+		c.Type == "Ready" && c.Message == "waiting for GlanceReady (GlanceNotReady)"
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/controlplane"
 	"github.com/c5c3/glance-hooks/simulate/chain"
 	"github.com/c5c3/glance-hooks/simulate/render"
 )
@@ -17,6 +18,9 @@ func Scaffold(examples []render.Doc) []render.Doc {
 	s := scaffold{seen: map[string]bool{}}
 	backends := docsOf(examples, api.KindGlanceBackend)
 	glances := docsOf(examples, api.KindGlance)
+	for _, cp := range docsOf(examples, api.KindControlPlane) {
+		s.controlPlane(cp)
+	}
 	for _, g := range glances {
 		s.glance(g, attached(backends, namespaceOf(g), str(g, "metadata", "name")))
 	}
@@ -53,6 +57,33 @@ func (s *scaffold) glance(o chain.Object, hasBackend bool) {
 		s.add(defaultBackend(ns, g.Name))
 		s.secret(ns, scaffoldCredentials, "access-key-id", "secret-access-key")
 	}
+}
+
+// controlPlane adds what a ControlPlane that runs Glance names: the
+// Secrets of the Glance it projects, of its stores, and the admin
+// credentials it registers the Glance in Keystone with.
+func (s *scaffold) controlPlane(o chain.Object) {
+	var cp api.ControlPlane
+	raw, _ := json.Marshal(o)
+	_ = json.Unmarshal(raw, &cp) // render.Parse read it already
+	svc := cp.Spec.Services.Glance
+	if svc == nil {
+		return
+	}
+	ns := namespaceOf(o)
+	cp.Namespace = ns
+	spec := controlplane.GlanceSpec(&cp)
+	s.secret(ns, spec.Database.SecretRef.Name, "username", spec.Database.SecretRef.Key)
+	s.secret(ns, spec.ServiceUser.SecretRef.Name, or(spec.ServiceUser.SecretRef.Key, "password"))
+	for _, b := range svc.Backends {
+		if b.S3 != nil {
+			s.secret(ns, b.S3.CredentialsSecretRef.Name, "access-key-id", "secret-access-key")
+		}
+	}
+	s.add(chain.Object{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": svc.Registration(cp.Name, ns).AdminCredentialsSecretRef.Name, "namespace": ns},
+		"stringData": map[string]any{"OS_AUTH_URL": "http://keystone." + ns + ".svc.cluster.local:5000/v3", "OS_USERNAME": "admin",
+			"OS_PASSWORD": "scaffold-password-0001", "OS_PROJECT_NAME": "admin", "OS_USER_DOMAIN_NAME": "Default", "OS_PROJECT_DOMAIN_NAME": "Default"}})
 }
 
 // readyStore is an External Secrets store as its controller leaves a

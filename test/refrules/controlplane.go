@@ -60,6 +60,10 @@ var ControlPlaneRules = []Rule{
 		"spec.globalExtraConfig[DEFAULT][no_such_option]", false},
 	{"globalExtraConfig service password", map[string]any{"globalExtraConfig": map[string]any{"keystone_authtoken": map[string]any{"password": "hunter2"}}},
 		"spec.globalExtraConfig[keystone_authtoken][password]", false},
+	{"shared database server no host name", map[string]any{"infrastructure.database": map[string]any{"host": "db example", "secretRef": map[string]any{"name": "shared-db"}}},
+		"spec.infrastructure.database.host", true},
+	{"shared database without its Secret", map[string]any{"infrastructure.database": map[string]any{"host": "db.example.com"}},
+		"spec.infrastructure.database.secretRef.name", false},
 	{"credentials mode under both names", map[string]any{glanceAt("databaseCredentialsMode"): "Static", glanceAt("database"): map[string]any{
 		"clusterRef": map[string]any{"name": "openstack-db"}, "database": "glance", "secretRef": map[string]any{"name": "glance-db"}, "credentialsMode": "Static"}},
 		"spec.services.glance.databaseCredentialsMode", true},
@@ -102,4 +106,7 @@ var AcceptedControlPlaneRules = []Rule{
 		"globalExtraConfig": map[string]any{"oslo_middleware": map[string]any{"enable_proxy_headers_parsing": "true"}}}, "", false},
 	{"autoscaler above the replicas", map[string]any{glanceAt("deployment.replicas"): 2, glanceAt("autoscaling.maxReplicas"): 4}, "", false},
 	{"credentials mode under the reference's name", map[string]any{glanceAt("databaseCredentialsMode"): "Static"}, "", false},
+	{"the reference's shared servers", map[string]any{"infrastructure": map[string]any{
+		"database": map[string]any{"host": "db.example.com", "port": 3307, "database": "openstack", "secretRef": map[string]any{"name": "shared-db"}},
+		"cache":    map[string]any{"backend": "dogpile.cache.pymemcache", "servers": []any{"mc-0.example.com:11211"}}}}, "", false},
 }

@@ -17,8 +17,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// TestReferenceExamplesApply: every Glance and GlanceBackend the reference
-// publishes (test/refexamples, unchanged) is taken by the real API server
+// TestReferenceExamplesApply: every Glance, GlanceBackend and ControlPlane
+// running Glance the reference publishes (test/refexamples, unchanged) is taken by the real API server
 // with the CRDs and /validate, with strict field validation as kubectl
 // apply asks for it. Each is a dry-run create, so examples that share a
 // name do not meet; the webhook is still asked (sideEffects None).
@@ -47,9 +47,12 @@ func TestReferenceExamplesApply(t *testing.T) {
 				namespaces[ns] = true
 			}
 			gvr := glances
-			if o.GetKind() == "GlanceBackend" {
+			switch o.GetKind() {
+			case "GlanceBackend":
 				gvr = glanceBackends
-			} else {
+			case "ControlPlane":
+				gvr = controlPlanes
+			default:
 				o = completed(t, o)
 			}
 			ctx, cancel := contextTimeout()

@@ -29,7 +29,85 @@ type ControlPlaneSpec struct {
 	GlobalExtraConfig map[string]map[string]string `json:"globalExtraConfig,omitempty"`
 	// SecretStoreRef is projected onto the Glance as its own.
 	SecretStoreRef *SecretStoreRefSpec `json:"secretStoreRef,omitempty"`
-	Services       Services            `json:"services,omitempty"`
+	// Infrastructure is the reference ControlPlane's shared backing
+	// services; only the database and cache are read, as the defaults of
+	// services.glance.database and services.glance.cache (SharedDatabase,
+	// SharedCache). The CRD keeps the block as written.
+	Infrastructure *Infrastructure `json:"infrastructure,omitempty"`
+	Services       Services        `json:"services,omitempty"`
+}
+
+// Infrastructure holds the database and memcached every service of a
+// reference ControlPlane shares, unless the service names its own.
+type Infrastructure struct {
+	Database *SharedDatabaseSpec `json:"database,omitempty"`
+	Cache    *CacheSpec          `json:"cache,omitempty"`
+}
+
+// SharedDatabaseSpec is a DatabaseSpec as the reference ControlPlane
+// writes it for every service: each field may be left out, since its
+// webhook fills in a database name and a Secret the Glance does not use.
+type SharedDatabaseSpec struct {
+	ClusterRef      *LocalObjectReference `json:"clusterRef,omitempty"`
+	Host            string                `json:"host,omitempty"`
+	Port            *int32                `json:"port,omitempty"`
+	Database        string                `json:"database,omitempty"`
+	SecretRef       *SecretKeyRef         `json:"secretRef,omitempty"`
+	CredentialsMode string                `json:"credentialsMode,omitempty"`
+	TLS             *DatabaseTLSSpec      `json:"tls,omitempty"`
+	Replicas        *int32                `json:"replicas,omitempty"`
+	StorageSize     string                `json:"storageSize,omitempty"`
+}
+
+// SharedDatabase is the Glance's database as the reference derives it from
+// spec.infrastructure.database: the same server, the Glance's own schema
+// (DefaultDatabaseName). A server named by host is reached with the
+// shared Secret it names (the reference's brownfield mode); a managed
+// cluster (clusterRef, named openstack-db when the block names neither)
+// with the Glance's conventional Secret, since the reference's
+// per-service credentials are made by its own operator. What only creates
+// the cluster (replicas, storageSize) is left behind. Nil without the
+// block.
+func (i *Infrastructure) SharedDatabase() *DatabaseSpec {
+	if i == nil || i.Database == nil {
+		return nil
+	}
+	in := i.Database
+	db := DatabaseSpec{Database: DefaultDatabaseName, Port: in.Port, TLS: in.TLS, CredentialsMode: in.CredentialsMode}
+	if in.Host != "" {
+		db.Host = in.Host
+		if in.SecretRef != nil {
+			db.SecretRef = *in.SecretRef
+		}
+		return &db
+	}
+	db.ClusterRef = &LocalObjectReference{Name: DefaultDatabaseCluster}
+	if in.ClusterRef != nil && in.ClusterRef.Name != "" {
+		db.ClusterRef.Name = in.ClusterRef.Name
+	}
+	db.SecretRef = SecretKeyRef{Name: DefaultDatabaseSecret}
+	return &db
+}
+
+// SharedCache is the Glance's token cache as the reference derives it
+// from spec.infrastructure.cache: its servers, or its managed memcached
+// (clusterRef, named openstack-memcached when the block names neither).
+// Its backend is not taken: the reference renders nothing of it for
+// Glance, and here a backend set turns on oslo.cache. Nil without the
+// block.
+func (i *Infrastructure) SharedCache() *CacheSpec {
+	if i == nil || i.Cache == nil {
+		return nil
+	}
+	in := i.Cache
+	if len(in.Servers) > 0 {
+		return &CacheSpec{Servers: in.Servers}
+	}
+	c := CacheSpec{ClusterRef: &LocalObjectReference{Name: DefaultCacheCluster}}
+	if in.ClusterRef != nil && in.ClusterRef.Name != "" {
+		c.ClusterRef.Name = in.ClusterRef.Name
+	}
+	return &c
 }
 
 // Services lists the OpenStack services the ControlPlane runs; these hooks

@@ -50,7 +50,7 @@ type Projection struct {
 // would fail. raw is the ControlPlane as written.
 func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.List, []string) {
 	glance, spec := names.GlanceName(cp.Name), p.Spec
-	l := append(requiredValue(releasePath, spec.OpenStackRelease), problem.Wrap(glanceServicePath, glanceServiceProblems(p.Written, spec))...)
+	l := append(requiredValue(releasePath, spec.OpenStackRelease), projectedAt(cp, glanceServiceProblems(p.Written, spec))...)
 	l = append(l, releaseProblems(spec, releaseWords{tag: glanceServicePath.Child("image", "tag"), bad: controlPlaneBadRelease})...)
 	l = append(l, problem.Wrap(glanceServicePath, schedulingProblems(rawScheduling(raw, "spec", "services", "glance"), glance))...)
 	l = append(l, problem.Wrap(glanceServicePath, networkPolicyBlockProblems(spec, rawAt(raw, "spec", "services", "glance", "networkPolicy", "additionalEgress")))...)
@@ -58,6 +58,27 @@ func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.Li
 	warnings := apiServerWarnings(glanceServicePath.Child("apiServer"), cp.Spec.Services.Glance.APIServer, spec.OpenStackRelease)
 	warnings = append(warnings, unusedSizingWarnings(glanceServicePath, spec)...)
 	return l, append(warnings, importWarnings(glanceServicePath, spec)...)
+}
+
+// projectedAt names the problems of the projected Glance's settings (l,
+// relative to them) where the ControlPlane writes them: under
+// services.glance, but those of a database or cache taken from
+// spec.infrastructure (services.glance naming none) under it.
+func projectedAt(cp *api.ControlPlane, l problem.List) problem.List {
+	svc, infra := cp.Spec.Services.Glance, cp.Spec.Infrastructure
+	fromInfra := map[string]bool{
+		"database": svc.Database == nil && infra.SharedDatabase() != nil,
+		"cache":    svc.Cache == nil && infra.SharedCache() != nil,
+	}
+	out := make(problem.List, 0, len(l))
+	for _, p := range l {
+		root := glanceServicePath
+		if p.Field != nil && fromInfra[p.Field.Root().String()] {
+			root = specPath.Child("infrastructure")
+		}
+		out = append(out, problem.Wrap(root, problem.List{p})...)
+	}
+	return out
 }
 
 // ControlPlaneServices judges the keys of spec.services as written
