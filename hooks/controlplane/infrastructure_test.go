@@ -33,9 +33,14 @@ spec:
 
 // TestInfrastructureIsTheGlancesDefault: with services.glance naming no
 // database or cache, the projected Glance takes them from the reference's
-// spec.infrastructure as the reference derives them; services.glance's own
-// blocks win; without either, the conventional defaults.
+// spec.infrastructure as the reference derives them (on a managed cluster
+// the user its operator issues, short-lived unless the block or
+// services.glance says Static); services.glance's own blocks win; without
+// either, the conventional defaults.
 func TestInfrastructureIsTheGlancesDefault(t *testing.T) {
+	// The Secret the reference's operator issues the Glance cp-glance a
+	// user of its own in, on a managed cluster.
+	issued := api.SecretKeyRef{Name: "cp-glance-db-credentials", Key: "password"}
 	for _, c := range []struct {
 		name, infrastructure, glance string
 		database                     api.DatabaseSpec
@@ -49,12 +54,20 @@ func TestInfrastructureIsTheGlancesDefault(t *testing.T) {
 		{"managed clusters named", `  infrastructure:
     database: {clusterRef: {name: shared-db}, database: keystone, secretRef: {name: keystone-db}, replicas: 3, storageSize: 10Gi}
     cache: {clusterRef: {name: shared-mc}}`, "",
-			api.DatabaseSpec{ClusterRef: &api.LocalObjectReference{Name: "shared-db"}, Port: ptr(int32(3306)), Database: "glance", SecretRef: api.SecretKeyRef{Name: "glance-db", Key: "password"}},
+			api.DatabaseSpec{ClusterRef: &api.LocalObjectReference{Name: "shared-db"}, Port: ptr(int32(3306)), Database: "glance", SecretRef: issued, CredentialsMode: "Dynamic"},
 			api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "shared-mc"}}},
+		{"a managed cluster of long-lived users", `  infrastructure:
+    database: {credentialsMode: Static}`, "",
+			api.DatabaseSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-db"}, Port: ptr(int32(3306)), Database: "glance", SecretRef: issued, CredentialsMode: "Static"},
+			api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-memcached"}}},
+		{"services.glance's credentials mode wins", `  infrastructure:
+    database: {credentialsMode: Dynamic}`, `      databaseCredentialsMode: Static`,
+			api.DatabaseSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-db"}, Port: ptr(int32(3306)), Database: "glance", SecretRef: issued, CredentialsMode: "Static"},
+			api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-memcached"}}},
 		{"managed clusters the operator names (the quick start's)", `  infrastructure:
     database: {replicas: 1, storageSize: 512Mi}
     cache: {replicas: 1}`, "",
-			api.DatabaseSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-db"}, Port: ptr(int32(3306)), Database: "glance", SecretRef: api.SecretKeyRef{Name: "glance-db", Key: "password"}},
+			api.DatabaseSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-db"}, Port: ptr(int32(3306)), Database: "glance", SecretRef: issued, CredentialsMode: "Dynamic"},
 			api.CacheSpec{ClusterRef: &api.LocalObjectReference{Name: "openstack-memcached"}}},
 		{"services.glance's own blocks win", `  infrastructure:
     database: {host: db.example.com, database: openstack, secretRef: {name: shared-db}}
@@ -90,4 +103,3 @@ func TestInfrastructureProblemsNameIt(t *testing.T) {
 	assert.Contains(t, msg, "spec.infrastructure.cache.servers[0]")
 	assert.False(t, strings.Contains(msg, "spec.services.glance.database"), msg)
 }
-

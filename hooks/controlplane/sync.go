@@ -210,7 +210,7 @@ func projectedDatabase(cp *api.ControlPlane) *api.DatabaseSpec {
 	svc := cp.Spec.Services.Glance
 	db := svc.Database
 	if db == nil {
-		db = cp.Spec.Infrastructure.SharedDatabase()
+		db = cp.Spec.Infrastructure.SharedDatabase(names.GlanceName(cp.Name))
 	}
 	if svc.DatabaseCredentialsMode == "" || db == nil {
 		return db

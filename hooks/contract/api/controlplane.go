@@ -59,23 +59,26 @@ type SharedDatabaseSpec struct {
 	StorageSize     string                `json:"storageSize,omitempty"`
 }
 
-// SharedDatabase is the Glance's database as the reference derives it from
-// spec.infrastructure.database: the same server, the Glance's own schema
-// (DefaultDatabaseName). A server named by host is reached with the
-// shared Secret it names (the reference's brownfield mode); a managed
-// cluster (clusterRef, named openstack-db when the block names neither)
-// with the Glance's conventional Secret, since the reference's
-// per-service credentials are made by its own operator. What only creates
-// the cluster (replicas, storageSize) is left behind. Nil without the
-// block.
-func (i *Infrastructure) SharedDatabase() *DatabaseSpec {
+// SharedDatabase is the database of the Glance named glance as the
+// reference derives it from spec.infrastructure.database: the same server,
+// the Glance's own schema (DefaultDatabaseName). A server named by host is
+// reached with the shared Secret and credentials mode it names (the
+// reference's brownfield mode). On a managed cluster (clusterRef, named
+// openstack-db when the block names neither) the reference's operator
+// issues the Glance a user of its own, in Secret
+// <glance>-db-credentials, short-lived (Dynamic) unless the block says
+// Static: the Glance reads that Secret in that mode, so a ControlPlane
+// moved from the reference keeps the user its Glance had. What only
+// creates the cluster (replicas, storageSize) is left behind. Nil without
+// the block.
+func (i *Infrastructure) SharedDatabase(glance string) *DatabaseSpec {
 	if i == nil || i.Database == nil {
 		return nil
 	}
 	in := i.Database
-	db := DatabaseSpec{Database: DefaultDatabaseName, Port: in.Port, TLS: in.TLS, CredentialsMode: in.CredentialsMode}
+	db := DatabaseSpec{Database: DefaultDatabaseName, Port: in.Port, TLS: in.TLS}
 	if in.Host != "" {
-		db.Host = in.Host
+		db.Host, db.CredentialsMode = in.Host, in.CredentialsMode
 		if in.SecretRef != nil {
 			db.SecretRef = *in.SecretRef
 		}
@@ -85,9 +88,17 @@ func (i *Infrastructure) SharedDatabase() *DatabaseSpec {
 	if in.ClusterRef != nil && in.ClusterRef.Name != "" {
 		db.ClusterRef.Name = in.ClusterRef.Name
 	}
-	db.SecretRef = SecretKeyRef{Name: DefaultDatabaseSecret}
+	db.SecretRef = SecretKeyRef{Name: glance + SharedDatabaseSecretSuffix, Key: DatabasePasswordKey}
+	db.CredentialsMode = CredentialsDynamic
+	if in.CredentialsMode == CredentialsStatic {
+		db.CredentialsMode = CredentialsStatic
+	}
 	return &db
 }
+
+// SharedDatabaseSecretSuffix names, after the Glance's name, the Secret
+// the reference's operator puts the Glance's own database user in.
+const SharedDatabaseSecretSuffix = "-db-credentials"
 
 // SharedCache is the Glance's token cache as the reference derives it
 // from spec.infrastructure.cache: its servers, or its managed memcached

@@ -67,7 +67,7 @@ func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.Li
 func projectedAt(cp *api.ControlPlane, l problem.List) problem.List {
 	svc, infra := cp.Spec.Services.Glance, cp.Spec.Infrastructure
 	fromInfra := map[string]bool{
-		"database": svc.Database == nil && infra.SharedDatabase() != nil,
+		"database": svc.Database == nil && infra.SharedDatabase(names.GlanceName(cp.Name)) != nil,
 		"cache":    svc.Cache == nil && infra.SharedCache() != nil,
 	}
 	out := make(problem.List, 0, len(l))
