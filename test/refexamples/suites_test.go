@@ -472,6 +472,42 @@ func operatorPodKill() suite {
 	}}
 }
 
+// fullControlPlane is the ControlPlane suite's Glance link: the Glance and
+// GlanceBackend it projects from spec.infrastructure and services.glance.
+func fullControlPlane() suite {
+	const cp, g = "controlplane-keystone", "controlplane-keystone-glance"
+	const keystoneLink = childrenDiffer + " (a reference ControlPlane's Keystone link)"
+	glanceSpec := func(want string, path ...string) check {
+		return field(api.KindGlance, g, want, append([]string{"spec"}, path...)...)
+	}
+	backend := func(want string, path ...string) check {
+		return field(api.KindGlanceBackend, g+"-default", want, path...)
+	}
+	return suite{set: "e2e/e2e_c5c3_full-controlplane-keystone", from: "tests/e2e/c5c3/full-controlplane-keystone", steps: []step{
+		{from: "link 5c (the Glance child)", checks: []check{
+			cond(api.KindControlPlane, cp, "GlanceReady", "True/GlanceReady"),
+			glanceSpec("2025.2", "image", "tag"),
+			glanceSpec("openstack-db", "database", "clusterRef", "name"),
+			glanceSpec("glance", "database", "database"),
+			glanceSpec(g+"-db-credentials", "database", "secretRef", "name"),
+			glanceSpec("Dynamic", "database", "credentialsMode"),
+			cluster("the ExternalSecret and VaultDynamicSecret that issue the Glance's database user", byOthers),
+			glanceSpec("openstack-memcached", "cache", "clusterRef", "name"),
+			glanceSpec("http://"+cp+"-keystone.openstack.svc:5000/v3", "keystoneEndpoint").
+				differs("http://keystone.openstack.svc.cluster.local:5000/v3", keystoneLink),
+			glanceSpec("glance", "serviceUser", "username"),
+			glanceSpec("service-glance", "serviceUser", "projectName").differs("service", keystoneLink),
+			glanceSpec(g+"-credentials", "serviceUser", "secretRef", "name").differs("glance-service-user", keystoneLink),
+			field(api.KindGlance, g, cp, "metadata", "ownerReferences", "[0]", "name"),
+			backend(g, "spec", "glanceRef", "name"),
+			backend("true", "spec", "isDefault"),
+			backend("http://garage.shared-services.svc.cluster.local:3900", "spec", "s3", "host"),
+			backend(cp, "metadata", "ownerReferences", "[0]", "name"),
+		}},
+		{from: "link 5d (the image catalog)", checks: []check{cluster("K-ORC's catalog Service and Endpoints in a running Keystone", byOthers)}},
+	}}
+}
+
 // tempest: the CI job applies the CRs and waits for the Glance's Ready
 // (kubectl wait --for=condition=Ready) before Tempest runs.
 func tempest(release, g string) suite {
@@ -492,5 +528,6 @@ func suiteAssertions() []suite {
 		gatewayLargeUpload(), imageCache(), importPlugins(), networkPolicy(), podSecurityRestricted(),
 		releaseUpgrade(), s3Multistore(), scaleSuite(), garageOutage(), operatorPodKill(),
 		tempest("2025-2", "glance-tempest-2025-2"), tempest("2026-1", "glance-tempest-2026-1"),
+		fullControlPlane(),
 	}
 }
