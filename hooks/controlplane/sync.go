@@ -67,7 +67,8 @@ func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontrol
 	children = append(children, ks.children...)
 	all := hook.Ready("the Glance is projected, ready and registered in Keystone", projected, ready, ks.condition)
 	return &metacontroller.SyncResponse{
-		Status:    api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, ks.condition, all)},
+		Status: api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, ks.condition, all),
+			Services: []api.ServiceStatus{{Name: api.GlanceServiceKey, Ready: ready.Status, Release: GlanceSpec(&cp).OpenStackRelease}}},
 		Children:  children,
 		Finalized: ks.finalized,
 	}, nil

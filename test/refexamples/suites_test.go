@@ -505,6 +505,12 @@ func fullControlPlane() suite {
 			backend(cp, "metadata", "ownerReferences", "[0]", "name"),
 		}},
 		{from: "link 5d (the image catalog)", checks: []check{cluster("K-ORC's catalog Service and Endpoints in a running Keystone", byOthers)}},
+		{from: "link 6 (status.services: keystone [0], horizon [1], glance [2], ...)", checks: []check{
+			field(api.KindControlPlane, cp, "glance", "status", "services", "[2]", "name").
+				differsAt("glance", childrenDiffer+" (a ControlPlane's status.services)", "status", "services", "[0]", "name"),
+			field(api.KindControlPlane, cp, "true", "status", "services", "[2]", "ready").
+				differsAt("true", childrenDiffer+" (a ControlPlane's status.services)", "status", "services", "[0]", "ready"),
+		}},
 	}}
 }
 

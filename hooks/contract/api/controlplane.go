@@ -244,7 +244,24 @@ type S3EntryStore struct {
 type ControlPlaneStatus struct {
 	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
 	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+	// Services is the reference's per-service readiness, keyed by name:
+	// here the one service these hooks run, glance, while
+	// spec.services.glance is set.
+	Services []ServiceStatus `json:"services,omitempty"`
 }
+
+// ServiceStatus is one service of a ControlPlane's status.services.
+type ServiceStatus struct {
+	// Name of the service: glance.
+	Name string `json:"name"`
+	// Ready is whether the service is Ready: the GlanceReady condition.
+	Ready bool `json:"ready"`
+	// Release is the OpenStack release the service runs.
+	Release string `json:"release,omitempty"`
+}
+
+// GlanceServiceKey names the Glance in status.services, as the reference does.
+const GlanceServiceKey = "glance"
 
 // MaxBackendEntries is the most services.glance.backends[] entries a
 // ControlPlane may have (the CRD's maxItems). The sync hook holds a list
