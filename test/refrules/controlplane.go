@@ -67,6 +67,13 @@ var ControlPlaneRules = []Rule{
 	{"credentials mode under both names", map[string]any{glanceAt("databaseCredentialsMode"): "Static", glanceAt("database"): map[string]any{
 		"clusterRef": map[string]any{"name": "openstack-db"}, "database": "glance", "secretRef": map[string]any{"name": "glance-db"}, "credentialsMode": "Static"}},
 		"spec.services.glance.databaseCredentialsMode", true},
+	{"short-lived users on the shared brownfield database", map[string]any{glanceAt("databaseCredentialsMode"): "Dynamic",
+		"infrastructure.database": map[string]any{"host": "db.example.com", "secretRef": map[string]any{"name": "shared-db"}}},
+		"spec.services.glance.databaseCredentialsMode", false},
+	{"short-lived users on the Glance's own external database", map[string]any{glanceAt("databaseCredentialsMode"): "Dynamic",
+		glanceAt("database"): map[string]any{"host": "db.example.com", "database": "glance", "secretRef": map[string]any{"name": "glance-db"}}},
+		"spec.services.glance.databaseCredentialsMode", false},
+	{"credentials mode of no kind", map[string]any{glanceAt("databaseCredentialsMode"): "Sometimes"}, "spec.services.glance.databaseCredentialsMode", true},
 	{"database and cache instances of the Glance's own", map[string]any{glanceAt("dedicatedBackingServices"): map[string]any{"cache": map[string]any{"servers": []any{"mc:11211"}}}},
 		"spec.services.glance.dedicatedBackingServices", true},
 	{"Glance in another namespace", map[string]any{glanceAt("namespace"): map[string]any{"name": "glance", "lifecycle": "Managed"}}, "spec.services.glance.namespace", true},

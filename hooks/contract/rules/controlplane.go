@@ -63,7 +63,8 @@ func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.Li
 // projectedAt names the problems of the projected Glance's settings (l,
 // relative to them) where the ControlPlane writes them: under
 // services.glance, but those of a database or cache taken from
-// spec.infrastructure (services.glance naming none) under it.
+// spec.infrastructure (services.glance naming none) under it, and none of
+// a credentials mode services.glance.databaseCredentialsMode sets.
 func projectedAt(cp *api.ControlPlane, l problem.List) problem.List {
 	svc, infra := cp.Spec.Services.Glance, cp.Spec.Infrastructure
 	fromInfra := map[string]bool{
@@ -72,6 +73,9 @@ func projectedAt(cp *api.ControlPlane, l problem.List) problem.List {
 	}
 	out := make(problem.List, 0, len(l))
 	for _, p := range l {
+		if svc.DatabaseCredentialsMode != "" && p.Field != nil && p.Field.String() == "database.credentialsMode" {
+			continue // credentialsModeProblems says it where the mode is written
+		}
 		root := glanceServicePath
 		if p.Field != nil && fromInfra[p.Field.Root().String()] {
 			root = specPath.Child("infrastructure")

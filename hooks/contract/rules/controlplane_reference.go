@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 )
 
@@ -25,7 +26,7 @@ import (
 // into the Glance's extraConfig, so the Glance's path would mislead).
 func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 	svc := cp.Spec.Services.Glance
-	l := referenceNameProblems(svc)
+	l := referenceNameProblems(cp)
 	if svc.Replicas != nil && *svc.Replicas < 1 {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "must be at least 1"))
 	}
@@ -55,9 +56,11 @@ func controlPlaneReferenceProblems(cp *api.ControlPlane) problem.List {
 
 // referenceNameProblems are those of the reference ControlPlane's own
 // services.glance fields: one it names otherwise (replicas,
-// databaseCredentialsMode) set under both names, and the ones these hooks
-// do not build (api.ControlPlaneLaterFields).
-func referenceNameProblems(svc *api.GlanceService) problem.List {
+// databaseCredentialsMode) set under both names, the credentials mode's
+// own rules, and the fields these hooks do not build
+// (api.ControlPlaneLaterFields).
+func referenceNameProblems(cp *api.ControlPlane) problem.List {
+	svc := cp.Spec.Services.Glance
 	var l problem.List
 	if svc.Replicas != nil && svc.Deployment != nil && svc.Deployment.Replicas != nil {
 		l = append(l, problem.Invalid(glanceServicePath.Child("replicas"), "and deployment.replicas are both set: set one of them"))
@@ -65,12 +68,40 @@ func referenceNameProblems(svc *api.GlanceService) problem.List {
 	if svc.DatabaseCredentialsMode != "" && svc.Database != nil && svc.Database.CredentialsMode != "" {
 		l = append(l, problem.Invalid(glanceServicePath.Child("databaseCredentialsMode"), "and database.credentialsMode are both set: set one of them"))
 	}
+	l = append(l, credentialsModeProblems(cp)...)
 	for _, f := range api.ControlPlaneLaterFields {
 		if f.IsSet(*svc) {
 			l = append(l, notSupported(glanceServicePath.Child(f.Path), f.What))
 		}
 	}
 	return l
+}
+
+// credentialsModeProblems are the reference's rules on
+// services.glance.databaseCredentialsMode, in its words: Static or
+// Dynamic, and Dynamic only on a managed database (clusterRef), the one
+// services.glance.database or spec.infrastructure.database names, else the
+// conventional cluster. They are the projected Glance's rules on its
+// database.credentialsMode, said where the mode is written (projectedAt
+// leaves the Glance's out).
+func credentialsModeProblems(cp *api.ControlPlane) problem.List {
+	svc := cp.Spec.Services.Glance
+	at := glanceServicePath.Child("databaseCredentialsMode")
+	db := svc.Database
+	if db == nil {
+		db = cp.Spec.Infrastructure.SharedDatabase(names.GlanceName(cp.Name))
+	}
+	switch m := svc.DatabaseCredentialsMode; {
+	case m == "":
+		return nil
+	case m != api.CredentialsStatic && m != api.CredentialsDynamic:
+		return problem.List{problem.NotSupported(at, api.CredentialsStatic, api.CredentialsDynamic)}
+	case m == api.CredentialsDynamic && db != nil && db.ClusterRef == nil:
+		return problem.List{problem.At(at, "credentialsMode Dynamic requires the shared database to be managed (clusterRef): "+
+			"the dynamic engine issues per-tenant DB users only against a cluster the operator provisions, so it cannot "+
+			"run against a brownfield database")}
+	}
+	return nil
 }
 
 // publicEndpointProblems are the reference's rules on a valid
