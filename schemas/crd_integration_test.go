@@ -485,12 +485,12 @@ func TestControlPlaneExtraOptions(t *testing.T) {
 		return setEntries(t, o, list)
 	}
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_host": "http://elsewhere"}),
-		"extraOptions may not set an option the service renders itself")
+		`option "s3_store_host" is owned by the service, which renders it from the s3 block of the entry`)
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"Bad-Key": "1"}), "option name must match ^[A-Za-z0-9_]+$ (letters, digits, and underscore)")
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "x\n[DEFAULT]"}),
 		"extraOptions values may not contain control characters")
 	refusedCreate(t, env, controlPlanes, withOptions(map[string]any{"s3_store_cacert": "/etc/ssl/certs/ca.pem"}),
-		"extraOptions may not set an option the service renders itself")
+		`option "s3_store_cacert" is owned by the service`)
 	accepted(t, env, controlPlanes, withOptions(map[string]any{"s3_store_thread_pools": "4", "store_description": "archive"}))
 }
 
