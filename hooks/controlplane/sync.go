@@ -68,7 +68,7 @@ func (h Hook) Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontrol
 	all := hook.Ready("the Glance is projected, ready and registered in Keystone", projected, ready, ks.condition)
 	return &metacontroller.SyncResponse{
 		Status: api.ControlPlaneStatus{Conditions: hook.Conditions(cp.Status.Conditions, cp.Generation, now, projected, ready, ks.condition, all),
-			Services: []api.ServiceStatus{{Name: api.GlanceServiceKey, Ready: ready.Status, Release: GlanceSpec(&cp).OpenStackRelease}}},
+			Services: []api.ServiceStatus{{Name: api.GlanceServiceKey, Ready: ready.Status, Release: cp.Spec.Release()}}},
 		Children:  children,
 		Finalized: ks.finalized,
 	}, nil

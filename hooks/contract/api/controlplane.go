@@ -37,6 +37,15 @@ type ControlPlaneSpec struct {
 	Services       Services        `json:"services,omitempty"`
 }
 
+// Release is the OpenStack release of every service: as written, else
+// DefaultOpenStackRelease, as the projected Glance's defaults make it.
+func (s ControlPlaneSpec) Release() string {
+	if s.OpenStackRelease == "" {
+		return DefaultOpenStackRelease
+	}
+	return s.OpenStackRelease
+}
+
 // Infrastructure holds the database and memcached every service of a
 // reference ControlPlane shares, unless the service names its own.
 type Infrastructure struct {

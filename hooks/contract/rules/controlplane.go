@@ -68,8 +68,8 @@ func ProjectedGlance(cp *api.ControlPlane, p Projection, raw []byte) (problem.Li
 func projectedAt(cp *api.ControlPlane, l problem.List) problem.List {
 	svc, infra := cp.Spec.Services.Glance, cp.Spec.Infrastructure
 	fromInfra := map[string]bool{
-		"database": svc.Database == nil && infra.SharedDatabase(names.GlanceName(cp.Name)) != nil,
-		"cache":    svc.Cache == nil && infra.SharedCache() != nil,
+		"database": svc.Database == nil && infra != nil && infra.Database != nil,
+		"cache":    svc.Cache == nil && infra != nil && infra.Cache != nil,
 	}
 	out := make(problem.List, 0, len(l))
 	for _, p := range l {
