@@ -63,8 +63,8 @@ func TestImageCacheRendered(t *testing.T) {
 		return testSpec(func(s *api.GlanceSpec) { s.ImageCache = c })
 	}
 	gi10, mi64 := resource.MustParse("10Gi"), resource.MustParse("64Mi")
-	const plain = "cors healthcheck http_proxy_to_wsgi versionnegotiation osprofiler authtoken context rootapp"
-	const withCache = "cors healthcheck http_proxy_to_wsgi versionnegotiation osprofiler authtoken context cache rootapp"
+	const plain = "cors http_proxy_to_wsgi versionnegotiation osprofiler authtoken context rootapp"
+	const withCache = "cors http_proxy_to_wsgi versionnegotiation osprofiler authtoken context cache rootapp"
 	cases := map[string]struct {
 		reason string
 		spec   api.GlanceSpec
@@ -95,7 +95,7 @@ func TestImageCacheRendered(t *testing.T) {
 			}
 			paste, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(data[render.PasteFile]))
 			require.NoError(t, err)
-			got.Pipeline = paste.Section("pipeline:glance-api-" + render.PasteFlavor).Key("pipeline").String()
+			got.Pipeline = paste.Section("pipeline:" + render.PastePipeline).Key("pipeline").String()
 			if paste.HasSection("filter:cache") {
 				got.Filter = paste.Section("filter:cache").Key("paste.filter_factory").String()
 			}

@@ -136,29 +136,40 @@ func TestEveryPodNamesItself(t *testing.T) {
 	assert.Less(t, slices.Index(order, render.EnvPodIP), slices.Index(order, render.EnvWorkerSelfURL), "$(POD_IP) is defined before it is used")
 }
 
-// TestPasteIni reads the pipeline back with an independent parser: the
-// flavour the config names exists, every filter in it is defined, and the
-// healthcheck comes before authtoken, so the probes need no token.
+// TestPasteIni reads the paste file back with an independent parser: the
+// flavour the config names is a map of paths that sends the probes' path
+// to oslo.middleware's healthcheck application, outside the pipeline (so
+// the probes need no token, and 2026.1's oslo.middleware, which refuses
+// the healthcheck as a filter, loads it), and every other path to the
+// pipeline, whose filters are all defined and which authenticates.
 func TestPasteIni(t *testing.T) {
 	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(render.PasteIni))
 	require.NoError(t, err)
-	pipe, err := f.GetSection("pipeline:glance-api-" + render.PasteFlavor)
+	root, err := f.GetSection("composite:glance-api-" + render.PasteFlavor)
 	require.NoError(t, err, "the flavour [paste_deploy] names")
+	assert.Equal(t, "glance.api:root_app_factory", root.Key("paste.composite_factory").String())
+	assert.Equal(t, render.PastePipeline, root.Key("/").String(), "every other path goes through the pipeline")
+	assert.Equal(t, "healthcheck", root.Key(render.HealthPath).String(), "the probes' path goes to the healthcheck")
+	assert.Len(t, root.Keys(), 3, "the map routes two paths")
+
+	health, err := f.GetSection("app:healthcheck")
+	require.NoError(t, err, "the healthcheck is an application")
+	assert.Equal(t, "oslo_middleware:Healthcheck.app_factory", health.Key("paste.app_factory").String())
+	assert.False(t, health.HasKey("backends"),
+		"no disable_by_file: the liveness probe asks the same path, so disabling would restart the pod")
+	assert.False(t, f.HasSection("filter:healthcheck"), "oslo.middleware from 2026.1 refuses the healthcheck as a filter")
+
+	pipe, err := f.GetSection("pipeline:" + render.PastePipeline)
+	require.NoError(t, err)
 	stages := strings.Fields(pipe.Key("pipeline").String())
 	require.NotEmpty(t, stages)
 	app := stages[len(stages)-1]
 	assert.True(t, f.HasSection("composite:"+app) || f.HasSection("app:"+app), "the pipeline ends in an app: %s", app)
-	pos := map[string]int{}
-	for i, filter := range stages[:len(stages)-1] {
-		pos[filter] = i
+	for _, filter := range stages[:len(stages)-1] {
 		assert.True(t, f.HasSection("filter:"+filter), "filter %s is defined", filter)
 	}
-	require.Contains(t, pos, "healthcheck")
-	require.Contains(t, pos, "authtoken")
-	assert.Less(t, pos["healthcheck"], pos["authtoken"], "/healthcheck answers before authentication")
-	assert.Equal(t, "oslo_middleware:Healthcheck.factory", f.Section("filter:healthcheck").Key("paste.filter_factory").String())
-	assert.False(t, f.Section("filter:healthcheck").HasKey("backends"),
-		"no disable_by_file: the liveness probe asks the same path, so disabling would restart the pod")
+	assert.Contains(t, stages, "authtoken", "every path but the probes' is authenticated")
+	assert.NotContains(t, stages, "healthcheck")
 }
 
 // TestUWSGIStopsWithinTheGracePeriod reads back the two settings that

@@ -27,8 +27,8 @@ func TestRenderPaste(t *testing.T) {
 	require.NoError(t, err)
 	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(got))
 	require.NoError(t, err)
-	assert.Equal(t, "first cors healthcheck http_proxy_to_wsgi versionnegotiation osprofiler authtoken context unauth rootapp",
-		f.Section("pipeline:glance-api-"+render.PasteFlavor).Key("pipeline").String())
+	assert.Equal(t, "first cors http_proxy_to_wsgi versionnegotiation osprofiler authtoken context unauth rootapp",
+		f.Section("pipeline:"+render.PastePipeline).Key("pipeline").String())
 	assert.Equal(t, "glance.api.middleware.context:UnauthenticatedContextMiddleware.factory", f.Section("filter:unauth").Key("paste.filter_factory").String())
 	assert.Equal(t, "50%%", f.Section("filter:first").Key("rate").String(), "'%' is doubled for PasteDeploy's interpolation")
 
@@ -48,5 +48,5 @@ func TestPasteBasePipeline(t *testing.T) {
 	f, err := ini.LoadSources(ini.LoadOptions{KeyValueDelimiters: "=:"}, []byte(render.PasteIni))
 	require.NoError(t, err)
 	want := append(append([]string{}, render.PasteBasePipeline...), render.PasteApp)
-	assert.Equal(t, want, f.Section("pipeline:glance-api-"+render.PasteFlavor).Key("pipeline").Strings(" "))
+	assert.Equal(t, want, f.Section("pipeline:"+render.PastePipeline).Key("pipeline").Strings(" "))
 }

@@ -229,7 +229,7 @@ func rendered(t *testing.T, st *glancestack.Stack, mode glance.LaunchMode) {
 	conf := config[names.ConfigFile]
 	assert.Contains(t, conf, "enabled_backends = default:s3,secondary:s3\n")
 	assert.Contains(t, conf, "default_backend = default\n")
-	assert.Contains(t, config[glance.PasteFile], "[pipeline:glance-api-keystone]\n", "the paste pipeline is in the ConfigMap")
+	assert.Contains(t, config[glance.PasteFile], "[composite:glance-api-keystone]\n", "the paste file is in the ConfigMap")
 	_, hasINI := config[glance.UWSGIFile]
 	assert.Equal(t, mode == glance.UWSGI, hasINI, "the uWSGI ini is rendered for the uWSGI mode only")
 	backends := st.SecretData(t, sec)[names.BackendsFile]

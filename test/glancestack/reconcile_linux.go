@@ -484,6 +484,11 @@ func (s *Stack) runPod(t testing.TB, pod podrun.Pod, template string, opts podru
 		c.Args = append(slices.Clip(c.Args), extra...)
 	}
 	s.matchSecureRBACSwitch(t, &pod)
+	if modeOf(pod.Spec) == glance.UWSGI {
+		// The release runs under uWSGI from 2026.1 on, whose image has
+		// the oslo.middleware that refuses the healthcheck as a filter.
+		opts.ImageEnv = append(slices.Clip(opts.ImageEnv), "PYTHONPATH="+NewerOsloMiddleware(t))
+	}
 	r := podrun.Start(s.life(t), pod, s.objects(t), opts)
 	return &Pod{Running: r, Container: glance.ContainerName, Image: imageOf(pod.Spec), Mode: modeOf(pod.Spec), template: template}
 }

@@ -1,6 +1,8 @@
 package glancestack
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,3 +73,47 @@ func atLeast(version string, major, minor int) bool {
 	}
 	return ma > major || (ma == major && mi >= minor)
 }
+
+// osloMiddlewareEnv names the directory hack/install-oslo-middleware.sh
+// unpacks into when it is not the default one.
+const osloMiddlewareEnv = "OSLO_MIDDLEWARE_DIR"
+
+// NewerOsloMiddleware is the directory of the oslo.middleware that
+// releases from 2026.1 ship (hack/install-oslo-middleware.sh), which the
+// stack's 2026.1 glance-api pods find first on PYTHONPATH, as that
+// release's image has it: it refuses to build the healthcheck as a paste
+// filter, which Debian 12's 5.0.0 still does. The test is skipped (failed
+// under REQUIRE_SERVICES) when it is not installed.
+func NewerOsloMiddleware(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv(osloMiddlewareEnv)
+	if dir == "" {
+		dir = "/usr/local/lib/glance-hooks/oslo.middleware"
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
+		proc.Missing(t, "the oslo.middleware of 2026.1 ("+dir+")", "hack/install-oslo-middleware.sh installs it")
+	}
+	if err := refusesHealthcheckFilter(dir); err != nil {
+		t.Fatalf("the oslo.middleware in %s is not the one 2026.1 ships: %v", dir, err)
+	}
+	return dir
+}
+
+// refusesHealthcheckFilter checks, once per directory, that the
+// oslo.middleware there is one that refuses the healthcheck as a filter:
+// without that, the 2026.1 pods would prove nothing about the paste file.
+var refusesHealthcheckFilter = func() func(dir string) error {
+	var mu sync.Mutex
+	checked := map[string]error{}
+	return func(dir string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err, ok := checked[dir]; ok {
+			return err
+		}
+		_, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv("/", "PYTHONPATH="+dir), Dir: "/", Argv: []string{services.Python, "-c",
+			"import oslo_middleware.healthcheck as h\ntry:\n    h.Healthcheck.factory({})\nexcept NotImplementedError:\n    raise SystemExit(0)\nraise SystemExit('it builds the healthcheck as a filter')"}})
+		checked[dir] = err
+		return err
+	}
+}()

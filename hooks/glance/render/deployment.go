@@ -16,7 +16,7 @@ import (
 const (
 	ContainerName = "glance-api"
 	PortName      = "api"
-	// HealthPath is what the probes ask: the paste pipeline's healthcheck.
+	// HealthPath is what the probes ask: the paste file's healthcheck application.
 	HealthPath = "/healthcheck"
 	// GlanceUID is the uid glance-api runs as (the kolla convention for
 	// glance images); the pod refuses to run as root.
@@ -149,8 +149,8 @@ func notPIDOne(mode LaunchMode) *bool {
 // a change of any of them rolls the pods.
 func Deployment(g *api.Glance, spec api.GlanceSpec, run decide.RunTarget, in PodInputs, replicas *int32) *DeploymentChild {
 	maxUnavailable, maxSurge := intstr.FromInt32(0), intstr.FromInt32(1)
-	// /healthcheck is the paste pipeline's healthcheck filter, ahead of
-	// authtoken: it answers without a token, a database or Keystone, in
+	// /healthcheck is oslo.middleware's healthcheck application, outside
+	// the paste pipeline: it answers without a token, a database or Keystone, in
 	// both launch modes.
 	health := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: HealthPath, Port: intstr.FromString(PortName)}}
 	mode := LaunchModeOf(run.Release)

@@ -13,18 +13,31 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// PasteIni is glance-api's paste pipeline, rendered into the config
-// ConfigMap because the image carries no config files. Only the keystone
-// flavour exists ([paste_deploy] flavor = keystone): the healthcheck filter
-// sits before authtoken, so GET /healthcheck answers 200 without a token and
-// without touching the database or Keystone, which is what the probes need.
-// The filters and apps are the ones Glance ships for this pipeline from Zed
-// to 2026.x; glance 25.1 also parses this file as an oslo.config file
-// (wsgi_app reads it from OS_GLANCE_CONFIG_DIR), which it can. The
-// healthcheck has no disable_by_file backend: the liveness probe asks the
-// same path, so a file that takes a pod out of rotation would restart it.
-const PasteIni = `[pipeline:glance-api-keystone]
-pipeline = cors healthcheck http_proxy_to_wsgi versionnegotiation osprofiler authtoken context rootapp
+// PasteIni is glance-api's paste file, rendered into the config ConfigMap
+// because the image carries no config files. Only the keystone flavour
+// exists ([paste_deploy] flavor = keystone): glance-api loads
+// glance-api-keystone, a map of paths, as Glance ships it from 2025.1 on.
+// /healthcheck goes to oslo.middleware's healthcheck application, outside
+// the pipeline: it answers 200 without a token and without touching the
+// database or Keystone, which is what the probes need, and no filter of
+// spec.middleware can stand in its way. Every other path goes through the
+// pipeline. The healthcheck must be an application: oslo.middleware as
+// 2026.1 ships it refuses to build it as a filter (NotImplementedError when
+// the pipeline is loaded), and every glance-api process exits before it
+// listens; from 2025.1 it warned. The pipeline is paste's own [pipeline:],
+// not Glance's pipeline_factory (2025.1 on), so glance 25.1, which the
+// real-component tests run, loads the same file; it also parses this file
+// as an oslo.config file (wsgi_app reads it from OS_GLANCE_CONFIG_DIR),
+// which it can. The healthcheck has no disable_by_file backend: the
+// liveness probe asks the same path, so a file that takes a pod out of
+// rotation would restart it.
+const PasteIni = `[composite:glance-api-keystone]
+paste.composite_factory = glance.api:root_app_factory
+/: api
+/healthcheck: healthcheck
+
+[pipeline:api]
+pipeline = cors http_proxy_to_wsgi versionnegotiation osprofiler authtoken context rootapp
 
 [composite:rootapp]
 paste.composite_factory = glance.api:root_app_factory
@@ -37,8 +50,8 @@ paste.app_factory = glance.api.versions:create_resource
 [app:apiv2app]
 paste.app_factory = glance.api.v2.router:API.factory
 
-[filter:healthcheck]
-paste.filter_factory = oslo_middleware:Healthcheck.factory
+[app:healthcheck]
+paste.app_factory = oslo_middleware:Healthcheck.app_factory
 
 [filter:versionnegotiation]
 paste.filter_factory = glance.api.middleware.version_negotiation:VersionNegotiationFilter.factory
@@ -62,14 +75,18 @@ oslo_config_program = glance-api
 paste.filter_factory = oslo_middleware:HTTPProxyToWSGI.factory
 `
 
-// PasteFlavor selects [pipeline:glance-api-<flavor>] in PasteIni.
+// PasteFlavor selects [composite:glance-api-<flavor>] in PasteIni.
 const PasteFlavor = "keystone"
 
 // PasteBasePipeline is PasteIni's pipeline line, filter by filter, and
-// pasteApp the application it ends in.
-var PasteBasePipeline = []string{"cors", "healthcheck", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context"}
+// PasteApp the application it ends in.
+var PasteBasePipeline = []string{"cors", "http_proxy_to_wsgi", "versionnegotiation", "osprofiler", "authtoken", "context"}
 
 const PasteApp = "rootapp"
+
+// PastePipeline names PasteIni's [pipeline:] section, which the root map
+// sends every path but HealthPath to.
+const PastePipeline = "api"
 
 // PasteFilter is a filter a feature puts into the pipeline: before every
 // filter of PasteIni (api.MiddlewareBefore) or after them, just before the
