@@ -124,6 +124,7 @@ catalogs:
 	@test -n "$(OPENSTACK_SOURCES)" || { echo "make catalogs needs OPENSTACK_SOURCES: a directory of git clones of openstack/requirements, glance, glance_store, keystonemiddleware, keystoneauth, castellan, os-brick, osprofiler and the oslo libraries (docs/catalogs.md)"; exit 2; }
 	python3 -B hack/optioncatalog/generate.py --sources "$(OPENSTACK_SOURCES)" --releases hack/optioncatalog/releases.json --out hooks/contract/optioncatalog/catalogs
 	python3 -B hack/optioncatalog/generate.py --sources "$(OPENSTACK_SOURCES)" --releases hack/optioncatalog/debian-12.json --out test/catalogs/testdata
+	python3 -B hack/optioncatalog/paste_factories.py --sources "$(OPENSTACK_SOURCES)" --catalogs hooks/contract/optioncatalog/catalogs --out hooks/glance/testdata/paste-factories
 
 # Rewrite every fixture's response.json from what the service answers now,
 # docs/performance.md's table of the API writes the guide's walk costs, and
