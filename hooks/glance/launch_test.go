@@ -28,7 +28,7 @@ func TestLaunchModeOf(t *testing.T) {
 	}{
 		"2025.1": {"eventlet before 2026.1", release.Release{Year: 2025, Minor: 1}, render.Eventlet},
 		"2025.2": {"the last eventlet release", release.Release{Year: 2025, Minor: 2}, render.Eventlet},
-		"2026.1": {"the console script is gone from 2026.1", release.Release{Year: 2026, Minor: 1}, render.UWSGI},
+		"2026.1": {"Glance deprecated its eventlet server in 2026.1", release.Release{Year: 2026, Minor: 1}, render.UWSGI},
 		"2027.2": {"and stays gone", release.Release{Year: 2027, Minor: 2}, render.UWSGI},
 	}
 	for name, tc := range cases {

@@ -131,5 +131,6 @@ func TagProblem(tag string, r Release) string {
 }
 
 // UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
-// removed the eventlet server's console script in 2026.1.
+// deprecated its eventlet server in 2026.1 and named uWSGI its production
+// server there, and the reference operator runs 2026.1 on under uWSGI.
 var UWSGIFrom = Release{Year: 2026, Minor: 1}

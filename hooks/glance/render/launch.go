@@ -12,8 +12,8 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
-// UWSGIFrom is the first release whose glance-api runs under uWSGI: Glance
-// removed the eventlet glance-api console script after 2025.2.
+// UWSGIFrom is the first release whose glance-api runs under uWSGI (see
+// release.UWSGIFrom for why).
 var UWSGIFrom = release.UWSGIFrom
 
 // LaunchMode is how the glance-api container serves.
