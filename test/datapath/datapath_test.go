@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/proc"
 	"github.com/c5c3/glance-hooks/test/services"
 )
@@ -34,14 +35,19 @@ func TestGlanceServes(t *testing.T) {
 	t.Run("walkthrough", func(t *testing.T) {
 		t.Run("eventlet 2025.2 then the upgrade to 2026.1", func(t *testing.T) {
 			t.Parallel()
-			st, images := dataPath(t, svc, "2025.2", "glance", glance.Eventlet)
+			st, images := dataPath(t, svc, glancestack.Options{Release: "2025.2", Database: "glance"}, glance.Eventlet)
 			stopAtStart(t, st)
 			upgradeWalk(t, st, images)
 		})
 		t.Run("uwsgi 2026.1", func(t *testing.T) {
 			t.Parallel()
-			st, _ := dataPath(t, svc, "2026.1", "glance_uwsgi", glance.UWSGI)
+			st, _ := dataPath(t, svc, glancestack.Options{Release: "2026.1", Database: "glance_uwsgi"}, glance.UWSGI)
 			stopWhileStarting(t, st)
+		})
+		t.Run("uwsgi 2026.1 on Debian unstable's Glance", func(t *testing.T) {
+			t.Parallel()
+			root := glancestack.UnstableRoot(t)
+			dataPath(t, svc, glancestack.Options{Release: "2026.1", Database: "glance_unstable", Pods: podrun.Options{Root: root}}, glance.UWSGI)
 		})
 		t.Run("private CA 2022.2 process-wide bundle", func(t *testing.T) {
 			t.Parallel()
@@ -57,9 +63,10 @@ func TestGlanceServes(t *testing.T) {
 // store found in its bucket and downloaded again, Step 3's default switch,
 // and a store whose key S3 refuses. It returns the stack, its pods
 // stopped, and the images uploaded by id.
-func dataPath(t *testing.T, svc *glancestack.Services, release, database string, mode glance.LaunchMode) (*glancestack.Stack, map[string][]byte) {
+func dataPath(t *testing.T, svc *glancestack.Services, o glancestack.Options, mode glance.LaunchMode) (*glancestack.Stack, map[string][]byte) {
 	began := time.Now()
-	st := glancestack.New(t, svc, glancestack.Options{Release: release, Database: database})
+	release := o.Release
+	st := glancestack.New(t, svc, o)
 	v := st.Versions
 	t.Logf("glance %s, glance_store %s; S3 %s (region %s, rendered %s)", v.Glance, v.GlanceStore, st.S3.Version(t), st.S3.Region, glancestack.Region)
 	require.Equal(t, http.StatusForbidden, st.S3.UnsignedStatus(t, glancestack.Bucket1), "the S3 server refuses unsigned requests")

@@ -29,14 +29,20 @@ var enforceNewDefaults = regexp.MustCompile(`(?m)^enforce_new_defaults = (true|f
 // glance-api container to the enforce_new_defaults of the config it mounts.
 func (s *Stack) matchSecureRBACSwitch(t testing.TB, pod *podrun.Pod) {
 	t.Helper()
-	MatchSecureRBACSwitch(t, pod, func(configMap string) string { return s.ConfigMapData(t, configMap)[names.ConfigFile] })
+	matchSecureRBACSwitch(t, s.Versions, pod, func(configMap string) string { return s.ConfigMapData(t, configMap)[names.ConfigFile] })
 }
 
-// MatchSecureRBACSwitch is matchSecureRBACSwitch for a pod started outside
-// a Stack: conf reads the glance-api.conf of the config ConfigMap it names.
+// MatchSecureRBACSwitch is matchSecureRBACSwitch for a pod of Debian 12's
+// glance started outside a Stack: conf reads the glance-api.conf of the
+// config ConfigMap it names.
 func MatchSecureRBACSwitch(t testing.TB, pod *podrun.Pod, conf func(configMap string) string) {
 	t.Helper()
-	if !DebianVersions(t).hasSecureRBACSwitch() {
+	matchSecureRBACSwitch(t, DebianVersions(t), pod, conf)
+}
+
+func matchSecureRBACSwitch(t testing.TB, v Versions, pod *podrun.Pod, conf func(configMap string) string) {
+	t.Helper()
+	if !v.hasSecureRBACSwitch() {
 		return
 	}
 	cm := ""

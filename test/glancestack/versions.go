@@ -1,8 +1,6 @@
 package glancestack
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +25,30 @@ var debianVersions = sync.OnceValues(func() (Versions, error) {
 	}
 	return Versions{Glance: f[0], GlanceStore: f[1]}, nil
 })
+
+// versionsIn reads them in the image a stack's pods run in: this
+// machine's Debian 12 when root is empty, else the system at root.
+func versionsIn(t testing.TB, root string) Versions {
+	t.Helper()
+	if root == "" {
+		return DebianVersions(t)
+	}
+	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv("/"), Dir: "/", Argv: []string{"chroot", root, "/usr/bin/python3", "-c",
+		"import boto3, glance_store; from importlib.metadata import version as v; print(v('glance'), v('glance_store'))"}})
+	f := strings.Fields(out)
+	if err != nil || len(f) != 2 {
+		t.Fatalf("reading the versions of glance and glance_store in %s: %v (%q)", root, err, out)
+	}
+	return Versions{Glance: f[0], GlanceStore: f[1]}
+}
+
+// UnstableRoot is the Debian unstable system with the newest Glance
+// packages (proc.UnstableRoot): a stack whose pods run in it
+// (podrun.Options.Root) runs a Glance newer than 2026.1 on its own Python.
+func UnstableRoot(t testing.TB) string {
+	t.Helper()
+	return proc.UnstableRoot(t)
+}
 
 // DebianVersions reads them with the system interpreter, skipping the test
 // (failing it under REQUIRE_SERVICES) when glance or boto3, which
@@ -86,13 +108,8 @@ const osloMiddlewareEnv = "OSLO_MIDDLEWARE_DIR"
 // under REQUIRE_SERVICES) when it is not installed.
 func NewerOsloMiddleware(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv(osloMiddlewareEnv)
-	if dir == "" {
-		dir = "/usr/local/lib/glance-hooks/oslo.middleware"
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
-		proc.Missing(t, "the oslo.middleware of 2026.1 ("+dir+")", "hack/install-oslo-middleware.sh installs it")
-	}
+	dir := proc.Installed(t, osloMiddlewareEnv, "/usr/local/lib/glance-hooks/oslo.middleware",
+		"the oslo.middleware of 2026.1", "hack/install-oslo-middleware.sh installs it")
 	if err := refusesHealthcheckFilter(dir); err != nil {
 		t.Fatalf("the oslo.middleware in %s is not the one 2026.1 ships: %v", dir, err)
 	}

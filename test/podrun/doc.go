@@ -18,6 +18,10 @@
 //     machine's Debian config or state is read and no directory made there
 //     by anything else stands in the way; /etc/hosts and /etc/hostname are
 //     the pod's;
+//   - with Options.Root, another system's file system as the image: each
+//     container sees it as its / through an overlay of its own (its writes
+//     reach neither the image nor another container), with its own /proc,
+//     this machine's /dev, and the volumes mounted in it;
 //   - the container's user: runAsUser, runAsGroup, fsGroup and
 //     supplementalGroups, runAsNonRoot refused for root, capabilities
 //     (runtime default set, add, drop), allowPrivilegeEscalation: false as

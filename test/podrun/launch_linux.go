@@ -61,16 +61,42 @@ func launch() error {
 	if err := enterNamespaces(s.Hostname); err != nil {
 		return err
 	}
+	if err := makeFileSystem(&s); err != nil {
+		return err
+	}
+	if err := unix.Chdir(s.Dir); err != nil {
+		return fmt.Errorf("working directory %s: %w", s.Dir, err)
+	}
+	if err := setCredentials(&s); err != nil {
+		return err
+	}
+	bin, err := proc.LookPath(s.Argv[0], s.Env)
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(bin, s.Argv, s.Env)
+}
+
+// makeFileSystem lays out what the container sees, in the runtime's order:
+// its root (the image's, with Options.Root), the machine directories, the
+// mount points, the tmpfs covers, the volumes and the working directory,
+// then a read-only root where the container asks for one.
+func makeFileSystem(s *launchSpec) error {
 	// Open every source before anything is mounted: a volume mounted at
 	// /tmp would hide sources that live in the test's /tmp directory.
 	sources, err := openSources(s.Mounts)
 	if err != nil {
 		return err
 	}
+	if s.Root != "" {
+		if err := enterRoot(s.Root, s.Scratch); err != nil {
+			return err
+		}
+	}
 	if err := makeMachineDirs(s.MachineDirs, s.Scratch); err != nil {
 		return err
 	}
-	if err := makeMountPoints(&s); err != nil {
+	if err := makeMountPoints(s); err != nil {
 		return err
 	}
 	for _, h := range s.Hide {
@@ -86,21 +112,9 @@ func launch() error {
 		return fmt.Errorf("working directory %s: %w", s.Dir, err)
 	}
 	if s.ReadOnlyRoot {
-		if err := readOnlyRoot(volumeTargets); err != nil {
-			return err
-		}
+		return readOnlyRoot(volumeTargets)
 	}
-	if err := unix.Chdir(s.Dir); err != nil {
-		return fmt.Errorf("working directory %s: %w", s.Dir, err)
-	}
-	if err := setCredentials(&s); err != nil {
-		return err
-	}
-	bin, err := proc.LookPath(s.Argv[0], s.Env)
-	if err != nil {
-		return err
-	}
-	return syscall.Exec(bin, s.Argv, s.Env)
+	return nil
 }
 
 // readSpec reads the spec the runner wrote and leaves only the status pipe
@@ -134,6 +148,44 @@ func enterNamespaces(hostname string) error {
 		return fmt.Errorf("setting the hostname: %w", err)
 	}
 	return nil
+}
+
+// enterRoot makes an overlay of the image's file system, whose upper layer
+// is in scratch, the container's root: its own /proc and this machine's
+// /dev in it, and scratch at the same path, where the overlays of mount
+// points are made next. The sources are open already: their names, by
+// descriptor, resolve through the new /proc.
+func enterRoot(image, scratch string) error {
+	root := filepath.Join(scratch, "root")
+	upper, work := filepath.Join(scratch, "root-upper"), filepath.Join(scratch, "root-work")
+	for _, d := range []string{root, upper, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if strings.ContainsAny(image+scratch, ",:") {
+		return fmt.Errorf("an overlay of the image %s cannot be made in %s: a ',' or ':' in either path cannot be carried by overlayfs options", image, scratch)
+	}
+	if err := unix.Mount("overlay", root, "overlay", 0, "lowerdir="+image+",upperdir="+upper+",workdir="+work); err != nil {
+		return fmt.Errorf("overlaying the image %s: %w", image, err)
+	}
+	if err := unix.Mount("proc", filepath.Join(root, "proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting the image's /proc: %w", err)
+	}
+	if err := unix.Mount("/dev", filepath.Join(root, "dev"), "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("mounting the image's /dev: %w", err)
+	}
+	inRoot := filepath.Join(root, scratch)
+	if err := os.MkdirAll(inRoot, 0o755); err != nil {
+		return err
+	}
+	if err := unix.Mount(scratch, inRoot, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mounting the scratch directory into the image: %w", err)
+	}
+	if err := unix.Chroot(root); err != nil {
+		return fmt.Errorf("entering the image %s: %w", image, err)
+	}
+	return unix.Chdir("/")
 }
 
 // openSources opens each mount's source and names it by its descriptor,

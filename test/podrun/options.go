@@ -19,6 +19,12 @@ type Options struct {
 	PATH string
 	// ImageEnv is the rest of the image's environment (NAME=value).
 	ImageEnv []string
+	// Root is the image's file system: a directory holding a whole system
+	// (say, another Debian release's, made by mmdebstrap) that each
+	// container sees as its /, through an overlay whose upper layer is the
+	// container's own, as a runtime gives each container a copy of its
+	// image. Empty: the container sees this machine's file system.
+	Root string
 	// ImageUser is the image's USER, used when the pod and container set no
 	// runAsUser (default 0).
 	ImageUser *int64

@@ -28,7 +28,10 @@ type launchSpec struct {
 	// Scratch is a directory of the test for overlay layers: a mount
 	// point missing on this machine is made in an overlay of its nearest
 	// existing parent, never on the machine's own file system.
-	Scratch      string
+	Scratch string
+	// Root is the image's file system (Options.Root); empty: the
+	// machine's.
+	Root         string
 	ReadOnlyRoot bool
 	UID, GID     uint32
 	Groups       []uint32
@@ -89,7 +92,7 @@ func planContainer(in podInputs, ctr *corev1.Container, scratch string) (*launch
 	sc := ctr.SecurityContext
 	spec := &launchSpec{
 		Argv: argv, Env: environ(in.opts, in.pod.Name, id.Home, vars), Dir: dir, Hostname: in.pod.Name,
-		Hide: in.opts.HiddenPaths, MachineDirs: in.opts.MachineDirs, Mounts: withPodFiles(mounts, in.files), Scratch: scratch,
+		Hide: in.opts.HiddenPaths, MachineDirs: in.opts.MachineDirs, Mounts: withPodFiles(mounts, in.files), Scratch: scratch, Root: in.opts.Root,
 		UID: id.UID, GID: id.GID, Groups: id.Groups, Capabilities: caps,
 		ReadOnlyRoot: sc != nil && isTrue(sc.ReadOnlyRootFilesystem),
 		NoNewPrivs:   sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,

@@ -485,3 +485,30 @@ func TestClusterDNS(t *testing.T) {
 	lines := strings.Fields(log)
 	assert.Equal(t, []string{"127.0.0.1", "openstack-db.openstack.svc", "unresolved"}, lines)
 }
+
+// TestARootIsTheImage: a container of Options.Root sees that system as
+// its /, with its volumes mounted in it and its own /proc; what it writes
+// there is its own, as each container's copy of its image is: neither the
+// image nor the next container sees it. It needs the Debian unstable
+// system hack/install-glance-unstable.sh makes (GLANCE_UNSTABLE_ROOT).
+func TestARootIsTheImage(t *testing.T) {
+	root := proc.UnstableRoot(t)
+	host, err := os.ReadFile("/etc/debian_version")
+	require.NoError(t, err)
+	image, err := os.ReadFile(filepath.Join(root, "etc", "debian_version"))
+	require.NoError(t, err)
+	require.NotEqual(t, string(host), string(image), "the image is another Debian than this machine's")
+
+	pod := shPod("rooted", `cat /etc/debian_version; cat /etc/glance/config/glance-api.conf; echo "pid=$$$$"
+test -e /written-by-an-earlier-container && echo "seen"; echo x > /written-by-an-earlier-container; echo done`)
+	pod.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "glance-config"}}}}}
+	pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/etc/glance/config"}}
+	objs := ObjectsOf(t, configMapOf("glance-config", map[string]string{"glance-api.conf": "[DEFAULT]\n"}))
+	for range 2 {
+		log := runOK(t, pod, objs, Options{Root: root})
+		assert.Equal(t, string(image)+"[DEFAULT]\npid=1\ndone\n", log, "the image's system, the volume in it, PID 1 of its own /proc, nothing of an earlier container")
+	}
+	_, err = os.Lstat(filepath.Join(root, "written-by-an-earlier-container"))
+	assert.True(t, os.IsNotExist(err), "the image is left as it was: %v", err)
+}

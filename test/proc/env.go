@@ -2,6 +2,7 @@ package proc
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -34,4 +35,29 @@ func Missing(t testing.TB, what, hint string) {
 		t.Fatal(msg + " (" + RequireEnv + " is set, so this is a failure)")
 	}
 	t.Skip(msg)
+}
+
+// Installed is the directory an install script of hack/ made, named by the
+// environment variable env or else def, once the script marked it complete
+// (a file .complete in it); without it the test is skipped, or failed under
+// RequireEnv, naming what (what) and how to get it (hint).
+func Installed(t testing.TB, env, def, what, hint string) string {
+	t.Helper()
+	dir := os.Getenv(env)
+	if dir == "" {
+		dir = def
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
+		Missing(t, what+" ("+dir+")", hint)
+	}
+	return dir
+}
+
+// UnstableRoot is the Debian unstable system hack/install-glance-unstable.sh
+// makes (GLANCE_UNSTABLE_ROOT), with the newest Glance Debian packages, for
+// containers that run in it as in an image (podrun's Options.Root).
+func UnstableRoot(t testing.TB) string {
+	t.Helper()
+	return Installed(t, "GLANCE_UNSTABLE_ROOT", "/usr/local/lib/glance-hooks/debian-unstable",
+		"Debian unstable's Glance", "hack/install-glance-unstable.sh makes it")
 }
