@@ -100,17 +100,22 @@ func stopsUnderLoad(t *testing.T, st *glancestack.Stack) {
 var gracefulThreadsSince = [3]int{2, 0, 27}
 
 // dayTwoPodArgs are the arguments the day-two stacks add to their pods of
-// a launch mode: none, but one thread per process on a uWSGI older than
+// a launch mode, the pods running in root (this machine's system when
+// empty): none, but one thread per process on a uWSGI older than
 // gracefulThreadsSince, Debian 12's stack. Such a uWSGI has no other
 // graceful stop, and Debian 12's glance hangs uploads in a worker of
 // several threads (docs/stopping.md); the rest of the rendered uWSGI config
 // runs as is.
-func dayTwoPodArgs(t *testing.T, mode glance.LaunchMode) []string {
+func dayTwoPodArgs(t *testing.T, mode glance.LaunchMode, root string) []string {
 	t.Helper()
 	if mode != glance.UWSGI {
 		return nil
 	}
-	out, err := exec.Command("uwsgi", "--version").Output()
+	cmd := exec.Command("uwsgi", "--version")
+	if root != "" {
+		cmd = exec.Command("chroot", root, "uwsgi", "--version")
+	}
+	out, err := cmd.Output()
 	require.NoError(t, err, "uwsgi --version")
 	v, ok := uwsgiVersion(string(out))
 	require.True(t, ok, "uwsgi --version printed %q", out)
