@@ -11,10 +11,11 @@
 # a minute or two on a fresh machine. Needs root (or sudo).
 #
 # Env: GLANCE_UNSTABLE_ROOT overrides the directory; DEBIAN_MIRROR the
-# mirror (default deb.debian.org).
+# archive (default: the one this machine's apt installs from,
+# hack/debian-mirror.sh).
 set -euo pipefail
 dir=${GLANCE_UNSTABLE_ROOT:-/usr/local/lib/glance-hooks/debian-unstable}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mirror=$("$(dirname "$0")/debian-mirror.sh")
 packages=glance-api,python3-boto3,uwsgi,uwsgi-plugin-python3,qemu-utils
 
 if [ -f "$dir/.complete" ]; then

@@ -16,10 +16,12 @@
 # Idempotent: does nothing when the directory is there.
 # Needs root (or sudo) for apt-get and the directory.
 #
-# Env: OSLO_MIDDLEWARE_DIR overrides where it is unpacked.
+# Env: OSLO_MIDDLEWARE_DIR overrides where it is unpacked; DEBIAN_MIRROR
+# the archive (default: the one this machine's apt installs from,
+# hack/debian-mirror.sh).
 set -euo pipefail
 dir=${OSLO_MIDDLEWARE_DIR:-/usr/local/lib/glance-hooks/oslo.middleware}
-mirror=http://deb.debian.org/debian
+mirror=$("$(dirname "$0")/debian-mirror.sh")
 pin_file=pool/main/p/python-oslo.middleware/python3-oslo.middleware_8.2.0-3_all.deb
 pin_sha256=310f89053be7939e61654fdd816afd766a9fbc529aa81ac21dc370aab65881d8
 
