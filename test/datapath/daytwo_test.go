@@ -57,7 +57,11 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		referenceExample(t, svc)
 	})
 	t.Run("behind a gateway and a NetworkPolicy", func(t *testing.T) { t.Parallel(); reachBehindAPolicy(t, svc) })
-	t.Run("operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T) { t.Parallel(); operatorConfig(t, svc) })
+	t.Run("operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T) { t.Parallel(); operatorConfig(t, svc, "") })
+	t.Run("operator-owned config on Debian unstable's Glance, 2026.1", func(t *testing.T) {
+		t.Parallel()
+		operatorConfig(t, svc, glancestack.UnstableRoot(t))
+	})
 	t.Run("database TLS verify-full to a TLS-only user", func(t *testing.T) { t.Parallel(); databaseTLS(t, svc) })
 	t.Run("dynamic database credentials rotated by a secrets engine", func(t *testing.T) { t.Parallel(); dynamicCredentials(t, svc) })
 	t.Run("a store's S3 server stopped and started again", func(t *testing.T) { t.Parallel(); storeOutage(t, svc) })

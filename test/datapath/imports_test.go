@@ -21,6 +21,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/test/glancestack"
+	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/proc"
 	"github.com/c5c3/glance-hooks/test/services"
 )
@@ -52,9 +53,13 @@ func importsInBothModes(t *testing.T, svc *glancestack.Services) {
 	for _, release := range []string{"2025.2", "2026.1"} {
 		t.Run(release, func(t *testing.T) {
 			t.Parallel()
-			importPluginsAndFilter(t, svc, release)
+			importPluginsAndFilter(t, svc, release, "")
 		})
 	}
+	t.Run("2026.1 on Debian unstable's Glance", func(t *testing.T) {
+		t.Parallel()
+		importPluginsAndFilter(t, svc, "2026.1", glancestack.UnstableRoot(t))
+	})
 }
 
 // importPluginsAndFilter proves spec.importPlugins and spec.importFiltering
@@ -64,10 +69,14 @@ func importsInBothModes(t *testing.T, svc *glancestack.Services) {
 // (loopback is denied by host), and imports byte-identical once
 // allowedHosts names it; a gzip-compressed raw image a member imports lands
 // unpacked, with the injected properties an admin's imports do not get.
-func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release string) {
+func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release, root string) {
 	qemuImg := systemProgram(t, "qemu-img", "qemu-utils")
+	database := "glance_imports_" + strings.ReplaceAll(release, ".", "_")
+	if root != "" {
+		database += "_unstable"
+	}
 	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Release: release,
-		Database: "glance_imports_" + strings.ReplaceAll(release, ".", "_"), Customize: withImportPlugins(nil)})
+		Database: database, Customize: withImportPlugins(nil), Pods: podrun.Options{Root: root}})
 	st.Reconcile(t)
 	p := onlyPod(t, st)
 	admin := st.Client(t, p)

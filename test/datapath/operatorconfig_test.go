@@ -28,8 +28,13 @@ import (
 // them, which answers 401. Then an extraConfig override of a key the hooks
 // own: ExtraConfigHealthy turns False naming it, with one Warning Event,
 // and True again without another once the override is gone.
-func operatorConfig(t *testing.T, svc *glancestack.Services) {
-	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_opconf", Standalone: true})
+// With a root, the Glance is 2026.1's and its pods run in that system.
+func operatorConfig(t *testing.T, svc *glancestack.Services, root string) {
+	o := glancestack.Options{Database: "glance_opconf", Standalone: true}
+	if root != "" {
+		o.Database, o.Release, o.Pods.Root = "glance_opconf_unstable", "2026.1", root
+	}
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	conf := st.ConfigMapData(t, mustConfigMap(t, st))[names.ConfigFile]
 	require.Contains(t, conf, "[oslo_policy]\nenforce_new_defaults = true\nenforce_scope = true\n", "secure RBAC is rendered")
