@@ -40,9 +40,11 @@ func operatorConfig(t *testing.T, svc *glancestack.Services, root string) {
 	require.Contains(t, conf, "[oslo_policy]\nenforce_new_defaults = true\nenforce_scope = true\n", "secure RBAC is rendered")
 
 	kc := svc.Keystone
-	project := "opconf"
-	reader := services.Credentials{User: "opconf-reader", Password: glancestack.Password(), Project: project}
-	member := services.Credentials{User: "opconf-member", Password: glancestack.Password(), Project: project}
+	// Users and a project of this stack's own: the stacks share Keystone,
+	// and another stack's user of the same name would reset the password.
+	project := strings.ReplaceAll(o.Database, "_", "-")
+	reader := services.Credentials{User: project + "-reader", Password: glancestack.Password(), Project: project}
+	member := services.Credentials{User: project + "-member", Password: glancestack.Password(), Project: project}
 	for role, c := range map[string]services.Credentials{"reader": reader, "member": member} {
 		kc.User(t, c.User, c.Password, project)
 		kc.Grant(t, c.User, project, role)
