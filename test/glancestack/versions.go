@@ -16,15 +16,21 @@ type Versions struct {
 	Glance, GlanceStore string
 }
 
-var debianVersions = sync.OnceValues(func() (Versions, error) {
-	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv("/"), Dir: "/", Argv: []string{services.Python, "-c",
-		"import boto3, glance_store; from importlib.metadata import version as v; print(v('glance'), v('glance_store'))"}})
+var debianVersions = sync.OnceValues(func() (Versions, error) { return readVersions(services.Python) })
+
+// readVersions runs python (a command line: the interpreter, or chroot
+// and the interpreter of another system) to print the versions; the zero
+// Versions when it cannot tell.
+func readVersions(python ...string) (Versions, error) {
+	argv := append(python, "-c",
+		"import boto3, glance_store; from importlib.metadata import version as v; print(v('glance'), v('glance_store'))")
+	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv("/"), Dir: "/", Argv: argv})
 	f := strings.Fields(out)
 	if err != nil || len(f) != 2 {
 		return Versions{}, err
 	}
 	return Versions{Glance: f[0], GlanceStore: f[1]}, nil
-})
+}
 
 // versionsIn reads them in the image a stack's pods run in: this
 // machine's Debian 12 when root is empty, else the system at root.
@@ -33,13 +39,11 @@ func versionsIn(t testing.TB, root string) Versions {
 	if root == "" {
 		return DebianVersions(t)
 	}
-	out, err := proc.Run(time.Minute, proc.Options{Env: proc.CleanEnv("/"), Dir: "/", Argv: []string{"chroot", root, "/usr/bin/python3", "-c",
-		"import boto3, glance_store; from importlib.metadata import version as v; print(v('glance'), v('glance_store'))"}})
-	f := strings.Fields(out)
-	if err != nil || len(f) != 2 {
-		t.Fatalf("reading the versions of glance and glance_store in %s: %v (%q)", root, err, out)
+	v, err := readVersions("chroot", root, "/usr/bin/python3")
+	if err != nil || v.Glance == "" {
+		t.Fatalf("reading the versions of glance and glance_store in %s: %v", root, err)
 	}
-	return Versions{Glance: f[0], GlanceStore: f[1]}
+	return v
 }
 
 // UnstableRoot is the Debian unstable system with the newest Glance
