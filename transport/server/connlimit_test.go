@@ -73,6 +73,9 @@ func TestMaxConnsAnswers503PastTheLimit(t *testing.T) {
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
 	assert.True(t, resp.Close, "Connection: close")
 	assert.True(t, over.closedByServer(time.Second), "and closed")
+	// The client reads TLS's close_notify before the server's Close reaches
+	// the count, so wait for the count before filling the margin.
+	waitOpen(t, m, max)
 
 	// Two connections past the limit that say nothing fill the margin; the
 	// next is closed at once, and they are closed by the deadline of one
@@ -88,8 +91,7 @@ func TestMaxConnsAnswers503PastTheLimit(t *testing.T) {
 	assert.Less(t, time.Since(start), overLimitDeadline+time.Second)
 
 	within[0].Close()
-	require.Eventually(t, func() bool { return value(gather(t, m), MetricConnsOpen, nil) == 1 }, 5*time.Second, 20*time.Millisecond,
-		"the server saw the connections go; open: %v", value(gather(t, m), MetricConnsOpen, nil))
+	waitOpen(t, m, 1)
 	next := open()
 	defer next.Close()
 	assert.Equal(t, http.StatusBadRequest, next.do(t, http.MethodPost, "/validate").StatusCode, "a closed connection made room")
@@ -102,6 +104,13 @@ func TestMaxConnsAnswers503PastTheLimit(t *testing.T) {
 	assert.Zero(t, value(all, MetricRequests, map[string]string{"route": "/validate", "status_class": "5xx"}))
 	assert.NotContains(t, logs.String(), `"status":503`, "nor logged one by one")
 	assert.Contains(t, logs.String(), `"status":400`, "where the requests within the limit are")
+}
+
+// waitOpen waits until the server counts n connections open.
+func waitOpen(t *testing.T, m *Metrics, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return value(gather(t, m), MetricConnsOpen, nil) == float64(n) }, 5*time.Second, 20*time.Millisecond,
+		"the server saw the connections go; open: %v, want %d", value(gather(t, m), MetricConnsOpen, nil), n)
 }
 
 // A deadline net/http sets on a connection past the limit is never later
