@@ -31,11 +31,7 @@ if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
 
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "apt-install: need root or sudo to install ${need[*]}" >&2; exit 1; }
-  sudo="sudo"
-fi
+sudo=$("$(dirname "$0")/as-root.sh" "apt-install: need root or sudo to install ${need[*]}")
 
 policy=/usr/sbin/policy-rc.d
 made_policy=

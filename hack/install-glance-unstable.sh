@@ -22,11 +22,7 @@ if [ -f "$dir/.complete" ]; then
   exit 0
 fi
 "$(dirname "$0")/apt-install.sh" mmdebstrap
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "install-glance-unstable: need root or sudo to make $dir" >&2; exit 1; }
-  sudo="sudo"
-fi
+sudo=$("$(dirname "$0")/as-root.sh" "install-glance-unstable: need root or sudo to make $dir")
 $sudo rm -rf "$dir.partial"
 $sudo mkdir -p "$(dirname "$dir")"
 # The signatures of the archive are checked; its Release file's expiry is

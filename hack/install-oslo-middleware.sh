@@ -41,11 +41,7 @@ if [ -f "$dir/.complete" ] && refuses_filter "$dir"; then
   exit 0
 fi
 
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "install-oslo-middleware: need root or sudo to write $dir" >&2; exit 1; }
-  sudo="sudo"
-fi
+sudo=$("$(dirname "$0")/as-root.sh" "install-oslo-middleware: need root or sudo to write $dir")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
