@@ -106,10 +106,10 @@ func hostProblems(at *field.Path, host string) problem.List {
 // databaseTLSProblems checks spec.database.tls and the credentials mode.
 func databaseTLSProblems(at *field.Path, d DatabaseSpec) problem.List {
 	var l problem.List
-	switch m := d.CredentialsMode; {
-	case m != "" && m != CredentialsStatic && m != CredentialsDynamic:
+	switch CheckCredentialsMode(d.CredentialsMode, d.ClusterRef != nil) {
+	case CredentialsModeUnknown:
 		l = append(l, problem.Invalid(at.Child("credentialsMode"), "must be Static or Dynamic"))
-	case m == CredentialsDynamic && d.ClusterRef == nil:
+	case CredentialsModeUnmanaged:
 		l = append(l, problem.At(at.Child("credentialsMode"), "credentialsMode Dynamic requires clusterRef (managed mode)"))
 	}
 	t := d.TLS

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestDatabaseSecretKeyDefault: the password's key of the database Secret
@@ -30,5 +31,25 @@ func TestDatabaseSecretKeyDefault(t *testing.T) {
 				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// Both fields that hold a credentials mode are judged by one function.
+func TestCheckCredentialsMode(t *testing.T) {
+	cases := []struct {
+		mode    string
+		managed bool
+		want    CredentialsModeFault
+	}{
+		{"", false, CredentialsModeFine},
+		{"", true, CredentialsModeFine},
+		{CredentialsStatic, false, CredentialsModeFine},
+		{CredentialsDynamic, true, CredentialsModeFine},
+		{CredentialsDynamic, false, CredentialsModeUnmanaged},
+		{"dynamic", true, CredentialsModeUnknown},
+		{"Vault", false, CredentialsModeUnknown},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, CheckCredentialsMode(tc.mode, tc.managed), "mode %q, managed %v", tc.mode, tc.managed)
 	}
 }

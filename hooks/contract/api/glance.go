@@ -234,6 +234,35 @@ const (
 	CredentialsDynamic = "Dynamic"
 )
 
+// CredentialsModeFault is what is wrong with a database credentials mode,
+// whatever words the field that holds it is refused in: the Glance's
+// database.credentialsMode and the ControlPlane's
+// services.glance.databaseCredentialsMode break the same two rules.
+type CredentialsModeFault int
+
+const (
+	// CredentialsModeFine: unset (Static), Static, or Dynamic on a managed
+	// database.
+	CredentialsModeFine CredentialsModeFault = iota
+	// CredentialsModeUnknown: neither Static nor Dynamic.
+	CredentialsModeUnknown
+	// CredentialsModeUnmanaged: Dynamic on a database no clusterRef names,
+	// for which no secrets engine issues users.
+	CredentialsModeUnmanaged
+)
+
+// CheckCredentialsMode judges mode for a database that is managed (names
+// a clusterRef) or not.
+func CheckCredentialsMode(mode string, managed bool) CredentialsModeFault {
+	switch {
+	case mode != "" && mode != CredentialsStatic && mode != CredentialsDynamic:
+		return CredentialsModeUnknown
+	case mode == CredentialsDynamic && !managed:
+		return CredentialsModeUnmanaged
+	}
+	return CredentialsModeFine
+}
+
 // DatabaseTLSSpec is the database connection's TLS.
 type DatabaseTLSSpec struct {
 	// Mode is how the server is checked: disabled, prefer, require,

@@ -82,8 +82,8 @@ func referenceNameProblems(cp *api.ControlPlane) problem.List {
 // Dynamic, and Dynamic only on a managed database (clusterRef), the one
 // services.glance.database or spec.infrastructure.database names, else the
 // conventional cluster. They are the projected Glance's rules on its
-// database.credentialsMode, said where the mode is written (projectedAt
-// leaves the Glance's out).
+// database.credentialsMode (api.CheckCredentialsMode), said where the mode
+// is written (projectedAt leaves the Glance's out).
 func credentialsModeProblems(cp *api.ControlPlane) problem.List {
 	svc := cp.Spec.Services.Glance
 	at := glanceServicePath.Child("databaseCredentialsMode")
@@ -91,12 +91,11 @@ func credentialsModeProblems(cp *api.ControlPlane) problem.List {
 	if db == nil {
 		db = cp.Spec.Infrastructure.SharedDatabase(names.GlanceName(cp.Name))
 	}
-	switch m := svc.DatabaseCredentialsMode; {
-	case m == "":
-		return nil
-	case m != api.CredentialsStatic && m != api.CredentialsDynamic:
+	// No database at all is the conventional cluster, which is managed.
+	switch api.CheckCredentialsMode(svc.DatabaseCredentialsMode, db == nil || db.ClusterRef != nil) {
+	case api.CredentialsModeUnknown:
 		return problem.List{problem.NotSupported(at, api.CredentialsStatic, api.CredentialsDynamic)}
-	case m == api.CredentialsDynamic && db != nil && db.ClusterRef == nil:
+	case api.CredentialsModeUnmanaged:
 		return problem.List{problem.At(at, "credentialsMode Dynamic requires the shared database to be managed (clusterRef): "+
 			"the dynamic engine issues per-tenant DB users only against a cluster the operator provisions, so it cannot "+
 			"run against a brownfield database")}
