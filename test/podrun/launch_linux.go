@@ -163,10 +163,7 @@ func enterRoot(image, scratch string) error {
 			return err
 		}
 	}
-	if strings.ContainsAny(image+scratch, ",:") {
-		return fmt.Errorf("an overlay of the image %s cannot be made in %s: a ',' or ':' in either path cannot be carried by overlayfs options", image, scratch)
-	}
-	if err := unix.Mount("overlay", root, "overlay", 0, "lowerdir="+image+",upperdir="+upper+",workdir="+work); err != nil {
+	if err := mountOverlay(image, upper, work, root); err != nil {
 		return fmt.Errorf("overlaying the image %s: %w", image, err)
 	}
 	if err := unix.Mount("proc", filepath.Join(root, "proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
@@ -277,21 +274,36 @@ func overlayParents(dirs []string, scratch string) error {
 		}
 		upper := scratch + strconv.Itoa(i) + "/upper"
 		work := scratch + strconv.Itoa(i) + "/work"
-		// The mount options are a comma-separated list of key=value.
-		if strings.ContainsAny(a+upper, ",:") {
-			return fmt.Errorf("an overlay of %s cannot be made: its path or the test's directory %s holds a ',' or ':', which overlayfs options cannot carry (a test or subtest name with one gives such a directory)", a, scratch)
-		}
 		if err := os.MkdirAll(upper, 0o755); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(work, 0o755); err != nil {
 			return err
 		}
-		if err := unix.Mount("overlay", a, "overlay", 0, "lowerdir="+a+",upperdir="+upper+",workdir="+work); err != nil {
+		if err := mountOverlay(a, upper, work, a); err != nil {
 			return fmt.Errorf("overlaying %s to make mount points in it: %w", a, err)
 		}
 	}
 	return nil
+}
+
+// mountOverlay mounts at target an overlay of lower with the upper layer
+// upper and overlayfs's work directory work. overlayfs takes its layers in
+// one option string, where a ',' ends an option and a ':' separates lower
+// layers, and a test's directory is named after the test, commas, colons
+// and all: each layer is named by a descriptor opened here instead, which
+// the kernel follows to the directory.
+func mountOverlay(lower, upper, work, target string) error {
+	var layers [3]string
+	for i, dir := range []string{lower, upper, work} {
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("opening the overlay layer %s: %w", dir, err)
+		}
+		defer unix.Close(fd)
+		layers[i] = "/proc/self/fd/" + strconv.Itoa(fd)
+	}
+	return unix.Mount("overlay", target, "overlay", 0, "lowerdir="+layers[0]+",upperdir="+layers[1]+",workdir="+layers[2])
 }
 
 // makeMachineDirs makes each of dirs that this machine lacks, root's and
