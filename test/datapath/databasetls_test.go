@@ -19,16 +19,20 @@ import (
 // reach MariaDB with the files the hooks mount and the URL they render, and
 // an upload and a download go through. The same user with the URL the
 // hooks render without database.tls is refused by the server.
-func databaseTLS(t *testing.T, svc *glancestack.Services) {
+func databaseTLS(t *testing.T, svc *glancestack.Services, unstable bool) {
 	const caSecret, clientSecret = "glance-db-ca", "glance-db-client"
-	st := glancestack.New(t, svc, glancestack.Options{
+	o := glancestack.Options{
 		Standalone: true, Database: "glance_dbtls",
 		Backends: []glancestack.Backend{{Name: "primary", Bucket: glancestack.Bucket1, IsDefault: true}},
 		Customize: func(s *api.GlanceSpec) {
 			s.Database.TLS = &api.DatabaseTLSSpec{Mode: api.DBTLSVerifyFull,
 				CABundleSecretRef: api.SecretKeyRef{Name: caSecret}, ClientCertSecretRef: api.SecretKeyRef{Name: clientSecret}}
 		},
-	})
+	}
+	if unstable {
+		o = onUnstable(t, o)
+	}
+	st := glancestack.New(t, svc, o)
 	svc.DB.RequireX509(t, st.DBUser)
 	out, err := svc.DB.Login(svc.DB.URL(st.DBUser, st.DBPassword, st.Database))
 	require.Error(t, err, "the user is refused in the clear")

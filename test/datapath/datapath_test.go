@@ -23,9 +23,11 @@ import (
 
 // TestGlanceServes runs, on one MariaDB, Keystone and memcached, the
 // guide's ControlPlane walkthrough on a real Glance in both launch modes at
-// once, each with its own database, S3 server and hooks; the 2025.2 Glance
-// then walks the release upgrade to 2026.1. Beside them a third Glance's
-// stores are on an https:// S3 server with a private CA. Then, on the same
+// once, each with its own database, S3 server and hooks, and in the uWSGI
+// mode again on Debian unstable's newest Glance; the 2025.2 Glance then
+// walks the release upgrade to 2026.1. Beside them the stores of two more
+// Glances are behind private CAs: one process-wide bundle on Debian 12's
+// glance_store, a bundle per store on unstable's. Then, on the same
 // servers, the day-two stacks (dayTwo).
 func TestGlanceServes(t *testing.T) {
 	began := time.Now()
@@ -52,6 +54,10 @@ func TestGlanceServes(t *testing.T) {
 		t.Run("private CA 2022.2 process-wide bundle", func(t *testing.T) {
 			t.Parallel()
 			privateCA(t, svc)
+		})
+		t.Run("private CAs 2026.1 a bundle per store on Debian unstable's Glance", func(t *testing.T) {
+			t.Parallel()
+			perStoreCA(t, svc)
 		})
 	})
 	t.Run("day two", func(t *testing.T) { dayTwo(t, svc) })

@@ -20,9 +20,13 @@ import (
 // issues the next one the Secret changes, glance-api rolls onto it, and the
 // first user is revoked. The new pod serves the image the first one stored,
 // and takes a new one, as the new user alone.
-func dynamicCredentials(t *testing.T, svc *glancestack.Services) {
-	const cluster, first, next = "openstack-db", "v-glance-lease-1", "v-glance-lease-2"
-	st := glancestack.New(t, svc, glancestack.Options{
+func dynamicCredentials(t *testing.T, svc *glancestack.Services, unstable bool) {
+	cluster, first, next := "openstack-db", "v-glance-lease-1", "v-glance-lease-2"
+	if unstable {
+		// The users are the database server's, which both stacks share.
+		first, next = first+"-unstable", next+"-unstable"
+	}
+	o := glancestack.Options{
 		Standalone: true, Database: "glance_dynamic", DBUser: first,
 		Backends: []glancestack.Backend{{Name: "primary", Bucket: glancestack.Bucket1, IsDefault: true}},
 		Customize: func(s *api.GlanceSpec) {
@@ -30,7 +34,11 @@ func dynamicCredentials(t *testing.T, svc *glancestack.Services) {
 			s.Database.CredentialsMode = api.CredentialsDynamic
 		},
 		Pods: podrun.Options{ClusterDNS: map[string]string{cluster + "." + glancestack.Namespace + ".svc": svc.DB.Host}},
-	})
+	}
+	if unstable {
+		o = onUnstable(t, o)
+	}
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	url := st.SecretData(t, names.DBConnectionSecretName(st.Glance))[names.DBConnectionKey]
 	assert.Contains(t, url, first+":", "the URL carries the Secret's user")

@@ -26,18 +26,28 @@ import (
 // maintenance proves the image cache in both launch modes and the
 // database purge, each on a stack of its own.
 func maintenance(t *testing.T, svc *glancestack.Services) {
-	for _, release := range []string{"2025.2", "2026.1"} {
-		t.Run("image cache "+release, func(t *testing.T) {
-			t.Parallel()
-			imageCacheServes(t, svc, release)
-		})
-	}
-	for name, proof := range purgeProofs {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dbPurgeRuns(t, svc, proof)
-		})
-	}
+	t.Run("image cache 2025.2", func(t *testing.T) {
+		t.Parallel()
+		imageCacheServes(t, svc, glancestack.Options{Release: "2025.2", Database: "glance_cache_2025_2"})
+	})
+	onBothSystems(t, "image cache 2026.1", func(t *testing.T, unstable bool) {
+		o := glancestack.Options{Release: "2026.1", Database: "glance_cache_2026_1"}
+		if unstable {
+			o = onUnstable(t, o)
+		}
+		imageCacheServes(t, svc, o)
+	})
+	onBothSystems(t, "database purge", func(t *testing.T, unstable bool) {
+		o := glancestack.Options{Database: "glance_purge"}
+		if unstable {
+			o = onUnstable(t, o)
+		}
+		dbPurgeRuns(t, svc, o, purgeSet)
+	})
+	t.Run("database purge by default", func(t *testing.T) {
+		t.Parallel()
+		dbPurgeRuns(t, svc, glancestack.Options{Database: "glance_purge_default"}, purgeByDefault)
+	})
 }
 
 // The cache proof's sizes: the volume's bound, an image well below the
@@ -55,15 +65,16 @@ var (
 // which removes the least recently used images until the cache is below
 // the mark, here both (its debug log names each), and the big image still
 // downloads from S3.
-func imageCacheServes(t *testing.T, svc *glancestack.Services, release string) {
+func imageCacheServes(t *testing.T, svc *glancestack.Services, o glancestack.Options) {
 	interval := time.Minute
-	st := glancestack.New(t, svc, glancestack.Options{Release: release, Standalone: true,
-		Database: "glance_cache_" + strings.ReplaceAll(release, ".", "_"),
-		Customize: func(s *api.GlanceSpec) {
-			s.ImageCache = &api.ImageCacheSpec{SizeLimit: &cacheBound, MaintenanceInterval: &metav1.Duration{Duration: interval}}
-			// The pruner says what it prunes at debug level only.
-			s.Logging = &api.LoggingSpec{Debug: ptr(true)}
-		}})
+	release := o.Release
+	o.Standalone = true
+	o.Customize = func(s *api.GlanceSpec) {
+		s.ImageCache = &api.ImageCacheSpec{SizeLimit: &cacheBound, MaintenanceInterval: &metav1.Duration{Duration: interval}}
+		// The pruner says what it prunes at debug level only.
+		s.Logging = &api.LoggingSpec{Debug: ptr(true)}
+	}
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	p := onlyPod(t, st)
 	started := time.Now()
@@ -149,7 +160,6 @@ func cacheHits(t *testing.T, c *glancestack.Client) map[string]int {
 // purgeProof is one purge on the real database: the Glance's spec.dbPurge
 // (nil leaves it out), its retention resolved, and what it purges.
 type purgeProof struct {
-	database  string
 	spec      *api.DBPurgeSpec
 	retention int
 	// imagesTable: db purge_images_table runs after db purge, so the aged
@@ -157,13 +167,13 @@ type purgeProof struct {
 	imagesTable bool
 }
 
-var purgeProofs = map[string]purgeProof{
+var (
 	// The block set: a short retention, the images table too.
-	"database purge": {database: "glance_purge", retention: 5, imagesTable: true,
-		spec: &api.DBPurgeSpec{RetentionDays: ptr(int32(5)), PurgeImagesTable: ptr(true)}},
+	purgeSet = purgeProof{retention: 5, imagesTable: true,
+		spec: &api.DBPurgeSpec{RetentionDays: ptr(int32(5)), PurgeImagesTable: ptr(true)}}
 	// No block: the reference's default, 30 days, the images table kept.
-	"database purge by default": {database: "glance_purge_default", retention: int(api.DefaultPurgeRetentionDays)},
-}
+	purgeByDefault = purgeProof{retention: int(api.DefaultPurgeRetentionDays)}
+)
 
 // dbPurgeRuns deletes four of five images and ages, in MariaDB, two of the
 // deleted ones (their rows and their locations' and properties' rows) past
@@ -173,9 +183,10 @@ var purgeProofs = map[string]purgeProof{
 // too with purgeImagesTable, else they stay, marked deleted, keeping the
 // ids taken), while the image deleted within the retention, the one
 // deleted today and the live one keep every row.
-func dbPurgeRuns(t *testing.T, svc *glancestack.Services, proof purgeProof) {
-	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Database: proof.database,
-		Customize: func(s *api.GlanceSpec) { s.DBPurge = proof.spec }})
+func dbPurgeRuns(t *testing.T, svc *glancestack.Services, o glancestack.Options, proof purgeProof) {
+	o.Standalone = true
+	o.Customize = func(s *api.GlanceSpec) { s.DBPurge = proof.spec }
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	cronJob := names.DBPurgeCronJobName(st.Glance)
 	require.True(t, st.Exists("batch/v1", "CronJob", cronJob), "the Glance has its purge CronJob")

@@ -28,11 +28,10 @@ import (
 // them, which answers 401. Then an extraConfig override of a key the hooks
 // own: ExtraConfigHealthy turns False naming it, with one Warning Event,
 // and True again without another once the override is gone.
-// With a root, the Glance is 2026.1's and its pods run in that system.
-func operatorConfig(t *testing.T, svc *glancestack.Services, root string) {
+func operatorConfig(t *testing.T, svc *glancestack.Services, unstable bool) {
 	o := glancestack.Options{Database: "glance_opconf", Standalone: true}
-	if root != "" {
-		o.Database, o.Release, o.Pods.Root = "glance_opconf_unstable", "2026.1", root
+	if unstable {
+		o = onUnstable(t, o)
 	}
 	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)

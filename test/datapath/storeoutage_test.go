@@ -32,18 +32,23 @@ const outageResync = time.Minute
 // Event, and stays Ready (glance-api serves); the config, the backends
 // Secret and the pod template keep their names and bytes, so nothing rolls.
 // Once it is back, everything is Ready within one recheck of the store.
-func storeOutage(t *testing.T, svc *glancestack.Services) {
-	region := glancestack.DebianVersions(t).S3Region()
+func storeOutage(t *testing.T, svc *glancestack.Services, unstable bool) {
+	o := glancestack.Options{Database: "glance_outage"}
+	if unstable {
+		o = onUnstable(t, o)
+	}
+	region := glancestack.VersionsIn(t, o.Pods.Root).S3Region()
 	keys := services.S3Options{Region: region, AccessKey: "GK" + strings.ToLower(services.RandomSecret()[:16]), SecretKey: services.RandomSecret()[:16] + "$x%y"}
 	second := keys
 	second.Buckets = []string{glancestack.Bucket2}
 	s3b := services.StartS3(t, second)
-	first := keys
-	first.Buckets = []string{glancestack.Bucket1}
-	backends := []glancestack.Backend{{Name: "default", Bucket: glancestack.Bucket1, IsDefault: true},
+	o.S3 = keys
+	o.S3.Buckets = []string{glancestack.Bucket1}
+	o.Backends = []glancestack.Backend{{Name: "default", Bucket: glancestack.Bucket1, IsDefault: true},
 		{Name: "secondary", Bucket: glancestack.Bucket2, Endpoint: s3b.Endpoint}}
 	ctrls := checkingControllers(storecheck.New(0, 0))
-	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_outage", S3: first, Backends: backends, Controllers: ctrls})
+	o.Controllers = ctrls
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	c := st.Client(t, onlyPod(t, st))
 	secondary := names.BackendName(glancestack.ControlPlaneName, "secondary")

@@ -135,3 +135,87 @@ func lineWith(s, sub string) string {
 	}
 	return ""
 }
+
+// perStoreCA proves the per-store path on a glance_store that reads
+// s3_store_cacert (Debian unstable's, rendered for 2026.1): the two stores
+// are on two https:// S3 servers whose certificates two private CAs issued,
+// each store's ConfigMap holds its own CA, and no process-wide bundle is
+// set, which could trust only one of them. Both stores take and give back
+// images. Then the default store's ConfigMap gets the other store's CA:
+// the pod rolls, an upload to that store fails with the certificate error,
+// and the other store still takes images.
+func perStoreCA(t *testing.T, svc *glancestack.Services) {
+	began := time.Now()
+	var cas [2]testcert.CA
+	var leaves [2]testcert.Pair
+	for i, name := range []string{"Storage CA A", "Storage CA B"} {
+		ca, err := testcert.NewCA(name)
+		require.NoError(t, err)
+		leaf, err := ca.Issue("127.0.0.1", "127.0.0.1")
+		require.NoError(t, err)
+		cas[i], leaves[i] = ca, leaf
+	}
+	o := onUnstable(t, glancestack.Options{Database: "glance_tls_per_store"})
+	keys := services.S3Options{Region: glancestack.VersionsIn(t, o.Pods.Root).S3Region(),
+		AccessKey: "GK" + strings.ToLower(services.RandomSecret()[:16]), SecretKey: services.RandomSecret()[:16] + "$x%y"}
+	second := keys
+	second.Buckets = []string{glancestack.Bucket2}
+	second.TLS = &services.S3TLS{CertPEM: leaves[1].CertPEM, KeyPEM: leaves[1].KeyPEM, CAPEM: cas[1].CertPEM}
+	s3b := services.StartS3(t, second)
+	o.S3 = keys
+	o.S3.Buckets = []string{glancestack.Bucket1}
+	o.S3.TLS = &services.S3TLS{CertPEM: leaves[0].CertPEM, KeyPEM: leaves[0].KeyPEM, CAPEM: cas[0].CertPEM}
+	o.Backends = glancestack.GuideBackends(false)
+	o.Backends[0].CABundle, o.Backends[1].CABundle = "storage-ca-a", "storage-ca-b"
+	o.Backends[1].Endpoint = s3b.Endpoint
+	st := glancestack.New(t, svc, o)
+	require.True(t, st.Versions.ReadsS3StoreCACert(), "glance_store %s reads s3_store_cacert", st.Versions.GlanceStore)
+	require.True(t, strings.HasPrefix(st.S3.Endpoint, "https://") && strings.HasPrefix(s3b.Endpoint, "https://"), "%s %s", st.S3.Endpoint, s3b.Endpoint)
+	setCA := func(configMap string, ca testcert.CA) {
+		st.ApplyConfigMap(t, configMap, map[string]string{api.DefaultCABundleKey: string(ca.CertPEM)})
+	}
+	setCA("storage-ca-a", cas[0])
+	setCA("storage-ca-b", cas[1])
+	st.Reconcile(t)
+	require.Equal(t, "True/AllBackendsProjected", st.Condition(t, api.KindGlance, st.Glance, "BackendsReady"))
+
+	p := onlyPod(t, st)
+	for _, ctr := range st.Deployment(t).Spec.Template.Spec.Containers {
+		for _, e := range ctr.Env {
+			assert.NotEqual(t, glance.EnvCABundle, e.Name, "container %s: no process-wide bundle where each store has its own", ctr.Name)
+		}
+	}
+	_, sec := st.Mounts(t)
+	conf := st.SecretData(t, sec)[names.BackendsFile]
+	for _, store := range []string{"default", "secondary"} {
+		assert.Contains(t, conf, "s3_store_cacert = "+names.CABundlePath(store)+"\n")
+	}
+
+	c := st.Client(t, p)
+	img1, img2 := randomBytes(14, 700<<10+3), randomBytes(15, 200<<10+1)
+	id1 := c.UploadActive(t, "ca-a", img1, "default", "default")
+	id2 := c.UploadActive(t, "ca-b", img2, "secondary", "secondary")
+	assert.Equal(t, map[string]services.S3Object{id1: services.ObjectOf(img1)}, st.S3.Objects(t, glancestack.Bucket1)[glancestack.Bucket1])
+	assert.Equal(t, map[string]services.S3Object{id2: services.ObjectOf(img2)}, s3b.Objects(t, glancestack.Bucket2)[glancestack.Bucket2])
+	assert.Equal(t, img1, c.Download(t, id1), "download of %s", id1)
+	assert.Equal(t, img2, c.Download(t, id2), "download of %s", id2)
+
+	// The default store is told to trust B's CA, which did not sign its
+	// server's certificate: only that store fails.
+	st.TakeEvents()
+	setCA("storage-ca-a", cas[1])
+	st.Reconcile(t)
+	assertRolled(t, st.TakeEvents(), p, glance.UWSGI)
+	p = onlyPod(t, st)
+	c = st.Client(t, p)
+	id := c.CreateImage(t, "ca-a-wrong")
+	code, body := c.Upload(t, id, randomBytes(16, 4096), "default")
+	require.Equal(t, http.StatusInternalServerError, code, "upload verified with the wrong CA: %s", body)
+	assert.Equal(t, "queued", c.Image(t, id).Status)
+	assert.Contains(t, p.Logs(p.Container), "certificate verify failed", "glance-api logs botocore's TLS failure")
+	img3 := randomBytes(17, 300<<10)
+	id3 := c.UploadActive(t, "ca-b-still", img3, "secondary", "secondary")
+	assert.Equal(t, img3, c.Download(t, id3), "the other store is unaffected")
+	assertStopped(t, st.StopPods(t))
+	t.Logf("per-store CA: %s", time.Since(began).Round(time.Millisecond))
+}

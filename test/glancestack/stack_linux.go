@@ -103,7 +103,7 @@ type Stack struct {
 // until Reconcile. What the stack starts lives as long as t.
 func New(t testing.TB, svc *Services, o Options) *Stack {
 	t.Helper()
-	v := versionsIn(t, o.Pods.Root)
+	v := VersionsIn(t, o.Pods.Root)
 	o = o.withDefaults(v)
 	svc.claimDatabase(t, o.Database, o.DBUser)
 	svc.DB.CreateDatabase(t, o.Database)

@@ -32,9 +32,9 @@ func readVersions(python ...string) (Versions, error) {
 	return Versions{Glance: f[0], GlanceStore: f[1]}, nil
 }
 
-// versionsIn reads them in the image a stack's pods run in: this
+// VersionsIn reads them in the image a stack's pods run in: this
 // machine's Debian 12 when root is empty, else the system at root.
-func versionsIn(t testing.TB, root string) Versions {
+func VersionsIn(t testing.TB, root string) Versions {
 	t.Helper()
 	if root == "" {
 		return DebianVersions(t)
