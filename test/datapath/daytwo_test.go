@@ -48,10 +48,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		})
 	}
 	t.Run("import plugins and the web-download filter", func(t *testing.T) { t.Parallel(); importsInBothModes(t, svc) })
-	t.Run("a retired store serves until it is dropped", func(t *testing.T) {
-		t.Parallel()
-		retiredStoreServes(t, svc)
-	})
+	onBothSystems(t, "a retired store serves until it is dropped", func(t *testing.T, unstable bool) { retiredStoreServes(t, svc, unstable) })
 	t.Run("the reference API's example Glance serves", func(t *testing.T) {
 		t.Parallel()
 		referenceExample(t, svc)
@@ -216,11 +213,15 @@ const archiveBucket = "archive-images"
 // image in glance-images-2 matches "default" (bucket glance-images), so
 // Glance moves its location to that store and reads it from its bucket
 // with the credentials the location holds.
-func retiredStoreServes(t *testing.T, svc *glancestack.Services) {
+func retiredStoreServes(t *testing.T, svc *glancestack.Services, unstable bool) {
 	guide := glancestack.GuideBackends(false)
 	archive := glancestack.Backend{Name: "archive", Bucket: archiveBucket}
-	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_retire", Release: "2026.1",
-		Backends: append(guide, archive), S3: services.S3Options{Buckets: []string{glancestack.Bucket1, glancestack.Bucket2, archiveBucket}}})
+	o := glancestack.Options{Database: "glance_retire", Release: "2026.1",
+		Backends: append(guide, archive), S3: services.S3Options{Buckets: []string{glancestack.Bucket1, glancestack.Bucket2, archiveBucket}}}
+	if unstable {
+		o = onUnstable(t, o)
+	}
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	p := onlyPod(t, st)
 	c := st.Client(t, p)
