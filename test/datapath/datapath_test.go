@@ -51,6 +51,10 @@ func TestGlanceServes(t *testing.T) {
 			root := glancestack.UnstableRoot(t)
 			dataPath(t, svc, glancestack.Options{Release: "2026.1", Database: "glance_unstable", Pods: podrun.Options{Root: root}}, glance.UWSGI)
 		})
+		t.Run("the upgrade from Debian 12's Glance to Debian unstable's", func(t *testing.T) {
+			t.Parallel()
+			upgradeAcrossGlances(t, svc)
+		})
 		t.Run("private CA 2022.2 process-wide bundle", func(t *testing.T) {
 			t.Parallel()
 			privateCA(t, svc)

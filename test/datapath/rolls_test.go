@@ -53,19 +53,10 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 	require.Len(t, old, 2, "two glance-api pods serve")
 	require.GreaterOrEqual(t, int(st.Deployment(t).Spec.Template.Spec.Containers[0].Lifecycle.PreStop.Sleep.Seconds), glance.PreStopSleepSeconds,
 		"a preStop sleep is rendered")
-	// A roll runs three pods at once, each process with oslo.db's pool (5
-	// connections and up to 50 more under load): more than the 10 a
-	// mariadb-operator User allows by default, which answers the requests
-	// past it with 500s and leaves their images in saving. docs/stopping.md
-	// tells users to raise the limit for a roll; the stack's user gets it.
-	st.Services.DB.SetMaxUserConnections(t, st.DBUser, rollUserConnections)
+	proxy, load, stopLoad := startLoad(t, st)
+	defer stopLoad()
 	conns := sampleConnections(st.Services.DB, st.DBUser, connectionSamplePeriod)
 	defer conns.finish()
-	proxy := st.StartServiceProxy(t, serviceLag)
-	load := newRollLoad(proxy.URL, st.Token(t), loadWorkers)
-	stopLoad := load.start(loadWorkers)
-	defer stopLoad()
-	waitFor(t, func() bool { return load.storedCount() >= loadBeforeRoll }, 3*time.Minute, "the load stores its first images")
 
 	st.TakeEvents()
 	switched := glancestack.GuideBackends(false)
@@ -102,6 +93,31 @@ func rollUnderLoad(t *testing.T, st *glancestack.Stack) {
 	if counts.byOutcome[broken] > 0 {
 		logBrokenUploads(t, append(old, st.Pods()...), uploads, proxy, began)
 	}
+	assertLoadLostNothing(t, counts, v)
+}
+
+// startLoad starts the roll's load (loadWorkers clients uploading and
+// downloading) through a stand-in Service of st, and returns once it has
+// stored its first images, with the func that stops it.
+func startLoad(t *testing.T, st *glancestack.Stack) (*glancestack.ServiceProxy, *rollLoad, func()) {
+	// A roll runs three pods at once, each process with oslo.db's pool (5
+	// connections and up to 50 more under load): more than the 10 a
+	// mariadb-operator User allows by default, which answers the requests
+	// past it with 500s and leaves their images in saving. docs/stopping.md
+	// tells users to raise the limit for a roll; the stack's user gets it.
+	st.Services.DB.SetMaxUserConnections(t, st.DBUser, rollUserConnections)
+	proxy := st.StartServiceProxy(t, serviceLag)
+	load := newRollLoad(proxy.URL, st.Token(t), loadWorkers)
+	stop := load.start(loadWorkers)
+	waitFor(t, func() bool { return load.storedCount() >= loadBeforeRoll }, 3*time.Minute, "the load stores its first images")
+	return proxy, load, stop
+}
+
+// assertLoadLostNothing checks what a load through a roll must never see:
+// a request that failed after its body started, an image left in saving,
+// a checksum that does not match, an object without an active image, a
+// refused upload that left anything behind; and that uploads went on.
+func assertLoadLostNothing(t *testing.T, counts loadCounts, v uploadsVerified) {
 	assert.Zero(t, counts.byOutcome[broken], "requests failed after their body started")
 	assert.Zero(t, v.stuck, "images stuck in saving")
 	assert.Zero(t, counts.mismatches+v.mismatches, "checksum mismatches")

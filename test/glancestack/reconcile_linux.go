@@ -232,7 +232,7 @@ func (s *Stack) runJobPod(t testing.TB, name string, job chain.Object) JobRun {
 	t.Helper()
 	pod := podrun.MustPodOf(t, job)
 	began := time.Now()
-	done := podrun.Run(s.life(t), pod, s.objects(t), s.podOpts)
+	done := podrun.Run(s.life(t), pod, s.objects(t), s.optionsFor(pod, s.podOpts))
 	return JobRun{Name: name, Action: pod.Labels[names.LabelSchemaAction], Image: imageOf(pod.Spec), Pod: done, Took: time.Since(began)}
 }
 
@@ -460,6 +460,15 @@ func (s *Stack) PodArgs() []string {
 	return slices.Clone(s.podArgs)
 }
 
+// optionsFor are opts for pod, in the system its image runs in
+// (Options.ImageRoots).
+func (s *Stack) optionsFor(pod podrun.Pod, opts podrun.Options) podrun.Options {
+	if root, ok := s.imageRoots[imageOf(pod.Spec)]; ok {
+		opts.Root = root
+	}
+	return opts
+}
+
 // launchPod starts a pod of the Deployment's template and returns at once.
 func (s *Stack) launchPod(t testing.TB, deployment chain.Object) *Pod {
 	t.Helper()
@@ -483,7 +492,8 @@ func (s *Stack) runPod(t testing.TB, pod podrun.Pod, template string, opts podru
 	if c := glanceContainer(pod.Spec); c != nil && len(extra) > 0 {
 		c.Args = append(slices.Clip(c.Args), extra...)
 	}
-	s.matchSecureRBACSwitch(t, &pod)
+	opts = s.optionsFor(pod, opts)
+	s.matchSecureRBACSwitch(t, &pod, opts.Root)
 	if modeOf(pod.Spec) == glance.UWSGI && opts.Root == "" {
 		// The release runs under uWSGI from 2026.1 on, whose image has
 		// the oslo.middleware that refuses the healthcheck as a filter.

@@ -27,9 +27,13 @@ var enforceNewDefaults = regexp.MustCompile(`(?m)^enforce_new_defaults = (true|f
 
 // matchSecureRBACSwitch sets OS_DEFAULT__ENFORCE_SECURE_RBAC on the
 // glance-api container to the enforce_new_defaults of the config it mounts.
-func (s *Stack) matchSecureRBACSwitch(t testing.TB, pod *podrun.Pod) {
+func (s *Stack) matchSecureRBACSwitch(t testing.TB, pod *podrun.Pod, root string) {
 	t.Helper()
-	matchSecureRBACSwitch(t, s.Versions, pod, func(configMap string) string { return s.ConfigMapData(t, configMap)[names.ConfigFile] })
+	v := s.Versions
+	if root != s.podOpts.Root {
+		v = VersionsIn(t, root)
+	}
+	matchSecureRBACSwitch(t, v, pod, func(configMap string) string { return s.ConfigMapData(t, configMap)[names.ConfigFile] })
 }
 
 // MatchSecureRBACSwitch is matchSecureRBACSwitch for a pod of Debian 12's

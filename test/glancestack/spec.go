@@ -51,6 +51,8 @@ type Backend struct {
 	// another spelling of the same server is another endpoint to a
 	// NetworkPolicy.
 	Endpoint string
+	// Region is the store's S3 region (default Region).
+	Region string
 }
 
 // GuideBackends are the guide's two stores: after Step 2 of the ControlPlane
@@ -172,7 +174,11 @@ func storeOptions(b Backend) api.S3Options {
 	if cred == "" {
 		cred = S3CredentialsSecret
 	}
-	o := api.S3Options{Bucket: b.Bucket, Region: Region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
+	region := b.Region
+	if region == "" {
+		region = Region
+	}
+	o := api.S3Options{Bucket: b.Bucket, Region: region, CredentialsSecretRef: api.LocalObjectReference{Name: cred}}
 	if b.CABundle != "" {
 		o.CABundleRef = &api.CABundleRef{Name: b.CABundle}
 	}

@@ -62,6 +62,12 @@ type Options struct {
 	// timeouts). MaxGracePeriod defaults to a minute, so the rendered
 	// terminationGracePeriodSeconds is what a stop gets.
 	Pods podrun.Options
+	// ImageRoots are the systems the pods of some images run in
+	// (podrun.Options.Root), by the glance container's image, as a
+	// kubelet runs each image's own file system: a release that moves to
+	// another image then moves to another Glance. The pods of an image
+	// not listed run in Pods.Root.
+	ImageRoots map[string]string
 }
 
 // Stack is one Glance with its own database, S3 server and in-process
@@ -78,13 +84,14 @@ type Stack struct {
 	// ServiceUser is glance's Keystone user, its password in Secret
 	// glance-service-user.
 	ServiceUser services.Credentials
-	// Versions are Debian's glance and glance_store.
+	// Versions are Debian's glance and glance_store (in Pods.Root).
 	Versions Versions
 
 	owner       testing.TB
 	controllers []chain.Controller
 	standalone  bool
 	podOpts     podrun.Options
+	imageRoots  map[string]string
 	spec        spec
 
 	mu     sync.Mutex
@@ -111,7 +118,7 @@ func New(t testing.TB, svc *Services, o Options) *Stack {
 	s := &Stack{
 		Services: svc, Glance: glanceName(o.Standalone), Database: o.Database, DBUser: o.DBUser, DBPassword: o.DBPassword,
 		ServiceUser: svc.ServiceUser(t, o.ServiceUser), Versions: v,
-		owner: t, standalone: o.Standalone, podOpts: o.Pods, controllers: o.Controllers,
+		owner: t, standalone: o.Standalone, podOpts: o.Pods, imageRoots: o.ImageRoots, controllers: o.Controllers,
 		S3:    services.StartS3(t, o.S3),
 		World: chain.NewWorld(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 	}
