@@ -53,7 +53,7 @@ func dayTwo(t *testing.T, svc *glancestack.Services) {
 		t.Parallel()
 		referenceExample(t, svc)
 	})
-	t.Run("behind a gateway and a NetworkPolicy", func(t *testing.T) { t.Parallel(); reachBehindAPolicy(t, svc) })
+	onBothSystems(t, "behind a gateway and a NetworkPolicy", func(t *testing.T, unstable bool) { reachBehindAPolicy(t, svc, unstable) })
 	onBothSystems(t, "operator-owned config: extraConfig, middleware, policy overrides, secure RBAC", func(t *testing.T, unstable bool) { operatorConfig(t, svc, unstable) })
 	onBothSystems(t, "database TLS verify-full to a TLS-only user", func(t *testing.T, unstable bool) { databaseTLS(t, svc, unstable) })
 	onBothSystems(t, "dynamic database credentials rotated by a secrets engine", func(t *testing.T, unstable bool) { dynamicCredentials(t, svc, unstable) })

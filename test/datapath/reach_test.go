@@ -28,14 +28,18 @@ import (
 // and then takes an image. No CNI runs here, so nothing filters packets:
 // what is proven is that the derived egress names what glance-api really
 // dials, and that holding a store for it leaves the data path working.
-func reachBehindAPolicy(t *testing.T, svc *glancestack.Services) {
+func reachBehindAPolicy(t *testing.T, svc *glancestack.Services, unstable bool) {
 	guide := glancestack.GuideBackends(true)
-	st := glancestack.New(t, svc, glancestack.Options{Database: "glance_reach", Standalone: true,
+	o := glancestack.Options{Database: "glance_reach", Standalone: true,
 		S3: services.S3Options{Buckets: []string{glancestack.Bucket1, glancestack.Bucket2, archiveBucket}},
 		Customize: func(s *api.GlanceSpec) {
 			s.Gateway = &api.GatewaySpec{Hostname: "images.example.com", ParentRef: api.GatewayParentRef{Name: "edge"}}
 			s.NetworkPolicy = &api.NetworkPolicySpec{Ingress: []api.NetworkPolicySource{{NamespaceSelector: &metav1.LabelSelector{}}}}
-		}})
+		}}
+	if unstable {
+		o = onUnstable(t, o)
+	}
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	c := st.Client(t, onlyPod(t, st))
 	require.Equal(t, map[string]bool{"primary": true, "secondary": false}, c.Stores(t))
