@@ -167,6 +167,7 @@ func mountImageCache(in render.PodInput, d *render.DeploymentChild) {
 		// Only the config file: the backends directory holds the S3 keys,
 		// which the cache tools never use.
 		Command: append([]string{"/bin/sh", "-c", cacheMaintenanceScript, CacheMaintenanceContainer}, cacheMaintenanceArgs(*c)...),
+		Env:     []corev1.EnvVar{render.UserEnv()},
 		// The pod's lock directory too: the SQLite driver creates cache.db
 		// under an oslo.concurrency file lock, which glance-api takes as
 		// well, so the two never create it at once.

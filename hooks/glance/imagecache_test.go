@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/ini.v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -113,7 +114,7 @@ func TestImageCacheRendered(t *testing.T) {
 			for _, c := range pod.Containers[1:] {
 				require.Equal(t, CacheMaintenanceContainer, c.Name)
 				assert.Equal(t, "glance:1", c.Image, "the sidecar runs glance-api's image")
-				assert.Empty(t, c.Env, "no environment: the cache tools need no credentials")
+				assert.Equal(t, []corev1.EnvVar{render.UserEnv()}, c.Env, "no credentials: the cache tools need none; the user's name only")
 				var mounted []string
 				for _, m := range c.VolumeMounts {
 					mounted = append(mounted, m.Name+":"+m.MountPath)

@@ -59,7 +59,21 @@ const (
 	// value escaped for oslo.config (see osloEnvValue).
 	EnvDatabaseConnection = "OS_DATABASE__CONNECTION"
 	EnvServicePassword    = "OS_KEYSTONE_AUTHTOKEN__PASSWORD"
+	// EnvUser names the user GlanceUID is, for Python's getpass.getuser(),
+	// which reads it before the passwd database. An image need not have
+	// GlanceUID in /etc/passwd (a distribution's package makes its own
+	// glance user), and on Python 3.13 getuser() then raises OSError,
+	// where it raised KeyError before: PyMySQL up to 1.1.1 calls it on
+	// import and catches only KeyError, so every glance program of
+	// 2025.1's Debian 13 (glance 30, PyMySQL 1.1.1, Python 3.13) died at
+	// its first database connection as a uid without a name.
+	EnvUser = "USER"
+	// GlanceUser is EnvUser's value.
+	GlanceUser = "glance"
 )
+
+// UserEnv names the user every glance container runs as (EnvUser).
+func UserEnv() corev1.EnvVar { return corev1.EnvVar{Name: EnvUser, Value: GlanceUser} }
 
 // LaunchConf is what the launch mode sets in [DEFAULT]: the port, and the
 // eventlet server's worker processes (uWSGI has its own processes; from
@@ -128,6 +142,7 @@ func LaunchEnv(g *api.Glance, spec api.GlanceSpec) []corev1.EnvVar {
 		{Name: EnvConfigDir, Value: ConfigDir},
 		secretEnv(EnvDatabaseConnection, names.DBConnectionSecretName(g.Name), names.DBConnectionKey),
 		secretEnv(EnvServicePassword, names.AuthtokenSecretName(g.Name), names.AuthtokenPasswordKey),
+		UserEnv(),
 	}
 }
 
