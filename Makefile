@@ -51,14 +51,16 @@ quick: vet fmt-check lint
 
 # What the data-path test runs: Debian's glance-api and python3-boto3 (apt,
 # needs root or sudo), the oslo.middleware of 2026.1 beside Debian's for the
-# 2026.1 pods, a Debian unstable system with the newest Glance packages
-# (mmdebstrap, about 800 MB), and versitygw built into the user cache dir,
+# 2026.1 pods, a Debian unstable system with the newest Glance packages and
+# a Debian 13 one with 2025.1's (mmdebstrap, about 800 MB each), and
+# versitygw built into the user cache dir,
 # where the test finds it (or set VERSITYGW_BIN). Every step is a no-op
 # when done.
 datapath-deps:
 	hack/install-glance.sh
 	hack/install-oslo-middleware.sh
-	hack/install-glance-unstable.sh
+	hack/install-glance-debian.sh unstable
+	hack/install-glance-debian.sh trixie
 	hack/install-versitygw.sh >/dev/null
 
 # What test/services starts: MariaDB, memcached, Keystone and uWSGI with its

@@ -46,6 +46,14 @@ func TestGlanceServes(t *testing.T) {
 			st, _ := dataPath(t, svc, glancestack.Options{Release: "2026.1", Database: "glance_uwsgi"}, glance.UWSGI)
 			stopWhileStarting(t, st)
 		})
+		t.Run("eventlet 2025.1 on Debian 13's Glance", func(t *testing.T) {
+			// A release as it is: glance 30 with its glance_store, eventlet
+			// and greenlet, on its Python.
+			t.Parallel()
+			root := glancestack.TrixieRoot(t)
+			st, _ := dataPath(t, svc, glancestack.Options{Release: "2025.1", Database: "glance_trixie", Pods: podrun.Options{Root: root}}, glance.Eventlet)
+			stopAtStart(t, st)
+		})
 		t.Run("uwsgi 2026.1 on Debian unstable's Glance", func(t *testing.T) {
 			t.Parallel()
 			root := glancestack.UnstableRoot(t)

@@ -54,6 +54,14 @@ func UnstableRoot(t testing.TB) string {
 	return proc.UnstableRoot(t)
 }
 
+// TrixieRoot is Debian 13's system with glance 30, the 2025.1 release
+// (proc.TrixieRoot): a stack whose pods run in it runs 2025.1's Glance,
+// its libraries and Python as that release has them.
+func TrixieRoot(t testing.TB) string {
+	t.Helper()
+	return proc.TrixieRoot(t)
+}
+
 // DebianVersions reads them with the system interpreter, skipping the test
 // (failing it under REQUIRE_SERVICES) when glance or boto3, which
 // glance_store's S3 driver needs, is not installed.

@@ -499,7 +499,7 @@ func TestClusterDNS(t *testing.T) {
 // its /, with its volumes mounted in it and its own /proc; what it writes
 // there is its own, as each container's copy of its image is: neither the
 // image nor the next container sees it. It needs the Debian unstable
-// system hack/install-glance-unstable.sh makes (GLANCE_UNSTABLE_ROOT).
+// system hack/install-glance-debian.sh unstable makes (GLANCE_UNSTABLE_ROOT).
 func TestARootIsTheImage(t *testing.T) {
 	root := proc.UnstableRoot(t)
 	host, err := os.ReadFile("/etc/debian_version")

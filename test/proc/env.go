@@ -53,11 +53,21 @@ func Installed(t testing.TB, env, def, what, hint string) string {
 	return dir
 }
 
-// UnstableRoot is the Debian unstable system hack/install-glance-unstable.sh
-// makes (GLANCE_UNSTABLE_ROOT), with the newest Glance Debian packages, for
-// containers that run in it as in an image (podrun's Options.Root).
+// UnstableRoot is the Debian unstable system `hack/install-glance-debian.sh
+// unstable` makes (GLANCE_UNSTABLE_ROOT), with the newest Glance Debian
+// packages, for containers that run in it as in an image (podrun's
+// Options.Root).
 func UnstableRoot(t testing.TB) string {
 	t.Helper()
 	return Installed(t, "GLANCE_UNSTABLE_ROOT", "/usr/local/lib/glance-hooks/debian-unstable",
-		"Debian unstable's Glance", "hack/install-glance-unstable.sh makes it")
+		"Debian unstable's Glance", "hack/install-glance-debian.sh unstable makes it")
+}
+
+// TrixieRoot is the Debian 13 system `hack/install-glance-debian.sh trixie`
+// makes (GLANCE_TRIXIE_ROOT), with glance 30, the 2025.1 release, for
+// containers that run in it as in an image.
+func TrixieRoot(t testing.TB) string {
+	t.Helper()
+	return Installed(t, "GLANCE_TRIXIE_ROOT", "/usr/local/lib/glance-hooks/debian-trixie",
+		"Debian 13's Glance", "hack/install-glance-debian.sh trixie makes it")
 }
