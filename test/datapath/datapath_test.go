@@ -50,8 +50,7 @@ func TestGlanceServes(t *testing.T) {
 			// A release as it is: glance 30 with its glance_store, eventlet
 			// and greenlet, on its Python.
 			t.Parallel()
-			root := glancestack.TrixieRoot(t)
-			st, _ := dataPath(t, svc, glancestack.Options{Release: "2025.1", Database: "glance_trixie", Pods: podrun.Options{Root: root}}, glance.Eventlet)
+			st, _ := dataPath(t, svc, onTrixie(t, glancestack.Options{Database: "glance"}), glance.Eventlet)
 			stopAtStart(t, st)
 		})
 		t.Run("uwsgi 2026.1 on Debian unstable's Glance", func(t *testing.T) {
@@ -67,9 +66,15 @@ func TestGlanceServes(t *testing.T) {
 			t.Parallel()
 			privateCA(t, svc)
 		})
+		// The first release whose glance_store reads s3_store_cacert, and
+		// the newest.
+		t.Run("private CAs 2025.1 a bundle per store on Debian 13's Glance", func(t *testing.T) {
+			t.Parallel()
+			perStoreCA(t, svc, onTrixie(t, glancestack.Options{Database: "glance_tls_per_store"}))
+		})
 		t.Run("private CAs 2026.1 a bundle per store on Debian unstable's Glance", func(t *testing.T) {
 			t.Parallel()
-			perStoreCA(t, svc)
+			perStoreCA(t, svc, onUnstable(t, glancestack.Options{Database: "glance_tls_per_store"}))
 		})
 	})
 	t.Run("day two", func(t *testing.T) { dayTwo(t, svc) })

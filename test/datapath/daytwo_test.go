@@ -82,6 +82,15 @@ func onBothSystems(t *testing.T, name string, proof func(t *testing.T, unstable 
 	}
 }
 
+// onTrixie moves a stack's options onto Debian 13's Glance, the 2025.1
+// release (glance 30), as onUnstable does onto unstable's.
+func onTrixie(t *testing.T, o glancestack.Options) glancestack.Options {
+	o.Pods.Root = glancestack.TrixieRoot(t)
+	o.Release = "2025.1"
+	o.Database += "_trixie"
+	return o
+}
+
 // onUnstable moves a stack's options onto Debian unstable's Glance: its
 // pods run in that system (podrun.Options.Root), the Glance is 2026.1's,
 // and its database and the names derived from it get "_unstable", as the

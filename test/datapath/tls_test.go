@@ -147,14 +147,14 @@ func lineWith(s, sub string) string {
 }
 
 // perStoreCA proves the per-store path on a glance_store that reads
-// s3_store_cacert (Debian unstable's, rendered for 2026.1): the two stores
+// s3_store_cacert (o's system, rendered for its release): the two stores
 // are on two https:// S3 servers whose certificates two private CAs issued,
 // each store's ConfigMap holds its own CA, and no process-wide bundle is
 // set, which could trust only one of them. Both stores take and give back
 // images. Then the default store's ConfigMap gets the other store's CA:
 // the pod rolls, an upload to that store fails with the certificate error,
 // and the other store still takes images.
-func perStoreCA(t *testing.T, svc *glancestack.Services) {
+func perStoreCA(t *testing.T, svc *glancestack.Services, o glancestack.Options) {
 	began := time.Now()
 	var cas [2]testcert.CA
 	var leaves [2]testcert.Pair
@@ -165,7 +165,6 @@ func perStoreCA(t *testing.T, svc *glancestack.Services) {
 		require.NoError(t, err)
 		cas[i], leaves[i] = ca, leaf
 	}
-	o := onUnstable(t, glancestack.Options{Database: "glance_tls_per_store"})
 	keys := services.S3Options{Region: glancestack.VersionsIn(t, o.Pods.Root).S3Region(),
 		AccessKey: "GK" + strings.ToLower(services.RandomSecret()[:16]), SecretKey: services.RandomSecret()[:16] + "$x%y"}
 	second := keys
@@ -215,7 +214,7 @@ func perStoreCA(t *testing.T, svc *glancestack.Services) {
 	st.TakeEvents()
 	setCA("storage-ca-a", cas[1])
 	st.Reconcile(t)
-	assertRolled(t, st.TakeEvents(), p, glance.UWSGI)
+	assertRolled(t, st.TakeEvents(), p, launchModeOf(t, o.Release))
 	c = wrongCAUpload(t, st, "ca-a-wrong", 16)
 	img3 := randomBytes(17, 300<<10)
 	id3 := c.UploadActive(t, "ca-b-still", img3, "secondary", "secondary")
