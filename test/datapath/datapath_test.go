@@ -23,12 +23,14 @@ import (
 
 // TestGlanceServes runs, on one MariaDB, Keystone and memcached, the
 // guide's ControlPlane walkthrough on a real Glance in both launch modes at
-// once, each with its own database, S3 server and hooks, and in the uWSGI
-// mode again on Debian unstable's newest Glance; the 2025.2 Glance then
-// walks the release upgrade to 2026.1. Beside them the stores of two more
-// Glances are behind private CAs: one process-wide bundle on Debian 12's
-// glance_store, a bundle per store on unstable's. Then, on the same
-// servers, the day-two stacks (dayTwo).
+// once, each with its own database, S3 server and hooks, in the eventlet
+// mode again on Debian 13's 2025.1 Glance and in the uWSGI mode on Debian
+// unstable's newest; the 2025.2 Glance then walks the release upgrade to
+// 2026.1, and another walks it from Debian 12's Glance to unstable's.
+// Beside them the stores of three more Glances are behind private CAs: one
+// process-wide bundle on Debian 12's glance_store, a bundle per store on
+// Debian 13's and unstable's. Then, on the same servers, the day-two
+// stacks (dayTwo).
 func TestGlanceServes(t *testing.T) {
 	began := time.Now()
 	svc := glancestack.StartServices(t)
