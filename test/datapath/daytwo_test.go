@@ -19,7 +19,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 	"github.com/c5c3/glance-hooks/hooks/glance"
 	"github.com/c5c3/glance-hooks/test/glancestack"
-	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/services"
 )
 
@@ -27,22 +26,23 @@ import (
 // store rely on, each on a stack of its own over svc.
 func dayTwo(t *testing.T, svc *glancestack.Services) {
 	for _, c := range []struct {
-		release  string
-		unstable bool
-	}{{"2025.2", false}, {"2026.1", false}, {"2026.1", true}} {
-		name := "staged on one pod and imported through another " + c.release
-		if c.unstable {
-			// The rendered uWSGI config as it is, threads and all, on a
-			// uWSGI whose graceful stop finishes every thread's request.
-			name += " on Debian unstable's Glance"
-		}
-		t.Run(name, func(t *testing.T) {
+		release, on string
+		system      func(*testing.T, glancestack.Options) glancestack.Options
+	}{
+		{"2025.2", "", nil}, {"2026.1", "", nil},
+		// A release's own eventlet and greenlet.
+		{"2025.1", " on Debian 13's Glance", onTrixie},
+		// The rendered uWSGI config as it is, threads and all, on a uWSGI
+		// whose graceful stop finishes every thread's request.
+		{"2026.1", onUnstableName, onUnstable},
+	} {
+		t.Run("staged on one pod and imported through another "+c.release+c.on, func(t *testing.T) {
 			t.Parallel()
-			root := ""
-			if c.unstable {
-				root = glancestack.UnstableRoot(t)
+			o := glancestack.Options{Release: c.release, Database: "glance_import_" + strings.ReplaceAll(c.release, ".", "_")}
+			if c.system != nil {
+				o = c.system(t, o)
 			}
-			st := importAcrossPods(t, svc, c.release, root)
+			st := importAcrossPods(t, svc, o)
 			t.Run("rolled under a load of uploads and downloads", func(t *testing.T) { rollUnderLoad(t, st) })
 			t.Run("serving pods stopped beside CPU hogs", func(t *testing.T) { stopsUnderLoad(t, st) })
 		})
@@ -102,13 +102,6 @@ func onUnstable(t *testing.T, o glancestack.Options) glancestack.Options {
 	return o
 }
 
-// importAcrossPods runs two glance-api pods of the rendered Deployment,
-// each on a loopback address of its own with its own staging emptyDir, on
-// one database and Keystone: a glance-direct image staged through pod A is
-// imported through pod B into the non-default store. B finds A's
-// worker_self_reference_url on the image and hands the import to A, where
-// the data is; without it B would look in its own empty staging area. It
-// returns the stack, both pods serving.
 // eventletPreStopSeconds is the preStop sleep the eventlet stacks set: the
 // eventlet server finishes a request only within that sleep (its workers
 // end at once on SIGTERM), so, as docs/stopping.md tells its users, the
@@ -134,19 +127,25 @@ func launchModeOf(t *testing.T, r string) glance.LaunchMode {
 	return glance.LaunchModeOf(parsed)
 }
 
-func importAcrossPods(t *testing.T, svc *glancestack.Services, release, root string) *glancestack.Stack {
-	database := "glance_import_" + strings.ReplaceAll(release, ".", "_")
-	if root != "" {
-		database += "_unstable"
-	}
+// importAcrossPods runs two glance-api pods of the rendered Deployment,
+// each on a loopback address of its own with its own staging emptyDir, on
+// one database and Keystone: a glance-direct image staged through pod A is
+// imported through pod B into the non-default store. B finds A's
+// worker_self_reference_url on the image and hands the import to A, where
+// the data is; without it B would look in its own empty staging area. It
+// returns the stack, both pods serving. o names the release, the database
+// and the system the pods run in.
+func importAcrossPods(t *testing.T, svc *glancestack.Services, o glancestack.Options) *glancestack.Stack {
+	o.Replicas = 2
+	o.PreStopSleepSeconds = preStopFor(t, o.Release)
 	// Directories something else on the machine made where the pods mount
 	// their volumes, root's alone (in each pod's namespace only): each
 	// container still has its own /var/lib/glance, so staging and imports
 	// work as in a cluster.
-	st := glancestack.New(t, svc, glancestack.Options{Database: database, Replicas: 2, Release: release,
-		PreStopSleepSeconds: preStopFor(t, release),
-		Pods:                podrun.Options{MachineDirs: []string{glance.StagingDir, glance.LockDir}, MaxPreStopSleep: time.Minute, Root: root}})
-	st.AddPodArgs(dayTwoPodArgs(t, launchModeOf(t, release), root)...)
+	o.Pods.MachineDirs = []string{glance.StagingDir, glance.LockDir}
+	o.Pods.MaxPreStopSleep = time.Minute
+	st := glancestack.New(t, svc, o)
+	st.AddPodArgs(dayTwoPodArgs(t, launchModeOf(t, o.Release), o.Pods.Root)...)
 	st.Reconcile(t)
 	pods := st.Pods()
 	require.Len(t, pods, 2, "two glance-api pods run")
