@@ -1,7 +1,6 @@
 package datapath
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -37,8 +36,7 @@ func storeOutage(t *testing.T, svc *glancestack.Services, unstable bool) {
 	if unstable {
 		o = onUnstable(t, o)
 	}
-	region := glancestack.VersionsIn(t, o.Pods.Root).S3Region()
-	keys := services.S3Options{Region: region, AccessKey: "GK" + strings.ToLower(services.RandomSecret()[:16]), SecretKey: services.RandomSecret()[:16] + "$x%y"}
+	keys := glancestack.S3Defaults(services.S3Options{}, glancestack.VersionsIn(t, o.Pods.Root))
 	second := keys
 	second.Buckets = []string{glancestack.Bucket2}
 	s3b := services.StartS3(t, second)

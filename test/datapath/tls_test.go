@@ -165,8 +165,7 @@ func perStoreCA(t *testing.T, svc *glancestack.Services, o glancestack.Options) 
 		require.NoError(t, err)
 		cas[i], leaves[i] = ca, leaf
 	}
-	keys := services.S3Options{Region: glancestack.VersionsIn(t, o.Pods.Root).S3Region(),
-		AccessKey: "GK" + strings.ToLower(services.RandomSecret()[:16]), SecretKey: services.RandomSecret()[:16] + "$x%y"}
+	keys := glancestack.S3Defaults(services.S3Options{}, glancestack.VersionsIn(t, o.Pods.Root))
 	second := keys
 	second.Buckets = []string{glancestack.Bucket2}
 	second.TLS = &services.S3TLS{CertPEM: leaves[1].CertPEM, KeyPEM: leaves[1].KeyPEM, CAPEM: cas[1].CertPEM}

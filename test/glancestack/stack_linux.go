@@ -172,13 +172,15 @@ func (o Options) withDefaults(v Versions) Options {
 	if o.Controllers == nil {
 		o.Controllers = chain.Controllers()
 	}
-	o.S3 = s3Defaults(o.S3, v)
+	o.S3 = S3Defaults(o.S3, v)
 	return o
 }
 
-// s3Defaults are the stack's S3 server's: the devstack's buckets, the
-// region glance_store signs with, and keys that are hard to quote.
-func s3Defaults(o services.S3Options, v Versions) services.S3Options {
+// S3Defaults are the stack's S3 server's: the devstack's buckets, the
+// region glance_store v signs with, and keys that are hard to quote. A
+// test that starts a second S3 server for a stack's store gives both the
+// same keys from here.
+func S3Defaults(o services.S3Options, v Versions) services.S3Options {
 	if o.Buckets == nil {
 		o.Buckets = []string{Bucket1, Bucket2}
 	}

@@ -32,6 +32,11 @@ func readVersions(python ...string) (Versions, error) {
 	return Versions{Glance: f[0], GlanceStore: f[1]}, nil
 }
 
+// rootVersions are the versions read in each system, by its root: a
+// system's packages do not change while the tests run, and every stack
+// and every pod of another image asks.
+var rootVersions sync.Map
+
 // VersionsIn reads them in the image a stack's pods run in: this
 // machine's Debian 12 when root is empty, else the system at root.
 func VersionsIn(t testing.TB, root string) Versions {
@@ -39,10 +44,14 @@ func VersionsIn(t testing.TB, root string) Versions {
 	if root == "" {
 		return DebianVersions(t)
 	}
+	if v, ok := rootVersions.Load(root); ok {
+		return v.(Versions)
+	}
 	v, err := readVersions("chroot", root, "/usr/bin/python3")
 	if err != nil || v.Glance == "" {
 		t.Fatalf("reading the versions of glance and glance_store in %s: %v", root, err)
 	}
+	rootVersions.Store(root, v)
 	return v
 }
 
