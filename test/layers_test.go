@@ -371,7 +371,7 @@ func TestModuleLayersPointDown(t *testing.T) {
 
 // testHelpers are the packages under test/ that tests of every floor use
 // (hooks/glance's tests make certificates with test/testcert).
-var testHelpers = []string{"test/testbin", "test/testcert", "test/testlog"}
+var testHelpers = []string{"test/docsection", "test/testbin", "test/testcert", "test/testlog"}
 
 // TestTestHelpersAreLeaves keeps a hook's unit test from building the
 // layers above it through a helper: the helpers import nothing of the

@@ -3,7 +3,6 @@ package glance
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -17,25 +16,16 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
 	"github.com/c5c3/glance-hooks/hooks/contract/inivalue"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
-	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 	"github.com/c5c3/glance-hooks/hooks/glance/render"
 )
 
-// relatedSecret is a Secret the Glance names, as far as it is read.
-type relatedSecret struct {
-	Metadata struct {
-		UID types.UID `json:"uid"`
-	} `json:"metadata"`
-	Data map[string]string `json:"data"`
-}
-
 // secretValue reads one key of a related Secret as an environment value.
 // problem names the Secret and the key, never a value.
 func secretValue(related metacontroller.ObjectMap, name, key string) (value string, uid types.UID, problem string, err error) {
-	b, uid, problem, err := secretBytes(related, name, key)
+	b, uid, problem, err := observe.SecretBytes(related, name, key)
 	if problem != "" || err != nil {
 		return "", "", problem, err
 	}
@@ -50,30 +40,6 @@ func secretValue(related metacontroller.ObjectMap, name, key string) (value stri
 		return "", "", fmt.Sprintf("Secret %s key %s %s", excerpt.Name(name), excerpt.Name(key), p), nil
 	}
 	return string(b), uid, "", nil
-}
-
-// secretBytes reads one non-empty key of a related Secret. problem names
-// the Secret and the key, never a value.
-func secretBytes(related metacontroller.ObjectMap, name, key string) (value []byte, uid types.UID, problem string, err error) {
-	sec, found, err := metacontroller.DecodeOne[relatedSecret](related, names.SecretsKey, name)
-	switch {
-	case err != nil:
-		return nil, "", "", hook.Invalid("related %v", err)
-	case !found:
-		return nil, "", fmt.Sprintf("Secret %s does not exist", excerpt.Name(name)), nil
-	}
-	enc, ok := sec.Data[key]
-	if !ok {
-		return nil, "", fmt.Sprintf("Secret %s has no key %s", excerpt.Name(name), excerpt.Name(key)), nil
-	}
-	b, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return nil, "", fmt.Sprintf("Secret %s key %s is not base64", excerpt.Name(name), excerpt.Name(key)), nil
-	}
-	if len(b) == 0 {
-		return nil, "", fmt.Sprintf("Secret %s key %s is empty", excerpt.Name(name), excerpt.Name(key)), nil
-	}
-	return b, sec.Metadata.UID, "", nil
 }
 
 // readCredentials reads the database Secret (username, and the password

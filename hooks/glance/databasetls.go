@@ -11,6 +11,7 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
 // The database TLS (spec.database.tls) reaches every glance program that
@@ -108,7 +109,7 @@ func readDatabaseTLS(related metacontroller.ObjectMap, t *api.DatabaseTLSSpec) (
 		return nil, nil, nil
 	}
 	caName, caKey := t.CABundleSecretRef.Name, databaseCAKey(t)
-	ca, _, p, err := secretBytes(related, caName, caKey)
+	ca, _, p, err := observe.SecretBytes(related, caName, caKey)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +122,7 @@ func readDatabaseTLS(related metacontroller.ObjectMap, t *api.DatabaseTLSSpec) (
 	certName := t.ClientCertSecretRef.Name
 	pair := [2][]byte{}
 	for i, key := range []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey} {
-		if pair[i], _, p, err = secretBytes(related, certName, key); err != nil {
+		if pair[i], _, p, err = observe.SecretBytes(related, certName, key); err != nil {
 			return nil, nil, err
 		}
 		if p != "" {

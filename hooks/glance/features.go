@@ -149,7 +149,7 @@ func registered() []feature {
 // shapingFeatures shape glance-api.conf, the paste pipeline and the pods.
 func shapingFeatures() []feature {
 	return []feature{
-		{name: "launch", conf: render.LaunchConf}, // launch.go: the port, the eventlet server's workers
+		{name: "launch", conf: render.LaunchConf}, // render/config.go: the port, the eventlet server's workers
 		// backends.go, config.go, report.go: an outdated store held, enabled_backends, the default store
 		{name: "stores", decide: decide.HoldOutdatedStores, conf: render.StoresConf, events: report.SkippedBackends,
 			status: holds(model.CondBackendsReady, report.BackendsCondition)},

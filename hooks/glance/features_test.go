@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/test/docsection"
 )
 
 // backquoted finds the names a docs table cell sets in backquotes.
@@ -89,13 +90,8 @@ func docRows(table string) [][]string {
 // path) or a feature's own file named in docs/hooks.md's list of features,
 // never both; and every file either list names exists.
 func TestRequestPathKnowsEveryFile(t *testing.T) {
-	_, line, found := strings.Cut(repoFile(t, "Makefile"), "\nREQUEST_PATH_HOOK_FILES := ")
-	if !found {
-		t.Fatal("the Makefile sets no REQUEST_PATH_HOOK_FILES")
-	}
-	line, _, _ = strings.Cut(line, "\n")
 	hook := map[string]bool{}
-	for _, name := range strings.Fields(line) {
+	for _, name := range docsection.MakeWords(t, filepath.Join("..", "..", "Makefile"), "REQUEST_PATH_HOOK_FILES") {
 		hook[name] = true
 	}
 	doc := repoFile(t, "docs", "hooks.md")

@@ -182,7 +182,7 @@ func httpRouteReady(in report.StatusInput) (hook.Condition, error) {
 // gatewayReach is spec.gateway's route and its condition.
 func gatewayReach(o *observe.Observed, _ []*model.Store) ([]any, *hook.Condition, error) {
 	if len(o.Invalid) > 0 {
-		return keptWhileInvalid(o, names.HTTPRoutesKey, o.Spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
+		return render.KeptWhileInvalid(o.Applied, names.HTTPRoutesKey, o.Spec.Gateway != nil, model.CondHTTPRouteReady, "the HTTPRoute is")
 	}
 	route, c := gatewayChildren(o.Glance, o.Spec, o.Route)
 	return route, c, nil

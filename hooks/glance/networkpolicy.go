@@ -393,7 +393,7 @@ func awaitStoreEgress(o *observe.Observed, d *decide.Decision) {
 // as last applied.
 func networkPolicyReach(o *observe.Observed, stores []*model.Store) ([]any, *hook.Condition, error) {
 	if len(o.Invalid) > 0 {
-		return keptWhileInvalid(o, names.NetworkPoliciesKey, o.Spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
+		return render.KeptWhileInvalid(o.Applied, names.NetworkPoliciesKey, o.Spec.NetworkPolicy != nil, model.CondNetworkPolicyReady, "the NetworkPolicies are")
 	}
 	policies, c, err := networkPolicyChildren(o.Glance, o.Spec, stores, o.AllowedEgress)
 	if !model.IsSpecError(err) {

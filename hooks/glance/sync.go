@@ -77,18 +77,6 @@ func reachChildren(o *observe.Observed, stores []*model.Store) (reach, error) {
 	return r, nil
 }
 
-// keptWhileInvalid keeps a reach feature's children of one kind as last
-// applied while the spec is invalid: a hostname or a rule it holds is not
-// rendered. what names them in the condition, which is reported only when
-// the feature's field is set.
-func keptWhileInvalid(o *observe.Observed, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
-	kept, err := o.Applied.Keep(key)
-	if err != nil || !set {
-		return kept, nil, err
-	}
-	return kept, &hook.Condition{Type: condType, Reason: model.ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
-}
-
 // events are the Events the observed status calls for, from the features'
 // Events (report.EventsOf).
 func events(g *api.Glance, observed observe.ObservedEvents, now time.Time) ([]any, error) {

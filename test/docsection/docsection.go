@@ -22,3 +22,12 @@ func After(t testing.TB, file, heading string) string {
 	}
 	return rest
 }
+
+// MakeWords are the words a Makefile (a path from the test's package) sets
+// variable to on its line `variable := word word ...`; the test fails when
+// the file or the line is missing.
+func MakeWords(t testing.TB, makefile, variable string) []string {
+	t.Helper()
+	line, _, _ := strings.Cut(After(t, makefile, "\n"+variable+" := "), "\n")
+	return strings.Fields(line)
+}

@@ -83,27 +83,6 @@ func RetireStores(o *observe.Observed, d *Decision) {
 	}
 }
 
-// Own is the store at i of stores made decide's to move: a copy put in
-// place of the observed one. A step copies only the store it moves, when
-// it moves it: copying every store each sync cost half a megabyte at a
-// thousand stores, and a sync seldom moves any.
-func Own(stores []*model.Store, i int) *model.Store {
-	own := *stores[i]
-	stores[i] = &own
-	return &own
-}
-
-// OwnAll makes every store of stores decide's, in one backing array, for a
-// step that reaches the stores it moves other than by their place in
-// Decision.Stores.
-func OwnAll(stores []*model.Store) {
-	values := make([]model.Store, len(stores))
-	for i, s := range stores {
-		values[i] = *s
-		stores[i] = &values[i]
-	}
-}
-
 // WhyKeep says why nothing is re-rendered, in order: the first render
 // waiting, no default store, a gate that is closed (a feature's gate),
 // credentials that are not complete.

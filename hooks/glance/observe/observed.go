@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"encoding/base64"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,9 +11,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
+	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
+	"github.com/c5c3/glance-hooks/hooks/contract/names"
 	"github.com/c5c3/glance-hooks/hooks/contract/problem"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 )
@@ -24,6 +30,40 @@ type Credentials struct {
 	Connection, ServicePassword string
 	// Digest changes with the URL and the service user's password.
 	Digest string
+}
+
+// relatedSecret is a Secret the Glance names, as far as it is read.
+type relatedSecret struct {
+	Metadata struct {
+		UID types.UID `json:"uid"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
+}
+
+// SecretBytes reads one non-empty key of a Secret the Glance names, one
+// the customize hook asked for: the database's and the service user's
+// credentials, the database TLS files. problem names the Secret and the
+// key, never a value.
+func SecretBytes(related metacontroller.ObjectMap, name, key string) (value []byte, uid types.UID, problem string, err error) {
+	sec, found, err := metacontroller.DecodeOne[relatedSecret](related, names.SecretsKey, name)
+	switch {
+	case err != nil:
+		return nil, "", "", hook.Invalid("related %v", err)
+	case !found:
+		return nil, "", fmt.Sprintf("Secret %s does not exist", excerpt.Name(name)), nil
+	}
+	enc, ok := sec.Data[key]
+	if !ok {
+		return nil, "", fmt.Sprintf("Secret %s has no key %s", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, "", fmt.Sprintf("Secret %s key %s is not base64", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	if len(b) == 0 {
+		return nil, "", fmt.Sprintf("Secret %s key %s is empty", excerpt.Name(name), excerpt.Name(key)), nil
+	}
+	return b, sec.Metadata.UID, "", nil
 }
 
 // ObservedCronJob is an observed CronJob as far as the hook reads it.

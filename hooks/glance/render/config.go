@@ -5,6 +5,7 @@
 package render
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -15,36 +16,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
-)
-
-// Paths inside the glance-api container. The image has nothing under
-// /etc/glance, and the two launch modes find their config differently: the
-// eventlet server and glance-manage take --config-file and --config-dir
-// arguments, while Glance's WSGI application (uWSGI) takes none and reads
-// the fixed names glance-api-paste.ini and glance-api.conf from
-// $OS_GLANCE_CONFIG_DIR, plus every *.conf in oslo.config's default config
-// directory of project glance, /etc/glance/glance.conf.d. So the config
-// ConfigMap (volume "config": glance-api.conf, the paste pipeline and the
-// uWSGI ini) is mounted whole at ConfigDir, named by OS_GLANCE_CONFIG_DIR,
-// and the backends Secret (volume "backends": backends.conf) whole at
-// BackendsDir, the default config directory, which the eventlet server and
-// glance-manage are also given as --config-dir. Two sibling directory mounts
-// of the guide's two volumes: no subPath (which Kubernetes never refreshes
-// and a local runner must emulate), no projected volume (which would hide
-// the names the guide reads with kubectl), and no mount inside another
-// volume's mount.
-const (
-	ConfigDir     = "/etc/glance/config"
-	PasteFile     = "glance-api-paste.ini"
-	UWSGIFile     = "glance-api-uwsgi.ini"
-	BackendsDir   = "/etc/glance/glance.conf.d"
-	StateDir      = "/var/lib/glance"
-	StagingDir    = StateDir + "/staging"
-	TasksDir      = StateDir + "/tasks"
-	LockDir       = StateDir + "/lock"
-	PasteConfig   = ConfigDir + "/" + PasteFile
-	APIPort       = api.GlanceAPIPort
-	MemcachedPort = 11211
 )
 
 // ConfigData is the config ConfigMap's data for a launch mode before the
@@ -90,6 +61,28 @@ type FileParts struct {
 type ConfPart struct {
 	Defaults []storeconf.Option
 	Sections []storeconf.Section
+}
+
+// LaunchConf is what the launch mode sets in [DEFAULT]: the port, and the
+// eventlet server's worker processes (uWSGI has its own processes; from
+// 2026.2 Glance has no workers option) and http_keepalive. bind_host comes
+// from OS_DEFAULT__BIND_HOST (the pod's IP).
+//
+// The eventlet server keeps a client's connection open between requests
+// by default, and a Service sends every request of an open connection to
+// the pod it first chose: a pod taken out of its Service goes on getting
+// requests over the connections it holds until SIGTERM, which ends its
+// workers with whatever request is in flight. With http_keepalive off
+// every answer closes its connection ("Connection: close"), so the next
+// request goes through the Service to a pod that serves, as the uWSGI
+// mode's http-socket does by default.
+func LaunchConf(in ConfInput) (ConfPart, error) {
+	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
+	if in.Mode == Eventlet {
+		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.Spec.APIServer.Workers)},
+			storeconf.Option{Key: "http_keepalive", Value: "false"})
+	}
+	return ConfPart{Defaults: defaults}, nil
 }
 
 // RenderConfig renders glance-api.conf. Secrets never appear in it: the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/excerpt"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
+	"github.com/c5c3/glance-hooks/hooks/glance/model"
 	"github.com/c5c3/glance-hooks/hooks/glance/observe"
 )
 
@@ -91,4 +92,16 @@ func Retained(children observe.LastApplied, h HashedKind, rolling bool) ([]any, 
 		}
 	}
 	return out, nil
+}
+
+// KeptWhileInvalid keeps a reach feature's children of one kind as last
+// applied while the spec is invalid: a hostname or a rule it holds is not
+// rendered. what names them in the condition, which is reported only when
+// the feature's field is set.
+func KeptWhileInvalid(children observe.LastApplied, key string, set bool, condType, what string) ([]any, *hook.Condition, error) {
+	kept, err := children.Keep(key)
+	if err != nil || !set {
+		return kept, nil, err
+	}
+	return kept, &hook.Condition{Type: condType, Reason: model.ReasonInvalidSpec, Message: what + " kept as last applied: the Glance spec is invalid"}, nil
 }

@@ -34,6 +34,53 @@ func LaunchModeOf(r release.Release) LaunchMode {
 	return Eventlet
 }
 
+// TerminationGraceSeconds is how long a glance-api pod has between
+// SIGTERM and SIGKILL (Kubernetes' default, written out because the
+// uWSGI ini's worker mercy is derived from it), unless the longest
+// request allowed needs more (see graceSeconds).
+const TerminationGraceSeconds = 30
+
+// PreStopSleepSeconds is the preStop sleep of a spec that sets none:
+// the pod is taken out of its Service's endpoints when it is deleted,
+// at the same time as the kubelet starts to stop it, and kube-proxy,
+// a Gateway and the other nodes learn of it a few seconds later. For
+// those seconds new requests still reach the pod; after them only
+// requests already taken are left. The eventlet server's workers end
+// at once on SIGTERM, so this sleep is also the time its requests in
+// flight have to finish.
+const PreStopSleepSeconds = 5
+
+// stopMarginSeconds is what the grace period keeps beyond the preStop
+// sleep and the worker mercy: the time the master needs to kill a
+// worker after the mercy and to exit.
+const stopMarginSeconds = 10
+
+// GraceSeconds is the glance-api pods' grace period: the spec's, or long
+// enough for the longest request allowed to finish after the preStop sleep
+// (uWSGI's harakiri ends a request that runs longer; with uWSGI's worker
+// mercy as long as harakiri, the master waits for such a request), and at
+// least the Kubernetes default. The eventlet server has no bound on a
+// request and no drain after SIGTERM: it gets the default.
+func GraceSeconds(spec api.GlanceSpec) int64 {
+	if d := spec.Deployment; d != nil && d.TerminationGracePeriodSeconds != nil {
+		return *d.TerminationGracePeriodSeconds
+	}
+	longest := int64(0)
+	if a := spec.APIServer; a != nil && a.UWSGI != nil && a.UWSGI.Harakiri != nil {
+		longest = int64(*a.UWSGI.Harakiri)
+	}
+	return max(TerminationGraceSeconds, PreStopSeconds(spec)+longest+stopMarginSeconds)
+}
+
+// PreStopSeconds is the pods' preStop sleep: the spec's (0 for none) or
+// PreStopSleepSeconds.
+func PreStopSeconds(spec api.GlanceSpec) int64 {
+	if d := spec.Deployment; d != nil && d.PreStopSleepSeconds != nil {
+		return *d.PreStopSleepSeconds
+	}
+	return PreStopSleepSeconds
+}
+
 // Environment variables of the glance-api container.
 const (
 	// EnvPodIP holds the pod's IP from the downward API. glance-api listens
@@ -74,28 +121,6 @@ const (
 
 // UserEnv names the user every glance container runs as (EnvUser).
 func UserEnv() corev1.EnvVar { return corev1.EnvVar{Name: EnvUser, Value: GlanceUser} }
-
-// LaunchConf is what the launch mode sets in [DEFAULT]: the port, and the
-// eventlet server's worker processes (uWSGI has its own processes; from
-// 2026.2 Glance has no workers option) and http_keepalive. bind_host comes
-// from OS_DEFAULT__BIND_HOST (the pod's IP).
-//
-// The eventlet server keeps a client's connection open between requests
-// by default, and a Service sends every request of an open connection to
-// the pod it first chose: a pod taken out of its Service goes on getting
-// requests over the connections it holds until SIGTERM, which ends its
-// workers with whatever request is in flight. With http_keepalive off
-// every answer closes its connection ("Connection: close"), so the next
-// request goes through the Service to a pod that serves, as the uWSGI
-// mode's http-socket does by default.
-func LaunchConf(in ConfInput) (ConfPart, error) {
-	defaults := []storeconf.Option{{Key: "bind_port", Value: fmt.Sprint(APIPort)}}
-	if in.Mode == Eventlet {
-		defaults = append(defaults, storeconf.Option{Key: "workers", Value: fmt.Sprint(*in.Spec.APIServer.Workers)},
-			storeconf.Option{Key: "http_keepalive", Value: "false"})
-	}
-	return ConfPart{Defaults: defaults}, nil
-}
 
 // Command is the glance-api container's command and arguments. Both modes
 // read the same files: glance-api.conf from ConfigDir and every *.conf in
