@@ -13,6 +13,14 @@ import (
 	reg "github.com/c5c3/glance-hooks/hooks/contract/registration"
 )
 
+// Hook is the ControlPlane's sync (and finalize) hook with what it needs
+// besides the request.
+type Hook struct {
+	// JobImage runs the registration Jobs: the image of glance-hooks
+	// itself, whose `keystone` command parses the args this hook renders.
+	JobImage string
+}
+
 // keystoneOutcome is the registration part of a sync: the children it
 // adds, the KeystoneRegistered condition, and (while finalizing) whether
 // the ControlPlane may go.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/hooks/contract/hook"
-	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 )
 
 // Reach is what a check of a store's S3 endpoint found. The check is the
@@ -34,11 +33,6 @@ type Hook struct {
 // is Ready again within half a minute, and an unreachable store costs one
 // sync (and one cached check) per half minute.
 const DefaultRecheck = 30 * time.Second
-
-// Sync answers /sync/glancebackend without checking the store.
-func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
-	return Hook{}.Sync(req, now)
-}
 
 // withReach is conds with the StoreReachable condition, and the resync
 // the check asks for.

@@ -16,6 +16,11 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/storeconf"
 )
 
+// Sync answers /sync/glancebackend without checking the store.
+func Sync(req *metacontroller.SyncRequest, now time.Time) (*metacontroller.SyncResponse, error) {
+	return Hook{}.Sync(req, now)
+}
+
 // Sync answers /sync/glancebackend: status, and the store Secret when the
 // credentials are usable and the spec renders; with h.Check, whether the
 // store's endpoint answers (reach.go), which renders nothing: a store that

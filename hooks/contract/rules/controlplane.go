@@ -14,7 +14,6 @@ import (
 // checks, and admission and the sync hook both call that.
 
 // glanceServicePath is where a ControlPlane holds what it projects into its Glance.
-var glanceServicePath = specPath.Child("services", "glance")
 
 // ProjectedGlanceName checks the name of the Glance ControlPlane cp
 // projects, which is also its Service's.

@@ -12,13 +12,6 @@ import (
 	"github.com/c5c3/glance-hooks/hooks/contract/release"
 )
 
-var (
-	specPath     = field.NewPath("spec")
-	metadataName = field.NewPath("metadata", "name")
-	// releasePath is where a Glance and a ControlPlane both hold the release.
-	releasePath = specPath.Child("openStackRelease")
-)
-
 // Glance checks a Glance as written: its name, and its spec with the
 // conventional defaults of its namespace filled in, the way its sync hook
 // will use it. raw is the whole object as written: the deployment block and
