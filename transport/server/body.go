@@ -70,16 +70,18 @@ func (b *body) bytes() int64 { return max(b.size, int64(len(b.data))) }
 // rest reads the rest of the body into one buffer of its size (a buffer
 // grown by doubling would leave up to twice the body allocated; a large
 // one comes from bodyBuffers and goes back with done) and returns the
-// whole body.
+// whole body, which it writes into tag (when not nil) piece by piece as
+// it arrives.
 //
 // The rest is read with the turn, so it must keep coming (tailDeadline):
 // a client that sends the head of its body and then stalls or trickles
 // holds the turn for tailGrace, not for the body's whole timeout.
-func (b *body) rest() ([]byte, error) {
+func (b *body) rest(tag *tagHash) ([]byte, error) {
 	if b.size > int64(len(b.data)) {
 		full := b.bufs.get(b.size)
 		b.kept = full
 		n := copy(full, b.data)
+		tag.write(full[:n])
 		start, head := time.Now(), n
 		for n < len(full) {
 			end := min(len(full), n+tailChunk)
@@ -102,9 +104,12 @@ func (b *body) rest() ([]byte, error) {
 			if _, err := io.ReadFull(b.r, full[n:end]); err != nil {
 				return nil, b.fail(err)
 			}
+			tag.write(full[n:end])
 			n = end
 		}
 		b.data = full
+	} else {
+		tag.write(b.data)
 	}
 	if b.rc != nil {
 		_ = b.rc.SetReadDeadline(time.Time{})

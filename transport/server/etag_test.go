@@ -1,12 +1,17 @@
 package server
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/c5c3/glance-hooks/hooks/contract/metacontroller"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -111,4 +116,72 @@ func TestAnswerTagStaysOnItsGoroutine(t *testing.T) {
 	body := []byte(strings.Repeat("x", 4<<20))
 	allocs := testing.AllocsPerRun(5, func() { answerTag("b", "/sync/glance", body) })
 	assert.LessOrEqual(t, allocs, 8.0, "a 4 MiB body is hashed in place, not in %d-byte pieces handed out", 16<<10)
+}
+
+// TestTagHashedAsTheBodyArrives: the tag a body is hashed into while it is
+// read, piece by piece, is answerTag of the whole body, for bodies that end
+// inside the head, right at it, inside the first piece after it and at a
+// piece's end, sent with a Content-Length and without one (chunked), over
+// a real connection where the body arrives in parts.
+func TestTagHashedAsTheBodyArrives(t *testing.T) {
+	srv := taggedServer()
+	defer srv.Close()
+	envelope := len(`{"parent":{"pad":""}}`)
+	for _, size := range []int{envelope, bodyHead - 1, bodyHead, bodyHead + 1, bodyHead + tailChunk, bodyHead + 3*tailChunk + 7, 1<<20 + 3} {
+		body := `{"parent":{"pad":"` + strings.Repeat("x", size-envelope) + `"}}`
+		require.Len(t, body, size)
+		want := answerTag("test", "/sync/tagged", []byte(body))
+		for name, reader := range map[string]io.Reader{
+			"Content-Length": strings.NewReader(body),
+			"chunked":        struct{ io.Reader }{strings.NewReader(body)},
+		} {
+			resp, err := http.Post(srv.URL+"/sync/tagged", "application/json", reader)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%d bytes, %s", size, name)
+			assert.Equal(t, want, resp.Header.Get("ETag"), "%d bytes, %s: the tag of the whole body", size, name)
+		}
+	}
+}
+
+// BenchmarkNotModifiedOverLoopback is a 304 of a large body over a real
+// connection, as Metacontroller's resync of an unchanged parent reaches
+// the service: the body's transfer, its read and its hash. (make bench's
+// resync serves the body from memory, where no transfer can overlap.)
+func BenchmarkNotModifiedOverLoopback(b *testing.B) {
+	srv := taggedServer()
+	defer srv.Close()
+	for _, size := range []int{1 << 20, 5 << 20} {
+		body := []byte(`{"parent":{"pad":"` + strings.Repeat("x", size) + `"}}`)
+		tag := answerTag("test", "/sync/tagged", body)
+		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				req, err := http.NewRequest(http.MethodPost, srv.URL+"/sync/tagged", bytes.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Header.Set("If-None-Match", tag)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusNotModified {
+					b.Fatalf("answered %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+}
+
+// taggedServer serves /sync/tagged, a Metacontroller route whose hook
+// answers every request alike, on a real listener.
+func taggedServer() *httptest.Server {
+	route := Route{Path: "/sync/tagged", Sync: func(*metacontroller.SyncRequest, time.Time) (*metacontroller.SyncResponse, error) {
+		return &metacontroller.SyncResponse{Status: map[string]string{}, Children: []any{}}, nil
+	}}
+	return httptest.NewServer(New(Config{Logger: slog.New(slog.DiscardHandler), Routes: []Route{route}, Build: "test"}))
 }

@@ -87,8 +87,8 @@ func RoutesOf(routes []Route, caller Caller) []Route {
 // bodyHead): a client that sends its body slowly holds a goroutine and what
 // it sent so far, never a turn a complete request could use, and requests
 // that wait hold no bodies. With the turn it reads the rest. A Metacontroller
-// route then hashes the body into the answer's ETag and answers 304 to a
-// caller that already holds that answer (see etag.go).
+// route hashes the body into the answer's ETag as it reads it, and answers
+// 304 to a caller that already holds that answer (see etag.go).
 func (r Route) handler(cfg Config, slots *inFlight, bufs *bodyBuffers) echo.HandlerFunc {
 	if r.Caller != Metacontroller {
 		// /validate hands the body to the Lister's API reads; only the
@@ -115,17 +115,13 @@ func (r Route) handler(cfg Config, slots *inFlight, bufs *bodyBuffers) echo.Hand
 			b.done()
 			release()
 		}()
-		body, err := b.rest()
+		body, tag, err := r.rest(c, cfg.Build, b)
 		if err != nil {
 			return err
 		}
-		var tag string
-		if r.Caller == Metacontroller {
-			tag = answerTag(cfg.Build, c.Request().URL.RequestURI(), body)
-			if notModified(c.Request().Header, tag) {
-				c.Response().Header().Set(headerETag, tag)
-				return c.NoContent(http.StatusNotModified)
-			}
+		if tag != "" && notModified(c.Request().Header, tag) {
+			c.Response().Header().Set(headerETag, tag)
+			return c.NoContent(http.StatusNotModified)
 		}
 		items, scanned, err := r.countItems(body)
 		if err != nil {
@@ -147,6 +143,21 @@ func (r Route) handler(cfg Config, slots *inFlight, bufs *bodyBuffers) echo.Hand
 		}
 		return c.JSON(http.StatusOK, out)
 	}
+}
+
+// rest reads the rest of the request's body with the turn and, on a
+// Metacontroller route, hashes it into its answer's tag as it arrives ("" on
+// the other routes).
+func (r Route) rest(c echo.Context, build string, b *body) (data []byte, tag string, err error) {
+	if r.Caller != Metacontroller {
+		data, err = b.rest(nil)
+		return data, "", err
+	}
+	hash := newTagHash(build, c.Request().URL.RequestURI(), b.bytes())
+	if data, err = b.rest(&hash); err != nil {
+		return nil, "", err
+	}
+	return data, hash.tag(), nil
 }
 
 // countItems counts the body's array items. A hook's body is scanned once:
