@@ -60,6 +60,13 @@ func importsInBothModes(t *testing.T, svc *glancestack.Services) {
 		t.Parallel()
 		importPluginsAndFilter(t, svc, "2026.1", glancestack.UnstableRoot(t))
 	})
+	// The releases above run on Debian 12's Glance (25.1) whatever their
+	// label; 2025.1 runs its own, glance 30, so its import plugins run as
+	// that release's code has them.
+	t.Run("2025.1 on Debian 13's Glance", func(t *testing.T) {
+		t.Parallel()
+		importPluginsAndFilter(t, svc, "2025.1", glancestack.TrixieRoot(t))
+	})
 }
 
 // importPluginsAndFilter proves spec.importPlugins and spec.importFiltering
@@ -73,7 +80,7 @@ func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release, ro
 	qemuImg := systemProgram(t, "qemu-img", "qemu-utils")
 	database := "glance_imports_" + strings.ReplaceAll(release, ".", "_")
 	if root != "" {
-		database += "_unstable"
+		database += "_" + strings.ReplaceAll(filepath.Base(root), "-", "_")
 	}
 	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Release: release,
 		Database: database, Customize: withImportPlugins(nil), Pods: podrun.Options{Root: root}})
