@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -183,11 +182,10 @@ func exportData(t *testing.T, pattern string) (map[string]string, []listedPackag
 	}
 	exports := map[string]string{}
 	var own []listedPackage
-	lines := bufio.NewScanner(strings.NewReader(string(out)))
-	for lines.Scan() {
-		f := strings.Split(lines.Text(), "\t")
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
 		if len(f) != 5 {
-			t.Fatalf("go list printed %q", lines.Text())
+			t.Fatalf("go list printed %q", line)
 		}
 		exports[f[0]] = f[1]
 		if f[2] == "false" {

@@ -25,28 +25,11 @@ import (
 // dayTwo proves on real processes what several replicas and a retired
 // store rely on, each on a stack of its own over svc.
 func dayTwo(t *testing.T, svc *glancestack.Services) {
-	for _, c := range []struct {
-		release, on string
-		system      func(*testing.T, glancestack.Options) glancestack.Options
-	}{
-		{"2025.2", "", nil}, {"2026.1", "", nil},
-		// A release's own eventlet and greenlet.
-		{"2025.1", " on Debian 13's Glance", onTrixie},
-		// The rendered uWSGI config as it is, threads and all, on a uWSGI
-		// whose graceful stop finishes every thread's request.
-		{"2026.1", onUnstableName, onUnstable},
-	} {
-		t.Run("staged on one pod and imported through another "+c.release+c.on, func(t *testing.T) {
-			t.Parallel()
-			o := glancestack.Options{Release: c.release, Database: "glance_import_" + strings.ReplaceAll(c.release, ".", "_")}
-			if c.system != nil {
-				o = c.system(t, o)
-			}
-			st := importAcrossPods(t, svc, o)
-			t.Run("rolled under a load of uploads and downloads", func(t *testing.T) { rollUnderLoad(t, st) })
-			t.Run("serving pods stopped beside CPU hogs", func(t *testing.T) { stopsUnderLoad(t, st) })
-		})
-	}
+	onEverySystem(t, "staged on one pod and imported through another", "glance_import_", func(t *testing.T, o glancestack.Options) {
+		st := importAcrossPods(t, svc, o)
+		t.Run("rolled under a load of uploads and downloads", func(t *testing.T) { rollUnderLoad(t, st) })
+		t.Run("serving pods stopped beside CPU hogs", func(t *testing.T) { stopsUnderLoad(t, st) })
+	})
 	t.Run("import plugins and the web-download filter", func(t *testing.T) { t.Parallel(); importsInBothModes(t, svc) })
 	onBothSystems(t, "a retired store serves until it is dropped", func(t *testing.T, unstable bool) { retiredStoreServes(t, svc, unstable) })
 	t.Run("the reference API's example Glance serves", func(t *testing.T) {
@@ -78,6 +61,34 @@ func onBothSystems(t *testing.T, name string, proof func(t *testing.T, unstable 
 		t.Run(n, func(t *testing.T) {
 			t.Parallel()
 			proof(t, unstable)
+		})
+	}
+}
+
+// onEverySystem runs proof as parallel subtests, one for each Glance the
+// day-two stacks run: 2025.2 and 2026.1 on this machine's Debian 12 Glance
+// (25.1, whatever the release's label), 2025.1 on Debian 13's (that
+// release's own Glance, eventlet and greenlet) and 2026.1 on unstable's
+// (the rendered uWSGI config as it is, threads and all, on a uWSGI whose
+// graceful stop finishes every thread's request). Each subtest is named
+// name, the release and the system; its options name the release, the
+// system and a database of its own, database followed by the release.
+func onEverySystem(t *testing.T, name, database string, proof func(t *testing.T, o glancestack.Options)) {
+	for _, c := range []struct {
+		release, on string
+		system      func(*testing.T, glancestack.Options) glancestack.Options
+	}{
+		{"2025.2", "", nil}, {"2026.1", "", nil},
+		{"2025.1", " on Debian 13's Glance", onTrixie},
+		{"2026.1", onUnstableName, onUnstable},
+	} {
+		t.Run(strings.TrimSpace(name+" "+c.release)+c.on, func(t *testing.T) {
+			t.Parallel()
+			o := glancestack.Options{Release: c.release, Database: database + strings.ReplaceAll(c.release, ".", "_")}
+			if c.system != nil {
+				o = c.system(t, o)
+			}
+			proof(t, o)
 		})
 	}
 }

@@ -21,7 +21,6 @@ import (
 
 	"github.com/c5c3/glance-hooks/hooks/contract/api"
 	"github.com/c5c3/glance-hooks/test/glancestack"
-	"github.com/c5c3/glance-hooks/test/podrun"
 	"github.com/c5c3/glance-hooks/test/proc"
 	"github.com/c5c3/glance-hooks/test/services"
 )
@@ -48,42 +47,24 @@ func withImportPlugins(filter *api.ImportFilteringSpec) func(*api.GlanceSpec) {
 }
 
 // importsInBothModes runs importPluginsAndFilter under the eventlet
-// server (2025.2) and under uWSGI (2026.1).
+// server (2025.2, and 2025.1 on Debian 13's own Glance, whose plugins are
+// that release's code) and under uWSGI (2026.1, on Debian 12's Glance and
+// on unstable's).
 func importsInBothModes(t *testing.T, svc *glancestack.Services) {
-	for _, release := range []string{"2025.2", "2026.1"} {
-		t.Run(release, func(t *testing.T) {
-			t.Parallel()
-			importPluginsAndFilter(t, svc, release, "")
-		})
-	}
-	t.Run("2026.1 on Debian unstable's Glance", func(t *testing.T) {
-		t.Parallel()
-		importPluginsAndFilter(t, svc, "2026.1", glancestack.UnstableRoot(t))
-	})
-	// The releases above run on Debian 12's Glance (25.1) whatever their
-	// label; 2025.1 runs its own, glance 30, so its import plugins run as
-	// that release's code has them.
-	t.Run("2025.1 on Debian 13's Glance", func(t *testing.T) {
-		t.Parallel()
-		importPluginsAndFilter(t, svc, "2025.1", glancestack.TrixieRoot(t))
-	})
+	onEverySystem(t, "", "glance_imports_", func(t *testing.T, o glancestack.Options) { importPluginsAndFilter(t, svc, o) })
 }
 
 // importPluginsAndFilter proves spec.importPlugins and spec.importFiltering
-// on a real glance-api of a release: a qcow2 image imported through
-// glance-direct lands in S3 as raw; web-download from loopback is refused
-// by the default filter, still refused with http and the port allowed
+// on a real glance-api of o's release and system: a qcow2 image imported
+// through glance-direct lands in S3 as raw; web-download from loopback is
+// refused by the default filter, still refused with http and the port allowed
 // (loopback is denied by host), and imports byte-identical once
 // allowedHosts names it; a gzip-compressed raw image a member imports lands
 // unpacked, with the injected properties an admin's imports do not get.
-func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release, root string) {
+func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, o glancestack.Options) {
 	qemuImg := systemProgram(t, "qemu-img", "qemu-utils")
-	database := "glance_imports_" + strings.ReplaceAll(release, ".", "_")
-	if root != "" {
-		database += "_" + strings.ReplaceAll(filepath.Base(root), "-", "_")
-	}
-	st := glancestack.New(t, svc, glancestack.Options{Standalone: true, Release: release,
-		Database: database, Customize: withImportPlugins(nil), Pods: podrun.Options{Root: root}})
+	o.Standalone, o.Customize = true, withImportPlugins(nil)
+	st := glancestack.New(t, svc, o)
 	st.Reconcile(t)
 	p := onlyPod(t, st)
 	admin := st.Client(t, p)
@@ -172,7 +153,7 @@ func importPluginsAndFilter(t *testing.T, svc *glancestack.Services, release, ro
 		assert.Empty(t, imageField(t, admin, fetched, k), "an admin's web-download gets no injected %s", k)
 	}
 	t.Logf("%s (%s): qcow2 %d bytes -> raw %d; web-download from %s refused by the default filter and with http and the port allowed, imported once allowedHosts names it; gzip %d bytes -> %d unpacked with %v injected on the member's image only",
-		release, p.Mode, len(qcow2), len(raw), uri, gz.Len(), len(packed), injected)
+		o.Release, p.Mode, len(qcow2), len(raw), uri, gz.Len(), len(packed), injected)
 }
 
 // memberClient calls p as a user with role member in a project of its own.
