@@ -73,8 +73,8 @@ func TestHookFilesPointDown(t *testing.T) {
 func featuresUseNoHookFile(t *testing.T, pkg fileGraph, hookFiles map[string]bool) {
 	t.Helper()
 	for _, from := range slices.Sorted(maps.Keys(pkg.uses)) {
-		for to, names := range pkg.uses[from] {
-			if !hookFiles[from] && hookFiles[to] {
+		for _, to := range slices.Sorted(maps.Keys(pkg.uses[from])) {
+			if names := pkg.uses[from][to]; !hookFiles[from] && hookFiles[to] {
 				t.Errorf("hooks/glance/%s, a feature's file, uses %s of the hook's own %s; "+
 					"what a feature needs lies below the hook (a stage, or the feature's own file)",
 					from, strings.Join(names, ", "), to)

@@ -13,8 +13,6 @@ import (
 // (Problems) puts them together with its own backends[] and Keystone
 // checks, and admission and the sync hook both call that.
 
-// glanceServicePath is where a ControlPlane holds what it projects into its Glance.
-
 // ProjectedGlanceName checks the name of the Glance ControlPlane cp
 // projects, which is also its Service's.
 func ProjectedGlanceName(cp string) problem.List {
